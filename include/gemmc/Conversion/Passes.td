@@ -1,0 +1,25 @@
+//===- Passes.td - gemmc conversion passes -----------------*- tablegen -*-===//
+
+#ifndef GEMMC_CONVERSION_PASSES_TD
+#define GEMMC_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertGemmToGPU : Pass<"convert-gemm-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Outline each gemm.kernel into a gpu.func kernel";
+  let description = [{
+    Replaces every `gemm.kernel @name` with a `gpu.module @name_module`
+    holding the kernel `gpu.func @name(%A, %B, %C)`. The arguments are
+    statically shaped memrefs in the logical orientation of the problem
+    (A is M x K, B is K x N, C is M x N); a column-major matrix gets a strided
+    layout. The body is one grid-level `gemm.matmul` that carries the
+    schedule, and the function keeps the problem and schedule as
+    `gemm.problem` and `gemm.schedule` for the kernel contract.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
+#endif // GEMMC_CONVERSION_PASSES_TD

@@ -1,0 +1,112 @@
+//===- GemmAttrs.td - gemm dialect attributes --------------*- tablegen -*-===//
+
+#ifndef GEMMC_DIALECT_GEMM_IR_GEMMATTRS_TD
+#define GEMMC_DIALECT_GEMM_IR_GEMMATTRS_TD
+
+include "gemmc/Dialect/Gemm/IR/GemmBase.td"
+
+def Gemm_Layout : I32EnumAttr<"Layout", "storage order of a matrix", [
+    I32EnumAttrCase<"RowMajor", 0, "row">,
+    I32EnumAttrCase<"ColMajor", 1, "col">
+  ]> {
+  let cppNamespace = "::mlir::gemm";
+  let genSpecializedAttr = 0;
+}
+
+def Gemm_LayoutAttr : EnumAttr<Gemm_Dialect, Gemm_Layout, "layout">;
+
+def Gemm_Level : I32EnumAttr<"Level", "the part of the problem an op covers", [
+    I32EnumAttrCase<"Grid", 0, "grid">,
+    I32EnumAttrCase<"Block", 1, "block">
+  ]> {
+  let cppNamespace = "::mlir::gemm";
+  let genSpecializedAttr = 0;
+}
+
+def Gemm_LevelAttr : EnumAttr<Gemm_Dialect, Gemm_Level, "level">;
+
+def Gemm_Dim : I32EnumAttr<"Dim", "a dimension of the GEMM problem", [
+    I32EnumAttrCase<"One", 0, "1">,
+    I32EnumAttrCase<"M", 1, "M">,
+    I32EnumAttrCase<"N", 2, "N">,
+    I32EnumAttrCase<"K", 3, "K">
+  ]> {
+  let cppNamespace = "::mlir::gemm";
+  let genSpecializedAttr = 0;
+}
+
+def Gemm_ProblemAttr : Gemm_Attr<"Problem", "problem"> {
+  let summary = "the GEMM problem: sizes, element types and layouts";
+  let description = [{
+    `C[M x N] = A[M x K] * B[K x N]`, with the element type and storage order
+    of each matrix and the type the products are accumulated in.
+
+    ```mlir
+    #gemm.problem<1024x1024x1024, a = f32 row, b = f32 row, c = f32 row,
+                  acc = f32>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$m, "int64_t":$n, "int64_t":$k,
+    "::mlir::Type":$aType, "::mlir::gemm::Layout":$aLayout,
+    "::mlir::Type":$bType, "::mlir::gemm::Layout":$bLayout,
+    "::mlir::Type":$cType, "::mlir::gemm::Layout":$cLayout,
+    "::mlir::Type":$accType
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def Gemm_ScheduleAttr : Gemm_Attr<"Schedule", "schedule"> {
+  let summary = "how a GEMM is mapped onto the GPU";
+  let description = [{
+    The schedule directives of a schedule file.
+
+    - `tile = BMxBNxBK`: each thread block computes a BM x BN tile of C,
+      stepping through K by BK.
+    - `coalesce`: consecutive threads of a warp own consecutive elements
+      along the contiguous dimension of C, so that their stores of C and their
+      loads of the matching operand coalesce. Without it, consecutive threads
+      own consecutive rows of C (the naive mapping).
+
+    ```mlir
+    #gemm.schedule<tile = 32x32x1, coalesce>
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t", "block tile BM, BN, BK">:$tile,
+    "bool":$coalesce
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getTileM() const { return getTile()[0]; }
+    int64_t getTileN() const { return getTile()[1]; }
+    int64_t getTileK() const { return getTile()[2]; }
+    /// Threads per block: one per element of the block tile of C.
+    int64_t getThreadsPerBlock() const { return getTileM() * getTileN(); }
+  }];
+}
+
+def Gemm_LaunchAttr : Gemm_Attr<"Launch", "launch"> {
+  let summary = "launch configuration chosen by the schedule";
+  let description = [{
+    Attached by gemmc's passes to the kernel they generate; the kernel
+    contract is written from it. `grid` gives, for x, y and z, the problem
+    dimension whose extent is divided (rounded up) by the tile size, or `1`.
+
+    ```mlir
+    #gemm.launch<block = [1024, 1, 1], grid = [N / 32, M / 32, 1],
+                 shared = 0>
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t", "threads per block in x, y, z">:$block,
+    ArrayRefParameter<"::mlir::gemm::GridDim",
+                      "grid extent in x, y, z">:$grid,
+    "int64_t":$sharedBytes
+  );
+  let hasCustomAssemblyFormat = 1;
+}
+
+#endif // GEMMC_DIALECT_GEMM_IR_GEMMATTRS_TD

@@ -1,0 +1,42 @@
+//===- Pipelines.h - gemmc's pass pipelines ---------------------*- C++ -*-===//
+
+#ifndef GEMMC_PIPELINES_PIPELINES_H
+#define GEMMC_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+#include <string>
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace mlir::gemm {
+
+/// The GPU architectures gemmc can target.
+bool isSupportedArch(llvm::StringRef arch);
+llvm::StringRef getSupportedArchList();
+
+struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
+  PassOptions::Option<std::string> chip{*this, "chip",
+                                        llvm::cl::desc("GPU architecture"),
+                                        llvm::cl::init("sm_90")};
+  PassOptions::Option<unsigned> optLevel{
+      *this, "opt-level", llvm::cl::desc("LLVM optimisation level"),
+      llvm::cl::init(3)};
+};
+
+/// gemm dialect -> gpu.func with scf/arith/memref: applies the schedule.
+void buildScheduleToGPUPipeline(OpPassManager &pm);
+
+/// gpu.module with scf/arith/memref -> llvm and nvvm dialects, with the
+/// `#nvvm.target` that serializes it to PTX attached.
+void buildGPUToNVVMPipeline(OpPassManager &pm,
+                            const LowerToNVVMOptions &options);
+
+/// Registers `gemmc-schedule-to-gpu`, `gemmc-gpu-to-nvvm` and
+/// `gemmc-to-nvvm` (both) for gemmc-opt.
+void registerGemmcPipelines();
+
+} // namespace mlir::gemm
+
+#endif // GEMMC_PIPELINES_PIPELINES_H

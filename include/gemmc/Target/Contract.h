@@ -1,0 +1,42 @@
+//===- Contract.h - the kernel contract written into the PTX ----*- C++ -*-===//
+//
+// The kernel contract is a block of `//` comment lines that gemmc writes into
+// the PTX right after the header (.version, .target, .address_size). It holds
+// everything the runtime needs to launch the kernel; docs/contract.md
+// describes the format.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GEMMC_TARGET_CONTRACT_H
+#define GEMMC_TARGET_CONTRACT_H
+
+#include "gemmc/Dialect/Gemm/IR/GemmAttrs.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Support/LLVM.h"
+#include <string>
+
+namespace mlir::gemm {
+
+struct KernelContract {
+  std::string entry;
+  std::string arch;
+  std::string source;
+  ProblemAttr problem;
+  ScheduleAttr schedule;
+  LaunchAttr launch;
+};
+
+/// Reads the contract of a kernel produced by gemmc's schedule passes from
+/// its `gemm.problem`, `gemm.schedule` and `gemm.launch` attributes.
+FailureOr<KernelContract> getKernelContract(gpu::GPUFuncOp kernel,
+                                            StringRef arch, StringRef source);
+
+/// Formats `contract` as the comment block described in docs/contract.md.
+std::string formatContract(const KernelContract &contract);
+
+/// Returns `ptx` with `block` inserted after its header lines.
+std::string insertContract(StringRef ptx, StringRef block);
+
+} // namespace mlir::gemm
+
+#endif // GEMMC_TARGET_CONTRACT_H

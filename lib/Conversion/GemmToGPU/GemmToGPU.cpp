@@ -1,0 +1,84 @@
+//===- GemmToGPU.cpp - outline gemm.kernel into gpu.func ------------------===//
+//
+// Each gemm.kernel becomes a gpu.module with one kernel gpu.func whose body is
+// a grid-level gemm.matmul. The schedule passes take it from there.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gemmc/Conversion/Passes.h"
+#include "gemmc/Dialect/Gemm/IR/GemmOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+namespace mlir::gemm {
+#define GEN_PASS_DEF_CONVERTGEMMTOGPU
+#include "gemmc/Conversion/Passes.h.inc"
+} // namespace mlir::gemm
+
+using namespace mlir;
+using namespace mlir::gemm;
+
+/// The memref type of a `rows x cols` matrix stored in `layout`, in its
+/// logical orientation: a column-major matrix gets strides [1, rows].
+static MemRefType getMatrixType(int64_t rows, int64_t cols, Type elementType,
+                                Layout layout) {
+  if (layout == Layout::RowMajor)
+    return MemRefType::get({rows, cols}, elementType);
+  auto strided = StridedLayoutAttr::get(elementType.getContext(),
+                                        /*offset=*/0, {1, rows});
+  return MemRefType::get({rows, cols}, elementType, strided);
+}
+
+static void outlineKernel(KernelOp kernel) {
+  MLIRContext *ctx = kernel.getContext();
+  Location loc = kernel.getLoc();
+  ProblemAttr problem = kernel.getProblem();
+  OpBuilder builder(kernel);
+
+  auto gpuModule = gpu::GPUModuleOp::create(
+      builder, loc, (kernel.getSymName() + "_module").str());
+  builder.setInsertionPointToStart(gpuModule.getBody());
+
+  Type argTypes[] = {
+      getMatrixType(problem.getM(), problem.getK(), problem.getAType(),
+                    problem.getALayout()),
+      getMatrixType(problem.getK(), problem.getN(), problem.getBType(),
+                    problem.getBLayout()),
+      getMatrixType(problem.getM(), problem.getN(), problem.getCType(),
+                    problem.getCLayout())};
+  auto func = gpu::GPUFuncOp::create(builder, loc, kernel.getSymName(),
+                                     builder.getFunctionType(argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                builder.getUnitAttr());
+  func->setAttr("gemm.problem", problem);
+  func->setAttr("gemm.schedule", kernel.getSchedule());
+  // The runtime passes pointers that are at least 16-byte aligned and never
+  // alias (the kernel contract says so).
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    func.setArgAttr(i, "llvm.noalias", builder.getUnitAttr());
+    func.setArgAttr(i, "llvm.align", builder.getI64IntegerAttr(16));
+  }
+
+  builder.setInsertionPointToStart(&func.getBody().front());
+  MatmulOp::create(builder, loc, func.getArgument(0), func.getArgument(1),
+                   func.getArgument(2), TypeAttr::get(problem.getAccType()),
+                   kernel.getSchedule(), LevelAttr::get(ctx, Level::Grid));
+  gpu::ReturnOp::create(builder, loc);
+  kernel.erase();
+}
+
+namespace {
+struct ConvertGemmToGPUPass
+    : public mlir::gemm::impl::ConvertGemmToGPUBase<ConvertGemmToGPUPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
+    if (kernels.empty())
+      return;
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(module.getContext()));
+    for (KernelOp kernel : kernels)
+      outlineKernel(kernel);
+  }
+};
+} // namespace

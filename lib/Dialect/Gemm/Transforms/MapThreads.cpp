@@ -1,0 +1,110 @@
+//===- MapThreads.cpp - map a block-level gemm.matmul onto threads --------===//
+//
+// One thread per element of the block tile: a dot product over K read straight
+// from global memory. The `coalesce` directive decides which dimension of C
+// consecutive threads walk.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gemmc/Dialect/Gemm/IR/GemmOps.h"
+#include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::gemm {
+#define GEN_PASS_DEF_GEMMMAPTHREADS
+#include "gemmc/Dialect/Gemm/Transforms/Passes.h.inc"
+} // namespace mlir::gemm
+
+using namespace mlir;
+using namespace mlir::gemm;
+
+/// Whether consecutive elements of a 2-D memref are consecutive columns
+/// (row-major) rather than consecutive rows.
+static bool isRowContiguous(MemRefType type) {
+  auto [strides, offset] = type.getStridesAndOffset();
+  return strides[1] == 1;
+}
+
+/// Converts `value` to `type` by extending or truncating a float.
+static Value castFloat(OpBuilder &builder, Location loc, Value value,
+                       Type type) {
+  unsigned from = value.getType().getIntOrFloatBitWidth();
+  unsigned to = type.getIntOrFloatBitWidth();
+  if (value.getType() == type)
+    return value;
+  if (from < to)
+    return arith::ExtFOp::create(builder, loc, type, value);
+  return arith::TruncFOp::create(builder, loc, type, value);
+}
+
+static LogicalResult mapThreads(MatmulOp matmul) {
+  ScheduleAttr schedule = matmul.getSchedule();
+  auto aType = cast<MemRefType>(matmul.getA().getType());
+  auto cType = cast<MemRefType>(matmul.getC().getType());
+  int64_t bm = cType.getDimSize(0), bn = cType.getDimSize(1);
+  int64_t k = aType.getDimSize(1);
+  if (bm * bn != schedule.getThreadsPerBlock())
+    return matmul.emitOpError("block tile ")
+           << bm << "x" << bn << " does not match the schedule's "
+           << schedule.getThreadsPerBlock() << " threads per block";
+
+  OpBuilder builder(matmul);
+  Location loc = matmul.getLoc();
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(builder, loc, v);
+  };
+  Value tid = gpu::ThreadIdOp::create(builder, loc, gpu::Dimension::x);
+
+  // Consecutive threads walk rows of C unless `coalesce` asks for C's
+  // contiguous dimension and that is a row.
+  bool threadsWalkColumns = schedule.getCoalesce() && isRowContiguous(cType);
+  Value row, col;
+  if (threadsWalkColumns) {
+    row = arith::DivUIOp::create(builder, loc, tid, index(bn));
+    col = arith::RemUIOp::create(builder, loc, tid, index(bn));
+  } else {
+    row = arith::RemUIOp::create(builder, loc, tid, index(bm));
+    col = arith::DivUIOp::create(builder, loc, tid, index(bm));
+  }
+
+  Type accType = matmul.getAccType();
+  auto contract = arith::FastMathFlagsAttr::get(
+      builder.getContext(), arith::FastMathFlags::contract);
+  Value init = arith::ConstantOp::create(builder, loc, accType,
+                                         builder.getFloatAttr(accType, 0.0));
+  auto loop = scf::ForOp::create(
+      builder, loc, index(0), index(k), index(1), ValueRange{init},
+      [&](OpBuilder &b, Location l, Value kk, ValueRange iterArgs) {
+        Value lhs = memref::LoadOp::create(b, l, matmul.getA(),
+                                           ValueRange{row, kk});
+        Value rhs = memref::LoadOp::create(b, l, matmul.getB(),
+                                           ValueRange{kk, col});
+        lhs = castFloat(b, l, lhs, accType);
+        rhs = castFloat(b, l, rhs, accType);
+        Value product = arith::MulFOp::create(b, l, lhs, rhs, contract);
+        Value sum = arith::AddFOp::create(b, l, iterArgs[0], product, contract);
+        scf::YieldOp::create(b, l, sum);
+      });
+  Value result =
+      castFloat(builder, loc, loop.getResult(0), cType.getElementType());
+  memref::StoreOp::create(builder, loc, result, matmul.getC(),
+                          ValueRange{row, col});
+  matmul.erase();
+  return success();
+}
+
+namespace {
+struct GemmMapThreadsPass
+    : public mlir::gemm::impl::GemmMapThreadsBase<GemmMapThreadsPass> {
+  void runOnOperation() override {
+    SmallVector<MatmulOp> matmuls;
+    getOperation().walk([&](MatmulOp op) {
+      if (op.getLevel() == Level::Block)
+        matmuls.push_back(op);
+    });
+    for (MatmulOp matmul : matmuls)
+      if (failed(mapThreads(matmul)))
+        return signalPassFailure();
+  }
+};
+} // namespace

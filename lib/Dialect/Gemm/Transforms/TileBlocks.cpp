@@ -1,0 +1,89 @@
+//===- TileBlocks.cpp - distribute a gemm.matmul over thread blocks -------===//
+
+#include "gemmc/Dialect/Gemm/IR/GemmOps.h"
+#include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::gemm {
+#define GEN_PASS_DEF_GEMMTILEBLOCKS
+#include "gemmc/Dialect/Gemm/Transforms/Passes.h.inc"
+} // namespace mlir::gemm
+
+using namespace mlir;
+using namespace mlir::gemm;
+
+/// A static `rows x cols` subview of `source` at dynamic offsets.
+static Value createTileView(OpBuilder &builder, Location loc, Value source,
+                            OpFoldResult rowOffset, OpFoldResult colOffset,
+                            int64_t rows, int64_t cols) {
+  SmallVector<OpFoldResult> offsets = {rowOffset, colOffset};
+  SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(rows),
+                                     builder.getIndexAttr(cols)};
+  SmallVector<OpFoldResult> strides = {builder.getIndexAttr(1),
+                                       builder.getIndexAttr(1)};
+  return memref::SubViewOp::create(builder, loc, source, offsets, sizes,
+                                   strides);
+}
+
+static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
+  ScheduleAttr schedule = matmul.getSchedule();
+  auto cType = cast<MemRefType>(matmul.getC().getType());
+  int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
+  int64_t k = cast<MemRefType>(matmul.getA().getType()).getDimSize(1);
+  int64_t bm = schedule.getTileM(), bn = schedule.getTileN();
+  if (m % bm != 0 || n % bn != 0)
+    return matmul.emitOpError("problem ")
+           << m << "x" << n << " is not a multiple of the block tile " << bm
+           << "x" << bn << " (tails are not implemented yet)";
+
+  OpBuilder builder(matmul);
+  Location loc = matmul.getLoc();
+  Value blockX = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::x);
+  Value blockY = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::y);
+  Value rowOffset = arith::MulIOp::create(
+      builder, loc, blockY, arith::ConstantIndexOp::create(builder, loc, bm));
+  Value colOffset = arith::MulIOp::create(
+      builder, loc, blockX, arith::ConstantIndexOp::create(builder, loc, bn));
+  OpFoldResult zero = builder.getIndexAttr(0);
+
+  Value a = createTileView(builder, loc, matmul.getA(), rowOffset, zero, bm, k);
+  Value b = createTileView(builder, loc, matmul.getB(), zero, colOffset, k, bn);
+  Value c = createTileView(builder, loc, matmul.getC(), rowOffset, colOffset,
+                           bm, bn);
+  MatmulOp::create(builder, loc, a, b, c, matmul.getAccTypeAttr(), schedule,
+                   LevelAttr::get(builder.getContext(), Level::Block));
+  matmul.erase();
+
+  int64_t threads = schedule.getThreadsPerBlock();
+  int32_t blockSize[] = {static_cast<int32_t>(threads), 1, 1};
+  int32_t gridSize[] = {static_cast<int32_t>(n / bn),
+                        static_cast<int32_t>(m / bm), 1};
+  func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(blockSize));
+  func.setKnownGridSizeAttr(builder.getDenseI32ArrayAttr(gridSize));
+  GridDim grid[] = {{Dim::N, bn}, {Dim::M, bm}, {Dim::One, 1}};
+  func->setAttr("gemm.launch",
+                LaunchAttr::get(builder.getContext(), {threads, 1, 1}, grid,
+                                /*sharedBytes=*/0));
+  return success();
+}
+
+namespace {
+struct GemmTileBlocksPass
+    : public mlir::gemm::impl::GemmTileBlocksBase<GemmTileBlocksPass> {
+  void runOnOperation() override {
+    gpu::GPUFuncOp func = getOperation();
+    SmallVector<MatmulOp> matmuls;
+    func.walk([&](MatmulOp op) {
+      if (op.getLevel() == Level::Grid)
+        matmuls.push_back(op);
+    });
+    if (matmuls.size() > 1) {
+      func.emitOpError("expected at most one grid-level gemm.matmul, found ")
+          << matmuls.size();
+      return signalPassFailure();
+    }
+    if (!matmuls.empty() && failed(tileBlocks(func, matmuls.front())))
+      return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,74 @@
+//===- Pipelines.cpp - gemmc's pass pipelines ----------------------------===//
+
+#include "gemmc/Pipelines/Pipelines.h"
+#include "gemmc/Conversion/Passes.h"
+#include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace mlir::gemm;
+
+bool mlir::gemm::isSupportedArch(StringRef arch) {
+  return llvm::StringSwitch<bool>(arch)
+      .Cases({"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"}, true)
+      .Default(false);
+}
+
+StringRef mlir::gemm::getSupportedArchList() {
+  return "sm_80, sm_86, sm_89, sm_90, sm_90a";
+}
+
+void mlir::gemm::buildScheduleToGPUPipeline(OpPassManager &pm) {
+  pm.addPass(createConvertGemmToGPU());
+  OpPassManager &funcPm = pm.nest<gpu::GPUModuleOp>().nest<gpu::GPUFuncOp>();
+  funcPm.addPass(createGemmTileBlocks());
+  funcPm.addPass(createGemmMapThreads());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::gemm::buildGPUToNVVMPipeline(OpPassManager &pm,
+                                        const LowerToNVVMOptions &options) {
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+
+  OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
+  gpuPm.addPass(memref::createFoldMemRefAliasOpsPass());
+  gpuPm.addPass(memref::createExpandStridedMetadataPass());
+  gpuPm.addPass(createLowerAffinePass());
+  gpuPm.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.useBarePtrCallConv = true;
+  gpuPm.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  gpuPm.addPass(createCanonicalizerPass());
+  gpuPm.addPass(createCSEPass());
+  gpuPm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::gemm::registerGemmcPipelines() {
+  PassPipelineRegistration<>(
+      "gemmc-schedule-to-gpu",
+      "Apply the schedule: gemm dialect to gpu.func with scf/arith/memref",
+      buildScheduleToGPUPipeline);
+  PassPipelineRegistration<LowerToNVVMOptions>(
+      "gemmc-gpu-to-nvvm",
+      "Lower gemmc's gpu.module to the llvm and nvvm dialects",
+      buildGPUToNVVMPipeline);
+  PassPipelineRegistration<LowerToNVVMOptions>(
+      "gemmc-to-nvvm", "The whole gemmc pipeline, gemm dialect to nvvm",
+      [](OpPassManager &pm, const LowerToNVVMOptions &options) {
+        buildScheduleToGPUPipeline(pm);
+        buildGPUToNVVMPipeline(pm, options);
+      });
+}

@@ -1,0 +1,36 @@
+# -*- Python -*-
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "GEMMC"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".gemm", ".test"]
+config.excludes = ["CMakeLists.txt", "README.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.gemmc_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%gemmc_src_root", config.gemmc_src_root))
+config.substitutions.append(("%examples", os.path.join(config.gemmc_src_root, "examples")))
+config.substitutions.append(("%mlir_docs", os.path.join(config.mlir_binary_dir, "docs")))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.gemmc_tools_dir, config.llvm_tools_dir]
+tools = ["gemmc", "gemmc-opt"]
+if config.runtime_enabled:
+    tool_dirs.append(os.path.join(config.gemmc_obj_root, "bin"))
+    tools.append("gemm-check")
+    config.available_features.add("runtime")
+
+# ptxas validates every PTX we emit; tests that need it are skipped without it.
+if config.ptxas_path and os.path.exists(config.ptxas_path):
+    config.available_features.add("ptxas")
+    tools.append(ToolSubst("%ptxas", config.ptxas_path))
+
+llvm_config.add_tool_substitutions(tools, tool_dirs)
