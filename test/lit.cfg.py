@@ -19,10 +19,11 @@ config.substitutions.append(("%examples", os.path.join(config.gemmc_src_root, "e
 config.substitutions.append(("%mlir_docs", os.path.join(config.mlir_binary_dir, "docs")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.gemmc_tools_dir, config.llvm_tools_dir]
-tools = ["gemmc", "gemmc-opt"]
+tools = ["gemmc", "gemmc-opt", "split-file"]
 if config.runtime_enabled:
     tool_dirs.append(os.path.join(config.gemmc_obj_root, "bin"))
     tools.append("gemm-check")

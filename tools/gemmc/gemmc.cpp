@@ -69,6 +69,17 @@ static void printVersion(llvm::raw_ostream &os) {
      << ")\n";
 }
 
+/// Keeps --help to gemmc's own options and MLIR's `--mlir-*` ones (IR
+/// printing, timing, ...); LLVM's back-end options stay under --help-hidden.
+static void hideUnrelatedOptions() {
+  for (auto &[name, option] : cl::getRegisteredOptions()) {
+    bool ours = llvm::is_contained(option->Categories, &gemmcCategory);
+    if (!ours && !name.starts_with("mlir-") && name != "help" &&
+        name != "version" && name != "help-hidden")
+      option->setHiddenFlag(cl::Hidden);
+  }
+}
+
 static LogicalResult fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "gemmc") << message << "\n";
   return failure();
@@ -164,6 +175,7 @@ int main(int argc, char **argv) {
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
   cl::SetVersionPrinter(printVersion);
+  hideUnrelatedOptions();
   cl::ParseCommandLineOptions(
       argc, argv,
       "gemmc: compiles a GEMM schedule file to PTX\n\n"

@@ -11,7 +11,7 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
   let summary = "one scheduled GEMM kernel";
   let description = [{
     The whole content of a schedule file: the kernel's name, the GEMM problem
-    and its schedule. `gemm-outline-kernels` turns it into a `gpu.func`.
+    and its schedule. `convert-gemm-to-gpu` turns it into a `gpu.func`.
 
     ```mlir
     gemm.kernel @sgemm_naive

@@ -1,0 +1,59 @@
+//===- Host.h - host matrices, the fp64 reference and the comparison ----===//
+
+#ifndef GEMMC_RT_HOST_H
+#define GEMMC_RT_HOST_H
+
+#include "gemmc-rt/Contract.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace gemmc::rt {
+
+/// A rows x cols f32 matrix stored in `layout`, densely (the leading
+/// dimension is cols for row-major and rows for column-major).
+struct HostMatrix {
+  int64_t rows = 0, cols = 0;
+  Layout layout = Layout::Row;
+  std::vector<float> data;
+
+  HostMatrix(int64_t rows, int64_t cols, Layout layout);
+
+  float at(int64_t i, int64_t j) const { return data[index(i, j)]; }
+  size_t index(int64_t i, int64_t j) const {
+    return layout == Layout::Row ? size_t(i) * cols + j
+                                 : size_t(j) * rows + i;
+  }
+  size_t bytes() const { return data.size() * sizeof(float); }
+};
+
+/// Fills `m` with values uniform in [-1, 1) from a generator seeded by
+/// `seed`.
+void fillRandom(HostMatrix &m, uint64_t seed);
+
+/// The entries of C compared against the fp64 reference.
+struct Sample {
+  std::vector<int64_t> rows, cols;
+};
+
+/// Every entry when the reference is cheap enough (`m*n*k <= fullLimit`),
+/// otherwise `count` entries drawn with `seed`, always including the four
+/// corners.
+Sample chooseSample(int64_t m, int64_t n, int64_t k, int64_t fullLimit,
+                    int64_t count, uint64_t seed);
+
+struct Comparison {
+  double relFrobenius = 0; ///< ||C - ref||_F / ||ref||_F over the sample.
+  double maxAbs = 0;
+  int64_t nonFinite = 0; ///< NaN or Inf in C: unwritten or broken.
+  int64_t entries = 0;
+};
+
+/// Compares C against sum_k A[i,k] * B[k,j] computed in fp64 at the sampled
+/// entries, using all host threads.
+Comparison compareWithReference(const HostMatrix &a, const HostMatrix &b,
+                                const HostMatrix &c, const Sample &sample);
+
+} // namespace gemmc::rt
+
+#endif // GEMMC_RT_HOST_H

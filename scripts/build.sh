@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Configures (once) and builds gemmc, gemmc-opt and the runtime into
+# ${GEMMC_BUILD_DIR:-build}. Assumes scripts/setup.sh has run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${GEMMC_BUILD_DIR:-build}
+
+if [ ! -f "$build/build.ninja" ]; then
+  linker=()
+  if command -v ld.lld >/dev/null 2>&1; then linker=(-DLLVM_USE_LINKER=lld); fi
+  cmake -G Ninja -S . -B "$build" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+    "${linker[@]}"
+fi
+# Two jobs: the machines have two cores, and MLIR's headers are heavy.
+ninja -C "$build" -j "${GEMMC_JOBS:-2}" all mlir-doc

@@ -1,0 +1,68 @@
+// RUN: gemmc-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{problem sizes must be positive, got 0x64x32}}
+gemm.kernel @k problem <0x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x1>
+
+// -----
+
+// expected-error @+1 {{element type must be f32, f16 or bf16, got 'f64'}}
+gemm.kernel @k problem <64x64x32, a = f64 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x1>
+
+// -----
+
+// expected-error @+1 {{accumulator type must be f32, got 'f16'}}
+gemm.kernel @k problem <64x64x32, a = f16 row, b = f16 row, c = f16 row, acc = f16> schedule <tile = 32x32x1>
+
+// -----
+
+// expected-error @+1 {{expected 'row' or 'col'}}
+gemm.kernel @k problem <64x64x32, a = f32 diagonal, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x1>
+
+// -----
+
+// expected-error @+1 {{tile must have 3 sizes (BMxBNxBK), got 2}}
+gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32>
+
+// -----
+
+// expected-error @+1 {{unknown schedule directive 'swizzle'}}
+gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x1, swizzle>
+
+// -----
+
+// expected-error @+1 {{'gemm.kernel' op schedule needs 2048 threads per block, more than the limit of 1024}}
+gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 64x32x1>
+
+// -----
+
+// expected-error @+1 {{'gemm.kernel' op schedule needs 48 threads per block, not a multiple of the warp size 32}}
+gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 8x6x1>
+
+// -----
+
+func.func @bad_k(%a: memref<32x8xf32>, %b: memref<4x32xf32>, %c: memref<32x32xf32>) {
+  // expected-error @+1 {{'gemm.matmul' op B has 4 rows but A has 8 columns}}
+  gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<32x8xf32>, memref<4x32xf32>, memref<32x32xf32>
+  return
+}
+
+// -----
+
+func.func @bad_c(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<16x32xf32>) {
+  // expected-error @+1 {{'gemm.matmul' op C must be 32x32, got 16x32}}
+  gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<32x8xf32>, memref<8x32xf32>, memref<16x32xf32>
+  return
+}
+
+// -----
+
+func.func @bad_acc(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<32x32xf32>) {
+  // expected-error @+1 {{'gemm.matmul' op accumulator type must be a floating-point type}}
+  gemm.matmul %a, %b, %c {acc_type = i32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<32x8xf32>, memref<8x32xf32>, memref<32x32xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected M, N or K}}
+func.func @bad_launch() attributes {gemm.launch = #gemm.launch<block = [256, 1, 1], grid = [Q / 128, M / 64, 1], shared = 0>}

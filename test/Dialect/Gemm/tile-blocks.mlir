@@ -1,0 +1,32 @@
+// RUN: gemmc-opt %s -split-input-file -verify-diagnostics \
+// RUN:   -pass-pipeline='builtin.module(gpu.module(gpu.func(gemm-tile-blocks)))' | FileCheck %s
+
+// CHECK-LABEL: gpu.func @tile
+// CHECK-SAME: gemm.launch = #gemm.launch<block = [1024, 1, 1], grid = [N / 32, M / 32, 1], shared = 0>
+// CHECK-SAME: known_block_size = array<i32: 1024, 1, 1>
+// CHECK-SAME: known_grid_size = array<i32: 2, 4, 1>
+// CHECK-DAG: %[[BX:.*]] = gpu.block_id x
+// CHECK-DAG: %[[BY:.*]] = gpu.block_id y
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK: %[[ROW:.*]] = arith.muli %[[BY]], %[[C32]]
+// CHECK: %[[COL:.*]] = arith.muli %[[BX]], %[[C32]]
+// CHECK: %[[A:.*]] = memref.subview %arg0[%[[ROW]], 0] [32, 16] [1, 1]
+// CHECK: %[[B:.*]] = memref.subview %arg1[0, %[[COL]]] [16, 32] [1, 1]
+// CHECK: %[[C:.*]] = memref.subview %arg2[%[[ROW]], %[[COL]]] [32, 32] [1, 1]
+// CHECK: gemm.matmul %[[A]], %[[B]], %[[C]] {{{.*}}level = #gemm<level block>
+gpu.module @m {
+  gpu.func @tile(%a: memref<128x16xf32>, %b: memref<16x64xf32>, %c: memref<128x64xf32>) kernel {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<128x16xf32>, memref<16x64xf32>, memref<128x64xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @tail(%a: memref<100x16xf32>, %b: memref<16x64xf32>, %c: memref<100x64xf32>) kernel {
+    // expected-error @+1 {{problem 100x64 is not a multiple of the block tile 32x32 (tails are not implemented yet)}}
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<100x16xf32>, memref<16x64xf32>, memref<100x64xf32>
+    gpu.return
+  }
+}
