@@ -110,6 +110,8 @@ Token Lexer::lex() {
     return makeToken(Token::Semicolon, start);
   case ',':
     return makeToken(Token::Comma, start);
+  case '?':
+    return makeToken(Token::Question, start);
   case '-':
     if (cur != end && llvm::isDigit(*cur))
       return emitError(start, "negative numbers are not allowed here");

@@ -42,6 +42,33 @@ getMatrix(MLIRContext &ctx, const std::optional<MatrixDecl> &decl) {
   return {getType(ctx, decl->type), getLayout(decl->layout)};
 }
 
+bool gemmc::checkSupported(const KernelDecl &kernel,
+                           llvm::SourceMgr &sourceMgr) {
+  auto notYet = [&](llvm::SMLoc loc, const llvm::Twine &what) {
+    sourceMgr.PrintMessage(loc, llvm::SourceMgr::DK_Error,
+                           what + " is not implemented yet");
+    return false;
+  };
+  for (const Directive &d : kernel.schedule->directives)
+    if (d.kind != DirectiveKind::Tile && d.kind != DirectiveKind::Coalesce)
+      return notYet(d.loc, "directive '" + stringify(d.kind) + "'");
+
+  const ProblemDecl &p = *kernel.problem;
+  for (const std::optional<SizeDecl> *size : {&p.m, &p.n, &p.k})
+    if ((*size)->isDynamic())
+      return notYet((*size)->loc, "a size given at launch ('?')");
+  for (const std::optional<MatrixDecl> *matrix : {&p.a, &p.b, &p.c})
+    if (*matrix && (*matrix)->type != ElementType::F32)
+      return notYet((*matrix)->typeLoc,
+                    "element type '" + stringify((*matrix)->type) + "'");
+  if (p.epilogue && p.epilogue->kind != Epilogue::Store)
+    return notYet(p.epilogue->loc,
+                  "epilogue '" + stringify(p.epilogue->kind) + "'");
+  if (p.batch)
+    return notYet(p.batch->loc, "a batched GEMM");
+  return true;
+}
+
 OwningOpRef<ModuleOp> gemmc::mlirGen(MLIRContext &ctx,
                                      const KernelDecl &kernel,
                                      const llvm::SourceMgr &sourceMgr) {
@@ -51,25 +78,22 @@ OwningOpRef<ModuleOp> gemmc::mlirGen(MLIRContext &ctx,
   OpBuilder builder(module->getBodyRegion());
 
   const ProblemDecl &p = *kernel.problem;
+  assert(!p.m->isDynamic() && !p.n->isDynamic() && !p.k->isDynamic() &&
+         "checkSupported rejects sizes given at launch");
   auto [aType, aLayout] = getMatrix(ctx, p.a);
   auto [bType, bLayout] = getMatrix(ctx, p.b);
   auto [cType, cLayout] = getMatrix(ctx, p.c);
   Type accType = p.acc ? getType(ctx, p.acc->type) : Float32Type::get(&ctx);
-  auto problem = gemm::ProblemAttr::get(&ctx, p.m->value, p.n->value,
-                                        p.k->value, aType, aLayout, bType,
+  auto problem = gemm::ProblemAttr::get(&ctx, *p.m->value, *p.n->value,
+                                        *p.k->value, aType, aLayout, bType,
                                         bLayout, cType, cLayout, accType);
 
   SmallVector<int64_t, 3> tile = {1, 1, 1};
   bool coalesce = false;
   for (const Directive &directive : kernel.schedule->directives) {
-    switch (directive.kind) {
-    case DirectiveKind::Tile:
-      llvm::copy(directive.args, tile.begin());
-      break;
-    case DirectiveKind::Coalesce:
-      coalesce = true;
-      break;
-    }
+    if (directive.kind == DirectiveKind::Tile)
+      llvm::copy(directive.shape, tile.begin());
+    coalesce |= directive.kind == DirectiveKind::Coalesce;
   }
   auto schedule = gemm::ScheduleAttr::get(&ctx, tile, coalesce);
 

@@ -1,15 +1,7 @@
 //===- Parser.cpp - the schedule language's parser -----------------------===//
 //
-//   file        ::= 'kernel' IDENT '{' section* '}'
-//   section     ::= 'problem' '{' problem-stmt* '}'
-//                 | 'schedule' '{' directive* '}'
-//   problem-stmt::= ('m' | 'n' | 'k') '=' INT
-//                 | ('a' | 'b' | 'c') '=' TYPE LAYOUT?
-//                 | 'accumulate' '=' TYPE
-//   directive   ::= 'tile' shape | 'coalesce'
-//   shape       ::= INT ('x' INT)*
-//
-// Statements may end with ';'. The first error is reported and parsing stops.
+// Recursive descent over the grammar in docs/dsl.md. The first error is
+// reported through the SourceMgr and parsing stops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,41 +14,6 @@ using llvm::SMLoc;
 using llvm::SourceMgr;
 using llvm::StringRef;
 using llvm::Twine;
-
-StringRef gemmc::stringify(ElementType type) {
-  switch (type) {
-  case ElementType::F32:
-    return "f32";
-  case ElementType::F16:
-    return "f16";
-  case ElementType::BF16:
-    return "bf16";
-  }
-  llvm_unreachable("unknown element type");
-}
-
-StringRef gemmc::stringify(MatrixLayout layout) {
-  return layout == MatrixLayout::Row ? "row" : "col";
-}
-
-StringRef gemmc::stringify(DirectiveKind kind) {
-  switch (kind) {
-  case DirectiveKind::Tile:
-    return "tile";
-  case DirectiveKind::Coalesce:
-    return "coalesce";
-  }
-  llvm_unreachable("unknown directive");
-}
-
-/// Directives of the schedule language that have no code generation yet.
-static bool isUnimplementedDirective(StringRef name) {
-  return llvm::StringSwitch<bool>(name)
-      .Cases({"promote", "register-tile", "warp-tile", "vectorize", "mma",
-              "pipeline", "raster", "split-k", "unroll"},
-             true)
-      .Default(false);
-}
 
 namespace {
 class Parser {
@@ -71,7 +28,7 @@ public:
 private:
   void consume() { tok = lexer.lex(); }
 
-  /// Reports an error at `loc` unless the lexer already reported one here.
+  /// Reports an error at `loc` unless the lexer already reported one.
   bool error(SMLoc loc, const Twine &message) {
     if (!tok.is(Token::Error))
       sourceMgr.PrintMessage(loc, SourceMgr::DK_Error, message);
@@ -82,7 +39,7 @@ private:
     sourceMgr.PrintMessage(loc, SourceMgr::DK_Note, message);
   }
 
-  /// Describes the current token for "expected X, got Y" messages.
+  /// The current token, for "expected X, got Y" messages.
   std::string describe() const {
     switch (tok.kind) {
     case Token::Eof:
@@ -100,18 +57,12 @@ private:
     consume();
     return true;
   }
-  void skipSemicolon() {
-    if (tok.is(Token::Semicolon))
-      consume();
+  bool consumeIf(StringRef keyword) {
+    if (!tok.isKeyword(keyword))
+      return false;
+    consume();
+    return true;
   }
-
-  bool parseClosingBrace(SMLoc open, StringRef what);
-  bool parseInteger(int64_t &value, StringRef what);
-  bool parseElementType(ElementType &type, SMLoc &loc);
-  bool parseProblem(ProblemDecl &problem);
-  bool parseProblemStatement(ProblemDecl &problem);
-  bool parseSchedule(ScheduleDecl &schedule);
-  bool parseDirective(ScheduleDecl &schedule);
 
   template <typename T>
   bool checkUnique(const std::optional<T> &previous, StringRef name,
@@ -123,11 +74,33 @@ private:
     return false;
   }
 
+  bool parseClosingBrace(SMLoc open, StringRef what);
+  bool parseInteger(int64_t &value, StringRef what);
+  bool parsePositive(int64_t &value, const Twine &what);
+  bool parseSize(SizeDecl &size, StringRef name);
+  bool parseShape(Directive &d, StringRef syntax, size_t minDims,
+                  size_t maxDims);
+  bool parseElementType(ElementType &type, SMLoc &loc);
+  bool parseProblem(ProblemDecl &problem);
+  bool parseProblemStatement(ProblemDecl &problem);
+  bool parseBatch(BatchDecl &batch);
+  bool parseSchedule(ScheduleDecl &schedule);
+  bool parseDirective(ScheduleDecl &schedule);
+  bool parsePromote(Directive &d);
+  bool parseVectorize(Directive &d);
+  bool parseMma(Directive &d);
+  bool parsePipeline(Directive &d);
+  bool parseUnroll(Directive &d);
+
   SourceMgr &sourceMgr;
   Lexer lexer;
   Token tok;
 };
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Common pieces
+//===----------------------------------------------------------------------===//
 
 bool Parser::parseClosingBrace(SMLoc open, StringRef what) {
   if (tok.is(Token::RBrace)) {
@@ -150,6 +123,43 @@ bool Parser::parseInteger(int64_t &value, StringRef what) {
   return true;
 }
 
+bool Parser::parsePositive(int64_t &value, const Twine &what) {
+  SMLoc loc = tok.getLoc();
+  if (!parseInteger(value, what.str()))
+    return false;
+  if (value == 0)
+    return error(loc, what + " must be positive, got 0");
+  return true;
+}
+
+bool Parser::parseSize(SizeDecl &size, StringRef name) {
+  if (tok.is(Token::Question)) {
+    size.value = std::nullopt;
+    consume();
+    return true;
+  }
+  SMLoc loc = tok.getLoc();
+  int64_t value;
+  if (!parseInteger(value, "a size or '?'"))
+    return false;
+  if (value == 0)
+    return error(loc, "size '" + name + "' must be positive, got 0");
+  size.value = value;
+  return true;
+}
+
+bool Parser::parseShape(Directive &d, StringRef syntax, size_t minDims,
+                        size_t maxDims) {
+  do {
+    if (!parsePositive(d.shape.emplace_back(), "a size of '" + syntax + "'"))
+      return false;
+  } while (tok.is(Token::Times) && (consume(), true));
+  if (d.shape.size() < minDims || d.shape.size() > maxDims)
+    return error(d.loc, "'" + stringify(d.kind) + "' takes " + syntax +
+                            ", got " + Twine(d.shape.size()) + " sizes");
+  return true;
+}
+
 bool Parser::parseElementType(ElementType &type, SMLoc &loc) {
   loc = tok.getLoc();
   std::optional<ElementType> parsed;
@@ -167,12 +177,28 @@ bool Parser::parseElementType(ElementType &type, SMLoc &loc) {
   return true;
 }
 
+//===----------------------------------------------------------------------===//
+// Problem
+//===----------------------------------------------------------------------===//
+
+bool Parser::parseBatch(BatchDecl &batch) {
+  batch.count.loc = tok.getLoc();
+  if (!parseSize(batch.count, "batch"))
+    return false;
+  if (!consumeIf("strides"))
+    return true;
+  std::array<int64_t, 3> strides;
+  for (int64_t &stride : strides)
+    if (!parsePositive(stride, "a batch stride (of A, B, then C)"))
+      return false;
+  batch.strides = strides;
+  return true;
+}
+
 bool Parser::parseProblemStatement(ProblemDecl &problem) {
   SMLoc loc = tok.getLoc();
   if (!tok.is(Token::Identifier))
-    return error("expected a problem statement (m, n, k, a, b, c or "
-                 "accumulate), got " +
-                 describe());
+    return error("expected a problem statement, got " + describe());
   StringRef name = tok.spelling;
   consume();
 
@@ -182,12 +208,9 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
     if (!checkUnique(size, name, loc) || !expect(Token::Equal, "'='"))
       return false;
     SizeDecl decl;
-    decl.loc = tok.getLoc();
-    if (!parseInteger(decl.value, "a size"))
-      return false;
-    if (decl.value == 0)
-      return error(decl.loc, "size '" + name + "' must be positive, got 0");
     decl.loc = loc;
+    if (!parseSize(decl, name))
+      return false;
     size = decl;
     return true;
   }
@@ -202,8 +225,8 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
     if (!parseElementType(decl.type, decl.typeLoc))
       return false;
     if (tok.isKeyword("row") || tok.isKeyword("col")) {
-      decl.layout = tok.spelling == "row" ? MatrixLayout::Row
-                                          : MatrixLayout::Col;
+      decl.layout =
+          tok.spelling == "row" ? MatrixLayout::Row : MatrixLayout::Col;
       consume();
     }
     matrix = decl;
@@ -222,8 +245,51 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
     return true;
   }
 
+  if (name == "math") {
+    if (!checkUnique(problem.math, name, loc) || !expect(Token::Equal, "'='"))
+      return false;
+    MathDecl decl;
+    decl.loc = loc;
+    if (consumeIf("exact"))
+      decl.mode = MathMode::Exact;
+    else if (consumeIf("tf32"))
+      decl.mode = MathMode::TF32;
+    else
+      return error("expected 'exact' or 'tf32', got " + describe());
+    problem.math = decl;
+    return true;
+  }
+
+  if (name == "epilogue") {
+    if (!checkUnique(problem.epilogue, name, loc) ||
+        !expect(Token::Equal, "'='"))
+      return false;
+    EpilogueDecl decl;
+    decl.loc = loc;
+    if (consumeIf("store"))
+      decl.kind = Epilogue::Store;
+    else if (consumeIf("alpha-beta"))
+      decl.kind = Epilogue::AlphaBeta;
+    else
+      return error("expected 'store' or 'alpha-beta', got " + describe());
+    problem.epilogue = decl;
+    return true;
+  }
+
+  if (name == "batch") {
+    if (!checkUnique(problem.batch, name, loc) || !expect(Token::Equal, "'='"))
+      return false;
+    BatchDecl decl;
+    decl.loc = loc;
+    if (!parseBatch(decl))
+      return false;
+    problem.batch = decl;
+    return true;
+  }
+
   return error(loc, "unknown problem statement '" + name +
-                        "' (expected m, n, k, a, b, c or accumulate)");
+                        "' (expected m, n, k, a, b, c, accumulate, math, "
+                        "epilogue or batch)");
 }
 
 bool Parser::parseProblem(ProblemDecl &problem) {
@@ -233,9 +299,135 @@ bool Parser::parseProblem(ProblemDecl &problem) {
   while (!tok.is(Token::RBrace) && !tok.is(Token::Eof)) {
     if (!parseProblemStatement(problem))
       return false;
-    skipSemicolon();
+    if (tok.is(Token::Semicolon))
+      consume();
   }
   return parseClosingBrace(open, "'problem' section");
+}
+
+//===----------------------------------------------------------------------===//
+// Schedule
+//===----------------------------------------------------------------------===//
+
+bool Parser::parsePromote(Directive &d) {
+  while (tok.isKeyword("a") || tok.isKeyword("b")) {
+    bool &operand = tok.spelling == "a" ? d.promoteA : d.promoteB;
+    if (operand)
+      return error("operand '" + tok.spelling + "' is promoted twice");
+    operand = true;
+    consume();
+  }
+  if (!d.promoteA && !d.promoteB)
+    return error("expected the operands to promote ('a', 'b' or both), got " +
+                 describe());
+  while (tok.is(Token::Identifier)) {
+    if (consumeIf("pad")) {
+      if (!parsePositive(d.pad, "a padding in elements"))
+        return false;
+    } else if (consumeIf("swizzle")) {
+      d.swizzle = true;
+    } else if (consumeIf("transpose-a")) {
+      d.transposeA = true;
+    } else {
+      break;
+    }
+  }
+  return true;
+}
+
+bool Parser::parseVectorize(Directive &d) {
+  // `vectorize 4` sets every width; otherwise name them.
+  if (tok.is(Token::Integer)) {
+    int64_t width;
+    if (!parsePositive(width, "a vector width"))
+      return false;
+    d.globalLoad = d.sharedLoad = d.sharedStore = d.globalStore = width;
+    return true;
+  }
+  bool any = false;
+  while (tok.is(Token::Identifier)) {
+    int64_t *width = llvm::StringSwitch<int64_t *>(tok.spelling)
+                         .Case("global-load", &d.globalLoad)
+                         .Case("shared-load", &d.sharedLoad)
+                         .Case("shared-store", &d.sharedStore)
+                         .Case("global-store", &d.globalStore)
+                         .Default(nullptr);
+    if (!width)
+      break;
+    consume();
+    if (!parsePositive(*width, "a vector width"))
+      return false;
+    any = true;
+  }
+  if (!any)
+    return error("expected a vector width, or global-load, shared-load, "
+                 "shared-store or global-store and a width, got " +
+                 describe());
+  return true;
+}
+
+bool Parser::parseMma(Directive &d) {
+  SMLoc loc = tok.getLoc();
+  if (!tok.is(Token::Identifier))
+    return error("expected an mma shape (m16n8k16 or m16n8k8), got " +
+                 describe());
+  // mMnNkK
+  StringRef text = tok.spelling;
+  unsigned m = 0, n = 0, k = 0;
+  bool ok = text.consume_front("m") && !text.consumeInteger(10, m) &&
+            text.consume_front("n") && !text.consumeInteger(10, n) &&
+            text.consume_front("k") && !text.consumeInteger(10, k) &&
+            text.empty();
+  if (!ok)
+    return error(loc, "expected an mma shape (m16n8k16 or m16n8k8), got " +
+                          describe());
+  if (!((m == 16 && n == 8 && k == 16) || (m == 16 && n == 8 && k == 8)))
+    return error(loc, "unsupported mma shape '" + tok.spelling +
+                          "' (supported: m16n8k16 for f16 and bf16, m16n8k8 "
+                          "for tf32)");
+  d.shape = {m, n, k};
+  consume();
+  return true;
+}
+
+bool Parser::parsePipeline(Directive &d) {
+  if (!consumeIf("stages"))
+    return error("expected 'stages' after 'pipeline', got " + describe());
+  if (!parsePositive(d.stages, "a number of stages"))
+    return false;
+  while (tok.is(Token::Identifier)) {
+    if (consumeIf("registers"))
+      d.registerDoubleBuffer = true;
+    else if (consumeIf("cp-async"))
+      d.cpAsync = true;
+    else
+      break;
+  }
+  return true;
+}
+
+bool Parser::parseUnroll(Directive &d) {
+  if (consumeIf("full")) {
+    d.count = 0;
+    return true;
+  }
+  return parsePositive(d.count, "an unroll factor or 'full'");
+}
+
+static std::optional<DirectiveKind> getDirectiveKind(StringRef name) {
+  return llvm::StringSwitch<std::optional<DirectiveKind>>(name)
+      .Case("tile", DirectiveKind::Tile)
+      .Case("coalesce", DirectiveKind::Coalesce)
+      .Case("promote", DirectiveKind::Promote)
+      .Case("register-tile", DirectiveKind::RegisterTile)
+      .Case("warp-tile", DirectiveKind::WarpTile)
+      .Case("vectorize", DirectiveKind::Vectorize)
+      .Case("mma", DirectiveKind::Mma)
+      .Case("pipeline", DirectiveKind::Pipeline)
+      .Case("raster", DirectiveKind::Raster)
+      .Case("split-k", DirectiveKind::SplitK)
+      .Case("unroll", DirectiveKind::Unroll)
+      .Default(std::nullopt);
 }
 
 bool Parser::parseDirective(ScheduleDecl &schedule) {
@@ -243,41 +435,57 @@ bool Parser::parseDirective(ScheduleDecl &schedule) {
   if (!tok.is(Token::Identifier))
     return error("expected a schedule directive, got " + describe());
   StringRef name = tok.spelling;
-
-  std::optional<DirectiveKind> kind =
-      llvm::StringSwitch<std::optional<DirectiveKind>>(name)
-          .Case("tile", DirectiveKind::Tile)
-          .Case("coalesce", DirectiveKind::Coalesce)
-          .Default(std::nullopt);
-  if (!kind) {
-    if (isUnimplementedDirective(name))
-      return error(loc, "directive '" + name + "' is not implemented yet");
+  std::optional<DirectiveKind> kind = getDirectiveKind(name);
+  if (!kind)
     return error(loc, "unknown directive '" + name + "'");
-  }
-  for (const Directive &previous : schedule.directives) {
-    if (previous.kind != *kind)
-      continue;
+  if (const Directive *previous = schedule.find(*kind)) {
     error(loc, "directive '" + name + "' is given twice");
-    note(previous.loc, "first given here");
+    note(previous->loc, "first given here");
     return false;
   }
   consume();
 
-  Directive directive{*kind, loc, {}};
-  if (*kind == DirectiveKind::Tile) {
-    do {
-      SMLoc sizeLoc = tok.getLoc();
-      if (!parseInteger(directive.args.emplace_back(),
-                        "a tile size (BMxBN or BMxBNxBK)"))
-        return false;
-      if (directive.args.back() == 0)
-        return error(sizeLoc, "tile sizes must be positive, got 0");
-    } while (tok.is(Token::Times) && (consume(), true));
-    if (directive.args.size() != 2 && directive.args.size() != 3)
-      return error(loc, "'tile' takes BMxBN or BMxBNxBK, got " +
-                            Twine(directive.args.size()) + " sizes");
+  Directive d;
+  d.kind = *kind;
+  d.loc = loc;
+  bool ok = true;
+  switch (*kind) {
+  case DirectiveKind::Tile:
+    ok = parseShape(d, "BMxBN or BMxBNxBK", 2, 3);
+    break;
+  case DirectiveKind::Coalesce:
+    break;
+  case DirectiveKind::Promote:
+    ok = parsePromote(d);
+    break;
+  case DirectiveKind::RegisterTile:
+    ok = parseShape(d, "TMxTN", 2, 2);
+    break;
+  case DirectiveKind::WarpTile:
+    ok = parseShape(d, "WMxWN", 2, 2);
+    break;
+  case DirectiveKind::Vectorize:
+    ok = parseVectorize(d);
+    break;
+  case DirectiveKind::Mma:
+    ok = parseMma(d);
+    break;
+  case DirectiveKind::Pipeline:
+    ok = parsePipeline(d);
+    break;
+  case DirectiveKind::Raster:
+    ok = parsePositive(d.count, "a raster group size");
+    break;
+  case DirectiveKind::SplitK:
+    ok = parsePositive(d.count, "a number of K splits");
+    break;
+  case DirectiveKind::Unroll:
+    ok = parseUnroll(d);
+    break;
   }
-  schedule.directives.push_back(std::move(directive));
+  if (!ok)
+    return false;
+  schedule.directives.push_back(std::move(d));
   return true;
 }
 
@@ -288,10 +496,15 @@ bool Parser::parseSchedule(ScheduleDecl &schedule) {
   while (!tok.is(Token::RBrace) && !tok.is(Token::Eof)) {
     if (!parseDirective(schedule))
       return false;
-    skipSemicolon();
+    if (tok.is(Token::Semicolon))
+      consume();
   }
   return parseClosingBrace(open, "'schedule' section");
 }
+
+//===----------------------------------------------------------------------===//
+// File
+//===----------------------------------------------------------------------===//
 
 std::optional<KernelDecl> Parser::parseFile() {
   if (tok.is(Token::Eof)) {

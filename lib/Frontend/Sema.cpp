@@ -1,95 +1,561 @@
 //===- Sema.cpp - checks on a schedule before any IR is built ------------===//
+//
+// Every schedule that cannot work is rejected here, before MLIR, with the
+// directive named and pointed at. docs/dsl.md lists the rules.
+//
+//===----------------------------------------------------------------------===//
 
-#include "gemmc/Frontend/Parser.h"
+#include "gemmc/Frontend/Sema.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace gemmc;
 using llvm::SMLoc;
 using llvm::SourceMgr;
+using llvm::StringRef;
 using llvm::Twine;
 
-static bool error(SourceMgr &sourceMgr, SMLoc loc, const Twine &message) {
-  sourceMgr.PrintMessage(loc, SourceMgr::DK_Error, message);
-  return false;
+std::optional<int64_t> gemmc::getSharedMemoryLimit(StringRef arch) {
+  return llvm::StringSwitch<std::optional<int64_t>>(arch)
+      .Cases({"sm_90", "sm_90a"}, 227 * 1024)
+      .Case("sm_80", 163 * 1024)
+      .Cases({"sm_86", "sm_89"}, 99 * 1024)
+      .Default(std::nullopt);
 }
 
-static const Directive *findDirective(const ScheduleDecl &schedule,
-                                      DirectiveKind kind) {
-  for (const Directive &directive : schedule.directives)
-    if (directive.kind == kind)
-      return &directive;
-  return nullptr;
+/// Registers every thread needs beyond its tiles: addresses, indices, loop
+/// counters.
+static constexpr int64_t kAddressingRegisters = 24;
+
+namespace {
+/// The schedule with defaults filled in, as the checks see it.
+struct Config {
+  int64_t bm = 1, bn = 1, bk = 1;
+  int64_t tm = 1, tn = 1;
+  int64_t wm = 0, wn = 0;
+  ElementType a = ElementType::F32, b = ElementType::F32,
+              c = ElementType::F32;
+  MatrixLayout aLayout = MatrixLayout::Row, bLayout = MatrixLayout::Row,
+               cLayout = MatrixLayout::Row;
+  std::optional<int64_t> m, n, k;
+  const Directive *tile = nullptr, *coalesce = nullptr, *promote = nullptr,
+                  *registerTile = nullptr, *warpTile = nullptr,
+                  *vectorize = nullptr, *mma = nullptr, *pipeline = nullptr,
+                  *raster = nullptr, *splitK = nullptr, *unroll = nullptr;
+  int64_t stages = 1;
+};
+
+class Checker {
+public:
+  Checker(const KernelDecl &kernel, SourceMgr &sourceMgr, StringRef arch)
+      : kernel(kernel), sourceMgr(sourceMgr), arch(arch) {}
+
+  std::optional<ScheduleFacts> run();
+
+private:
+  bool error(SMLoc loc, const Twine &message) {
+    sourceMgr.PrintMessage(loc, SourceMgr::DK_Error, message);
+    return false;
+  }
+  bool error(const Directive *d, const Twine &message) {
+    return error(d->loc, message);
+  }
+  void note(SMLoc loc, const Twine &message) {
+    sourceMgr.PrintMessage(loc, SourceMgr::DK_Note, message);
+  }
+  bool conflict(const Directive *d, const Directive *other,
+                const Twine &why) {
+    error(d, "'" + stringify(d->kind) + "' cannot be combined with '" +
+                 stringify(other->kind) + "': " + why);
+    note(other->loc, "'" + stringify(other->kind) + "' is given here");
+    return false;
+  }
+
+  bool collect();
+  bool checkProblem();
+  bool checkTypes();
+  bool checkThreads();
+  bool checkPromoteAndPipeline();
+  bool checkVectorize();
+  bool checkSizes();
+  bool checkSharedMemory();
+  bool checkRegisters();
+
+  const KernelDecl &kernel;
+  SourceMgr &sourceMgr;
+  StringRef arch;
+  Config cfg;
+  ScheduleFacts facts;
+};
+} // namespace
+
+bool Checker::collect() {
+  const ProblemDecl &p = *kernel.problem;
+  cfg.m = p.m->value;
+  cfg.n = p.n->value;
+  cfg.k = p.k->value;
+  if (p.a) {
+    cfg.a = p.a->type;
+    cfg.aLayout = p.a->layout;
+  }
+  if (p.b) {
+    cfg.b = p.b->type;
+    cfg.bLayout = p.b->layout;
+  }
+  if (p.c) {
+    cfg.c = p.c->type;
+    cfg.cLayout = p.c->layout;
+  }
+
+  const ScheduleDecl &s = *kernel.schedule;
+  cfg.tile = s.find(DirectiveKind::Tile);
+  cfg.coalesce = s.find(DirectiveKind::Coalesce);
+  cfg.promote = s.find(DirectiveKind::Promote);
+  cfg.registerTile = s.find(DirectiveKind::RegisterTile);
+  cfg.warpTile = s.find(DirectiveKind::WarpTile);
+  cfg.vectorize = s.find(DirectiveKind::Vectorize);
+  cfg.mma = s.find(DirectiveKind::Mma);
+  cfg.pipeline = s.find(DirectiveKind::Pipeline);
+  cfg.raster = s.find(DirectiveKind::Raster);
+  cfg.splitK = s.find(DirectiveKind::SplitK);
+  cfg.unroll = s.find(DirectiveKind::Unroll);
+  if (!cfg.tile)
+    return error(s.loc, "schedule has no 'tile' directive");
+  cfg.bm = cfg.tile->shape[0];
+  cfg.bn = cfg.tile->shape[1];
+  if (cfg.tile->shape.size() == 3)
+    cfg.bk = cfg.tile->shape[2];
+  if (cfg.registerTile) {
+    cfg.tm = cfg.registerTile->shape[0];
+    cfg.tn = cfg.registerTile->shape[1];
+  }
+  if (cfg.warpTile) {
+    cfg.wm = cfg.warpTile->shape[0];
+    cfg.wn = cfg.warpTile->shape[1];
+  }
+  if (cfg.pipeline)
+    cfg.stages = cfg.pipeline->stages;
+  return true;
 }
 
-static bool checkProblem(const ProblemDecl &problem, SourceMgr &sourceMgr) {
+bool Checker::checkProblem() {
+  const ProblemDecl &p = *kernel.problem;
   const std::pair<const std::optional<SizeDecl> *, const char *> sizes[] = {
-      {&problem.m, "m"}, {&problem.n, "n"}, {&problem.k, "k"}};
+      {&p.m, "m"}, {&p.n, "n"}, {&p.k, "k"}};
   for (auto [size, name] : sizes)
     if (!*size)
-      return error(sourceMgr, problem.loc,
+      return error(p.loc,
                    Twine("problem does not give the size '") + name + "'");
-
-  for (const std::optional<MatrixDecl> *matrix :
-       {&problem.a, &problem.b, &problem.c}) {
-    if (!*matrix || (*matrix)->type == ElementType::F32)
-      continue;
-    return error(sourceMgr, (*matrix)->typeLoc,
-                 "element type '" + stringify((*matrix)->type) +
-                     "' is not implemented yet (only f32 is)");
+  if (p.acc && p.acc->type != ElementType::F32)
+    return error(p.acc->loc,
+                 "the accumulator must be f32, got " + stringify(p.acc->type));
+  if (p.batch && p.batch->strides) {
+    const auto &strides = *p.batch->strides;
+    const std::optional<int64_t> dims[3][2] = {
+        {p.m->value, p.k->value}, {p.k->value, p.n->value},
+        {p.m->value, p.n->value}};
+    const char *names[3] = {"A", "B", "C"};
+    for (int i = 0; i < 3; ++i) {
+      if (!dims[i][0] || !dims[i][1])
+        continue;
+      int64_t size = *dims[i][0] * *dims[i][1];
+      if (strides[i] < size)
+        return error(p.batch->loc,
+                     Twine("the batch stride of ") + names[i] + " (" +
+                         Twine(strides[i]) + ") is smaller than " + names[i] +
+                         " (" + Twine(size) +
+                         " elements): consecutive matrices would overlap");
+    }
   }
-  if (problem.acc && problem.acc->type != ElementType::F32)
-    return error(sourceMgr, problem.acc->loc,
-                 "the accumulator must be f32, got " +
-                     stringify(problem.acc->type));
   return true;
 }
 
-static bool checkTile(const Directive &tile, const ProblemDecl &problem,
-                      SourceMgr &sourceMgr) {
-  int64_t bm = tile.args[0], bn = tile.args[1];
-  if (tile.args.size() == 3 && tile.args[2] != 1)
-    return error(sourceMgr, tile.loc,
-                 "a K step BK of " + Twine(tile.args[2]) +
-                     " needs 'promote', which is not implemented yet; "
-                     "write 'tile " +
-                     Twine(bm) + "x" + Twine(bn) + "'");
+bool Checker::checkTypes() {
+  const ProblemDecl &p = *kernel.problem;
+  if (cfg.a != cfg.b)
+    return error(p.b ? p.b->typeLoc : p.loc,
+                 "A and B must have the same element type, got " +
+                     stringify(cfg.a) + " and " + stringify(cfg.b));
+  bool tf32 = p.math && p.math->mode == MathMode::TF32;
+  if (tf32 && cfg.a != ElementType::F32)
+    return error(p.math->loc, "math = tf32 needs f32 inputs, got " +
+                                  stringify(cfg.a));
+  if (tf32 && !cfg.mma)
+    return error(p.math->loc, "math = tf32 runs on tensor cores: add the "
+                              "directive 'mma m16n8k8'");
+  if (!cfg.mma)
+    return true;
 
-  // One thread per element of the block tile of C.
-  int64_t threads = bm * bn;
+  int64_t mmaK = cfg.mma->shape[2];
+  if (mmaK == 16 && cfg.a == ElementType::F32)
+    return error(cfg.mma, "mma m16n8k16 takes f16 or bf16 inputs, got f32 "
+                          "(f32 inputs use m16n8k8 with math = tf32)");
+  if (mmaK == 8 && cfg.a != ElementType::F32)
+    return error(cfg.mma, "mma m16n8k8 is the tf32 shape: it takes f32 "
+                          "inputs, got " +
+                              stringify(cfg.a) + " (use m16n8k16)");
+  if (mmaK == 8 && !tf32)
+    return error(cfg.mma, "mma m16n8k8 computes in tf32: opt in with "
+                          "'math = tf32' in the problem");
+  return true;
+}
+
+bool Checker::checkThreads() {
+  const Directive *at = cfg.tile;
+  if (cfg.mma) {
+    if (cfg.registerTile)
+      return conflict(cfg.registerTile, cfg.mma,
+                      "an mma warp tile is made of mma fragments, not of "
+                      "per-thread register tiles");
+    if (cfg.coalesce)
+      return conflict(cfg.coalesce, cfg.mma,
+                      "mma fixes which lane owns which element");
+    if (!cfg.warpTile)
+      return error(cfg.mma, "'mma' needs a 'warp-tile' (WMxWN per warp)");
+    int64_t fm = cfg.mma->shape[0], fn = cfg.mma->shape[1];
+    if (cfg.wm % fm || cfg.wn % fn)
+      return error(cfg.warpTile,
+                   "warp tile " + Twine(cfg.wm) + "x" + Twine(cfg.wn) +
+                       " is not a multiple of the mma shape " + Twine(fm) +
+                       "x" + Twine(fn));
+    if (cfg.bk % cfg.mma->shape[2])
+      return error(cfg.tile, "BK = " + Twine(cfg.bk) +
+                                 " is not a multiple of the mma K = " +
+                                 Twine(cfg.mma->shape[2]));
+  }
+  if (cfg.bm % cfg.tm || cfg.bn % cfg.tn)
+    return error(cfg.registerTile,
+                 "block tile " + Twine(cfg.bm) + "x" + Twine(cfg.bn) +
+                     " is not a multiple of the register tile " +
+                     Twine(cfg.tm) + "x" + Twine(cfg.tn));
+  if (cfg.warpTile) {
+    if (cfg.bm % cfg.wm || cfg.bn % cfg.wn)
+      return error(cfg.warpTile,
+                   "block tile " + Twine(cfg.bm) + "x" + Twine(cfg.bn) +
+                       " is not a multiple of the warp tile " + Twine(cfg.wm) +
+                       "x" + Twine(cfg.wn));
+    if (!cfg.mma) {
+      if (cfg.wm % cfg.tm || cfg.wn % cfg.tn)
+        return error(cfg.warpTile,
+                     "warp tile " + Twine(cfg.wm) + "x" + Twine(cfg.wn) +
+                         " is not a multiple of the register tile " +
+                         Twine(cfg.tm) + "x" + Twine(cfg.tn));
+      int64_t lanes = (cfg.wm / cfg.tm) * (cfg.wn / cfg.tn);
+      if (lanes != 32)
+        return error(cfg.warpTile,
+                     "warp tile " + Twine(cfg.wm) + "x" + Twine(cfg.wn) +
+                         " with register tile " + Twine(cfg.tm) + "x" +
+                         Twine(cfg.tn) + " gives " + Twine(lanes) +
+                         " threads per warp, not 32");
+    }
+  }
+
+  int64_t threads;
+  if (cfg.mma) {
+    threads = 32 * (cfg.bm / cfg.wm) * (cfg.bn / cfg.wn);
+    at = cfg.warpTile;
+  } else {
+    threads = (cfg.bm / cfg.tm) * (cfg.bn / cfg.tn);
+    if (cfg.registerTile)
+      at = cfg.registerTile;
+  }
+  facts.threadsPerBlock = threads;
+  auto describe = [&]() -> std::string {
+    std::string text = "tile " + std::to_string(cfg.bm) + "x" +
+                       std::to_string(cfg.bn);
+    if (cfg.mma)
+      text += " with warp tile " + std::to_string(cfg.wm) + "x" +
+              std::to_string(cfg.wn);
+    else if (cfg.registerTile)
+      text += " with register tile " + std::to_string(cfg.tm) + "x" +
+              std::to_string(cfg.tn);
+    return text;
+  };
   if (threads > 1024)
-    return error(sourceMgr, tile.loc,
-                 "tile " + Twine(bm) + "x" + Twine(bn) + " needs " +
-                     Twine(threads) +
-                     " threads per block, more than the limit of 1024");
-  if (threads % 32 != 0)
-    return error(sourceMgr, tile.loc,
-                 "tile " + Twine(bm) + "x" + Twine(bn) + " needs " +
-                     Twine(threads) +
-                     " threads per block, not a multiple of the warp size 32");
-
-  const std::tuple<const SizeDecl &, int64_t, const char *, const char *>
-      dims[] = {{*problem.m, bm, "M", "BM"}, {*problem.n, bn, "N", "BN"}};
-  for (auto [size, tileSize, dim, tileDim] : dims)
-    if (size.value % tileSize != 0)
-      return error(sourceMgr, tile.loc,
-                   Twine(dim) + " = " + Twine(size.value) +
-                       " is not a multiple of " + tileDim + " = " +
-                       Twine(tileSize) + " (tails are not implemented yet)");
+    return error(at, describe() + " needs " + Twine(threads) +
+                         " threads per block, more than the limit of 1024");
+  if (threads % 32)
+    return error(at, describe() + " needs " + Twine(threads) +
+                         " threads per block, not a multiple of the warp "
+                         "size 32");
   return true;
 }
 
-bool gemmc::checkSchedule(const KernelDecl &kernel, SourceMgr &sourceMgr) {
-  if (!kernel.problem)
-    return error(sourceMgr, kernel.loc,
-                 "kernel '" + kernel.name + "' has no 'problem' section");
-  if (!kernel.schedule)
-    return error(sourceMgr, kernel.loc,
-                 "kernel '" + kernel.name + "' has no 'schedule' section");
-  if (!checkProblem(*kernel.problem, sourceMgr))
+bool Checker::checkPromoteAndPipeline() {
+  if (cfg.tile->shape.size() == 3 && cfg.bk != 1 && !cfg.promote &&
+      !cfg.mma)
+    return error(cfg.tile, "a K step (BK = " + Twine(cfg.bk) +
+                               ") only applies with 'promote'; write 'tile " +
+                               Twine(cfg.bm) + "x" + Twine(cfg.bn) + "'");
+  if (cfg.promote) {
+    const Directive *p = cfg.promote;
+    if (cfg.tile->shape.size() != 3)
+      return error(cfg.tile, "'promote' needs the K step of the tile: write "
+                             "'tile " +
+                                 Twine(cfg.bm) + "x" + Twine(cfg.bn) +
+                                 "xBK'");
+    if (p->pad && p->swizzle)
+      return error(p, "'pad' and 'swizzle' are two answers to bank "
+                      "conflicts: choose one");
+    if (p->transposeA && !p->promoteA)
+      return error(p, "'transpose-a' needs A in shared memory: promote 'a'");
+    if (p->pad > 32)
+      return error(p, "a padding of " + Twine(p->pad) +
+                          " elements is more than one row of banks (32)");
+    if (p->swizzle && !cfg.mma)
+      return error(p, "'swizzle' lays shared memory out for ldmatrix and "
+                      "needs 'mma'; SIMT schedules use 'pad'");
+  }
+  if (!cfg.pipeline)
+    return true;
+  const Directive *pl = cfg.pipeline;
+  if (!cfg.promote)
+    return error(pl, "'pipeline' needs 'promote': its stages are "
+                     "shared-memory buffers");
+  if (pl->stages > 8)
+    return error(pl, "at most 8 pipeline stages, got " + Twine(pl->stages));
+  if (pl->cpAsync && pl->stages < 2)
+    return error(pl, "'cp-async' overlaps copies with compute and needs at "
+                     "least 2 stages");
+  if (pl->cpAsync && cfg.promote->transposeA)
+    return conflict(pl, cfg.promote,
+                    "cp.async copies global memory to shared memory as is "
+                    "and cannot transpose A");
+  if (pl->registerDoubleBuffer && !cfg.registerTile && !cfg.mma)
+    return error(pl, "'registers' double-buffers register tiles: add "
+                     "'register-tile' or 'mma'");
+  if (pl->stages == 1 && !pl->registerDoubleBuffer)
+    return error(pl, "a pipeline of 1 stage without 'registers' does "
+                     "nothing: use 2 or more stages");
+  return true;
+}
+
+/// The dimension of each operand's block tile along which memory is
+/// contiguous, and the leading dimension of the whole matrix.
+static int64_t contiguousTileExtent(MatrixLayout layout, int64_t rows,
+                                    int64_t cols) {
+  return layout == MatrixLayout::Row ? cols : rows;
+}
+
+bool Checker::checkVectorize() {
+  if (!cfg.vectorize)
+    return true;
+  const Directive *v = cfg.vectorize;
+  const std::pair<int64_t, const char *> widths[] = {
+      {v->globalLoad, "global-load"},
+      {v->sharedLoad, "shared-load"},
+      {v->sharedStore, "shared-store"},
+      {v->globalStore, "global-store"}};
+  for (auto [width, name] : widths)
+    if (width != 1 && width != 2 && width != 4 && width != 8)
+      return error(v, Twine(name) + " width must be 1, 2, 4 or 8, got " +
+                          Twine(width));
+  auto tooWide = [&](int64_t width, ElementType type, const char *name) {
+    if (width * sizeInBytes(type) <= 16)
+      return false;
+    error(v, Twine(name) + " width " + Twine(width) + " of " +
+                 stringify(type) + " is " +
+                 Twine(width * sizeInBytes(type)) +
+                 " bytes, more than the widest (16-byte) access");
+    return true;
+  };
+  if (tooWide(v->globalLoad, cfg.a, "global-load") ||
+      tooWide(v->sharedLoad, cfg.a, "shared-load") ||
+      tooWide(v->sharedStore, cfg.a, "shared-store") ||
+      tooWide(v->globalStore, cfg.c, "global-store"))
     return false;
-  const Directive *tile =
-      findDirective(*kernel.schedule, DirectiveKind::Tile);
-  if (!tile)
-    return error(sourceMgr, kernel.schedule->loc,
-                 "schedule has no 'tile' directive");
-  return checkTile(*tile, *kernel.problem, sourceMgr);
+
+  bool sharedWidths =
+      v->globalLoad != 1 || v->sharedLoad != 1 || v->sharedStore != 1;
+  if (sharedWidths && !cfg.promote)
+    return error(v, "global-load, shared-load and shared-store widths apply "
+                    "to tiles staged in shared memory: add 'promote'");
+  if (v->sharedStore > v->globalLoad)
+    return error(v, "shared-store width " + Twine(v->sharedStore) +
+                        " is wider than the global-load width " +
+                        Twine(v->globalLoad) + " that feeds it");
+  if (v->sharedLoad != 1 && cfg.mma)
+    return error(v, "mma fragments are read with ldmatrix: leave "
+                    "shared-load at 1");
+  if (v->sharedLoad != 1 && (cfg.tm % v->sharedLoad || cfg.tn % v->sharedLoad))
+    return error(v, "shared-load width " + Twine(v->sharedLoad) +
+                        " must divide the register tile " + Twine(cfg.tm) +
+                        "x" + Twine(cfg.tn));
+
+  // Cooperative loads: each promoted tile, in global-load-wide pieces,
+  // must split evenly over the block's threads.
+  if (cfg.promote && v->globalLoad != 1) {
+    struct Operand {
+      bool promoted;
+      const char *name;
+      int64_t rows, cols;
+      MatrixLayout layout;
+      std::optional<int64_t> leading;
+    };
+    const Operand operands[] = {
+        {cfg.promote->promoteA, "A", cfg.bm, cfg.bk, cfg.aLayout,
+         cfg.aLayout == MatrixLayout::Row ? cfg.k : cfg.m},
+        {cfg.promote->promoteB, "B", cfg.bk, cfg.bn, cfg.bLayout,
+         cfg.bLayout == MatrixLayout::Row ? cfg.n : cfg.k}};
+    for (const Operand &o : operands) {
+      if (!o.promoted)
+        continue;
+      int64_t extent = contiguousTileExtent(o.layout, o.rows, o.cols);
+      if (extent % v->globalLoad)
+        return error(v, Twine("global-load width ") + Twine(v->globalLoad) +
+                            " does not divide the contiguous side (" +
+                            Twine(extent) + ") of the " + o.name +
+                            " tile " + Twine(o.rows) + "x" + Twine(o.cols));
+      if (o.leading && *o.leading % v->globalLoad)
+        return error(v, Twine("global-load width ") + Twine(v->globalLoad) +
+                            " needs the leading dimension of " + o.name +
+                            " (" + Twine(*o.leading) +
+                            ") to be a multiple of it, for aligned loads");
+      int64_t loads = o.rows * o.cols / v->globalLoad;
+      if (loads % facts.threadsPerBlock)
+        return error(v, Twine("the ") + o.name + " tile " + Twine(o.rows) +
+                            "x" + Twine(o.cols) + " in " +
+                            Twine(v->globalLoad) + "-wide loads (" +
+                            Twine(loads) + ") does not split evenly over " +
+                            Twine(facts.threadsPerBlock) + " threads");
+    }
+  }
+  if (v->globalStore != 1) {
+    int64_t run = cfg.cLayout == MatrixLayout::Row ? cfg.tn : cfg.tm;
+    if (!cfg.mma && run % v->globalStore)
+      return error(v, "global-store width " + Twine(v->globalStore) +
+                          " must divide each thread's contiguous run of C (" +
+                          Twine(run) + "): set the register tile");
+    std::optional<int64_t> leading =
+        cfg.cLayout == MatrixLayout::Row ? cfg.n : cfg.m;
+    if (leading && *leading % v->globalStore)
+      return error(v, "global-store width " + Twine(v->globalStore) +
+                          " needs the leading dimension of C (" +
+                          Twine(*leading) +
+                          ") to be a multiple of it, for aligned stores");
+  }
+  return true;
+}
+
+bool Checker::checkSizes() {
+  if (cfg.raster && cfg.raster->count < 1)
+    return error(cfg.raster, "raster group size must be positive");
+  if (cfg.splitK && cfg.splitK->count < 2)
+    return error(cfg.splitK, "split-k needs at least 2 splits, got " +
+                                 Twine(cfg.splitK->count));
+  if (cfg.unroll && cfg.unroll->count > 0) {
+    int64_t steps = cfg.mma ? cfg.bk / cfg.mma->shape[2] : cfg.bk;
+    if (steps % cfg.unroll->count)
+      return error(cfg.unroll, "unroll factor " + Twine(cfg.unroll->count) +
+                                   " does not divide the number of steps (" +
+                                   Twine(steps) +
+                                   ") of the inner loop over BK");
+  }
+
+  const ProblemDecl &p = *kernel.problem;
+  const std::tuple<const SizeDecl &, int64_t, const char *, const char *>
+      dims[] = {{*p.m, cfg.bm, "M", "BM"},
+                {*p.n, cfg.bn, "N", "BN"},
+                {*p.k, cfg.bk, "K", "BK"}};
+  for (auto [size, tileSize, dim, tileDim] : dims)
+    if (!size.isDynamic() && *size.value % tileSize)
+      return error(cfg.tile, Twine(dim) + " = " + Twine(*size.value) +
+                                 " is not a multiple of " + tileDim + " = " +
+                                 Twine(tileSize) +
+                                 " (tails are not implemented yet)");
+  if (cfg.splitK && cfg.k && *cfg.k % (cfg.splitK->count * cfg.bk))
+    return error(cfg.splitK, "K = " + Twine(*cfg.k) + " does not split into " +
+                                 Twine(cfg.splitK->count) +
+                                 " parts that are multiples of BK = " +
+                                 Twine(cfg.bk));
+  return true;
+}
+
+bool Checker::checkSharedMemory() {
+  if (!cfg.promote)
+    return true;
+  const Directive *p = cfg.promote;
+  int64_t perStage = 0;
+  if (p->promoteA) {
+    int64_t rows = p->transposeA ? cfg.bk : cfg.bm;
+    int64_t cols = (p->transposeA ? cfg.bm : cfg.bk) + p->pad;
+    perStage += rows * cols * sizeInBytes(cfg.a);
+  }
+  if (p->promoteB)
+    perStage += cfg.bk * (cfg.bn + p->pad) * sizeInBytes(cfg.b);
+  facts.sharedBytes = perStage * cfg.stages;
+  std::optional<int64_t> limit = getSharedMemoryLimit(arch);
+  if (limit && facts.sharedBytes > *limit)
+    return error(cfg.pipeline ? cfg.pipeline : p,
+                 "the schedule needs " + Twine(facts.sharedBytes) +
+                     " bytes of shared memory per block (" +
+                     Twine(perStage) + " per stage x " + Twine(cfg.stages) +
+                     " stages), more than the " + arch + " limit of " +
+                     Twine(*limit) + " bytes");
+  return true;
+}
+
+bool Checker::checkRegisters() {
+  int64_t acc, fragments;
+  const Directive *at;
+  bool doubleBuffer = cfg.pipeline && cfg.pipeline->registerDoubleBuffer;
+  if (cfg.mma) {
+    // f32 accumulators of the warp tile spread over 32 lanes; A fragments of
+    // 16xK and B fragments of Kx8 in 32-bit registers.
+    acc = cfg.wm * cfg.wn / 32;
+    int64_t mmaK = cfg.mma->shape[2];
+    int64_t perReg = 4 / sizeInBytes(cfg.a);
+    fragments = ((cfg.wm / 16) * 16 * mmaK + (cfg.wn / 8) * 8 * mmaK) /
+                (32 * perReg);
+    at = cfg.warpTile;
+  } else {
+    acc = cfg.tm * cfg.tn;
+    fragments = cfg.tm + cfg.tn;
+    at = cfg.registerTile ? cfg.registerTile : cfg.tile;
+  }
+  if (doubleBuffer)
+    fragments *= 2;
+  // Staging registers: a pipeline through registers holds the next tiles
+  // while the current ones are computed.
+  int64_t staging = 0;
+  if (cfg.promote && cfg.pipeline && !cfg.pipeline->cpAsync) {
+    int64_t elements = 0;
+    if (cfg.promote->promoteA)
+      elements += cfg.bm * cfg.bk * sizeInBytes(cfg.a);
+    if (cfg.promote->promoteB)
+      elements += cfg.bk * cfg.bn * sizeInBytes(cfg.b);
+    staging = elements / 4 / facts.threadsPerBlock;
+  }
+  facts.registers = acc + fragments + staging + kAddressingRegisters;
+  if (facts.registers > 255)
+    return error(at, "the schedule needs about " + Twine(facts.registers) +
+                         " registers per thread (" + Twine(acc) +
+                         " accumulators, " + Twine(fragments) +
+                         " for fragments, " + Twine(staging) +
+                         " for staging, " + Twine(kAddressingRegisters) +
+                         " for addressing), more than the 255 a thread "
+                         "can have");
+  return true;
+}
+
+std::optional<ScheduleFacts> Checker::run() {
+  if (!kernel.problem) {
+    error(kernel.loc, "kernel '" + kernel.name + "' has no 'problem' section");
+    return std::nullopt;
+  }
+  if (!kernel.schedule) {
+    error(kernel.loc,
+          "kernel '" + kernel.name + "' has no 'schedule' section");
+    return std::nullopt;
+  }
+  if (!checkProblem() || !collect() || !checkTypes() || !checkThreads() ||
+      !checkPromoteAndPipeline() || !checkVectorize() || !checkSizes() ||
+      !checkSharedMemory() || !checkRegisters())
+    return std::nullopt;
+  return facts;
+}
+
+std::optional<ScheduleFacts> gemmc::checkSchedule(const KernelDecl &kernel,
+                                                  SourceMgr &sourceMgr,
+                                                  StringRef arch) {
+  return Checker(kernel, sourceMgr, arch).run();
 }

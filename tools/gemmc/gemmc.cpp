@@ -12,6 +12,7 @@
 #include "gemmc/InitGemmc.h"
 #include "gemmc/Frontend/MLIRGen.h"
 #include "gemmc/Frontend/Parser.h"
+#include "gemmc/Frontend/Sema.h"
 #include "gemmc/Pipelines/Pipelines.h"
 #include "gemmc/Target/Contract.h"
 #include "gemmc/Target/PTX.h"
@@ -32,7 +33,7 @@ using namespace mlir;
 namespace cl = llvm::cl;
 
 namespace {
-enum class EmitKind { MLIR, GPU, LLVM, PTX };
+enum class EmitKind { AST, MLIR, GPU, LLVM, PTX };
 } // namespace
 
 static cl::OptionCategory gemmcCategory("gemmc options");
@@ -51,6 +52,9 @@ static cl::opt<std::string> outputFilename("o",
 static cl::opt<EmitKind> emitKind(
     "emit", cl::desc("Stage to stop at and print"), cl::init(EmitKind::PTX),
     cl::values(
+        clEnumValN(EmitKind::AST, "ast",
+                   "the checked schedule and what it implies (threads, "
+                   "shared memory, registers)"),
         clEnumValN(EmitKind::MLIR, "mlir", "the gemm dialect, as parsed"),
         clEnumValN(EmitKind::GPU, "gpu",
                    "gpu.func kernels after the schedule passes"),
@@ -85,12 +89,26 @@ static LogicalResult fail(const llvm::Twine &message) {
   return failure();
 }
 
-/// Parses and checks the schedule file; reports errors through `sourceMgr`.
+/// Parses and checks the schedule file, and builds the gemm dialect from it;
+/// reports errors through `sourceMgr`. With --emit=ast, prints the checked
+/// schedule instead and returns a null module with `done` set.
 static OwningOpRef<ModuleOp> parseSchedule(MLIRContext &ctx,
-                                           llvm::SourceMgr &sourceMgr) {
+                                           llvm::SourceMgr &sourceMgr,
+                                           llvm::raw_ostream &os, bool &done) {
   std::optional<gemmc::KernelDecl> kernel =
       gemmc::parseScheduleFile(sourceMgr);
-  if (!kernel || !gemmc::checkSchedule(*kernel, sourceMgr))
+  if (!kernel)
+    return nullptr;
+  std::optional<gemmc::ScheduleFacts> facts =
+      gemmc::checkSchedule(*kernel, sourceMgr, arch);
+  if (!facts)
+    return nullptr;
+  if (emitKind == EmitKind::AST) {
+    gemmc::dump(*kernel, *facts, os);
+    done = true;
+    return nullptr;
+  }
+  if (!gemmc::checkSupported(*kernel, sourceMgr))
     return nullptr;
   OwningOpRef<ModuleOp> module = gemmc::mlirGen(ctx, *kernel, sourceMgr);
   if (failed(verify(*module)))
@@ -110,7 +128,10 @@ static LogicalResult runPipeline(ModuleOp module,
 
 static LogicalResult compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr,
                              llvm::raw_ostream &os) {
-  OwningOpRef<ModuleOp> module = parseSchedule(ctx, sourceMgr);
+  bool done = false;
+  OwningOpRef<ModuleOp> module = parseSchedule(ctx, sourceMgr, os, done);
+  if (done)
+    return success();
   if (!module)
     return failure();
   if (emitKind == EmitKind::MLIR) {

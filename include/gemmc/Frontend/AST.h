@@ -6,6 +6,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,14 +15,23 @@ namespace gemmc {
 
 enum class ElementType { F32, F16, BF16 };
 enum class MatrixLayout { Row, Col };
+enum class MathMode { Exact, TF32 };
+enum class Epilogue { Store, AlphaBeta };
 
 llvm::StringRef stringify(ElementType type);
 llvm::StringRef stringify(MatrixLayout layout);
+llvm::StringRef stringify(MathMode mode);
+llvm::StringRef stringify(Epilogue epilogue);
 
-/// A problem size: `m = 1024`.
+/// Bytes per element.
+int64_t sizeInBytes(ElementType type);
+
+/// A problem size: `m = 1024`, or `m = ?` for a size given at launch.
 struct SizeDecl {
-  int64_t value = 0;
+  std::optional<int64_t> value; ///< std::nullopt for `?`.
   llvm::SMLoc loc;
+
+  bool isDynamic() const { return !value.has_value(); }
 };
 
 /// A matrix declaration: `a = f32 row`.
@@ -32,9 +42,30 @@ struct MatrixDecl {
   llvm::SMLoc typeLoc;
 };
 
-/// The accumulator declaration: `accumulate = f32`.
+/// `accumulate = f32`.
 struct AccumulateDecl {
   ElementType type = ElementType::F32;
+  llvm::SMLoc loc;
+};
+
+/// `math = exact` or `math = tf32`.
+struct MathDecl {
+  MathMode mode = MathMode::Exact;
+  llvm::SMLoc loc;
+};
+
+/// `epilogue = store` (C = A*B) or `epilogue = alpha-beta`
+/// (C = alpha*A*B + beta*C).
+struct EpilogueDecl {
+  Epilogue kind = Epilogue::Store;
+  llvm::SMLoc loc;
+};
+
+/// `batch = 8` or `batch = 8 strides 4096 4096 4096` (elements between
+/// consecutive A, B and C matrices; dense when not given).
+struct BatchDecl {
+  SizeDecl count;
+  std::optional<std::array<int64_t, 3>> strides;
   llvm::SMLoc loc;
 };
 
@@ -43,22 +74,66 @@ struct ProblemDecl {
   std::optional<SizeDecl> m, n, k;
   std::optional<MatrixDecl> a, b, c;
   std::optional<AccumulateDecl> acc;
+  std::optional<MathDecl> math;
+  std::optional<EpilogueDecl> epilogue;
+  std::optional<BatchDecl> batch;
 };
 
-enum class DirectiveKind { Tile, Coalesce };
+enum class DirectiveKind {
+  Tile,
+  Coalesce,
+  Promote,
+  RegisterTile,
+  WarpTile,
+  Vectorize,
+  Mma,
+  Pipeline,
+  Raster,
+  SplitK,
+  Unroll,
+};
 
 llvm::StringRef stringify(DirectiveKind kind);
 
-/// One schedule directive with its integer arguments: `tile 32x32`.
+/// One schedule directive. Which fields mean something depends on `kind`;
+/// the parser fills only those.
 struct Directive {
-  DirectiveKind kind;
+  DirectiveKind kind = DirectiveKind::Tile;
   llvm::SMLoc loc;
-  llvm::SmallVector<int64_t, 3> args;
+
+  /// tile (BMxBN[xBK]), register-tile (TMxTN), warp-tile (WMxWN), and the
+  /// mma instruction shape (M, N, K of mNnNkK).
+  llvm::SmallVector<int64_t, 3> shape;
+
+  /// promote: which operands go to shared memory, and how they are laid out.
+  bool promoteA = false, promoteB = false;
+  int64_t pad = 0;      ///< elements of padding per shared-memory row
+  bool swizzle = false; ///< XOR swizzle instead of padding
+  bool transposeA = false;
+
+  /// vectorize: elements per access.
+  int64_t globalLoad = 1, sharedLoad = 1, sharedStore = 1, globalStore = 1;
+
+  /// pipeline: shared-memory stages, register double-buffering, cp.async.
+  int64_t stages = 1;
+  bool registerDoubleBuffer = false;
+  bool cpAsync = false;
+
+  /// raster: group size; split-k: number of splits; unroll: factor (0 means
+  /// full).
+  int64_t count = 0;
 };
 
 struct ScheduleDecl {
   llvm::SMLoc loc;
-  llvm::SmallVector<Directive, 4> directives;
+  llvm::SmallVector<Directive, 8> directives;
+
+  const Directive *find(DirectiveKind kind) const {
+    for (const Directive &d : directives)
+      if (d.kind == kind)
+        return &d;
+    return nullptr;
+  }
 };
 
 /// The whole schedule file: `kernel NAME { problem {...} schedule {...} }`.

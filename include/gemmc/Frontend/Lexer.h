@@ -22,6 +22,7 @@ struct Token {
     Equal,
     Semicolon,
     Comma,
+    Question,  ///< `?`: a size given at launch.
   };
 
   Kind kind = Eof;

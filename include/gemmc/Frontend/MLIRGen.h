@@ -14,6 +14,10 @@ class MLIRContext;
 
 namespace gemmc {
 
+/// Rejects, with "not implemented yet", what the language can say but code
+/// generation cannot do yet. Reports the first through the SourceMgr.
+bool checkSupported(const KernelDecl &kernel, llvm::SourceMgr &sourceMgr);
+
 /// Builds a module holding one `gemm.kernel` from a checked schedule file.
 /// Locations point into the schedule file.
 mlir::OwningOpRef<mlir::ModuleOp> mlirGen(mlir::MLIRContext &context,

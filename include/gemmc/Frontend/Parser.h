@@ -13,10 +13,6 @@ namespace gemmc {
 /// error through the SourceMgr and returns std::nullopt.
 std::optional<KernelDecl> parseScheduleFile(llvm::SourceMgr &sourceMgr);
 
-/// Semantic checks on a parsed schedule file, before any IR is built. Reports
-/// the first error through the SourceMgr.
-bool checkSchedule(const KernelDecl &kernel, llvm::SourceMgr &sourceMgr);
-
 } // namespace gemmc
 
 #endif // GEMMC_FRONTEND_PARSER_H

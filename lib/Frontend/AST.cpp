@@ -1,0 +1,166 @@
+//===- AST.cpp - names and printing of the syntax tree -------------------===//
+
+#include "gemmc/Frontend/AST.h"
+#include "gemmc/Frontend/Sema.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace gemmc;
+using llvm::StringRef;
+
+StringRef gemmc::stringify(ElementType type) {
+  switch (type) {
+  case ElementType::F32:
+    return "f32";
+  case ElementType::F16:
+    return "f16";
+  case ElementType::BF16:
+    return "bf16";
+  }
+  llvm_unreachable("unknown element type");
+}
+
+int64_t gemmc::sizeInBytes(ElementType type) {
+  return type == ElementType::F32 ? 4 : 2;
+}
+
+StringRef gemmc::stringify(MatrixLayout layout) {
+  return layout == MatrixLayout::Row ? "row" : "col";
+}
+
+StringRef gemmc::stringify(MathMode mode) {
+  return mode == MathMode::Exact ? "exact" : "tf32";
+}
+
+StringRef gemmc::stringify(Epilogue epilogue) {
+  return epilogue == Epilogue::Store ? "store" : "alpha-beta";
+}
+
+StringRef gemmc::stringify(DirectiveKind kind) {
+  switch (kind) {
+  case DirectiveKind::Tile:
+    return "tile";
+  case DirectiveKind::Coalesce:
+    return "coalesce";
+  case DirectiveKind::Promote:
+    return "promote";
+  case DirectiveKind::RegisterTile:
+    return "register-tile";
+  case DirectiveKind::WarpTile:
+    return "warp-tile";
+  case DirectiveKind::Vectorize:
+    return "vectorize";
+  case DirectiveKind::Mma:
+    return "mma";
+  case DirectiveKind::Pipeline:
+    return "pipeline";
+  case DirectiveKind::Raster:
+    return "raster";
+  case DirectiveKind::SplitK:
+    return "split-k";
+  case DirectiveKind::Unroll:
+    return "unroll";
+  }
+  llvm_unreachable("unknown directive");
+}
+
+static void printSize(llvm::raw_ostream &os, const SizeDecl &size) {
+  if (size.isDynamic())
+    os << "?";
+  else
+    os << *size.value;
+}
+
+static void printShape(llvm::raw_ostream &os, llvm::ArrayRef<int64_t> shape) {
+  llvm::interleave(shape, os, "x");
+}
+
+static void printDirective(llvm::raw_ostream &os, const Directive &d) {
+  os << stringify(d.kind);
+  switch (d.kind) {
+  case DirectiveKind::Tile:
+  case DirectiveKind::RegisterTile:
+  case DirectiveKind::WarpTile:
+    os << " ";
+    printShape(os, d.shape);
+    break;
+  case DirectiveKind::Coalesce:
+    break;
+  case DirectiveKind::Promote:
+    if (d.promoteA)
+      os << " a";
+    if (d.promoteB)
+      os << " b";
+    if (d.pad)
+      os << " pad " << d.pad;
+    if (d.swizzle)
+      os << " swizzle";
+    if (d.transposeA)
+      os << " transpose-a";
+    break;
+  case DirectiveKind::Vectorize:
+    os << " global-load " << d.globalLoad << " shared-load " << d.sharedLoad
+       << " shared-store " << d.sharedStore << " global-store "
+       << d.globalStore;
+    break;
+  case DirectiveKind::Mma:
+    os << " m" << d.shape[0] << "n" << d.shape[1] << "k" << d.shape[2];
+    break;
+  case DirectiveKind::Pipeline:
+    os << " stages " << d.stages;
+    if (d.registerDoubleBuffer)
+      os << " registers";
+    if (d.cpAsync)
+      os << " cp-async";
+    break;
+  case DirectiveKind::Raster:
+  case DirectiveKind::SplitK:
+    os << " " << d.count;
+    break;
+  case DirectiveKind::Unroll:
+    if (d.count == 0)
+      os << " full";
+    else
+      os << " " << d.count;
+    break;
+  }
+}
+
+void gemmc::dump(const KernelDecl &kernel, const ScheduleFacts &facts,
+                 llvm::raw_ostream &os) {
+  const ProblemDecl &p = *kernel.problem;
+  auto matrix = [&](const char *name, const std::optional<MatrixDecl> &m) {
+    os << " " << name << "=" << stringify(m ? m->type : ElementType::F32)
+       << ":" << stringify(m ? m->layout : MatrixLayout::Row);
+  };
+  os << "kernel " << kernel.name << "\n";
+  os << "  problem m=";
+  printSize(os, *p.m);
+  os << " n=";
+  printSize(os, *p.n);
+  os << " k=";
+  printSize(os, *p.k);
+  matrix("a", p.a);
+  matrix("b", p.b);
+  matrix("c", p.c);
+  os << " acc=" << stringify(p.acc ? p.acc->type : ElementType::F32);
+  os << " math=" << stringify(p.math ? p.math->mode : MathMode::Exact);
+  os << " epilogue="
+     << stringify(p.epilogue ? p.epilogue->kind : Epilogue::Store);
+  if (p.batch) {
+    os << " batch=";
+    printSize(os, p.batch->count);
+    if (p.batch->strides)
+      os << " strides=" << (*p.batch->strides)[0] << ","
+         << (*p.batch->strides)[1] << "," << (*p.batch->strides)[2];
+  }
+  os << "\n  schedule\n";
+  for (const Directive &d : kernel.schedule->directives) {
+    os << "    ";
+    printDirective(os, d);
+    os << "\n";
+  }
+  os << "  facts threads=" << facts.threadsPerBlock
+     << " shared-bytes=" << facts.sharedBytes
+     << " registers~" << facts.registers << "\n";
+}
