@@ -1,6 +1,7 @@
 # -*- Python -*-
 
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -13,6 +14,7 @@ config.excludes = ["CMakeLists.txt", "README.txt", "lit.cfg.py", "lit.site.cfg.p
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.gemmc_obj_root, "test")
 
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%gemmc_src_root", config.gemmc_src_root))
 config.substitutions.append(("%examples", os.path.join(config.gemmc_src_root, "examples")))
@@ -28,6 +30,10 @@ if config.runtime_enabled:
     tool_dirs.append(os.path.join(config.gemmc_obj_root, "bin"))
     tools.append("gemm-check")
     config.available_features.add("runtime")
+
+if config.fuzzer_enabled:
+    config.available_features.add("fuzzer")
+    tools.append("gemmc-fuzz")
 
 # ptxas validates every PTX we emit; tests that need it are skipped without it.
 if config.ptxas_path and os.path.exists(config.ptxas_path):

@@ -22,6 +22,18 @@ std::optional<int64_t> gemmc::getSharedMemoryLimit(StringRef arch) {
       .Default(std::nullopt);
 }
 
+/// Products and sums of sizes saturate instead of overflowing: sizes reach
+/// 2^31 - 1, and the checks only compare the results with limits.
+static int64_t satMul(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+static int64_t satAdd(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
 /// Registers every thread needs beyond its tiles: addresses, indices, loop
 /// counters.
 static constexpr int64_t kAddressingRegisters = 24;
@@ -157,7 +169,7 @@ bool Checker::checkProblem() {
     for (int i = 0; i < 3; ++i) {
       if (!dims[i][0] || !dims[i][1])
         continue;
-      int64_t size = *dims[i][0] * *dims[i][1];
+      int64_t size = satMul(*dims[i][0], *dims[i][1]);
       if (strides[i] < size)
         return error(p.batch->loc,
                      Twine("the batch stride of ") + names[i] + " (" +
@@ -251,10 +263,10 @@ bool Checker::checkThreads() {
 
   int64_t threads;
   if (cfg.mma) {
-    threads = 32 * (cfg.bm / cfg.wm) * (cfg.bn / cfg.wn);
+    threads = satMul(32, satMul(cfg.bm / cfg.wm, cfg.bn / cfg.wn));
     at = cfg.warpTile;
   } else {
-    threads = (cfg.bm / cfg.tm) * (cfg.bn / cfg.tn);
+    threads = satMul(cfg.bm / cfg.tm, cfg.bn / cfg.tn);
     if (cfg.registerTile)
       at = cfg.registerTile;
   }
@@ -410,7 +422,7 @@ bool Checker::checkVectorize() {
                             " needs the leading dimension of " + o.name +
                             " (" + Twine(*o.leading) +
                             ") to be a multiple of it, for aligned loads");
-      int64_t loads = o.rows * o.cols / v->globalLoad;
+      int64_t loads = satMul(o.rows, o.cols) / v->globalLoad;
       if (loads % facts.threadsPerBlock)
         return error(v, Twine("the ") + o.name + " tile " + Twine(o.rows) +
                             "x" + Twine(o.cols) + " in " +
@@ -462,7 +474,7 @@ bool Checker::checkSizes() {
                                  " is not a multiple of " + tileDim + " = " +
                                  Twine(tileSize) +
                                  " (tails are not implemented yet)");
-  if (cfg.splitK && cfg.k && *cfg.k % (cfg.splitK->count * cfg.bk))
+  if (cfg.splitK && cfg.k && *cfg.k % satMul(cfg.splitK->count, cfg.bk))
     return error(cfg.splitK, "K = " + Twine(*cfg.k) + " does not split into " +
                                  Twine(cfg.splitK->count) +
                                  " parts that are multiples of BK = " +
@@ -478,11 +490,12 @@ bool Checker::checkSharedMemory() {
   if (p->promoteA) {
     int64_t rows = p->transposeA ? cfg.bk : cfg.bm;
     int64_t cols = (p->transposeA ? cfg.bm : cfg.bk) + p->pad;
-    perStage += rows * cols * sizeInBytes(cfg.a);
+    perStage = satMul(satMul(rows, cols), sizeInBytes(cfg.a));
   }
   if (p->promoteB)
-    perStage += cfg.bk * (cfg.bn + p->pad) * sizeInBytes(cfg.b);
-  facts.sharedBytes = perStage * cfg.stages;
+    perStage = satAdd(perStage, satMul(satMul(cfg.bk, cfg.bn + p->pad),
+                                       sizeInBytes(cfg.b)));
+  facts.sharedBytes = satMul(perStage, cfg.stages);
   std::optional<int64_t> limit = getSharedMemoryLimit(arch);
   if (limit && facts.sharedBytes > *limit)
     return error(cfg.pipeline ? cfg.pipeline : p,
@@ -501,31 +514,33 @@ bool Checker::checkRegisters() {
   if (cfg.mma) {
     // f32 accumulators of the warp tile spread over 32 lanes; A fragments of
     // 16xK and B fragments of Kx8 in 32-bit registers.
-    acc = cfg.wm * cfg.wn / 32;
+    acc = satMul(cfg.wm, cfg.wn) / 32;
     int64_t mmaK = cfg.mma->shape[2];
     int64_t perReg = 4 / sizeInBytes(cfg.a);
-    fragments = ((cfg.wm / 16) * 16 * mmaK + (cfg.wn / 8) * 8 * mmaK) /
+    fragments = satAdd(satMul(cfg.wm, mmaK), satMul(cfg.wn, mmaK)) /
                 (32 * perReg);
     at = cfg.warpTile;
   } else {
-    acc = cfg.tm * cfg.tn;
-    fragments = cfg.tm + cfg.tn;
+    acc = satMul(cfg.tm, cfg.tn);
+    fragments = satAdd(cfg.tm, cfg.tn);
     at = cfg.registerTile ? cfg.registerTile : cfg.tile;
   }
   if (doubleBuffer)
-    fragments *= 2;
+    fragments = satMul(fragments, 2);
   // Staging registers: a pipeline through registers holds the next tiles
   // while the current ones are computed.
   int64_t staging = 0;
   if (cfg.promote && cfg.pipeline && !cfg.pipeline->cpAsync) {
     int64_t elements = 0;
     if (cfg.promote->promoteA)
-      elements += cfg.bm * cfg.bk * sizeInBytes(cfg.a);
+      elements = satMul(satMul(cfg.bm, cfg.bk), sizeInBytes(cfg.a));
     if (cfg.promote->promoteB)
-      elements += cfg.bk * cfg.bn * sizeInBytes(cfg.b);
+      elements = satAdd(elements,
+                        satMul(satMul(cfg.bk, cfg.bn), sizeInBytes(cfg.b)));
     staging = elements / 4 / facts.threadsPerBlock;
   }
-  facts.registers = acc + fragments + staging + kAddressingRegisters;
+  facts.registers =
+      satAdd(satAdd(acc, fragments), satAdd(staging, kAddressingRegisters));
   if (facts.registers > 255)
     return error(at, "the schedule needs about " + Twine(facts.registers) +
                          " registers per thread (" + Twine(acc) +
