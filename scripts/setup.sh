@@ -7,7 +7,7 @@ packages=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   libzstd-dev zlib1g-dev libxml2-dev libedit-dev libffi-dev
   cmake ninja-build lld python3
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev libgtest-dev
 )
 
 missing=()

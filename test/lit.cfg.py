@@ -28,7 +28,7 @@ tool_dirs = [config.gemmc_tools_dir, config.llvm_tools_dir]
 tools = ["gemmc", "gemmc-opt", "split-file"]
 if config.runtime_enabled:
     tool_dirs.append(os.path.join(config.gemmc_obj_root, "bin"))
-    tools.append("gemm-check")
+    tools.extend(["gemm-check", "gemm-bench"])
     config.available_features.add("runtime")
 
 if config.fuzzer_enabled:

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <map>
+#include <tuple>
 #include <sstream>
 
 using namespace gemmc::rt;
@@ -51,9 +52,14 @@ std::string GridExpr::str() const {
   return std::string(1, dim) + "/" + std::to_string(divisor);
 }
 
+static std::string sizeStr(int64_t size) {
+  return size == 0 ? "?" : std::to_string(size);
+}
+
 std::string Problem::str() const {
   std::ostringstream os;
-  os << "m=" << m << " n=" << n << " k=" << k << " a=" << toString(a) << ":"
+  os << "m=" << sizeStr(m) << " n=" << sizeStr(n) << " k=" << sizeStr(k)
+     << " a=" << toString(a) << ":"
      << toString(aLayout) << " b=" << toString(b) << ":" << toString(bLayout)
      << " c=" << toString(c) << ":" << toString(cLayout)
      << " acc=" << toString(acc);
@@ -134,10 +140,16 @@ static bool parseProblem(const std::string &text, Problem &problem) {
   for (const char *key : {"m", "n", "k", "a", "b", "c", "acc"})
     if (!fields.count(key))
       return false;
-  return parseInt(fields["m"], problem.m) &&
-         parseInt(fields["n"], problem.n) &&
-         parseInt(fields["k"], problem.k) && problem.m > 0 && problem.n > 0 &&
-         problem.k > 0 &&
+  // `?`: given at launch, stored as 0.
+  auto size = [&](const char *key, int64_t &value) {
+    if (fields[key] == "?") {
+      value = 0;
+      return true;
+    }
+    return parseInt(fields[key], value) && value > 0;
+  };
+  return size("m", problem.m) && size("n", problem.n) &&
+         size("k", problem.k) &&
          parseMatrix(fields["a"], problem.a, problem.aLayout) &&
          parseMatrix(fields["b"], problem.b, problem.bLayout) &&
          parseMatrix(fields["c"], problem.c, problem.cLayout) &&
@@ -237,7 +249,24 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
 
   if (!parseInt(fields["dynamic-shared-bytes"], contract.dynamicSharedBytes))
     return bad("dynamic-shared-bytes");
-  contract.params = splitWords(fields["params"]);
+  contract.params.clear();
+  for (const std::string &word : splitWords(fields["params"])) {
+    size_t colon = word.find(':');
+    if (colon == std::string::npos)
+      return bad("params");
+    Param param{word.substr(0, colon), word.substr(colon + 1)};
+    bool pointer = param.kind == "ptr" &&
+                   (param.name == "A" || param.name == "B" || param.name == "C");
+    bool size = param.kind == "i32" &&
+                (param.name == "M" || param.name == "N" || param.name == "K");
+    if (!pointer && !size) {
+      error = "line " + std::to_string(fieldLines["params"]) +
+              ": unsupported kernel parameter '" + word +
+              "' (known: A:ptr B:ptr C:ptr M:i32 N:i32 K:i32)";
+      return false;
+    }
+    contract.params.push_back(param);
+  }
   if (contract.params.empty())
     return bad("params");
   if (fields.count("alignment") &&
@@ -246,6 +275,65 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
     return bad("alignment");
   if (!parseProblem(fields["problem"], contract.problem))
     return bad("problem");
+  if (fields.count("size-multiple")) {
+    std::map<std::string, std::string> parts;
+    for (const std::string &word : splitWords(fields["size-multiple"])) {
+      size_t eq = word.find('=');
+      if (eq == std::string::npos)
+        return bad("size-multiple");
+      parts[word.substr(0, eq)] = word.substr(eq + 1);
+    }
+    if (parts.size() != 3 || !parseInt(parts["m"], contract.multipleM) ||
+        !parseInt(parts["n"], contract.multipleN) ||
+        !parseInt(parts["k"], contract.multipleK) || contract.multipleM <= 0 ||
+        contract.multipleN <= 0 || contract.multipleK <= 0)
+      return bad("size-multiple");
+  }
+  // A kernel with sizes given at launch must take them as parameters.
+  const std::pair<int64_t, const char *> dims[] = {
+      {contract.problem.m, "M"}, {contract.problem.n, "N"},
+      {contract.problem.k, "K"}};
+  for (auto [size, name] : dims) {
+    bool passed = false;
+    for (const Param &p : contract.params)
+      passed |= p.name == name;
+    if (size == 0 && !passed) {
+      error = std::string("the problem's size ") + name +
+              " is given at launch but is not a kernel parameter";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool gemmc::rt::accepts(const Contract &contract, const Problem &p,
+                        std::string &why) {
+  const Problem &k = contract.problem;
+  const std::tuple<int64_t, int64_t, int64_t, const char *> dims[] = {
+      {k.m, p.m, contract.multipleM, "M"},
+      {k.n, p.n, contract.multipleN, "N"},
+      {k.k, p.k, contract.multipleK, "K"}};
+  for (auto [fixed, want, multiple, name] : dims) {
+    if (fixed != 0 && fixed != want) {
+      why = std::string("the kernel was compiled for ") + name + " = " +
+            std::to_string(fixed) + ", not " + std::to_string(want);
+      return false;
+    }
+    if (want % multiple != 0) {
+      why = std::string(name) + " = " + std::to_string(want) +
+            " is not a multiple of " + std::to_string(multiple);
+      return false;
+    }
+  }
+  if (p.a != k.a || p.b != k.b || p.c != k.c || p.acc != k.acc) {
+    why = "element types differ: the kernel computes " + k.str();
+    return false;
+  }
+  if (p.aLayout != k.aLayout || p.bLayout != k.bLayout ||
+      p.cLayout != k.cLayout) {
+    why = "layouts differ: the kernel computes " + k.str();
+    return false;
+  }
   return true;
 }
 
@@ -260,11 +348,14 @@ std::string gemmc::rt::formatContract(const Contract &c) {
      << c.grid[2].str() << "\n";
   os << "// dynamic-shared-bytes: " << c.dynamicSharedBytes << "\n";
   os << "// params:";
-  for (const std::string &p : c.params)
-    os << " " << p;
+  for (const Param &p : c.params)
+    os << " " << p.name << ":" << p.kind;
   os << "\n// alignment: " << c.alignment << "\n";
   os << "// semantics: " << c.semantics << "\n";
   os << "// problem: " << c.problem.str() << "\n";
+  if (c.multipleM != 1 || c.multipleN != 1 || c.multipleK != 1)
+    os << "// size-multiple: m=" << c.multipleM << " n=" << c.multipleN
+       << " k=" << c.multipleK << "\n";
   os << "// schedule: " << c.schedule << "\n";
   os << "// source: " << c.source << "\n";
   os << "// gemmc-contract-end\n";

@@ -4,19 +4,137 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <thread>
 
 using namespace gemmc::rt;
 
-HostMatrix::HostMatrix(int64_t rows, int64_t cols, Layout layout)
-    : rows(rows), cols(cols), layout(layout), data(size_t(rows) * cols) {}
+HostMatrix::HostMatrix(int64_t rows, int64_t cols, Layout layout,
+                       DType type)
+    : rows(rows), cols(cols), layout(layout), type(type),
+      data(size_t(rows) * cols) {}
+
+uint16_t gemmc::rt::toBF16Bits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) // NaN stays NaN
+    return uint16_t((bits >> 16) | 0x40);
+  bits += 0x7fffu + ((bits >> 16) & 1); // round to nearest even
+  return uint16_t(bits >> 16);
+}
+
+float gemmc::rt::fromBF16Bits(uint16_t bits) {
+  uint32_t wide = uint32_t(bits) << 16;
+  float value;
+  std::memcpy(&value, &wide, 4);
+  return value;
+}
+
+uint16_t gemmc::rt::toHalfBits(float value) {
+  uint32_t x;
+  std::memcpy(&x, &value, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t absx = x & 0x7fffffffu;
+  if (absx > 0x7f800000u)
+    return uint16_t(sign | 0x7e00u); // NaN
+  if (absx >= 0x477ff000u)           // rounds to >= 65520: infinity
+    return uint16_t(sign | 0x7c00u);
+  if (absx < 0x38800000u) { // subnormal half (or zero)
+    float magnitude;
+    std::memcpy(&magnitude, &absx, 4);
+    // Scale so that the half subnormal step (2^-24) is one unit; rint
+    // rounds to nearest even.
+    return uint16_t(sign | uint32_t(std::nearbyint(magnitude * 16777216.0f)));
+  }
+  uint32_t mantissa = absx & 0x7fffffu;
+  uint32_t exponent = (absx >> 23) - 127 + 15;
+  uint32_t half = (exponent << 10) | (mantissa >> 13);
+  uint32_t rest = mantissa & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1)))
+    ++half; // may carry into the exponent, which is right
+  return uint16_t(sign | half);
+}
+
+float gemmc::rt::fromHalfBits(uint16_t bits) {
+  uint32_t sign = uint32_t(bits & 0x8000u) << 16;
+  uint32_t exponent = (bits >> 10) & 0x1fu;
+  uint32_t mantissa = bits & 0x3ffu;
+  float value;
+  if (exponent == 0) {
+    value = std::ldexp(float(mantissa), -24);
+    return sign ? -value : value;
+  }
+  uint32_t out = exponent == 31
+                     ? sign | 0x7f800000u | (mantissa << 13)
+                     : sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
+  std::memcpy(&value, &out, 4);
+  return value;
+}
+
+float gemmc::rt::roundTo(DType type, float value) {
+  switch (type) {
+  case DType::F32:
+    return value;
+  case DType::F16:
+    return fromHalfBits(toHalfBits(value));
+  case DType::BF16:
+    return fromBF16Bits(toBF16Bits(value));
+  }
+  return value;
+}
+
+std::vector<unsigned char> HostMatrix::pack() const {
+  std::vector<unsigned char> bytes(this->bytes());
+  if (type == DType::F32) {
+    std::memcpy(bytes.data(), data.data(), bytes.size());
+    return bytes;
+  }
+  for (size_t i = 0; i < data.size(); ++i) {
+    uint16_t bits =
+        type == DType::F16 ? toHalfBits(data[i]) : toBF16Bits(data[i]);
+    std::memcpy(&bytes[2 * i], &bits, 2);
+  }
+  return bytes;
+}
+
+void HostMatrix::unpack(const std::vector<unsigned char> &bytes) {
+  if (type == DType::F32) {
+    std::memcpy(data.data(), bytes.data(), data.size() * 4);
+    return;
+  }
+  for (size_t i = 0; i < data.size(); ++i) {
+    uint16_t bits;
+    std::memcpy(&bits, &bytes[2 * i], 2);
+    data[i] = type == DType::F16 ? fromHalfBits(bits) : fromBF16Bits(bits);
+  }
+}
 
 void gemmc::rt::fillRandom(HostMatrix &m, uint64_t seed) {
   std::mt19937_64 gen(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (float &v : m.data)
-    v = dist(gen);
+    v = roundTo(m.type, dist(gen));
+}
+
+Difference gemmc::rt::compareMatrices(const HostMatrix &x,
+                                      const HostMatrix &y) {
+  Difference d;
+  double diff2 = 0, ref2 = 0;
+  for (int64_t i = 0; i < x.rows; ++i)
+    for (int64_t j = 0; j < x.cols; ++j) {
+      double got = x.at(i, j), want = y.at(i, j);
+      if (!std::isfinite(got)) {
+        ++d.nonFinite;
+        continue;
+      }
+      diff2 += (got - want) * (got - want);
+      ref2 += want * want;
+    }
+  d.relFrobenius = d.nonFinite ? NAN
+                   : ref2 > 0  ? std::sqrt(diff2 / ref2)
+                               : std::sqrt(diff2);
+  return d;
 }
 
 Sample gemmc::rt::chooseSample(int64_t m, int64_t n, int64_t k,

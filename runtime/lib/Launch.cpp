@@ -25,24 +25,12 @@ ContractKernel::ContractKernel(const std::string &ptx, const std::string &file,
     GEMMC_CU(api.cuFuncSetAttribute(
         function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
         static_cast<int>(spec.dynamicSharedBytes)));
-  for (const std::string &param : spec.params)
-    if (param != "A:ptr" && param != "B:ptr" && param != "C:ptr")
-      throw std::runtime_error(file + ": contract parameter '" + param +
-                               "' is not supported by this runtime");
 }
 
-std::string ContractKernel::whyNot(const Problem &p) const {
-  const Problem &k = spec.problem;
-  if (p.m != k.m || p.n != k.n || p.k != k.k)
-    return "the kernel was compiled for " + std::to_string(k.m) + "x" +
-           std::to_string(k.n) + "x" + std::to_string(k.k) + ", not " +
-           std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
-           std::to_string(p.k);
-  if (p.a != k.a || p.b != k.b || p.c != k.c || p.acc != k.acc)
-    return "element types differ: kernel " + k.str() + ", problem " + p.str();
-  if (p.aLayout != k.aLayout || p.bLayout != k.bLayout ||
-      p.cLayout != k.cLayout)
-    return "layouts differ: kernel " + k.str() + ", problem " + p.str();
+std::string ContractKernel::whyNot(const Problem &problem) const {
+  std::string why;
+  if (!accepts(spec, problem, why))
+    return why;
   int threads = int(spec.block[0] * spec.block[1] * spec.block[2]);
   if (threads > jitInfo.maxThreadsPerBlock)
     return "the block needs " + std::to_string(threads) +
@@ -51,16 +39,24 @@ std::string ContractKernel::whyNot(const Problem &p) const {
   return "";
 }
 
-void ContractKernel::launch(const Operands &operands) const {
-  const Problem &p = spec.problem;
-  std::vector<CUdeviceptr> pointers;
-  for (const std::string &param : spec.params)
-    pointers.push_back(param[0] == 'A'   ? operands.a
-                       : param[0] == 'B' ? operands.b
-                                         : operands.c);
+void ContractKernel::launch(const Operands &operands,
+                            const Problem &p) const {
+  // One slot per parameter, in the contract's order.
+  std::vector<CUdeviceptr> pointers(spec.params.size());
+  std::vector<int32_t> sizes(spec.params.size());
   std::vector<void *> args;
-  for (CUdeviceptr &ptr : pointers)
-    args.push_back(&ptr);
+  for (size_t i = 0; i < spec.params.size(); ++i) {
+    const std::string &name = spec.params[i].name;
+    if (spec.params[i].kind == "ptr") {
+      pointers[i] = name == "A" ? operands.a
+                    : name == "B" ? operands.b
+                                  : operands.c;
+      args.push_back(&pointers[i]);
+      continue;
+    }
+    sizes[i] = int32_t(name == "M" ? p.m : name == "N" ? p.n : p.k);
+    args.push_back(&sizes[i]);
+  }
   unsigned grid[3];
   for (int i = 0; i < 3; ++i)
     grid[i] = unsigned(spec.grid[i].evaluate(p.m, p.n, p.k));

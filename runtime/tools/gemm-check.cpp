@@ -136,6 +136,10 @@ static std::string readFile(const std::string &path) {
 static bool checkKernel(const Options &o, const std::string &file) {
   ContractKernel kernel(readFile(file), file, o.optLevel);
   const Problem &p = kernel.contract().problem;
+  if (p.m == 0 || p.n == 0 || p.k == 0)
+    throw std::runtime_error(file + ": gemm-check runs kernels of fixed "
+                                    "size; use gemm-bench --size for this "
+                                    "one");
   if (p.a != DType::F32 || p.b != DType::F32 || p.c != DType::F32)
     throw std::runtime_error(file + ": gemm-check handles f32 problems only");
   std::string why = kernel.whyNot(p);
@@ -153,7 +157,7 @@ static bool checkKernel(const Options &o, const std::string &file) {
   // Verify first: poison C with NaN so that an unwritten entry fails.
   dc.fill32(0x7fc00000u);
   Operands operands{da.ptr(), db.ptr(), dc.ptr()};
-  kernel.launch(operands);
+  kernel.launch(operands, p);
   GEMMC_CU(DriverApi::get().cuCtxSynchronize());
   dc.download(c.data.data());
   Sample sample =
@@ -180,12 +184,12 @@ static bool checkKernel(const Options &o, const std::string &file) {
     return false;
 
   for (int i = 0; i < o.warmup; ++i)
-    kernel.launch(operands);
+    kernel.launch(operands, p);
   EventTimer timer;
   std::vector<float> times;
   for (int i = 0; i < o.runs; ++i) {
     timer.start();
-    kernel.launch(operands);
+    kernel.launch(operands, p);
     times.push_back(timer.stop());
   }
   std::sort(times.begin(), times.end());

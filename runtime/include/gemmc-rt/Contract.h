@@ -33,6 +33,7 @@ struct GridExpr {
   std::string str() const;
 };
 
+/// A problem. In a contract, a size of 0 means "given at launch" (`?`).
 struct Problem {
   int64_t m = 0, n = 0, k = 0;
   DType a = DType::F32, b = DType::F32, c = DType::F32, acc = DType::F32;
@@ -41,19 +42,33 @@ struct Problem {
   std::string str() const;
 };
 
+/// A kernel parameter: `NAME:KIND`. Pointers are A, B, C (`ptr`); sizes are
+/// M, N, K (`i32`).
+struct Param {
+  std::string name;
+  std::string kind;
+};
+
 struct Contract {
   std::string entry;
   std::string arch;
   unsigned block[3] = {1, 1, 1};
   GridExpr grid[3];
   int64_t dynamicSharedBytes = 0;
-  std::vector<std::string> params; ///< e.g. "A:ptr"
+  std::vector<Param> params;
   int64_t alignment = 1;
   std::string semantics;
   Problem problem;
+  /// Sizes given at launch must be multiples of these.
+  int64_t multipleM = 1, multipleN = 1, multipleK = 1;
   std::string schedule;
   std::string source;
 };
+
+/// Whether the contract's kernel can compute `problem`; if not, `why` says
+/// why (sizes, multiples, types or layouts).
+bool accepts(const Contract &contract, const Problem &problem,
+             std::string &why);
 
 /// Parses the first contract block in `ptx`. Returns false and sets `error`
 /// (naming the offending line) if there is none or it is malformed.

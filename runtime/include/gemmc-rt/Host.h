@@ -10,26 +10,50 @@
 
 namespace gemmc::rt {
 
-/// A rows x cols f32 matrix stored in `layout`, densely (the leading
-/// dimension is cols for row-major and rows for column-major).
+/// A rows x cols matrix stored in `layout`, densely (the leading dimension
+/// is cols for row-major and rows for column-major). Values are kept as
+/// floats that are exactly representable in `type`; `pack` gives the bytes
+/// the device sees.
 struct HostMatrix {
   int64_t rows = 0, cols = 0;
   Layout layout = Layout::Row;
+  DType type = DType::F32;
   std::vector<float> data;
 
-  HostMatrix(int64_t rows, int64_t cols, Layout layout);
+  HostMatrix(int64_t rows, int64_t cols, Layout layout,
+             DType type = DType::F32);
 
   float at(int64_t i, int64_t j) const { return data[index(i, j)]; }
   size_t index(int64_t i, int64_t j) const {
     return layout == Layout::Row ? size_t(i) * cols + j
                                  : size_t(j) * rows + i;
   }
-  size_t bytes() const { return data.size() * sizeof(float); }
+  size_t bytes() const { return data.size() * sizeOf(type); }
+
+  /// The device representation: f32, or IEEE half, or bfloat16.
+  std::vector<unsigned char> pack() const;
+  /// Reads the device representation back (for C).
+  void unpack(const std::vector<unsigned char> &bytes);
 };
 
+/// Rounds to the nearest value of `type` (ties to even).
+float roundTo(DType type, float value);
+uint16_t toHalfBits(float value);
+uint16_t toBF16Bits(float value);
+float fromHalfBits(uint16_t bits);
+float fromBF16Bits(uint16_t bits);
+
 /// Fills `m` with values uniform in [-1, 1) from a generator seeded by
-/// `seed`.
+/// `seed`, rounded to the matrix's type.
 void fillRandom(HostMatrix &m, uint64_t seed);
+
+/// Relative Frobenius norm of `x - y` over all entries, ||x - y|| / ||y||,
+/// and the count of entries of x that are not finite.
+struct Difference {
+  double relFrobenius = 0;
+  int64_t nonFinite = 0;
+};
+Difference compareMatrices(const HostMatrix &x, const HostMatrix &y);
 
 /// The entries of C compared against the fp64 reference.
 struct Sample {

@@ -30,8 +30,9 @@ public:
   /// why not.
   std::string whyNot(const Problem &problem) const;
 
-  /// Launches on the default stream for the contract's problem.
-  void launch(const Operands &operands) const;
+  /// Launches on the default stream for `problem`, which the kernel must
+  /// accept (see whyNot).
+  void launch(const Operands &operands, const Problem &problem) const;
 
 private:
   Contract spec;

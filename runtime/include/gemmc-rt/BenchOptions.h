@@ -1,0 +1,57 @@
+//===- BenchOptions.h - gemm-bench's command line -----------------------===//
+
+#ifndef GEMMC_RT_BENCHOPTIONS_H
+#define GEMMC_RT_BENCHOPTIONS_H
+
+#include "gemmc-rt/Contract.h"
+#include "gemmc-rt/Cublas.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gemmc::rt {
+
+struct Size {
+  int64_t m = 0, n = 0, k = 0;
+};
+
+struct BenchOptions {
+  std::vector<std::string> kernels; ///< PTX files
+  std::vector<Size> sizes;          ///< empty: each fixed kernel's own size
+  DType type = DType::F32;          ///< of A and B
+  DType cType = DType::F32;
+  bool typeGiven = false, cTypeGiven = false;
+  MathMode math = MathMode::Exact;
+  Layout aLayout = Layout::Row, bLayout = Layout::Row, cLayout = Layout::Row;
+  bool layoutGiven = false;
+  bool cublas = true;
+  int runs = 20;
+  int warmup = 5;
+  bool flushL2 = false;
+  uint64_t seed = 1;
+  int64_t samples = 1024;
+  double tolerance = 0; ///< 0: by precision (toleranceFor)
+  int optLevel = 4;
+  int device = 0;
+  std::string csv, json;
+  bool help = false;
+};
+
+/// Parses gemm-bench's arguments. Returns false with `error` set on bad
+/// usage.
+bool parseBenchOptions(const std::vector<std::string> &args,
+                       BenchOptions &options, std::string &error);
+
+/// Parses `4096`, `4096x2048x1024` or a comma-separated list of them.
+bool parseSizes(const std::string &text, std::vector<Size> &sizes);
+
+/// The default tolerance on the relative Frobenius error for a precision;
+/// docs/benchmarks.md justifies each.
+double toleranceFor(DType input, DType output, MathMode math);
+
+extern const char *kBenchUsage;
+
+} // namespace gemmc::rt
+
+#endif // GEMMC_RT_BENCHOPTIONS_H

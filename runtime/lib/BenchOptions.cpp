@@ -1,0 +1,226 @@
+//===- BenchOptions.cpp - gemm-bench's command line ---------------------===//
+
+#include "gemmc-rt/BenchOptions.h"
+
+#include <sstream>
+
+using namespace gemmc::rt;
+
+const char *gemmc::rt::kBenchUsage =
+    "usage: gemm-bench [options] [KERNEL.ptx...]\n"
+    "Verifies, then times, each kernel and cuBLAS on the same random inputs.\n"
+    "  --size S           problem sizes: N (N^3), MxNxK, or a comma list;\n"
+    "                     default: each fixed-size kernel's own size\n"
+    "  --dtype T          element type of A and B: f32, f16, bf16 (default:\n"
+    "                     the first kernel's, else f32)\n"
+    "  --ctype T          element type of C (default: as A and B)\n"
+    "  --math M           exact or tf32, for f32 inputs (default exact)\n"
+    "  --layout XYZ       layouts of A, B, C: r (row) or c (col), e.g. rrr\n"
+    "  --no-cublas        do not run cuBLAS\n"
+    "  --runs N           timed runs; the median is reported (default 20)\n"
+    "  --warmup N         untimed runs first (default 5)\n"
+    "  --flush-l2         overwrite a buffer larger than L2 before each run\n"
+    "  --seed N           seed of the random inputs (default 1)\n"
+    "  --samples N        entries checked against fp64 (default 1024)\n"
+    "  --tolerance X      relative Frobenius error that passes (default by\n"
+    "                     precision)\n"
+    "  --opt-level N      JIT optimisation level 0-4 (default 4)\n"
+    "  --device N         CUDA device (default 0)\n"
+    "  --csv FILE         also write the results as CSV\n"
+    "  --json FILE        also write the results as JSON\n"
+    "exit status: 0 all verified, 1 a failure or error, 2 bad usage, 3 no "
+    "GPU\n";
+
+static bool parseInt64(const std::string &text, int64_t &value) {
+  if (text.empty() || text.size() > 18)
+    return false;
+  for (char c : text)
+    if (c < '0' || c > '9')
+      return false;
+  value = std::stoll(text);
+  return true;
+}
+
+bool gemmc::rt::parseSizes(const std::string &text, std::vector<Size> &sizes) {
+  std::stringstream list(text);
+  std::string item;
+  bool any = false;
+  while (std::getline(list, item, ',')) {
+    std::vector<int64_t> dims;
+    std::stringstream parts(item);
+    std::string part;
+    while (std::getline(parts, part, 'x')) {
+      int64_t v;
+      if (!parseInt64(part, v) || v <= 0 || v > (int64_t(1) << 31) - 1)
+        return false;
+      dims.push_back(v);
+    }
+    if (dims.size() == 1)
+      sizes.push_back({dims[0], dims[0], dims[0]});
+    else if (dims.size() == 3)
+      sizes.push_back({dims[0], dims[1], dims[2]});
+    else
+      return false;
+    any = true;
+  }
+  return any;
+}
+
+static bool parseDType(const std::string &text, DType &type) {
+  if (text == "f32")
+    type = DType::F32;
+  else if (text == "f16")
+    type = DType::F16;
+  else if (text == "bf16")
+    type = DType::BF16;
+  else
+    return false;
+  return true;
+}
+
+double gemmc::rt::toleranceFor(DType input, DType output, MathMode math) {
+  // Rounding C to 16 bits dominates when C is f16 or bf16: a relative
+  // error per entry of up to 2^-11 (f16) or 2^-8 (bf16).
+  if (output == DType::BF16)
+    return 1e-2;
+  if (output == DType::F16)
+    return 2e-3;
+  // tf32 rounds the inputs to 10 mantissa bits (unit roundoff 2^-11).
+  if (input == DType::F32 && math == MathMode::TF32)
+    return 5e-3;
+  // Exact inputs (f32, or f16/bf16 values the reference also uses) with
+  // f32 accumulation.
+  return 1e-5;
+}
+
+bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
+                                  BenchOptions &o, std::string &error) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &arg = args[i];
+    auto value = [&](std::string &out) {
+      if (i + 1 >= args.size()) {
+        error = arg + " needs a value";
+        return false;
+      }
+      out = args[++i];
+      return true;
+    };
+    auto number = [&](auto &out, int64_t min, int64_t max) {
+      std::string text;
+      int64_t v;
+      if (!value(text))
+        return false;
+      if (!parseInt64(text, v) || v < min || v > max) {
+        error = "bad value '" + text + "' for " + arg;
+        return false;
+      }
+      out = static_cast<std::remove_reference_t<decltype(out)>>(v);
+      return true;
+    };
+    std::string text;
+    if (arg == "--help" || arg == "-h") {
+      o.help = true;
+    } else if (arg == "--size") {
+      if (!value(text))
+        return false;
+      if (!parseSizes(text, o.sizes)) {
+        error = "bad size '" + text + "' (expected N, MxNxK or a list)";
+        return false;
+      }
+    } else if (arg == "--dtype" || arg == "--ctype") {
+      if (!value(text))
+        return false;
+      DType type;
+      if (!parseDType(text, type)) {
+        error = "bad type '" + text + "' for " + arg + " (f32, f16, bf16)";
+        return false;
+      }
+      if (arg == "--dtype") {
+        o.type = type;
+        o.typeGiven = true;
+      } else {
+        o.cType = type;
+        o.cTypeGiven = true;
+      }
+    } else if (arg == "--math") {
+      if (!value(text))
+        return false;
+      if (text != "exact" && text != "tf32") {
+        error = "bad math mode '" + text + "' (exact or tf32)";
+        return false;
+      }
+      o.math = text == "tf32" ? MathMode::TF32 : MathMode::Exact;
+    } else if (arg == "--layout") {
+      if (!value(text))
+        return false;
+      if (text.size() != 3 ||
+          text.find_first_not_of("rc") != std::string::npos) {
+        error = "bad layout '" + text + "' (three of r and c, e.g. rcr)";
+        return false;
+      }
+      Layout *layouts[] = {&o.aLayout, &o.bLayout, &o.cLayout};
+      for (int j = 0; j < 3; ++j)
+        *layouts[j] = text[j] == 'r' ? Layout::Row : Layout::Col;
+      o.layoutGiven = true;
+    } else if (arg == "--no-cublas") {
+      o.cublas = false;
+    } else if (arg == "--runs") {
+      if (!number(o.runs, 1, 100000))
+        return false;
+    } else if (arg == "--warmup") {
+      if (!number(o.warmup, 0, 100000))
+        return false;
+    } else if (arg == "--flush-l2") {
+      o.flushL2 = true;
+    } else if (arg == "--seed") {
+      if (!number(o.seed, 0, INT64_MAX))
+        return false;
+    } else if (arg == "--samples") {
+      if (!number(o.samples, 1, 100000000))
+        return false;
+    } else if (arg == "--tolerance") {
+      if (!value(text))
+        return false;
+      char *end = nullptr;
+      o.tolerance = std::strtod(text.c_str(), &end);
+      if (*end != '\0' || !(o.tolerance > 0)) {
+        error = "bad tolerance '" + text + "'";
+        return false;
+      }
+    } else if (arg == "--opt-level") {
+      if (!number(o.optLevel, 0, 4))
+        return false;
+    } else if (arg == "--device") {
+      if (!number(o.device, 0, 1024))
+        return false;
+    } else if (arg == "--csv") {
+      if (!value(o.csv))
+        return false;
+    } else if (arg == "--json") {
+      if (!value(o.json))
+        return false;
+    } else if (!arg.empty() && arg[0] == '-') {
+      error = "unknown option '" + arg + "'";
+      return false;
+    } else {
+      o.kernels.push_back(arg);
+    }
+  }
+  if (o.help)
+    return true;
+  if (!o.cTypeGiven)
+    o.cType = o.type;
+  if (o.kernels.empty() && !o.cublas) {
+    error = "nothing to run: no kernel given and --no-cublas";
+    return false;
+  }
+  if (o.kernels.empty() && o.sizes.empty()) {
+    error = "cuBLAS alone needs --size";
+    return false;
+  }
+  if (o.math == MathMode::TF32 && o.type != DType::F32) {
+    error = "--math tf32 applies to f32 inputs only";
+    return false;
+  }
+  return true;
+}

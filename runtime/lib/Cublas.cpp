@@ -1,0 +1,156 @@
+//===- Cublas.cpp - cuBLAS as the baseline, loaded at run time ----------===//
+
+#include "gemmc-rt/Cublas.h"
+
+#include <cublas_v2.h>
+#include <dlfcn.h>
+
+using namespace gemmc::rt;
+
+// cublas_v2.h maps names to versioned symbols (cublasCreate ->
+// cublasCreate_v2); stringify after macro expansion.
+#define GEMMC_STR(x) #x
+#define GEMMC_XSTR(x) GEMMC_STR(x)
+
+namespace {
+struct CublasApi {
+#define GEMMC_CUBLAS_FUNCTIONS(X)                                              \
+  X(cublasCreate)                                                              \
+  X(cublasDestroy)                                                             \
+  X(cublasGetVersion)                                                          \
+  X(cublasSetMathMode)                                                         \
+  X(cublasSgemm)                                                               \
+  X(cublasGetStatusString)
+#define GEMMC_DECLARE(fn) decltype(&::fn) fn = nullptr;
+  GEMMC_CUBLAS_FUNCTIONS(GEMMC_DECLARE)
+#undef GEMMC_DECLARE
+  // C++ sees two overloads of cublasGemmEx; this is the C one.
+  using GemmEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t,
+                                    cublasOperation_t, int, int, int,
+                                    const void *, const void *, cudaDataType,
+                                    int, const void *, cudaDataType, int,
+                                    const void *, void *, cudaDataType, int,
+                                    cublasComputeType_t, cublasGemmAlgo_t);
+  GemmEx cublasGemmEx = nullptr;
+};
+} // namespace
+
+static CublasApi &api() {
+  static CublasApi instance;
+  return instance;
+}
+
+static void check(cublasStatus_t status, const char *call) {
+  if (status == CUBLAS_STATUS_SUCCESS)
+    return;
+  const char *message = api().cublasGetStatusString
+                            ? api().cublasGetStatusString(status)
+                            : "unknown status";
+  throw CudaError(std::string(call) + ": " + message);
+}
+
+#define GEMMC_CUBLAS(call) check((call), #call)
+
+Cublas::Cublas() {
+  for (const char *name : {"libcublas.so.13", "libcublas.so.12",
+                           "libcublas.so"}) {
+    library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (library)
+      break;
+  }
+  if (!library)
+    throw CudaError(std::string("cannot load cuBLAS (libcublas.so.13): ") +
+                    dlerror());
+#define GEMMC_LOAD(fn)                                                         \
+  api().fn = reinterpret_cast<decltype(api().fn)>(                             \
+      dlsym(library, GEMMC_XSTR(fn)));                                         \
+  if (!api().fn)                                                               \
+    throw CudaError("cuBLAS lacks " GEMMC_XSTR(fn));
+  GEMMC_CUBLAS_FUNCTIONS(GEMMC_LOAD)
+  GEMMC_LOAD(cublasGemmEx)
+#undef GEMMC_LOAD
+  cublasHandle_t h = nullptr;
+  GEMMC_CUBLAS(api().cublasCreate(&h));
+  handle = h;
+  GEMMC_CUBLAS(api().cublasGetVersion(h, &libraryVersion));
+}
+
+Cublas::~Cublas() {
+  if (handle)
+    api().cublasDestroy(static_cast<cublasHandle_t>(handle));
+}
+
+static cudaDataType_t toCuda(DType type) {
+  switch (type) {
+  case DType::F32:
+    return CUDA_R_32F;
+  case DType::F16:
+    return CUDA_R_16F;
+  case DType::BF16:
+    return CUDA_R_16BF;
+  }
+  return CUDA_R_32F;
+}
+
+ColumnMajorCall gemmc::rt::mapToColumnMajor(const Problem &p) {
+  ColumnMajorCall call;
+  int M = int(p.m), N = int(p.n), K = int(p.k);
+  if (p.cLayout == Layout::Col) {
+    // C = A B. A column-major is A (ld M); row-major is A^T stored
+    // column-major (transposed, ld K). Likewise B.
+    call.m = M, call.n = N, call.k = K;
+    call.transX = p.aLayout == Layout::Row;
+    call.ldx = p.aLayout == Layout::Col ? M : K;
+    call.transY = p.bLayout == Layout::Row;
+    call.ldy = p.bLayout == Layout::Col ? K : N;
+    call.ldc = M;
+    return call;
+  }
+  // C row-major is C^T column-major: C^T = B^T A^T. A row-major B is B^T
+  // stored column-major (ld N); a column-major one must be transposed.
+  call.swap = true;
+  call.m = N, call.n = M, call.k = K;
+  call.transX = p.bLayout == Layout::Col;
+  call.ldx = p.bLayout == Layout::Row ? N : K;
+  call.transY = p.aLayout == Layout::Col;
+  call.ldy = p.aLayout == Layout::Row ? K : M;
+  call.ldc = N;
+  return call;
+}
+
+std::string Cublas::describe(const Problem &p, MathMode math) {
+  if (p.a == DType::F32 && math == MathMode::Exact)
+    return "cublasSgemm (FP32, no TF32)";
+  if (p.a == DType::F32)
+    return "cublasGemmEx (CUBLAS_COMPUTE_32F_FAST_TF32)";
+  return std::string("cublasGemmEx (") + toString(p.a) +
+         " inputs, CUBLAS_COMPUTE_32F)";
+}
+
+void Cublas::gemm(const Problem &p, MathMode math, const Operands &ops) {
+  auto h = static_cast<cublasHandle_t>(handle);
+  ColumnMajorCall call = mapToColumnMajor(p);
+  cublasOperation_t opX = call.transX ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t opY = call.transY ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const void *x = reinterpret_cast<const void *>(call.swap ? ops.b : ops.a);
+  const void *y = reinterpret_cast<const void *>(call.swap ? ops.a : ops.b);
+  void *c = reinterpret_cast<void *>(ops.c);
+  const float alpha = 1.0f, beta = 0.0f;
+  if (p.a == DType::F32 && math == MathMode::Exact) {
+    GEMMC_CUBLAS(api().cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+    GEMMC_CUBLAS(api().cublasSgemm(
+        h, opX, opY, call.m, call.n, call.k, &alpha,
+        static_cast<const float *>(x), call.ldx,
+        static_cast<const float *>(y), call.ldy, &beta,
+        static_cast<float *>(c), call.ldc));
+    return;
+  }
+  cublasComputeType_t compute = p.a == DType::F32
+                                    ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                    : CUBLAS_COMPUTE_32F;
+  DType xType = call.swap ? p.b : p.a, yType = call.swap ? p.a : p.b;
+  GEMMC_CUBLAS(api().cublasGemmEx(
+      h, opX, opY, call.m, call.n, call.k, &alpha, x, toCuda(xType),
+      call.ldx, y, toCuda(yType), call.ldy, &beta, c, toCuda(p.c), call.ldc,
+      compute, CUBLAS_GEMM_DEFAULT));
+}

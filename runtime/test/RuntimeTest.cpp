@@ -1,0 +1,346 @@
+//===- RuntimeTest.cpp - CPU-only unit tests of the runtime -------------===//
+//
+// Contract parsing, the fp64 reference and the comparisons, the f16/bf16
+// conversions, the mapping of problems onto column-major cuBLAS, and
+// gemm-bench's option handling. No GPU needed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gemmc-rt/BenchOptions.h"
+#include "gemmc-rt/Contract.h"
+#include "gemmc-rt/Cublas.h"
+#include "gemmc-rt/Host.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace gemmc::rt;
+
+static const char *kFixed = R"(//
+.version 7.8
+.target sm_90
+.address_size 64
+
+// gemmc-contract-begin v1
+// entry: sgemm_coalesced
+// arch: sm_90
+// block: 1024 1 1
+// grid: N/32 M/32 1
+// dynamic-shared-bytes: 0
+// params: A:ptr B:ptr C:ptr
+// alignment: 16
+// semantics: C = A * B
+// problem: m=1024 n=512 k=256 a=f32:row b=f32:row c=f32:col acc=f32
+// schedule: tile=32x32x1 coalesce
+// source: examples/coalesced.gemm
+// gemmc-contract-end
+
+.visible .entry sgemm_coalesced()
+)";
+
+static const char *kDynamic = R"(
+// gemmc-contract-begin v1
+// entry: ptx_naive
+// block: 32 32 1
+// grid: M/32 N/32 1
+// dynamic-shared-bytes: 65536
+// params: A:ptr B:ptr C:ptr M:i32 N:i32 K:i32
+// problem: m=? n=? k=? a=f32:row b=f32:row c=f32:row acc=f32
+// size-multiple: m=32 n=64 k=8
+// gemmc-contract-end
+)";
+
+static std::string replace(std::string text, const std::string &from,
+                           const std::string &to) {
+  size_t pos = text.find(from);
+  EXPECT_NE(pos, std::string::npos) << from;
+  return text.replace(pos, from.size(), to);
+}
+
+TEST(Contract, ParsesFixedSizeKernel) {
+  Contract c;
+  std::string error;
+  ASSERT_TRUE(parseContract(kFixed, c, error)) << error;
+  EXPECT_EQ(c.entry, "sgemm_coalesced");
+  EXPECT_EQ(c.arch, "sm_90");
+  EXPECT_EQ(c.block[0], 1024u);
+  EXPECT_EQ(c.block[1], 1u);
+  EXPECT_EQ(c.grid[0].evaluate(1024, 512, 256), 16);
+  EXPECT_EQ(c.grid[1].evaluate(1024, 512, 256), 32);
+  EXPECT_EQ(c.grid[2].evaluate(1024, 512, 256), 1);
+  ASSERT_EQ(c.params.size(), 3u);
+  EXPECT_EQ(c.params[2].name, "C");
+  EXPECT_EQ(c.params[2].kind, "ptr");
+  EXPECT_EQ(c.alignment, 16);
+  EXPECT_EQ(c.problem.m, 1024);
+  EXPECT_EQ(c.problem.n, 512);
+  EXPECT_EQ(c.problem.k, 256);
+  EXPECT_EQ(c.problem.cLayout, Layout::Col);
+  EXPECT_EQ(c.schedule, "tile=32x32x1 coalesce");
+}
+
+TEST(Contract, RoundTripsThroughFormat) {
+  Contract c, again;
+  std::string error;
+  ASSERT_TRUE(parseContract(kDynamic, c, error)) << error;
+  ASSERT_TRUE(parseContract(formatContract(c), again, error)) << error;
+  EXPECT_EQ(formatContract(c), formatContract(again));
+  EXPECT_EQ(again.multipleN, 64);
+  EXPECT_EQ(again.dynamicSharedBytes, 65536);
+}
+
+TEST(Contract, GridRoundsUp) {
+  GridExpr g{'M', 128};
+  EXPECT_EQ(g.evaluate(129, 1, 1), 2);
+  EXPECT_EQ(g.evaluate(128, 1, 1), 1);
+  EXPECT_EQ(g.str(), "M/128");
+}
+
+TEST(Contract, AcceptsOnlyWhatTheKernelComputes) {
+  Contract fixed, dynamic;
+  std::string error, why;
+  ASSERT_TRUE(parseContract(kFixed, fixed, error));
+  ASSERT_TRUE(parseContract(kDynamic, dynamic, error));
+  Problem p = fixed.problem;
+  EXPECT_TRUE(accepts(fixed, p, why)) << why;
+  p.m = 2048;
+  EXPECT_FALSE(accepts(fixed, p, why));
+  EXPECT_EQ(why, "the kernel was compiled for M = 1024, not 2048");
+
+  Problem q;
+  q.m = 96, q.n = 128, q.k = 16;
+  EXPECT_TRUE(accepts(dynamic, q, why)) << why;
+  q.n = 96;
+  EXPECT_FALSE(accepts(dynamic, q, why));
+  EXPECT_EQ(why, "N = 96 is not a multiple of 64");
+  q.n = 128;
+  q.a = q.b = DType::F16;
+  EXPECT_FALSE(accepts(dynamic, q, why));
+  EXPECT_NE(why.find("element types differ"), std::string::npos);
+  q.a = q.b = DType::F32;
+  q.bLayout = Layout::Col;
+  EXPECT_FALSE(accepts(dynamic, q, why));
+  EXPECT_NE(why.find("layouts differ"), std::string::npos);
+}
+
+TEST(Contract, RejectsMalformedContracts) {
+  Contract c;
+  std::string error;
+  EXPECT_FALSE(parseContract("no contract", c, error));
+  EXPECT_EQ(error, "no kernel contract ('// gemmc-contract-begin v1') in the "
+                   "PTX");
+  EXPECT_FALSE(parseContract(replace(kFixed, "N/32", "N/0"), c, error));
+  EXPECT_EQ(error, "line 10: malformed 'grid' field: 'N/0 M/32 1'");
+  EXPECT_FALSE(parseContract(replace(kFixed, "1024 1 1", "2048 1 1"), c,
+                             error));
+  EXPECT_EQ(error, "line 9: malformed 'block' field: '2048 1 1'");
+  EXPECT_FALSE(parseContract(replace(kFixed, "// gemmc-contract-end", ""), c,
+                             error));
+  EXPECT_EQ(error, "line 18: the kernel contract has no "
+                   "'// gemmc-contract-end' line");
+  EXPECT_FALSE(parseContract(replace(kFixed, "C:ptr", "C:ptr alpha:f32"), c,
+                             error));
+  EXPECT_EQ(error, "line 12: unsupported kernel parameter 'alpha:f32' (known: "
+                   "A:ptr B:ptr C:ptr M:i32 N:i32 K:i32)");
+  EXPECT_FALSE(parseContract(replace(kFixed, "m=1024", "m=?"), c, error));
+  EXPECT_EQ(error, "the problem's size M is given at launch but is not a "
+                   "kernel parameter");
+  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v2"), c, error));
+  EXPECT_EQ(error, "line 6: unsupported contract version: "
+                   "// gemmc-contract-begin v2");
+  EXPECT_FALSE(parseContract(replace(kFixed, "// entry: sgemm_coalesced\n", ""),
+                             c, error));
+  EXPECT_EQ(error, "the kernel contract has no 'entry' field");
+  EXPECT_FALSE(parseContract(replace(kDynamic, "n=64", "n=0"), c, error));
+  EXPECT_NE(error.find("malformed 'size-multiple'"), std::string::npos);
+}
+
+TEST(Host, HalfConversionsRoundToNearestEven) {
+  EXPECT_EQ(toHalfBits(1.0f), 0x3c00);
+  EXPECT_EQ(toHalfBits(-2.0f), 0xc000);
+  EXPECT_EQ(toHalfBits(65504.0f), 0x7bff);
+  EXPECT_EQ(toHalfBits(65520.0f), 0x7c00); // rounds to infinity
+  EXPECT_EQ(toHalfBits(0.0f), 0x0000);
+  EXPECT_EQ(toHalfBits(5.9604645e-8f), 0x0001); // smallest subnormal
+  EXPECT_EQ(toHalfBits(2.9802322e-8f), 0x0000); // half of it: ties to even
+  // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties to even (1).
+  EXPECT_EQ(toHalfBits(1.0f + std::ldexp(1.0f, -11)), 0x3c00);
+  EXPECT_EQ(toHalfBits(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);
+  EXPECT_TRUE(std::isnan(fromHalfBits(toHalfBits(NAN))));
+  EXPECT_EQ(fromHalfBits(0x3555), 0.333251953125f);
+  for (uint32_t bits = 0; bits < 0x7c00; ++bits)
+    ASSERT_EQ(toHalfBits(fromHalfBits(uint16_t(bits))), bits);
+}
+
+TEST(Host, BFloat16ConversionsRoundToNearestEven) {
+  EXPECT_EQ(toBF16Bits(1.0f), 0x3f80);
+  EXPECT_EQ(toBF16Bits(1.0f + std::ldexp(1.0f, -8)), 0x3f80); // tie: even
+  EXPECT_EQ(toBF16Bits(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3f82);
+  EXPECT_EQ(fromBF16Bits(0x4049), 3.140625f);
+  EXPECT_TRUE(std::isnan(fromBF16Bits(toBF16Bits(NAN))));
+}
+
+TEST(Host, MatricesPackInTheirType) {
+  HostMatrix m(2, 3, Layout::Col, DType::F16);
+  fillRandom(m, 7);
+  for (float v : m.data) {
+    EXPECT_EQ(v, roundTo(DType::F16, v));
+    EXPECT_GE(v, -1.0f);
+    EXPECT_LE(v, 1.0f);
+  }
+  EXPECT_EQ(m.bytes(), 12u);
+  HostMatrix copy(2, 3, Layout::Col, DType::F16);
+  copy.unpack(m.pack());
+  EXPECT_EQ(copy.data, m.data);
+  EXPECT_EQ(m.index(1, 2), 5u); // column-major: j * rows + i
+}
+
+/// A small GEMM with an exact answer: entries are small integers.
+TEST(Host, ReferenceMatchesExactProduct) {
+  HostMatrix a(2, 3, Layout::Row), b(3, 2, Layout::Col), c(2, 2, Layout::Row);
+  a.data = {1, 2, 3, 4, 5, 6};
+  b.data = {7, 9, 11, 8, 10, 12}; // column-major [[7, 8], [9, 10], [11, 12]]
+  c.data = {58, 64, 139, 154};
+  Sample all = chooseSample(2, 2, 3, /*fullLimit=*/1 << 20, 0, 1);
+  EXPECT_EQ(all.rows.size(), 4u);
+  Comparison exact = compareWithReference(a, b, c, all);
+  EXPECT_EQ(exact.relFrobenius, 0.0);
+  EXPECT_EQ(exact.nonFinite, 0);
+
+  c.data[3] = 155; // one entry off by one
+  Comparison off = compareWithReference(a, b, c, all);
+  EXPECT_NEAR(off.relFrobenius, 1.0 / std::sqrt(58. * 58 + 64 * 64 +
+                                                139 * 139 + 154 * 154),
+              1e-12);
+  EXPECT_EQ(off.maxAbs, 1.0);
+
+  c.data[0] = NAN;
+  Comparison nan = compareWithReference(a, b, c, all);
+  EXPECT_EQ(nan.nonFinite, 1);
+  EXPECT_TRUE(std::isnan(nan.relFrobenius));
+}
+
+TEST(Host, SamplesIncludeTheCorners) {
+  Sample s = chooseSample(1000, 3000, 4000, /*fullLimit=*/0, 16, 3);
+  ASSERT_EQ(s.rows.size(), 20u);
+  EXPECT_EQ(s.rows[3], 999);
+  EXPECT_EQ(s.cols[3], 2999);
+  for (size_t i = 0; i < s.rows.size(); ++i) {
+    EXPECT_LT(s.rows[i], 1000);
+    EXPECT_LT(s.cols[i], 3000);
+  }
+}
+
+TEST(Host, CompareMatricesCountsNonFinite) {
+  HostMatrix x(1, 3, Layout::Row), y(1, 3, Layout::Row);
+  x.data = {1, 2, 2};
+  y.data = {1, 2, 3};
+  EXPECT_NEAR(compareMatrices(x, y).relFrobenius, 1 / std::sqrt(14.0), 1e-12);
+  x.data[0] = INFINITY;
+  EXPECT_EQ(compareMatrices(x, y).nonFinite, 1);
+}
+
+/// Column-major sgemm on the host, as cuBLAS defines it.
+static void hostColumnMajorGemm(const ColumnMajorCall &c, const float *x,
+                                const float *y, float *out) {
+  for (int i = 0; i < c.m; ++i)
+    for (int j = 0; j < c.n; ++j) {
+      double sum = 0;
+      for (int l = 0; l < c.k; ++l) {
+        float xv = c.transX ? x[l + i * c.ldx] : x[i + l * c.ldx];
+        float yv = c.transY ? y[j + l * c.ldy] : y[l + j * c.ldy];
+        sum += double(xv) * yv;
+      }
+      out[i + j * c.ldc] = float(sum);
+    }
+}
+
+TEST(Cublas, EveryLayoutMapsOntoColumnMajor) {
+  for (int layouts = 0; layouts < 8; ++layouts) {
+    Problem p;
+    p.m = 5, p.n = 7, p.k = 3;
+    p.aLayout = layouts & 1 ? Layout::Col : Layout::Row;
+    p.bLayout = layouts & 2 ? Layout::Col : Layout::Row;
+    p.cLayout = layouts & 4 ? Layout::Col : Layout::Row;
+    HostMatrix a(p.m, p.k, p.aLayout), b(p.k, p.n, p.bLayout),
+        c(p.m, p.n, p.cLayout);
+    fillRandom(a, 11);
+    fillRandom(b, 12);
+    ColumnMajorCall call = mapToColumnMajor(p);
+    hostColumnMajorGemm(call, call.swap ? b.data.data() : a.data.data(),
+                        call.swap ? a.data.data() : b.data.data(),
+                        c.data.data());
+    Sample all = chooseSample(p.m, p.n, p.k, 1 << 20, 0, 1);
+    EXPECT_LT(compareWithReference(a, b, c, all).relFrobenius, 1e-7)
+        << "layouts " << toString(p.aLayout) << toString(p.bLayout)
+        << toString(p.cLayout);
+  }
+}
+
+static bool parse(std::vector<std::string> args, BenchOptions &o,
+                  std::string &error) {
+  o = BenchOptions();
+  return parseBenchOptions(args, o, error);
+}
+
+TEST(BenchOptions, ParsesEveryOption) {
+  BenchOptions o;
+  std::string error;
+  ASSERT_TRUE(parse({"a.ptx", "--size", "4096,128x256x64", "--dtype", "f16",
+                     "--layout", "rcr", "--runs", "50", "--warmup", "2",
+                     "--flush-l2", "--seed", "9", "--samples", "64",
+                     "--tolerance", "1e-3", "--opt-level", "3", "--csv",
+                     "out.csv", "--json", "out.json", "b.ptx"},
+                    o, error))
+      << error;
+  ASSERT_EQ(o.kernels.size(), 2u);
+  ASSERT_EQ(o.sizes.size(), 2u);
+  EXPECT_EQ(o.sizes[0].k, 4096);
+  EXPECT_EQ(o.sizes[1].n, 256);
+  EXPECT_EQ(o.type, DType::F16);
+  EXPECT_EQ(o.cType, DType::F16); // C follows A and B unless --ctype
+  EXPECT_EQ(o.bLayout, Layout::Col);
+  EXPECT_EQ(o.runs, 50);
+  EXPECT_TRUE(o.flushL2);
+  EXPECT_EQ(o.seed, 9u);
+  EXPECT_EQ(o.tolerance, 1e-3);
+  EXPECT_EQ(o.json, "out.json");
+
+  ASSERT_TRUE(parse({"--size", "64", "--dtype", "bf16", "--ctype", "f32"}, o,
+                    error));
+  EXPECT_EQ(o.cType, DType::F32);
+  ASSERT_TRUE(parse({"--size", "64", "--math", "tf32"}, o, error));
+  EXPECT_EQ(o.math, MathMode::TF32);
+}
+
+TEST(BenchOptions, RejectsBadUsage) {
+  BenchOptions o;
+  std::string error;
+  EXPECT_FALSE(parse({"--size", "0"}, o, error));
+  EXPECT_EQ(error, "bad size '0' (expected N, MxNxK or a list)");
+  EXPECT_FALSE(parse({"--size", "1x2"}, o, error));
+  EXPECT_FALSE(parse({"--runs", "0", "a.ptx"}, o, error));
+  EXPECT_EQ(error, "bad value '0' for --runs");
+  EXPECT_FALSE(parse({"--layout", "rrx", "a.ptx"}, o, error));
+  EXPECT_FALSE(parse({"--dtype", "f64", "a.ptx"}, o, error));
+  EXPECT_FALSE(parse({"--bogus"}, o, error));
+  EXPECT_EQ(error, "unknown option '--bogus'");
+  EXPECT_FALSE(parse({"--no-cublas"}, o, error));
+  EXPECT_EQ(error, "nothing to run: no kernel given and --no-cublas");
+  EXPECT_FALSE(parse({}, o, error));
+  EXPECT_EQ(error, "cuBLAS alone needs --size");
+  EXPECT_FALSE(parse({"--size", "64", "--dtype", "f16", "--math", "tf32"}, o,
+                     error));
+  EXPECT_FALSE(parse({"a.ptx", "--runs"}, o, error));
+  EXPECT_EQ(error, "--runs needs a value");
+}
+
+TEST(BenchOptions, TolerancesFollowPrecision) {
+  EXPECT_EQ(toleranceFor(DType::F32, DType::F32, MathMode::Exact), 1e-5);
+  EXPECT_EQ(toleranceFor(DType::F32, DType::F32, MathMode::TF32), 5e-3);
+  EXPECT_EQ(toleranceFor(DType::F16, DType::F16, MathMode::Exact), 2e-3);
+  EXPECT_EQ(toleranceFor(DType::BF16, DType::BF16, MathMode::Exact), 1e-2);
+  EXPECT_EQ(toleranceFor(DType::BF16, DType::F32, MathMode::Exact), 1e-5);
+}

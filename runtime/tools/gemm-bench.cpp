@@ -1,0 +1,416 @@
+//===- gemm-bench.cpp - verify and time GEMM kernels beside cuBLAS ------===//
+//
+// gemm-bench [options] KERNEL.ptx...
+//
+// For each problem size: random inputs (seeded), cuBLAS's result checked
+// against an fp64 reference at sampled entries; then each kernel that accepts
+// the problem is launched as its contract says on the same inputs with C
+// poisoned with NaN, compared with cuBLAS over all of C and with fp64 at the
+// samples, and only if it passes, timed (warm-up, CUDA events, median). One
+// table, with the ratio to cuBLAS from the same run.
+//
+// Exit status: 0 every kernel verified; 1 a failure or an error; 2 bad
+// usage; 3 no GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gemmc-rt/BenchOptions.h"
+#include "gemmc-rt/Contract.h"
+#include "gemmc-rt/Cublas.h"
+#include "gemmc-rt/Driver.h"
+#include "gemmc-rt/Host.h"
+#include "gemmc-rt/Launch.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+using namespace gemmc::rt;
+
+namespace {
+struct Result {
+  std::string kernel;
+  std::string file;
+  Size size;
+  std::string status; ///< PASS, FAIL, SKIP
+  std::string note;
+  double relToCublas = NAN, relToFp64 = NAN;
+  double ms = NAN, tflops = NAN, vsCublas = NAN, peakShare = NAN;
+  KernelInfo info;
+  int64_t dynamicShared = 0;
+};
+
+struct Loaded {
+  std::string file;
+  std::unique_ptr<ContractKernel> kernel;
+};
+} // namespace
+
+static std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw std::runtime_error("cannot read '" + path + "': " +
+                             std::strerror(errno));
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+/// Peak dense rate, in TFLOP/s, of the unit that computes the problem: FP32
+/// FMA lanes, or tensor cores for f16/bf16 and tf32 (FLOP per SM per clock
+/// by compute capability).
+static double peakTflops(const Device &d, DType type, MathMode math) {
+  double perSmPerClock = 256; // 128 FP32 lanes x 2
+  if (type != DType::F32 || math == MathMode::TF32) {
+    double f16 = d.major >= 9 ? 4096 : (d.major == 8 && d.minor == 0 ? 2048
+                                                                     : 1024);
+    perSmPerClock = type == DType::F32 ? f16 / 2 : f16;
+  }
+  return d.smCount * perSmPerClock * d.clockKHz * 1e3 / 1e12;
+}
+
+static unsigned poisonWord(DType type) {
+  switch (type) {
+  case DType::F32:
+    return 0x7fc00000u;
+  case DType::F16:
+    return 0x7e007e00u;
+  case DType::BF16:
+    return 0x7fc07fc0u;
+  }
+  return 0xffffffffu;
+}
+
+/// Median of `runs` timed launches after `warmup` untimed ones.
+template <typename Launch>
+static double timeMedian(const BenchOptions &o, DeviceBuffer *flush,
+                         Launch launch) {
+  for (int i = 0; i < o.warmup; ++i)
+    launch();
+  GEMMC_CU(DriverApi::get().cuCtxSynchronize());
+  EventTimer timer;
+  std::vector<float> times;
+  for (int i = 0; i < o.runs; ++i) {
+    if (flush)
+      flush->fill32(unsigned(i));
+    timer.start();
+    launch();
+    times.push_back(timer.stop());
+  }
+  std::sort(times.begin(), times.end());
+  size_t n = times.size();
+  return n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+}
+
+static std::string fmt(double v, const char *format) {
+  if (std::isnan(v))
+    return "-";
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), format, v);
+  return buffer;
+}
+
+static std::string sizeStr(const Size &s) {
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
+         std::to_string(s.k);
+}
+
+static void printTable(const std::vector<Result> &results) {
+  std::printf("\n%-26s %-16s %-6s %10s %9s %9s %7s %5s %7s %7s %s\n",
+              "kernel", "size", "status", "ms", "TFLOP/s", "xcuBLAS",
+              "%peak", "regs", "smem", "spill", "rel.err(cuBLAS/fp64)");
+  for (const Result &r : results) {
+    std::string smem =
+        r.status == "SKIP"
+            ? "-"
+            : std::to_string(r.info.staticSharedBytes + r.dynamicShared);
+    std::printf("%-26s %-16s %-6s %10s %9s %9s %7s %5s %7s %7s %s/%s%s%s\n",
+                r.kernel.c_str(), sizeStr(r.size).c_str(), r.status.c_str(),
+                fmt(r.ms, "%.4f").c_str(), fmt(r.tflops, "%.2f").c_str(),
+                fmt(r.vsCublas, "%.3f").c_str(),
+                fmt(r.peakShare * 100, "%.1f").c_str(),
+                r.status == "SKIP" ? "-"
+                                   : std::to_string(r.info.registers).c_str(),
+                smem.c_str(),
+                r.status == "SKIP" ? "-"
+                                   : std::to_string(r.info.localBytes).c_str(),
+                fmt(r.relToCublas, "%.2e").c_str(),
+                fmt(r.relToFp64, "%.2e").c_str(), r.note.empty() ? "" : "  ",
+                r.note.c_str());
+  }
+}
+
+static std::string jsonEscape(const std::string &s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += ' ';
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+static std::string jsonNumber(double v) {
+  if (std::isnan(v))
+    return "null";
+  std::ostringstream os;
+  os.precision(6);
+  os << v;
+  return os.str();
+}
+
+static void writeCsv(const std::string &path, const std::string &gpu,
+                     const std::vector<Result> &results) {
+  std::ofstream out(path);
+  out << "gpu,kernel,file,m,n,k,status,ms,tflops,x_cublas,peak_share,"
+         "registers,shared_bytes,spill_bytes,rel_err_cublas,rel_err_fp64,"
+         "note\n";
+  for (const Result &r : results)
+    out << '"' << gpu << "\"," << r.kernel << "," << r.file << "," << r.size.m
+        << "," << r.size.n << "," << r.size.k << "," << r.status << ","
+        << jsonNumber(r.ms) << "," << jsonNumber(r.tflops) << ","
+        << jsonNumber(r.vsCublas) << "," << jsonNumber(r.peakShare) << ","
+        << r.info.registers << ","
+        << r.info.staticSharedBytes + r.dynamicShared << ","
+        << r.info.localBytes << "," << jsonNumber(r.relToCublas) << ","
+        << jsonNumber(r.relToFp64) << ",\"" << r.note << "\"\n";
+}
+
+static void writeJson(const std::string &path, const std::string &gpu,
+                      const std::vector<Result> &results) {
+  std::ofstream out(path);
+  out << "{\n  \"gpu\": \"" << jsonEscape(gpu) << "\",\n  \"results\": [\n";
+  for (size_t i = 0; i < results.size(); ++i) {
+    const Result &r = results[i];
+    out << "    {\"kernel\": \"" << jsonEscape(r.kernel) << "\", \"file\": \""
+        << jsonEscape(r.file) << "\", \"m\": " << r.size.m
+        << ", \"n\": " << r.size.n << ", \"k\": " << r.size.k
+        << ", \"status\": \"" << r.status << "\", \"ms\": "
+        << jsonNumber(r.ms) << ", \"tflops\": " << jsonNumber(r.tflops)
+        << ", \"x_cublas\": " << jsonNumber(r.vsCublas)
+        << ", \"peak_share\": " << jsonNumber(r.peakShare)
+        << ", \"registers\": " << r.info.registers
+        << ", \"shared_bytes\": "
+        << r.info.staticSharedBytes + r.dynamicShared
+        << ", \"spill_bytes\": " << r.info.localBytes
+        << ", \"rel_err_cublas\": " << jsonNumber(r.relToCublas)
+        << ", \"rel_err_fp64\": " << jsonNumber(r.relToFp64)
+        << ", \"note\": \"" << jsonEscape(r.note) << "\"}"
+        << (i + 1 < results.size() ? "," : "") << "\n";
+  }
+  out << "  ]\n}\n";
+}
+
+int main(int argc, char **argv) {
+  BenchOptions o;
+  std::string error;
+  if (!parseBenchOptions(std::vector<std::string>(argv + 1, argv + argc), o,
+                         error)) {
+    std::cerr << "gemm-bench: error: " << error << "\n" << kBenchUsage;
+    return 2;
+  }
+  if (o.help) {
+    std::cout << kBenchUsage;
+    return 0;
+  }
+
+  Device device;
+  try {
+    device = Device::open(o.device);
+  } catch (const NoGpuError &e) {
+    std::cerr << "gemm-bench: " << e.what() << "\n";
+    return 3;
+  } catch (const std::exception &e) {
+    std::cerr << "gemm-bench: error: " << e.what() << "\n";
+    return 1;
+  }
+
+  std::vector<Result> results;
+  int failures = 0;
+  std::string gpu;
+  try {
+    int driver = 0;
+    GEMMC_CU(DriverApi::get().cuDriverGetVersion(&driver));
+    std::ostringstream g;
+    g << device.name << " (sm_" << device.major << device.minor << ", "
+      << device.smCount << " SMs, " << device.clockKHz / 1000 << " MHz)";
+    gpu = g.str();
+    std::printf("GPU: %s; driver %d.%d\n", gpu.c_str(), driver / 1000,
+                (driver % 1000) / 10);
+
+    std::vector<Loaded> kernels;
+    for (const std::string &file : o.kernels) {
+      auto kernel =
+          std::make_unique<ContractKernel>(readFile(file), file, o.optLevel);
+      kernels.push_back({file, std::move(kernel)});
+    }
+    // Types and layouts: the options', else the first kernel's.
+    if (!kernels.empty()) {
+      const Problem &first = kernels.front().kernel->contract().problem;
+      if (!o.typeGiven) {
+        o.type = first.a;
+        o.cType = first.c;
+      }
+      if (!o.layoutGiven) {
+        o.aLayout = first.aLayout;
+        o.bLayout = first.bLayout;
+        o.cLayout = first.cLayout;
+      }
+    }
+    std::vector<Size> sizes = o.sizes;
+    if (sizes.empty())
+      for (const Loaded &l : kernels) {
+        const Problem &p = l.kernel->contract().problem;
+        if (p.m && p.n && p.k &&
+            std::none_of(sizes.begin(), sizes.end(), [&](const Size &s) {
+              return s.m == p.m && s.n == p.n && s.k == p.k;
+            }))
+          sizes.push_back({p.m, p.n, p.k});
+      }
+    if (sizes.empty())
+      throw std::runtime_error("no problem size: the kernels take their "
+                               "sizes at launch; give --size");
+
+    std::unique_ptr<Cublas> cublas;
+    if (o.cublas) {
+      cublas = std::make_unique<Cublas>();
+    }
+    double tolerance =
+        o.tolerance > 0 ? o.tolerance : toleranceFor(o.type, o.cType, o.math);
+    std::unique_ptr<DeviceBuffer> flush;
+    if (o.flushL2)
+      flush = std::make_unique<DeviceBuffer>(size_t(256) << 20);
+
+    size_t total = sizes.size() * (kernels.size() + (cublas ? 1 : 0));
+    size_t done = 0;
+    for (const Size &size : sizes) {
+      Problem p;
+      p.m = size.m, p.n = size.n, p.k = size.k;
+      p.a = p.b = o.type;
+      p.c = o.cType;
+      p.aLayout = o.aLayout, p.bLayout = o.bLayout, p.cLayout = o.cLayout;
+
+      HostMatrix a(p.m, p.k, p.aLayout, p.a), b(p.k, p.n, p.bLayout, p.b);
+      fillRandom(a, o.seed);
+      fillRandom(b, o.seed + 1);
+      DeviceBuffer da(a.bytes()), db(b.bytes()), dc(size_t(p.m) * p.n *
+                                                    sizeOf(p.c));
+      da.upload(a.pack().data());
+      db.upload(b.pack().data());
+      Operands ops{da.ptr(), db.ptr(), dc.ptr()};
+      Sample sample =
+          chooseSample(p.m, p.n, p.k, /*fullLimit=*/0, o.samples, o.seed + 2);
+      std::vector<unsigned char> bytes(dc.size());
+      double flop = 2.0 * p.m * p.n * p.k;
+      double peak = peakTflops(device, p.a, o.math);
+
+      auto verify = [&](HostMatrix &c, const HostMatrix *reference,
+                        Result &r) {
+        dc.download(bytes.data());
+        c.unpack(bytes);
+        Comparison fp64 = compareWithReference(a, b, c, sample);
+        r.relToFp64 = fp64.relFrobenius;
+        bool pass = fp64.nonFinite == 0 && fp64.relFrobenius <= tolerance;
+        if (reference) {
+          Difference d = compareMatrices(c, *reference);
+          r.relToCublas = d.relFrobenius;
+          pass = pass && d.nonFinite == 0 && d.relFrobenius <= tolerance;
+          if (d.nonFinite)
+            r.note = std::to_string(d.nonFinite) + " entries not finite";
+        }
+        r.status = pass ? "PASS" : "FAIL";
+        return pass;
+      };
+      auto progress = [&](const std::string &name) {
+        ++done;
+        std::fprintf(stderr, "[%zu/%zu] %s %s\n", done, total, name.c_str(),
+                     sizeStr(size).c_str());
+      };
+
+      double cublasMs = NAN;
+      std::unique_ptr<HostMatrix> reference;
+      if (cublas) {
+        Result r;
+        r.kernel = "cuBLAS";
+        r.file = Cublas::describe(p, o.math);
+        r.size = size;
+        progress(r.kernel);
+        dc.fill32(poisonWord(p.c));
+        cublas->gemm(p, o.math, ops);
+        GEMMC_CU(DriverApi::get().cuCtxSynchronize());
+        reference = std::make_unique<HostMatrix>(p.m, p.n, p.cLayout, p.c);
+        if (verify(*reference, nullptr, r)) {
+          cublasMs = timeMedian(o, flush.get(),
+                                [&] { cublas->gemm(p, o.math, ops); });
+          r.ms = cublasMs;
+          r.tflops = flop / (r.ms * 1e-3) / 1e12;
+          r.vsCublas = 1.0;
+          r.peakShare = r.tflops / peak;
+        } else {
+          ++failures;
+          reference.reset(); // a wrong cuBLAS is no reference
+        }
+        r.note = r.file;
+        results.push_back(r);
+      }
+
+      for (const Loaded &l : kernels) {
+        Result r;
+        r.kernel = l.kernel->contract().entry;
+        r.file = l.file;
+        r.size = size;
+        r.info = l.kernel->info();
+        r.dynamicShared = l.kernel->contract().dynamicSharedBytes;
+        progress(r.kernel);
+        std::string why = l.kernel->whyNot(p);
+        if (!why.empty()) {
+          r.status = "SKIP";
+          r.note = why;
+          results.push_back(r);
+          continue;
+        }
+        dc.fill32(poisonWord(p.c));
+        l.kernel->launch(ops, p);
+        GEMMC_CU(DriverApi::get().cuCtxSynchronize());
+        HostMatrix c(p.m, p.n, p.cLayout, p.c);
+        if (!verify(c, reference.get(), r)) {
+          ++failures;
+          results.push_back(r);
+          continue;
+        }
+        r.ms = timeMedian(o, flush.get(), [&] { l.kernel->launch(ops, p); });
+        r.tflops = flop / (r.ms * 1e-3) / 1e12;
+        r.vsCublas = cublasMs / r.ms;
+        r.peakShare = r.tflops / peak;
+        results.push_back(r);
+      }
+    }
+    std::printf("problem: A %s:%s, B %s:%s, C %s:%s, math %s; tolerance "
+                "%.1e; median of %d runs after %d warm-up%s\n",
+                toString(o.type), toString(o.aLayout), toString(o.type),
+                toString(o.bLayout), toString(o.cType), toString(o.cLayout),
+                o.math == MathMode::TF32 ? "tf32" : "exact", tolerance,
+                o.runs, o.warmup, o.flushL2 ? ", L2 flushed" : "");
+  } catch (const std::exception &e) {
+    printTable(results);
+    std::cerr << "gemm-bench: error: " << e.what() << "\n";
+    return 1;
+  }
+  printTable(results);
+  if (!o.csv.empty())
+    writeCsv(o.csv, gpu, results);
+  if (!o.json.empty())
+    writeJson(o.json, gpu, results);
+  std::printf("%zu results, %d failed\n", results.size(), failures);
+  return failures ? 1 : 0;
+}
