@@ -169,6 +169,17 @@ static std::string jsonNumber(double v) {
   return os.str();
 }
 
+/// A CSV field, quoted (RFC 4180) since names and notes may hold commas.
+static std::string csvField(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"')
+      out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
 static void writeCsv(const std::string &path, const std::string &gpu,
                      const std::vector<Result> &results) {
   std::ofstream out(path);
@@ -176,14 +187,14 @@ static void writeCsv(const std::string &path, const std::string &gpu,
          "registers,shared_bytes,spill_bytes,rel_err_cublas,rel_err_fp64,"
          "note\n";
   for (const Result &r : results)
-    out << '"' << gpu << "\"," << r.kernel << "," << r.file << "," << r.size.m
-        << "," << r.size.n << "," << r.size.k << "," << r.status << ","
-        << jsonNumber(r.ms) << "," << jsonNumber(r.tflops) << ","
-        << jsonNumber(r.vsCublas) << "," << jsonNumber(r.peakShare) << ","
-        << r.info.registers << ","
+    out << csvField(gpu) << "," << csvField(r.kernel) << ","
+        << csvField(r.file) << "," << r.size.m << "," << r.size.n << ","
+        << r.size.k << "," << r.status << "," << jsonNumber(r.ms) << ","
+        << jsonNumber(r.tflops) << "," << jsonNumber(r.vsCublas) << ","
+        << jsonNumber(r.peakShare) << "," << r.info.registers << ","
         << r.info.staticSharedBytes + r.dynamicShared << ","
         << r.info.localBytes << "," << jsonNumber(r.relToCublas) << ","
-        << jsonNumber(r.relToFp64) << ",\"" << r.note << "\"\n";
+        << jsonNumber(r.relToFp64) << "," << csvField(r.note) << "\n";
 }
 
 static void writeJson(const std::string &path, const std::string &gpu,
