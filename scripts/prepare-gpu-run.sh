@@ -17,15 +17,24 @@ cp "$build/bin/gemm-bench" "$build/bin/gemm-check" "$dest/bin/"
 cp runtime/ptx/*.ptx "$dest/ptx/"
 cp runtime/scripts/run-gpu-bench.sh "$dest/"
 
+# An example by name: examples/NAME.gemm, or a path (candidates being tuned).
+example_path() {
+  case "$1" in
+    */*) echo "$1" ;;
+    *) echo "examples/$1.gemm" ;;
+  esac
+}
+
 # gemmc's schedules at the benchmark sizes: the examples with m = n = k = S.
-examples="naive coalesced"
+examples="naive coalesced smem-blocking blocktile-1d blocktile-2d vectorized warptile double-buffered work-per-thread ${GEMMC_EXTRA_EXAMPLES:-}"
 for size in 4096 8192; do
   mkdir -p "$dest/gemmc/$size"
   for ex in $examples; do
+    name=$(basename "$ex" .gemm)
     sed -e "s/^\(  *\)m = [0-9]*/\1m = $size/" -e "s/^\(  *\)n = [0-9]*/\1n = $size/" \
         -e "s/^\(  *\)k = [0-9]*/\1k = $size/" -e "s/^kernel \([a-z_0-9]*\)/kernel \1_$size/" \
-        "examples/$ex.gemm" > "$dest/gemmc/$size/$ex.gemm"
-    "$build/bin/gemmc" "$dest/gemmc/$size/$ex.gemm" -o "$dest/gemmc/$size/$ex.ptx"
+        "$(example_path "$ex")" > "$dest/gemmc/$size/$name.gemm"
+    "$build/bin/gemmc" "$dest/gemmc/$size/$name.gemm" -o "$dest/gemmc/$size/$name.ptx"
   done
 done
 
@@ -33,15 +42,21 @@ done
 # row-major and with column-major A and C.
 mkdir -p "$dest/gemmc/check"
 for ex in $examples; do
-  cp "examples/$ex.gemm" "$dest/gemmc/check/$ex-1024.gemm"
-  sed -e 's/m = 1024/m = 1536/; s/n = 1024/n = 640/; s/k = 1024/k = 384/' \
-      -e 's/^kernel \([a-z_0-9]*\)/kernel \1_nonsquare/' \
-      "examples/$ex.gemm" > "$dest/gemmc/check/$ex-nonsquare.gemm"
+  name=$(basename "$ex" .gemm)
+  sed -e 's/^\(  *\)m = [0-9]*/\1m = 1024/' -e 's/^\(  *\)n = [0-9]*/\1n = 1024/' \
+      -e 's/^\(  *\)k = [0-9]*/\1k = 1024/' -e 's/^kernel \([a-z_0-9]*\)/kernel \1_1024/' \
+      "$(example_path "$ex")" > "$dest/gemmc/check/$name-1024.gemm"
+  sed -e 's/^\(  *\)m = [0-9]*/\1m = 1536/' -e 's/^\(  *\)n = [0-9]*/\1n = 640/' \
+      -e 's/^\(  *\)k = [0-9]*/\1k = 384/' -e 's/^kernel \([a-z_0-9]*\)/kernel \1_nonsquare/' \
+      "$(example_path "$ex")" > "$dest/gemmc/check/$name-nonsquare.gemm"
   sed -e 's/a = f32 row/a = f32 col/; s/c = f32 row/c = f32 col/' \
       -e 's/_nonsquare/_nonsquare_colmajor/' \
-      "$dest/gemmc/check/$ex-nonsquare.gemm" > "$dest/gemmc/check/$ex-colmajor.gemm"
+      "$dest/gemmc/check/$name-nonsquare.gemm" > "$dest/gemmc/check/$name-colmajor.gemm"
 done
 for f in "$dest"/gemmc/check/*.gemm; do
-  "$build/bin/gemmc" "$f" -o "${f%.gemm}.ptx"
+  # A schedule whose tiles do not divide a check size is skipped, said so.
+  "$build/bin/gemmc" "$f" -o "${f%.gemm}.ptx" 2> "${f%.gemm}.err" ||
+    { echo "skip $(basename "$f"): $(head -1 "${f%.gemm}.err")"; rm -f "${f%.gemm}.ptx"; }
+  rm -f "${f%.gemm}.err"
 done
 echo "prepared $dest ($(du -sh "$dest" | cut -f1))"

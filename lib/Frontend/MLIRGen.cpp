@@ -43,15 +43,23 @@ getMatrix(MLIRContext &ctx, const std::optional<MatrixDecl> &decl) {
 }
 
 bool gemmc::checkSupported(const KernelDecl &kernel,
+                           const ScheduleFacts &facts,
                            llvm::SourceMgr &sourceMgr) {
   auto notYet = [&](llvm::SMLoc loc, const llvm::Twine &what) {
     sourceMgr.PrintMessage(loc, llvm::SourceMgr::DK_Error,
                            what + " is not implemented yet");
     return false;
   };
-  for (const Directive &d : kernel.schedule->directives)
-    if (d.kind != DirectiveKind::Tile && d.kind != DirectiveKind::Coalesce)
+  for (const Directive &d : kernel.schedule->directives) {
+    if (d.kind == DirectiveKind::Mma || d.kind == DirectiveKind::SplitK)
       return notYet(d.loc, "directive '" + stringify(d.kind) + "'");
+    if (d.kind == DirectiveKind::Pipeline && d.cpAsync)
+      return notYet(d.loc, "'pipeline ... cp-async'");
+    if (d.kind == DirectiveKind::Pipeline && d.registerDoubleBuffer)
+      return notYet(d.loc, "'pipeline ... registers'");
+    if (d.kind == DirectiveKind::Promote && d.swizzle)
+      return notYet(d.loc, "'promote ... swizzle'");
+  }
 
   const ProblemDecl &p = *kernel.problem;
   for (const std::optional<SizeDecl> *size : {&p.m, &p.n, &p.k})
@@ -66,7 +74,75 @@ bool gemmc::checkSupported(const KernelDecl &kernel,
                   "epilogue '" + stringify(p.epilogue->kind) + "'");
   if (p.batch)
     return notYet(p.batch->loc, "a batched GEMM");
+  // Kernels index with 32-bit arithmetic.
+  const std::pair<const std::optional<SizeDecl> *,
+                  const std::optional<SizeDecl> *>
+      matrices[] = {{&p.m, &p.k}, {&p.k, &p.n}, {&p.m, &p.n}};
+  for (auto [rows, cols] : matrices)
+    if (*(*rows)->value * *(*cols)->value >= (int64_t(1) << 31))
+      return notYet(p.loc, "a matrix of 2^31 elements or more");
+  if (facts.sharedBytes > kDefaultSharedMemoryLimit) {
+    const Directive *promote =
+        kernel.schedule->find(DirectiveKind::Promote);
+    return notYet(promote->loc,
+                  "more than 48 KB of shared memory per block (" +
+                      llvm::Twine(facts.sharedBytes) +
+                      " bytes; dynamic shared memory)");
+  }
   return true;
+}
+
+/// The schedule directives as the gemm dialect's attribute. Only what
+/// checkSupported lets through reaches here.
+static gemm::ScheduleAttr getSchedule(MLIRContext &ctx,
+                                      const ScheduleDecl &schedule) {
+  SmallVector<int64_t, 3> tile = {1, 1, 1};
+  SmallVector<int64_t, 2> registerTile, warpTile;
+  SmallVector<int64_t, 4> vectorize;
+  bool coalesce = false, promoteA = false, promoteB = false,
+       transposeA = false, registers = false;
+  int64_t pad = 0, stages = 1, raster = 0, unroll = -1;
+  for (const Directive &d : schedule.directives) {
+    switch (d.kind) {
+    case DirectiveKind::Tile:
+      llvm::copy(d.shape, tile.begin());
+      break;
+    case DirectiveKind::Coalesce:
+      coalesce = true;
+      break;
+    case DirectiveKind::RegisterTile:
+      registerTile.assign(d.shape.begin(), d.shape.end());
+      break;
+    case DirectiveKind::WarpTile:
+      warpTile.assign(d.shape.begin(), d.shape.end());
+      break;
+    case DirectiveKind::Promote:
+      promoteA = d.promoteA;
+      promoteB = d.promoteB;
+      pad = d.pad;
+      transposeA = d.transposeA;
+      break;
+    case DirectiveKind::Vectorize:
+      vectorize = {d.globalLoad, d.sharedLoad, d.sharedStore, d.globalStore};
+      break;
+    case DirectiveKind::Pipeline:
+      stages = d.stages;
+      registers = d.registerDoubleBuffer;
+      break;
+    case DirectiveKind::Raster:
+      raster = d.count;
+      break;
+    case DirectiveKind::Unroll:
+      unroll = d.count;
+      break;
+    case DirectiveKind::Mma:
+    case DirectiveKind::SplitK:
+      llvm_unreachable("rejected by checkSupported");
+    }
+  }
+  return gemm::ScheduleAttr::get(&ctx, tile, coalesce, registerTile, warpTile,
+                                 promoteA, promoteB, pad, transposeA,
+                                 vectorize, stages, registers, raster, unroll);
 }
 
 OwningOpRef<ModuleOp> gemmc::mlirGen(MLIRContext &ctx,
@@ -88,15 +164,7 @@ OwningOpRef<ModuleOp> gemmc::mlirGen(MLIRContext &ctx,
                                         *p.k->value, aType, aLayout, bType,
                                         bLayout, cType, cLayout, accType);
 
-  SmallVector<int64_t, 3> tile = {1, 1, 1};
-  bool coalesce = false;
-  for (const Directive &directive : kernel.schedule->directives) {
-    if (directive.kind == DirectiveKind::Tile)
-      llvm::copy(directive.shape, tile.begin());
-    coalesce |= directive.kind == DirectiveKind::Coalesce;
-  }
-  auto schedule = gemm::ScheduleAttr::get(&ctx, tile, coalesce);
-
+  gemm::ScheduleAttr schedule = getSchedule(ctx, *kernel.schedule);
   gemm::KernelOp::create(builder, loc, kernel.name, problem, schedule);
   return module;
 }

@@ -88,6 +88,7 @@ private:
   bool checkThreads();
   bool checkPromoteAndPipeline();
   bool checkVectorize();
+  bool checkCooperativeLoads();
   bool checkSizes();
   bool checkSharedMemory();
   bool checkRegisters();
@@ -393,44 +394,6 @@ bool Checker::checkVectorize() {
                         " must divide the register tile " + Twine(cfg.tm) +
                         "x" + Twine(cfg.tn));
 
-  // Cooperative loads: each promoted tile, in global-load-wide pieces,
-  // must split evenly over the block's threads.
-  if (cfg.promote && v->globalLoad != 1) {
-    struct Operand {
-      bool promoted;
-      const char *name;
-      int64_t rows, cols;
-      MatrixLayout layout;
-      std::optional<int64_t> leading;
-    };
-    const Operand operands[] = {
-        {cfg.promote->promoteA, "A", cfg.bm, cfg.bk, cfg.aLayout,
-         cfg.aLayout == MatrixLayout::Row ? cfg.k : cfg.m},
-        {cfg.promote->promoteB, "B", cfg.bk, cfg.bn, cfg.bLayout,
-         cfg.bLayout == MatrixLayout::Row ? cfg.n : cfg.k}};
-    for (const Operand &o : operands) {
-      if (!o.promoted)
-        continue;
-      int64_t extent = contiguousTileExtent(o.layout, o.rows, o.cols);
-      if (extent % v->globalLoad)
-        return error(v, Twine("global-load width ") + Twine(v->globalLoad) +
-                            " does not divide the contiguous side (" +
-                            Twine(extent) + ") of the " + o.name +
-                            " tile " + Twine(o.rows) + "x" + Twine(o.cols));
-      if (o.leading && *o.leading % v->globalLoad)
-        return error(v, Twine("global-load width ") + Twine(v->globalLoad) +
-                            " needs the leading dimension of " + o.name +
-                            " (" + Twine(*o.leading) +
-                            ") to be a multiple of it, for aligned loads");
-      int64_t loads = satMul(o.rows, o.cols) / v->globalLoad;
-      if (loads % facts.threadsPerBlock)
-        return error(v, Twine("the ") + o.name + " tile " + Twine(o.rows) +
-                            "x" + Twine(o.cols) + " in " +
-                            Twine(v->globalLoad) + "-wide loads (" +
-                            Twine(loads) + ") does not split evenly over " +
-                            Twine(facts.threadsPerBlock) + " threads");
-    }
-  }
   if (v->globalStore != 1) {
     int64_t run = cfg.cLayout == MatrixLayout::Row ? cfg.tn : cfg.tm;
     if (!cfg.mma && run % v->globalStore)
@@ -444,6 +407,50 @@ bool Checker::checkVectorize() {
                           " needs the leading dimension of C (" +
                           Twine(*leading) +
                           ") to be a multiple of it, for aligned stores");
+  }
+  return true;
+}
+
+bool Checker::checkCooperativeLoads() {
+  // Each promoted tile, cut into global-load-wide pieces along its
+  // contiguous side, must split evenly over the block's threads.
+  if (!cfg.promote)
+    return true;
+  int64_t width = cfg.vectorize ? cfg.vectorize->globalLoad : 1;
+  const Directive *at = cfg.vectorize ? cfg.vectorize : cfg.promote;
+  struct Operand {
+    bool promoted;
+    const char *name;
+    int64_t rows, cols;
+    MatrixLayout layout;
+    std::optional<int64_t> leading;
+  };
+  const Operand operands[] = {
+      {cfg.promote->promoteA, "A", cfg.bm, cfg.bk, cfg.aLayout,
+       cfg.aLayout == MatrixLayout::Row ? cfg.k : cfg.m},
+      {cfg.promote->promoteB, "B", cfg.bk, cfg.bn, cfg.bLayout,
+       cfg.bLayout == MatrixLayout::Row ? cfg.n : cfg.k}};
+  for (const Operand &o : operands) {
+    if (!o.promoted)
+      continue;
+    int64_t extent = contiguousTileExtent(o.layout, o.rows, o.cols);
+    if (extent % width)
+      return error(at, Twine("global-load width ") + Twine(width) +
+                           " does not divide the contiguous side (" +
+                           Twine(extent) + ") of the " + o.name + " tile " +
+                           Twine(o.rows) + "x" + Twine(o.cols));
+    if (o.leading && *o.leading % width)
+      return error(at, Twine("global-load width ") + Twine(width) +
+                           " needs the leading dimension of " + o.name +
+                           " (" + Twine(*o.leading) +
+                           ") to be a multiple of it, for aligned loads");
+    int64_t loads = satMul(o.rows, o.cols) / width;
+    if (loads % facts.threadsPerBlock)
+      return error(at, Twine("the ") + o.name + " tile " + Twine(o.rows) +
+                           "x" + Twine(o.cols) + " in " + Twine(width) +
+                           "-wide loads (" + Twine(loads) +
+                           ") does not split evenly over " +
+                           Twine(facts.threadsPerBlock) + " threads");
   }
   return true;
 }
@@ -563,7 +570,8 @@ std::optional<ScheduleFacts> Checker::run() {
     return std::nullopt;
   }
   if (!checkProblem() || !collect() || !checkTypes() || !checkThreads() ||
-      !checkPromoteAndPipeline() || !checkVectorize() || !checkSizes() ||
+      !checkPromoteAndPipeline() || !checkVectorize() ||
+      !checkCooperativeLoads() || !checkSizes() ||
       !checkSharedMemory() || !checkRegisters())
     return std::nullopt;
   return facts;

@@ -32,6 +32,11 @@ void mlir::gemm::buildScheduleToGPUPipeline(OpPassManager &pm) {
   OpPassManager &funcPm = pm.nest<gpu::GPUModuleOp>().nest<gpu::GPUFuncOp>();
   funcPm.addPass(createGemmTileBlocks());
   funcPm.addPass(createGemmMapThreads());
+  funcPm.addPass(createGemmRegisterTile());
+  funcPm.addPass(createGemmPromote());
+  funcPm.addPass(createGemmPipeline());
+  funcPm.addPass(createGemmUnroll());
+  funcPm.addPass(createGemmVectorize());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -50,6 +55,9 @@ void mlir::gemm::buildGPUToNVVMPipeline(OpPassManager &pm,
   gpuPm.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;
+  // 32-bit index arithmetic: half the registers for addresses. The front-end
+  // refuses matrices of 2^31 elements or more.
+  nvvm.indexBitwidth = 32;
   gpuPm.addPass(createConvertGpuOpsToNVVMOps(nvvm));
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());

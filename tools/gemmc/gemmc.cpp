@@ -108,7 +108,7 @@ static OwningOpRef<ModuleOp> parseSchedule(MLIRContext &ctx,
     done = true;
     return nullptr;
   }
-  if (!gemmc::checkSupported(*kernel, sourceMgr))
+  if (!gemmc::checkSupported(*kernel, *facts, sourceMgr))
     return nullptr;
   OwningOpRef<ModuleOp> module = gemmc::mlirGen(ctx, *kernel, sourceMgr);
   if (failed(verify(*module)))

@@ -4,6 +4,7 @@
 #define GEMMC_FRONTEND_MLIRGEN_H
 
 #include "gemmc/Frontend/AST.h"
+#include "gemmc/Frontend/Sema.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/SourceMgr.h"
@@ -16,7 +17,8 @@ namespace gemmc {
 
 /// Rejects, with "not implemented yet", what the language can say but code
 /// generation cannot do yet. Reports the first through the SourceMgr.
-bool checkSupported(const KernelDecl &kernel, llvm::SourceMgr &sourceMgr);
+bool checkSupported(const KernelDecl &kernel, const ScheduleFacts &facts,
+                    llvm::SourceMgr &sourceMgr);
 
 /// Builds a module holding one `gemm.kernel` from a checked schedule file.
 /// Locations point into the schedule file.

@@ -4,6 +4,7 @@
 #include "gemmc/Dialect/Gemm/IR/GemmDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -106,31 +107,111 @@ ProblemAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t m,
 // ScheduleAttr
 //===----------------------------------------------------------------------===//
 
-Attribute ScheduleAttr::parse(AsmParser &parser, Type) {
+namespace {
+/// ScheduleAttr's parameters while parsing.
+struct ScheduleFields {
   SmallVector<int64_t, 3> tile;
   bool coalesce = false;
-  SMLoc loc = parser.getCurrentLocation();
-  if (parser.parseLess() || parser.parseKeyword("tile") ||
-      parser.parseEqual() ||
-      parser.parseDimensionList(tile, /*allowDynamic=*/false,
-                                /*withTrailingX=*/false))
-    return {};
-  while (succeeded(parser.parseOptionalComma())) {
-    StringRef directive;
-    SMLoc directiveLoc = parser.getCurrentLocation();
-    if (parser.parseKeyword(&directive))
-      return {};
-    if (directive != "coalesce") {
-      parser.emitError(directiveLoc, "unknown schedule directive '")
-          << directive << "'";
-      return {};
-    }
-    coalesce = true;
+  SmallVector<int64_t, 2> registerTile, warpTile;
+  bool promoteA = false, promoteB = false;
+  int64_t pad = 0;
+  bool transposeA = false;
+  SmallVector<int64_t, 4> vectorize;
+  int64_t stages = 1;
+  bool registerDoubleBuffer = false;
+  int64_t raster = 0;
+  int64_t unroll = -1;
+};
+} // namespace
+
+static ParseResult parseShape(AsmParser &parser,
+                              SmallVectorImpl<int64_t> &shape) {
+  return failure(parser.parseEqual() ||
+                 parser.parseDimensionList(shape, /*allowDynamic=*/false,
+                                           /*withTrailingX=*/false));
+}
+
+static ParseResult parseScheduleEntry(AsmParser &parser, StringRef key,
+                                      ScheduleFields &f) {
+  if (key == "tile")
+    return parseShape(parser, f.tile);
+  if (key == "register_tile")
+    return parseShape(parser, f.registerTile);
+  if (key == "warp_tile")
+    return parseShape(parser, f.warpTile);
+  if (key == "coalesce") {
+    f.coalesce = true;
+    return success();
   }
-  if (parser.parseGreater())
+  if (key == "transpose_a") {
+    f.transposeA = true;
+    return success();
+  }
+  if (key == "registers") {
+    f.registerDoubleBuffer = true;
+    return success();
+  }
+  if (key == "promote") {
+    auto parseOperand = [&]() -> ParseResult {
+      StringRef operand;
+      SMLoc loc = parser.getCurrentLocation();
+      if (parser.parseKeyword(&operand))
+        return failure();
+      if (operand != "a" && operand != "b")
+        return parser.emitError(loc, "expected 'a' or 'b'");
+      (operand == "a" ? f.promoteA : f.promoteB) = true;
+      return success();
+    };
+    return failure(parser.parseEqual() ||
+                   parser.parseCommaSeparatedList(
+                       AsmParser::Delimiter::Square, parseOperand));
+  }
+  if (key == "vectorize") {
+    auto parseWidth = [&]() -> ParseResult {
+      return parser.parseInteger(f.vectorize.emplace_back());
+    };
+    return failure(parser.parseEqual() ||
+                   parser.parseCommaSeparatedList(
+                       AsmParser::Delimiter::Square, parseWidth));
+  }
+  if (key == "unroll") {
+    if (parser.parseEqual())
+      return failure();
+    if (succeeded(parser.parseOptionalKeyword("full"))) {
+      f.unroll = 0;
+      return success();
+    }
+    return parser.parseInteger(f.unroll);
+  }
+  int64_t *value = llvm::StringSwitch<int64_t *>(key)
+                       .Case("pad", &f.pad)
+                       .Case("stages", &f.stages)
+                       .Case("raster", &f.raster)
+                       .Default(nullptr);
+  if (!value)
+    return parser.emitError(parser.getCurrentLocation(),
+                            "unknown schedule directive '")
+           << key << "'";
+  return failure(parser.parseEqual() || parser.parseInteger(*value));
+}
+
+Attribute ScheduleAttr::parse(AsmParser &parser, Type) {
+  ScheduleFields f;
+  SMLoc loc = parser.getCurrentLocation();
+  auto parseEntry = [&]() -> ParseResult {
+    std::string key;
+    if (parser.parseKeywordOrString(&key))
+      return failure();
+    return parseScheduleEntry(parser, key, f);
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
+                                     parseEntry))
     return {};
-  return ScheduleAttr::getChecked([&] { return parser.emitError(loc); },
-                                  parser.getContext(), tile, coalesce);
+  return ScheduleAttr::getChecked(
+      [&] { return parser.emitError(loc); }, parser.getContext(), f.tile,
+      f.coalesce, f.registerTile, f.warpTile, f.promoteA, f.promoteB, f.pad,
+      f.transposeA, f.vectorize, f.stages, f.registerDoubleBuffer, f.raster,
+      f.unroll);
 }
 
 void ScheduleAttr::print(AsmPrinter &printer) const {
@@ -138,17 +219,77 @@ void ScheduleAttr::print(AsmPrinter &printer) const {
   llvm::interleave(getTile(), printer, "x");
   if (getCoalesce())
     printer << ", coalesce";
+  if (!getRegisterTile().empty()) {
+    printer << ", register_tile = ";
+    llvm::interleave(getRegisterTile(), printer, "x");
+  }
+  if (!getWarpTile().empty()) {
+    printer << ", warp_tile = ";
+    llvm::interleave(getWarpTile(), printer, "x");
+  }
+  if (hasPromotion()) {
+    printer << ", promote = [";
+    if (getPromoteA())
+      printer << "a" << (getPromoteB() ? ", " : "");
+    if (getPromoteB())
+      printer << "b";
+    printer << "]";
+  }
+  if (getPad())
+    printer << ", pad = " << getPad();
+  if (getTransposeA())
+    printer << ", transpose_a";
+  if (!getVectorize().empty()) {
+    printer << ", vectorize = [";
+    llvm::interleaveComma(getVectorize(), printer);
+    printer << "]";
+  }
+  if (getStages() != 1)
+    printer << ", stages = " << getStages();
+  if (getRegisterDoubleBuffer())
+    printer << ", registers";
+  if (getRaster())
+    printer << ", raster = " << getRaster();
+  if (getUnroll() == 0)
+    printer << ", unroll = full";
+  else if (getUnroll() > 0)
+    printer << ", unroll = " << getUnroll();
   printer << ">";
 }
 
-LogicalResult
-ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     ArrayRef<int64_t> tile, bool) {
+LogicalResult ScheduleAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> tile,
+    bool, ArrayRef<int64_t> registerTile, ArrayRef<int64_t> warpTile,
+    bool promoteA, bool promoteB, int64_t pad, bool transposeA,
+    ArrayRef<int64_t> vectorize, int64_t stages, bool, int64_t raster,
+    int64_t unroll) {
   if (tile.size() != 3)
     return emitError() << "tile must have 3 sizes (BMxBNxBK), got "
                        << tile.size();
-  if (llvm::any_of(tile, [](int64_t s) { return s <= 0; }))
+  auto positive = [](ArrayRef<int64_t> sizes) {
+    return llvm::all_of(sizes, [](int64_t s) { return s > 0; });
+  };
+  if (!positive(tile))
     return emitError() << "tile sizes must be positive";
+  if (!registerTile.empty() && (registerTile.size() != 2 ||
+                                !positive(registerTile) ||
+                                tile[0] % registerTile[0] ||
+                                tile[1] % registerTile[1]))
+    return emitError() << "register_tile must be TMxTN dividing the tile";
+  if (!warpTile.empty() && (warpTile.size() != 2 || !positive(warpTile) ||
+                            tile[0] % warpTile[0] || tile[1] % warpTile[1]))
+    return emitError() << "warp_tile must be WMxWN dividing the tile";
+  if (!vectorize.empty() &&
+      (vectorize.size() != 4 || !llvm::all_of(vectorize, [](int64_t w) {
+         return w == 1 || w == 2 || w == 4 || w == 8;
+       })))
+    return emitError() << "vectorize must be 4 widths of 1, 2, 4 or 8";
+  if (pad < 0 || stages < 1 || raster < 0 || unroll < -1)
+    return emitError() << "pad, stages, raster and unroll must be in range";
+  if (transposeA && !promoteA)
+    return emitError() << "transpose_a needs A promoted";
+  if ((pad || stages > 1) && !promoteA && !promoteB)
+    return emitError() << "pad and stages need promote";
   return success();
 }
 

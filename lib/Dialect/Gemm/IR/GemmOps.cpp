@@ -50,3 +50,59 @@ LogicalResult MatmulOp::verify() {
     return emitOpError("accumulator type must be a floating-point type");
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Tile copies
+//===----------------------------------------------------------------------===//
+
+/// Whether consecutive elements of a 2-D memref run along its last dimension.
+static bool isRowMajor(MemRefType type) {
+  auto [strides, offset] = type.getStridesAndOffset();
+  return strides[1] == 1;
+}
+
+/// The checks shared by gemm.copy and gemm.load_tile on the source tile.
+static LogicalResult verifyDistribution(Operation *op, MemRefType source,
+                                        int64_t threads, int64_t vector) {
+  if (source.getRank() != 2)
+    return op->emitOpError("expects a 2-D source tile");
+  if (threads <= 0 || vector <= 0)
+    return op->emitOpError("threads and vector must be positive");
+  int64_t rows = source.getDimSize(0), cols = source.getDimSize(1);
+  int64_t contiguous = isRowMajor(source) ? cols : rows;
+  if (contiguous % vector)
+    return op->emitOpError("vector width ")
+           << vector << " does not divide the contiguous side (" << contiguous
+           << ") of the source tile";
+  if ((rows * cols) % (threads * vector))
+    return op->emitOpError("a ")
+           << rows << "x" << cols << " tile does not split into " << threads
+           << " threads x " << vector << "-element pieces";
+  return success();
+}
+
+LogicalResult CopyOp::verify() {
+  auto source = cast<MemRefType>(getSource().getType());
+  auto target = cast<MemRefType>(getTarget().getType());
+  if (target.getRank() != 2)
+    return emitOpError("expects a 2-D target");
+  int64_t rows = source.getDimSize(0), cols = source.getDimSize(1);
+  int64_t tRows = getTranspose() ? cols : rows;
+  int64_t tCols = getTranspose() ? rows : cols;
+  if (target.getDimSize(0) != tRows || target.getDimSize(1) != tCols)
+    return emitOpError("target must be ")
+           << tRows << "x" << tCols << (getTranspose() ? " (transposed)" : "");
+  return verifyDistribution(*this, source, getThreads(), getVector());
+}
+
+LogicalResult LoadTileOp::verify() {
+  auto source = cast<MemRefType>(getSource().getType());
+  if (failed(verifyDistribution(*this, source, getThreads(), getVector())))
+    return failure();
+  int64_t perThread = source.getNumElements() / getThreads();
+  auto result = cast<VectorType>(getResult().getType());
+  if (result.getRank() != 1 || result.getNumElements() != perThread)
+    return emitOpError("result must be a vector of ")
+           << perThread << " elements, this thread's share";
+  return success();
+}

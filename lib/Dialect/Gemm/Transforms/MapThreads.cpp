@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
 #include "mlir/IR/Builders.h"
@@ -85,6 +86,7 @@ static LogicalResult mapThreads(MatmulOp matmul) {
         Value sum = arith::AddFOp::create(b, l, iterArgs[0], product, contract);
         scf::YieldOp::create(b, l, sum);
       });
+  loop->setAttr(kKLoopAttr, builder.getUnitAttr());
   Value result =
       castFloat(builder, loc, loop.getResult(0), cType.getElementType());
   memref::StoreOp::create(builder, loc, result, matmul.getC(),
@@ -99,7 +101,9 @@ struct GemmMapThreadsPass
   void runOnOperation() override {
     SmallVector<MatmulOp> matmuls;
     getOperation().walk([&](MatmulOp op) {
-      if (op.getLevel() == Level::Block)
+      ScheduleAttr s = op.getSchedule();
+      bool tiled = !s.getRegisterTile().empty() || !s.getWarpTile().empty();
+      if (op.getLevel() == Level::Block && !tiled)
         matmuls.push_back(op);
     });
     for (MatmulOp matmul : matmuls)

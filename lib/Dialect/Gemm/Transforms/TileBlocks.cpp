@@ -25,6 +25,29 @@ static Value createTileView(OpBuilder &builder, Location loc, Value source,
                                    strides);
 }
 
+/// The grouped ("rasterised") order: the linear block index walks `group`
+/// block rows column by column, so that consecutive blocks reuse the same
+/// tiles of A (a group's rows) and B (a column) from L2. Returns the block
+/// row and column to compute.
+static std::pair<Value, Value> rasterize(OpBuilder &b, Location loc,
+                                         Value blockX, Value blockY,
+                                         int64_t rows, int64_t cols,
+                                         int64_t group) {
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value pid = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, blockY, c(cols)), blockX);
+  Value perGroup = c(group * cols);
+  Value groupId = arith::DivUIOp::create(b, loc, pid, perGroup);
+  Value firstRow = arith::MulIOp::create(b, loc, groupId, c(group));
+  Value groupRows = arith::MinUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, c(rows), firstRow), c(group));
+  Value inGroup = arith::RemUIOp::create(b, loc, pid, perGroup);
+  Value row = arith::AddIOp::create(
+      b, loc, firstRow, arith::RemUIOp::create(b, loc, inGroup, groupRows));
+  Value col = arith::DivUIOp::create(b, loc, inGroup, groupRows);
+  return {row, col};
+}
+
 static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
   ScheduleAttr schedule = matmul.getSchedule();
   auto cType = cast<MemRefType>(matmul.getC().getType());
@@ -40,6 +63,9 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
   Location loc = matmul.getLoc();
   Value blockX = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::x);
   Value blockY = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::y);
+  if (schedule.getRaster() > 0)
+    std::tie(blockY, blockX) = rasterize(builder, loc, blockX, blockY,
+                                         m / bm, n / bn, schedule.getRaster());
   Value rowOffset = arith::MulIOp::create(
       builder, loc, blockY, arith::ConstantIndexOp::create(builder, loc, bm));
   Value colOffset = arith::MulIOp::create(
@@ -60,6 +86,18 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
                         static_cast<int32_t>(m / bm), 1};
   func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(blockSize));
   func.setKnownGridSizeAttr(builder.getDenseI32ArrayAttr(gridSize));
+  // Cap registers so that two blocks fit on an SM (64K registers) when the
+  // thread tile leaves room for it (its accumulators and fragments, and
+  // about 24 registers of addressing), else so that one does. Left alone,
+  // ptxas has been seen to spill 512-thread blocks at 40 registers, and to
+  // go one register past two blocks' worth.
+  int64_t tm = schedule.getThreadM(), tn = schedule.getThreadN();
+  int64_t twoBlocks = 65536 / (2 * threads);
+  int64_t cap = tm * tn + tm + tn + 24 <= twoBlocks
+                    ? twoBlocks
+                    : std::min<int64_t>(255, 65536 / threads);
+  if (cap < 255)
+    func->setAttr("nvvm.maxnreg", builder.getI32IntegerAttr(int32_t(cap)));
   GridDim grid[] = {{Dim::N, bn}, {Dim::M, bm}, {Dim::One, 1}};
   func->setAttr("gemm.launch",
                 LaunchAttr::get(builder.getContext(), {threads, 1, 1}, grid,

@@ -60,31 +60,80 @@ def Gemm_ProblemAttr : Gemm_Attr<"Problem", "problem"> {
 def Gemm_ScheduleAttr : Gemm_Attr<"Schedule", "schedule"> {
   let summary = "how a GEMM is mapped onto the GPU";
   let description = [{
-    The schedule directives of a schedule file.
+    The schedule directives of a schedule file (docs/dsl.md), after the
+    front-end's checks. Entries other than `tile` are printed only when set.
 
     - `tile = BMxBNxBK`: each thread block computes a BM x BN tile of C,
       stepping through K by BK.
-    - `coalesce`: consecutive threads of a warp own consecutive elements
-      along the contiguous dimension of C, so that their stores of C and their
-      loads of the matching operand coalesce. Without it, consecutive threads
-      own consecutive rows of C (the naive mapping).
+    - `coalesce`: consecutive threads own consecutive elements along C's
+      contiguous dimension.
+    - `register_tile = TMxTN`: each thread computes TM x TN elements of C.
+    - `warp_tile = WMxWN`: each warp owns a WM x WN tile of C.
+    - `promote = [a, b]`, `pad = N`, `transpose_a`: stage tiles in shared
+      memory, rows padded by N elements, A stored K-major.
+    - `vectorize = [GL, SL, SS, GS]`: elements per global load, shared load,
+      shared store and global store.
+    - `stages = S`: S shared-memory buffers, the next tile prefetched into
+      registers; `registers`: double-buffered fragments.
+    - `raster = G`: block-index swizzle in groups of G block rows.
+    - `unroll = N` or `unroll = full`: unrolling of the inner loop over BK.
 
     ```mlir
-    #gemm.schedule<tile = 32x32x1, coalesce>
+    #gemm.schedule<tile = 128x128x8, register_tile = 8x8,
+                   promote = [a, b], transpose_a, vectorize = [4, 4, 4, 4]>
     ```
   }];
   let parameters = (ins
     ArrayRefParameter<"int64_t", "block tile BM, BN, BK">:$tile,
-    "bool":$coalesce
+    "bool":$coalesce,
+    ArrayRefParameter<"int64_t", "TM, TN, or empty">:$registerTile,
+    ArrayRefParameter<"int64_t", "WM, WN, or empty">:$warpTile,
+    "bool":$promoteA,
+    "bool":$promoteB,
+    "int64_t":$pad,
+    "bool":$transposeA,
+    ArrayRefParameter<"int64_t", "GL, SL, SS, GS, or empty">:$vectorize,
+    "int64_t":$stages,
+    "bool":$registerDoubleBuffer,
+    "int64_t":$raster,
+    "int64_t":$unroll
   );
+  let builders = [
+    AttrBuilder<(ins "::llvm::ArrayRef<int64_t>":$tile, "bool":$coalesce), [{
+      return $_get($_ctxt, tile, coalesce, ::llvm::ArrayRef<int64_t>{},
+                   ::llvm::ArrayRef<int64_t>{}, false, false, 0, false,
+                   ::llvm::ArrayRef<int64_t>{}, 1, false, 0, -1);
+    }]>
+  ];
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     int64_t getTileM() const { return getTile()[0]; }
     int64_t getTileN() const { return getTile()[1]; }
     int64_t getTileK() const { return getTile()[2]; }
-    /// Threads per block: one per element of the block tile of C.
-    int64_t getThreadsPerBlock() const { return getTileM() * getTileN(); }
+    int64_t getThreadM() const {
+      return getRegisterTile().empty() ? 1 : getRegisterTile()[0];
+    }
+    int64_t getThreadN() const {
+      return getRegisterTile().empty() ? 1 : getRegisterTile()[1];
+    }
+    /// Threads per block: one per register tile of the block tile.
+    int64_t getThreadsPerBlock() const {
+      return (getTileM() / getThreadM()) * (getTileN() / getThreadN());
+    }
+    bool hasPromotion() const { return getPromoteA() || getPromoteB(); }
+    int64_t getGlobalLoadWidth() const {
+      return getVectorize().empty() ? 1 : getVectorize()[0];
+    }
+    int64_t getSharedLoadWidth() const {
+      return getVectorize().empty() ? 1 : getVectorize()[1];
+    }
+    int64_t getSharedStoreWidth() const {
+      return getVectorize().empty() ? 1 : getVectorize()[2];
+    }
+    int64_t getGlobalStoreWidth() const {
+      return getVectorize().empty() ? 1 : getVectorize()[3];
+    }
   }];
 }
 

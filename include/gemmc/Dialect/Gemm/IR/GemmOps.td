@@ -56,4 +56,67 @@ def Gemm_MatmulOp : Gemm_Op<"matmul"> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Block-cooperative tile copies (from gemm-promote and gemm-pipeline, lowered
+// by gemm-vectorize)
+//===----------------------------------------------------------------------===//
+
+def Gemm_CopyOp : Gemm_Op<"copy"> {
+  let summary = "all threads of a block copy a tile, global to shared";
+  let description = [{
+    `target = source`, or `target[j][i] = source[i][j]` with `transpose`.
+    Every one of the block's `threads` threads executes it and moves its
+    share: the tile is cut into `vector`-element pieces along the source's
+    contiguous dimension, and thread `t` moves pieces `t`, `t + threads`, ...
+    `gemm-vectorize` lowers it.
+  }];
+  let arguments = (ins
+    AnyMemRef:$source,
+    AnyMemRef:$target,
+    UnitAttr:$transpose,
+    I64Attr:$threads,
+    I64Attr:$vector
+  );
+  let assemblyFormat = [{
+    $source `to` $target attr-dict `:` type($source) `to` type($target)
+  }];
+  let hasVerifier = 1;
+}
+
+def Gemm_LoadTileOp : Gemm_Op<"load_tile"> {
+  let summary = "this thread's share of a block-cooperative copy, loaded";
+  let description = [{
+    The first half of a `gemm.copy`: this thread's pieces of `source`, in
+    order, as one vector (`gemm-pipeline` loads the next tile into registers
+    while the current one is computed).
+  }];
+  let arguments = (ins AnyMemRef:$source, I64Attr:$threads, I64Attr:$vector);
+  let results = (outs AnyVectorOfNonZeroRank:$result);
+  let assemblyFormat = [{
+    $source attr-dict `:` type($source) `to` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Gemm_StoreTileOp : Gemm_Op<"store_tile"> {
+  let summary = "this thread's share of a block-cooperative copy, stored";
+  let description = [{
+    The second half of a `gemm.copy`: stores what `gemm.load_tile` loaded
+    from a tile shaped like `source_shape` into `target` (transposed with
+    `transpose`).
+  }];
+  let arguments = (ins
+    AnyVectorOfNonZeroRank:$value,
+    AnyMemRef:$target,
+    DenseI64ArrayAttr:$source_shape,
+    BoolAttr:$source_row_major,
+    UnitAttr:$transpose,
+    I64Attr:$threads,
+    I64Attr:$vector
+  );
+  let assemblyFormat = [{
+    $value `to` $target attr-dict `:` type($value) `to` type($target)
+  }];
+}
+
 #endif // GEMMC_DIALECT_GEMM_IR_GEMMOPS_TD

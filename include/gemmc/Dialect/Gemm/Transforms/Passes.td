@@ -14,6 +14,10 @@ def GemmTileBlocks : Pass<"gemm-tile-blocks", "::mlir::gpu::GPUFuncOp"> {
     The kernel gets `gpu.known_block_size`, and the `gemm.launch` attribute
     from which the kernel contract is written (grid x over N, grid y over M).
 
+    With `raster G`, block (x, y) computes the tile that the grouped order
+    assigns to its linear index y * gridDim.x + x: blocks walk G block rows
+    column by column, so that consecutive blocks share tiles of A and B in L2.
+
     Problem sizes must be multiples of the block tile; the pass fails
     otherwise.
   }];
@@ -43,6 +47,102 @@ def GemmMapThreads : Pass<"gemm-map-threads", "::mlir::gpu::GPUFuncOp"> {
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"
   ];
+}
+
+def GemmRegisterTile : Pass<"gemm-register-tile", "::mlir::gpu::GPUFuncOp"> {
+  let summary = "Give each thread a TM x TN tile of C, accumulated in registers";
+  let description = [{
+    Applies `register-tile` and `warp-tile` to a block-level `gemm.matmul`
+    (schedules without them go through `gemm-map-threads`). Each thread keeps
+    TM x TN accumulators as vectors carried by the loop over K (marked
+    `gemm.k_loop`); per step of K it reads TM values of A and TN of B and
+    does TM x TN FMAs, then writes its tile of C.
+
+    Thread placement: the block's warps are laid out over BM/WM x BN/WN warp
+    tiles (one warp tile, the whole block, without `warp-tile`), and the lanes
+    of a warp over WM/TM x WN/TN. A thread's TM rows come in chunks of the
+    shared-load width w, chunks `w x (WM/TM)` rows apart (so its TN columns):
+    with w = TM the thread tile is contiguous; with w < TM consecutive
+    lanes' chunks are adjacent, which keeps a warp's 128-bit shared loads
+    free of bank conflicts. Reads and writes are `vector.transfer_read` and
+    `vector.transfer_write` of those chunks, lowered by `gemm-vectorize`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def GemmPromote : Pass<"gemm-promote", "::mlir::gpu::GPUFuncOp"> {
+  let summary = "Stage the tiles of A and B in shared memory";
+  let description = [{
+    Applies `promote`: the loop over K (`gemm.k_loop`) is strip-mined by BK.
+    Per step the block copies the BM x BK tile of A and the BK x BN tile of B
+    into shared memory (`gemm.copy`, all threads, coalesced), waits at a
+    barrier, computes the BK steps (`gemm.inner_k`) reading fragments from
+    shared memory, and waits again. Shared buffers are workgroup attributions
+    of the kernel: `stages` x BK x (BM + pad) for A stored transposed
+    (`transpose-a`), `stages` x BM x (BK + pad) otherwise, and `stages` x BK x
+    (BN + pad) for B. Stage 0 is used; `gemm-pipeline` uses the others.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def GemmPipeline : Pass<"gemm-pipeline", "::mlir::gpu::GPUFuncOp"> {
+  let summary = "Multi-buffer shared memory, prefetching the next tiles into registers";
+  let description = [{
+    Applies `pipeline stages S` (S >= 2) to the loop over K tiles that
+    `gemm-promote` made: the first tiles are copied before the loop; in step
+    t the block loads tile t + 1 into registers (`gemm.load_tile`) while it
+    computes on buffer t mod S, stores it into buffer (t + 1) mod S
+    (`gemm.store_tile`), and waits at one barrier (maxas-style double
+    buffering). The last step reloads tile 0 instead of reading past K, so
+    the loop has no branch.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def GemmVectorize : Pass<"gemm-vectorize", "::mlir::gpu::GPUFuncOp"> {
+  let summary = "Lower tile copies and fragment accesses to vector loads and stores";
+  let description = [{
+    Applies `vectorize`: `gemm.copy`, `gemm.load_tile` and `gemm.store_tile`
+    become each thread's loads of `global-load`-wide pieces of the tile and
+    stores of `shared-store`-wide pieces (element by element where the
+    target runs the other way, as a transposed A does); the
+    `vector.transfer_read` and `vector.transfer_write` of fragments and of C
+    become `vector.load` and `vector.store` (128-bit for four f32, with their
+    alignment) where memory is contiguous along the vector, and scalar
+    accesses where it is not. Stores of C are split into `global-store`-wide
+    pieces.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def GemmUnroll : Pass<"gemm-unroll", "::mlir::gpu::GPUFuncOp"> {
+  let summary = "Unroll the inner loop over BK";
+  let description = [{
+    Applies `unroll N` or `unroll full` to the loops marked `gemm.inner_k`
+    (by `gemm-promote`), with upstream loop unrolling.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 #endif // GEMMC_DIALECT_GEMM_TRANSFORMS_PASSES_TD

@@ -1,0 +1,228 @@
+//===- Promote.cpp - stage the tiles of A and B in shared memory ---------===//
+
+#include "Utils.h"
+#include "gemmc/Dialect/Gemm/IR/GemmOps.h"
+#include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::gemm {
+#define GEN_PASS_DEF_GEMMPROMOTE
+#include "gemmc/Dialect/Gemm/Transforms/Passes.h.inc"
+} // namespace mlir::gemm
+
+using namespace mlir;
+using namespace mlir::gemm;
+
+/// A read of A or B inside the loop over K: a memref.load or a
+/// vector.transfer_read whose row (B) or column (A) index is the loop's
+/// induction variable.
+static bool isReadAlongK(Operation *op, Value iv, unsigned kDim,
+                         Value &source) {
+  ValueRange indices;
+  if (auto load = dyn_cast<memref::LoadOp>(op)) {
+    source = load.getMemRef();
+    indices = load.getIndices();
+  } else if (auto read = dyn_cast<vector::TransferReadOp>(op)) {
+    source = read.getBase();
+    indices = read.getIndices();
+  } else {
+    return false;
+  }
+  return indices.size() == 2 && indices[kDim] == iv;
+}
+
+/// A `rows x cols` view of stage `stage` of a `stages x rows x (cols + pad)`
+/// shared buffer.
+static Value stageView(OpBuilder &b, Location loc, Value buffer, Value stage,
+                       int64_t rows, int64_t cols) {
+  SmallVector<OpFoldResult> offsets = {stage, b.getIndexAttr(0),
+                                       b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(rows),
+                                     b.getIndexAttr(cols)};
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  auto bufferType = cast<MemRefType>(buffer.getType());
+  auto viewType = memref::SubViewOp::inferRankReducedResultType(
+      {rows, cols}, bufferType, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, loc, cast<MemRefType>(viewType), buffer,
+                                   offsets, sizes, strides);
+}
+
+static Value tileView(OpBuilder &b, Location loc, Value source, Value row,
+                      Value col, int64_t rows, int64_t cols) {
+  SmallVector<OpFoldResult> offsets = {row, col};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(rows),
+                                     b.getIndexAttr(cols)};
+  SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+  return memref::SubViewOp::create(b, loc, source, offsets, sizes, strides);
+}
+
+/// Rewrites a read of the promoted operand to read the shared tile at
+/// (row, kk) of A (or (kk, row) when transposed) or (kk, col) of B.
+static void redirectRead(OpBuilder &b, Operation *op, Value shared,
+                         bool isA, bool transposed, Value kk) {
+  b.setInsertionPoint(op);
+  Location loc = op->getLoc();
+  if (auto load = dyn_cast<memref::LoadOp>(op)) {
+    Value other = load.getIndices()[isA ? 0 : 1];
+    SmallVector<Value> indices =
+        isA && !transposed ? SmallVector<Value>{other, kk}
+                           : SmallVector<Value>{kk, other};
+    Value value = memref::LoadOp::create(b, loc, shared, indices);
+    load.replaceAllUsesWith(value);
+    load.erase();
+    return;
+  }
+  auto read = cast<vector::TransferReadOp>(op);
+  Value other = read.getIndices()[isA ? 0 : 1];
+  SmallVector<Value> indices = isA && !transposed
+                                   ? SmallVector<Value>{other, kk}
+                                   : SmallVector<Value>{kk, other};
+  // A's fragment runs along M: in a transposed tile that is dimension 1.
+  AffineMap map = read.getPermutationMap();
+  if (isA && transposed)
+    map = AffineMap::get(2, 0, getAffineDimExpr(1, b.getContext()));
+  auto newRead = vector::TransferReadOp::create(
+      b, loc, read.getVectorType(), shared, indices, read.getPadding(), map,
+      read.getInBoundsValues());
+  read.replaceAllUsesWith(newRead.getResult());
+  read.erase();
+}
+
+static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
+                             ScheduleAttr s) {
+  auto ub = getConstantIntValue(loop.getUpperBound());
+  auto lb = getConstantIntValue(loop.getLowerBound());
+  auto step = getConstantIntValue(loop.getStep());
+  int64_t bk = s.getTileK();
+  if (!ub || !lb || !step || *lb != 0 || *step != 1 || *ub % bk)
+    return loop.emitOpError("expects a loop over K from 0 by 1 to a multiple "
+                            "of BK = ")
+           << bk;
+  int64_t k = *ub;
+
+  // Find the operands read along K.
+  Value iv = loop.getInductionVar();
+  Value aSource, bSource;
+  WalkResult walk = loop.getBody()->walk([&](Operation *op) {
+    Value source;
+    for (unsigned kDim : {1u, 0u}) {
+      if (!isReadAlongK(op, iv, kDim, source))
+        continue;
+      Value &slot = kDim == 1 ? aSource : bSource;
+      if (slot && slot != source)
+        return WalkResult::interrupt();
+      slot = source;
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted() || !aSource || !bSource)
+    return loop.emitOpError("expects reads of one A and one B along K");
+  auto aType = cast<MemRefType>(aSource.getType());
+  auto bType = cast<MemRefType>(bSource.getType());
+  int64_t bm = aType.getDimSize(0), bn = bType.getDimSize(1);
+
+  // Shared buffers, one per promoted operand, with a stage dimension.
+  MLIRContext *ctx = func.getContext();
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
+  bool transposeA = s.getTransposeA();
+  int64_t aRows = transposeA ? bk : bm, aCols = transposeA ? bm : bk;
+  Value aBuffer, bBuffer;
+  if (s.getPromoteA())
+    aBuffer = func.addWorkgroupAttribution(
+        MemRefType::get({s.getStages(), aRows, aCols + s.getPad()},
+                        aType.getElementType(), AffineMap(), workgroup),
+        loop.getLoc());
+  if (s.getPromoteB())
+    bBuffer = func.addWorkgroupAttribution(
+        MemRefType::get({s.getStages(), bk, bn + s.getPad()},
+                        bType.getElementType(), AffineMap(), workgroup),
+        loop.getLoc());
+
+  // for kt = 0 to K step BK: copy, barrier, for kk < BK: compute, barrier.
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  int64_t threads = s.getThreadsPerBlock();
+  int64_t width = s.getGlobalLoadWidth();
+  auto outer = scf::ForOp::create(
+      b, loc, indexConstant(b, loc, 0), indexConstant(b, loc, k),
+      indexConstant(b, loc, bk), loop.getInitArgs(),
+      [&](OpBuilder &ob, Location l, Value kt, ValueRange args) {
+        Value stage = indexConstant(ob, l, 0);
+        stage.getDefiningOp()->setAttr(kStageAttr, ob.getUnitAttr());
+        Value zero = indexConstant(ob, l, 0);
+        Value aShared, bShared;
+        if (aBuffer) {
+          aShared = stageView(ob, l, aBuffer, stage, aRows, aCols);
+          Value tile = tileView(ob, l, aSource, zero, kt, bm, bk);
+          auto copy = CopyOp::create(ob, l, tile, aShared, transposeA,
+                                     threads, width);
+          (void)copy;
+        }
+        if (bBuffer) {
+          bShared = stageView(ob, l, bBuffer, stage, bk, bn);
+          Value tile = tileView(ob, l, bSource, kt, zero, bk, bn);
+          CopyOp::create(ob, l, tile, bShared, false, threads, width);
+        }
+        gpu::BarrierOp::create(ob, l);
+
+        auto inner = scf::ForOp::create(
+            ob, l, indexConstant(ob, l, 0), indexConstant(ob, l, bk),
+            indexConstant(ob, l, 1), args,
+            [&](OpBuilder &ib, Location il, Value kk, ValueRange innerArgs) {
+              IRMapping mapping;
+              mapping.map(iv, arith::AddIOp::create(ib, il, kt, kk));
+              mapping.map(loop.getRegionIterArgs(), innerArgs);
+              for (Operation &op : loop.getBody()->without_terminator())
+                ib.clone(op, mapping);
+              auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+              SmallVector<Value> results;
+              for (Value v : yield.getOperands())
+                results.push_back(mapping.lookupOrDefault(v));
+              scf::YieldOp::create(ib, il, results);
+              // Redirect the promoted reads to shared memory.
+              Value k = mapping.lookup(iv);
+              SmallVector<std::pair<Operation *, bool>> reads;
+              ib.getInsertionBlock()->walk([&](Operation *op) {
+                Value source;
+                if (aShared && isReadAlongK(op, k, 1, source) &&
+                    source == aSource)
+                  reads.push_back({op, true});
+                else if (bShared && isReadAlongK(op, k, 0, source) &&
+                         source == bSource)
+                  reads.push_back({op, false});
+              });
+              for (auto [op, isA] : reads)
+                redirectRead(ib, op, isA ? aShared : bShared, isA,
+                             isA && transposeA, kk);
+            });
+        inner->setAttr(kInnerKAttr, ob.getUnitAttr());
+        ob.setInsertionPointAfter(inner);
+        gpu::BarrierOp::create(ob, l);
+        scf::YieldOp::create(ob, l, inner.getResults());
+      });
+  outer->setAttr(kKTilesAttr, b.getUnitAttr());
+  loop.replaceAllUsesWith(outer.getResults());
+  loop.erase();
+  return success();
+}
+
+namespace {
+struct GemmPromotePass
+    : public mlir::gemm::impl::GemmPromoteBase<GemmPromotePass> {
+  void runOnOperation() override {
+    gpu::GPUFuncOp func = getOperation();
+    auto schedule = func->getAttrOfType<ScheduleAttr>("gemm.schedule");
+    if (!schedule || !schedule.hasPromotion())
+      return;
+    SmallVector<scf::ForOp> loops;
+    func.walk([&](scf::ForOp loop) {
+      if (loop->hasAttr(kKLoopAttr))
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops)
+      if (failed(promote(func, loop, schedule)))
+        return signalPassFailure();
+  }
+};
+} // namespace

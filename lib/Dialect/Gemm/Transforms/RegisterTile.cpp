@@ -1,0 +1,161 @@
+//===- RegisterTile.cpp - TM x TN results per thread, in registers -------===//
+
+#include "Utils.h"
+#include "gemmc/Dialect/Gemm/IR/GemmOps.h"
+#include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+
+namespace mlir::gemm {
+#define GEN_PASS_DEF_GEMMREGISTERTILE
+#include "gemmc/Dialect/Gemm/Transforms/Passes.h.inc"
+} // namespace mlir::gemm
+
+using namespace mlir;
+using namespace mlir::gemm;
+
+namespace {
+/// Where a thread's elements of C lie in the block tile: TM rows in chunks
+/// of `rowChunk` starting at `rowBase + i * rowStride`, and TN columns in
+/// chunks of `colChunk` starting at `colBase + j * colStride`.
+struct ThreadPlacement {
+  Value rowBase, colBase;
+  int64_t rowChunk, colChunk, rowStride, colStride;
+};
+} // namespace
+
+static ThreadPlacement placeThread(OpBuilder &b, Location loc,
+                                   ScheduleAttr s, int64_t bm, int64_t bn) {
+  int64_t tm = s.getThreadM(), tn = s.getThreadN();
+  bool warps = !s.getWarpTile().empty();
+  int64_t wm = warps ? s.getWarpTile()[0] : bm;
+  int64_t wn = warps ? s.getWarpTile()[1] : bn;
+  int64_t lanesM = wm / tm, lanesN = wn / tn;
+  int64_t width = s.getSharedLoadWidth();
+
+  auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value warpRow = c(0), warpCol = c(0), lane = tid;
+  if (warps) {
+    Value warp = arith::DivUIOp::create(b, loc, tid, c(32));
+    lane = arith::RemUIOp::create(b, loc, tid, c(32));
+    warpRow = arith::DivUIOp::create(b, loc, warp, c(bn / wn));
+    warpCol = arith::RemUIOp::create(b, loc, warp, c(bn / wn));
+  }
+  Value laneRow = arith::DivUIOp::create(b, loc, lane, c(lanesN));
+  Value laneCol = arith::RemUIOp::create(b, loc, lane, c(lanesN));
+
+  ThreadPlacement p;
+  p.rowChunk = tm % width == 0 ? width : 1;
+  p.colChunk = tn % width == 0 ? width : 1;
+  p.rowStride = lanesM * p.rowChunk;
+  p.colStride = lanesN * p.colChunk;
+  auto base = [&](Value warpIdx, int64_t warpSize, Value laneIdx,
+                  int64_t chunk) -> Value {
+    Value w = arith::MulIOp::create(b, loc, warpIdx, c(warpSize));
+    Value l = arith::MulIOp::create(b, loc, laneIdx, c(chunk));
+    return arith::AddIOp::create(b, loc, w, l);
+  };
+  p.rowBase = base(warpRow, wm, laneRow, p.rowChunk);
+  p.colBase = base(warpCol, wn, laneCol, p.colChunk);
+  return p;
+}
+
+/// A `width`-element read of `source` at (row, col) along dimension `dim`.
+static Value readChunk(OpBuilder &b, Location loc, Value source, Value row,
+                       Value col, int64_t width, unsigned dim) {
+  auto type = cast<MemRefType>(source.getType());
+  MLIRContext *ctx = b.getContext();
+  AffineMap map = AffineMap::get(2, 0, getAffineDimExpr(dim, ctx));
+  Value pad = arith::ConstantOp::create(
+      b, loc, type.getElementType(),
+      b.getFloatAttr(type.getElementType(), 0.0));
+  bool inBounds[] = {true};
+  return vector::TransferReadOp::create(
+      b, loc, VectorType::get({width}, type.getElementType()), source,
+      ValueRange{row, col}, pad, map, ArrayRef<bool>(inBounds));
+}
+
+static LogicalResult registerTile(MatmulOp matmul) {
+  ScheduleAttr s = matmul.getSchedule();
+  auto aType = cast<MemRefType>(matmul.getA().getType());
+  auto cType = cast<MemRefType>(matmul.getC().getType());
+  int64_t bm = cType.getDimSize(0), bn = cType.getDimSize(1);
+  int64_t k = aType.getDimSize(1);
+  int64_t tm = s.getThreadM(), tn = s.getThreadN();
+  if (bm != s.getTileM() || bn != s.getTileN())
+    return matmul.emitOpError("expects the block tile ")
+           << s.getTileM() << "x" << s.getTileN() << " of the schedule";
+  Type accType = matmul.getAccType();
+  if (!aType.getElementType().isF32() || !accType.isF32() ||
+      !cType.getElementType().isF32())
+    return matmul.emitOpError("register tiles of f32 only are implemented");
+
+  OpBuilder b(matmul);
+  Location loc = matmul.getLoc();
+  ThreadPlacement p = placeThread(b, loc, s, bm, bn);
+  int64_t rowChunks = tm / p.rowChunk, colChunks = tn / p.colChunk;
+  auto accVector = VectorType::get({p.colChunk}, accType);
+  Value zero = arith::ConstantOp::create(
+      b, loc, accVector, DenseElementsAttr::get(accVector, 0.0f));
+  SmallVector<Value> inits(tm * colChunks, zero);
+
+  auto loop = scf::ForOp::create(
+      b, loc, indexConstant(b, loc, 0), indexConstant(b, loc, k),
+      indexConstant(b, loc, 1), inits,
+      [&](OpBuilder &lb, Location l, Value kk, ValueRange acc) {
+        SmallVector<Value> aChunks, bChunks;
+        for (int64_t i = 0; i < rowChunks; ++i)
+          aChunks.push_back(readChunk(
+              lb, l, matmul.getA(), addOffset(lb, l, p.rowBase, i * p.rowStride),
+              kk, p.rowChunk, /*dim=*/0));
+        for (int64_t j = 0; j < colChunks; ++j)
+          bChunks.push_back(readChunk(
+              lb, l, matmul.getB(), kk,
+              addOffset(lb, l, p.colBase, j * p.colStride), p.colChunk,
+              /*dim=*/1));
+        SmallVector<Value> next;
+        for (int64_t i = 0; i < tm; ++i) {
+          Value a = vector::ExtractOp::create(lb, l, aChunks[i / p.rowChunk],
+                                              i % p.rowChunk);
+          Value splat = vector::BroadcastOp::create(lb, l, accVector, a);
+          for (int64_t j = 0; j < colChunks; ++j)
+            next.push_back(vector::FMAOp::create(lb, l, splat, bChunks[j],
+                                                 acc[i * colChunks + j]));
+        }
+        scf::YieldOp::create(lb, l, next);
+      });
+  loop->setAttr(kKLoopAttr, b.getUnitAttr());
+
+  MLIRContext *ctx = b.getContext();
+  AffineMap alongColumns = AffineMap::get(2, 0, getAffineDimExpr(1, ctx));
+  bool inBounds[] = {true};
+  for (int64_t i = 0; i < tm; ++i) {
+    Value row = addOffset(b, loc, p.rowBase,
+                          (i / p.rowChunk) * p.rowStride + i % p.rowChunk);
+    for (int64_t j = 0; j < colChunks; ++j) {
+      Value col = addOffset(b, loc, p.colBase, j * p.colStride);
+      vector::TransferWriteOp::create(b, loc, loop.getResult(i * colChunks + j),
+                                      matmul.getC(), ValueRange{row, col},
+                                      alongColumns, ArrayRef<bool>(inBounds));
+    }
+  }
+  matmul.erase();
+  return success();
+}
+
+namespace {
+struct GemmRegisterTilePass
+    : public mlir::gemm::impl::GemmRegisterTileBase<GemmRegisterTilePass> {
+  void runOnOperation() override {
+    SmallVector<MatmulOp> matmuls;
+    getOperation().walk([&](MatmulOp op) {
+      ScheduleAttr s = op.getSchedule();
+      bool tiled = !s.getRegisterTile().empty() || !s.getWarpTile().empty();
+      if (op.getLevel() == Level::Block && tiled)
+        matmuls.push_back(op);
+    });
+    for (MatmulOp matmul : matmuls)
+      if (failed(registerTile(matmul)))
+        return signalPassFailure();
+  }
+};
+} // namespace

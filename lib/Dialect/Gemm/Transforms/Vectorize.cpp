@@ -1,0 +1,254 @@
+//===- Vectorize.cpp - tile copies and fragments as vector accesses ------===//
+
+#include "Utils.h"
+#include "gemmc/Dialect/Gemm/IR/GemmOps.h"
+#include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+
+namespace mlir::gemm {
+#define GEN_PASS_DEF_GEMMVECTORIZE
+#include "gemmc/Dialect/Gemm/Transforms/Passes.h.inc"
+} // namespace mlir::gemm
+
+using namespace mlir;
+using namespace mlir::gemm;
+
+/// Whether `width` consecutive elements along dimension `dim` of `type` are
+/// adjacent in memory.
+static bool isContiguousAlong(MemRefType type, unsigned dim) {
+  auto [strides, offset] = type.getStridesAndOffset();
+  return dim == strides.size() - 1 && strides[dim] == 1;
+}
+
+static llvm::MaybeAlign alignmentOf(VectorType type) {
+  int64_t bytes = type.getNumElements() *
+                  type.getElementType().getIntOrFloatBitWidth() / 8;
+  return llvm::MaybeAlign(std::min<int64_t>(bytes, 16));
+}
+
+/// Reads `width` elements of `source` from (row, col) along `dim`: one
+/// vector load where they are adjacent, else one load each.
+static Value readAlong(OpBuilder &b, Location loc, Value source, Value row,
+                       Value col, int64_t width, unsigned dim) {
+  auto type = cast<MemRefType>(source.getType());
+  auto vectorType = VectorType::get({width}, type.getElementType());
+  if (width > 1 && isContiguousAlong(type, dim))
+    return vector::LoadOp::create(b, loc, vectorType, source,
+                                  ValueRange{row, col}, /*nontemporal=*/false,
+                                  alignmentOf(vectorType));
+  SmallVector<Value> elements;
+  for (int64_t e = 0; e < width; ++e) {
+    Value r = dim == 0 ? addOffset(b, loc, row, e) : row;
+    Value c = dim == 1 ? addOffset(b, loc, col, e) : col;
+    elements.push_back(memref::LoadOp::create(b, loc, source, ValueRange{r, c}));
+  }
+  return vector::FromElementsOp::create(b, loc, vectorType, elements);
+}
+
+/// Writes `value` into `target` from (row, col) along `dim`, in pieces of at
+/// most `maxWidth` elements where they are adjacent, else element by element.
+static void writeAlong(OpBuilder &b, Location loc, Value value, Value target,
+                       Value row, Value col, unsigned dim, int64_t maxWidth) {
+  auto type = cast<MemRefType>(target.getType());
+  auto vectorType = cast<VectorType>(value.getType());
+  int64_t width = vectorType.getNumElements();
+  auto at = [&](int64_t e) {
+    Value r = dim == 0 ? addOffset(b, loc, row, e) : row;
+    Value c = dim == 1 ? addOffset(b, loc, col, e) : col;
+    return SmallVector<Value>{r, c};
+  };
+  if (width > 1 && maxWidth > 1 && isContiguousAlong(type, dim)) {
+    int64_t piece = std::min(width, maxWidth);
+    auto pieceType = VectorType::get({piece}, vectorType.getElementType());
+    for (int64_t e = 0; e < width; e += piece) {
+      Value part = value;
+      if (piece != width) {
+        SmallVector<int64_t> mask;
+        for (int64_t i = 0; i < piece; ++i)
+          mask.push_back(e + i);
+        part = vector::ShuffleOp::create(b, loc, value, value, mask);
+      }
+      vector::StoreOp::create(b, loc, part, target, at(e),
+                              /*nontemporal=*/false, alignmentOf(pieceType));
+    }
+    return;
+  }
+  for (int64_t e = 0; e < width; ++e) {
+    Value element = vector::ExtractOp::create(b, loc, value, e);
+    memref::StoreOp::create(b, loc, element, target, at(e));
+  }
+}
+
+namespace {
+/// Piece `i` of this thread in a block-cooperative copy of a `rows x cols`
+/// tile cut into `width`-element pieces along its contiguous dimension.
+struct Piece {
+  Value row, col;
+  unsigned dim;
+};
+
+struct Distribution {
+  int64_t rows, cols, width, threads;
+  bool rowMajor;
+
+  int64_t piecesPerThread() const {
+    return rows * cols / (width * threads);
+  }
+
+  Piece piece(OpBuilder &b, Location loc, Value tid, int64_t i) const {
+    int64_t perLine = (rowMajor ? cols : rows) / width;
+    Value linear = addOffset(b, loc, tid, i * threads);
+    Value line = arith::DivUIOp::create(b, loc, linear,
+                                        indexConstant(b, loc, perLine));
+    Value pos = arith::MulIOp::create(
+        b, loc,
+        arith::RemUIOp::create(b, loc, linear, indexConstant(b, loc, perLine)),
+        indexConstant(b, loc, width));
+    if (rowMajor)
+      return {line, pos, 1};
+    return {pos, line, 0};
+  }
+};
+} // namespace
+
+static Distribution distributionOf(MemRefType source, int64_t threads,
+                                   int64_t width) {
+  return {source.getDimSize(0), source.getDimSize(1), width, threads,
+          isRowMajor(source)};
+}
+
+/// Stores piece `p` (read from the source tile) into `target`, transposed or
+/// not.
+static void storePiece(OpBuilder &b, Location loc, Value value, Value target,
+                       const Piece &p, bool transpose, int64_t maxWidth) {
+  if (!transpose)
+    return writeAlong(b, loc, value, target, p.row, p.col, p.dim, maxWidth);
+  writeAlong(b, loc, value, target, p.col, p.row, 1 - p.dim, maxWidth);
+}
+
+static void lowerCopy(CopyOp copy, int64_t storeWidth) {
+  OpBuilder b(copy);
+  Location loc = copy.getLoc();
+  Distribution d = distributionOf(cast<MemRefType>(copy.getSource().getType()),
+                                  copy.getThreads(), copy.getVector());
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  // All loads first, then the stores: the loads are independent and in
+  // flight together.
+  SmallVector<std::pair<Piece, Value>> pieces;
+  for (int64_t i = 0; i < d.piecesPerThread(); ++i) {
+    Piece p = d.piece(b, loc, tid, i);
+    pieces.push_back({p, readAlong(b, loc, copy.getSource(), p.row, p.col,
+                                   d.width, p.dim)});
+  }
+  for (auto &[p, value] : pieces)
+    storePiece(b, loc, value, copy.getTarget(), p, copy.getTranspose(),
+               storeWidth);
+  copy.erase();
+}
+
+static void lowerLoadTile(LoadTileOp load) {
+  OpBuilder b(load);
+  Location loc = load.getLoc();
+  Distribution d = distributionOf(cast<MemRefType>(load.getSource().getType()),
+                                  load.getThreads(), load.getVector());
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < d.piecesPerThread(); ++i) {
+    Piece p = d.piece(b, loc, tid, i);
+    Value piece =
+        readAlong(b, loc, load.getSource(), p.row, p.col, d.width, p.dim);
+    for (int64_t e = 0; e < d.width; ++e)
+      elements.push_back(vector::ExtractOp::create(b, loc, piece, e));
+  }
+  Value all = vector::FromElementsOp::create(
+      b, loc, cast<VectorType>(load.getType()), elements);
+  load.replaceAllUsesWith(all);
+  load.erase();
+}
+
+static void lowerStoreTile(StoreTileOp store, int64_t storeWidth) {
+  OpBuilder b(store);
+  Location loc = store.getLoc();
+  ArrayRef<int64_t> shape = store.getSourceShape();
+  Distribution d{shape[0], shape[1], int64_t(store.getVector()),
+                 int64_t(store.getThreads()), store.getSourceRowMajor()};
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  auto valueType = cast<VectorType>(store.getValue().getType());
+  auto pieceType = VectorType::get({d.width}, valueType.getElementType());
+  for (int64_t i = 0; i < d.piecesPerThread(); ++i) {
+    Piece p = d.piece(b, loc, tid, i);
+    SmallVector<Value> elements;
+    for (int64_t e = 0; e < d.width; ++e)
+      elements.push_back(
+          vector::ExtractOp::create(b, loc, store.getValue(), i * d.width + e));
+    Value piece = vector::FromElementsOp::create(b, loc, pieceType, elements);
+    storePiece(b, loc, piece, store.getTarget(), p, store.getTranspose(),
+               storeWidth);
+  }
+  store.erase();
+}
+
+/// The dimension a 1-D transfer runs along (its permutation map's result).
+static unsigned transferDim(AffineMap map) {
+  return cast<AffineDimExpr>(map.getResult(0)).getPosition();
+}
+
+static LogicalResult lowerTransferRead(vector::TransferReadOp read) {
+  if (read.getVectorType().getRank() != 1 || read.getMask() ||
+      read.getIndices().size() != 2)
+    return read.emitOpError("gemm-vectorize expects 1-D reads of 2-D tiles");
+  OpBuilder b(read);
+  Value value = readAlong(b, read.getLoc(), read.getBase(),
+                          read.getIndices()[0], read.getIndices()[1],
+                          read.getVectorType().getNumElements(),
+                          transferDim(read.getPermutationMap()));
+  read.replaceAllUsesWith(value);
+  read.erase();
+  return success();
+}
+
+static LogicalResult lowerTransferWrite(vector::TransferWriteOp write,
+                                        int64_t storeWidth) {
+  if (write.getVectorType().getRank() != 1 || write.getMask() ||
+      write.getIndices().size() != 2)
+    return write.emitOpError("gemm-vectorize expects 1-D writes of 2-D tiles");
+  OpBuilder b(write);
+  writeAlong(b, write.getLoc(), write.getVector(), write.getBase(),
+             write.getIndices()[0], write.getIndices()[1],
+             transferDim(write.getPermutationMap()), storeWidth);
+  write.erase();
+  return success();
+}
+
+namespace {
+struct GemmVectorizePass
+    : public mlir::gemm::impl::GemmVectorizeBase<GemmVectorizePass> {
+  void runOnOperation() override {
+    gpu::GPUFuncOp func = getOperation();
+    auto schedule = func->getAttrOfType<ScheduleAttr>("gemm.schedule");
+    int64_t sharedStore = schedule ? schedule.getSharedStoreWidth() : 1;
+    int64_t globalStore = schedule ? schedule.getGlobalStoreWidth() : 1;
+    SmallVector<Operation *> ops;
+    func.walk([&](Operation *op) {
+      if (isa<CopyOp, LoadTileOp, StoreTileOp, vector::TransferReadOp,
+              vector::TransferWriteOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      LogicalResult result = success();
+      if (auto copy = dyn_cast<CopyOp>(op))
+        lowerCopy(copy, sharedStore);
+      else if (auto load = dyn_cast<LoadTileOp>(op))
+        lowerLoadTile(load);
+      else if (auto store = dyn_cast<StoreTileOp>(op))
+        lowerStoreTile(store, sharedStore);
+      else if (auto read = dyn_cast<vector::TransferReadOp>(op))
+        result = lowerTransferRead(read);
+      else
+        result = lowerTransferWrite(cast<vector::TransferWriteOp>(op),
+                                    globalStore);
+      if (failed(result))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace
