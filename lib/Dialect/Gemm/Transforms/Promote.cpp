@@ -139,6 +139,16 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
                         bType.getElementType(), AffineMap(), workgroup),
         loop.getLoc());
 
+  // 16-byte alignment, for 128-bit shared accesses.
+  for (Value buffer : {aBuffer, bBuffer}) {
+    if (!buffer)
+      continue;
+    unsigned index = cast<BlockArgument>(buffer).getArgNumber() -
+                     func.getNumArguments();
+    func.setWorkgroupAttributionAttr(index, "llvm.align",
+                                     IntegerAttr::get(IntegerType::get(ctx, 64), 16));
+  }
+
   // for kt = 0 to K step BK: copy, barrier, for kk < BK: compute, barrier.
   OpBuilder b(loop);
   Location loc = loop.getLoc();
