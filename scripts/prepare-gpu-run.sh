@@ -26,7 +26,7 @@ example_path() {
 }
 
 # gemmc's schedules at the benchmark sizes: the examples with m = n = k = S.
-examples="naive coalesced smem-blocking blocktile-1d blocktile-2d vectorized warptile double-buffered work-per-thread ${GEMMC_EXTRA_EXAMPLES:-}"
+examples="naive coalesced smem-blocking blocktile-1d blocktile-2d vectorized warptile double-buffered work-per-thread sgemm-best ${GEMMC_EXTRA_EXAMPLES:-}"
 for size in 4096 8192; do
   mkdir -p "$dest/gemmc/$size"
   for ex in $examples; do
