@@ -66,18 +66,6 @@ bool gemmc::rt::parseSizes(const std::string &text, std::vector<Size> &sizes) {
   return any;
 }
 
-static bool parseDType(const std::string &text, DType &type) {
-  if (text == "f32")
-    type = DType::F32;
-  else if (text == "f16")
-    type = DType::F16;
-  else if (text == "bf16")
-    type = DType::BF16;
-  else
-    return false;
-  return true;
-}
-
 double gemmc::rt::toleranceFor(DType input, DType output, MathMode math) {
   // Rounding C to 16 bits dominates when C is f16 or bf16: a relative
   // error per entry of up to 2^-11 (f16) or 2^-8 (bf16).

@@ -3,10 +3,13 @@
 #include "gemmc-rt/Contract.h"
 
 #include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <cstdlib>
 #include <map>
 #include <tuple>
 #include <sstream>
+#include <stdexcept>
 
 using namespace gemmc::rt;
 
@@ -78,7 +81,7 @@ static bool parseInt(const std::string &text, int64_t &value) {
   return true;
 }
 
-static bool parseDType(const std::string &text, DType &type) {
+bool gemmc::rt::parseDType(const std::string &text, DType &type) {
   if (text == "f32")
     type = DType::F32;
   else if (text == "f16")
@@ -98,6 +101,16 @@ static bool parseLayout(const std::string &text, Layout &layout) {
   else
     return false;
   return true;
+}
+
+std::string gemmc::rt::readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw std::runtime_error("cannot read '" + path + "': " +
+                             std::strerror(errno));
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
 }
 
 static std::vector<std::string> splitWords(const std::string &text) {

@@ -52,16 +52,6 @@ struct Loaded {
 };
 } // namespace
 
-static std::string readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw std::runtime_error("cannot read '" + path + "': " +
-                             std::strerror(errno));
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
-
 /// Peak dense rate, in TFLOP/s, of the unit that computes the problem: FP32
 /// FMA lanes, or tensor cores for f16/bf16 and tf32 (FLOP per SM per clock
 /// by compute capability).

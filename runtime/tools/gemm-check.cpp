@@ -122,16 +122,6 @@ static bool parseOptions(int argc, char **argv, Options &o) {
   return true;
 }
 
-static std::string readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw std::runtime_error("cannot read '" + path + "': " +
-                             std::strerror(errno));
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
-
 /// Verifies then times one kernel; returns whether it passed.
 static bool checkKernel(const Options &o, const std::string &file) {
   ContractKernel kernel(readFile(file), file, o.optLevel);

@@ -20,6 +20,8 @@ enum class DType { F32, F16, BF16 };
 enum class Layout { Row, Col };
 
 const char *toString(DType type);
+/// Parses `f32`, `f16` or `bf16`.
+bool parseDType(const std::string &text, DType &type);
 const char *toString(Layout layout);
 /// Bytes per element.
 unsigned sizeOf(DType type);
@@ -69,6 +71,10 @@ struct Contract {
 /// why (sizes, multiples, types or layouts).
 bool accepts(const Contract &contract, const Problem &problem,
              std::string &why);
+
+/// The whole content of a file; throws std::runtime_error naming the file
+/// and the system's reason.
+std::string readFile(const std::string &path);
 
 /// Parses the first contract block in `ptx`. Returns false and sets `error`
 /// (naming the offending line) if there is none or it is malformed.
