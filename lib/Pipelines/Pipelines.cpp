@@ -31,6 +31,8 @@ void mlir::gemm::buildScheduleToGPUPipeline(OpPassManager &pm) {
   pm.addPass(createConvertGemmToGPU());
   OpPassManager &funcPm = pm.nest<gpu::GPUModuleOp>().nest<gpu::GPUFuncOp>();
   funcPm.addPass(createGemmTileBlocks());
+  funcPm.addPass(createGemmRaster());
+  funcPm.addPass(createGemmWarpTile());
   funcPm.addPass(createGemmMapThreads());
   funcPm.addPass(createGemmRegisterTile());
   funcPm.addPass(createGemmPromote());

@@ -1,4 +1,4 @@
-// RUN: gemmc-opt %s -pass-pipeline='builtin.module(gpu.module(gpu.func(gemm-register-tile,gemm-promote)))' \
+// RUN: gemmc-opt %s -pass-pipeline='builtin.module(gpu.module(gpu.func(gemm-warp-tile,gemm-register-tile,gemm-promote)))' \
 // RUN: | gemmc-opt -pass-pipeline='builtin.module(gpu.module(gpu.func(gemm-pipeline)))' \
 // RUN: | gemmc-opt -cse | FileCheck %s
 

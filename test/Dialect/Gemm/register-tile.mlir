@@ -2,17 +2,16 @@
 // RUN:   -pass-pipeline='builtin.module(gpu.module(gpu.func(gemm-register-tile)))' \
 // RUN: | gemmc-opt -cse | FileCheck %s
 
-// 8x4 register tiles in 32x32 warp tiles (4 x 8 lanes): a thread's 8 rows
+// A warp's 32x32 tile in 8x4 register tiles (4 x 8 lanes): a thread's 8 rows
 // are two 4-row chunks 16 apart (shared-load width 4), its 4 columns one
 // chunk; 8 vector<4> accumulators carried by the loop over K.
 // CHECK-LABEL: gpu.func @tile
 // CHECK: %[[TID:.*]] = gpu.thread_id x
-// CHECK: %[[WARP:.*]] = arith.divui %[[TID]], %c32
 // CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c32
 // CHECK: %[[LROW:.*]] = arith.divui %[[LANE]], %c8
 // CHECK: %[[LCOL:.*]] = arith.remui %[[LANE]], %c8
 // CHECK: %[[ACC:.*]]:8 = scf.for %[[K:.*]] = %c0 to %c8 step %c1 iter_args({{.*}}) -> (vector<4xf32>, {{.*}}) {
-// CHECK:   %[[A0:.*]] = vector.transfer_read %arg0[%[[ROW:[0-9]+]], %[[K]]]{{.*}}permutation_map = #[[ALONG_ROWS:.*]]} : memref<64x8xf32>, vector<4xf32>
+// CHECK:   %[[A0:.*]] = vector.transfer_read %arg0[%[[ROW:[0-9]+]], %[[K]]]{{.*}}permutation_map = #[[ALONG_ROWS:.*]]} : memref<32x8xf32>, vector<4xf32>
 // CHECK:   %[[ROW16:.*]] = arith.addi %[[ROW]], %c16
 // CHECK:   %[[A1:.*]] = vector.transfer_read %arg0[%[[ROW16]], %[[K]]]
 // CHECK:   %[[B:.*]] = vector.transfer_read %arg1[%[[K]], %[[COL:[0-9]+]]]{{.*}} : memref<8x32xf32>, vector<4xf32>
@@ -24,8 +23,18 @@
 // CHECK: vector.transfer_write %[[ACC]]#0, %arg2[%[[ROW]], %[[COL]]]
 // CHECK-COUNT-7: vector.transfer_write
 gpu.module @m {
-  gpu.func @tile(%a: memref<64x8xf32>, %b: memref<8x32xf32>, %c: memref<64x32xf32>) kernel {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x4, warp_tile = 32x32, vectorize = [4, 4, 4, 4]>} : memref<64x8xf32>, memref<8x32xf32>, memref<64x32xf32>
+  gpu.func @tile(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<32x32xf32>) kernel {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>, schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x4, warp_tile = 32x32, vectorize = [4, 4, 4, 4]>} : memref<32x8xf32>, memref<8x32xf32>, memref<32x32xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @lanes(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<32x32xf32>) kernel {
+    // expected-error @+1 {{a 32x32 tile of 8x8 register tiles does not match the 32 lanes of a warp}}
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>, schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x8, warp_tile = 32x32>} : memref<32x8xf32>, memref<8x32xf32>, memref<32x32xf32>
     gpu.return
   }
 }

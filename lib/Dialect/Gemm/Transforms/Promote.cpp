@@ -3,6 +3,7 @@
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace mlir::gemm {
@@ -58,12 +59,17 @@ static Value tileView(OpBuilder &b, Location loc, Value source, Value row,
 
 /// Rewrites a read of the promoted operand to read the shared tile at
 /// (row, kk) of A (or (kk, row) when transposed) or (kk, col) of B.
+/// `offset` (or null) is where the read's view (a warp's) starts in the
+/// promoted block tile, along M for A and N for B.
 static void redirectRead(OpBuilder &b, Operation *op, Value shared,
-                         bool isA, bool transposed, Value kk) {
+                         bool isA, bool transposed, Value kk, Value offset) {
   b.setInsertionPoint(op);
   Location loc = op->getLoc();
+  auto shift = [&](Value index) -> Value {
+    return offset ? arith::AddIOp::create(b, loc, index, offset) : index;
+  };
   if (auto load = dyn_cast<memref::LoadOp>(op)) {
-    Value other = load.getIndices()[isA ? 0 : 1];
+    Value other = shift(load.getIndices()[isA ? 0 : 1]);
     SmallVector<Value> indices =
         isA && !transposed ? SmallVector<Value>{other, kk}
                            : SmallVector<Value>{kk, other};
@@ -73,7 +79,7 @@ static void redirectRead(OpBuilder &b, Operation *op, Value shared,
     return;
   }
   auto read = cast<vector::TransferReadOp>(op);
-  Value other = read.getIndices()[isA ? 0 : 1];
+  Value other = shift(read.getIndices()[isA ? 0 : 1]);
   SmallVector<Value> indices = isA && !transposed
                                    ? SmallVector<Value>{other, kk}
                                    : SmallVector<Value>{kk, other};
@@ -117,8 +123,22 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
   });
   if (walk.wasInterrupted() || !aSource || !bSource)
     return loop.emitOpError("expects reads of one A and one B along K");
-  auto aType = cast<MemRefType>(aSource.getType());
-  auto bType = cast<MemRefType>(bSource.getType());
+  // A warp reads its part of the block's tiles (gemm-warp-tile's views):
+  // promote the block's whole tiles, and shift the warp's reads.
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  auto blockTile = [&](Value source, unsigned dim) -> std::pair<Value, Value> {
+    auto view = source.getDefiningOp<memref::SubViewOp>();
+    if (!view || !view->hasAttr(kWarpViewAttr))
+      return {source, Value()};
+    OpFoldResult offset = view.getMixedOffsets()[dim];
+    return {view.getSource(), getValueOrCreateConstantIndexOp(b, loc, offset)};
+  };
+  Value aBlock, aOffset, bBlock, bOffset;
+  std::tie(aBlock, aOffset) = blockTile(aSource, 0);
+  std::tie(bBlock, bOffset) = blockTile(bSource, 1);
+  auto aType = cast<MemRefType>(aBlock.getType());
+  auto bType = cast<MemRefType>(bBlock.getType());
   int64_t bm = aType.getDimSize(0), bn = bType.getDimSize(1);
 
   // Shared buffers, one per promoted operand, with a stage dimension.
@@ -150,8 +170,6 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
   }
 
   // for kt = 0 to K step BK: copy, barrier, for kk < BK: compute, barrier.
-  OpBuilder b(loop);
-  Location loc = loop.getLoc();
   int64_t threads = s.getThreadsPerBlock();
   int64_t width = s.getGlobalLoadWidth();
   auto outer = scf::ForOp::create(
@@ -164,14 +182,14 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
         Value aShared, bShared;
         if (aBuffer) {
           aShared = stageView(ob, l, aBuffer, stage, aRows, aCols);
-          Value tile = tileView(ob, l, aSource, zero, kt, bm, bk);
+          Value tile = tileView(ob, l, aBlock, zero, kt, bm, bk);
           auto copy = CopyOp::create(ob, l, tile, aShared, transposeA,
                                      threads, width);
           (void)copy;
         }
         if (bBuffer) {
           bShared = stageView(ob, l, bBuffer, stage, bk, bn);
-          Value tile = tileView(ob, l, bSource, kt, zero, bk, bn);
+          Value tile = tileView(ob, l, bBlock, kt, zero, bk, bn);
           CopyOp::create(ob, l, tile, bShared, false, threads, width);
         }
         gpu::BarrierOp::create(ob, l);
@@ -204,7 +222,7 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
               });
               for (auto [op, isA] : reads)
                 redirectRead(ib, op, isA ? aShared : bShared, isA,
-                             isA && transposeA, kk);
+                             isA && transposeA, kk, isA ? aOffset : bOffset);
             });
         inner->setAttr(kInnerKAttr, ob.getUnitAttr());
         ob.setInsertionPointAfter(inner);

@@ -22,24 +22,20 @@ struct ThreadPlacement {
 };
 } // namespace
 
+/// Places the threads that share `matmul`'s tile of C: the 32 lanes of a
+/// warp for a warp-level op, the block's threads for a block-level one.
 static ThreadPlacement placeThread(OpBuilder &b, Location loc,
-                                   ScheduleAttr s, int64_t bm, int64_t bn) {
+                                   MatmulOp matmul) {
+  ScheduleAttr s = matmul.getSchedule();
+  auto cType = cast<MemRefType>(matmul.getC().getType());
   int64_t tm = s.getThreadM(), tn = s.getThreadN();
-  bool warps = !s.getWarpTile().empty();
-  int64_t wm = warps ? s.getWarpTile()[0] : bm;
-  int64_t wn = warps ? s.getWarpTile()[1] : bn;
-  int64_t lanesM = wm / tm, lanesN = wn / tn;
+  int64_t lanesM = cType.getDimSize(0) / tm, lanesN = cType.getDimSize(1) / tn;
   int64_t width = s.getSharedLoadWidth();
 
   auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value warpRow = c(0), warpCol = c(0), lane = tid;
-  if (warps) {
-    Value warp = arith::DivUIOp::create(b, loc, tid, c(32));
-    lane = arith::RemUIOp::create(b, loc, tid, c(32));
-    warpRow = arith::DivUIOp::create(b, loc, warp, c(bn / wn));
-    warpCol = arith::RemUIOp::create(b, loc, warp, c(bn / wn));
-  }
+  Value lane = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  if (matmul.getLevel() == Level::Warp)
+    lane = arith::RemUIOp::create(b, loc, lane, c(32));
   Value laneRow = arith::DivUIOp::create(b, loc, lane, c(lanesN));
   Value laneCol = arith::RemUIOp::create(b, loc, lane, c(lanesN));
 
@@ -48,14 +44,8 @@ static ThreadPlacement placeThread(OpBuilder &b, Location loc,
   p.colChunk = tn % width == 0 ? width : 1;
   p.rowStride = lanesM * p.rowChunk;
   p.colStride = lanesN * p.colChunk;
-  auto base = [&](Value warpIdx, int64_t warpSize, Value laneIdx,
-                  int64_t chunk) -> Value {
-    Value w = arith::MulIOp::create(b, loc, warpIdx, c(warpSize));
-    Value l = arith::MulIOp::create(b, loc, laneIdx, c(chunk));
-    return arith::AddIOp::create(b, loc, w, l);
-  };
-  p.rowBase = base(warpRow, wm, laneRow, p.rowChunk);
-  p.colBase = base(warpCol, wn, laneCol, p.colChunk);
+  p.rowBase = arith::MulIOp::create(b, loc, laneRow, c(p.rowChunk));
+  p.colBase = arith::MulIOp::create(b, loc, laneCol, c(p.colChunk));
   return p;
 }
 
@@ -81,9 +71,15 @@ static LogicalResult registerTile(MatmulOp matmul) {
   int64_t bm = cType.getDimSize(0), bn = cType.getDimSize(1);
   int64_t k = aType.getDimSize(1);
   int64_t tm = s.getThreadM(), tn = s.getThreadN();
-  if (bm != s.getTileM() || bn != s.getTileN())
-    return matmul.emitOpError("expects the block tile ")
-           << s.getTileM() << "x" << s.getTileN() << " of the schedule";
+  int64_t threads = (bm / tm) * (bn / tn);
+  if (bm % tm || bn % tn ||
+      threads != (matmul.getLevel() == Level::Warp ? 32
+                                                   : s.getThreadsPerBlock()))
+    return matmul.emitOpError("a ")
+           << bm << "x" << bn << " tile of " << tm << "x" << tn
+           << " register tiles does not match the "
+           << (matmul.getLevel() == Level::Warp ? "32 lanes of a warp"
+                                                : "threads of the block");
   Type accType = matmul.getAccType();
   if (!aType.getElementType().isF32() || !accType.isF32() ||
       !cType.getElementType().isF32())
@@ -91,7 +87,7 @@ static LogicalResult registerTile(MatmulOp matmul) {
 
   OpBuilder b(matmul);
   Location loc = matmul.getLoc();
-  ThreadPlacement p = placeThread(b, loc, s, bm, bn);
+  ThreadPlacement p = placeThread(b, loc, matmul);
   int64_t rowChunks = tm / p.rowChunk, colChunks = tn / p.colChunk;
   auto accVector = VectorType::get({p.colChunk}, accType);
   Value zero = arith::ConstantOp::create(
@@ -149,8 +145,10 @@ struct GemmRegisterTilePass
     SmallVector<MatmulOp> matmuls;
     getOperation().walk([&](MatmulOp op) {
       ScheduleAttr s = op.getSchedule();
-      bool tiled = !s.getRegisterTile().empty() || !s.getWarpTile().empty();
-      if (op.getLevel() == Level::Block && tiled)
+      bool blockTiled = op.getLevel() == Level::Block &&
+                        !s.getRegisterTile().empty() &&
+                        s.getWarpTile().empty();
+      if (op.getLevel() == Level::Warp || blockTiled)
         matmuls.push_back(op);
     });
     for (MatmulOp matmul : matmuls)

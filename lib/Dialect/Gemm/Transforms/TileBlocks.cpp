@@ -25,29 +25,6 @@ static Value createTileView(OpBuilder &builder, Location loc, Value source,
                                    strides);
 }
 
-/// The grouped ("rasterised") order: the linear block index walks `group`
-/// block rows column by column, so that consecutive blocks reuse the same
-/// tiles of A (a group's rows) and B (a column) from L2. Returns the block
-/// row and column to compute.
-static std::pair<Value, Value> rasterize(OpBuilder &b, Location loc,
-                                         Value blockX, Value blockY,
-                                         int64_t rows, int64_t cols,
-                                         int64_t group) {
-  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  Value pid = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, blockY, c(cols)), blockX);
-  Value perGroup = c(group * cols);
-  Value groupId = arith::DivUIOp::create(b, loc, pid, perGroup);
-  Value firstRow = arith::MulIOp::create(b, loc, groupId, c(group));
-  Value groupRows = arith::MinUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, c(rows), firstRow), c(group));
-  Value inGroup = arith::RemUIOp::create(b, loc, pid, perGroup);
-  Value row = arith::AddIOp::create(
-      b, loc, firstRow, arith::RemUIOp::create(b, loc, inGroup, groupRows));
-  Value col = arith::DivUIOp::create(b, loc, inGroup, groupRows);
-  return {row, col};
-}
-
 static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
   ScheduleAttr schedule = matmul.getSchedule();
   auto cType = cast<MemRefType>(matmul.getC().getType());
@@ -63,9 +40,6 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
   Location loc = matmul.getLoc();
   Value blockX = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::x);
   Value blockY = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::y);
-  if (schedule.getRaster() > 0)
-    std::tie(blockY, blockX) = rasterize(builder, loc, blockX, blockY,
-                                         m / bm, n / bn, schedule.getRaster());
   Value rowOffset = arith::MulIOp::create(
       builder, loc, blockY, arith::ConstantIndexOp::create(builder, loc, bm));
   Value colOffset = arith::MulIOp::create(

@@ -14,6 +14,7 @@ inline constexpr llvm::StringLiteral kKLoopAttr = "gemm.k_loop";
 inline constexpr llvm::StringLiteral kKTilesAttr = "gemm.k_tiles";
 inline constexpr llvm::StringLiteral kInnerKAttr = "gemm.inner_k";
 inline constexpr llvm::StringLiteral kStageAttr = "gemm.stage";
+inline constexpr llvm::StringLiteral kWarpViewAttr = "gemm.warp_view";
 
 inline Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);

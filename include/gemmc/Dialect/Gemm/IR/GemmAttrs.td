@@ -17,7 +17,8 @@ def Gemm_LayoutAttr : EnumAttr<Gemm_Dialect, Gemm_Layout, "layout">;
 
 def Gemm_Level : I32EnumAttr<"Level", "the part of the problem an op covers", [
     I32EnumAttrCase<"Grid", 0, "grid">,
-    I32EnumAttrCase<"Block", 1, "block">
+    I32EnumAttrCase<"Block", 1, "block">,
+    I32EnumAttrCase<"Warp", 2, "warp">
   ]> {
   let cppNamespace = "::mlir::gemm";
   let genSpecializedAttr = 0;

@@ -40,7 +40,8 @@ def Gemm_MatmulOp : Gemm_Op<"matmul"> {
     layouts express.
 
     `level` says which part of the problem the op covers: `grid` is the whole
-    problem, `block` is one thread block's tile (after `gemm-tile-blocks`).
+    problem, `block` is one thread block's tile (after `gemm-tile-blocks`),
+    `warp` one warp's tile (after `gemm-warp-tile`).
   }];
   let arguments = (ins
     AnyStaticShapeMemRef:$a,

@@ -14,12 +14,37 @@ def GemmTileBlocks : Pass<"gemm-tile-blocks", "::mlir::gpu::GPUFuncOp"> {
     The kernel gets `gpu.known_block_size`, and the `gemm.launch` attribute
     from which the kernel contract is written (grid x over N, grid y over M).
 
-    With `raster G`, block (x, y) computes the tile that the grouped order
-    assigns to its linear index y * gridDim.x + x: blocks walk G block rows
-    column by column, so that consecutive blocks share tiles of A and B in L2.
-
     Problem sizes must be multiples of the block tile; the pass fails
     otherwise.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
+def GemmRaster : Pass<"gemm-raster", "::mlir::gpu::GPUFuncOp"> {
+  let summary = "Swizzle the block index for L2 reuse";
+  let description = [{
+    Applies `raster G` to the kernel `gemm-tile-blocks` made: block (x, y)
+    computes the tile that the grouped order assigns to its linear index
+    y * gridDim.x + x, so that G block rows are walked column by column and
+    consecutive blocks share tiles of A and B in L2. Uses of `gpu.block_id`
+    are replaced by the swizzled tile column (x) and row (y).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def GemmWarpTile : Pass<"gemm-warp-tile", "::mlir::gpu::GPUFuncOp"> {
+  let summary = "Distribute a block-level gemm.matmul over the block's warps";
+  let description = [{
+    Applies `warp-tile` (without `mma`): warp w of the block (thread id / 32)
+    computes the WM x WN tile of C at row (w / (BN / WN)) * WM and column
+    (w mod (BN / WN)) * WN of the block tile. The block-level `gemm.matmul`
+    becomes a warp-level one on subviews of A, B and C (the views of A and B
+    are marked `gemm.warp_view`, so that `gemm-promote` stages the block's
+    whole tiles). `gemm-register-tile` then places the 32 lanes.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -52,15 +77,16 @@ def GemmMapThreads : Pass<"gemm-map-threads", "::mlir::gpu::GPUFuncOp"> {
 def GemmRegisterTile : Pass<"gemm-register-tile", "::mlir::gpu::GPUFuncOp"> {
   let summary = "Give each thread a TM x TN tile of C, accumulated in registers";
   let description = [{
-    Applies `register-tile` and `warp-tile` to a block-level `gemm.matmul`
-    (schedules without them go through `gemm-map-threads`). Each thread keeps
+    Applies `register-tile` to a warp-level `gemm.matmul` (after
+    `gemm-warp-tile`), or to a block-level one without warp tiles (schedules
+    with neither go through `gemm-map-threads`). Each thread keeps
     TM x TN accumulators as vectors carried by the loop over K (marked
     `gemm.k_loop`); per step of K it reads TM values of A and TN of B and
     does TM x TN FMAs, then writes its tile of C.
 
-    Thread placement: the block's warps are laid out over BM/WM x BN/WN warp
-    tiles (one warp tile, the whole block, without `warp-tile`), and the lanes
-    of a warp over WM/TM x WN/TN. A thread's TM rows come in chunks of the
+    Thread placement: the 32 lanes of a warp over its WM/TM x WN/TN thread
+    tiles (the block's threads over BM/TM x BN/TN without warp tiles). A
+    thread's TM rows come in chunks of the
     shared-load width w, chunks `w x (WM/TM)` rows apart (so its TN columns):
     with w = TM the thread tile is contiguous; with w < TM consecutive
     lanes' chunks are adjacent, which keeps a warp's 128-bit shared loads

@@ -1,0 +1,71 @@
+//===- WarpTile.cpp - distribute a block tile over the block's warps ------===//
+
+#include "Utils.h"
+#include "gemmc/Dialect/Gemm/IR/GemmOps.h"
+#include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+
+namespace mlir::gemm {
+#define GEN_PASS_DEF_GEMMWARPTILE
+#include "gemmc/Dialect/Gemm/Transforms/Passes.h.inc"
+} // namespace mlir::gemm
+
+using namespace mlir;
+using namespace mlir::gemm;
+
+static Value warpView(OpBuilder &b, Location loc, Value source, Value row,
+                      Value col, int64_t rows, int64_t cols) {
+  SmallVector<OpFoldResult> offsets = {row, col};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(rows),
+                                     b.getIndexAttr(cols)};
+  SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+  auto view =
+      memref::SubViewOp::create(b, loc, source, offsets, sizes, strides);
+  view->setAttr(kWarpViewAttr, b.getUnitAttr());
+  return view;
+}
+
+static LogicalResult warpTile(MatmulOp matmul) {
+  ScheduleAttr s = matmul.getSchedule();
+  auto cType = cast<MemRefType>(matmul.getC().getType());
+  int64_t bm = cType.getDimSize(0), bn = cType.getDimSize(1);
+  int64_t k = cast<MemRefType>(matmul.getA().getType()).getDimSize(1);
+  int64_t wm = s.getWarpTile()[0], wn = s.getWarpTile()[1];
+  if (bm % wm || bn % wn)
+    return matmul.emitOpError("block tile ")
+           << bm << "x" << bn << " is not a multiple of the warp tile " << wm
+           << "x" << wn;
+
+  OpBuilder b(matmul);
+  Location loc = matmul.getLoc();
+  auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value warp = arith::DivUIOp::create(b, loc, tid, c(32));
+  Value row = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, warp, c(bn / wn)), c(wm));
+  Value col = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, warp, c(bn / wn)), c(wn));
+  Value zero = c(0);
+  Value a = warpView(b, loc, matmul.getA(), row, zero, wm, k);
+  Value bView = warpView(b, loc, matmul.getB(), zero, col, k, wn);
+  Value cView = warpView(b, loc, matmul.getC(), row, col, wm, wn);
+  MatmulOp::create(b, loc, a, bView, cView, matmul.getAccTypeAttr(), s,
+                   LevelAttr::get(b.getContext(), Level::Warp));
+  matmul.erase();
+  return success();
+}
+
+namespace {
+struct GemmWarpTilePass
+    : public mlir::gemm::impl::GemmWarpTileBase<GemmWarpTilePass> {
+  void runOnOperation() override {
+    SmallVector<MatmulOp> matmuls;
+    getOperation().walk([&](MatmulOp op) {
+      if (op.getLevel() == Level::Block && !op.getSchedule().getWarpTile().empty())
+        matmuls.push_back(op);
+    });
+    for (MatmulOp matmul : matmuls)
+      if (failed(warpTile(matmul)))
+        return signalPassFailure();
+  }
+};
+} // namespace
