@@ -4,11 +4,12 @@
 
 // The loop over K is strip-mined by BK = 4. Each step copies the block's 64x4
 // tile of A, transposed, and 4x32 tile of B into padded shared buffers (one
-// stage), waits, computes from shared memory, and waits again. A warp reads
-// its rows of A at its offset in the block tile.
+// stage), waits, computes from shared memory, and waits again. A warp's lanes
+// read their rows of A at the warp's offset in the block tile.
 // CHECK-LABEL: gpu.func @promote
 // CHECK-SAME: workgroup(%[[AS:[a-z0-9]+]] : memref<1x4x66xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[BS:[a-z0-9]+]] : memref<1x4x34xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK: %[[WROW:.*]] = arith.muli %{{.*}}, %c32
+// CHECK: %[[R:.*]] = arith.addi %[[WROW]], %{{.*}}
 // CHECK: scf.for %[[KT:.*]] = %c0 to %c8 step %c4 iter_args
 // CHECK:   %[[AV:.*]] = memref.subview %[[AS]][%{{.*}}, 0, 0] [1, 4, 64] [1, 1, 1]
 // CHECK:   %[[AT:.*]] = memref.subview %arg0[%{{.*}}, %[[KT]]] [64, 4] [1, 1]
@@ -19,7 +20,6 @@
 // CHECK:   gpu.barrier
 // CHECK:   scf.for %[[KK:.*]] = %c0 to %c4 step %c1
 // Fragments of A run along dimension 1 of the transposed tile.
-// CHECK:     %[[R:.*]] = arith.addi %{{.*}}, %[[WROW]]
 // CHECK:     vector.transfer_read %[[AV]][%[[KK]], %[[R]]], %{{.*}} {in_bounds = [true]}
 // CHECK:     vector.transfer_read %[[BV]][%[[KK]], %{{.*}}]
 // CHECK:   } {gemm.inner_k}

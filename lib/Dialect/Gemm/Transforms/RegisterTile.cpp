@@ -3,6 +3,7 @@
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 
 namespace mlir::gemm {
 #define GEN_PASS_DEF_GEMMREGISTERTILE
@@ -22,10 +23,27 @@ struct ThreadPlacement {
 };
 } // namespace
 
+/// A warp's view (from gemm-warp-tile) is addressed through the block's view
+/// it was cut from, at the warp's offsets; other operands as they are.
+struct Operand {
+  Value memref;
+  Value rowOffset, colOffset; ///< null for 0
+};
+
+static Operand throughWarpView(OpBuilder &b, Location loc, Value value) {
+  auto view = value.getDefiningOp<memref::SubViewOp>();
+  if (!view || !view->hasAttr(kWarpViewAttr))
+    return {value, Value(), Value()};
+  SmallVector<OpFoldResult> offsets = view.getMixedOffsets();
+  return {view.getSource(), getValueOrCreateConstantIndexOp(b, loc, offsets[0]),
+          getValueOrCreateConstantIndexOp(b, loc, offsets[1])};
+}
+
 /// Places the threads that share `matmul`'s tile of C: the 32 lanes of a
 /// warp for a warp-level op, the block's threads for a block-level one.
+/// `origin` is where that tile starts in the memref C is addressed through.
 static ThreadPlacement placeThread(OpBuilder &b, Location loc,
-                                   MatmulOp matmul) {
+                                   MatmulOp matmul, const Operand &origin) {
   ScheduleAttr s = matmul.getSchedule();
   auto cType = cast<MemRefType>(matmul.getC().getType());
   int64_t tm = s.getThreadM(), tn = s.getThreadN();
@@ -44,8 +62,12 @@ static ThreadPlacement placeThread(OpBuilder &b, Location loc,
   p.colChunk = tn % width == 0 ? width : 1;
   p.rowStride = lanesM * p.rowChunk;
   p.colStride = lanesN * p.colChunk;
-  p.rowBase = arith::MulIOp::create(b, loc, laneRow, c(p.rowChunk));
-  p.colBase = arith::MulIOp::create(b, loc, laneCol, c(p.colChunk));
+  auto base = [&](Value offset, Value laneIdx, int64_t chunk) -> Value {
+    Value l = arith::MulIOp::create(b, loc, laneIdx, c(chunk));
+    return offset ? arith::AddIOp::create(b, loc, offset, l).getResult() : l;
+  };
+  p.rowBase = base(origin.rowOffset, laneRow, p.rowChunk);
+  p.colBase = base(origin.colOffset, laneCol, p.colChunk);
   return p;
 }
 
@@ -87,7 +109,12 @@ static LogicalResult registerTile(MatmulOp matmul) {
 
   OpBuilder b(matmul);
   Location loc = matmul.getLoc();
-  ThreadPlacement p = placeThread(b, loc, matmul);
+  // Address through the block's views, so that the warp's offsets and the
+  // lanes' fold into one base per thread.
+  Operand a = throughWarpView(b, loc, matmul.getA());
+  Operand bOperand = throughWarpView(b, loc, matmul.getB());
+  Operand cOperand = throughWarpView(b, loc, matmul.getC());
+  ThreadPlacement p = placeThread(b, loc, matmul, cOperand);
   int64_t rowChunks = tm / p.rowChunk, colChunks = tn / p.colChunk;
   auto accVector = VectorType::get({p.colChunk}, accType);
   Value zero = arith::ConstantOp::create(
@@ -101,11 +128,11 @@ static LogicalResult registerTile(MatmulOp matmul) {
         SmallVector<Value> aChunks, bChunks;
         for (int64_t i = 0; i < rowChunks; ++i)
           aChunks.push_back(readChunk(
-              lb, l, matmul.getA(), addOffset(lb, l, p.rowBase, i * p.rowStride),
+              lb, l, a.memref, addOffset(lb, l, p.rowBase, i * p.rowStride),
               kk, p.rowChunk, /*dim=*/0));
         for (int64_t j = 0; j < colChunks; ++j)
           bChunks.push_back(readChunk(
-              lb, l, matmul.getB(), kk,
+              lb, l, bOperand.memref, kk,
               addOffset(lb, l, p.colBase, j * p.colStride), p.colChunk,
               /*dim=*/1));
         SmallVector<Value> next;
@@ -130,7 +157,7 @@ static LogicalResult registerTile(MatmulOp matmul) {
     for (int64_t j = 0; j < colChunks; ++j) {
       Value col = addOffset(b, loc, p.colBase, j * p.colStride);
       vector::TransferWriteOp::create(b, loc, loop.getResult(i * colChunks + j),
-                                      matmul.getC(), ValueRange{row, col},
+                                      cOperand.memref, ValueRange{row, col},
                                       alongColumns, ArrayRef<bool>(inBounds));
     }
   }
