@@ -120,7 +120,7 @@ struct GemmPipelinePass
     : public mlir::gemm::impl::GemmPipelineBase<GemmPipelinePass> {
   void runOnOperation() override {
     gpu::GPUFuncOp func = getOperation();
-    auto schedule = func->getAttrOfType<ScheduleAttr>("gemm.schedule");
+    auto schedule = func->getAttrOfType<ScheduleAttr>(kScheduleAttr);
     if (!schedule || schedule.getStages() < 2)
       return;
     SmallVector<scf::ForOp> loops;

@@ -48,15 +48,6 @@ static Value stageView(OpBuilder &b, Location loc, Value buffer, Value stage,
                                    offsets, sizes, strides);
 }
 
-static Value tileView(OpBuilder &b, Location loc, Value source, Value row,
-                      Value col, int64_t rows, int64_t cols) {
-  SmallVector<OpFoldResult> offsets = {row, col};
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(rows),
-                                     b.getIndexAttr(cols)};
-  SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
-  return memref::SubViewOp::create(b, loc, source, offsets, sizes, strides);
-}
-
 /// Rewrites a read of the promoted operand to read the shared tile at
 /// (row, kk) of A (or (kk, row) when transposed) or (kk, col) of B.
 /// `offset` (or null) is where the read's view (a warp's) starts in the
@@ -182,14 +173,14 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
         Value aShared, bShared;
         if (aBuffer) {
           aShared = stageView(ob, l, aBuffer, stage, aRows, aCols);
-          Value tile = tileView(ob, l, aBlock, zero, kt, bm, bk);
+          Value tile = createTileView(ob, l, aBlock, zero, kt, bm, bk);
           auto copy = CopyOp::create(ob, l, tile, aShared, transposeA,
                                      threads, width);
           (void)copy;
         }
         if (bBuffer) {
           bShared = stageView(ob, l, bBuffer, stage, bk, bn);
-          Value tile = tileView(ob, l, bBlock, kt, zero, bk, bn);
+          Value tile = createTileView(ob, l, bBlock, kt, zero, bk, bn);
           CopyOp::create(ob, l, tile, bShared, false, threads, width);
         }
         gpu::BarrierOp::create(ob, l);
@@ -240,7 +231,7 @@ struct GemmPromotePass
     : public mlir::gemm::impl::GemmPromoteBase<GemmPromotePass> {
   void runOnOperation() override {
     gpu::GPUFuncOp func = getOperation();
-    auto schedule = func->getAttrOfType<ScheduleAttr>("gemm.schedule");
+    auto schedule = func->getAttrOfType<ScheduleAttr>(kScheduleAttr);
     if (!schedule || !schedule.hasPromotion())
       return;
     SmallVector<scf::ForOp> loops;

@@ -38,7 +38,7 @@ struct GemmRasterPass
     : public mlir::gemm::impl::GemmRasterBase<GemmRasterPass> {
   void runOnOperation() override {
     gpu::GPUFuncOp func = getOperation();
-    auto schedule = func->getAttrOfType<ScheduleAttr>("gemm.schedule");
+    auto schedule = func->getAttrOfType<ScheduleAttr>(kScheduleAttr);
     if (!schedule || schedule.getRaster() == 0)
       return;
     std::optional<DenseI32ArrayAttr> grid = func.getKnownGridSizeAttr();

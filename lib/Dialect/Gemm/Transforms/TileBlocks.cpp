@@ -1,5 +1,6 @@
 //===- TileBlocks.cpp - distribute a gemm.matmul over thread blocks -------===//
 
+#include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
 #include "mlir/IR/Builders.h"
@@ -11,19 +12,6 @@ namespace mlir::gemm {
 
 using namespace mlir;
 using namespace mlir::gemm;
-
-/// A static `rows x cols` subview of `source` at dynamic offsets.
-static Value createTileView(OpBuilder &builder, Location loc, Value source,
-                            OpFoldResult rowOffset, OpFoldResult colOffset,
-                            int64_t rows, int64_t cols) {
-  SmallVector<OpFoldResult> offsets = {rowOffset, colOffset};
-  SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(rows),
-                                     builder.getIndexAttr(cols)};
-  SmallVector<OpFoldResult> strides = {builder.getIndexAttr(1),
-                                       builder.getIndexAttr(1)};
-  return memref::SubViewOp::create(builder, loc, source, offsets, sizes,
-                                   strides);
-}
 
 static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
   ScheduleAttr schedule = matmul.getSchedule();

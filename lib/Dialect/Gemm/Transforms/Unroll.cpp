@@ -18,7 +18,7 @@ struct GemmUnrollPass
     : public mlir::gemm::impl::GemmUnrollBase<GemmUnrollPass> {
   void runOnOperation() override {
     gpu::GPUFuncOp func = getOperation();
-    auto schedule = func->getAttrOfType<ScheduleAttr>("gemm.schedule");
+    auto schedule = func->getAttrOfType<ScheduleAttr>(kScheduleAttr);
     if (!schedule || schedule.getUnroll() < 0)
       return;
     SmallVector<scf::ForOp> loops;

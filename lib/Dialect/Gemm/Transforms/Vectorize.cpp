@@ -224,7 +224,7 @@ struct GemmVectorizePass
     : public mlir::gemm::impl::GemmVectorizeBase<GemmVectorizePass> {
   void runOnOperation() override {
     gpu::GPUFuncOp func = getOperation();
-    auto schedule = func->getAttrOfType<ScheduleAttr>("gemm.schedule");
+    auto schedule = func->getAttrOfType<ScheduleAttr>(kScheduleAttr);
     int64_t sharedStore = schedule ? schedule.getSharedStoreWidth() : 1;
     int64_t globalStore = schedule ? schedule.getGlobalStoreWidth() : 1;
     SmallVector<Operation *> ops;

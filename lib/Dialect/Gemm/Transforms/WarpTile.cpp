@@ -12,14 +12,10 @@ namespace mlir::gemm {
 using namespace mlir;
 using namespace mlir::gemm;
 
+/// A warp's view, marked for gemm-promote and gemm-register-tile.
 static Value warpView(OpBuilder &b, Location loc, Value source, Value row,
                       Value col, int64_t rows, int64_t cols) {
-  SmallVector<OpFoldResult> offsets = {row, col};
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(rows),
-                                     b.getIndexAttr(cols)};
-  SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
-  auto view =
-      memref::SubViewOp::create(b, loc, source, offsets, sizes, strides);
+  auto view = createTileView(b, loc, source, row, col, rows, cols);
   view->setAttr(kWarpViewAttr, b.getUnitAttr());
   return view;
 }
