@@ -400,6 +400,13 @@ bool Checker::checkVectorize() {
       return error(v, "global-store width " + Twine(v->globalStore) +
                           " must divide each thread's contiguous run of C (" +
                           Twine(run) + "): set the register tile");
+    // A thread's columns of C come in chunks of the shared-load width (its
+    // fragments of B); stores are at most that wide.
+    if (!cfg.mma && v->globalStore > v->sharedLoad)
+      return error(v, "global-store width " + Twine(v->globalStore) +
+                          " is wider than the chunks of C a thread owns (the "
+                          "shared-load width, " +
+                          Twine(v->sharedLoad) + ")");
     std::optional<int64_t> leading =
         cfg.cLayout == MatrixLayout::Row ? cfg.n : cfg.m;
     if (leading && *leading % v->globalStore)
