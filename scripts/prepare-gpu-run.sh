@@ -38,8 +38,8 @@ for size in 4096 8192; do
   done
 done
 
-# The first GPU check: the examples at 1024^3, and at 1536x640x384 with
-# row-major and with column-major A and C.
+# The GPU check: the examples at 1024^3, and at 1536x640x384 with layouts
+# (A, B, C) row/row/row, col/row/col, row/col/row and col/col/col.
 mkdir -p "$dest/gemmc/check"
 for ex in $examples; do
   name=$(basename "$ex" .gemm)
@@ -52,6 +52,10 @@ for ex in $examples; do
   sed -e 's/a = f32 row/a = f32 col/; s/c = f32 row/c = f32 col/' \
       -e 's/_nonsquare/_nonsquare_colmajor/' \
       "$dest/gemmc/check/$name-nonsquare.gemm" > "$dest/gemmc/check/$name-colmajor.gemm"
+  sed -e 's/b = f32 row/b = f32 col/' -e 's/_nonsquare/_nonsquare_bcol/' \
+      "$dest/gemmc/check/$name-nonsquare.gemm" > "$dest/gemmc/check/$name-bcol.gemm"
+  sed -e 's/[abc] = f32 row/&-col/g' -e 's/ row-col/ col/g' -e 's/_nonsquare/_nonsquare_allcol/' \
+      "$dest/gemmc/check/$name-nonsquare.gemm" > "$dest/gemmc/check/$name-allcol.gemm"
 done
 for f in "$dest"/gemmc/check/*.gemm; do
   # A schedule whose tiles do not divide a check size is skipped, said so.
