@@ -50,25 +50,39 @@ bool gemmc::checkSupported(const KernelDecl &kernel,
                            what + " is not implemented yet");
     return false;
   };
+  const Directive *mma = kernel.schedule->find(DirectiveKind::Mma);
   for (const Directive &d : kernel.schedule->directives) {
-    if (d.kind == DirectiveKind::Mma || d.kind == DirectiveKind::SplitK)
-      return notYet(d.loc, "directive '" + stringify(d.kind) + "'");
+    if (d.kind == DirectiveKind::SplitK)
+      return notYet(d.loc, "directive 'split-k'");
+    if (d.kind == DirectiveKind::Mma && d.shape[2] == 8)
+      return notYet(d.loc, "'mma m16n8k8' (tf32)");
     if (d.kind == DirectiveKind::Pipeline && d.cpAsync)
       return notYet(d.loc, "'pipeline ... cp-async'");
     if (d.kind == DirectiveKind::Pipeline && d.registerDoubleBuffer)
       return notYet(d.loc, "'pipeline ... registers'");
     if (d.kind == DirectiveKind::Promote && d.swizzle)
       return notYet(d.loc, "'promote ... swizzle'");
+    if (mma && d.kind == DirectiveKind::Promote && d.transposeA)
+      return notYet(d.loc, "'promote ... transpose-a' with 'mma'");
+  }
+  if (mma && kernel.problem->a && kernel.problem->a->type == ElementType::BF16)
+    return notYet(kernel.problem->a->typeLoc, "'mma' with bf16 inputs");
+  if (mma) {
+    const Directive *promote = kernel.schedule->find(DirectiveKind::Promote);
+    if (!promote || !promote->promoteA || !promote->promoteB)
+      return notYet(mma->loc, "'mma' without 'promote a b'");
   }
 
   const ProblemDecl &p = *kernel.problem;
   for (const std::optional<SizeDecl> *size : {&p.m, &p.n, &p.k})
     if ((*size)->isDynamic())
       return notYet((*size)->loc, "a size given at launch ('?')");
+  // f16 and bf16 run on tensor cores only.
   for (const std::optional<MatrixDecl> *matrix : {&p.a, &p.b, &p.c})
-    if (*matrix && (*matrix)->type != ElementType::F32)
+    if (!mma && *matrix && (*matrix)->type != ElementType::F32)
       return notYet((*matrix)->typeLoc,
-                    "element type '" + stringify((*matrix)->type) + "'");
+                    "element type '" + stringify((*matrix)->type) +
+                        "' without 'mma'");
   if (p.epilogue && p.epilogue->kind != Epilogue::Store)
     return notYet(p.epilogue->loc,
                   "epilogue '" + stringify(p.epilogue->kind) + "'");
@@ -97,7 +111,7 @@ bool gemmc::checkSupported(const KernelDecl &kernel,
 static gemm::ScheduleAttr getSchedule(MLIRContext &ctx,
                                       const ScheduleDecl &schedule) {
   SmallVector<int64_t, 3> tile = {1, 1, 1};
-  SmallVector<int64_t, 2> registerTile, warpTile;
+  SmallVector<int64_t, 3> registerTile, warpTile, mma;
   SmallVector<int64_t, 4> vectorize;
   bool coalesce = false, promoteA = false, promoteB = false,
        transposeA = false, registers = false;
@@ -136,13 +150,16 @@ static gemm::ScheduleAttr getSchedule(MLIRContext &ctx,
       unroll = d.count;
       break;
     case DirectiveKind::Mma:
+      mma.assign(d.shape.begin(), d.shape.end());
+      break;
     case DirectiveKind::SplitK:
       llvm_unreachable("rejected by checkSupported");
     }
   }
   return gemm::ScheduleAttr::get(&ctx, tile, coalesce, registerTile, warpTile,
                                  promoteA, promoteB, pad, transposeA,
-                                 vectorize, stages, registers, raster, unroll);
+                                 vectorize, stages, registers, raster, unroll,
+                                 mma);
 }
 
 OwningOpRef<ModuleOp> gemmc::mlirGen(MLIRContext &ctx,

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -32,7 +33,7 @@ void mlir::gemm::registerGemmcDialects(DialectRegistry &registry) {
   registry.insert<GemmDialect, affine::AffineDialect, arith::ArithDialect,
                   cf::ControlFlowDialect, func::FuncDialect, gpu::GPUDialect,
                   index::IndexDialect, LLVM::LLVMDialect, math::MathDialect,
-                  memref::MemRefDialect, NVVM::NVVMDialect, scf::SCFDialect,
+                  memref::MemRefDialect, nvgpu::NVGPUDialect, NVVM::NVVMDialect, scf::SCFDialect,
                   ub::UBDialect, vector::VectorDialect>();
 
   arith::registerConvertArithToLLVMInterface(registry);

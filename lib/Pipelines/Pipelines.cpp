@@ -5,6 +5,7 @@
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -35,6 +36,7 @@ void mlir::gemm::buildScheduleToGPUPipeline(OpPassManager &pm) {
   funcPm.addPass(createGemmWarpTile());
   funcPm.addPass(createGemmMapThreads());
   funcPm.addPass(createGemmRegisterTile());
+  funcPm.addPass(createGemmMma());
   funcPm.addPass(createGemmPromote());
   funcPm.addPass(createGemmPipeline());
   funcPm.addPass(createGemmUnroll());
@@ -55,11 +57,13 @@ void mlir::gemm::buildGPUToNVVMPipeline(OpPassManager &pm,
   gpuPm.addPass(memref::createExpandStridedMetadataPass());
   gpuPm.addPass(createLowerAffinePass());
   gpuPm.addPass(createSCFToControlFlowPass());
+  gpuPm.addPass(createConvertNVGPUToNVVMPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;
-  // 32-bit index arithmetic: half the registers for addresses. The front-end
-  // refuses matrices of 2^31 elements or more.
-  nvvm.indexBitwidth = 32;
+  // 32-bit index arithmetic: half the registers for addresses (the front-end
+  // refuses matrices of 2^31 elements or more). nvgpu's lowering computes in
+  // 64 bits, so kernels with mma use 64 throughout.
+  nvvm.indexBitwidth = options.indexBitwidth;
   gpuPm.addPass(createConvertGpuOpsToNVVMOps(nvvm));
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());

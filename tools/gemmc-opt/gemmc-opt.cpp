@@ -28,6 +28,7 @@ int main(int argc, char **argv) {
   mlir::registerCSEPass();
   mlir::registerGpuNVVMAttachTarget();
   mlir::registerConvertGpuOpsToNVVMOps();
+  mlir::registerConvertNVGPUToNVVMPass();
   mlir::registerLowerAffinePass();
   mlir::registerSCFToControlFlowPass();
   mlir::registerReconcileUnrealizedCastsPass();

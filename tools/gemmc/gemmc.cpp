@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Version.h"
+#include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/InitGemmc.h"
 #include "gemmc/Frontend/MLIRGen.h"
 #include "gemmc/Frontend/Parser.h"
@@ -163,6 +164,13 @@ static LogicalResult compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr,
 
   gemm::LowerToNVVMOptions options;
   options.chip = arch;
+  bool usesMma = false;
+  module->walk([&](gpu::GPUFuncOp func) {
+    auto schedule = func->getAttrOfType<gemm::ScheduleAttr>("gemm.schedule");
+    usesMma |= schedule && !schedule.getMma().empty();
+  });
+  if (usesMma)
+    options.indexBitwidth = 64;
   if (failed(runPipeline(*module, [&](OpPassManager &pm) {
         gemm::buildGPUToNVVMPipeline(pm, options);
       })))

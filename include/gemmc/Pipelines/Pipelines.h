@@ -23,6 +23,11 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level", llvm::cl::desc("LLVM optimisation level"),
       llvm::cl::init(3)};
+  PassOptions::Option<unsigned> indexBitwidth{
+      *this, "index-bitwidth",
+      llvm::cl::desc("Bits of index arithmetic in kernels: 32, or 64 for "
+                     "kernels with nvgpu ops (whose lowering uses 64)"),
+      llvm::cl::init(32)};
 };
 
 /// gemm dialect -> gpu.func with scf/arith/memref: applies the schedule.

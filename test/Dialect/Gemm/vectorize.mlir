@@ -1,4 +1,4 @@
-// RUN: gemmc-opt %s -split-input-file \
+// RUN: gemmc-opt %s -split-input-file -verify-diagnostics \
 // RUN:   -pass-pipeline='builtin.module(gpu.module(gpu.func(gemm-vectorize)))' \
 // RUN: | gemmc-opt -cse | FileCheck %s
 
@@ -59,6 +59,43 @@ gpu.module @m {
     %y = vector.transfer_read %b[%i, %j], %pad {in_bounds = [true], permutation_map = #rows} : memref<64x8xf32>, vector<4xf32>
     %z = arith.addf %x, %y : vector<4xf32>
     vector.transfer_write %z, %c[%i, %j] {in_bounds = [true]} : vector<4xf32>, memref<64x64xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// mma fragments come from shared memory with ldmatrix: four 8x8 matrices for
+// A (lane l addresses row l mod 16 of column block l / 16), two transposed
+// for B (lane l addresses row l mod 16).
+// CHECK-LABEL: gpu.func @fragments_mma
+// CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c32
+// CHECK: %[[R:.*]] = arith.remui %[[LANE]], %c16
+// CHECK: %[[ROW:.*]] = arith.addi %arg2, %[[R]]
+// CHECK: %[[HALF:.*]] = arith.divui %[[LANE]], %c16
+// CHECK: %[[C8:.*]] = arith.muli %[[HALF]], %c8
+// CHECK: %[[COL:.*]] = arith.addi %arg3, %[[C8]]
+// CHECK: nvgpu.ldmatrix %arg0[%[[ROW]], %[[COL]]] {numTiles = 4 : i32, transpose = false} : memref<32x32xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: nvgpu.ldmatrix %arg1[%{{.*}}, %arg3] {numTiles = 2 : i32, transpose = true} : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+gpu.module @m {
+  gpu.func @fragments_mma(%a: memref<32x32xf16, #gpu.address_space<workgroup>>, %b: memref<32x16xf16, #gpu.address_space<workgroup>>, %i: index, %j: index, %out: memref<2xvector<4x2xf16>>, %out2: memref<2xvector<2x2xf16>>) kernel {
+    %x = gemm.load_fragment %a[%i, %j] {a} : memref<32x32xf16, #gpu.address_space<workgroup>> to vector<4x2xf16>
+    %y = gemm.load_fragment %b[%i, %j] : memref<32x16xf16, #gpu.address_space<workgroup>> to vector<2x2xf16>
+    %c0 = arith.constant 0 : index
+    memref.store %x, %out[%c0] : memref<2xvector<4x2xf16>>
+    memref.store %y, %out2[%c0] : memref<2xvector<2x2xf16>>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @fragments_global(%a: memref<32x32xf16>, %i: index, %out: memref<2xvector<4x2xf16>>) kernel {
+    // expected-error @+1 {{mma fragments are read from shared memory: the schedule must promote A and B}}
+    %x = gemm.load_fragment %a[%i, %i] {a} : memref<32x32xf16> to vector<4x2xf16>
+    %c0 = arith.constant 0 : index
+    memref.store %x, %out[%c0] : memref<2xvector<4x2xf16>>
     gpu.return
   }
 }

@@ -121,6 +121,7 @@ struct ScheduleFields {
   bool registerDoubleBuffer = false;
   int64_t raster = 0;
   int64_t unroll = -1;
+  SmallVector<int64_t, 3> mma;
 };
 } // namespace
 
@@ -139,6 +140,8 @@ static ParseResult parseScheduleEntry(AsmParser &parser, StringRef key,
     return parseShape(parser, f.registerTile);
   if (key == "warp_tile")
     return parseShape(parser, f.warpTile);
+  if (key == "mma")
+    return parseShape(parser, f.mma);
   if (key == "coalesce") {
     f.coalesce = true;
     return success();
@@ -211,7 +214,7 @@ Attribute ScheduleAttr::parse(AsmParser &parser, Type) {
       [&] { return parser.emitError(loc); }, parser.getContext(), f.tile,
       f.coalesce, f.registerTile, f.warpTile, f.promoteA, f.promoteB, f.pad,
       f.transposeA, f.vectorize, f.stages, f.registerDoubleBuffer, f.raster,
-      f.unroll);
+      f.unroll, f.mma);
 }
 
 void ScheduleAttr::print(AsmPrinter &printer) const {
@@ -254,6 +257,10 @@ void ScheduleAttr::print(AsmPrinter &printer) const {
     printer << ", unroll = full";
   else if (getUnroll() > 0)
     printer << ", unroll = " << getUnroll();
+  if (!getMma().empty()) {
+    printer << ", mma = ";
+    llvm::interleave(getMma(), printer, "x");
+  }
   printer << ">";
 }
 
@@ -262,7 +269,7 @@ LogicalResult ScheduleAttr::verify(
     bool, ArrayRef<int64_t> registerTile, ArrayRef<int64_t> warpTile,
     bool promoteA, bool promoteB, int64_t pad, bool transposeA,
     ArrayRef<int64_t> vectorize, int64_t stages, bool, int64_t raster,
-    int64_t unroll) {
+    int64_t unroll, ArrayRef<int64_t> mma) {
   if (tile.size() != 3)
     return emitError() << "tile must have 3 sizes (BMxBNxBK), got "
                        << tile.size();
@@ -290,6 +297,9 @@ LogicalResult ScheduleAttr::verify(
     return emitError() << "transpose_a needs A promoted";
   if ((pad || stages > 1) && !promoteA && !promoteB)
     return emitError() << "pad and stages need promote";
+  if (!mma.empty() && (mma.size() != 3 || warpTile.empty() ||
+                       !registerTile.empty()))
+    return emitError() << "mma needs a warp_tile and no register_tile";
   return success();
 }
 

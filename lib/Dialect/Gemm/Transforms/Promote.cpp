@@ -26,6 +26,10 @@ static bool isReadAlongK(Operation *op, Value iv, unsigned kDim,
   } else if (auto read = dyn_cast<vector::TransferReadOp>(op)) {
     source = read.getBase();
     indices = read.getIndices();
+  } else if (auto fragment = dyn_cast<LoadFragmentOp>(op)) {
+    source = fragment.getSource();
+    Value index = kDim == 0 ? fragment.getRow() : fragment.getCol();
+    return index == iv;
   } else {
     return false;
   }
@@ -69,6 +73,16 @@ static void redirectRead(OpBuilder &b, Operation *op, Value shared,
     load.erase();
     return;
   }
+  if (auto fragment = dyn_cast<LoadFragmentOp>(op)) {
+    assert(!transposed && "checkSupported refuses transpose-a with mma");
+    Value other = shift(isA ? fragment.getRow() : fragment.getCol());
+    auto newFragment = LoadFragmentOp::create(
+        b, loc, fragment.getType(), shared, isA ? other : kk,
+        isA ? kk : other, fragment.getA());
+    fragment.replaceAllUsesWith(newFragment.getResult());
+    fragment.erase();
+    return;
+  }
   auto read = cast<vector::TransferReadOp>(op);
   Value other = shift(read.getIndices()[isA ? 0 : 1]);
   SmallVector<Value> indices = isA && !transposed
@@ -91,10 +105,10 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
   auto lb = getConstantIntValue(loop.getLowerBound());
   auto step = getConstantIntValue(loop.getStep());
   int64_t bk = s.getTileK();
-  if (!ub || !lb || !step || *lb != 0 || *step != 1 || *ub % bk)
-    return loop.emitOpError("expects a loop over K from 0 by 1 to a multiple "
-                            "of BK = ")
-           << bk;
+  if (!ub || !lb || !step || *lb != 0 || bk % *step || *ub % bk)
+    return loop.emitOpError("expects a loop over K from 0, by a step that "
+                            "divides BK = ")
+           << bk << ", to a multiple of it";
   int64_t k = *ub;
 
   // Find the operands read along K.
@@ -187,7 +201,7 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
 
         auto inner = scf::ForOp::create(
             ob, l, indexConstant(ob, l, 0), indexConstant(ob, l, bk),
-            indexConstant(ob, l, 1), args,
+            indexConstant(ob, l, *step), args,
             [&](OpBuilder &ib, Location il, Value kk, ValueRange innerArgs) {
               IRMapping mapping;
               mapping.map(iv, arith::AddIOp::create(ib, il, kt, kk));

@@ -175,7 +175,8 @@ struct GemmRegisterTilePass
       bool blockTiled = op.getLevel() == Level::Block &&
                         !s.getRegisterTile().empty() &&
                         s.getWarpTile().empty();
-      if (op.getLevel() == Level::Warp || blockTiled)
+      bool warpTiled = op.getLevel() == Level::Warp && s.getMma().empty();
+      if (warpTiled || blockTiled)
         matmuls.push_back(op);
     });
     for (MatmulOp matmul : matmuls)

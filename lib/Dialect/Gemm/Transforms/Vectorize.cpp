@@ -3,6 +3,7 @@
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 
 namespace mlir::gemm {
 #define GEN_PASS_DEF_GEMMVECTORIZE
@@ -219,6 +220,37 @@ static LogicalResult lowerTransferWrite(vector::TransferWriteOp write,
   return success();
 }
 
+/// A lane's mma fragment, read from shared memory with ldmatrix: for A four
+/// 8x8 matrices (lanes 0-15 address rows 0-15 of the left half, 16-31 of the
+/// right), for B two, transposed (lanes 0-15 address rows 0-15).
+static LogicalResult lowerLoadFragment(LoadFragmentOp fragment) {
+  auto type = cast<MemRefType>(fragment.getSource().getType());
+  if (!nvgpu::NVGPUDialect::hasSharedMemoryAddressSpace(type))
+    return fragment.emitOpError("mma fragments are read from shared memory: "
+                                "the schedule must promote A and B");
+  OpBuilder b(fragment);
+  Location loc = fragment.getLoc();
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value lane = arith::RemUIOp::create(b, loc, tid, indexConstant(b, loc, 32));
+  Value row = arith::AddIOp::create(
+      b, loc, fragment.getRow(),
+      arith::RemUIOp::create(b, loc, lane, indexConstant(b, loc, 16)));
+  Value col = fragment.getCol();
+  if (fragment.getA())
+    col = arith::AddIOp::create(
+        b, loc, col,
+        arith::MulIOp::create(
+            b, loc,
+            arith::DivUIOp::create(b, loc, lane, indexConstant(b, loc, 16)),
+            indexConstant(b, loc, 8)));
+  auto ldmatrix = nvgpu::LdMatrixOp::create(
+      b, loc, fragment.getType(), fragment.getSource(), ValueRange{row, col},
+      /*transpose=*/!fragment.getA(), /*numTiles=*/fragment.getA() ? 4 : 2);
+  fragment.replaceAllUsesWith(ldmatrix.getResult());
+  fragment.erase();
+  return success();
+}
+
 namespace {
 struct GemmVectorizePass
     : public mlir::gemm::impl::GemmVectorizeBase<GemmVectorizePass> {
@@ -229,8 +261,8 @@ struct GemmVectorizePass
     int64_t globalStore = schedule ? schedule.getGlobalStoreWidth() : 1;
     SmallVector<Operation *> ops;
     func.walk([&](Operation *op) {
-      if (isa<CopyOp, LoadTileOp, StoreTileOp, vector::TransferReadOp,
-              vector::TransferWriteOp>(op))
+      if (isa<CopyOp, LoadTileOp, StoreTileOp, LoadFragmentOp,
+              vector::TransferReadOp, vector::TransferWriteOp>(op))
         ops.push_back(op);
     });
     for (Operation *op : ops) {
@@ -241,6 +273,8 @@ struct GemmVectorizePass
         lowerLoadTile(load);
       else if (auto store = dyn_cast<StoreTileOp>(op))
         lowerStoreTile(store, sharedStore);
+      else if (auto fragment = dyn_cast<LoadFragmentOp>(op))
+        result = lowerLoadFragment(fragment);
       else if (auto read = dyn_cast<vector::TransferReadOp>(op))
         result = lowerTransferRead(read);
       else

@@ -78,6 +78,7 @@ def Gemm_ScheduleAttr : Gemm_Attr<"Schedule", "schedule"> {
       registers; `registers`: double-buffered fragments.
     - `raster = G`: block-index swizzle in groups of G block rows.
     - `unroll = N` or `unroll = full`: unrolling of the inner loop over BK.
+    - `mma = 16x8x16`: tensor-core mma.sync of this shape on warp tiles.
 
     ```mlir
     #gemm.schedule<tile = 128x128x8, register_tile = 8x8,
@@ -97,13 +98,15 @@ def Gemm_ScheduleAttr : Gemm_Attr<"Schedule", "schedule"> {
     "int64_t":$stages,
     "bool":$registerDoubleBuffer,
     "int64_t":$raster,
-    "int64_t":$unroll
+    "int64_t":$unroll,
+    ArrayRefParameter<"int64_t", "mma shape M, N, K, or empty">:$mma
   );
   let builders = [
     AttrBuilder<(ins "::llvm::ArrayRef<int64_t>":$tile, "bool":$coalesce), [{
       return $_get($_ctxt, tile, coalesce, ::llvm::ArrayRef<int64_t>{},
                    ::llvm::ArrayRef<int64_t>{}, false, false, 0, false,
-                   ::llvm::ArrayRef<int64_t>{}, 1, false, 0, -1);
+                   ::llvm::ArrayRef<int64_t>{}, 1, false, 0, -1,
+                   ::llvm::ArrayRef<int64_t>{});
     }]>
   ];
   let hasCustomAssemblyFormat = 1;
@@ -118,8 +121,12 @@ def Gemm_ScheduleAttr : Gemm_Attr<"Schedule", "schedule"> {
     int64_t getThreadN() const {
       return getRegisterTile().empty() ? 1 : getRegisterTile()[1];
     }
-    /// Threads per block: one per register tile of the block tile.
+    /// Threads per block: one per register tile of the block tile, or a
+    /// warp per warp tile with mma.
     int64_t getThreadsPerBlock() const {
+      if (!getMma().empty())
+        return 32 * (getTileM() / getWarpTile()[0]) *
+               (getTileN() / getWarpTile()[1]);
       return (getTileM() / getThreadM()) * (getTileN() / getThreadN());
     }
     bool hasPromotion() const { return getPromoteA() || getPromoteB(); }

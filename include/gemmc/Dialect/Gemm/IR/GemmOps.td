@@ -120,4 +120,20 @@ def Gemm_StoreTileOp : Gemm_Op<"store_tile"> {
   }];
 }
 
+def Gemm_LoadFragmentOp : Gemm_Op<"load_fragment"> {
+  let summary = "this lane's mma.sync fragment of a tile of A or B";
+  let description = [{
+    With `a`: the 16 x 16 tile of `source` at (row, col), rows along M and
+    columns along K, as the `vector<4x2xT>` a lane holds for mma.sync
+    m16n8k16. Without: the 16 x 8 tile at (row, col), rows along K, as the
+    `vector<2x2xT>` of B. `gemm-mma` creates it, `gemm-promote` points it at
+    shared memory, and `gemm-vectorize` lowers it to `nvgpu.ldmatrix`.
+  }];
+  let arguments = (ins AnyMemRef:$source, Index:$row, Index:$col, UnitAttr:$a);
+  let results = (outs AnyVectorOfNonZeroRank:$result);
+  let assemblyFormat = [{
+    $source `[` $row `,` $col `]` attr-dict `:` type($source) `to` type($result)
+  }];
+}
+
 #endif // GEMMC_DIALECT_GEMM_IR_GEMMOPS_TD

@@ -101,6 +101,26 @@ def GemmRegisterTile : Pass<"gemm-register-tile", "::mlir::gpu::GPUFuncOp"> {
   ];
 }
 
+def GemmMma : Pass<"gemm-mma", "::mlir::gpu::GPUFuncOp"> {
+  let summary = "Compute a warp's tile with tensor-core mma.sync";
+  let description = [{
+    Applies `mma m16n8k16` to a warp-level `gemm.matmul` (after
+    `gemm-warp-tile`): the WM x WN warp tile is (WM/16) x (WN/8) mma
+    fragments whose f32 accumulators (`vector<2x2xf32>`) the loop over K
+    (step 16, `gemm.k_loop`) carries; per step each lane loads its A
+    fragments (`gemm.load_fragment`, 16 x 16) and B fragments (16 x 8) and
+    issues `nvgpu.mma.sync`. Then each lane writes its two rows of two
+    elements per fragment, converted to C's type.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 def GemmPromote : Pass<"gemm-promote", "::mlir::gpu::GPUFuncOp"> {
   let summary = "Stage the tiles of A and B in shared memory";
   let description = [{
@@ -158,6 +178,7 @@ def GemmVectorize : Pass<"gemm-vectorize", "::mlir::gpu::GPUFuncOp"> {
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
     "::mlir::vector::VectorDialect"
   ];
 }

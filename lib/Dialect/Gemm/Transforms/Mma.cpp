@@ -1,0 +1,112 @@
+//===- Mma.cpp - a warp's tile on tensor cores with mma.sync --------------===//
+
+#include "Utils.h"
+#include "gemmc/Dialect/Gemm/IR/GemmOps.h"
+#include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+
+namespace mlir::gemm {
+#define GEN_PASS_DEF_GEMMMMA
+#include "gemmc/Dialect/Gemm/Transforms/Passes.h.inc"
+} // namespace mlir::gemm
+
+using namespace mlir;
+using namespace mlir::gemm;
+
+static LogicalResult lowerToMma(MatmulOp matmul) {
+  ScheduleAttr s = matmul.getSchedule();
+  auto aType = cast<MemRefType>(matmul.getA().getType());
+  auto bType = cast<MemRefType>(matmul.getB().getType());
+  auto cType = cast<MemRefType>(matmul.getC().getType());
+  int64_t wm = cType.getDimSize(0), wn = cType.getDimSize(1);
+  int64_t k = aType.getDimSize(1);
+  ArrayRef<int64_t> shape = s.getMma();
+  if (shape[0] != 16 || shape[1] != 8 || shape[2] != 16)
+    return matmul.emitOpError("only mma m16n8k16 is implemented");
+  Type element = aType.getElementType();
+  if (!(element.isF16() || element.isBF16()) ||
+      bType.getElementType() != element || !matmul.getAccType().isF32())
+    return matmul.emitOpError("mma m16n8k16 takes f16 or bf16 A and B and "
+                              "accumulates in f32");
+  if (wm % 16 || wn % 8 || k % 16)
+    return matmul.emitOpError("a ")
+           << wm << "x" << wn << "x" << k
+           << " warp tile is not made of 16x8x16 mma fragments";
+
+  OpBuilder b(matmul);
+  Location loc = matmul.getLoc();
+  auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
+  int64_t mTiles = wm / 16, nTiles = wn / 8;
+  auto accType = VectorType::get({2, 2}, b.getF32Type());
+  auto aFragType = VectorType::get({4, 2}, element);
+  auto bFragType = VectorType::get({2, 2}, element);
+  Value zero = arith::ConstantOp::create(
+      b, loc, accType, DenseElementsAttr::get(accType, 0.0f));
+  SmallVector<Value> inits(mTiles * nTiles, zero);
+
+  auto loop = scf::ForOp::create(
+      b, loc, c(0), c(k), c(16), inits,
+      [&](OpBuilder &lb, Location l, Value kk, ValueRange acc) {
+        auto lc = [&](int64_t v) { return indexConstant(lb, l, v); };
+        SmallVector<Value> aFrags, bFrags;
+        for (int64_t mi = 0; mi < mTiles; ++mi)
+          aFrags.push_back(LoadFragmentOp::create(lb, l, aFragType,
+                                                  matmul.getA(), lc(mi * 16),
+                                                  kk, /*a=*/true));
+        for (int64_t ni = 0; ni < nTiles; ++ni)
+          bFrags.push_back(LoadFragmentOp::create(lb, l, bFragType,
+                                                  matmul.getB(), kk,
+                                                  lc(ni * 8), /*a=*/false));
+        SmallVector<Value> next;
+        for (int64_t mi = 0; mi < mTiles; ++mi)
+          for (int64_t ni = 0; ni < nTiles; ++ni)
+            next.push_back(nvgpu::MmaSyncOp::create(
+                lb, l, aFrags[mi], bFrags[ni], acc[mi * nTiles + ni],
+                ArrayRef<int64_t>{16, 8, 16}));
+        scf::YieldOp::create(lb, l, next);
+      });
+  loop->setAttr(kKLoopAttr, b.getUnitAttr());
+
+  // Lane l holds rows l / 4 and l / 4 + 8, columns 2 (l mod 4) + {0, 1}, of
+  // each 16 x 8 fragment of C.
+  Value lane = arith::RemUIOp::create(
+      b, loc, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), c(32));
+  Value laneRow = arith::DivUIOp::create(b, loc, lane, c(4));
+  Value laneCol = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, lane, c(4)), c(2));
+  Type cElement = cType.getElementType();
+  auto pairType = VectorType::get({2}, cElement);
+  AffineMap alongColumns =
+      AffineMap::get(2, 0, getAffineDimExpr(1, b.getContext()));
+  bool inBounds[] = {true};
+  for (int64_t mi = 0; mi < mTiles; ++mi)
+    for (int64_t ni = 0; ni < nTiles; ++ni)
+      for (int64_t half = 0; half < 2; ++half) {
+        Value pair = vector::ExtractOp::create(
+            b, loc, loop.getResult(mi * nTiles + ni), half);
+        if (!cElement.isF32())
+          pair = arith::TruncFOp::create(b, loc, pairType, pair);
+        Value row = addOffset(b, loc, laneRow, mi * 16 + half * 8);
+        Value col = addOffset(b, loc, laneCol, ni * 8);
+        vector::TransferWriteOp::create(b, loc, pair, matmul.getC(),
+                                        ValueRange{row, col}, alongColumns,
+                                        ArrayRef<bool>(inBounds));
+      }
+  matmul.erase();
+  return success();
+}
+
+namespace {
+struct GemmMmaPass : public mlir::gemm::impl::GemmMmaBase<GemmMmaPass> {
+  void runOnOperation() override {
+    SmallVector<MatmulOp> matmuls;
+    getOperation().walk([&](MatmulOp op) {
+      if (op.getLevel() == Level::Warp && !op.getSchedule().getMma().empty())
+        matmuls.push_back(op);
+    });
+    for (MatmulOp matmul : matmuls)
+      if (failed(lowerToMma(matmul)))
+        return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,37 @@
+// RUN: gemmc-opt %s -split-input-file -verify-diagnostics \
+// RUN:   -pass-pipeline='builtin.module(gpu.module(gpu.func(gemm-mma)))' | FileCheck %s
+
+// A 32x16 warp tile: 2 x 2 fragments of 16x8, f32 accumulators carried by the
+// loop over K in steps of 16; per step two A fragments, two B fragments and
+// four mma.sync; then each lane writes two pairs per fragment, as f16.
+// CHECK-LABEL: gpu.func @warp
+// CHECK: %[[ACC:.*]]:4 = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %c16{{.*}} -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
+// CHECK:   %[[A0:.*]] = gemm.load_fragment %arg0[%{{.*}}, %[[K]]] {a} : memref<32x32xf16> to vector<4x2xf16>
+// CHECK:   %[[A1:.*]] = gemm.load_fragment %arg0
+// CHECK:   %[[B0:.*]] = gemm.load_fragment %arg1[%[[K]], %{{.*}}] : memref<32x16xf16> to vector<2x2xf16>
+// CHECK:   %[[B1:.*]] = gemm.load_fragment %arg1
+// CHECK:   nvgpu.mma.sync(%[[A0]], %[[B0]], %{{.*}}) {mmaShape = [16, 8, 16]}
+// CHECK:   nvgpu.mma.sync(%[[A0]], %[[B1]]
+// CHECK:   nvgpu.mma.sync(%[[A1]], %[[B0]]
+// CHECK:   nvgpu.mma.sync(%[[A1]], %[[B1]]
+// CHECK: } {gemm.k_loop}
+// CHECK: %[[PAIR:.*]] = vector.extract %[[ACC]]#0[0] : vector<2xf32> from vector<2x2xf32>
+// CHECK: %[[HALF:.*]] = arith.truncf %[[PAIR]] : vector<2xf32> to vector<2xf16>
+// CHECK: vector.transfer_write %[[HALF]], %arg2
+// CHECK-COUNT-7: vector.transfer_write
+gpu.module @m {
+  gpu.func @warp(%a: memref<32x32xf16>, %b: memref<32x16xf16>, %c: memref<32x16xf16>) kernel {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>, schedule = #gemm.schedule<tile = 64x32x32, warp_tile = 32x16, promote = [a, b], mma = 16x8x16>} : memref<32x32xf16>, memref<32x16xf16>, memref<32x16xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @f32(%a: memref<32x32xf32>, %b: memref<32x16xf32>, %c: memref<32x16xf32>) kernel {
+    // expected-error @+1 {{mma m16n8k16 takes f16 or bf16 A and B and accumulates in f32}}
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>, schedule = #gemm.schedule<tile = 64x32x32, warp_tile = 32x16, promote = [a, b], mma = 16x8x16>} : memref<32x32xf32>, memref<32x16xf32>, memref<32x16xf32>
+    gpu.return
+  }
+}
