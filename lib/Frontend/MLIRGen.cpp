@@ -56,8 +56,22 @@ bool gemmc::checkSupported(const KernelDecl &kernel,
       return notYet(d.loc, "directive 'split-k'");
     if (d.kind == DirectiveKind::Mma && d.shape[2] == 8)
       return notYet(d.loc, "'mma m16n8k8' (tf32)");
-    if (d.kind == DirectiveKind::Pipeline && d.cpAsync)
-      return notYet(d.loc, "'pipeline ... cp-async'");
+    if (d.kind == DirectiveKind::Pipeline && d.cpAsync) {
+      // cp.async moves 4, 8 or 16 bytes.
+      const Directive *v = kernel.schedule->find(DirectiveKind::Vectorize);
+      int64_t bytes = (v ? v->globalLoad : 1) *
+                      sizeInBytes(kernel.problem->a ? kernel.problem->a->type
+                                                    : ElementType::F32);
+      if (bytes < 4)
+        return notYet(d.loc, "'pipeline ... cp-async' with " +
+                                 llvm::Twine(bytes) +
+                                 "-byte pieces (raise the global-load width)");
+      for (const std::optional<MatrixDecl> *m :
+           {&kernel.problem->a, &kernel.problem->b})
+        if (*m && (*m)->layout == MatrixLayout::Col)
+          return notYet(d.loc,
+                        "'pipeline ... cp-async' with a column-major operand");
+    }
     if (d.kind == DirectiveKind::Pipeline && d.registerDoubleBuffer)
       return notYet(d.loc, "'pipeline ... registers'");
     if (d.kind == DirectiveKind::Promote && d.swizzle)
@@ -114,7 +128,7 @@ static gemm::ScheduleAttr getSchedule(MLIRContext &ctx,
   SmallVector<int64_t, 3> registerTile, warpTile, mma;
   SmallVector<int64_t, 4> vectorize;
   bool coalesce = false, promoteA = false, promoteB = false,
-       transposeA = false, registers = false;
+       transposeA = false, registers = false, cpAsync = false;
   int64_t pad = 0, stages = 1, raster = 0, unroll = -1;
   for (const Directive &d : schedule.directives) {
     switch (d.kind) {
@@ -142,6 +156,7 @@ static gemm::ScheduleAttr getSchedule(MLIRContext &ctx,
     case DirectiveKind::Pipeline:
       stages = d.stages;
       registers = d.registerDoubleBuffer;
+      cpAsync = d.cpAsync;
       break;
     case DirectiveKind::Raster:
       raster = d.count;
@@ -159,7 +174,7 @@ static gemm::ScheduleAttr getSchedule(MLIRContext &ctx,
   return gemm::ScheduleAttr::get(&ctx, tile, coalesce, registerTile, warpTile,
                                  promoteA, promoteB, pad, transposeA,
                                  vectorize, stages, registers, raster, unroll,
-                                 mma);
+                                 mma, cpAsync);
 }
 
 OwningOpRef<ModuleOp> gemmc::mlirGen(MLIRContext &ctx,

@@ -164,12 +164,14 @@ static LogicalResult compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr,
 
   gemm::LowerToNVVMOptions options;
   options.chip = arch;
-  bool usesMma = false;
+  // nvgpu ops (mma.sync, ldmatrix, cp.async) lower with 64-bit indices.
+  bool usesNVGPU = false;
   module->walk([&](gpu::GPUFuncOp func) {
     auto schedule = func->getAttrOfType<gemm::ScheduleAttr>("gemm.schedule");
-    usesMma |= schedule && !schedule.getMma().empty();
+    usesNVGPU |= schedule &&
+               (!schedule.getMma().empty() || schedule.getCpAsync());
   });
-  if (usesMma)
+  if (usesNVGPU)
     options.indexBitwidth = 64;
   if (failed(runPipeline(*module, [&](OpPassManager &pm) {
         gemm::buildGPUToNVVMPipeline(pm, options);

@@ -122,6 +122,7 @@ struct ScheduleFields {
   int64_t raster = 0;
   int64_t unroll = -1;
   SmallVector<int64_t, 3> mma;
+  bool cpAsync = false;
 };
 } // namespace
 
@@ -152,6 +153,10 @@ static ParseResult parseScheduleEntry(AsmParser &parser, StringRef key,
   }
   if (key == "registers") {
     f.registerDoubleBuffer = true;
+    return success();
+  }
+  if (key == "cp_async") {
+    f.cpAsync = true;
     return success();
   }
   if (key == "promote") {
@@ -214,7 +219,7 @@ Attribute ScheduleAttr::parse(AsmParser &parser, Type) {
       [&] { return parser.emitError(loc); }, parser.getContext(), f.tile,
       f.coalesce, f.registerTile, f.warpTile, f.promoteA, f.promoteB, f.pad,
       f.transposeA, f.vectorize, f.stages, f.registerDoubleBuffer, f.raster,
-      f.unroll, f.mma);
+      f.unroll, f.mma, f.cpAsync);
 }
 
 void ScheduleAttr::print(AsmPrinter &printer) const {
@@ -251,6 +256,8 @@ void ScheduleAttr::print(AsmPrinter &printer) const {
     printer << ", stages = " << getStages();
   if (getRegisterDoubleBuffer())
     printer << ", registers";
+  if (getCpAsync())
+    printer << ", cp_async";
   if (getRaster())
     printer << ", raster = " << getRaster();
   if (getUnroll() == 0)
@@ -269,7 +276,7 @@ LogicalResult ScheduleAttr::verify(
     bool, ArrayRef<int64_t> registerTile, ArrayRef<int64_t> warpTile,
     bool promoteA, bool promoteB, int64_t pad, bool transposeA,
     ArrayRef<int64_t> vectorize, int64_t stages, bool, int64_t raster,
-    int64_t unroll, ArrayRef<int64_t> mma) {
+    int64_t unroll, ArrayRef<int64_t> mma, bool cpAsync) {
   if (tile.size() != 3)
     return emitError() << "tile must have 3 sizes (BMxBNxBK), got "
                        << tile.size();
@@ -297,6 +304,8 @@ LogicalResult ScheduleAttr::verify(
     return emitError() << "transpose_a needs A promoted";
   if ((pad || stages > 1) && !promoteA && !promoteB)
     return emitError() << "pad and stages need promote";
+  if (cpAsync && (stages < 2 || transposeA))
+    return emitError() << "cp_async needs 2 or more stages and no transpose_a";
   if (!mma.empty() && (mma.size() != 3 || warpTile.empty() ||
                        !registerTile.empty()))
     return emitError() << "mma needs a warp_tile and no register_tile";

@@ -3,6 +3,7 @@
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace mlir::gemm {
@@ -40,6 +41,77 @@ static Value cloneWithIv(OpBuilder &b, Value value, scf::ForOp loop,
   return mapping.lookupOrDefault(value);
 }
 
+/// Stage index `(kt / BK + ahead) mod S` and tile start `(kt + ahead * BK)
+/// mod K` for a tile `ahead` steps after the loop's current one.
+static std::pair<Value, Value> stageAndTile(OpBuilder &b, Location loc,
+                                            Value kt, int64_t ahead,
+                                            int64_t bk, int64_t k,
+                                            int64_t stages) {
+  Value tile = addOffset(
+      b, loc, arith::DivUIOp::create(b, loc, kt, indexConstant(b, loc, bk)),
+      ahead);
+  Value stage =
+      arith::RemUIOp::create(b, loc, tile, indexConstant(b, loc, stages));
+  if (ahead == 0)
+    return {stage, kt};
+  Value start = arith::RemUIOp::create(b, loc, addOffset(b, loc, kt, ahead * bk),
+                                       indexConstant(b, loc, k));
+  return {stage, start};
+}
+
+/// cp.async: tiles 0 .. S-2 are copied before the loop, one commit group
+/// each; step t waits until at most S - 2 groups are in flight (tile t has
+/// landed), meets the others at the barrier, computes on stage t mod S, and
+/// starts the copy of tile t + S - 1 into the stage computed in step t - 1.
+static LogicalResult asyncPipeline(scf::ForOp loop, ScheduleAttr s,
+                                   ArrayRef<CopyOp> copies,
+                                   arith::ConstantIndexOp stageOp,
+                                   ArrayRef<gpu::BarrierOp> barriers) {
+  int64_t stages = s.getStages(), bk = s.getTileK();
+  int64_t k = *getConstantIntValue(loop.getUpperBound());
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  for (int64_t t = 0; t + 1 < stages; ++t) {
+    Value kt = indexConstant(b, loc, (t * bk) % k);
+    for (CopyOp copy : copies) {
+      IRMapping mapping;
+      mapping.map(stageOp.getResult(), indexConstant(b, loc, t));
+      mapping.map(loop.getInductionVar(), kt);
+      Value source = cloneWithIv(b, copy.getSource(), loop, kt);
+      Operation *view = b.clone(*copy.getTarget().getDefiningOp(), mapping);
+      CopyOp::create(b, loc, source, view->getResult(0), /*transpose=*/false,
+                     /*async=*/true, copy.getThreads(), copy.getVector());
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+
+  b.setInsertionPoint(stageOp);
+  Value kt = loop.getInductionVar();
+  Value stage = stageAndTile(b, loc, kt, 0, bk, k, stages).first;
+  stageOp.replaceAllUsesWith(stage);
+  stageOp.erase();
+  b.setInsertionPoint(barriers[0]);
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(stages - 2));
+
+  b.setInsertionPoint(barriers[1]);
+  auto [nextStage, nextStart] =
+      stageAndTile(b, loc, kt, stages - 1, bk, k, stages);
+  for (CopyOp copy : copies) {
+    IRMapping mapping;
+    mapping.map(stage, nextStage);
+    Value source = cloneWithIv(b, copy.getSource(), loop, nextStart);
+    Operation *view = b.clone(*copy.getTarget().getDefiningOp(), mapping);
+    CopyOp::create(b, loc, source, view->getResult(0), /*transpose=*/false,
+                   /*async=*/true, copy.getThreads(), copy.getVector());
+    copy.erase();
+  }
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  // The stage step t copies into was last read in step t - 1, before the
+  // barrier at the top of step t: the barrier after the compute can go.
+  gpu::BarrierOp(barriers[1]).erase();
+  return success();
+}
+
 static LogicalResult pipeline(scf::ForOp loop, ScheduleAttr s) {
   int64_t stages = s.getStages();
   int64_t bk = s.getTileK();
@@ -57,6 +129,8 @@ static LogicalResult pipeline(scf::ForOp loop, ScheduleAttr s) {
       stageOp = c;
   if (copies.empty() || barriers.size() != 2 || !stageOp)
     return loop.emitOpError("expects the loop over K tiles of gemm-promote");
+  if (s.getCpAsync())
+    return asyncPipeline(loop, s, copies, stageOp, barriers);
 
   OpBuilder b(loop);
   Location loc = loop.getLoc();
@@ -67,7 +141,7 @@ static LogicalResult pipeline(scf::ForOp loop, ScheduleAttr s) {
     Value source = cloneWithIv(b, copy.getSource(), loop, zero);
     Value target = cloneWithIv(b, copy.getTarget(), loop, zero);
     CopyOp::create(b, loc, source, target, copy.getTranspose(),
-                   copy.getThreads(), copy.getVector());
+                   /*async=*/false, copy.getThreads(), copy.getVector());
   }
   gpu::BarrierOp::create(b, loc);
 

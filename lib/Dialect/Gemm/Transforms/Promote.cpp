@@ -188,14 +188,14 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
         if (aBuffer) {
           aShared = stageView(ob, l, aBuffer, stage, aRows, aCols);
           Value tile = createTileView(ob, l, aBlock, zero, kt, bm, bk);
-          auto copy = CopyOp::create(ob, l, tile, aShared, transposeA,
-                                     threads, width);
-          (void)copy;
+          CopyOp::create(ob, l, tile, aShared, transposeA, /*async=*/false,
+                         threads, width);
         }
         if (bBuffer) {
           bShared = stageView(ob, l, bBuffer, stage, bk, bn);
           Value tile = createTileView(ob, l, bBlock, kt, zero, bk, bn);
-          CopyOp::create(ob, l, tile, bShared, false, threads, width);
+          CopyOp::create(ob, l, tile, bShared, /*transpose=*/false,
+                         /*async=*/false, threads, width);
         }
         gpu::BarrierOp::create(ob, l);
 

@@ -132,6 +132,23 @@ static void lowerCopy(CopyOp copy, int64_t storeWidth) {
   Distribution d = distributionOf(cast<MemRefType>(copy.getSource().getType()),
                                   copy.getThreads(), copy.getVector());
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  if (copy.getAsync()) {
+    // One cp.async a piece, global to shared, same orientation; 16-byte
+    // pieces bypass L1.
+    auto elementBits =
+        cast<MemRefType>(copy.getSource().getType()).getElementTypeBitWidth();
+    bool bypassL1 = d.width * elementBits == 128;
+    for (int64_t i = 0; i < d.piecesPerThread(); ++i) {
+      Piece p = d.piece(b, loc, tid, i);
+      nvgpu::DeviceAsyncCopyOp::create(
+          b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
+          copy.getTarget(), ValueRange{p.row, p.col}, copy.getSource(),
+          ValueRange{p.row, p.col}, b.getIndexAttr(d.width),
+          /*srcElements=*/Value(), bypassL1 ? b.getUnitAttr() : UnitAttr());
+    }
+    copy.erase();
+    return;
+  }
   // All loads first, then the stores: the loads are independent and in
   // flight together.
   SmallVector<std::pair<Piece, Value>> pieces;

@@ -75,7 +75,8 @@ def Gemm_ScheduleAttr : Gemm_Attr<"Schedule", "schedule"> {
     - `vectorize = [GL, SL, SS, GS]`: elements per global load, shared load,
       shared store and global store.
     - `stages = S`: S shared-memory buffers, the next tile prefetched into
-      registers; `registers`: double-buffered fragments.
+      registers, or with `cp_async` copied by cp.async S - 1 tiles ahead;
+      `registers`: double-buffered fragments.
     - `raster = G`: block-index swizzle in groups of G block rows.
     - `unroll = N` or `unroll = full`: unrolling of the inner loop over BK.
     - `mma = 16x8x16`: tensor-core mma.sync of this shape on warp tiles.
@@ -99,14 +100,15 @@ def Gemm_ScheduleAttr : Gemm_Attr<"Schedule", "schedule"> {
     "bool":$registerDoubleBuffer,
     "int64_t":$raster,
     "int64_t":$unroll,
-    ArrayRefParameter<"int64_t", "mma shape M, N, K, or empty">:$mma
+    ArrayRefParameter<"int64_t", "mma shape M, N, K, or empty">:$mma,
+    "bool":$cpAsync
   );
   let builders = [
     AttrBuilder<(ins "::llvm::ArrayRef<int64_t>":$tile, "bool":$coalesce), [{
       return $_get($_ctxt, tile, coalesce, ::llvm::ArrayRef<int64_t>{},
                    ::llvm::ArrayRef<int64_t>{}, false, false, 0, false,
                    ::llvm::ArrayRef<int64_t>{}, 1, false, 0, -1,
-                   ::llvm::ArrayRef<int64_t>{});
+                   ::llvm::ArrayRef<int64_t>{}, false);
     }]>
   ];
   let hasCustomAssemblyFormat = 1;

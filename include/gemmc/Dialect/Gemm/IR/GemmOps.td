@@ -69,12 +69,15 @@ def Gemm_CopyOp : Gemm_Op<"copy"> {
     Every one of the block's `threads` threads executes it and moves its
     share: the tile is cut into `vector`-element pieces along the source's
     contiguous dimension, and thread `t` moves pieces `t`, `t + threads`, ...
+    With `async`, the pieces are `cp.async` copies that complete in the
+    thread's current group (`gemm-pipeline` commits and waits for groups).
     `gemm-vectorize` lowers it.
   }];
   let arguments = (ins
     AnyMemRef:$source,
     AnyMemRef:$target,
     UnitAttr:$transpose,
+    UnitAttr:$async,
     I64Attr:$threads,
     I64Attr:$vector
   );

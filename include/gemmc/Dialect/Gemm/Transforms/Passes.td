@@ -152,11 +152,18 @@ def GemmPipeline : Pass<"gemm-pipeline", "::mlir::gpu::GPUFuncOp"> {
     (`gemm.store_tile`), and waits at one barrier (maxas-style double
     buffering). The last step reloads tile 0 instead of reading past K, so
     the loop has no branch.
+
+    With `cp-async`, tiles 0 .. S-2 are copied with cp.async before the loop
+    (one commit group each); step t waits until tile t has landed
+    (`cp.async.wait_group S-2`), meets the block at the barrier, computes on
+    stage t mod S, and starts the copy of tile t + S - 1 into the stage step
+    t - 1 computed on.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
     "::mlir::vector::VectorDialect"
   ];
 }
