@@ -19,13 +19,6 @@ namespace mlir::gemm {
 using namespace mlir;
 using namespace mlir::gemm;
 
-/// Whether consecutive elements of a 2-D memref are consecutive columns
-/// (row-major) rather than consecutive rows.
-static bool isRowContiguous(MemRefType type) {
-  auto [strides, offset] = type.getStridesAndOffset();
-  return strides[1] == 1;
-}
-
 /// Converts `value` to `type` by extending or truncating a float.
 static Value castFloat(OpBuilder &builder, Location loc, Value value,
                        Type type) {
@@ -58,7 +51,7 @@ static LogicalResult mapThreads(MatmulOp matmul) {
 
   // Consecutive threads walk rows of C unless `coalesce` asks for C's
   // contiguous dimension and that is a row.
-  bool threadsWalkColumns = schedule.getCoalesce() && isRowContiguous(cType);
+  bool threadsWalkColumns = schedule.getCoalesce() && isRowMajor(cType);
   Value row, col;
   if (threadsWalkColumns) {
     row = arith::DivUIOp::create(builder, loc, tid, index(bn));
