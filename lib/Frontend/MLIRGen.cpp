@@ -109,14 +109,6 @@ bool gemmc::checkSupported(const KernelDecl &kernel,
   for (auto [rows, cols] : matrices)
     if (*(*rows)->value * *(*cols)->value >= (int64_t(1) << 31))
       return notYet(p.loc, "a matrix of 2^31 elements or more");
-  if (facts.sharedBytes > kDefaultSharedMemoryLimit) {
-    const Directive *promote =
-        kernel.schedule->find(DirectiveKind::Promote);
-    return notYet(promote->loc,
-                  "more than 48 KB of shared memory per block (" +
-                      llvm::Twine(facts.sharedBytes) +
-                      " bytes; dynamic shared memory)");
-  }
   return true;
 }
 

@@ -146,33 +146,64 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
   auto bType = cast<MemRefType>(bBlock.getType());
   int64_t bm = aType.getDimSize(0), bn = bType.getDimSize(1);
 
-  // Shared buffers, one per promoted operand, with a stage dimension.
+  // Shared buffers, one per promoted operand, with a stage dimension:
+  // workgroup attributions (static shared memory, 16-byte aligned) up to
+  // 48 KB; past that, views of the kernel's dynamic shared memory, whose size
+  // the launch attribute (and so the kernel contract) records.
   MLIRContext *ctx = func.getContext();
   auto workgroup = gpu::AddressSpaceAttr::get(
       ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
   bool transposeA = s.getTransposeA();
   int64_t aRows = transposeA ? bk : bm, aCols = transposeA ? bm : bk;
-  Value aBuffer, bBuffer;
+  SmallVector<MemRefType, 2> bufferTypes;
   if (s.getPromoteA())
-    aBuffer = func.addWorkgroupAttribution(
+    bufferTypes.push_back(
         MemRefType::get({s.getStages(), aRows, aCols + s.getPad()},
-                        aType.getElementType(), AffineMap(), workgroup),
-        loop.getLoc());
+                        aType.getElementType(), AffineMap(), workgroup));
   if (s.getPromoteB())
-    bBuffer = func.addWorkgroupAttribution(
+    bufferTypes.push_back(
         MemRefType::get({s.getStages(), bk, bn + s.getPad()},
-                        bType.getElementType(), AffineMap(), workgroup),
-        loop.getLoc());
-
-  // 16-byte alignment, for 128-bit shared accesses.
-  for (Value buffer : {aBuffer, bBuffer}) {
-    if (!buffer)
-      continue;
-    unsigned index = cast<BlockArgument>(buffer).getArgNumber() -
-                     func.getNumArguments();
-    func.setWorkgroupAttributionAttr(index, "llvm.align",
-                                     IntegerAttr::get(IntegerType::get(ctx, 64), 16));
+                        bType.getElementType(), AffineMap(), workgroup));
+  auto bytesOf = [](MemRefType type) -> int64_t {
+    return llvm::alignTo(type.getNumElements() *
+                             type.getElementTypeBitWidth() / 8,
+                         16);
+  };
+  int64_t totalBytes = 0;
+  for (MemRefType type : bufferTypes)
+    totalBytes += bytesOf(type);
+  SmallVector<Value, 2> buffers;
+  if (totalBytes <= 48 * 1024) {
+    for (MemRefType type : bufferTypes) {
+      BlockArgument buffer = func.addWorkgroupAttribution(type, loop.getLoc());
+      unsigned index = buffer.getArgNumber() - func.getNumArguments();
+      func.setWorkgroupAttributionAttr(
+          index, "llvm.align", IntegerAttr::get(IntegerType::get(ctx, 64), 16));
+      buffers.push_back(buffer);
+    }
+  } else {
+    OpBuilder fb = OpBuilder::atBlockBegin(&func.getBody().front());
+    Value dynamic = gpu::DynamicSharedMemoryOp::create(
+        fb, loop.getLoc(),
+        MemRefType::get({ShapedType::kDynamic}, fb.getI8Type(), AffineMap(),
+                        workgroup));
+    int64_t offset = 0;
+    for (MemRefType type : bufferTypes) {
+      buffers.push_back(memref::ViewOp::create(
+          fb, loop.getLoc(), type, dynamic,
+          indexConstant(fb, loop.getLoc(), offset), ValueRange{}));
+      offset += bytesOf(type);
+    }
+    auto launch = func->getAttrOfType<LaunchAttr>("gemm.launch");
+    if (!launch)
+      return func.emitOpError("expects the launch attribute of "
+                              "gemm-tile-blocks");
+    func->setAttr("gemm.launch",
+                  LaunchAttr::get(ctx, launch.getBlock(), launch.getGrid(),
+                                  totalBytes));
   }
+  Value aBuffer = s.getPromoteA() ? buffers.front() : Value();
+  Value bBuffer = s.getPromoteB() ? buffers.back() : Value();
 
   // for kt = 0 to K step BK: copy, barrier, for kk < BK: compute, barrier.
   int64_t threads = s.getThreadsPerBlock();
