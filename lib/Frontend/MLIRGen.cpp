@@ -79,8 +79,6 @@ bool gemmc::checkSupported(const KernelDecl &kernel,
     if (mma && d.kind == DirectiveKind::Promote && d.transposeA)
       return notYet(d.loc, "'promote ... transpose-a' with 'mma'");
   }
-  if (mma && kernel.problem->a && kernel.problem->a->type == ElementType::BF16)
-    return notYet(kernel.problem->a->typeLoc, "'mma' with bf16 inputs");
   if (mma) {
     const Directive *promote = kernel.schedule->find(DirectiveKind::Promote);
     if (!promote || !promote->promoteA || !promote->promoteB)

@@ -28,6 +28,22 @@ gpu.module @m {
 
 // -----
 
+// bf16: nvvm.mma.sync on the fragments packed two to an i32.
+// CHECK-LABEL: gpu.func @bf16
+// CHECK: %[[A:.*]] = gemm.load_fragment %arg0{{.*}} to vector<4x2xbf16>
+// CHECK: %[[B:.*]] = gemm.load_fragment %arg1{{.*}} to vector<2x2xbf16>
+// CHECK: %[[ROW:.*]] = vector.extract %[[A]][0] : vector<2xbf16> from vector<4x2xbf16>
+// CHECK: vector.bitcast %[[ROW]] : vector<2xbf16> to vector<1xi32>
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+gpu.module @m {
+  gpu.func @bf16(%a: memref<16x16xbf16>, %b: memref<16x8xbf16>, %c: memref<16x8xf32>) kernel {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>, schedule = #gemm.schedule<tile = 32x32x16, warp_tile = 16x8, promote = [a, b], mma = 16x8x16>} : memref<16x16xbf16>, memref<16x8xbf16>, memref<16x8xf32>
+    gpu.return
+  }
+}
+
+// -----
+
 gpu.module @m {
   gpu.func @f32(%a: memref<32x32xf32>, %b: memref<32x16xf32>, %c: memref<32x16xf32>) kernel {
     // expected-error @+1 {{mma m16n8k16 takes f16 or bf16 A and B and accumulates in f32}}

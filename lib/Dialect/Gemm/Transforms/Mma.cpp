@@ -3,6 +3,8 @@
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 
 namespace mlir::gemm {
@@ -12,6 +14,49 @@ namespace mlir::gemm {
 
 using namespace mlir;
 using namespace mlir::gemm;
+
+/// One mma.sync m16n8k16 with f32 accumulation. f16 goes through nvgpu;
+/// MLIR 22's nvgpu lowering cannot type bf16 operands, so bf16 calls
+/// nvvm.mma.sync directly, with the fragments packed two to a 32-bit register
+/// as the instruction takes them.
+static Value mmaSync(OpBuilder &b, Location loc, Value aFrag, Value bFrag,
+                     Value acc) {
+  Type element = cast<VectorType>(aFrag.getType()).getElementType();
+  if (element.isF16())
+    return nvgpu::MmaSyncOp::create(b, loc, aFrag, bFrag, acc,
+                                    ArrayRef<int64_t>{16, 8, 16});
+  auto pairType = VectorType::get({2}, element);
+  auto wordType = VectorType::get({1}, b.getI32Type());
+  auto words = [&](Value fragment, int64_t rows) {
+    SmallVector<Value> out;
+    for (int64_t r = 0; r < rows; ++r) {
+      Value pair = vector::ExtractOp::create(b, loc, fragment, r);
+      Value word = vector::BitCastOp::create(b, loc, wordType, pair);
+      out.push_back(vector::ExtractOp::create(b, loc, word, 0));
+    }
+    (void)pairType;
+    return out;
+  };
+  SmallVector<Value> c;
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t e = 0; e < 2; ++e)
+      c.push_back(vector::ExtractOp::create(b, loc, acc,
+                                            ArrayRef<int64_t>{r, e}));
+  Type f32 = b.getF32Type();
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+  auto mma = NVVM::MmaOp::create(
+      b, loc, resultType, words(aFrag, 4), words(bFrag, 2), c,
+      ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                    NVVM::MMATypes::bf16},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> d;
+  for (int64_t i = 0; i < 4; ++i)
+    d.push_back(LLVM::ExtractValueOp::create(b, loc, mma.getResult(), i));
+  return vector::FromElementsOp::create(b, loc, acc.getType(), d);
+}
 
 static LogicalResult lowerToMma(MatmulOp matmul) {
   ScheduleAttr s = matmul.getSchedule();
@@ -60,9 +105,8 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
         SmallVector<Value> next;
         for (int64_t mi = 0; mi < mTiles; ++mi)
           for (int64_t ni = 0; ni < nTiles; ++ni)
-            next.push_back(nvgpu::MmaSyncOp::create(
-                lb, l, aFrags[mi], bFrags[ni], acc[mi * nTiles + ni],
-                ArrayRef<int64_t>{16, 8, 16}));
+            next.push_back(mmaSync(lb, l, aFrags[mi], bFrags[ni],
+                                   acc[mi * nTiles + ni]));
         scf::YieldOp::create(lb, l, next);
       });
   loop->setAttr(kKLoopAttr, b.getUnitAttr());

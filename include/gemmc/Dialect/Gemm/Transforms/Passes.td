@@ -109,12 +109,15 @@ def GemmMma : Pass<"gemm-mma", "::mlir::gpu::GPUFuncOp"> {
     fragments whose f32 accumulators (`vector<2x2xf32>`) the loop over K
     (step 16, `gemm.k_loop`) carries; per step each lane loads its A
     fragments (`gemm.load_fragment`, 16 x 16) and B fragments (16 x 8) and
-    issues `nvgpu.mma.sync`. Then each lane writes its two rows of two
-    elements per fragment, converted to C's type.
+    issues `nvgpu.mma.sync` (f16) or `nvvm.mma.sync` (bf16, whose operands
+    nvgpu cannot type). Then each lane writes its two rows of two elements
+    per fragment, converted to C's type.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect",
     "::mlir::nvgpu::NVGPUDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
