@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace gemmc;
 using namespace mlir;
@@ -74,8 +75,32 @@ bool gemmc::checkSupported(const KernelDecl &kernel,
     }
     if (d.kind == DirectiveKind::Pipeline && d.registerDoubleBuffer)
       return notYet(d.loc, "'pipeline ... registers'");
-    if (d.kind == DirectiveKind::Promote && d.swizzle)
-      return notYet(d.loc, "'promote ... swizzle'");
+    if (d.kind == DirectiveKind::Promote && d.swizzle) {
+      // The swizzle permutes 16-byte chunks: copies move whole chunks.
+      const Directive *v = kernel.schedule->find(DirectiveKind::Vectorize);
+      int64_t bytes = (v ? v->globalLoad : 1) *
+                      sizeInBytes(kernel.problem->a ? kernel.problem->a->type
+                                                    : ElementType::F32);
+      if (bytes != 16)
+        return notYet(d.loc, "'promote ... swizzle' with copies of " +
+                                 llvm::Twine(bytes) +
+                                 " bytes (vectorize global-load to 16 bytes)");
+      // Rows of a power-of-two number of 16-byte chunks, along rows.
+      const Directive *tile = kernel.schedule->find(DirectiveKind::Tile);
+      int64_t elementBytes = bytes / (v ? v->globalLoad : 1);
+      for (int64_t cols : {tile->shape[2], tile->shape[1]})
+        if (!llvm::isPowerOf2_64(cols * elementBytes / 16) ||
+            cols * elementBytes % 16)
+          return notYet(d.loc, "'promote ... swizzle' with tile rows of " +
+                                   llvm::Twine(cols * elementBytes) +
+                                   " bytes (not a power-of-two number of "
+                                   "16-byte chunks)");
+      for (const std::optional<MatrixDecl> *m :
+           {&kernel.problem->a, &kernel.problem->b})
+        if (*m && (*m)->layout == MatrixLayout::Col)
+          return notYet(d.loc,
+                        "'promote ... swizzle' with a column-major operand");
+    }
     if (mma && d.kind == DirectiveKind::Promote && d.transposeA)
       return notYet(d.loc, "'promote ... transpose-a' with 'mma'");
   }
@@ -118,7 +143,8 @@ static gemm::ScheduleAttr getSchedule(MLIRContext &ctx,
   SmallVector<int64_t, 3> registerTile, warpTile, mma;
   SmallVector<int64_t, 4> vectorize;
   bool coalesce = false, promoteA = false, promoteB = false,
-       transposeA = false, registers = false, cpAsync = false;
+       transposeA = false, registers = false, cpAsync = false,
+       swizzle = false;
   int64_t pad = 0, stages = 1, raster = 0, unroll = -1;
   for (const Directive &d : schedule.directives) {
     switch (d.kind) {
@@ -139,6 +165,7 @@ static gemm::ScheduleAttr getSchedule(MLIRContext &ctx,
       promoteB = d.promoteB;
       pad = d.pad;
       transposeA = d.transposeA;
+      swizzle = d.swizzle;
       break;
     case DirectiveKind::Vectorize:
       vectorize = {d.globalLoad, d.sharedLoad, d.sharedStore, d.globalStore};
@@ -164,7 +191,7 @@ static gemm::ScheduleAttr getSchedule(MLIRContext &ctx,
   return gemm::ScheduleAttr::get(&ctx, tile, coalesce, registerTile, warpTile,
                                  promoteA, promoteB, pad, transposeA,
                                  vectorize, stages, registers, raster, unroll,
-                                 mma, cpAsync);
+                                 mma, cpAsync, swizzle);
 }
 
 OwningOpRef<ModuleOp> gemmc::mlirGen(MLIRContext &ctx,

@@ -25,8 +25,13 @@ gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f
 
 // -----
 
-// expected-error @+1 {{unknown schedule directive 'swizzle'}}
-gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x1, swizzle>
+// expected-error @+1 {{unknown schedule directive 'split_k'}}
+gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x1, split_k>
+
+// -----
+
+// expected-error @+1 {{swizzle needs promote and mma, and neither pad nor transpose_a}}
+gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x8, promote = [a, b], swizzle>
 
 // -----
 

@@ -99,3 +99,41 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// `swizzle`: the 16-byte chunk c of shared row r moves to chunk c xor f(r),
+// f(r) = r mod 8 for B's 16-chunk rows and (r / 2) mod 4 for A's 4-chunk
+// rows; the copy's stores and ldmatrix's addresses agree.
+// CHECK-LABEL: gpu.func @swizzled
+// CHECK: %[[R:.*]] = arith.divui %{{.*}}, %c16
+// CHECK: %[[C:.*]] = arith.muli %{{.*}}, %c8
+// CHECK: %[[F:.*]] = arith.remui %[[R]], %c8
+// CHECK: %[[CH:.*]] = arith.divui %[[C]], %c8
+// CHECK: %[[IN:.*]] = arith.remui %[[C]], %c8
+// CHECK: %[[X:.*]] = arith.xori %[[CH]], %[[F]]
+// CHECK: %[[M:.*]] = arith.muli %[[X]], %c8
+// CHECK: %[[COL:.*]] = arith.addi %[[M]], %[[IN]]
+// CHECK: memref.store %{{.*}}, %arg1[%[[R]], %[[COL]]]
+// CHECK: %[[AROW:.*]] = arith.addi %arg3
+// CHECK: %[[ACOL:.*]] = arith.addi %arg4
+// CHECK: %[[PAIR:.*]] = arith.divui %[[AROW]], %c2
+// CHECK: %[[AF:.*]] = arith.remui %[[PAIR]], %c4
+// CHECK: %[[ACH:.*]] = arith.divui %[[ACOL]], %c8
+// CHECK: %[[AX:.*]] = arith.xori %[[ACH]], %[[AF]]
+// CHECK: nvgpu.ldmatrix %arg2[%[[AROW]], %{{.*}}] {numTiles = 4
+// CHECK: %[[BF:.*]] = arith.remui %[[AROW]], %c8
+// CHECK: %[[BCH:.*]] = arith.divui %arg4, %c8
+// CHECK: %[[BX:.*]] = arith.xori %[[BCH]], %[[BF]]
+// CHECK: nvgpu.ldmatrix %arg1[%[[AROW]], %{{.*}}] {numTiles = 2
+gpu.module @m {
+  gpu.func @swizzled(%src: memref<32x128xf16>, %b: memref<32x128xf16, #gpu.address_space<workgroup>>, %a: memref<128x32xf16, #gpu.address_space<workgroup>>, %i: index, %j: index, %out: memref<2xvector<4x2xf16>>, %out2: memref<2xvector<2x2xf16>>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 128x128x32, warp_tile = 64x64, promote = [a, b], swizzle, vectorize = [8, 1, 1, 1], mma = 16x8x16>} {
+    gemm.copy %src to %b {threads = 128 : i64, vector = 8 : i64} : memref<32x128xf16> to memref<32x128xf16, #gpu.address_space<workgroup>>
+    %x = gemm.load_fragment %a[%i, %j] {a} : memref<128x32xf16, #gpu.address_space<workgroup>> to vector<4x2xf16>
+    %y = gemm.load_fragment %b[%i, %j] : memref<32x128xf16, #gpu.address_space<workgroup>> to vector<2x2xf16>
+    %c0 = arith.constant 0 : index
+    memref.store %x, %out[%c0] : memref<2xvector<4x2xf16>>
+    memref.store %y, %out2[%c0] : memref<2xvector<2x2xf16>>
+    gpu.return
+  }
+}

@@ -123,6 +123,7 @@ struct ScheduleFields {
   int64_t unroll = -1;
   SmallVector<int64_t, 3> mma;
   bool cpAsync = false;
+  bool swizzle = false;
 };
 } // namespace
 
@@ -157,6 +158,10 @@ static ParseResult parseScheduleEntry(AsmParser &parser, StringRef key,
   }
   if (key == "cp_async") {
     f.cpAsync = true;
+    return success();
+  }
+  if (key == "swizzle") {
+    f.swizzle = true;
     return success();
   }
   if (key == "promote") {
@@ -219,7 +224,7 @@ Attribute ScheduleAttr::parse(AsmParser &parser, Type) {
       [&] { return parser.emitError(loc); }, parser.getContext(), f.tile,
       f.coalesce, f.registerTile, f.warpTile, f.promoteA, f.promoteB, f.pad,
       f.transposeA, f.vectorize, f.stages, f.registerDoubleBuffer, f.raster,
-      f.unroll, f.mma, f.cpAsync);
+      f.unroll, f.mma, f.cpAsync, f.swizzle);
 }
 
 void ScheduleAttr::print(AsmPrinter &printer) const {
@@ -247,6 +252,8 @@ void ScheduleAttr::print(AsmPrinter &printer) const {
     printer << ", pad = " << getPad();
   if (getTransposeA())
     printer << ", transpose_a";
+  if (getSwizzle())
+    printer << ", swizzle";
   if (!getVectorize().empty()) {
     printer << ", vectorize = [";
     llvm::interleaveComma(getVectorize(), printer);
@@ -276,7 +283,7 @@ LogicalResult ScheduleAttr::verify(
     bool, ArrayRef<int64_t> registerTile, ArrayRef<int64_t> warpTile,
     bool promoteA, bool promoteB, int64_t pad, bool transposeA,
     ArrayRef<int64_t> vectorize, int64_t stages, bool, int64_t raster,
-    int64_t unroll, ArrayRef<int64_t> mma, bool cpAsync) {
+    int64_t unroll, ArrayRef<int64_t> mma, bool cpAsync, bool swizzle) {
   if (tile.size() != 3)
     return emitError() << "tile must have 3 sizes (BMxBNxBK), got "
                        << tile.size();
@@ -304,6 +311,10 @@ LogicalResult ScheduleAttr::verify(
     return emitError() << "transpose_a needs A promoted";
   if ((pad || stages > 1) && !promoteA && !promoteB)
     return emitError() << "pad and stages need promote";
+  if (swizzle && (pad || transposeA || (!promoteA && !promoteB) ||
+                  mma.empty()))
+    return emitError() << "swizzle needs promote and mma, and neither pad "
+                          "nor transpose_a";
   if (cpAsync && (stages < 2 || transposeA))
     return emitError() << "cp_async needs 2 or more stages and no transpose_a";
   if (!mma.empty() && (mma.size() != 3 || warpTile.empty() ||

@@ -79,6 +79,36 @@ static void writeAlong(OpBuilder &b, Location loc, Value value, Value target,
   }
 }
 
+/// `promote ... swizzle`: the 16-byte chunk of (row, col) in a shared tile
+/// moves to chunk XOR f(row), where f spreads the 8 rows one ldmatrix reads
+/// over distinct 16-byte bank groups (f = row mod 8 for rows of 8 chunks or
+/// more; rows of fewer chunks share a 128-byte line, so f steps every
+/// 8 / chunks rows). `col` is chunk-aligned or the piece stays in its chunk.
+static Value swizzleColumn(OpBuilder &b, Location loc, MemRefType type,
+                           Value row, Value col) {
+  int64_t chunk = 128 / type.getElementTypeBitWidth();
+  int64_t chunks = type.getDimSize(1) / chunk;
+  if (chunks <= 1)
+    return col;
+  auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
+  Value f = chunks >= 8
+                ? arith::RemUIOp::create(b, loc, row, c(8)).getResult()
+                : arith::RemUIOp::create(
+                      b, loc, arith::DivUIOp::create(b, loc, row, c(8 / chunks)),
+                      c(chunks))
+                      .getResult();
+  Value index = arith::DivUIOp::create(b, loc, col, c(chunk));
+  Value within = arith::RemUIOp::create(b, loc, col, c(chunk));
+  Value moved = arith::XOrIOp::create(b, loc, index, f);
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, moved, c(chunk)), within);
+}
+
+static bool isShared(Value memref) {
+  return nvgpu::NVGPUDialect::hasSharedMemoryAddressSpace(
+      cast<MemRefType>(memref.getType()));
+}
+
 namespace {
 /// Piece `i` of this thread in a block-cooperative copy of a `rows x cols`
 /// tile cut into `width`-element pieces along its contiguous dimension.
@@ -120,13 +150,20 @@ static Distribution distributionOf(MemRefType source, int64_t threads,
 /// Stores piece `p` (read from the source tile) into `target`, transposed or
 /// not.
 static void storePiece(OpBuilder &b, Location loc, Value value, Value target,
-                       const Piece &p, bool transpose, int64_t maxWidth) {
+                       const Piece &p, bool transpose, int64_t maxWidth,
+                       bool swizzle) {
+  if (swizzle && isShared(target)) {
+    // checkSupported: swizzled copies are 16-byte pieces along rows.
+    Value col = swizzleColumn(b, loc, cast<MemRefType>(target.getType()),
+                              p.row, p.col);
+    return writeAlong(b, loc, value, target, p.row, col, p.dim, maxWidth);
+  }
   if (!transpose)
     return writeAlong(b, loc, value, target, p.row, p.col, p.dim, maxWidth);
   writeAlong(b, loc, value, target, p.col, p.row, 1 - p.dim, maxWidth);
 }
 
-static void lowerCopy(CopyOp copy, int64_t storeWidth) {
+static void lowerCopy(CopyOp copy, int64_t storeWidth, bool swizzle) {
   OpBuilder b(copy);
   Location loc = copy.getLoc();
   Distribution d = distributionOf(cast<MemRefType>(copy.getSource().getType()),
@@ -140,9 +177,14 @@ static void lowerCopy(CopyOp copy, int64_t storeWidth) {
     bool bypassL1 = d.width * elementBits == 128;
     for (int64_t i = 0; i < d.piecesPerThread(); ++i) {
       Piece p = d.piece(b, loc, tid, i);
+      Value col = swizzle ? swizzleColumn(b, loc,
+                                          cast<MemRefType>(
+                                              copy.getTarget().getType()),
+                                          p.row, p.col)
+                          : p.col;
       nvgpu::DeviceAsyncCopyOp::create(
           b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
-          copy.getTarget(), ValueRange{p.row, p.col}, copy.getSource(),
+          copy.getTarget(), ValueRange{p.row, col}, copy.getSource(),
           ValueRange{p.row, p.col}, b.getIndexAttr(d.width),
           /*srcElements=*/Value(), bypassL1 ? b.getUnitAttr() : UnitAttr());
     }
@@ -159,7 +201,7 @@ static void lowerCopy(CopyOp copy, int64_t storeWidth) {
   }
   for (auto &[p, value] : pieces)
     storePiece(b, loc, value, copy.getTarget(), p, copy.getTranspose(),
-               storeWidth);
+               storeWidth, swizzle);
   copy.erase();
 }
 
@@ -183,7 +225,8 @@ static void lowerLoadTile(LoadTileOp load) {
   load.erase();
 }
 
-static void lowerStoreTile(StoreTileOp store, int64_t storeWidth) {
+static void lowerStoreTile(StoreTileOp store, int64_t storeWidth,
+                           bool swizzle) {
   OpBuilder b(store);
   Location loc = store.getLoc();
   ArrayRef<int64_t> shape = store.getSourceShape();
@@ -200,7 +243,7 @@ static void lowerStoreTile(StoreTileOp store, int64_t storeWidth) {
           vector::ExtractOp::create(b, loc, store.getValue(), i * d.width + e));
     Value piece = vector::FromElementsOp::create(b, loc, pieceType, elements);
     storePiece(b, loc, piece, store.getTarget(), p, store.getTranspose(),
-               storeWidth);
+               storeWidth, swizzle);
   }
   store.erase();
 }
@@ -240,7 +283,8 @@ static LogicalResult lowerTransferWrite(vector::TransferWriteOp write,
 /// A lane's mma fragment, read from shared memory with ldmatrix: for A four
 /// 8x8 matrices (lanes 0-15 address rows 0-15 of the left half, 16-31 of the
 /// right), for B two, transposed (lanes 0-15 address rows 0-15).
-static LogicalResult lowerLoadFragment(LoadFragmentOp fragment) {
+static LogicalResult lowerLoadFragment(LoadFragmentOp fragment,
+                                       bool swizzle) {
   auto type = cast<MemRefType>(fragment.getSource().getType());
   if (!nvgpu::NVGPUDialect::hasSharedMemoryAddressSpace(type))
     return fragment.emitOpError("mma fragments are read from shared memory: "
@@ -260,6 +304,8 @@ static LogicalResult lowerLoadFragment(LoadFragmentOp fragment) {
             b, loc,
             arith::DivUIOp::create(b, loc, lane, indexConstant(b, loc, 16)),
             indexConstant(b, loc, 8)));
+  if (swizzle)
+    col = swizzleColumn(b, loc, type, row, col);
   auto ldmatrix = nvgpu::LdMatrixOp::create(
       b, loc, fragment.getType(), fragment.getSource(), ValueRange{row, col},
       /*transpose=*/!fragment.getA(), /*numTiles=*/fragment.getA() ? 4 : 2);
@@ -276,6 +322,7 @@ struct GemmVectorizePass
     auto schedule = func->getAttrOfType<ScheduleAttr>(kScheduleAttr);
     int64_t sharedStore = schedule ? schedule.getSharedStoreWidth() : 1;
     int64_t globalStore = schedule ? schedule.getGlobalStoreWidth() : 1;
+    bool swizzle = schedule && schedule.getSwizzle();
     SmallVector<Operation *> ops;
     func.walk([&](Operation *op) {
       if (isa<CopyOp, LoadTileOp, StoreTileOp, LoadFragmentOp,
@@ -285,13 +332,13 @@ struct GemmVectorizePass
     for (Operation *op : ops) {
       LogicalResult result = success();
       if (auto copy = dyn_cast<CopyOp>(op))
-        lowerCopy(copy, sharedStore);
+        lowerCopy(copy, sharedStore, swizzle);
       else if (auto load = dyn_cast<LoadTileOp>(op))
         lowerLoadTile(load);
       else if (auto store = dyn_cast<StoreTileOp>(op))
-        lowerStoreTile(store, sharedStore);
+        lowerStoreTile(store, sharedStore, swizzle);
       else if (auto fragment = dyn_cast<LoadFragmentOp>(op))
-        result = lowerLoadFragment(fragment);
+        result = lowerLoadFragment(fragment, swizzle);
       else if (auto read = dyn_cast<vector::TransferReadOp>(op))
         result = lowerTransferRead(read);
       else

@@ -101,14 +101,15 @@ def Gemm_ScheduleAttr : Gemm_Attr<"Schedule", "schedule"> {
     "int64_t":$raster,
     "int64_t":$unroll,
     ArrayRefParameter<"int64_t", "mma shape M, N, K, or empty">:$mma,
-    "bool":$cpAsync
+    "bool":$cpAsync,
+    "bool":$swizzle
   );
   let builders = [
     AttrBuilder<(ins "::llvm::ArrayRef<int64_t>":$tile, "bool":$coalesce), [{
       return $_get($_ctxt, tile, coalesce, ::llvm::ArrayRef<int64_t>{},
                    ::llvm::ArrayRef<int64_t>{}, false, false, 0, false,
                    ::llvm::ArrayRef<int64_t>{}, 1, false, 0, -1,
-                   ::llvm::ArrayRef<int64_t>{}, false);
+                   ::llvm::ArrayRef<int64_t>{}, false, false);
     }]>
   ];
   let hasCustomAssemblyFormat = 1;

@@ -182,7 +182,10 @@ def GemmVectorize : Pass<"gemm-vectorize", "::mlir::gpu::GPUFuncOp"> {
     become `vector.load` and `vector.store` (128-bit for four f32, with their
     alignment) where memory is contiguous along the vector, and scalar
     accesses where it is not. Stores of C are split into `global-store`-wide
-    pieces.
+    pieces. `gemm.load_fragment` becomes `nvgpu.ldmatrix`. With the
+    schedule's `swizzle`, every shared-memory store of a copy and every
+    ldmatrix address moves the 16-byte chunk c of row r to chunk c xor f(r)
+    (see the DSL reference).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
