@@ -55,8 +55,6 @@ bool gemmc::checkSupported(const KernelDecl &kernel,
   for (const Directive &d : kernel.schedule->directives) {
     if (d.kind == DirectiveKind::SplitK)
       return notYet(d.loc, "directive 'split-k'");
-    if (d.kind == DirectiveKind::Mma && d.shape[2] == 8)
-      return notYet(d.loc, "'mma m16n8k8' (tf32)");
     if (d.kind == DirectiveKind::Pipeline && d.cpAsync) {
       // cp.async moves 4, 8 or 16 bytes.
       const Directive *v = kernel.schedule->find(DirectiveKind::Vectorize);

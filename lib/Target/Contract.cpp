@@ -59,7 +59,11 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
   printMatrix(os, "a", problem.getAType(), problem.getALayout());
   printMatrix(os, "b", problem.getBType(), problem.getBLayout());
   printMatrix(os, "c", problem.getCType(), problem.getCLayout());
-  os << " acc=" << problem.getAccType() << "\n";
+  os << " acc=" << problem.getAccType();
+  // f32 inputs on tensor cores are rounded to tf32 (math = tf32).
+  if (problem.getAType().isF32() && !schedule.getMma().empty())
+    os << " math=tf32";
+  os << "\n";
   os << "// schedule: tile=";
   llvm::interleave(schedule.getTile(), os, "x");
   if (schedule.getCoalesce())

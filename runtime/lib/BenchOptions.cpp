@@ -14,7 +14,8 @@ const char *gemmc::rt::kBenchUsage =
     "  --dtype T          element type of A and B: f32, f16, bf16 (default:\n"
     "                     the first kernel's, else f32)\n"
     "  --ctype T          element type of C (default: as A and B)\n"
-    "  --math M           exact or tf32, for f32 inputs (default exact)\n"
+    "  --math M           exact or tf32, for f32 inputs (default: tf32 if\n"
+    "                     the first kernel's contract says math=tf32)\n"
     "  --layout XYZ       layouts of A, B, C: r (row) or c (col), e.g. rrr\n"
     "  --no-cublas        do not run cuBLAS\n"
     "  --runs N           timed runs; the median is reported (default 20)\n"
@@ -138,6 +139,7 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
         return false;
       }
       o.math = text == "tf32" ? MathMode::TF32 : MathMode::Exact;
+      o.mathGiven = true;
     } else if (arg == "--layout") {
       if (!value(text))
         return false;

@@ -66,6 +66,8 @@ std::string Problem::str() const {
      << toString(aLayout) << " b=" << toString(b) << ":" << toString(bLayout)
      << " c=" << toString(c) << ":" << toString(cLayout)
      << " acc=" << toString(acc);
+  if (tf32)
+    os << " math=tf32";
   return os.str();
 }
 
@@ -161,6 +163,9 @@ static bool parseProblem(const std::string &text, Problem &problem) {
     }
     return parseInt(fields[key], value) && value > 0;
   };
+  problem.tf32 = fields.count("math") && fields["math"] == "tf32";
+  if (fields.count("math") && !problem.tf32 && fields["math"] != "exact")
+    return false;
   return size("m", problem.m) && size("n", problem.n) &&
          size("k", problem.k) &&
          parseMatrix(fields["a"], problem.a, problem.aLayout) &&

@@ -91,6 +91,21 @@ TEST(Contract, RoundTripsThroughFormat) {
   EXPECT_EQ(again.dynamicSharedBytes, 65536);
 }
 
+TEST(Contract, ReadsTheMathMode) {
+  Contract c, again;
+  std::string error;
+  ASSERT_TRUE(parseContract(replace(kFixed, "acc=f32", "acc=f32 math=tf32"),
+                            c, error))
+      << error;
+  EXPECT_TRUE(c.problem.tf32);
+  ASSERT_TRUE(parseContract(formatContract(c), again, error)) << error;
+  EXPECT_TRUE(again.problem.tf32);
+  ASSERT_TRUE(parseContract(kFixed, c, error)) << error;
+  EXPECT_FALSE(c.problem.tf32);
+  EXPECT_FALSE(parseContract(replace(kFixed, "acc=f32", "acc=f32 math=fp8"),
+                             c, error));
+}
+
 TEST(Contract, GridRoundsUp) {
   GridExpr g{'M', 128};
   EXPECT_EQ(g.evaluate(129, 1, 1), 2);

@@ -262,6 +262,8 @@ int main(int argc, char **argv) {
         o.type = first.a;
         o.cType = first.c;
       }
+      if (!o.mathGiven && o.type == DType::F32 && first.tf32)
+        o.math = MathMode::TF32;
       if (!o.layoutGiven) {
         o.aLayout = first.aLayout;
         o.bLayout = first.bLayout;

@@ -21,7 +21,7 @@ struct BenchOptions {
   std::vector<Size> sizes;          ///< empty: each fixed kernel's own size
   DType type = DType::F32;          ///< of A and B
   DType cType = DType::F32;
-  bool typeGiven = false, cTypeGiven = false;
+  bool typeGiven = false, cTypeGiven = false, mathGiven = false;
   MathMode math = MathMode::Exact;
   Layout aLayout = Layout::Row, bLayout = Layout::Row, cLayout = Layout::Row;
   bool layoutGiven = false;

@@ -40,6 +40,8 @@ struct Problem {
   int64_t m = 0, n = 0, k = 0;
   DType a = DType::F32, b = DType::F32, c = DType::F32, acc = DType::F32;
   Layout aLayout = Layout::Row, bLayout = Layout::Row, cLayout = Layout::Row;
+  /// `math=tf32`: f32 inputs multiplied in tf32 on tensor cores.
+  bool tf32 = false;
 
   std::string str() const;
 };

@@ -44,9 +44,24 @@ gpu.module @m {
 
 // -----
 
+// f32 inputs in tf32: m16n8k8, 4x1 fragments of A and 2x1 of B, K steps of 8.
+// CHECK-LABEL: gpu.func @tf32
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %c8
+// CHECK: %[[A:.*]] = gemm.load_fragment %arg0[%{{.*}}, %[[K]]] {a} : memref<32x32xf32> to vector<4x1xf32>
+// CHECK: %[[B:.*]] = gemm.load_fragment %arg1[%[[K]], %{{.*}}] : memref<32x16xf32> to vector<2x1xf32>
+// CHECK: nvgpu.mma.sync(%[[A]], %[[B]], %{{.*}}) {mmaShape = [16, 8, 8], tf32Enabled}
+gpu.module @m {
+  gpu.func @tf32(%a: memref<32x32xf32>, %b: memref<32x16xf32>, %c: memref<32x16xf32>) kernel {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>, schedule = #gemm.schedule<tile = 64x32x32, warp_tile = 32x16, promote = [a, b], mma = 16x8x8>} : memref<32x32xf32>, memref<32x16xf32>, memref<32x16xf32>
+    gpu.return
+  }
+}
+
+// -----
+
 gpu.module @m {
   gpu.func @f32(%a: memref<32x32xf32>, %b: memref<32x16xf32>, %c: memref<32x16xf32>) kernel {
-    // expected-error @+1 {{mma m16n8k16 takes f16 or bf16 A and B and accumulates in f32}}
+    // expected-error @+1 {{mma m16n8k16 does not match 'f32' inputs (m16n8k16 for f16 and bf16, m16n8k8 for tf32)}}
     gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>, schedule = #gemm.schedule<tile = 64x32x32, warp_tile = 32x16, promote = [a, b], mma = 16x8x16>} : memref<32x32xf32>, memref<32x16xf32>, memref<32x16xf32>
     gpu.return
   }

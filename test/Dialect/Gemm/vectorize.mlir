@@ -137,3 +137,34 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// tf32 (m16n8k8): A's four 8x4 tiles of 32-bit elements with ldmatrix x4
+// (lanes 16-31 four columns on); B with two 32-bit loads per lane, (k, n) =
+// (l mod 4, l / 4) and (l mod 4 + 4, l / 4), since ldmatrix transposes only
+// 16-bit elements.
+// CHECK-LABEL: gpu.func @fragments_tf32
+// CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c32
+// CHECK: %[[HALF:.*]] = arith.divui %[[LANE]], %c16
+// CHECK: %[[C4:.*]] = arith.muli %[[HALF]], %c4
+// CHECK: %[[COL:.*]] = arith.addi %arg3, %[[C4]]
+// CHECK: nvgpu.ldmatrix %arg0[%{{.*}}, %[[COL]]] {numTiles = 4 : i32, transpose = false} : {{.*}} -> vector<4x1xf32>
+// CHECK: %[[T:.*]] = arith.remui %[[LANE]], %c4
+// CHECK: %[[K:.*]] = arith.addi %arg2, %[[T]]
+// CHECK: %[[G:.*]] = arith.divui %[[LANE]], %c4
+// CHECK: %[[N:.*]] = arith.addi %arg3, %[[G]]
+// CHECK: %[[B0:.*]] = memref.load %arg1[%[[K]], %[[N]]]
+// CHECK: %[[K4:.*]] = arith.addi %[[K]], %c4
+// CHECK: %[[B1:.*]] = memref.load %arg1[%[[K4]], %[[N]]]
+// CHECK: vector.from_elements %[[B0]], %[[B1]] : vector<2x1xf32>
+gpu.module @m {
+  gpu.func @fragments_tf32(%a: memref<64x16xf32, #gpu.address_space<workgroup>>, %b: memref<16x64xf32, #gpu.address_space<workgroup>>, %i: index, %j: index, %out: memref<2xvector<4x1xf32>>, %out2: memref<2xvector<2x1xf32>>) kernel {
+    %x = gemm.load_fragment %a[%i, %j] {a} : memref<64x16xf32, #gpu.address_space<workgroup>> to vector<4x1xf32>
+    %y = gemm.load_fragment %b[%i, %j] : memref<16x64xf32, #gpu.address_space<workgroup>> to vector<2x1xf32>
+    %c0 = arith.constant 0 : index
+    memref.store %x, %out[%c0] : memref<2xvector<4x1xf32>>
+    memref.store %y, %out2[%c0] : memref<2xvector<2x1xf32>>
+    gpu.return
+  }
+}

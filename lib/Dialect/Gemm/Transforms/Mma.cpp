@@ -15,16 +15,21 @@ namespace mlir::gemm {
 using namespace mlir;
 using namespace mlir::gemm;
 
-/// One mma.sync m16n8k16 with f32 accumulation. f16 goes through nvgpu;
-/// MLIR 22's nvgpu lowering cannot type bf16 operands, so bf16 calls
-/// nvvm.mma.sync directly, with the fragments packed two to a 32-bit register
-/// as the instruction takes them.
+/// One mma.sync with f32 accumulation: m16n8k16 for f16 and bf16, m16n8k8
+/// for f32 inputs in tf32. f16 and tf32 go through nvgpu; MLIR 22's nvgpu
+/// lowering cannot type bf16 operands, so bf16 calls nvvm.mma.sync directly,
+/// with the fragments packed two to a 32-bit register as the instruction
+/// takes them.
 static Value mmaSync(OpBuilder &b, Location loc, Value aFrag, Value bFrag,
                      Value acc) {
   Type element = cast<VectorType>(aFrag.getType()).getElementType();
   if (element.isF16())
     return nvgpu::MmaSyncOp::create(b, loc, aFrag, bFrag, acc,
                                     ArrayRef<int64_t>{16, 8, 16});
+  if (element.isF32())
+    return nvgpu::MmaSyncOp::create(b, loc, aFrag, bFrag, acc,
+                                    ArrayRef<int64_t>{16, 8, 8},
+                                    /*tf32Enabled=*/true);
   auto pairType = VectorType::get({2}, element);
   auto wordType = VectorType::get({1}, b.getI32Type());
   auto words = [&](Value fragment, int64_t rows) {
@@ -66,31 +71,36 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
   int64_t wm = cType.getDimSize(0), wn = cType.getDimSize(1);
   int64_t k = aType.getDimSize(1);
   ArrayRef<int64_t> shape = s.getMma();
-  if (shape[0] != 16 || shape[1] != 8 || shape[2] != 16)
-    return matmul.emitOpError("only mma m16n8k16 is implemented");
   Type element = aType.getElementType();
-  if (!(element.isF16() || element.isBF16()) ||
+  // A fragment holds 4 x (32 bits of elements) of A and 2 x of B per lane.
+  int64_t perWord = 32 / element.getIntOrFloatBitWidth();
+  int64_t mmaK = 8 * perWord;
+  if (!(element.isF16() || element.isBF16() || element.isF32()) ||
       bType.getElementType() != element || !matmul.getAccType().isF32())
-    return matmul.emitOpError("mma m16n8k16 takes f16 or bf16 A and B and "
-                              "accumulates in f32");
-  if (wm % 16 || wn % 8 || k % 16)
+    return matmul.emitOpError("mma takes f16, bf16 or f32 (tf32) A and B "
+                              "and accumulates in f32");
+  if (shape[0] != 16 || shape[1] != 8 || shape[2] != mmaK)
+    return matmul.emitOpError("mma m16n8k")
+           << shape[2] << " does not match " << element
+           << " inputs (m16n8k16 for f16 and bf16, m16n8k8 for tf32)";
+  if (wm % 16 || wn % 8 || k % mmaK)
     return matmul.emitOpError("a ")
-           << wm << "x" << wn << "x" << k
-           << " warp tile is not made of 16x8x16 mma fragments";
+           << wm << "x" << wn << "x" << k << " warp tile is not made of 16x8x"
+           << mmaK << " mma fragments";
 
   OpBuilder b(matmul);
   Location loc = matmul.getLoc();
   auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
   int64_t mTiles = wm / 16, nTiles = wn / 8;
   auto accType = VectorType::get({2, 2}, b.getF32Type());
-  auto aFragType = VectorType::get({4, 2}, element);
-  auto bFragType = VectorType::get({2, 2}, element);
+  auto aFragType = VectorType::get({4, perWord}, element);
+  auto bFragType = VectorType::get({2, perWord}, element);
   Value zero = arith::ConstantOp::create(
       b, loc, accType, DenseElementsAttr::get(accType, 0.0f));
   SmallVector<Value> inits(mTiles * nTiles, zero);
 
   auto loop = scf::ForOp::create(
-      b, loc, c(0), c(k), c(16), inits,
+      b, loc, c(0), c(k), c(mmaK), inits,
       [&](OpBuilder &lb, Location l, Value kk, ValueRange acc) {
         auto lc = [&](int64_t v) { return indexConstant(lb, l, v); };
         SmallVector<Value> aFrags, bFrags;

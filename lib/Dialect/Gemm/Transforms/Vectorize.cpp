@@ -280,6 +280,32 @@ static LogicalResult lowerTransferWrite(vector::TransferWriteOp write,
   return success();
 }
 
+/// B's m16n8k8 tf32 fragment: lane l holds (k, n) = (l mod 4, l / 4) and
+/// (l mod 4 + 4, l / 4) of the 8x8 tile, two 32-bit loads (ldmatrix
+/// transposes only 16-bit elements).
+static LogicalResult lowerTf32FragmentB(OpBuilder &b, Location loc,
+                                        LoadFragmentOp fragment, Value lane,
+                                        bool swizzle) {
+  auto type = cast<MemRefType>(fragment.getSource().getType());
+  auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
+  Value k = arith::AddIOp::create(b, loc, fragment.getRow(),
+                                  arith::RemUIOp::create(b, loc, lane, c(4)));
+  Value n = arith::AddIOp::create(b, loc, fragment.getCol(),
+                                  arith::DivUIOp::create(b, loc, lane, c(4)));
+  SmallVector<Value, 2> elements;
+  for (int64_t half = 0; half < 2; ++half) {
+    Value row = addOffset(b, loc, k, half * 4);
+    Value col = swizzle ? swizzleColumn(b, loc, type, row, n) : n;
+    elements.push_back(memref::LoadOp::create(b, loc, fragment.getSource(),
+                                              ValueRange{row, col}));
+  }
+  Value result = vector::FromElementsOp::create(
+      b, loc, cast<VectorType>(fragment.getType()), elements);
+  fragment.replaceAllUsesWith(result);
+  fragment.erase();
+  return success();
+}
+
 /// A lane's mma fragment, read from shared memory with ldmatrix: for A four
 /// 8x8 matrices (lanes 0-15 address rows 0-15 of the left half, 16-31 of the
 /// right), for B two, transposed (lanes 0-15 address rows 0-15).
@@ -297,13 +323,16 @@ static LogicalResult lowerLoadFragment(LoadFragmentOp fragment,
       b, loc, fragment.getRow(),
       arith::RemUIOp::create(b, loc, lane, indexConstant(b, loc, 16)));
   Value col = fragment.getCol();
+  int64_t bits = type.getElementTypeBitWidth();
+  if (!fragment.getA() && bits == 32)
+    return lowerTf32FragmentB(b, loc, fragment, lane, swizzle);
   if (fragment.getA())
     col = arith::AddIOp::create(
         b, loc, col,
         arith::MulIOp::create(
             b, loc,
             arith::DivUIOp::create(b, loc, lane, indexConstant(b, loc, 16)),
-            indexConstant(b, loc, 8)));
+            indexConstant(b, loc, 128 / bits)));
   if (swizzle)
     col = swizzleColumn(b, loc, type, row, col);
   auto ldmatrix = nvgpu::LdMatrixOp::create(

@@ -104,13 +104,14 @@ def GemmRegisterTile : Pass<"gemm-register-tile", "::mlir::gpu::GPUFuncOp"> {
 def GemmMma : Pass<"gemm-mma", "::mlir::gpu::GPUFuncOp"> {
   let summary = "Compute a warp's tile with tensor-core mma.sync";
   let description = [{
-    Applies `mma m16n8k16` to a warp-level `gemm.matmul` (after
-    `gemm-warp-tile`): the WM x WN warp tile is (WM/16) x (WN/8) mma
-    fragments whose f32 accumulators (`vector<2x2xf32>`) the loop over K
-    (step 16, `gemm.k_loop`) carries; per step each lane loads its A
-    fragments (`gemm.load_fragment`, 16 x 16) and B fragments (16 x 8) and
-    issues `nvgpu.mma.sync` (f16) or `nvvm.mma.sync` (bf16, whose operands
-    nvgpu cannot type). Then each lane writes its two rows of two elements
+    Applies `mma m16n8k16` (f16, bf16) or `mma m16n8k8` (f32 inputs in
+    tf32) to a warp-level `gemm.matmul` (after `gemm-warp-tile`): the
+    WM x WN warp tile is (WM/16) x (WN/8) mma fragments whose f32
+    accumulators (`vector<2x2xf32>`) the loop over K (step 16 or 8,
+    `gemm.k_loop`) carries; per step each lane loads its A fragments
+    (`gemm.load_fragment`, 16 x K) and B fragments (K x 8) and issues
+    `nvgpu.mma.sync` (f16; tf32 with `tf32Enabled`) or `nvvm.mma.sync`
+    (bf16, whose operands nvgpu cannot type). Then each lane writes its two rows of two elements
     per fragment, converted to C's type.
   }];
   let dependentDialects = [
