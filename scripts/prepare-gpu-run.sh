@@ -25,15 +25,20 @@ example_path() {
   esac
 }
 
+# resize FILE M N K SUFFIX: the schedule FILE with sizes M x N x K, its
+# kernel renamed NAME_SUFFIX.
+resize() {
+  sed -e "s/^\(  *\)m = [0-9]*/\1m = $2/" -e "s/^\(  *\)n = [0-9]*/\1n = $3/" \
+      -e "s/^\(  *\)k = [0-9]*/\1k = $4/" -e "s/^kernel \([a-z_0-9]*\)/kernel \1_$5/" "$1"
+}
+
 # gemmc's schedules at the benchmark sizes: the examples with m = n = k = S.
 examples="naive coalesced smem-blocking blocktile-1d blocktile-2d vectorized warptile double-buffered work-per-thread sgemm-best ${GEMMC_EXTRA_EXAMPLES:-}"
 for size in 4096 8192; do
   mkdir -p "$dest/gemmc/$size"
   for ex in $examples; do
     name=$(basename "$ex" .gemm)
-    sed -e "s/^\(  *\)m = [0-9]*/\1m = $size/" -e "s/^\(  *\)n = [0-9]*/\1n = $size/" \
-        -e "s/^\(  *\)k = [0-9]*/\1k = $size/" -e "s/^kernel \([a-z_0-9]*\)/kernel \1_$size/" \
-        "$(example_path "$ex")" > "$dest/gemmc/$size/$name.gemm"
+    resize "$(example_path "$ex")" $size $size $size $size > "$dest/gemmc/$size/$name.gemm"
     "$build/bin/gemmc" "$dest/gemmc/$size/$name.gemm" -o "$dest/gemmc/$size/$name.ptx"
   done
 done
@@ -43,12 +48,8 @@ done
 mkdir -p "$dest/gemmc/check"
 for ex in $examples; do
   name=$(basename "$ex" .gemm)
-  sed -e 's/^\(  *\)m = [0-9]*/\1m = 1024/' -e 's/^\(  *\)n = [0-9]*/\1n = 1024/' \
-      -e 's/^\(  *\)k = [0-9]*/\1k = 1024/' -e 's/^kernel \([a-z_0-9]*\)/kernel \1_1024/' \
-      "$(example_path "$ex")" > "$dest/gemmc/check/$name-1024.gemm"
-  sed -e 's/^\(  *\)m = [0-9]*/\1m = 1536/' -e 's/^\(  *\)n = [0-9]*/\1n = 640/' \
-      -e 's/^\(  *\)k = [0-9]*/\1k = 384/' -e 's/^kernel \([a-z_0-9]*\)/kernel \1_nonsquare/' \
-      "$(example_path "$ex")" > "$dest/gemmc/check/$name-nonsquare.gemm"
+  resize "$(example_path "$ex")" 1024 1024 1024 1024 > "$dest/gemmc/check/$name-1024.gemm"
+  resize "$(example_path "$ex")" 1536 640 384 nonsquare > "$dest/gemmc/check/$name-nonsquare.gemm"
   sed -e 's/a = f32 row/a = f32 col/; s/c = f32 row/c = f32 col/' \
       -e 's/_nonsquare/_nonsquare_colmajor/' \
       "$dest/gemmc/check/$name-nonsquare.gemm" > "$dest/gemmc/check/$name-colmajor.gemm"

@@ -43,6 +43,14 @@ getMatrix(MLIRContext &ctx, const std::optional<MatrixDecl> &decl) {
   return {getType(ctx, decl->type), getLayout(decl->layout)};
 }
 
+/// Whether A or B is declared column-major.
+static bool hasColumnMajorOperand(const ProblemDecl &problem) {
+  for (const std::optional<MatrixDecl> *m : {&problem.a, &problem.b})
+    if (*m && (*m)->layout == MatrixLayout::Col)
+      return true;
+  return false;
+}
+
 bool gemmc::checkSupported(const KernelDecl &kernel,
                            const ScheduleFacts &facts,
                            llvm::SourceMgr &sourceMgr) {
@@ -52,40 +60,34 @@ bool gemmc::checkSupported(const KernelDecl &kernel,
     return false;
   };
   const Directive *mma = kernel.schedule->find(DirectiveKind::Mma);
+  // The pieces the block-cooperative copies move (global-load wide).
+  const Directive *v = kernel.schedule->find(DirectiveKind::Vectorize);
+  int64_t elementBytes = sizeInBytes(
+      kernel.problem->a ? kernel.problem->a->type : ElementType::F32);
+  int64_t pieceBytes = (v ? v->globalLoad : 1) * elementBytes;
   for (const Directive &d : kernel.schedule->directives) {
     if (d.kind == DirectiveKind::SplitK)
       return notYet(d.loc, "directive 'split-k'");
     if (d.kind == DirectiveKind::Pipeline && d.cpAsync) {
       // cp.async moves 4, 8 or 16 bytes.
-      const Directive *v = kernel.schedule->find(DirectiveKind::Vectorize);
-      int64_t bytes = (v ? v->globalLoad : 1) *
-                      sizeInBytes(kernel.problem->a ? kernel.problem->a->type
-                                                    : ElementType::F32);
-      if (bytes < 4)
+      if (pieceBytes < 4)
         return notYet(d.loc, "'pipeline ... cp-async' with " +
-                                 llvm::Twine(bytes) +
+                                 llvm::Twine(pieceBytes) +
                                  "-byte pieces (raise the global-load width)");
-      for (const std::optional<MatrixDecl> *m :
-           {&kernel.problem->a, &kernel.problem->b})
-        if (*m && (*m)->layout == MatrixLayout::Col)
-          return notYet(d.loc,
-                        "'pipeline ... cp-async' with a column-major operand");
+      if (hasColumnMajorOperand(*kernel.problem))
+        return notYet(d.loc,
+                      "'pipeline ... cp-async' with a column-major operand");
     }
     if (d.kind == DirectiveKind::Pipeline && d.registerDoubleBuffer)
       return notYet(d.loc, "'pipeline ... registers'");
     if (d.kind == DirectiveKind::Promote && d.swizzle) {
       // The swizzle permutes 16-byte chunks: copies move whole chunks.
-      const Directive *v = kernel.schedule->find(DirectiveKind::Vectorize);
-      int64_t bytes = (v ? v->globalLoad : 1) *
-                      sizeInBytes(kernel.problem->a ? kernel.problem->a->type
-                                                    : ElementType::F32);
-      if (bytes != 16)
+      if (pieceBytes != 16)
         return notYet(d.loc, "'promote ... swizzle' with copies of " +
-                                 llvm::Twine(bytes) +
+                                 llvm::Twine(pieceBytes) +
                                  " bytes (vectorize global-load to 16 bytes)");
       // Rows of a power-of-two number of 16-byte chunks, along rows.
       const Directive *tile = kernel.schedule->find(DirectiveKind::Tile);
-      int64_t elementBytes = bytes / (v ? v->globalLoad : 1);
       for (int64_t cols : {tile->shape[2], tile->shape[1]})
         if (!llvm::isPowerOf2_64(cols * elementBytes / 16) ||
             cols * elementBytes % 16)
@@ -93,11 +95,9 @@ bool gemmc::checkSupported(const KernelDecl &kernel,
                                    llvm::Twine(cols * elementBytes) +
                                    " bytes (not a power-of-two number of "
                                    "16-byte chunks)");
-      for (const std::optional<MatrixDecl> *m :
-           {&kernel.problem->a, &kernel.problem->b})
-        if (*m && (*m)->layout == MatrixLayout::Col)
-          return notYet(d.loc,
-                        "'promote ... swizzle' with a column-major operand");
+      if (hasColumnMajorOperand(*kernel.problem))
+        return notYet(d.loc,
+                      "'promote ... swizzle' with a column-major operand");
     }
     if (mma && d.kind == DirectiveKind::Promote && d.transposeA)
       return notYet(d.loc, "'promote ... transpose-a' with 'mma'");

@@ -30,7 +30,6 @@ static Value mmaSync(OpBuilder &b, Location loc, Value aFrag, Value bFrag,
     return nvgpu::MmaSyncOp::create(b, loc, aFrag, bFrag, acc,
                                     ArrayRef<int64_t>{16, 8, 8},
                                     /*tf32Enabled=*/true);
-  auto pairType = VectorType::get({2}, element);
   auto wordType = VectorType::get({1}, b.getI32Type());
   auto words = [&](Value fragment, int64_t rows) {
     SmallVector<Value> out;
@@ -39,7 +38,6 @@ static Value mmaSync(OpBuilder &b, Location loc, Value aFrag, Value bFrag,
       Value word = vector::BitCastOp::create(b, loc, wordType, pair);
       out.push_back(vector::ExtractOp::create(b, loc, word, 0));
     }
-    (void)pairType;
     return out;
   };
   SmallVector<Value> c;
