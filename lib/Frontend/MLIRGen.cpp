@@ -78,8 +78,11 @@ bool gemmc::checkSupported(const KernelDecl &kernel,
         return notYet(d.loc,
                       "'pipeline ... cp-async' with a column-major operand");
     }
-    if (d.kind == DirectiveKind::Pipeline && d.registerDoubleBuffer)
-      return notYet(d.loc, "'pipeline ... registers'");
+    // Fragments are double-buffered for mma.sync with cp.async only.
+    if (d.kind == DirectiveKind::Pipeline && d.registerDoubleBuffer &&
+        (!mma || !d.cpAsync))
+      return notYet(d.loc, "'pipeline ... registers' without 'mma' and "
+                           "'cp-async'");
     if (d.kind == DirectiveKind::Promote && d.swizzle) {
       // The swizzle permutes 16-byte chunks: copies move whole chunks.
       if (pieceBytes != 16)

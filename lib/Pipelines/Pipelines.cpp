@@ -53,6 +53,7 @@ void mlir::gemm::buildGPUToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuNVVMAttachTarget(target));
 
   OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
+  gpuPm.addNestedPass<gpu::GPUFuncOp>(createGemmFoldAlignedViews());
   gpuPm.addPass(memref::createFoldMemRefAliasOpsPass());
   gpuPm.addPass(memref::createExpandStridedMetadataPass());
   gpuPm.addPass(createLowerAffinePass());

@@ -2,14 +2,22 @@
 // RUN:   -pass-pipeline='builtin.module(gpu.module(gpu.func(gemm-mma)))' | FileCheck %s
 
 // A 32x16 warp tile: 2 x 2 fragments of 16x8, f32 accumulators carried by the
-// loop over K in steps of 16; per step two A fragments, two B fragments and
+// loop over K in steps of 16; per step two A fragments, the two B fragments
+// in one load of their 16x16 tile (rows 0-1 the first, 2-3 the second) and
 // four mma.sync; then each lane writes two pairs per fragment, as f16.
 // CHECK-LABEL: gpu.func @warp
 // CHECK: %[[ACC:.*]]:4 = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %c16{{.*}} -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
 // CHECK:   %[[A0:.*]] = gemm.load_fragment %arg0[%{{.*}}, %[[K]]] {a} : memref<32x32xf16> to vector<4x2xf16>
 // CHECK:   %[[A1:.*]] = gemm.load_fragment %arg0
-// CHECK:   %[[B0:.*]] = gemm.load_fragment %arg1[%[[K]], %{{.*}}] : memref<32x16xf16> to vector<2x2xf16>
-// CHECK:   %[[B1:.*]] = gemm.load_fragment %arg1
+// CHECK:   %[[BB:.*]] = gemm.load_fragment %arg1[%[[K]], %{{.*}}] : memref<32x16xf16> to vector<4x2xf16>
+// CHECK:   %[[R0:.*]] = vector.extract %[[BB]][0]
+// CHECK:   %[[H0:.*]] = vector.insert %[[R0]], %{{.*}} [0]
+// CHECK:   %[[R1:.*]] = vector.extract %[[BB]][1]
+// CHECK:   %[[B0:.*]] = vector.insert %[[R1]], %[[H0]] [1]
+// CHECK:   %[[R2:.*]] = vector.extract %[[BB]][2]
+// CHECK:   %[[H1:.*]] = vector.insert %[[R2]], %{{.*}} [0]
+// CHECK:   %[[R3:.*]] = vector.extract %[[BB]][3]
+// CHECK:   %[[B1:.*]] = vector.insert %[[R3]], %[[H1]] [1]
 // CHECK:   nvgpu.mma.sync(%[[A0]], %[[B0]], %{{.*}}) {mmaShape = [16, 8, 16]}
 // CHECK:   nvgpu.mma.sync(%[[A0]], %[[B1]]
 // CHECK:   nvgpu.mma.sync(%[[A1]], %[[B0]]

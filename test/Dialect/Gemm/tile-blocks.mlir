@@ -31,3 +31,25 @@ gpu.module @m {
   }
 }
 
+
+// -----
+
+// Registers: a cap of two blocks per SM where the thread's accumulators,
+// fragments and addressing fit in it, else of one. With mma, a 64x64 warp
+// tile is 128 accumulators and 32 fragment registers a lane: 8 warps get no
+// cap below 255; 16 warps of 32x32 (72 registers) fit one block's 128.
+// CHECK-LABEL: gpu.func @mma_one_block
+// CHECK-NOT: nvvm.maxnreg
+// CHECK: gpu.return
+// CHECK-LABEL: gpu.func @mma_small_warps
+// CHECK-SAME: nvvm.maxnreg = 128 : i32
+gpu.module @m {
+  gpu.func @mma_one_block(%a: memref<128x64xf16>, %b: memref<64x256xf16>, %c: memref<128x256xf32>) kernel {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>, schedule = #gemm.schedule<tile = 128x256x64, warp_tile = 64x64, promote = [a, b], mma = 16x8x16>} : memref<128x64xf16>, memref<64x256xf16>, memref<128x256xf32>
+    gpu.return
+  }
+  gpu.func @mma_small_warps(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<128x128xf32>) kernel {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>, schedule = #gemm.schedule<tile = 128x128x64, warp_tile = 32x32, promote = [a, b], mma = 16x8x16>} : memref<128x64xf16>, memref<64x128xf16>, memref<128x128xf32>
+    gpu.return
+  }
+}

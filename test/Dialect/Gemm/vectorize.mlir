@@ -67,7 +67,8 @@ gpu.module @m {
 
 // mma fragments come from shared memory with ldmatrix: four 8x8 matrices for
 // A (lane l addresses row l mod 16 of column block l / 16), two transposed
-// for B (lane l addresses row l mod 16).
+// for B (lane l addresses row l mod 16), four transposed for two adjacent B
+// fragments (laid out as A's).
 // CHECK-LABEL: gpu.func @fragments_mma
 // CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c32
 // CHECK: %[[R:.*]] = arith.remui %[[LANE]], %c16
@@ -77,12 +78,16 @@ gpu.module @m {
 // CHECK: %[[COL:.*]] = arith.addi %arg3, %[[C8]]
 // CHECK: nvgpu.ldmatrix %arg0[%[[ROW]], %[[COL]]] {numTiles = 4 : i32, transpose = false} : memref<32x32xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK: nvgpu.ldmatrix %arg1[%{{.*}}, %arg3] {numTiles = 2 : i32, transpose = true} : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// CHECK: nvgpu.ldmatrix %arg1[%{{.*}}, %[[COL]]] {numTiles = 4 : i32, transpose = true} : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 gpu.module @m {
   gpu.func @fragments_mma(%a: memref<32x32xf16, #gpu.address_space<workgroup>>, %b: memref<32x16xf16, #gpu.address_space<workgroup>>, %i: index, %j: index, %out: memref<2xvector<4x2xf16>>, %out2: memref<2xvector<2x2xf16>>) kernel {
     %x = gemm.load_fragment %a[%i, %j] {a} : memref<32x32xf16, #gpu.address_space<workgroup>> to vector<4x2xf16>
     %y = gemm.load_fragment %b[%i, %j] : memref<32x16xf16, #gpu.address_space<workgroup>> to vector<2x2xf16>
+    %z = gemm.load_fragment %b[%i, %j] : memref<32x16xf16, #gpu.address_space<workgroup>> to vector<4x2xf16>
     %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
     memref.store %x, %out[%c0] : memref<2xvector<4x2xf16>>
+    memref.store %z, %out[%c1] : memref<2xvector<4x2xf16>>
     memref.store %y, %out2[%c0] : memref<2xvector<2x2xf16>>
     gpu.return
   }
@@ -103,12 +108,16 @@ gpu.module @m {
 // -----
 
 // `swizzle`: the 16-byte chunk c of shared row r moves to chunk c xor f(r),
-// f(r) = r mod 8 for B's 16-chunk rows and (r / 2) mod 4 for A's 4-chunk
-// rows; the copy's stores and ldmatrix's addresses agree.
+// f(r) = 2 (r mod 4) + (r / 4) mod 2 for B's 16-chunk rows and (r / 2) mod 4
+// for A's 4-chunk rows; the copy's stores and ldmatrix's addresses agree.
 // CHECK-LABEL: gpu.func @swizzled
 // CHECK: %[[R:.*]] = arith.divui %{{.*}}, %c16
 // CHECK: %[[C:.*]] = arith.muli %{{.*}}, %c8
-// CHECK: %[[F:.*]] = arith.remui %[[R]], %c8
+// CHECK: %[[LO:.*]] = arith.remui %[[R]], %c4
+// CHECK: %[[LO2:.*]] = arith.muli %[[LO]], %c2
+// CHECK: %[[HI:.*]] = arith.divui %[[R]], %c4
+// CHECK: %[[HI2:.*]] = arith.remui %[[HI]], %c2
+// CHECK: %[[F:.*]] = arith.addi %[[LO2]], %[[HI2]]
 // CHECK: %[[CH:.*]] = arith.divui %[[C]], %c8
 // CHECK: %[[IN:.*]] = arith.remui %[[C]], %c8
 // CHECK: %[[X:.*]] = arith.xori %[[CH]], %[[F]]
@@ -122,7 +131,11 @@ gpu.module @m {
 // CHECK: %[[ACH:.*]] = arith.divui %[[ACOL]], %c8
 // CHECK: %[[AX:.*]] = arith.xori %[[ACH]], %[[AF]]
 // CHECK: nvgpu.ldmatrix %arg2[%[[AROW]], %{{.*}}] {numTiles = 4
-// CHECK: %[[BF:.*]] = arith.remui %[[AROW]], %c8
+// CHECK: %[[BLO:.*]] = arith.remui %[[AROW]], %c4
+// CHECK: %[[BLO2:.*]] = arith.muli %[[BLO]], %c2
+// CHECK: %[[BHI:.*]] = arith.divui %[[AROW]], %c4
+// CHECK: %[[BHI2:.*]] = arith.remui %[[BHI]], %c2
+// CHECK: %[[BF:.*]] = arith.addi %[[BLO2]], %[[BHI2]]
 // CHECK: %[[BCH:.*]] = arith.divui %arg4, %c8
 // CHECK: %[[BX:.*]] = arith.xori %[[BCH]], %[[BF]]
 // CHECK: nvgpu.ldmatrix %arg1[%[[AROW]], %{{.*}}] {numTiles = 2

@@ -92,10 +92,16 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
   int64_t mTiles = wm / 16, nTiles = wn / 8;
   auto accType = VectorType::get({2, 2}, b.getF32Type());
   auto aFragType = VectorType::get({4, perWord}, element);
-  auto bFragType = VectorType::get({2, perWord}, element);
   Value zero = arith::ConstantOp::create(
       b, loc, accType, DenseElementsAttr::get(accType, 0.0f));
   SmallVector<Value> inits(mTiles * nTiles, zero);
+  // 16-bit B fragments come two at a time (one ldmatrix x4.trans of a
+  // 16 x 16 tile) when the warp tile has an even number of them.
+  int64_t perLoad = perWord == 2 && nTiles % 2 == 0 ? 2 : 1;
+  auto bFragType = VectorType::get({2, perWord}, element);
+  Value zeroB = arith::ConstantOp::create(
+      b, loc, bFragType,
+      DenseElementsAttr::get(bFragType, b.getZeroAttr(element)));
 
   auto loop = scf::ForOp::create(
       b, loc, c(0), c(k), c(mmaK), inits,
@@ -106,10 +112,25 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
           aFrags.push_back(LoadFragmentOp::create(lb, l, aFragType,
                                                   matmul.getA(), lc(mi * 16),
                                                   kk, /*a=*/true));
-        for (int64_t ni = 0; ni < nTiles; ++ni)
-          bFrags.push_back(LoadFragmentOp::create(lb, l, bFragType,
-                                                  matmul.getB(), kk,
-                                                  lc(ni * 8), /*a=*/false));
+        auto loadType = VectorType::get({2 * perLoad, perWord}, element);
+        for (int64_t ni = 0; ni < nTiles; ni += perLoad) {
+          Value frags = LoadFragmentOp::create(
+              lb, l, loadType, matmul.getB(), kk, lc(ni * 8), /*a=*/false);
+          if (perLoad == 1) {
+            bFrags.push_back(frags);
+            continue;
+          }
+          // Rows 0-1 are fragment ni, rows 2-3 fragment ni + 1 (row by row:
+          // the LLVM lowering takes no 2-D strided slices).
+          for (int64_t half = 0; half < 2; ++half) {
+            Value frag = zeroB;
+            for (int64_t r = 0; r < 2; ++r)
+              frag = vector::InsertOp::create(
+                  lb, l, vector::ExtractOp::create(lb, l, frags, 2 * half + r),
+                  frag, r);
+            bFrags.push_back(frag);
+          }
+        }
         SmallVector<Value> next;
         for (int64_t mi = 0; mi < mTiles; ++mi)
           for (int64_t ni = 0; ni < nTiles; ++ni)

@@ -14,6 +14,31 @@ namespace mlir::gemm {
 using namespace mlir;
 using namespace mlir::gemm;
 
+/// Clones the ops inside `scope` that `values` are computed from, in program
+/// order, at the builder's insertion point; `mapping` gives the block
+/// arguments of `scope` (induction variables) their replacements and
+/// receives the clones. Returns the clones of `values`.
+static SmallVector<Value> cloneSlice(OpBuilder &b, ValueRange values,
+                                     Operation *scope, IRMapping &mapping) {
+  llvm::SmallPtrSet<Operation *, 16> slice;
+  SmallVector<Value> worklist(values.begin(), values.end());
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val().getDefiningOp();
+    if (!op || !scope->isProperAncestor(op) || !slice.insert(op).second)
+      continue;
+    llvm::append_range(worklist, op->getOperands());
+  }
+  SmallVector<Operation *> ordered;
+  scope->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (slice.contains(op))
+      ordered.push_back(op);
+  });
+  for (Operation *op : ordered)
+    b.clone(*op, mapping);
+  return llvm::map_to_vector(
+      values, [&](Value v) { return mapping.lookupOrDefault(v); });
+}
+
 /// Clones the ops `value` is computed from inside `loop` (a chain of index
 /// arithmetic and subviews), with the induction variable replaced by
 /// `newIv`, at the builder's insertion point.
@@ -21,24 +46,7 @@ static Value cloneWithIv(OpBuilder &b, Value value, scf::ForOp loop,
                          Value newIv) {
   IRMapping mapping;
   mapping.map(loop.getInductionVar(), newIv);
-  SmallVector<Operation *> chain;
-  SmallVector<Value> worklist = {value};
-  llvm::SmallPtrSet<Operation *, 8> seen;
-  while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val().getDefiningOp();
-    if (!op || !loop->isProperAncestor(op) || !seen.insert(op).second)
-      continue;
-    chain.push_back(op);
-    for (Value operand : op->getOperands())
-      worklist.push_back(operand);
-  }
-  // Clone in program order.
-  llvm::sort(chain, [](Operation *x, Operation *y) {
-    return x->isBeforeInBlock(y);
-  });
-  for (Operation *op : chain)
-    b.clone(*op, mapping);
-  return mapping.lookupOrDefault(value);
+  return cloneSlice(b, value, loop, mapping).front();
 }
 
 /// Stage index `(kt / BK + ahead) mod S` and tile start `(kt + ahead * BK)
@@ -112,6 +120,120 @@ static LogicalResult asyncPipeline(scf::ForOp loop, ScheduleAttr s,
   return success();
 }
 
+/// Clones one step of the loop over BK, its fragment loads excepted (their
+/// results are mapped), and returns what the step yields.
+static SmallVector<Value> cloneStep(OpBuilder &b, scf::ForOp inner,
+                                    IRMapping &mapping) {
+  for (Operation &op : inner.getBody()->without_terminator())
+    if (!isa<LoadFragmentOp>(op))
+      b.clone(op, mapping);
+  return llvm::map_to_vector(
+      inner.getBody()->getTerminator()->getOperands(),
+      [&](Value v) { return mapping.lookupOrDefault(v); });
+}
+
+/// `registers` with cp.async: the mma fragments of step j + 1 are read from
+/// shared memory while step j computes, from one tile to the next too (as
+/// CUTLASS's multistage main loop). Step t of the loop over K tiles starts
+/// the copy of tile t + S - 1, computes all but its last mma step with the
+/// next step's fragments in flight, waits for tile t + 1 and meets the block
+/// at the barrier, reads the first fragments of tile t + 1, and computes its
+/// last step. The first fragments of tile 0 are read before the loop.
+static LogicalResult pipelineFragments(scf::ForOp loop, ScheduleAttr s) {
+  Block *body = loop.getBody();
+  SmallVector<scf::ForOp> inners;
+  for (auto inner : body->getOps<scf::ForOp>())
+    if (inner->hasAttr(kInnerKAttr))
+      inners.push_back(inner);
+  SmallVector<NVVM::CpAsyncWaitGroupOp> waits(
+      body->getOps<NVVM::CpAsyncWaitGroupOp>());
+  SmallVector<gpu::BarrierOp> barriers(body->getOps<gpu::BarrierOp>());
+  if (inners.size() != 1 || waits.size() != 1 || barriers.size() != 1)
+    return loop.emitOpError("expects one loop over BK, one cp.async wait and "
+                            "one barrier in the loop over K tiles");
+  scf::ForOp inner = inners.front();
+  SmallVector<Value> loads;
+  for (auto load : inner.getBody()->getOps<LoadFragmentOp>())
+    loads.push_back(load.getResult());
+  std::optional<int64_t> first = getConstantIntValue(inner.getLowerBound());
+  std::optional<int64_t> end = getConstantIntValue(inner.getUpperBound());
+  std::optional<int64_t> step = getConstantIntValue(inner.getStep());
+  if (loads.empty() || !first || !end || !step || *end - *step < *first)
+    return loop.emitOpError("'registers' double-buffers the mma fragments of "
+                            "a static loop over BK");
+  int64_t stages = s.getStages();
+  size_t numAcc = inner.getNumRegionIterArgs();
+  Location loc = loop.getLoc();
+
+  // The copies of tile t + S - 1 go first; the wait and the barrier last.
+  for (Operation &op : llvm::make_early_inc_range(llvm::make_range(
+           std::next(inner->getIterator()), body->getTerminator()->getIterator())))
+    op.moveBefore(inner);
+  waits.front()->moveBefore(body->getTerminator());
+  barriers.front()->moveBefore(body->getTerminator());
+
+  // Before the loop: wait for tile 0 and read its first fragments.
+  OpBuilder b(loop);
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(stages - 2));
+  gpu::BarrierOp::create(b, loc);
+  IRMapping tile0;
+  tile0.map(loop.getInductionVar(), loop.getLowerBound());
+  tile0.map(inner.getInductionVar(), indexConstant(b, loc, *first));
+  SmallVector<Value> initFrags = cloneSlice(b, loads, loop, tile0);
+
+  IRRewriter rewriter(b);
+  FailureOr<LoopLikeOpInterface> extended = loop.replaceWithAdditionalYields(
+      rewriter, initFrags, /*replaceInitOperandUsesInLoop=*/false,
+      [](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+        return SmallVector<Value>(args.begin(), args.end());
+      });
+  if (failed(extended))
+    return failure();
+  loop = cast<scf::ForOp>(extended->getOperation());
+  body = loop.getBody();
+  ValueRange frags = loop.getRegionIterArgs().take_back(loads.size());
+
+  // All steps but the last, each reading the next one's fragments.
+  b.setInsertionPoint(inner);
+  SmallVector<Value> inits(inner.getInitArgs());
+  llvm::append_range(inits, frags);
+  auto steps = scf::ForOp::create(
+      b, loc, inner.getLowerBound(), indexConstant(b, loc, *end - *step),
+      inner.getStep(), inits,
+      [&](OpBuilder &sb, Location l, Value kk, ValueRange args) {
+        IRMapping next;
+        next.map(inner.getInductionVar(), addOffset(sb, l, kk, *step));
+        SmallVector<Value> results = cloneSlice(sb, loads, inner, next);
+        IRMapping current;
+        current.map(inner.getInductionVar(), kk);
+        current.map(inner.getRegionIterArgs(), args.take_front(numAcc));
+        current.map(loads, args.take_back(loads.size()));
+        SmallVector<Value> accs = cloneStep(sb, inner, current);
+        accs.append(results);
+        scf::YieldOp::create(sb, l, accs);
+      });
+  steps->setAttr(kInnerKAttr, b.getUnitAttr());
+
+  // After the barrier: the first fragments of tile t + 1, then the last step.
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  b.setInsertionPoint(yield);
+  IRMapping nextTile;
+  nextTile.map(loop.getInductionVar(),
+               addOffset(b, loc, loop.getInductionVar(), s.getTileK()));
+  nextTile.map(inner.getInductionVar(), indexConstant(b, loc, *first));
+  SmallVector<Value> nextFrags = cloneSlice(b, loads, loop, nextTile);
+  IRMapping last;
+  last.map(inner.getInductionVar(), indexConstant(b, loc, *end - *step));
+  last.map(inner.getRegionIterArgs(), steps.getResults().take_front(numAcc));
+  last.map(loads, steps.getResults().take_back(loads.size()));
+  SmallVector<Value> accs = cloneStep(b, inner, last);
+  inner.replaceAllUsesWith(accs);
+  yield->setOperands(yield.getNumOperands() - loads.size(), loads.size(),
+                     nextFrags);
+  inner.erase();
+  return success();
+}
+
 static LogicalResult pipeline(scf::ForOp loop, ScheduleAttr s) {
   int64_t stages = s.getStages();
   int64_t bk = s.getTileK();
@@ -129,8 +251,12 @@ static LogicalResult pipeline(scf::ForOp loop, ScheduleAttr s) {
       stageOp = c;
   if (copies.empty() || barriers.size() != 2 || !stageOp)
     return loop.emitOpError("expects the loop over K tiles of gemm-promote");
-  if (s.getCpAsync())
-    return asyncPipeline(loop, s, copies, stageOp, barriers);
+  if (s.getCpAsync()) {
+    if (failed(asyncPipeline(loop, s, copies, stageOp, barriers)))
+      return failure();
+    return s.getRegisterDoubleBuffer() ? pipelineFragments(loop, s)
+                                       : success();
+  }
 
   OpBuilder b(loop);
   Location loc = loop.getLoc();

@@ -81,9 +81,13 @@ static void writeAlong(OpBuilder &b, Location loc, Value value, Value target,
 
 /// `promote ... swizzle`: the 16-byte chunk of (row, col) in a shared tile
 /// moves to chunk XOR f(row), where f spreads the 8 rows one ldmatrix reads
-/// over distinct 16-byte bank groups (f = row mod 8 for rows of 8 chunks or
-/// more; rows of fewer chunks share a 128-byte line, so f steps every
-/// 8 / chunks rows). `col` is chunk-aligned or the piece stays in its chunk.
+/// over distinct 16-byte bank groups. For rows of 8 chunks or more, f(row) =
+/// 2 (row mod 4) + (row / 4) mod 2, a permutation of row mod 8 that also
+/// keeps tf32's B fragment loads free of conflicts (the 4 rows x 2 adjacent
+/// chunks a warp reads land in 8 distinct chunks, where row mod 8 puts two
+/// in each of 4). Rows of fewer chunks share a 128-byte
+/// line, so f steps every 8 / chunks rows. `col` is chunk-aligned or the
+/// piece stays in its chunk.
 static Value swizzleColumn(OpBuilder &b, Location loc, MemRefType type,
                            Value row, Value col) {
   int64_t chunk = 128 / type.getElementTypeBitWidth();
@@ -92,7 +96,15 @@ static Value swizzleColumn(OpBuilder &b, Location loc, MemRefType type,
     return col;
   auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
   Value f = chunks >= 8
-                ? arith::RemUIOp::create(b, loc, row, c(8)).getResult()
+                ? arith::AddIOp::create(
+                      b, loc,
+                      arith::MulIOp::create(
+                          b, loc, arith::RemUIOp::create(b, loc, row, c(4)),
+                          c(2)),
+                      arith::RemUIOp::create(
+                          b, loc, arith::DivUIOp::create(b, loc, row, c(4)),
+                          c(2)))
+                      .getResult()
                 : arith::RemUIOp::create(
                       b, loc, arith::DivUIOp::create(b, loc, row, c(8 / chunks)),
                       c(chunks))
@@ -308,7 +320,8 @@ static LogicalResult lowerTf32FragmentB(OpBuilder &b, Location loc,
 
 /// A lane's mma fragment, read from shared memory with ldmatrix: for A four
 /// 8x8 matrices (lanes 0-15 address rows 0-15 of the left half, 16-31 of the
-/// right), for B two, transposed (lanes 0-15 address rows 0-15).
+/// right), for B two, transposed (lanes 0-15 address rows 0-15), or four for
+/// two adjacent B fragments (laid out as A's).
 static LogicalResult lowerLoadFragment(LoadFragmentOp fragment,
                                        bool swizzle) {
   auto type = cast<MemRefType>(fragment.getSource().getType());
@@ -326,7 +339,8 @@ static LogicalResult lowerLoadFragment(LoadFragmentOp fragment,
   int64_t bits = type.getElementTypeBitWidth();
   if (!fragment.getA() && bits == 32)
     return lowerTf32FragmentB(b, loc, fragment, lane, swizzle);
-  if (fragment.getA())
+  int64_t tiles = cast<VectorType>(fragment.getType()).getDimSize(0);
+  if (tiles == 4)
     col = arith::AddIOp::create(
         b, loc, col,
         arith::MulIOp::create(
@@ -337,7 +351,7 @@ static LogicalResult lowerLoadFragment(LoadFragmentOp fragment,
     col = swizzleColumn(b, loc, type, row, col);
   auto ldmatrix = nvgpu::LdMatrixOp::create(
       b, loc, fragment.getType(), fragment.getSource(), ValueRange{row, col},
-      /*transpose=*/!fragment.getA(), /*numTiles=*/fragment.getA() ? 4 : 2);
+      /*transpose=*/!fragment.getA(), /*numTiles=*/tiles);
   fragment.replaceAllUsesWith(ldmatrix.getResult());
   fragment.erase();
   return success();

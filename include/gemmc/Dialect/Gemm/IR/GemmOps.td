@@ -130,7 +130,10 @@ def Gemm_LoadFragmentOp : Gemm_Op<"load_fragment"> {
     columns along K, as the `vector<4x2xT>` a lane holds for mma.sync
     m16n8k16 (`vector<4x1xf32>` of a 16 x 8 tile for tf32 m16n8k8).
     Without: the 16 x 8 tile at (row, col), rows along K, as the
-    `vector<2x2xT>` of B (the 8 x 8 tile as `vector<2x1xf32>` for tf32). `gemm-mma` creates it, `gemm-promote` points it at
+    `vector<2x2xT>` of B (the 8 x 8 tile as `vector<2x1xf32>` for tf32), or
+    for 16-bit types two adjacent B fragments at once: the 16 x 16 tile as
+    a `vector<4x2xT>`, rows 0-1 the first fragment.
+    `gemm-mma` creates it, `gemm-promote` points it at
     shared memory, and `gemm-vectorize` lowers it to `nvgpu.ldmatrix`.
   }];
   let arguments = (ins AnyMemRef:$source, Index:$row, Index:$col, UnitAttr:$a);
