@@ -53,7 +53,6 @@ void mlir::gemm::buildGPUToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuNVVMAttachTarget(target));
 
   OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
-  gpuPm.addNestedPass<gpu::GPUFuncOp>(createGemmFoldAlignedViews());
   gpuPm.addPass(memref::createFoldMemRefAliasOpsPass());
   gpuPm.addPass(memref::createExpandStridedMetadataPass());
   gpuPm.addPass(createLowerAffinePass());

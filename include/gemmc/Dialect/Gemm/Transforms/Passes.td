@@ -206,17 +206,4 @@ def GemmUnroll : Pass<"gemm-unroll", "::mlir::gpu::GPUFuncOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
-def GemmFoldAlignedViews
-    : Pass<"gemm-fold-aligned-views", "::mlir::gpu::GPUFuncOp"> {
-  let summary = "Fold subviews into aligned vector loads and stores";
-  let description = [{
-    Rewrites a `vector.load` or `vector.store` with an `alignment` through a
-    unit-stride `memref.subview` into one on the subview's source, keeping
-    the alignment. Runs before upstream `fold-memref-alias-ops`, which drops
-    it (MLIR 22): without it, LLVM splits 64-bit shared-memory loads at
-    swizzled addresses (tf32 B fragments) into 32-bit ones.
-  }];
-  let dependentDialects = ["::mlir::affine::AffineDialect"];
-}
-
 #endif // GEMMC_DIALECT_GEMM_TRANSFORMS_PASSES_TD
