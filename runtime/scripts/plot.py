@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Turn gemm-bench JSON or CSV files into PNG charts.
 
-    plot.py OUTDIR bench-4096.json [bench-8192.csv ...]
+    plot.py [--precision LABEL] OUTDIR bench-4096.json [bench-8192.csv ...]
 
 Writes, for each problem size, a bar chart of TFLOP/s per kernel annotated
 with the ratio to cuBLAS from the same run (bars-MxNxK.png), and a line chart
 of TFLOP/s against problem size for every kernel (tflops-vs-size.png).
 Kernels compiled for one size (gemmc's, named NAME_SIZE) are grouped by NAME.
+LABEL names the precision in the titles (default FP32, e.g. "f16").
 Needs matplotlib (Debian: python3-matplotlib).
 """
 import csv
@@ -43,7 +44,7 @@ def size_label(r):
     return f'{r["m"]}x{r["n"]}x{r["k"]}'
 
 
-def bars(rows, outdir, gpu):
+def bars(rows, outdir, gpu, precision):
     by_size = defaultdict(list)
     for r in rows:
         by_size[size_label(r)].append(r)
@@ -60,7 +61,7 @@ def bars(rows, outdir, gpu):
             ax.text(tflops[i], i, f' {float(r["x_cublas"]):.3f}x',
                     va="center", fontsize=8)
         ax.set_xlabel("TFLOP/s (label: ratio to cuBLAS, same run)")
-        ax.set_title(f"FP32 GEMM {size}, {gpu}\n"
+        ax.set_title(f"{precision} GEMM {size}, {gpu}\n"
                      "blue: hand-written PTX, orange: gemmc, gray: cuBLAS",
                      fontsize=9)
         ax.set_xlim(0, max(tflops) * 1.2)
@@ -69,7 +70,7 @@ def bars(rows, outdir, gpu):
         plt.close(fig)
 
 
-def lines(rows, outdir, gpu):
+def lines(rows, outdir, gpu, precision):
     series = defaultdict(dict)
     for r in rows:
         series[family(r["kernel"])][int(r["m"])] = float(r["tflops"])
@@ -81,7 +82,7 @@ def lines(rows, outdir, gpu):
     ax.set_yscale("log")
     ax.set_xlabel("M = N = K")
     ax.set_ylabel("TFLOP/s")
-    ax.set_title(f"FP32 GEMM, {gpu}", fontsize=9)
+    ax.set_title(f"{precision} GEMM, {gpu}", fontsize=9)
     ax.legend(fontsize=7)
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
@@ -90,16 +91,20 @@ def lines(rows, outdir, gpu):
 
 
 def main():
-    if len(sys.argv) < 3:
+    args = sys.argv[1:]
+    precision = "FP32"
+    if args[:1] == ["--precision"] and len(args) > 1:
+        precision, args = args[1], args[2:]
+    if len(args) < 2:
         sys.exit(__doc__)
-    outdir = sys.argv[1]
+    outdir = args[0]
     os.makedirs(outdir, exist_ok=True)
-    rows = load(sys.argv[2:])
+    rows = load(args[1:])
     if not rows:
         sys.exit("no verified (PASS) results in the CSV files")
     gpu = rows[0]["gpu"]
-    bars(rows, outdir, gpu)
-    lines(rows, outdir, gpu)
+    bars(rows, outdir, gpu, precision)
+    lines(rows, outdir, gpu, precision)
 
 
 if __name__ == "__main__":

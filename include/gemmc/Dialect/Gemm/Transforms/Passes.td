@@ -109,7 +109,8 @@ def GemmMma : Pass<"gemm-mma", "::mlir::gpu::GPUFuncOp"> {
     WM x WN warp tile is (WM/16) x (WN/8) mma fragments whose f32
     accumulators (`vector<2x2xf32>`) the loop over K (step 16 or 8,
     `gemm.k_loop`) carries; per step each lane loads its A fragments
-    (`gemm.load_fragment`, 16 x K) and B fragments (K x 8) and issues
+    (`gemm.load_fragment`, 16 x K) and B fragments (K x 8; 16-bit ones two
+    at a time, as one 16 x 16 load, when WN / 8 is even) and issues
     `nvgpu.mma.sync` (f16; tf32 with `tf32Enabled`) or `nvvm.mma.sync`
     (bf16, whose operands nvgpu cannot type). Then each lane writes its two rows of two elements
     per fragment, converted to C's type.
@@ -162,6 +163,14 @@ def GemmPipeline : Pass<"gemm-pipeline", "::mlir::gpu::GPUFuncOp"> {
     (`cp.async.wait_group S-2`), meets the block at the barrier, computes on
     stage t mod S, and starts the copy of tile t + S - 1 into the stage step
     t - 1 computed on.
+
+    With `cp-async` and `registers` (mma only), the mma fragments are
+    double-buffered too, across tiles: the first fragments of tile 0 are read
+    before the loop; step t starts the copy of tile t + S - 1, computes all
+    but the last step of the loop over BK with the next step's fragments
+    read meanwhile (they travel in the loops' iter_args), waits for tile
+    t + 1 and meets the block at the barrier, reads the first fragments of
+    tile t + 1, and computes its last step.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
