@@ -477,17 +477,6 @@ bool Checker::checkSizes() {
                                    ") of the inner loop over BK");
   }
 
-  const ProblemDecl &p = *kernel.problem;
-  const std::tuple<const SizeDecl &, int64_t, const char *, const char *>
-      dims[] = {{*p.m, cfg.bm, "M", "BM"},
-                {*p.n, cfg.bn, "N", "BN"},
-                {*p.k, cfg.bk, "K", "BK"}};
-  for (auto [size, tileSize, dim, tileDim] : dims)
-    if (!size.isDynamic() && *size.value % tileSize)
-      return error(cfg.tile, Twine(dim) + " = " + Twine(*size.value) +
-                                 " is not a multiple of " + tileDim + " = " +
-                                 Twine(tileSize) +
-                                 " (tails are not implemented yet)");
   if (cfg.splitK && cfg.k && *cfg.k % satMul(cfg.splitK->count, cfg.bk))
     return error(cfg.splitK, "K = " + Twine(*cfg.k) + " does not split into " +
                                  Twine(cfg.splitK->count) +

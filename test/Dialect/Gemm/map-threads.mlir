@@ -63,3 +63,29 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Tails: a thread past the matrix reads row or column 0 (valid addresses)
+// and stores nothing.
+// CHECK-LABEL: gpu.func @tails
+// CHECK: %[[ROW:.*]] = arith.remui
+// CHECK: %[[COL:.*]] = arith.divui
+// CHECK: %[[AROW:.*]] = arith.addi %[[ROW]], %arg3
+// CHECK: %[[RIN:.*]] = arith.cmpi ult, %[[AROW]], %{{.*}}
+// CHECK: %[[IN:.*]] = arith.andi %[[RIN]], %{{.*}}
+// CHECK: %[[R:.*]] = arith.select %[[IN]], %[[ROW]]
+// CHECK: %[[C:.*]] = arith.select %[[IN]], %[[COL]]
+// CHECK: %[[SUM:.*]] = scf.for
+// CHECK:   memref.load %{{.*}}[%[[R]], %{{.*}}]
+// CHECK: scf.if %[[IN]] {
+// CHECK-NEXT: memref.store %[[SUM]], %{{.*}}[%[[R]], %[[C]]]
+gpu.module @m {
+  gpu.func @tails(%a: memref<100x8xf32>, %b: memref<8x40xf32>, %c: memref<100x40xf32>, %i: index, %j: index) kernel attributes {gemm.tails} {
+    %ta = memref.subview %a[%i, 0] [32, 8] [1, 1] : memref<100x8xf32> to memref<32x8xf32, strided<[8, 1], offset: ?>>
+    %tb = memref.subview %b[0, %j] [8, 32] [1, 1] : memref<8x40xf32> to memref<8x32xf32, strided<[40, 1], offset: ?>>
+    %tc = memref.subview %c[%i, %j] [32, 32] [1, 1] : memref<100x40xf32> to memref<32x32xf32, strided<[40, 1], offset: ?>>
+    gemm.matmul %ta, %tb, %tc {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<32x8xf32, strided<[8, 1], offset: ?>>, memref<8x32xf32, strided<[40, 1], offset: ?>>, memref<32x32xf32, strided<[40, 1], offset: ?>>
+    gpu.return
+  }
+}

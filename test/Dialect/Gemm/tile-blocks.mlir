@@ -23,10 +23,22 @@ gpu.module @m {
 
 // -----
 
+// Tails: the grid rounds up (100 rows: 4 block rows) and the kernel is
+// marked for the passes to guard its global accesses.
+// CHECK-LABEL: gpu.func @tail
+// CHECK-SAME: gemm.launch = #gemm.launch<block = [1024, 1, 1], grid = [N / 32, M / 32, 1], shared = 0>
+// CHECK-SAME: gemm.tails
+// CHECK-SAME: known_grid_size = array<i32: 2, 4, 1>
+// CHECK-LABEL: gpu.func @no_tail
+// CHECK-NOT: gemm.tails
+// CHECK: gpu.return
 gpu.module @m {
   gpu.func @tail(%a: memref<100x16xf32>, %b: memref<16x64xf32>, %c: memref<100x64xf32>) kernel {
-    // expected-error @+1 {{problem 100x64 is not a multiple of the block tile 32x32 (tails are not implemented yet)}}
     gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<100x16xf32>, memref<16x64xf32>, memref<100x64xf32>
+    gpu.return
+  }
+  gpu.func @no_tail(%a: memref<96x16xf32>, %b: memref<16x64xf32>, %c: memref<96x64xf32>) kernel {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<96x16xf32>, memref<16x64xf32>, memref<96x64xf32>
     gpu.return
   }
 }

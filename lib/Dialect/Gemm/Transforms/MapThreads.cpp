@@ -36,7 +36,8 @@ static LogicalResult mapThreads(MatmulOp matmul) {
   auto aType = cast<MemRefType>(matmul.getA().getType());
   auto cType = cast<MemRefType>(matmul.getC().getType());
   int64_t bm = cType.getDimSize(0), bn = cType.getDimSize(1);
-  int64_t k = aType.getDimSize(1);
+  int64_t k = kLoopExtent(matmul, aType.getDimSize(1), schedule.getTileK(),
+                          schedule.hasPromotion());
   if (bm * bn != schedule.getThreadsPerBlock())
     return matmul.emitOpError("block tile ")
            << bm << "x" << bn << " does not match the schedule's "
@@ -61,6 +62,19 @@ static LogicalResult mapThreads(MatmulOp matmul) {
     col = arith::DivUIOp::create(builder, loc, tid, index(bm));
   }
 
+  // Tails: threads past the matrix read row or column 0 and store nothing.
+  Value inside;
+  auto func = matmul->getParentOfType<gpu::GPUFuncOp>();
+  if (func->hasAttr(kTailsAttr)) {
+    if (!viewsMatrix(matmul.getC()))
+      return matmul.emitOpError("cannot find the bounds of C");
+    MatrixPoint p = pointInMatrix(builder, loc, matmul.getC(), row, col);
+    inside = isInside(builder, loc, p, /*dim=*/1, /*width=*/1);
+    Value zero = index(0);
+    row = arith::SelectOp::create(builder, loc, inside, row, zero);
+    col = arith::SelectOp::create(builder, loc, inside, col, zero);
+  }
+
   Type accType = matmul.getAccType();
   auto contract = arith::FastMathFlagsAttr::get(
       builder.getContext(), arith::FastMathFlags::contract);
@@ -82,6 +96,11 @@ static LogicalResult mapThreads(MatmulOp matmul) {
   loop->setAttr(kKLoopAttr, builder.getUnitAttr());
   Value result =
       castFloat(builder, loc, loop.getResult(0), cType.getElementType());
+  if (inside) {
+    auto guard = scf::IfOp::create(builder, loc, inside,
+                                   /*withElseRegion=*/false);
+    builder.setInsertionPointToStart(guard.thenBlock());
+  }
   memref::StoreOp::create(builder, loc, result, matmul.getC(),
                           ValueRange{row, col});
   matmul.erase();

@@ -67,7 +67,8 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
   auto bType = cast<MemRefType>(matmul.getB().getType());
   auto cType = cast<MemRefType>(matmul.getC().getType());
   int64_t wm = cType.getDimSize(0), wn = cType.getDimSize(1);
-  int64_t k = aType.getDimSize(1);
+  int64_t k = kLoopExtent(matmul, aType.getDimSize(1), s.getTileK(),
+                          s.hasPromotion());
   ArrayRef<int64_t> shape = s.getMma();
   Type element = aType.getElementType();
   // A fragment holds 4 x (32 bits of elements) of A and 2 x of B per lane.

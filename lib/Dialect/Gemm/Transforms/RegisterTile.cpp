@@ -91,7 +91,8 @@ static LogicalResult registerTile(MatmulOp matmul) {
   auto aType = cast<MemRefType>(matmul.getA().getType());
   auto cType = cast<MemRefType>(matmul.getC().getType());
   int64_t bm = cType.getDimSize(0), bn = cType.getDimSize(1);
-  int64_t k = aType.getDimSize(1);
+  int64_t k = kLoopExtent(matmul, aType.getDimSize(1), s.getTileK(),
+                          s.hasPromotion());
   int64_t tm = s.getThreadM(), tn = s.getThreadN();
   int64_t threads = (bm / tm) * (bn / tn);
   if (bm % tm || bn % tn ||

@@ -32,10 +32,10 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
   int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
   int64_t k = cast<MemRefType>(matmul.getA().getType()).getDimSize(1);
   int64_t bm = schedule.getTileM(), bn = schedule.getTileN();
-  if (m % bm != 0 || n % bn != 0)
-    return matmul.emitOpError("problem ")
-           << m << "x" << n << " is not a multiple of the block tile " << bm
-           << "x" << bn << " (tails are not implemented yet)";
+  // Tails: the blocks past the last full tile compute a whole tile, and the
+  // passes guard every global access by the matrix bounds.
+  if (m % bm || n % bn || k % schedule.getTileK())
+    func->setAttr(kTailsAttr, UnitAttr::get(func.getContext()));
 
   OpBuilder builder(matmul);
   Location loc = matmul.getLoc();
@@ -57,8 +57,8 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
 
   int64_t threads = schedule.getThreadsPerBlock();
   int32_t blockSize[] = {static_cast<int32_t>(threads), 1, 1};
-  int32_t gridSize[] = {static_cast<int32_t>(n / bn),
-                        static_cast<int32_t>(m / bm), 1};
+  int32_t gridSize[] = {static_cast<int32_t>(llvm::divideCeil(n, bn)),
+                        static_cast<int32_t>(llvm::divideCeil(m, bm)), 1};
   func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(blockSize));
   func.setKnownGridSizeAttr(builder.getDenseI32ArrayAttr(gridSize));
   // Cap registers so that two blocks fit on an SM (64K registers) when the

@@ -17,6 +17,10 @@ inline constexpr llvm::StringLiteral kInnerKAttr = "gemm.inner_k";
 inline constexpr llvm::StringLiteral kStageAttr = "gemm.stage";
 inline constexpr llvm::StringLiteral kWarpViewAttr = "gemm.warp_view";
 
+/// Put on a kernel by gemm-tile-blocks when the problem is not a multiple of
+/// the block tile: global accesses are then guarded by the matrix bounds.
+inline constexpr llvm::StringLiteral kTailsAttr = "gemm.tails";
+
 /// The attribute convert-gemm-to-gpu puts the schedule in on the kernel.
 inline constexpr llvm::StringLiteral kScheduleAttr = "gemm.schedule";
 
@@ -49,6 +53,32 @@ inline bool isRowMajor(MemRefType type) {
   auto [strides, offset] = type.getStridesAndOffset();
   return strides[1] == 1;
 }
+
+/// The extent of the loop over K of `matmul`: K, or K rounded up to BK when
+/// the tiles of A and B are staged in shared memory and K is not a multiple
+/// of BK (the copies zero-fill the last tile past K).
+int64_t kLoopExtent(Operation *matmul, int64_t k, int64_t bk, bool promoted);
+
+/// A point of a view of a global matrix, in the matrix's coordinates, with
+/// the matrix's extents.
+struct MatrixPoint {
+  Value row, col;
+  int64_t rows, cols;
+};
+
+/// Whether `view` is a 2-D memref of static shape or a view of one through
+/// memref.subview (unit strides) and memref.cast ops.
+bool viewsMatrix(Value view);
+
+/// Where (row, col) of `view` lies in the matrix it views (`view` must
+/// satisfy viewsMatrix).
+MatrixPoint pointInMatrix(OpBuilder &b, Location loc, Value view, Value row,
+                          Value col);
+
+/// Whether the `width` elements from `p` along `dim` (0: down a column, 1:
+/// along a row) lie inside the matrix.
+Value isInside(OpBuilder &b, Location loc, const MatrixPoint &p, unsigned dim,
+               int64_t width);
 
 } // namespace mlir::gemm
 

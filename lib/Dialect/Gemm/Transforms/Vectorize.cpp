@@ -4,6 +4,7 @@
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace mlir::gemm {
 #define GEN_PASS_DEF_GEMMVECTORIZE
@@ -26,32 +27,97 @@ static llvm::MaybeAlign alignmentOf(VectorType type) {
   return llvm::MaybeAlign(std::min<int64_t>(bytes, 16));
 }
 
+static bool isShared(Value memref) {
+  return nvgpu::NVGPUDialect::hasSharedMemoryAddressSpace(
+      cast<MemRefType>(memref.getType()));
+}
+
+/// (row, col) if the `width` elements from there along `dim` lie inside the
+/// global matrix `view` views, else (0, 0), with the condition. (0, 0) of a
+/// tile view is inside: tiles start inside the matrix.
+static std::tuple<Value, Value, Value> clampToMatrix(OpBuilder &b,
+                                                     Location loc, Value view,
+                                                     Value row, Value col,
+                                                     unsigned dim,
+                                                     int64_t width) {
+  // The pass checked that global views resolve (viewsMatrix).
+  MatrixPoint p = pointInMatrix(b, loc, view, row, col);
+  Value inside = isInside(b, loc, p, dim, width);
+  Value zero = indexConstant(b, loc, 0);
+  return {inside, arith::SelectOp::create(b, loc, inside, row, zero),
+          arith::SelectOp::create(b, loc, inside, col, zero)};
+}
+
 /// Reads `width` elements of `source` from (row, col) along `dim`: one
-/// vector load where they are adjacent, else one load each.
+/// vector load where they are adjacent, else one load each. With `guard`,
+/// elements of a global matrix past its bounds read as zero (from a valid
+/// address).
 static Value readAlong(OpBuilder &b, Location loc, Value source, Value row,
-                       Value col, int64_t width, unsigned dim) {
+                       Value col, int64_t width, unsigned dim,
+                       bool guard = false) {
   auto type = cast<MemRefType>(source.getType());
   auto vectorType = VectorType::get({width}, type.getElementType());
-  if (width > 1 && isContiguousAlong(type, dim))
-    return vector::LoadOp::create(b, loc, vectorType, source,
-                                  ValueRange{row, col}, /*nontemporal=*/false,
-                                  alignmentOf(vectorType));
+  guard = guard && !isShared(source);
+  if (width > 1 && isContiguousAlong(type, dim)) {
+    Value inside;
+    if (guard)
+      std::tie(inside, row, col) =
+          clampToMatrix(b, loc, source, row, col, dim, width);
+    Value value = vector::LoadOp::create(
+        b, loc, vectorType, source, ValueRange{row, col},
+        /*nontemporal=*/false, alignmentOf(vectorType));
+    if (!guard)
+      return value;
+    Value zeros = arith::ConstantOp::create(b, loc, vectorType,
+                                            b.getZeroAttr(vectorType));
+    return arith::SelectOp::create(b, loc, inside, value, zeros);
+  }
   SmallVector<Value> elements;
   for (int64_t e = 0; e < width; ++e) {
     Value r = dim == 0 ? addOffset(b, loc, row, e) : row;
     Value c = dim == 1 ? addOffset(b, loc, col, e) : col;
-    elements.push_back(memref::LoadOp::create(b, loc, source, ValueRange{r, c}));
+    Value inside;
+    if (guard)
+      std::tie(inside, r, c) = clampToMatrix(b, loc, source, r, c, dim, 1);
+    Value element = memref::LoadOp::create(b, loc, source, ValueRange{r, c});
+    if (guard)
+      element = arith::SelectOp::create(
+          b, loc, inside, element,
+          arith::ConstantOp::create(
+              b, loc, b.getZeroAttr(type.getElementType())));
+    elements.push_back(element);
   }
   return vector::FromElementsOp::create(b, loc, vectorType, elements);
 }
 
+/// Runs `store` under `scf.if` when the `width` elements from (row, col)
+/// along `dim` lie inside the global matrix `target` views, or plainly
+/// without `guard`.
+static void storeInside(OpBuilder &b, Location loc, Value target, Value row,
+                        Value col, unsigned dim, int64_t width, bool guard,
+                        function_ref<void(OpBuilder &)> store) {
+  if (!guard) {
+    store(b);
+    return;
+  }
+  MatrixPoint p = pointInMatrix(b, loc, target, row, col);
+  auto inside = scf::IfOp::create(b, loc, isInside(b, loc, p, dim, width),
+                                  /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard insertion(b);
+  b.setInsertionPointToStart(inside.thenBlock());
+  store(b);
+}
+
 /// Writes `value` into `target` from (row, col) along `dim`, in pieces of at
 /// most `maxWidth` elements where they are adjacent, else element by element.
+/// With `guard`, pieces past the bounds of a global matrix are not written.
 static void writeAlong(OpBuilder &b, Location loc, Value value, Value target,
-                       Value row, Value col, unsigned dim, int64_t maxWidth) {
+                       Value row, Value col, unsigned dim, int64_t maxWidth,
+                       bool guard = false) {
   auto type = cast<MemRefType>(target.getType());
   auto vectorType = cast<VectorType>(value.getType());
   int64_t width = vectorType.getNumElements();
+  guard = guard && !isShared(target);
   auto at = [&](int64_t e) {
     Value r = dim == 0 ? addOffset(b, loc, row, e) : row;
     Value c = dim == 1 ? addOffset(b, loc, col, e) : col;
@@ -68,14 +134,23 @@ static void writeAlong(OpBuilder &b, Location loc, Value value, Value target,
           mask.push_back(e + i);
         part = vector::ShuffleOp::create(b, loc, value, value, mask);
       }
-      vector::StoreOp::create(b, loc, part, target, at(e),
-                              /*nontemporal=*/false, alignmentOf(pieceType));
+      SmallVector<Value> index = at(e);
+      storeInside(b, loc, target, index[0], index[1], dim, piece, guard,
+                  [&](OpBuilder &sb) {
+                    vector::StoreOp::create(sb, loc, part, target, index,
+                                            /*nontemporal=*/false,
+                                            alignmentOf(pieceType));
+                  });
     }
     return;
   }
   for (int64_t e = 0; e < width; ++e) {
     Value element = vector::ExtractOp::create(b, loc, value, e);
-    memref::StoreOp::create(b, loc, element, target, at(e));
+    SmallVector<Value> index = at(e);
+    storeInside(b, loc, target, index[0], index[1], dim, 1, guard,
+                [&](OpBuilder &sb) {
+                  memref::StoreOp::create(sb, loc, element, target, index);
+                });
   }
 }
 
@@ -114,11 +189,6 @@ static Value swizzleColumn(OpBuilder &b, Location loc, MemRefType type,
   Value moved = arith::XOrIOp::create(b, loc, index, f);
   return arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, moved, c(chunk)), within);
-}
-
-static bool isShared(Value memref) {
-  return nvgpu::NVGPUDialect::hasSharedMemoryAddressSpace(
-      cast<MemRefType>(memref.getType()));
 }
 
 namespace {
@@ -175,7 +245,8 @@ static void storePiece(OpBuilder &b, Location loc, Value value, Value target,
   writeAlong(b, loc, value, target, p.col, p.row, 1 - p.dim, maxWidth);
 }
 
-static void lowerCopy(CopyOp copy, int64_t storeWidth, bool swizzle) {
+static void lowerCopy(CopyOp copy, int64_t storeWidth, bool swizzle,
+                      bool guard) {
   OpBuilder b(copy);
   Location loc = copy.getLoc();
   Distribution d = distributionOf(cast<MemRefType>(copy.getSource().getType()),
@@ -194,11 +265,22 @@ static void lowerCopy(CopyOp copy, int64_t storeWidth, bool swizzle) {
                                               copy.getTarget().getType()),
                                           p.row, p.col)
                           : p.col;
+      // Past the matrix bounds: no bytes read (from a valid address), the
+      // piece zero-filled.
+      Value srcRow = p.row, srcCol = p.col, srcElements;
+      if (guard) {
+        Value inside;
+        std::tie(inside, srcRow, srcCol) = clampToMatrix(
+            b, loc, copy.getSource(), p.row, p.col, p.dim, d.width);
+        srcElements = arith::SelectOp::create(
+            b, loc, inside, indexConstant(b, loc, d.width),
+            indexConstant(b, loc, 0));
+      }
       nvgpu::DeviceAsyncCopyOp::create(
           b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
           copy.getTarget(), ValueRange{p.row, col}, copy.getSource(),
-          ValueRange{p.row, p.col}, b.getIndexAttr(d.width),
-          /*srcElements=*/Value(), bypassL1 ? b.getUnitAttr() : UnitAttr());
+          ValueRange{srcRow, srcCol}, b.getIndexAttr(d.width), srcElements,
+          bypassL1 ? b.getUnitAttr() : UnitAttr());
     }
     copy.erase();
     return;
@@ -209,7 +291,7 @@ static void lowerCopy(CopyOp copy, int64_t storeWidth, bool swizzle) {
   for (int64_t i = 0; i < d.piecesPerThread(); ++i) {
     Piece p = d.piece(b, loc, tid, i);
     pieces.push_back({p, readAlong(b, loc, copy.getSource(), p.row, p.col,
-                                   d.width, p.dim)});
+                                   d.width, p.dim, guard)});
   }
   for (auto &[p, value] : pieces)
     storePiece(b, loc, value, copy.getTarget(), p, copy.getTranspose(),
@@ -217,7 +299,7 @@ static void lowerCopy(CopyOp copy, int64_t storeWidth, bool swizzle) {
   copy.erase();
 }
 
-static void lowerLoadTile(LoadTileOp load) {
+static void lowerLoadTile(LoadTileOp load, bool guard) {
   OpBuilder b(load);
   Location loc = load.getLoc();
   Distribution d = distributionOf(cast<MemRefType>(load.getSource().getType()),
@@ -226,8 +308,8 @@ static void lowerLoadTile(LoadTileOp load) {
   SmallVector<Value> elements;
   for (int64_t i = 0; i < d.piecesPerThread(); ++i) {
     Piece p = d.piece(b, loc, tid, i);
-    Value piece =
-        readAlong(b, loc, load.getSource(), p.row, p.col, d.width, p.dim);
+    Value piece = readAlong(b, loc, load.getSource(), p.row, p.col, d.width,
+                            p.dim, guard);
     for (int64_t e = 0; e < d.width; ++e)
       elements.push_back(vector::ExtractOp::create(b, loc, piece, e));
   }
@@ -265,7 +347,8 @@ static unsigned transferDim(AffineMap map) {
   return cast<AffineDimExpr>(map.getResult(0)).getPosition();
 }
 
-static LogicalResult lowerTransferRead(vector::TransferReadOp read) {
+static LogicalResult lowerTransferRead(vector::TransferReadOp read,
+                                       bool guard) {
   if (read.getVectorType().getRank() != 1 || read.getMask() ||
       read.getIndices().size() != 2)
     return read.emitOpError("gemm-vectorize expects 1-D reads of 2-D tiles");
@@ -273,21 +356,21 @@ static LogicalResult lowerTransferRead(vector::TransferReadOp read) {
   Value value = readAlong(b, read.getLoc(), read.getBase(),
                           read.getIndices()[0], read.getIndices()[1],
                           read.getVectorType().getNumElements(),
-                          transferDim(read.getPermutationMap()));
+                          transferDim(read.getPermutationMap()), guard);
   read.replaceAllUsesWith(value);
   read.erase();
   return success();
 }
 
 static LogicalResult lowerTransferWrite(vector::TransferWriteOp write,
-                                        int64_t storeWidth) {
+                                        int64_t storeWidth, bool guard) {
   if (write.getVectorType().getRank() != 1 || write.getMask() ||
       write.getIndices().size() != 2)
     return write.emitOpError("gemm-vectorize expects 1-D writes of 2-D tiles");
   OpBuilder b(write);
   writeAlong(b, write.getLoc(), write.getVector(), write.getBase(),
              write.getIndices()[0], write.getIndices()[1],
-             transferDim(write.getPermutationMap()), storeWidth);
+             transferDim(write.getPermutationMap()), storeWidth, guard);
   write.erase();
   return success();
 }
@@ -366,27 +449,38 @@ struct GemmVectorizePass
     int64_t sharedStore = schedule ? schedule.getSharedStoreWidth() : 1;
     int64_t globalStore = schedule ? schedule.getGlobalStoreWidth() : 1;
     bool swizzle = schedule && schedule.getSwizzle();
+    bool guard = func->hasAttr(kTailsAttr);
     SmallVector<Operation *> ops;
     func.walk([&](Operation *op) {
       if (isa<CopyOp, LoadTileOp, StoreTileOp, LoadFragmentOp,
               vector::TransferReadOp, vector::TransferWriteOp>(op))
         ops.push_back(op);
     });
+    // Guarded accesses find the matrix bounds through the views.
+    if (guard)
+      for (Operation *op : ops)
+        for (Value operand : op->getOperands())
+          if (isa<MemRefType>(operand.getType()) && !isShared(operand) &&
+              !viewsMatrix(operand)) {
+            op->emitOpError("gemm-vectorize cannot find the bounds of the "
+                            "matrix this access reads or writes");
+            return signalPassFailure();
+          }
     for (Operation *op : ops) {
       LogicalResult result = success();
       if (auto copy = dyn_cast<CopyOp>(op))
-        lowerCopy(copy, sharedStore, swizzle);
+        lowerCopy(copy, sharedStore, swizzle, guard);
       else if (auto load = dyn_cast<LoadTileOp>(op))
-        lowerLoadTile(load);
+        lowerLoadTile(load, guard);
       else if (auto store = dyn_cast<StoreTileOp>(op))
         lowerStoreTile(store, sharedStore, swizzle);
       else if (auto fragment = dyn_cast<LoadFragmentOp>(op))
         result = lowerLoadFragment(fragment, swizzle);
       else if (auto read = dyn_cast<vector::TransferReadOp>(op))
-        result = lowerTransferRead(read);
+        result = lowerTransferRead(read, guard);
       else
         result = lowerTransferWrite(cast<vector::TransferWriteOp>(op),
-                                    globalStore);
+                                    globalStore, guard);
       if (failed(result))
         return signalPassFailure();
     }

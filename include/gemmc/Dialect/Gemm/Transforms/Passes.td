@@ -14,8 +14,9 @@ def GemmTileBlocks : Pass<"gemm-tile-blocks", "::mlir::gpu::GPUFuncOp"> {
     The kernel gets `gpu.known_block_size`, and the `gemm.launch` attribute
     from which the kernel contract is written (grid x over N, grid y over M).
 
-    Problem sizes must be multiples of the block tile; the pass fails
-    otherwise.
+    Problem sizes need not be multiples of the block tile: the grid rounds
+    up, and the kernel gets the `gemm.tails` attribute, which makes the
+    passes that lower global accesses guard them by the matrix bounds.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -65,6 +66,9 @@ def GemmMapThreads : Pass<"gemm-map-threads", "::mlir::gpu::GPUFuncOp"> {
     strided). With `coalesce`, consecutive threads own consecutive elements
     along C's contiguous dimension, so a warp's stores of C and loads of the
     matching operand coalesce and the other operand is broadcast.
+
+    In a kernel with `gemm.tails`, a thread past the matrix reads row or
+    column 0 and stores nothing.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -195,13 +199,17 @@ def GemmVectorize : Pass<"gemm-vectorize", "::mlir::gpu::GPUFuncOp"> {
     pieces. `gemm.load_fragment` becomes `nvgpu.ldmatrix`. With the
     schedule's `swizzle`, every shared-memory store of a copy and every
     ldmatrix address moves the 16-byte chunk c of row r to chunk c xor f(r)
-    (see the DSL reference).
+    (see the DSL reference). In a kernel with `gemm.tails`, every access to
+    a global matrix finds its bounds through its views: loads past them read
+    zeros from a clamped address, `cp.async` copies past them copy 0 elements
+    (zero-fill), and stores past them are skipped (`scf.if`).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
   ];
 }

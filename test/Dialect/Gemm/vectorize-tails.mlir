@@ -1,0 +1,45 @@
+// RUN: gemmc-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(gpu.func(gemm-vectorize)))' \
+// RUN: | gemmc-opt -cse | FileCheck %s
+
+// Tails (`gemm.tails`): each global access finds the matrix bounds through
+// its views. A piece past them reads zeros from the tile's first element (a
+// valid address), a cp.async piece copies 0 elements (zero-fill), and a
+// store past them does not happen.
+// CHECK-LABEL: gpu.func @guarded
+// CHECK-SAME: (%[[A:.*]]: memref<100x40xf32>, %[[S:.*]]: memref<32x8xf32, #gpu.address_space<workgroup>>, %[[C:.*]]: memref<100x60xf32>, %[[I:.*]]: index, %[[J:.*]]: index, %[[V:.*]]: vector<4xf32>)
+// CHECK: %[[TILE:.*]] = memref.subview %[[A]][%[[I]], 32]
+// CHECK: %[[ROW:.*]] = arith.divui
+// CHECK: %[[COL:.*]] = arith.muli
+// CHECK: %[[AROW:.*]] = arith.addi %[[ROW]], %[[I]]
+// CHECK: %[[ACOL:.*]] = arith.addi %[[COL]], %c32
+// CHECK: %[[LAST:.*]] = arith.addi %[[ACOL]], %c3
+// CHECK: %[[RIN:.*]] = arith.cmpi ult, %[[AROW]], %c100
+// CHECK: %[[CIN:.*]] = arith.cmpi ult, %[[LAST]], %c40
+// CHECK: %[[IN:.*]] = arith.andi %[[RIN]], %[[CIN]]
+// CHECK: %[[R:.*]] = arith.select %[[IN]], %[[ROW]], %c0
+// CHECK: %[[CC:.*]] = arith.select %[[IN]], %[[COL]], %c0
+// CHECK: %[[LOAD:.*]] = vector.load %[[TILE]][%[[R]], %[[CC]]]
+// CHECK: arith.select %[[IN]], %[[LOAD]], %{{.*}} : vector<4xf32>
+// CHECK: %[[CTILE:.*]] = memref.subview %[[C]]
+// CHECK: %[[SIN:.*]] = arith.andi
+// CHECK: scf.if %[[SIN]] {
+// CHECK-NEXT: vector.store %[[V]], %[[CTILE]]
+// CHECK-LABEL: gpu.func @async
+// CHECK: %[[AIN:.*]] = arith.andi
+// CHECK: %[[N:.*]] = arith.select %[[AIN]], %c4, %c0
+// CHECK: nvgpu.device_async_copy %{{.*}}, %{{.*}}, 4, %[[N]] {bypassL1}
+gpu.module @m {
+  gpu.func @guarded(%a: memref<100x40xf32>, %s: memref<32x8xf32, #gpu.address_space<workgroup>>, %c: memref<100x60xf32>, %i: index, %j: index, %v: vector<4xf32>) kernel attributes {gemm.tails, gemm.schedule = #gemm.schedule<tile = 32x32x8, vectorize = [4, 1, 1, 4]>} {
+    %tile = memref.subview %a[%i, 32] [32, 8] [1, 1] : memref<100x40xf32> to memref<32x8xf32, strided<[40, 1], offset: ?>>
+    gemm.copy %tile to %s {threads = 64 : i64, vector = 4 : i64} : memref<32x8xf32, strided<[40, 1], offset: ?>> to memref<32x8xf32, #gpu.address_space<workgroup>>
+    %ctile = memref.subview %c[%i, %j] [32, 32] [1, 1] : memref<100x60xf32> to memref<32x32xf32, strided<[60, 1], offset: ?>>
+    %c0 = arith.constant 0 : index
+    vector.transfer_write %v, %ctile[%c0, %c0] {in_bounds = [true]} : vector<4xf32>, memref<32x32xf32, strided<[60, 1], offset: ?>>
+    gpu.return
+  }
+  gpu.func @async(%a: memref<100x40xf32>, %s: memref<32x8xf32, #gpu.address_space<workgroup>>, %i: index) kernel attributes {gemm.tails, gemm.schedule = #gemm.schedule<tile = 32x32x8, vectorize = [4, 1, 1, 4]>} {
+    %tile = memref.subview %a[%i, 32] [32, 8] [1, 1] : memref<100x40xf32> to memref<32x8xf32, strided<[40, 1], offset: ?>>
+    gemm.copy %tile to %s {async, threads = 64 : i64, vector = 4 : i64} : memref<32x8xf32, strided<[40, 1], offset: ?>> to memref<32x8xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
