@@ -121,9 +121,6 @@ bool gemmc::checkSupported(const KernelDecl &kernel,
       return notYet((*matrix)->typeLoc,
                     "element type '" + stringify((*matrix)->type) +
                         "' without 'mma'");
-  if (p.epilogue && p.epilogue->kind != Epilogue::Store)
-    return notYet(p.epilogue->loc,
-                  "epilogue '" + stringify(p.epilogue->kind) + "'");
   if (p.batch)
     return notYet(p.batch->loc, "a batched GEMM");
   // Kernels index with 32-bit arithmetic.
@@ -215,6 +212,8 @@ OwningOpRef<ModuleOp> gemmc::mlirGen(MLIRContext &ctx,
                                         bLayout, cType, cLayout, accType);
 
   gemm::ScheduleAttr schedule = getSchedule(ctx, *kernel.schedule);
-  gemm::KernelOp::create(builder, loc, kernel.name, problem, schedule);
+  bool alphaBeta = p.epilogue && p.epilogue->kind == Epilogue::AlphaBeta;
+  gemm::KernelOp::create(builder, loc, kernel.name, problem, schedule,
+                         alphaBeta);
   return module;
 }

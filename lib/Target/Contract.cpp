@@ -16,6 +16,7 @@ mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel, StringRef arch,
   contract.problem = kernel->getAttrOfType<ProblemAttr>("gemm.problem");
   contract.schedule = kernel->getAttrOfType<ScheduleAttr>("gemm.schedule");
   contract.launch = kernel->getAttrOfType<LaunchAttr>("gemm.launch");
+  contract.alphaBeta = kernel->hasAttr("gemm.alpha_beta");
   if (!contract.problem || !contract.schedule || !contract.launch)
     return kernel.emitError("kernel lacks the gemm.problem, gemm.schedule or "
                             "gemm.launch attribute of its contract");
@@ -51,9 +52,13 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
   llvm::interleave(
       launch.getGrid(), os, [&](GridDim dim) { printGridDim(os, dim); }, " ");
   os << "\n// dynamic-shared-bytes: " << launch.getSharedBytes() << "\n";
-  os << "// params: A:ptr B:ptr C:ptr\n";
-  os << "// alignment: 16\n";
-  os << "// semantics: C = A * B\n";
+  os << "// params: A:ptr B:ptr C:ptr";
+  if (contract.alphaBeta)
+    os << " alpha:f32 beta:f32";
+  os << "\n// alignment: 16\n";
+  os << "// semantics: "
+     << (contract.alphaBeta ? "C = alpha * A * B + beta * C" : "C = A * B")
+     << "\n";
   os << "// problem: m=" << problem.getM() << " n=" << problem.getN()
      << " k=" << problem.getK();
   printMatrix(os, "a", problem.getAType(), problem.getALayout());

@@ -2,6 +2,8 @@
 
 #include "gemmc-rt/BenchOptions.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 using namespace gemmc::rt;
@@ -23,6 +25,9 @@ const char *gemmc::rt::kBenchUsage =
     "  --flush-l2         overwrite a buffer larger than L2 before each run\n"
     "  --seed N           seed of the random inputs (default 1)\n"
     "  --samples N        entries checked against fp64 (default 1024)\n"
+    "  --alpha X, --beta Y  C = alpha * A * B + beta * C (default 1 and 0;\n"
+    "                     beta = 0 never reads C); kernels without alpha and\n"
+    "                     beta parameters are skipped unless 1 and 0\n"
     "  --tolerance X      relative Frobenius error that passes (default by\n"
     "                     precision)\n"
     "  --opt-level N      JIT optimisation level 0-4 (default 4)\n"
@@ -168,6 +173,16 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
     } else if (arg == "--samples") {
       if (!number(o.samples, 1, 100000000))
         return false;
+    } else if (arg == "--alpha" || arg == "--beta") {
+      if (!value(text))
+        return false;
+      char *end = nullptr;
+      float v = std::strtof(text.c_str(), &end);
+      if (*end != '\0' || !std::isfinite(v)) {
+        error = "bad " + arg.substr(2) + " '" + text + "'";
+        return false;
+      }
+      (arg == "--alpha" ? o.alpha : o.beta) = v;
     } else if (arg == "--tolerance") {
       if (!value(text))
         return false;

@@ -2,6 +2,7 @@
 
 #include "gemmc-rt/Contract.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -268,6 +269,7 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
   if (!parseInt(fields["dynamic-shared-bytes"], contract.dynamicSharedBytes))
     return bad("dynamic-shared-bytes");
   contract.params.clear();
+  contract.alphaBeta = false;
   for (const std::string &word : splitWords(fields["params"])) {
     size_t colon = word.find(':');
     if (colon == std::string::npos)
@@ -277,16 +279,28 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
                    (param.name == "A" || param.name == "B" || param.name == "C");
     bool size = param.kind == "i32" &&
                 (param.name == "M" || param.name == "N" || param.name == "K");
-    if (!pointer && !size) {
+    bool scalar = param.kind == "f32" &&
+                  (param.name == "alpha" || param.name == "beta");
+    contract.alphaBeta = contract.alphaBeta || scalar;
+    if (!pointer && !size && !scalar) {
       error = "line " + std::to_string(fieldLines["params"]) +
               ": unsupported kernel parameter '" + word +
-              "' (known: A:ptr B:ptr C:ptr M:i32 N:i32 K:i32)";
+              "' (known: A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 "
+              "beta:f32)";
       return false;
     }
     contract.params.push_back(param);
   }
   if (contract.params.empty())
     return bad("params");
+  // alpha and beta come together.
+  if (contract.alphaBeta &&
+      std::count_if(contract.params.begin(), contract.params.end(),
+                    [](const Param &p) { return p.kind == "f32"; }) != 2) {
+    error = "line " + std::to_string(fieldLines["params"]) +
+            ": a kernel takes both alpha:f32 and beta:f32, or neither";
+    return false;
+  }
   if (fields.count("alignment") &&
       (!parseInt(fields["alignment"], contract.alignment) ||
        contract.alignment <= 0))
@@ -350,6 +364,10 @@ bool gemmc::rt::accepts(const Contract &contract, const Problem &p,
   if (p.aLayout != k.aLayout || p.bLayout != k.bLayout ||
       p.cLayout != k.cLayout) {
     why = "layouts differ: the kernel computes " + k.str();
+    return false;
+  }
+  if (!contract.alphaBeta && (p.alpha != 1 || p.beta != 0)) {
+    why = "the kernel computes C = A * B: it takes no alpha and beta";
     return false;
   }
   return true;

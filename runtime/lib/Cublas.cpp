@@ -135,7 +135,7 @@ void Cublas::gemm(const Problem &p, MathMode math, const Operands &ops) {
   const void *x = reinterpret_cast<const void *>(call.swap ? ops.b : ops.a);
   const void *y = reinterpret_cast<const void *>(call.swap ? ops.a : ops.b);
   void *c = reinterpret_cast<void *>(ops.c);
-  const float alpha = 1.0f, beta = 0.0f;
+  const float alpha = p.alpha, beta = p.beta;
   if (p.a == DType::F32 && math == MathMode::Exact) {
     GEMMC_CUBLAS(api().cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
     GEMMC_CUBLAS(api().cublasSgemm(

@@ -166,7 +166,8 @@ Sample gemmc::rt::chooseSample(int64_t m, int64_t n, int64_t k,
 Comparison gemmc::rt::compareWithReference(const HostMatrix &a,
                                            const HostMatrix &b,
                                            const HostMatrix &c,
-                                           const Sample &sample) {
+                                           const Sample &sample,
+                                           const Epilogue &epilogue) {
   const int64_t k = a.cols;
   // Dense copies with K contiguous for both operands keep the dot products
   // streaming through cache whatever the layouts.
@@ -196,6 +197,9 @@ Comparison gemmc::rt::compareWithReference(const HostMatrix &a,
         double ref = 0;
         for (int64_t kk = 0; kk < k; ++kk)
           ref += x[kk] * y[kk];
+        ref *= epilogue.alpha;
+        if (epilogue.beta != 0)
+          ref += epilogue.beta * epilogue.c0->at(i, j);
         double got = c.at(i, j);
         if (!std::isfinite(got)) {
           ++p.nonFinite;

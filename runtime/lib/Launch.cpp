@@ -44,6 +44,7 @@ void ContractKernel::launch(const Operands &operands,
   // One slot per parameter, in the contract's order.
   std::vector<CUdeviceptr> pointers(spec.params.size());
   std::vector<int32_t> sizes(spec.params.size());
+  std::vector<float> scalars(spec.params.size());
   std::vector<void *> args;
   for (size_t i = 0; i < spec.params.size(); ++i) {
     const std::string &name = spec.params[i].name;
@@ -52,6 +53,11 @@ void ContractKernel::launch(const Operands &operands,
                     : name == "B" ? operands.b
                                   : operands.c;
       args.push_back(&pointers[i]);
+      continue;
+    }
+    if (spec.params[i].kind == "f32") {
+      scalars[i] = name == "alpha" ? p.alpha : p.beta;
+      args.push_back(&scalars[i]);
       continue;
     }
     sizes[i] = int32_t(name == "M" ? p.m : name == "N" ? p.n : p.k);

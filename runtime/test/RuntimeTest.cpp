@@ -138,6 +138,18 @@ TEST(Contract, AcceptsOnlyWhatTheKernelComputes) {
   q.bLayout = Layout::Col;
   EXPECT_FALSE(accepts(dynamic, q, why));
   EXPECT_NE(why.find("layouts differ"), std::string::npos);
+
+  // alpha and beta: only a kernel that takes them computes other than 1, 0.
+  p = fixed.problem;
+  p.beta = 0.5f;
+  EXPECT_FALSE(accepts(fixed, p, why));
+  EXPECT_EQ(why, "the kernel computes C = A * B: it takes no alpha and beta");
+  Contract scaled;
+  ASSERT_TRUE(parseContract(
+      replace(kFixed, "C:ptr", "C:ptr alpha:f32 beta:f32"), scaled, error))
+      << error;
+  EXPECT_TRUE(scaled.alphaBeta);
+  EXPECT_TRUE(accepts(scaled, p, why)) << why;
 }
 
 TEST(Contract, RejectsMalformedContracts) {
@@ -155,10 +167,14 @@ TEST(Contract, RejectsMalformedContracts) {
                              error));
   EXPECT_EQ(error, "line 18: the kernel contract has no "
                    "'// gemmc-contract-end' line");
+  EXPECT_FALSE(parseContract(replace(kFixed, "C:ptr", "C:ptr gamma:f32"), c,
+                             error));
+  EXPECT_EQ(error, "line 12: unsupported kernel parameter 'gamma:f32' (known: "
+                   "A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 beta:f32)");
   EXPECT_FALSE(parseContract(replace(kFixed, "C:ptr", "C:ptr alpha:f32"), c,
                              error));
-  EXPECT_EQ(error, "line 12: unsupported kernel parameter 'alpha:f32' (known: "
-                   "A:ptr B:ptr C:ptr M:i32 N:i32 K:i32)");
+  EXPECT_EQ(error, "line 12: a kernel takes both alpha:f32 and beta:f32, or "
+                   "neither");
   EXPECT_FALSE(parseContract(replace(kFixed, "m=1024", "m=?"), c, error));
   EXPECT_EQ(error, "the problem's size M is given at launch but is not a "
                    "kernel parameter");
@@ -230,6 +246,13 @@ TEST(Host, ReferenceMatchesExactProduct) {
                                                 139 * 139 + 154 * 154),
               1e-12);
   EXPECT_EQ(off.maxAbs, 1.0);
+
+  // alpha * A * B + beta * C0.
+  HostMatrix c0(2, 2, Layout::Row);
+  c0.data = {1, 2, 3, 4};
+  c.data = {2 * 58 - 1, 2 * 64 - 2, 2 * 139 - 3, 2 * 154 - 4};
+  Comparison scaled = compareWithReference(a, b, c, all, {2, -1, &c0});
+  EXPECT_EQ(scaled.relFrobenius, 0.0);
 
   c.data[0] = NAN;
   Comparison nan = compareWithReference(a, b, c, all);
@@ -306,7 +329,8 @@ TEST(BenchOptions, ParsesEveryOption) {
   ASSERT_TRUE(parse({"a.ptx", "--size", "4096,128x256x64", "--dtype", "f16",
                      "--layout", "rcr", "--runs", "50", "--warmup", "2",
                      "--flush-l2", "--seed", "9", "--samples", "64",
-                     "--tolerance", "1e-3", "--opt-level", "3", "--csv",
+                     "--tolerance", "1e-3", "--opt-level", "3", "--alpha",
+                     "2", "--beta", "-0.5", "--csv",
                      "out.csv", "--json", "out.json", "b.ptx"},
                     o, error))
       << error;
@@ -321,6 +345,8 @@ TEST(BenchOptions, ParsesEveryOption) {
   EXPECT_TRUE(o.flushL2);
   EXPECT_EQ(o.seed, 9u);
   EXPECT_EQ(o.tolerance, 1e-3);
+  EXPECT_EQ(o.alpha, 2.0f);
+  EXPECT_EQ(o.beta, -0.5f);
   EXPECT_EQ(o.json, "out.json");
 
   ASSERT_TRUE(parse({"--size", "64", "--dtype", "bf16", "--ctype", "f32"}, o,

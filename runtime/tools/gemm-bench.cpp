@@ -302,6 +302,7 @@ int main(int argc, char **argv) {
       p.a = p.b = o.type;
       p.c = o.cType;
       p.aLayout = o.aLayout, p.bLayout = o.bLayout, p.cLayout = o.cLayout;
+      p.alpha = o.alpha, p.beta = o.beta;
 
       HostMatrix a(p.m, p.k, p.aLayout, p.a), b(p.k, p.n, p.bLayout, p.b);
       fillRandom(a, o.seed);
@@ -313,6 +314,21 @@ int main(int argc, char **argv) {
       Operands ops{da.ptr(), db.ptr(), dc.ptr()};
       Sample sample =
           chooseSample(p.m, p.n, p.k, /*fullLimit=*/0, o.samples, o.seed + 2);
+      // C before each verified run: NaN where beta = 0 (a kernel must not
+      // read it), else random values the result depends on.
+      HostMatrix c0(p.m, p.n, p.cLayout, p.c);
+      std::vector<unsigned char> c0Bytes;
+      if (p.beta != 0) {
+        fillRandom(c0, o.seed + 3);
+        c0Bytes = c0.pack();
+      }
+      auto resetC = [&] {
+        if (p.beta != 0)
+          dc.upload(c0Bytes.data());
+        else
+          dc.fill32(poisonWord(p.c));
+      };
+      Epilogue epilogue{p.alpha, p.beta, &c0};
       std::vector<unsigned char> bytes(dc.size());
       double flop = 2.0 * p.m * p.n * p.k;
       double peak = peakTflops(device, p.a, o.math);
@@ -321,7 +337,7 @@ int main(int argc, char **argv) {
                         Result &r) {
         dc.download(bytes.data());
         c.unpack(bytes);
-        Comparison fp64 = compareWithReference(a, b, c, sample);
+        Comparison fp64 = compareWithReference(a, b, c, sample, epilogue);
         r.relToFp64 = fp64.relFrobenius;
         bool pass = fp64.nonFinite == 0 && fp64.relFrobenius <= tolerance;
         if (reference) {
@@ -348,7 +364,7 @@ int main(int argc, char **argv) {
         r.file = Cublas::describe(p, o.math);
         r.size = size;
         progress(r.kernel);
-        dc.fill32(poisonWord(p.c));
+        resetC();
         cublas->gemm(p, o.math, ops);
         GEMMC_CU(DriverApi::get().cuCtxSynchronize());
         reference = std::make_unique<HostMatrix>(p.m, p.n, p.cLayout, p.c);
@@ -382,7 +398,7 @@ int main(int argc, char **argv) {
           results.push_back(r);
           continue;
         }
-        dc.fill32(poisonWord(p.c));
+        resetC();
         l.kernel->launch(ops, p);
         GEMMC_CU(DriverApi::get().cuCtxSynchronize());
         HostMatrix c(p.m, p.n, p.cLayout, p.c);
@@ -398,12 +414,17 @@ int main(int argc, char **argv) {
         results.push_back(r);
       }
     }
-    std::printf("problem: A %s:%s, B %s:%s, C %s:%s, math %s; tolerance "
+    std::printf("problem: A %s:%s, B %s:%s, C %s:%s, math %s%s; tolerance "
                 "%.1e; median of %d runs after %d warm-up%s\n",
                 toString(o.type), toString(o.aLayout), toString(o.type),
                 toString(o.bLayout), toString(o.cType), toString(o.cLayout),
-                o.math == MathMode::TF32 ? "tf32" : "exact", tolerance,
-                o.runs, o.warmup, o.flushL2 ? ", L2 flushed" : "");
+                o.math == MathMode::TF32 ? "tf32" : "exact",
+                o.alpha == 1 && o.beta == 0
+                    ? ""
+                    : (", alpha " + std::to_string(o.alpha) + ", beta " +
+                       std::to_string(o.beta))
+                          .c_str(),
+                tolerance, o.runs, o.warmup, o.flushL2 ? ", L2 flushed" : "");
   } catch (const std::exception &e) {
     printTable(results);
     std::cerr << "gemm-bench: error: " << e.what() << "\n";

@@ -14,7 +14,9 @@ def ConvertGemmToGPU : Pass<"convert-gemm-to-gpu", "::mlir::ModuleOp"> {
     (A is M x K, B is K x N, C is M x N); a column-major matrix gets a strided
     layout. The body is one grid-level `gemm.matmul` that carries the
     schedule, and the function keeps the problem and schedule as
-    `gemm.problem` and `gemm.schedule` for the kernel contract.
+    `gemm.problem` and `gemm.schedule` for the kernel contract. A kernel with
+    `alpha_beta` gets two more arguments, alpha and beta (f32), and the
+    `gemm.alpha_beta` attribute.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",

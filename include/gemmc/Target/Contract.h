@@ -24,6 +24,8 @@ struct KernelContract {
   ProblemAttr problem;
   ScheduleAttr schedule;
   LaunchAttr launch;
+  /// `C = alpha * A * B + beta * C`, alpha and beta parameters.
+  bool alphaBeta = false;
 };
 
 /// Reads the contract of a kernel produced by gemmc's schedule passes from

@@ -39,22 +39,27 @@ static void outlineKernel(KernelOp kernel) {
       builder, loc, (kernel.getSymName() + "_module").str());
   builder.setInsertionPointToStart(gpuModule.getBody());
 
-  Type argTypes[] = {
+  SmallVector<Type, 5> argTypes = {
       getMatrixType(problem.getM(), problem.getK(), problem.getAType(),
                     problem.getALayout()),
       getMatrixType(problem.getK(), problem.getN(), problem.getBType(),
                     problem.getBLayout()),
       getMatrixType(problem.getM(), problem.getN(), problem.getCType(),
                     problem.getCLayout())};
+  // `C = alpha * A * B + beta * C`: alpha and beta follow the matrices.
+  if (kernel.getAlphaBeta())
+    argTypes.append(2, builder.getF32Type());
   auto func = gpu::GPUFuncOp::create(builder, loc, kernel.getSymName(),
                                      builder.getFunctionType(argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                 builder.getUnitAttr());
   func->setAttr("gemm.problem", problem);
   func->setAttr("gemm.schedule", kernel.getSchedule());
+  if (kernel.getAlphaBeta())
+    func->setAttr("gemm.alpha_beta", builder.getUnitAttr());
   // The runtime passes pointers that are at least 16-byte aligned and never
   // alias (the kernel contract says so).
-  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+  for (unsigned i = 0; i < 3; ++i) {
     func.setArgAttr(i, "llvm.noalias", builder.getUnitAttr());
     func.setArgAttr(i, "llvm.align", builder.getI64IntegerAttr(16));
   }

@@ -32,6 +32,7 @@ struct BenchOptions {
   uint64_t seed = 1;
   int64_t samples = 1024;
   double tolerance = 0; ///< 0: by precision (toleranceFor)
+  float alpha = 1, beta = 0; ///< C = alpha * A * B + beta * C
   int optLevel = 4;
   int device = 0;
   std::string csv, json;

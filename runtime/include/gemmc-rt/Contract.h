@@ -42,12 +42,15 @@ struct Problem {
   Layout aLayout = Layout::Row, bLayout = Layout::Row, cLayout = Layout::Row;
   /// `math=tf32`: f32 inputs multiplied in tf32 on tensor cores.
   bool tf32 = false;
+  /// C = alpha * A * B + beta * C; a kernel without alpha and beta
+  /// parameters computes alpha = 1, beta = 0 only.
+  float alpha = 1, beta = 0;
 
   std::string str() const;
 };
 
 /// A kernel parameter: `NAME:KIND`. Pointers are A, B, C (`ptr`); sizes are
-/// M, N, K (`i32`).
+/// M, N, K (`i32`); the epilogue's scalars alpha and beta (`f32`).
 struct Param {
   std::string name;
   std::string kind;
@@ -62,6 +65,8 @@ struct Contract {
   std::vector<Param> params;
   int64_t alignment = 1;
   std::string semantics;
+  /// alpha:f32 and beta:f32 are parameters: C = alpha * A * B + beta * C.
+  bool alphaBeta = false;
   Problem problem;
   /// Sizes given at launch must be multiples of these.
   int64_t multipleM = 1, multipleN = 1, multipleK = 1;

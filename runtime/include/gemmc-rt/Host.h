@@ -73,10 +73,18 @@ struct Comparison {
   int64_t entries = 0;
 };
 
-/// Compares C against sum_k A[i,k] * B[k,j] computed in fp64 at the sampled
-/// entries, using all host threads.
+/// `C = alpha * A * B + beta * C0`: the scalars and C's values before the
+/// kernel (needed when beta is not 0).
+struct Epilogue {
+  double alpha = 1, beta = 0;
+  const HostMatrix *c0 = nullptr;
+};
+
+/// Compares C against alpha * sum_k A[i,k] * B[k,j] + beta * C0[i,j]
+/// computed in fp64 at the sampled entries, using all host threads.
 Comparison compareWithReference(const HostMatrix &a, const HostMatrix &b,
-                                const HostMatrix &c, const Sample &sample);
+                                const HostMatrix &c, const Sample &sample,
+                                const Epilogue &epilogue = {});
 
 } // namespace gemmc::rt
 

@@ -74,3 +74,39 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// `gemm.alpha_beta` (epilogue = alpha-beta, arguments 3 and 4): one branch
+// on beta != 0 around the stores of C. Where beta is not 0, the lane's pairs
+// of C are read first, then each becomes alpha * acc + beta * C; where it
+// is 0, C is not read: alpha * acc.
+// CHECK-LABEL: gpu.func @epilogue
+// CHECK: %[[ACC:.*]] = scf.for
+// CHECK: %[[READS:.*]] = arith.cmpf une, %arg4, %{{.*}} : f32
+// CHECK: scf.if %[[READS]] {
+// CHECK:   %[[OLD0:.*]] = vector.transfer_read %arg2
+// CHECK:   %[[OLD0F:.*]] = arith.extf %[[OLD0]]
+// CHECK:   vector.transfer_read %arg2
+// CHECK:   %[[PAIR:.*]] = vector.extract %[[ACC]][0]
+// CHECK:   %[[ALPHA:.*]] = vector.broadcast %arg3 : f32 to vector<2xf32>
+// CHECK:   %[[SCALED:.*]] = arith.mulf %[[ALPHA]], %[[PAIR]]
+// CHECK:   %[[BETA:.*]] = vector.broadcast %arg4
+// CHECK:   %[[TERM:.*]] = arith.mulf %[[BETA]], %[[OLD0F]]
+// CHECK:   %[[SUM:.*]] = arith.addf %[[TERM]], %[[SCALED]]
+// CHECK:   %[[HALF:.*]] = arith.truncf %[[SUM]]
+// CHECK:   vector.transfer_write %[[HALF]], %arg2
+// CHECK: } else {
+// CHECK-NOT: vector.transfer_read
+// CHECK:   %[[EPAIR:.*]] = vector.extract %[[ACC]][0]
+// CHECK:   %[[EALPHA:.*]] = vector.broadcast %arg3
+// CHECK:   %[[ESCALED:.*]] = arith.mulf %[[EALPHA]], %[[EPAIR]]
+// CHECK:   %[[EHALF:.*]] = arith.truncf %[[ESCALED]]
+// CHECK:   vector.transfer_write %[[EHALF]], %arg2
+// CHECK: gpu.return
+gpu.module @m {
+  gpu.func @epilogue(%a: memref<16x16xf16>, %b: memref<16x8xf16>, %c: memref<16x8xf16>, %alpha: f32, %beta: f32) kernel attributes {gemm.alpha_beta} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>, schedule = #gemm.schedule<tile = 32x32x16, warp_tile = 16x8, promote = [a, b], mma = 16x8x16>} : memref<16x16xf16>, memref<16x8xf16>, memref<16x8xf16>
+    gpu.return
+  }
+}

@@ -94,15 +94,27 @@ static LogicalResult mapThreads(MatmulOp matmul) {
         scf::YieldOp::create(b, l, sum);
       });
   loop->setAttr(kKLoopAttr, builder.getUnitAttr());
-  Value result =
-      castFloat(builder, loc, loop.getResult(0), cType.getElementType());
-  if (inside) {
-    auto guard = scf::IfOp::create(builder, loc, inside,
-                                   /*withElseRegion=*/false);
-    builder.setInsertionPointToStart(guard.thenBlock());
-  }
-  memref::StoreOp::create(builder, loc, result, matmul.getC(),
-                          ValueRange{row, col});
+  buildEpilogue(builder, loc, matmul,
+                [&](OpBuilder &b, const EpilogueValues &e) {
+                  Value old;
+                  if (e.readsC)
+                    old = castFloat(b, loc,
+                                    memref::LoadOp::create(
+                                        b, loc, matmul.getC(),
+                                        ValueRange{row, col}),
+                                    accType);
+                  Value result =
+                      castFloat(b, loc, e.apply(b, loc, loop.getResult(0), old),
+                                cType.getElementType());
+                  OpBuilder::InsertionGuard guard(b);
+                  if (inside) {
+                    auto ifInside = scf::IfOp::create(
+                        b, loc, inside, /*withElseRegion=*/false);
+                    b.setInsertionPointToStart(ifInside.thenBlock());
+                  }
+                  memref::StoreOp::create(b, loc, result, matmul.getC(),
+                                          ValueRange{row, col});
+                });
   matmul.erase();
   return success();
 }

@@ -153,19 +153,46 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
   AffineMap alongColumns =
       AffineMap::get(2, 0, getAffineDimExpr(1, b.getContext()));
   bool inBounds[] = {true};
-  for (int64_t mi = 0; mi < mTiles; ++mi)
-    for (int64_t ni = 0; ni < nTiles; ++ni)
-      for (int64_t half = 0; half < 2; ++half) {
-        Value pair = vector::ExtractOp::create(
-            b, loc, loop.getResult(mi * nTiles + ni), half);
-        if (!cElement.isF32())
-          pair = arith::TruncFOp::create(b, loc, pairType, pair);
-        Value row = addOffset(b, loc, laneRow, mi * 16 + half * 8);
-        Value col = addOffset(b, loc, laneCol, ni * 8);
-        vector::TransferWriteOp::create(b, loc, pair, matmul.getC(),
-                                        ValueRange{row, col}, alongColumns,
-                                        ArrayRef<bool>(inBounds));
-      }
+  auto rowOf = [&](OpBuilder &sb, int64_t mi, int64_t half) {
+    return addOffset(sb, loc, laneRow, mi * 16 + half * 8);
+  };
+  auto colOf = [&](OpBuilder &sb, int64_t ni) {
+    return addOffset(sb, loc, laneCol, ni * 8);
+  };
+  auto f32Pair = VectorType::get({2}, b.getF32Type());
+  buildEpilogue(b, loc, matmul, [&](OpBuilder &sb, const EpilogueValues &e) {
+    for (int64_t mi = 0; mi < mTiles; ++mi) {
+      // Where the epilogue reads C, a row of fragments' reads go first, in
+      // flight together (all of them would need as many registers again as
+      // the accumulators).
+      SmallVector<Value> olds(nTiles * 2);
+      if (e.readsC)
+        for (int64_t ni = 0; ni < nTiles; ++ni)
+          for (int64_t half = 0; half < 2; ++half) {
+            Value pad = arith::ConstantOp::create(
+                sb, loc, sb.getFloatAttr(cElement, 0.0));
+            Value old = vector::TransferReadOp::create(
+                sb, loc, pairType, matmul.getC(),
+                ValueRange{rowOf(sb, mi, half), colOf(sb, ni)}, pad,
+                alongColumns, ArrayRef<bool>(inBounds));
+            if (!cElement.isF32())
+              old = arith::ExtFOp::create(sb, loc, f32Pair, old);
+            olds[ni * 2 + half] = old;
+          }
+      for (int64_t ni = 0; ni < nTiles; ++ni)
+        for (int64_t half = 0; half < 2; ++half) {
+          Value pair = vector::ExtractOp::create(
+              sb, loc, loop.getResult(mi * nTiles + ni), half);
+          pair = e.apply(sb, loc, pair, olds[ni * 2 + half]);
+          if (!cElement.isF32())
+            pair = arith::TruncFOp::create(sb, loc, pairType, pair);
+          vector::TransferWriteOp::create(
+              sb, loc, pair, matmul.getC(),
+              ValueRange{rowOf(sb, mi, half), colOf(sb, ni)}, alongColumns,
+              ArrayRef<bool>(inBounds));
+        }
+    }
+  });
   matmul.erase();
   return success();
 }

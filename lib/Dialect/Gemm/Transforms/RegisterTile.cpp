@@ -152,16 +152,38 @@ static LogicalResult registerTile(MatmulOp matmul) {
   MLIRContext *ctx = b.getContext();
   AffineMap alongColumns = AffineMap::get(2, 0, getAffineDimExpr(1, ctx));
   bool inBounds[] = {true};
-  for (int64_t i = 0; i < tm; ++i) {
-    Value row = addOffset(b, loc, p.rowBase,
-                          (i / p.rowChunk) * p.rowStride + i % p.rowChunk);
-    for (int64_t j = 0; j < colChunks; ++j) {
-      Value col = addOffset(b, loc, p.colBase, j * p.colStride);
-      vector::TransferWriteOp::create(b, loc, loop.getResult(i * colChunks + j),
-                                      cOperand.memref, ValueRange{row, col},
-                                      alongColumns, ArrayRef<bool>(inBounds));
+  auto rowOf = [&](OpBuilder &sb, int64_t i) {
+    return addOffset(sb, loc, p.rowBase,
+                     (i / p.rowChunk) * p.rowStride + i % p.rowChunk);
+  };
+  auto colOf = [&](OpBuilder &sb, int64_t j) {
+    return addOffset(sb, loc, p.colBase, j * p.colStride);
+  };
+  buildEpilogue(b, loc, matmul, [&](OpBuilder &sb, const EpilogueValues &e) {
+    for (int64_t i = 0; i < tm; ++i) {
+      // Where the epilogue reads C, a row's reads go first, in flight
+      // together.
+      SmallVector<Value> olds(colChunks);
+      if (e.readsC)
+        for (int64_t j = 0; j < colChunks; ++j) {
+          Value pad = arith::ConstantOp::create(sb, loc, sb.getF32FloatAttr(0));
+          olds[j] = vector::TransferReadOp::create(
+              sb, loc,
+              cast<VectorType>(loop.getResult(i * colChunks + j).getType()),
+              cOperand.memref, ValueRange{rowOf(sb, i), colOf(sb, j)}, pad,
+              alongColumns, ArrayRef<bool>(inBounds));
+        }
+      Value row = rowOf(sb, i);
+      for (int64_t j = 0; j < colChunks; ++j) {
+        Value col = colOf(sb, j);
+        Value value =
+            e.apply(sb, loc, loop.getResult(i * colChunks + j), olds[j]);
+        vector::TransferWriteOp::create(sb, loc, value, cOperand.memref,
+                                        ValueRange{row, col}, alongColumns,
+                                        ArrayRef<bool>(inBounds));
+      }
     }
-  }
+  });
   matmul.erase();
   return success();
 }

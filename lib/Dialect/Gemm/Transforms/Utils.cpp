@@ -3,6 +3,8 @@
 #include "Utils.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::gemm;
@@ -62,4 +64,44 @@ int64_t mlir::gemm::kLoopExtent(Operation *matmul, int64_t k, int64_t bk,
   if (!promoted || !func || !func->hasAttr(kTailsAttr))
     return k;
   return llvm::divideCeil(k, bk) * bk;
+}
+
+Value EpilogueValues::apply(OpBuilder &b, Location loc, Value acc,
+                            Value old) const {
+  if (!alpha)
+    return acc;
+  auto splat = [&](Value scalar) -> Value {
+    if (auto vector = dyn_cast<VectorType>(acc.getType()))
+      return vector::BroadcastOp::create(b, loc, vector, scalar);
+    return scalar;
+  };
+  Value scaled = arith::MulFOp::create(b, loc, splat(alpha), acc);
+  if (!readsC)
+    return scaled;
+  return arith::AddFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, splat(beta), old), scaled);
+}
+
+void mlir::gemm::buildEpilogue(
+    OpBuilder &b, Location loc, Operation *at,
+    function_ref<void(OpBuilder &, const EpilogueValues &)> stores) {
+  auto func = at->getParentOfType<gpu::GPUFuncOp>();
+  if (!func || !func->hasAttr(kAlphaBetaAttr)) {
+    stores(b, EpilogueValues{});
+    return;
+  }
+  Value alpha = func.getArgument(3), beta = func.getArgument(4);
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  Value readsC = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
+                                       beta, zero);
+  scf::IfOp::create(
+      b, loc, readsC,
+      [&](OpBuilder &tb, Location) {
+        stores(tb, EpilogueValues{alpha, beta, true});
+        scf::YieldOp::create(tb, loc);
+      },
+      [&](OpBuilder &eb, Location) {
+        stores(eb, EpilogueValues{alpha, beta, false});
+        scf::YieldOp::create(eb, loc);
+      });
 }

@@ -21,6 +21,10 @@ inline constexpr llvm::StringLiteral kWarpViewAttr = "gemm.warp_view";
 /// the block tile: global accesses are then guarded by the matrix bounds.
 inline constexpr llvm::StringLiteral kTailsAttr = "gemm.tails";
 
+/// Put on a kernel by convert-gemm-to-gpu for `epilogue = alpha-beta`: its
+/// arguments 3 and 4 are alpha and beta (f32).
+inline constexpr llvm::StringLiteral kAlphaBetaAttr = "gemm.alpha_beta";
+
 /// The attribute convert-gemm-to-gpu puts the schedule in on the kernel.
 inline constexpr llvm::StringLiteral kScheduleAttr = "gemm.schedule";
 
@@ -58,6 +62,24 @@ inline bool isRowMajor(MemRefType type) {
 /// the tiles of A and B are staged in shared memory and K is not a multiple
 /// of BK (the copies zero-fill the last tile past K).
 int64_t kLoopExtent(Operation *matmul, int64_t k, int64_t bk, bool promoted);
+
+/// How the stores of C apply the epilogue: plainly (no alpha), or
+/// `alpha * acc` (beta = 0: C is not read), or `alpha * acc + beta * C`.
+struct EpilogueValues {
+  Value alpha, beta;
+  bool readsC = false;
+
+  /// The value to store for the f32 accumulators `acc` (a scalar or a
+  /// vector), given C's old values `old` as f32 where `readsC`.
+  Value apply(OpBuilder &b, Location loc, Value acc, Value old) const;
+};
+
+/// Emits the stores of C (`stores`) once, or in a kernel with
+/// `gemm.alpha_beta` (alpha and beta its arguments 3 and 4) twice, under one
+/// branch on beta != 0: C is read only on that side.
+void buildEpilogue(OpBuilder &b, Location loc, Operation *at,
+                   function_ref<void(OpBuilder &, const EpilogueValues &)>
+                       stores);
 
 /// A point of a view of a global matrix, in the matrix's coordinates, with
 /// the matrix's extents.

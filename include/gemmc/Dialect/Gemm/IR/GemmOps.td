@@ -12,6 +12,8 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
   let description = [{
     The whole content of a schedule file: the kernel's name, the GEMM problem
     and its schedule. `convert-gemm-to-gpu` turns it into a `gpu.func`.
+    With `alpha_beta`, the kernel computes `C = alpha * A * B + beta * C`,
+    alpha and beta given at launch (`epilogue = alpha-beta`).
 
     ```mlir
     gemm.kernel @sgemm_naive
@@ -23,10 +25,12 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
   let arguments = (ins
     SymbolNameAttr:$sym_name,
     Gemm_ProblemAttr:$problem,
-    Gemm_ScheduleAttr:$schedule
+    Gemm_ScheduleAttr:$schedule,
+    UnitAttr:$alpha_beta
   );
   let assemblyFormat = [{
-    $sym_name `problem` $problem `schedule` $schedule attr-dict
+    $sym_name `problem` $problem `schedule` $schedule
+    (`alpha_beta` $alpha_beta^)? attr-dict
   }];
   let hasVerifier = 1;
 }

@@ -117,7 +117,9 @@ def GemmMma : Pass<"gemm-mma", "::mlir::gpu::GPUFuncOp"> {
     at a time, as one 16 x 16 load, when WN / 8 is even) and issues
     `nvgpu.mma.sync` (f16; tf32 with `tf32Enabled`) or `nvvm.mma.sync`
     (bf16, whose operands nvgpu cannot type). Then each lane writes its two rows of two elements
-    per fragment, converted to C's type.
+    per fragment, converted to C's type; in a kernel with `gemm.alpha_beta`,
+    under one branch on beta != 0, as alpha * acc + beta * C (C read a row
+    of fragments at a time) or alpha * acc.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
