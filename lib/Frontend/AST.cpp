@@ -147,6 +147,10 @@ void gemmc::dump(const KernelDecl &kernel, const ScheduleFacts &facts,
   os << " math=" << stringify(p.math ? p.math->mode : MathMode::Exact);
   os << " epilogue="
      << stringify(p.epilogue ? p.epilogue->kind : Epilogue::Store);
+  if (p.bias)
+    os << " bias=" << (p.bias->kind == BiasKind::Row ? "row" : "col");
+  if (p.activation && p.activation->relu)
+    os << " activation=relu";
   if (p.batch) {
     os << " batch=";
     printSize(os, p.batch->count);

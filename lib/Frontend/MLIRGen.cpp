@@ -118,9 +118,9 @@ bool gemmc::checkSupported(const KernelDecl &kernel,
   // f16 and bf16 run on tensor cores only.
   for (const std::optional<MatrixDecl> *matrix : {&p.a, &p.b, &p.c})
     if (!mma && *matrix && (*matrix)->type != ElementType::F32)
-      return notYet((*matrix)->typeLoc,
-                    "element type '" + stringify((*matrix)->type) +
-                        "' without 'mma'");
+      return notYet((*matrix)->typeLoc, "element type '" +
+                                            stringify((*matrix)->type) +
+                                            "' without 'mma'");
   if (p.batch)
     return notYet(p.batch->loc, "a batched GEMM");
   // Kernels index with 32-bit arithmetic.
@@ -213,7 +213,11 @@ OwningOpRef<ModuleOp> gemmc::mlirGen(MLIRContext &ctx,
 
   gemm::ScheduleAttr schedule = getSchedule(ctx, *kernel.schedule);
   bool alphaBeta = p.epilogue && p.epilogue->kind == Epilogue::AlphaBeta;
+  StringAttr bias;
+  if (p.bias)
+    bias = builder.getStringAttr(p.bias->kind == BiasKind::Row ? "row" : "col");
+  bool relu = p.activation && p.activation->relu;
   gemm::KernelOp::create(builder, loc, kernel.name, problem, schedule,
-                         alphaBeta);
+                         alphaBeta, bias, relu);
   return module;
 }

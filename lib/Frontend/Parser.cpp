@@ -276,6 +276,35 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
     return true;
   }
 
+  if (name == "bias") {
+    if (!checkUnique(problem.bias, name, loc) || !expect(Token::Equal, "'='"))
+      return false;
+    BiasDecl decl;
+    decl.loc = loc;
+    if (consumeIf("row"))
+      decl.kind = BiasKind::Row;
+    else if (consumeIf("col"))
+      decl.kind = BiasKind::Col;
+    else
+      return error("expected 'row' or 'col', got " + describe());
+    problem.bias = decl;
+    return true;
+  }
+
+  if (name == "activation") {
+    if (!checkUnique(problem.activation, name, loc) ||
+        !expect(Token::Equal, "'='"))
+      return false;
+    ActivationDecl decl;
+    decl.loc = loc;
+    if (consumeIf("relu"))
+      decl.relu = true;
+    else if (!consumeIf("none"))
+      return error("expected 'none' or 'relu', got " + describe());
+    problem.activation = decl;
+    return true;
+  }
+
   if (name == "batch") {
     if (!checkUnique(problem.batch, name, loc) || !expect(Token::Equal, "'='"))
       return false;
@@ -289,7 +318,7 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
 
   return error(loc, "unknown problem statement '" + name +
                         "' (expected m, n, k, a, b, c, accumulate, math, "
-                        "epilogue or batch)");
+                        "epilogue, bias, activation or batch)");
 }
 
 bool Parser::parseProblem(ProblemDecl &problem) {

@@ -17,6 +17,9 @@ mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel, StringRef arch,
   contract.schedule = kernel->getAttrOfType<ScheduleAttr>("gemm.schedule");
   contract.launch = kernel->getAttrOfType<LaunchAttr>("gemm.launch");
   contract.alphaBeta = kernel->hasAttr("gemm.alpha_beta");
+  if (auto bias = kernel->getAttrOfType<StringAttr>("gemm.bias"))
+    contract.bias = bias.getValue().str();
+  contract.relu = kernel->hasAttr("gemm.relu");
   if (!contract.problem || !contract.schedule || !contract.launch)
     return kernel.emitError("kernel lacks the gemm.problem, gemm.schedule or "
                             "gemm.launch attribute of its contract");
@@ -55,10 +58,23 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
   os << "// params: A:ptr B:ptr C:ptr";
   if (contract.alphaBeta)
     os << " alpha:f32 beta:f32";
+  if (!contract.bias.empty())
+    os << " bias:ptr";
   os << "\n// alignment: 16\n";
-  os << "// semantics: "
-     << (contract.alphaBeta ? "C = alpha * A * B + beta * C" : "C = A * B")
-     << "\n";
+  std::string value = contract.alphaBeta ? "alpha * A * B + beta * C" : "A * B";
+  if (!contract.bias.empty())
+    value += " + bias[" + contract.bias + "]";
+  if (contract.relu)
+    value = "relu(" + value + ")";
+  os << "// semantics: C = " << value << "\n";
+  if (!contract.bias.empty() || contract.relu) {
+    os << "// epilogue:";
+    if (!contract.bias.empty())
+      os << " bias=" << contract.bias;
+    if (contract.relu)
+      os << " relu";
+    os << "\n";
+  }
   os << "// problem: m=" << problem.getM() << " n=" << problem.getN()
      << " k=" << problem.getK();
   printMatrix(os, "a", problem.getAType(), problem.getALayout());

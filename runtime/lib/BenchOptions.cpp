@@ -28,6 +28,10 @@ const char *gemmc::rt::kBenchUsage =
     "  --alpha X, --beta Y  C = alpha * A * B + beta * C (default 1 and 0;\n"
     "                     beta = 0 never reads C); kernels without alpha and\n"
     "                     beta parameters are skipped unless 1 and 0\n"
+    "  --bias row|col     then + bias[row] or bias[col] (random, seed + 4)\n"
+    "  --relu             then ReLU; kernels run only with the epilogue\n"
+    "                     their contract states (cuBLAS's result gets the\n"
+    "                     bias and ReLU on the host, untimed)\n"
     "  --tolerance X      relative Frobenius error that passes (default by\n"
     "                     precision)\n"
     "  --opt-level N      JIT optimisation level 0-4 (default 4)\n"
@@ -183,6 +187,16 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
         return false;
       }
       (arg == "--alpha" ? o.alpha : o.beta) = v;
+    } else if (arg == "--bias") {
+      if (!value(text))
+        return false;
+      if (text != "row" && text != "col") {
+        error = "bad bias '" + text + "' (row or col)";
+        return false;
+      }
+      o.bias = text;
+    } else if (arg == "--relu") {
+      o.relu = true;
     } else if (arg == "--tolerance") {
       if (!value(text))
         return false;

@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <cstdlib>
 #include <map>
-#include <tuple>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 using namespace gemmc::rt;
 
@@ -270,29 +270,50 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
     return bad("dynamic-shared-bytes");
   contract.params.clear();
   contract.alphaBeta = false;
+  contract.bias.clear();
+  contract.relu = false;
+  if (fields.count("epilogue")) {
+    for (const std::string &word : splitWords(fields["epilogue"])) {
+      if (word == "relu")
+        contract.relu = true;
+      else if (word == "bias=row" || word == "bias=col")
+        contract.bias = word.substr(5);
+      else
+        return bad("epilogue");
+    }
+  }
   for (const std::string &word : splitWords(fields["params"])) {
     size_t colon = word.find(':');
     if (colon == std::string::npos)
       return bad("params");
     Param param{word.substr(0, colon), word.substr(colon + 1)};
-    bool pointer = param.kind == "ptr" &&
-                   (param.name == "A" || param.name == "B" || param.name == "C");
+    bool pointer =
+        param.kind == "ptr" && (param.name == "A" || param.name == "B" ||
+                                param.name == "C" || param.name == "bias");
     bool size = param.kind == "i32" &&
                 (param.name == "M" || param.name == "N" || param.name == "K");
-    bool scalar = param.kind == "f32" &&
-                  (param.name == "alpha" || param.name == "beta");
+    bool scalar =
+        param.kind == "f32" && (param.name == "alpha" || param.name == "beta");
     contract.alphaBeta = contract.alphaBeta || scalar;
     if (!pointer && !size && !scalar) {
       error = "line " + std::to_string(fieldLines["params"]) +
               ": unsupported kernel parameter '" + word +
               "' (known: A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 "
-              "beta:f32)";
+              "beta:f32 bias:ptr)";
       return false;
     }
     contract.params.push_back(param);
   }
   if (contract.params.empty())
     return bad("params");
+  bool biasParam = std::any_of(contract.params.begin(), contract.params.end(),
+                               [](const Param &p) { return p.name == "bias"; });
+  if (biasParam != !contract.bias.empty()) {
+    error = "line " + std::to_string(fieldLines["params"]) +
+            ": a bias:ptr parameter needs 'epilogue: bias=row' or "
+            "'bias=col', and the other way round";
+    return false;
+  }
   // alpha and beta come together.
   if (contract.alphaBeta &&
       std::count_if(contract.params.begin(), contract.params.end(),
@@ -370,6 +391,10 @@ bool gemmc::rt::accepts(const Contract &contract, const Problem &p,
     why = "the kernel computes C = A * B: it takes no alpha and beta";
     return false;
   }
+  if (p.bias != contract.bias || p.relu != contract.relu) {
+    why = "the kernel's epilogue is " + contract.semantics;
+    return false;
+  }
   return true;
 }
 
@@ -388,6 +413,14 @@ std::string gemmc::rt::formatContract(const Contract &c) {
     os << " " << p.name << ":" << p.kind;
   os << "\n// alignment: " << c.alignment << "\n";
   os << "// semantics: " << c.semantics << "\n";
+  if (!c.bias.empty() || c.relu) {
+    os << "// epilogue:";
+    if (!c.bias.empty())
+      os << " bias=" << c.bias;
+    if (c.relu)
+      os << " relu";
+    os << "\n";
+  }
   os << "// problem: " << c.problem.str() << "\n";
   if (c.multipleM != 1 || c.multipleN != 1 || c.multipleK != 1)
     os << "// size-multiple: m=" << c.multipleM << " n=" << c.multipleN

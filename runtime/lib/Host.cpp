@@ -200,6 +200,7 @@ Comparison gemmc::rt::compareWithReference(const HostMatrix &a,
         ref *= epilogue.alpha;
         if (epilogue.beta != 0)
           ref += epilogue.beta * epilogue.c0->at(i, j);
+        ref = epilogue.finish(ref, i, j);
         double got = c.at(i, j);
         if (!std::isfinite(got)) {
           ++p.nonFinite;
@@ -228,4 +229,14 @@ Comparison gemmc::rt::compareWithReference(const HostMatrix &a,
   if (result.nonFinite)
     result.relFrobenius = NAN;
   return result;
+}
+
+void gemmc::rt::finishOnHost(HostMatrix &c, const Epilogue &epilogue) {
+  if (!epilogue.bias && !epilogue.relu)
+    return;
+  for (int64_t i = 0; i < c.rows; ++i)
+    for (int64_t j = 0; j < c.cols; ++j) {
+      float &value = c.data[c.index(i, j)];
+      value = roundTo(c.type, float(epilogue.finish(value, i, j)));
+    }
 }

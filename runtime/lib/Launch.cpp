@@ -49,9 +49,10 @@ void ContractKernel::launch(const Operands &operands,
   for (size_t i = 0; i < spec.params.size(); ++i) {
     const std::string &name = spec.params[i].name;
     if (spec.params[i].kind == "ptr") {
-      pointers[i] = name == "A" ? operands.a
-                    : name == "B" ? operands.b
-                                  : operands.c;
+      pointers[i] = name == "A"      ? operands.a
+                    : name == "B"    ? operands.b
+                    : name == "bias" ? operands.bias
+                                     : operands.c;
       args.push_back(&pointers[i]);
       continue;
     }

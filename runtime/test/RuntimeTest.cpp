@@ -150,6 +150,22 @@ TEST(Contract, AcceptsOnlyWhatTheKernelComputes) {
       << error;
   EXPECT_TRUE(scaled.alphaBeta);
   EXPECT_TRUE(accepts(scaled, p, why)) << why;
+
+  // A bias and ReLU: the problem must ask for exactly the kernel's.
+  Contract biased;
+  ASSERT_TRUE(parseContract(
+      replace(replace(kFixed, "C:ptr", "C:ptr bias:ptr"),
+              "// alignment:", "// epilogue: bias=col relu\n// alignment:"),
+      biased, error))
+      << error;
+  EXPECT_EQ(biased.bias, "col");
+  EXPECT_TRUE(biased.relu);
+  p = fixed.problem;
+  EXPECT_FALSE(accepts(biased, p, why));
+  p.bias = "col";
+  p.relu = true;
+  EXPECT_TRUE(accepts(biased, p, why)) << why;
+  EXPECT_FALSE(accepts(fixed, p, why));
 }
 
 TEST(Contract, RejectsMalformedContracts) {
@@ -167,10 +183,15 @@ TEST(Contract, RejectsMalformedContracts) {
                              error));
   EXPECT_EQ(error, "line 18: the kernel contract has no "
                    "'// gemmc-contract-end' line");
-  EXPECT_FALSE(parseContract(replace(kFixed, "C:ptr", "C:ptr gamma:f32"), c,
-                             error));
+  EXPECT_FALSE(
+      parseContract(replace(kFixed, "C:ptr", "C:ptr gamma:f32"), c, error));
   EXPECT_EQ(error, "line 12: unsupported kernel parameter 'gamma:f32' (known: "
-                   "A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 beta:f32)");
+                   "A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 beta:f32 "
+                   "bias:ptr)");
+  EXPECT_FALSE(
+      parseContract(replace(kFixed, "C:ptr", "C:ptr bias:ptr"), c, error));
+  EXPECT_EQ(error, "line 12: a bias:ptr parameter needs 'epilogue: bias=row' "
+                   "or 'bias=col', and the other way round");
   EXPECT_FALSE(parseContract(replace(kFixed, "C:ptr", "C:ptr alpha:f32"), c,
                              error));
   EXPECT_EQ(error, "line 12: a kernel takes both alpha:f32 and beta:f32, or "
@@ -254,6 +275,19 @@ TEST(Host, ReferenceMatchesExactProduct) {
   Comparison scaled = compareWithReference(a, b, c, all, {2, -1, &c0});
   EXPECT_EQ(scaled.relFrobenius, 0.0);
 
+  // Then + bias[col] and ReLU: [[58 - 100, 64 + 1], [139 - 100, 154 + 1]].
+  HostMatrix bias(1, 2, Layout::Row);
+  bias.data = {-100, 1};
+  Epilogue biased;
+  biased.bias = &bias;
+  biased.relu = true;
+  c.data = {0, 65, 39, 155};
+  EXPECT_EQ(compareWithReference(a, b, c, all, biased).relFrobenius, 0.0);
+  HostMatrix product(2, 2, Layout::Row);
+  product.data = {58, 64, 139, 154};
+  finishOnHost(product, biased);
+  EXPECT_EQ(product.data, c.data);
+
   c.data[0] = NAN;
   Comparison nan = compareWithReference(a, b, c, all);
   EXPECT_EQ(nan.nonFinite, 1);
@@ -326,12 +360,17 @@ static bool parse(std::vector<std::string> args, BenchOptions &o,
 TEST(BenchOptions, ParsesEveryOption) {
   BenchOptions o;
   std::string error;
-  ASSERT_TRUE(parse({"a.ptx", "--size", "4096,128x256x64", "--dtype", "f16",
-                     "--layout", "rcr", "--runs", "50", "--warmup", "2",
-                     "--flush-l2", "--seed", "9", "--samples", "64",
-                     "--tolerance", "1e-3", "--opt-level", "3", "--alpha",
-                     "2", "--beta", "-0.5", "--csv",
-                     "out.csv", "--json", "out.json", "b.ptx"},
+  ASSERT_TRUE(parse({"a.ptx",       "--size",      "4096,128x256x64",
+                     "--dtype",     "f16",         "--layout",
+                     "rcr",         "--runs",      "50",
+                     "--warmup",    "2",           "--flush-l2",
+                     "--seed",      "9",           "--samples",
+                     "64",          "--tolerance", "1e-3",
+                     "--opt-level", "3",           "--alpha",
+                     "2",           "--beta",      "-0.5",
+                     "--bias",      "row",         "--relu",
+                     "--csv",       "out.csv",     "--json",
+                     "out.json",    "b.ptx"},
                     o, error))
       << error;
   ASSERT_EQ(o.kernels.size(), 2u);
@@ -347,6 +386,8 @@ TEST(BenchOptions, ParsesEveryOption) {
   EXPECT_EQ(o.tolerance, 1e-3);
   EXPECT_EQ(o.alpha, 2.0f);
   EXPECT_EQ(o.beta, -0.5f);
+  EXPECT_EQ(o.bias, "row");
+  EXPECT_TRUE(o.relu);
   EXPECT_EQ(o.json, "out.json");
 
   ASSERT_TRUE(parse({"--size", "64", "--dtype", "bf16", "--ctype", "f32"}, o,

@@ -303,6 +303,7 @@ int main(int argc, char **argv) {
       p.c = o.cType;
       p.aLayout = o.aLayout, p.bLayout = o.bLayout, p.cLayout = o.cLayout;
       p.alpha = o.alpha, p.beta = o.beta;
+      p.bias = o.bias, p.relu = o.relu;
 
       HostMatrix a(p.m, p.k, p.aLayout, p.a), b(p.k, p.n, p.bLayout, p.b);
       fillRandom(a, o.seed);
@@ -328,15 +329,31 @@ int main(int argc, char **argv) {
         else
           dc.fill32(poisonWord(p.c));
       };
+      // The bias: M x 1 (per row) or 1 x N (per column), in C's type.
+      bool perRow = p.bias == "row";
+      HostMatrix bias(perRow ? p.m : 1, perRow ? 1 : p.n, Layout::Row, p.c);
+      std::unique_ptr<DeviceBuffer> dBias;
+      if (!p.bias.empty()) {
+        fillRandom(bias, o.seed + 4);
+        dBias = std::make_unique<DeviceBuffer>(bias.bytes());
+        dBias->upload(bias.pack().data());
+        ops.bias = dBias->ptr();
+      }
       Epilogue epilogue{p.alpha, p.beta, &c0};
+      epilogue.bias = p.bias.empty() ? nullptr : &bias;
+      epilogue.biasPerRow = perRow;
+      epilogue.relu = p.relu;
       std::vector<unsigned char> bytes(dc.size());
       double flop = 2.0 * p.m * p.n * p.k;
       double peak = peakTflops(device, p.a, o.math);
 
-      auto verify = [&](HostMatrix &c, const HostMatrix *reference,
-                        Result &r) {
+      auto verify = [&](HostMatrix &c, const HostMatrix *reference, Result &r,
+                        bool fromCublas) {
         dc.download(bytes.data());
         c.unpack(bytes);
+        // cuBLAS has no bias or ReLU: the host adds them to its result.
+        if (fromCublas)
+          finishOnHost(c, epilogue);
         Comparison fp64 = compareWithReference(a, b, c, sample, epilogue);
         r.relToFp64 = fp64.relFrobenius;
         bool pass = fp64.nonFinite == 0 && fp64.relFrobenius <= tolerance;
@@ -368,7 +385,7 @@ int main(int argc, char **argv) {
         cublas->gemm(p, o.math, ops);
         GEMMC_CU(DriverApi::get().cuCtxSynchronize());
         reference = std::make_unique<HostMatrix>(p.m, p.n, p.cLayout, p.c);
-        if (verify(*reference, nullptr, r)) {
+        if (verify(*reference, nullptr, r, /*fromCublas=*/true)) {
           cublasMs = timeMedian(o, flush.get(),
                                 [&] { cublas->gemm(p, o.math, ops); });
           r.ms = cublasMs;
@@ -402,7 +419,7 @@ int main(int argc, char **argv) {
         l.kernel->launch(ops, p);
         GEMMC_CU(DriverApi::get().cuCtxSynchronize());
         HostMatrix c(p.m, p.n, p.cLayout, p.c);
-        if (!verify(c, reference.get(), r)) {
+        if (!verify(c, reference.get(), r, /*fromCublas=*/false)) {
           ++failures;
           results.push_back(r);
           continue;

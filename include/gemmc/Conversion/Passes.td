@@ -16,7 +16,9 @@ def ConvertGemmToGPU : Pass<"convert-gemm-to-gpu", "::mlir::ModuleOp"> {
     schedule, and the function keeps the problem and schedule as
     `gemm.problem` and `gemm.schedule` for the kernel contract. A kernel with
     `alpha_beta` gets two more arguments, alpha and beta (f32), and the
-    `gemm.alpha_beta` attribute.
+    `gemm.alpha_beta` attribute; one with a `bias` gets it as its last
+    argument (an M x 1 or 1 x N memref of C's type) and `gemm.bias`, and
+    `relu` becomes `gemm.relu`.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",

@@ -61,6 +61,20 @@ struct EpilogueDecl {
   llvm::SMLoc loc;
 };
 
+/// `bias = row` (a value per row of C, M of them) or `bias = col` (per
+/// column, N).
+enum class BiasKind { Row, Col };
+struct BiasDecl {
+  BiasKind kind = BiasKind::Col;
+  llvm::SMLoc loc;
+};
+
+/// `activation = none | relu`, applied last.
+struct ActivationDecl {
+  bool relu = false;
+  llvm::SMLoc loc;
+};
+
 /// `batch = 8` or `batch = 8 strides 4096 4096 4096` (elements between
 /// consecutive A, B and C matrices; dense when not given).
 struct BatchDecl {
@@ -76,6 +90,8 @@ struct ProblemDecl {
   std::optional<AccumulateDecl> acc;
   std::optional<MathDecl> math;
   std::optional<EpilogueDecl> epilogue;
+  std::optional<BiasDecl> bias;
+  std::optional<ActivationDecl> activation;
   std::optional<BatchDecl> batch;
 };
 

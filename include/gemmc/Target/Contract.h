@@ -26,6 +26,10 @@ struct KernelContract {
   LaunchAttr launch;
   /// `C = alpha * A * B + beta * C`, alpha and beta parameters.
   bool alphaBeta = false;
+  /// "row" or "col" for a bias parameter (one value per row or column of
+  /// C), or empty; then ReLU.
+  std::string bias;
+  bool relu = false;
 };
 
 /// Reads the contract of a kernel produced by gemmc's schedule passes from

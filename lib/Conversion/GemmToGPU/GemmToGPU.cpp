@@ -46,9 +46,17 @@ static void outlineKernel(KernelOp kernel) {
                     problem.getBLayout()),
       getMatrixType(problem.getM(), problem.getN(), problem.getCType(),
                     problem.getCLayout())};
-  // `C = alpha * A * B + beta * C`: alpha and beta follow the matrices.
+  // `C = alpha * A * B + beta * C`: alpha and beta follow the matrices, then
+  // the bias: a 1 x N row (one value per column of C) or an M x 1 column,
+  // in C's type.
   if (kernel.getAlphaBeta())
     argTypes.append(2, builder.getF32Type());
+  std::optional<StringRef> bias = kernel.getBias();
+  if (bias)
+    argTypes.push_back(
+        MemRefType::get(*bias == "row" ? ArrayRef<int64_t>{problem.getM(), 1}
+                                       : ArrayRef<int64_t>{1, problem.getN()},
+                        problem.getCType()));
   auto func = gpu::GPUFuncOp::create(builder, loc, kernel.getSymName(),
                                      builder.getFunctionType(argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
@@ -57,9 +65,16 @@ static void outlineKernel(KernelOp kernel) {
   func->setAttr("gemm.schedule", kernel.getSchedule());
   if (kernel.getAlphaBeta())
     func->setAttr("gemm.alpha_beta", builder.getUnitAttr());
+  if (bias)
+    func->setAttr("gemm.bias", builder.getStringAttr(*bias));
+  if (kernel.getRelu())
+    func->setAttr("gemm.relu", builder.getUnitAttr());
   // The runtime passes pointers that are at least 16-byte aligned and never
   // alias (the kernel contract says so).
-  for (unsigned i = 0; i < 3; ++i) {
+  SmallVector<unsigned, 4> pointers = {0, 1, 2};
+  if (bias)
+    pointers.push_back(func.getNumArguments() - 1);
+  for (unsigned i : pointers) {
     func.setArgAttr(i, "llvm.noalias", builder.getUnitAttr());
     func.setArgAttr(i, "llvm.align", builder.getI64IntegerAttr(16));
   }

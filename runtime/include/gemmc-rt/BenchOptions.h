@@ -33,6 +33,8 @@ struct BenchOptions {
   int64_t samples = 1024;
   double tolerance = 0; ///< 0: by precision (toleranceFor)
   float alpha = 1, beta = 0; ///< C = alpha * A * B + beta * C
+  std::string bias;          ///< "row", "col" or empty: + bias[row or col]
+  bool relu = false;         ///< then ReLU
   int optLevel = 4;
   int device = 0;
   std::string csv, json;

@@ -45,12 +45,17 @@ struct Problem {
   /// C = alpha * A * B + beta * C; a kernel without alpha and beta
   /// parameters computes alpha = 1, beta = 0 only.
   float alpha = 1, beta = 0;
+  /// Then `+ bias[row]` ("row": M values) or `+ bias[col]` ("col": N
+  /// values), or no bias (empty); then ReLU.
+  std::string bias;
+  bool relu = false;
 
   std::string str() const;
 };
 
 /// A kernel parameter: `NAME:KIND`. Pointers are A, B, C (`ptr`); sizes are
-/// M, N, K (`i32`); the epilogue's scalars alpha and beta (`f32`).
+/// M, N, K (`i32`); the epilogue's scalars alpha and beta (`f32`) and its
+/// bias vector (`bias:ptr`).
 struct Param {
   std::string name;
   std::string kind;
@@ -67,6 +72,10 @@ struct Contract {
   std::string semantics;
   /// alpha:f32 and beta:f32 are parameters: C = alpha * A * B + beta * C.
   bool alphaBeta = false;
+  /// `epilogue: bias=row|col relu`: the bias (a `bias:ptr` parameter) and
+  /// ReLU the kernel applies; a problem must ask for exactly these.
+  std::string bias;
+  bool relu = false;
   Problem problem;
   /// Sizes given at launch must be multiples of these.
   int64_t multipleM = 1, multipleN = 1, multipleK = 1;

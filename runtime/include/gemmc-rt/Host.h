@@ -78,10 +78,26 @@ struct Comparison {
 struct Epilogue {
   double alpha = 1, beta = 0;
   const HostMatrix *c0 = nullptr;
+  /// Then plus bias[i] (`biasPerRow`, an M x 1 matrix) or bias[j] (1 x N),
+  /// then ReLU.
+  const HostMatrix *bias = nullptr;
+  bool biasPerRow = false, relu = false;
+
+  double finish(double value, int64_t i, int64_t j) const {
+    if (bias)
+      value += biasPerRow ? bias->at(i, 0) : bias->at(0, j);
+    // ReLU keeps NaN, as the kernels' max.NaN does.
+    return relu && value < 0 ? 0.0 : value;
+  }
 };
 
-/// Compares C against alpha * sum_k A[i,k] * B[k,j] + beta * C0[i,j]
-/// computed in fp64 at the sampled entries, using all host threads.
+/// Adds the bias and applies ReLU to `c` in place, rounding to its type
+/// (what cuBLAS, which has no such epilogue, leaves to do).
+void finishOnHost(HostMatrix &c, const Epilogue &epilogue);
+
+/// Compares C against alpha * sum_k A[i,k] * B[k,j] + beta * C0[i,j] (then
+/// the bias and ReLU) computed in fp64 at the sampled entries, using all
+/// host threads.
 Comparison compareWithReference(const HostMatrix &a, const HostMatrix &b,
                                 const HostMatrix &c, const Sample &sample,
                                 const Epilogue &epilogue = {});

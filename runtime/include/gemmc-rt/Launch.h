@@ -13,6 +13,7 @@ namespace gemmc::rt {
 /// Device pointers of the operands.
 struct Operands {
   CUdeviceptr a = 0, b = 0, c = 0;
+  CUdeviceptr bias = 0; ///< the epilogue's bias vector, if any
 };
 
 /// A kernel from a PTX file with its contract, ready to launch.

@@ -110,3 +110,25 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// A per-column bias (`gemm.bias = "col"`, the last argument, 1 x N) and
+// ReLU: each pair adds the bias at its columns of the matrix, then clamps.
+// CHECK-LABEL: gpu.func @bias_relu
+// CHECK: %[[ACC:.*]] = scf.for
+// CHECK: %[[COL:.*]] = arith.muli
+// CHECK: %[[PAIR:.*]] = vector.extract %[[ACC]][0]
+// CHECK: %[[BIAS:.*]] = vector.transfer_read %arg3[%{{.*}}, %[[COL]]]
+// CHECK: %[[BIAS32:.*]] = arith.extf %[[BIAS]]
+// CHECK: %[[SUM:.*]] = arith.addf %[[PAIR]], %[[BIAS32]]
+// CHECK: %[[ZERO:.*]] = vector.broadcast
+// CHECK: %[[RELU:.*]] = arith.maximumf %[[SUM]], %[[ZERO]]
+// CHECK: %[[HALF:.*]] = arith.truncf %[[RELU]]
+// CHECK: vector.transfer_write %[[HALF]], %arg2
+gpu.module @m {
+  gpu.func @bias_relu(%a: memref<16x16xf16>, %b: memref<16x8xf16>, %c: memref<16x8xf16>, %bias: memref<1x8xf16>) kernel attributes {gemm.bias = "col", gemm.relu} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>, schedule = #gemm.schedule<tile = 32x32x16, warp_tile = 16x8, promote = [a, b], mma = 16x8x16>} : memref<16x16xf16>, memref<16x8xf16>, memref<16x8xf16>
+    gpu.return
+  }
+}

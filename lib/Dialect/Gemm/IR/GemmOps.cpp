@@ -22,6 +22,9 @@ LogicalResult KernelOp::verify() {
   if (threads % 32 != 0)
     return emitOpError("schedule needs ")
            << threads << " threads per block, not a multiple of the warp size 32";
+  if (std::optional<StringRef> bias = getBias();
+      bias && *bias != "row" && *bias != "col")
+    return emitOpError("bias must be 'row' or 'col', got '") << *bias << "'";
   return success();
 }
 

@@ -94,27 +94,31 @@ static LogicalResult mapThreads(MatmulOp matmul) {
         scf::YieldOp::create(b, l, sum);
       });
   loop->setAttr(kKLoopAttr, builder.getUnitAttr());
-  buildEpilogue(builder, loc, matmul,
-                [&](OpBuilder &b, const EpilogueValues &e) {
-                  Value old;
-                  if (e.readsC)
-                    old = castFloat(b, loc,
-                                    memref::LoadOp::create(
-                                        b, loc, matmul.getC(),
-                                        ValueRange{row, col}),
-                                    accType);
-                  Value result =
-                      castFloat(b, loc, e.apply(b, loc, loop.getResult(0), old),
-                                cType.getElementType());
-                  OpBuilder::InsertionGuard guard(b);
-                  if (inside) {
-                    auto ifInside = scf::IfOp::create(
-                        b, loc, inside, /*withElseRegion=*/false);
-                    b.setInsertionPointToStart(ifInside.thenBlock());
-                  }
-                  memref::StoreOp::create(b, loc, result, matmul.getC(),
-                                          ValueRange{row, col});
-                });
+  LogicalResult built = buildEpilogue(
+      builder, loc, matmul, matmul.getC(),
+      [&](OpBuilder &b, const EpilogueValues &e) {
+        Value old;
+        if (e.readsC)
+          old = castFloat(b, loc,
+                          memref::LoadOp::create(b, loc, matmul.getC(),
+                                                 ValueRange{row, col}),
+                          accType);
+        Value result =
+            castFloat(b, loc,
+                      e.apply(b, loc, loop.getResult(0), old, matmul.getC(),
+                              [&] { return std::make_pair(row, col); }),
+                      cType.getElementType());
+        OpBuilder::InsertionGuard guard(b);
+        if (inside) {
+          auto ifInside =
+              scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+          b.setInsertionPointToStart(ifInside.thenBlock());
+        }
+        memref::StoreOp::create(b, loc, result, matmul.getC(),
+                                ValueRange{row, col});
+      });
+  if (failed(built))
+    return failure();
   matmul.erase();
   return success();
 }

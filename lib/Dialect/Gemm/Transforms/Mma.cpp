@@ -67,8 +67,8 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
   auto bType = cast<MemRefType>(matmul.getB().getType());
   auto cType = cast<MemRefType>(matmul.getC().getType());
   int64_t wm = cType.getDimSize(0), wn = cType.getDimSize(1);
-  int64_t k = kLoopExtent(matmul, aType.getDimSize(1), s.getTileK(),
-                          s.hasPromotion());
+  int64_t k =
+      kLoopExtent(matmul, aType.getDimSize(1), s.getTileK(), s.hasPromotion());
   ArrayRef<int64_t> shape = s.getMma();
   Type element = aType.getElementType();
   // A fragment holds 4 x (32 bits of elements) of A and 2 x of B per lane.
@@ -115,8 +115,8 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
                                                   kk, /*a=*/true));
         auto loadType = VectorType::get({2 * perLoad, perWord}, element);
         for (int64_t ni = 0; ni < nTiles; ni += perLoad) {
-          Value frags = LoadFragmentOp::create(
-              lb, l, loadType, matmul.getB(), kk, lc(ni * 8), /*a=*/false);
+          Value frags = LoadFragmentOp::create(lb, l, loadType, matmul.getB(),
+                                               kk, lc(ni * 8), /*a=*/false);
           if (perLoad == 1) {
             bFrags.push_back(frags);
             continue;
@@ -160,39 +160,46 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
     return addOffset(sb, loc, laneCol, ni * 8);
   };
   auto f32Pair = VectorType::get({2}, b.getF32Type());
-  buildEpilogue(b, loc, matmul, [&](OpBuilder &sb, const EpilogueValues &e) {
-    for (int64_t mi = 0; mi < mTiles; ++mi) {
-      // Where the epilogue reads C, a row of fragments' reads go first, in
-      // flight together (all of them would need as many registers again as
-      // the accumulators).
-      SmallVector<Value> olds(nTiles * 2);
-      if (e.readsC)
-        for (int64_t ni = 0; ni < nTiles; ++ni)
-          for (int64_t half = 0; half < 2; ++half) {
-            Value pad = arith::ConstantOp::create(
-                sb, loc, sb.getFloatAttr(cElement, 0.0));
-            Value old = vector::TransferReadOp::create(
-                sb, loc, pairType, matmul.getC(),
-                ValueRange{rowOf(sb, mi, half), colOf(sb, ni)}, pad,
-                alongColumns, ArrayRef<bool>(inBounds));
-            if (!cElement.isF32())
-              old = arith::ExtFOp::create(sb, loc, f32Pair, old);
-            olds[ni * 2 + half] = old;
-          }
-      for (int64_t ni = 0; ni < nTiles; ++ni)
-        for (int64_t half = 0; half < 2; ++half) {
-          Value pair = vector::ExtractOp::create(
-              sb, loc, loop.getResult(mi * nTiles + ni), half);
-          pair = e.apply(sb, loc, pair, olds[ni * 2 + half]);
-          if (!cElement.isF32())
-            pair = arith::TruncFOp::create(sb, loc, pairType, pair);
-          vector::TransferWriteOp::create(
-              sb, loc, pair, matmul.getC(),
-              ValueRange{rowOf(sb, mi, half), colOf(sb, ni)}, alongColumns,
-              ArrayRef<bool>(inBounds));
+  LogicalResult built = buildEpilogue(
+      b, loc, matmul, matmul.getC(),
+      [&](OpBuilder &sb, const EpilogueValues &e) {
+        for (int64_t mi = 0; mi < mTiles; ++mi) {
+          // Where the epilogue reads C, a row of fragments' reads go first, in
+          // flight together (all of them would need as many registers again as
+          // the accumulators).
+          SmallVector<Value> olds(nTiles * 2);
+          if (e.readsC)
+            for (int64_t ni = 0; ni < nTiles; ++ni)
+              for (int64_t half = 0; half < 2; ++half) {
+                Value pad = arith::ConstantOp::create(
+                    sb, loc, sb.getFloatAttr(cElement, 0.0));
+                Value old = vector::TransferReadOp::create(
+                    sb, loc, pairType, matmul.getC(),
+                    ValueRange{rowOf(sb, mi, half), colOf(sb, ni)}, pad,
+                    alongColumns, ArrayRef<bool>(inBounds));
+                if (!cElement.isF32())
+                  old = arith::ExtFOp::create(sb, loc, f32Pair, old);
+                olds[ni * 2 + half] = old;
+              }
+          for (int64_t ni = 0; ni < nTiles; ++ni)
+            for (int64_t half = 0; half < 2; ++half) {
+              Value pair = vector::ExtractOp::create(
+                  sb, loc, loop.getResult(mi * nTiles + ni), half);
+              pair = e.apply(
+                  sb, loc, pair, olds[ni * 2 + half], matmul.getC(), [&] {
+                    return std::make_pair(rowOf(sb, mi, half), colOf(sb, ni));
+                  });
+              if (!cElement.isF32())
+                pair = arith::TruncFOp::create(sb, loc, pairType, pair);
+              vector::TransferWriteOp::create(
+                  sb, loc, pair, matmul.getC(),
+                  ValueRange{rowOf(sb, mi, half), colOf(sb, ni)}, alongColumns,
+                  ArrayRef<bool>(inBounds));
+            }
         }
-    }
-  });
+      });
+  if (failed(built))
+    return failure();
   matmul.erase();
   return success();
 }

@@ -166,8 +166,9 @@ static LogicalResult pipelineFragments(scf::ForOp loop, ScheduleAttr s) {
   Location loc = loop.getLoc();
 
   // The copies of tile t + S - 1 go first; the wait and the barrier last.
-  for (Operation &op : llvm::make_early_inc_range(llvm::make_range(
-           std::next(inner->getIterator()), body->getTerminator()->getIterator())))
+  for (Operation &op : llvm::make_early_inc_range(
+           llvm::make_range(std::next(inner->getIterator()),
+                            body->getTerminator()->getIterator())))
     op.moveBefore(inner);
   waits.front()->moveBefore(body->getTerminator());
   barriers.front()->moveBefore(body->getTerminator());
@@ -254,8 +255,7 @@ static LogicalResult pipeline(scf::ForOp loop, ScheduleAttr s) {
   if (s.getCpAsync()) {
     if (failed(asyncPipeline(loop, s, copies, stageOp, barriers)))
       return failure();
-    return s.getRegisterDoubleBuffer() ? pipelineFragments(loop, s)
-                                       : success();
+    return s.getRegisterDoubleBuffer() ? pipelineFragments(loop, s) : success();
   }
 
   OpBuilder b(loop);

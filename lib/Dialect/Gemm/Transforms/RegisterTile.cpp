@@ -91,8 +91,8 @@ static LogicalResult registerTile(MatmulOp matmul) {
   auto aType = cast<MemRefType>(matmul.getA().getType());
   auto cType = cast<MemRefType>(matmul.getC().getType());
   int64_t bm = cType.getDimSize(0), bn = cType.getDimSize(1);
-  int64_t k = kLoopExtent(matmul, aType.getDimSize(1), s.getTileK(),
-                          s.hasPromotion());
+  int64_t k =
+      kLoopExtent(matmul, aType.getDimSize(1), s.getTileK(), s.hasPromotion());
   int64_t tm = s.getThreadM(), tn = s.getThreadN();
   int64_t threads = (bm / tm) * (bn / tn);
   if (bm % tm || bn % tn ||
@@ -159,31 +159,37 @@ static LogicalResult registerTile(MatmulOp matmul) {
   auto colOf = [&](OpBuilder &sb, int64_t j) {
     return addOffset(sb, loc, p.colBase, j * p.colStride);
   };
-  buildEpilogue(b, loc, matmul, [&](OpBuilder &sb, const EpilogueValues &e) {
-    for (int64_t i = 0; i < tm; ++i) {
-      // Where the epilogue reads C, a row's reads go first, in flight
-      // together.
-      SmallVector<Value> olds(colChunks);
-      if (e.readsC)
-        for (int64_t j = 0; j < colChunks; ++j) {
-          Value pad = arith::ConstantOp::create(sb, loc, sb.getF32FloatAttr(0));
-          olds[j] = vector::TransferReadOp::create(
-              sb, loc,
-              cast<VectorType>(loop.getResult(i * colChunks + j).getType()),
-              cOperand.memref, ValueRange{rowOf(sb, i), colOf(sb, j)}, pad,
-              alongColumns, ArrayRef<bool>(inBounds));
+  LogicalResult built = buildEpilogue(
+      b, loc, matmul, cOperand.memref,
+      [&](OpBuilder &sb, const EpilogueValues &e) {
+        for (int64_t i = 0; i < tm; ++i) {
+          // Where the epilogue reads C, a row's reads go first, in flight
+          // together.
+          SmallVector<Value> olds(colChunks);
+          if (e.readsC)
+            for (int64_t j = 0; j < colChunks; ++j) {
+              Value pad =
+                  arith::ConstantOp::create(sb, loc, sb.getF32FloatAttr(0));
+              olds[j] = vector::TransferReadOp::create(
+                  sb, loc,
+                  cast<VectorType>(loop.getResult(i * colChunks + j).getType()),
+                  cOperand.memref, ValueRange{rowOf(sb, i), colOf(sb, j)}, pad,
+                  alongColumns, ArrayRef<bool>(inBounds));
+            }
+          Value row = rowOf(sb, i);
+          for (int64_t j = 0; j < colChunks; ++j) {
+            Value col = colOf(sb, j);
+            Value value = e.apply(sb, loc, loop.getResult(i * colChunks + j),
+                                  olds[j], cOperand.memref,
+                                  [&] { return std::make_pair(row, col); });
+            vector::TransferWriteOp::create(sb, loc, value, cOperand.memref,
+                                            ValueRange{row, col}, alongColumns,
+                                            ArrayRef<bool>(inBounds));
+          }
         }
-      Value row = rowOf(sb, i);
-      for (int64_t j = 0; j < colChunks; ++j) {
-        Value col = colOf(sb, j);
-        Value value =
-            e.apply(sb, loc, loop.getResult(i * colChunks + j), olds[j]);
-        vector::TransferWriteOp::create(sb, loc, value, cOperand.memref,
-                                        ValueRange{row, col}, alongColumns,
-                                        ArrayRef<bool>(inBounds));
-      }
-    }
-  });
+      });
+  if (failed(built))
+    return failure();
   matmul.erase();
   return success();
 }

@@ -66,42 +66,90 @@ int64_t mlir::gemm::kLoopExtent(Operation *matmul, int64_t k, int64_t bk,
   return llvm::divideCeil(k, bk) * bk;
 }
 
-Value EpilogueValues::apply(OpBuilder &b, Location loc, Value acc,
-                            Value old) const {
-  if (!alpha)
-    return acc;
+Value EpilogueValues::apply(
+    OpBuilder &b, Location loc, Value acc, Value old, Value c,
+    function_ref<std::pair<Value, Value>()> position) const {
+  auto vectorType = dyn_cast<VectorType>(acc.getType());
   auto splat = [&](Value scalar) -> Value {
-    if (auto vector = dyn_cast<VectorType>(acc.getType()))
-      return vector::BroadcastOp::create(b, loc, vector, scalar);
+    if (vectorType)
+      return vector::BroadcastOp::create(b, loc, vectorType, scalar);
     return scalar;
   };
-  Value scaled = arith::MulFOp::create(b, loc, splat(alpha), acc);
-  if (!readsC)
-    return scaled;
-  return arith::AddFOp::create(
-      b, loc, arith::MulFOp::create(b, loc, splat(beta), old), scaled);
+  Value value = acc;
+  if (alpha) {
+    value = arith::MulFOp::create(b, loc, splat(alpha), value);
+    if (readsC)
+      value = arith::AddFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, splat(beta), old), value);
+  }
+  if (bias) {
+    // The bias at C's row (one value) or columns (along the row), read
+    // like C (guarded past the matrix in kernels with tails).
+    auto [row, col] = position();
+    MatrixPoint p = pointInMatrix(b, loc, c, row, col);
+    auto biasType = cast<MemRefType>(bias.getType());
+    Type element = biasType.getElementType();
+    Value zero = indexConstant(b, loc, 0);
+    Value at[] = {biasPerRow ? p.row : zero, biasPerRow ? zero : p.col};
+    int64_t width = vectorType && !biasPerRow ? vectorType.getNumElements() : 1;
+    auto readType = VectorType::get({width}, element);
+    Value pad = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0));
+    AffineMap alongColumns =
+        AffineMap::get(2, 0, getAffineDimExpr(1, b.getContext()));
+    bool inBounds[] = {true};
+    Value read = vector::TransferReadOp::create(b, loc, readType, bias, at, pad,
+                                                alongColumns, inBounds);
+    if (!element.isF32())
+      read = arith::ExtFOp::create(
+          b, loc, VectorType::get({width}, b.getF32Type()), read);
+    Value add =
+        width > 1 ? read : splat(vector::ExtractOp::create(b, loc, read, 0));
+    value = arith::AddFOp::create(b, loc, value, add);
+  }
+  if (relu) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+    value = arith::MaximumFOp::create(b, loc, value, splat(zero));
+  }
+  return value;
 }
 
-void mlir::gemm::buildEpilogue(
-    OpBuilder &b, Location loc, Operation *at,
+LogicalResult mlir::gemm::buildEpilogue(
+    OpBuilder &b, Location loc, Operation *at, Value c,
     function_ref<void(OpBuilder &, const EpilogueValues &)> stores) {
   auto func = at->getParentOfType<gpu::GPUFuncOp>();
-  if (!func || !func->hasAttr(kAlphaBetaAttr)) {
-    stores(b, EpilogueValues{});
-    return;
+  EpilogueValues plain;
+  if (!func) {
+    stores(b, plain);
+    return success();
   }
-  Value alpha = func.getArgument(3), beta = func.getArgument(4);
+  if (auto bias = func->getAttrOfType<StringAttr>(kBiasAttr)) {
+    if (!viewsMatrix(c))
+      return at->emitOpError("cannot place the bias: C is not a view of a "
+                             "matrix");
+    plain.bias = func.getArgument(func.getNumArguments() - 1);
+    plain.biasPerRow = bias.getValue() == "row";
+  }
+  plain.relu = func->hasAttr(kReluAttr);
+  if (!func->hasAttr(kAlphaBetaAttr)) {
+    stores(b, plain);
+    return success();
+  }
+  plain.alpha = func.getArgument(3);
+  plain.beta = func.getArgument(4);
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   Value readsC = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
-                                       beta, zero);
+                                       plain.beta, zero);
   scf::IfOp::create(
       b, loc, readsC,
       [&](OpBuilder &tb, Location) {
-        stores(tb, EpilogueValues{alpha, beta, true});
+        EpilogueValues withC = plain;
+        withC.readsC = true;
+        stores(tb, withC);
         scf::YieldOp::create(tb, loc);
       },
       [&](OpBuilder &eb, Location) {
-        stores(eb, EpilogueValues{alpha, beta, false});
+        stores(eb, plain);
         scf::YieldOp::create(eb, loc);
       });
+  return success();
 }

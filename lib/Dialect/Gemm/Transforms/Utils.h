@@ -25,6 +25,11 @@ inline constexpr llvm::StringLiteral kTailsAttr = "gemm.tails";
 /// arguments 3 and 4 are alpha and beta (f32).
 inline constexpr llvm::StringLiteral kAlphaBetaAttr = "gemm.alpha_beta";
 
+/// `bias = row | col` ("row" or "col"; the bias is the kernel's last
+/// argument) and `activation = relu`.
+inline constexpr llvm::StringLiteral kBiasAttr = "gemm.bias";
+inline constexpr llvm::StringLiteral kReluAttr = "gemm.relu";
+
 /// The attribute convert-gemm-to-gpu puts the schedule in on the kernel.
 inline constexpr llvm::StringLiteral kScheduleAttr = "gemm.schedule";
 
@@ -63,23 +68,30 @@ inline bool isRowMajor(MemRefType type) {
 /// of BK (the copies zero-fill the last tile past K).
 int64_t kLoopExtent(Operation *matmul, int64_t k, int64_t bk, bool promoted);
 
-/// How the stores of C apply the epilogue: plainly (no alpha), or
-/// `alpha * acc` (beta = 0: C is not read), or `alpha * acc + beta * C`.
+/// How the stores of C apply the epilogue: `alpha * acc` (beta = 0: C is
+/// not read) or `alpha * acc + beta * C` where there is an alpha, then plus
+/// a bias (a 1 x N row or an M x 1 column of C's type), then ReLU.
 struct EpilogueValues {
   Value alpha, beta;
   bool readsC = false;
+  Value bias;
+  bool biasPerRow = false, relu = false;
 
-  /// The value to store for the f32 accumulators `acc` (a scalar or a
-  /// vector), given C's old values `old` as f32 where `readsC`.
-  Value apply(OpBuilder &b, Location loc, Value acc, Value old) const;
+  /// The value to store for the f32 accumulators `acc` (a scalar, or a
+  /// vector along a row of C), given C's old values `old` as f32 where
+  /// `readsC`; `position` gives (row, col) of `acc` in the view `c` of C
+  /// (asked for only with a bias).
+  Value apply(OpBuilder &b, Location loc, Value acc, Value old, Value c,
+              function_ref<std::pair<Value, Value>()> position) const;
 };
 
 /// Emits the stores of C (`stores`) once, or in a kernel with
 /// `gemm.alpha_beta` (alpha and beta its arguments 3 and 4) twice, under one
 /// branch on beta != 0: C is read only on that side.
-void buildEpilogue(OpBuilder &b, Location loc, Operation *at,
-                   function_ref<void(OpBuilder &, const EpilogueValues &)>
-                       stores);
+/// Fails where a bias cannot be placed: C (`c`) is not a view of a matrix.
+LogicalResult
+buildEpilogue(OpBuilder &b, Location loc, Operation *at, Value c,
+              function_ref<void(OpBuilder &, const EpilogueValues &)> stores);
 
 /// A point of a view of a global matrix, in the matrix's coordinates, with
 /// the matrix's extents.

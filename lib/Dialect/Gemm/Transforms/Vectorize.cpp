@@ -35,10 +35,9 @@ static bool isShared(Value memref) {
 /// (row, col) if the `width` elements from there along `dim` lie inside the
 /// global matrix `view` views, else (0, 0), with the condition. (0, 0) of a
 /// tile view is inside: tiles start inside the matrix.
-static std::tuple<Value, Value, Value> clampToMatrix(OpBuilder &b,
-                                                     Location loc, Value view,
-                                                     Value row, Value col,
-                                                     unsigned dim,
+static std::tuple<Value, Value, Value> clampToMatrix(OpBuilder &b, Location loc,
+                                                     Value view, Value row,
+                                                     Value col, unsigned dim,
                                                      int64_t width) {
   // The pass checked that global views resolve (viewsMatrix).
   MatrixPoint p = pointInMatrix(b, loc, view, row, col);
@@ -63,9 +62,9 @@ static Value readAlong(OpBuilder &b, Location loc, Value source, Value row,
     if (guard)
       std::tie(inside, row, col) =
           clampToMatrix(b, loc, source, row, col, dim, width);
-    Value value = vector::LoadOp::create(
-        b, loc, vectorType, source, ValueRange{row, col},
-        /*nontemporal=*/false, alignmentOf(vectorType));
+    Value value =
+        vector::LoadOp::create(b, loc, vectorType, source, ValueRange{row, col},
+                               /*nontemporal=*/false, alignmentOf(vectorType));
     if (!guard)
       return value;
     Value zeros = arith::ConstantOp::create(b, loc, vectorType,
@@ -83,8 +82,8 @@ static Value readAlong(OpBuilder &b, Location loc, Value source, Value row,
     if (guard)
       element = arith::SelectOp::create(
           b, loc, inside, element,
-          arith::ConstantOp::create(
-              b, loc, b.getZeroAttr(type.getElementType())));
+          arith::ConstantOp::create(b, loc,
+                                    b.getZeroAttr(type.getElementType())));
     elements.push_back(element);
   }
   return vector::FromElementsOp::create(b, loc, vectorType, elements);
@@ -170,20 +169,19 @@ static Value swizzleColumn(OpBuilder &b, Location loc, MemRefType type,
   if (chunks <= 1)
     return col;
   auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
-  Value f = chunks >= 8
-                ? arith::AddIOp::create(
-                      b, loc,
-                      arith::MulIOp::create(
-                          b, loc, arith::RemUIOp::create(b, loc, row, c(4)),
-                          c(2)),
-                      arith::RemUIOp::create(
-                          b, loc, arith::DivUIOp::create(b, loc, row, c(4)),
-                          c(2)))
-                      .getResult()
-                : arith::RemUIOp::create(
-                      b, loc, arith::DivUIOp::create(b, loc, row, c(8 / chunks)),
-                      c(chunks))
-                      .getResult();
+  Value f =
+      chunks >= 8
+          ? arith::AddIOp::create(
+                b, loc,
+                arith::MulIOp::create(
+                    b, loc, arith::RemUIOp::create(b, loc, row, c(4)), c(2)),
+                arith::RemUIOp::create(
+                    b, loc, arith::DivUIOp::create(b, loc, row, c(4)), c(2)))
+                .getResult()
+          : arith::RemUIOp::create(
+                b, loc, arith::DivUIOp::create(b, loc, row, c(8 / chunks)),
+                c(chunks))
+                .getResult();
   Value index = arith::DivUIOp::create(b, loc, col, c(chunk));
   Value within = arith::RemUIOp::create(b, loc, col, c(chunk));
   Value moved = arith::XOrIOp::create(b, loc, index, f);
@@ -272,9 +270,9 @@ static void lowerCopy(CopyOp copy, int64_t storeWidth, bool swizzle,
         Value inside;
         std::tie(inside, srcRow, srcCol) = clampToMatrix(
             b, loc, copy.getSource(), p.row, p.col, p.dim, d.width);
-        srcElements = arith::SelectOp::create(
-            b, loc, inside, indexConstant(b, loc, d.width),
-            indexConstant(b, loc, 0));
+        srcElements = arith::SelectOp::create(b, loc, inside,
+                                              indexConstant(b, loc, d.width),
+                                              indexConstant(b, loc, 0));
       }
       nvgpu::DeviceAsyncCopyOp::create(
           b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
@@ -353,10 +351,10 @@ static LogicalResult lowerTransferRead(vector::TransferReadOp read,
       read.getIndices().size() != 2)
     return read.emitOpError("gemm-vectorize expects 1-D reads of 2-D tiles");
   OpBuilder b(read);
-  Value value = readAlong(b, read.getLoc(), read.getBase(),
-                          read.getIndices()[0], read.getIndices()[1],
-                          read.getVectorType().getNumElements(),
-                          transferDim(read.getPermutationMap()), guard);
+  Value value =
+      readAlong(b, read.getLoc(), read.getBase(), read.getIndices()[0],
+                read.getIndices()[1], read.getVectorType().getNumElements(),
+                transferDim(read.getPermutationMap()), guard);
   read.replaceAllUsesWith(value);
   read.erase();
   return success();

@@ -13,7 +13,9 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
     The whole content of a schedule file: the kernel's name, the GEMM problem
     and its schedule. `convert-gemm-to-gpu` turns it into a `gpu.func`.
     With `alpha_beta`, the kernel computes `C = alpha * A * B + beta * C`,
-    alpha and beta given at launch (`epilogue = alpha-beta`).
+    alpha and beta given at launch (`epilogue = alpha-beta`); `bias` (`row`
+    or `col`) adds a vector given at launch, one value per row or column of
+    C; `relu` then clamps at 0.
 
     ```mlir
     gemm.kernel @sgemm_naive
@@ -26,11 +28,13 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
     SymbolNameAttr:$sym_name,
     Gemm_ProblemAttr:$problem,
     Gemm_ScheduleAttr:$schedule,
-    UnitAttr:$alpha_beta
+    UnitAttr:$alpha_beta,
+    OptionalAttr<StrAttr>:$bias,
+    UnitAttr:$relu
   );
   let assemblyFormat = [{
     $sym_name `problem` $problem `schedule` $schedule
-    (`alpha_beta` $alpha_beta^)? attr-dict
+    (`alpha_beta` $alpha_beta^)? (`bias` $bias^)? (`relu` $relu^)? attr-dict
   }];
   let hasVerifier = 1;
 }
