@@ -92,13 +92,31 @@ Value EpilogueValues::apply(
     Value zero = indexConstant(b, loc, 0);
     Value at[] = {biasPerRow ? p.row : zero, biasPerRow ? zero : p.col};
     int64_t width = vectorType && !biasPerRow ? vectorType.getNumElements() : 1;
-    auto readType = VectorType::get({width}, element);
+    // Guarded reads (tails) keep or drop a whole vector: where N is not a
+    // multiple of the width (a column-major C allows it), the bias is read
+    // an element at a time.
+    int64_t piece = biasType.getDimSize(1) % width == 0 ? width : 1;
+    auto pieceType = VectorType::get({piece}, element);
     Value pad = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0));
     AffineMap alongColumns =
         AffineMap::get(2, 0, getAffineDimExpr(1, b.getContext()));
     bool inBounds[] = {true};
-    Value read = vector::TransferReadOp::create(b, loc, readType, bias, at, pad,
-                                                alongColumns, inBounds);
+    auto readAt = [&](int64_t e) -> Value {
+      return vector::TransferReadOp::create(
+          b, loc, pieceType, bias,
+          ValueRange{at[0], addOffset(b, loc, at[1], e)}, pad, alongColumns,
+          inBounds);
+    };
+    Value read;
+    if (piece == width) {
+      read = readAt(0);
+    } else {
+      SmallVector<Value> elements;
+      for (int64_t e = 0; e < width; ++e)
+        elements.push_back(vector::ExtractOp::create(b, loc, readAt(e), 0));
+      read = vector::FromElementsOp::create(
+          b, loc, VectorType::get({width}, element), elements);
+    }
     if (!element.isF32())
       read = arith::ExtFOp::create(
           b, loc, VectorType::get({width}, b.getF32Type()), read);
