@@ -43,6 +43,18 @@ getMatrix(MLIRContext &ctx, const std::optional<MatrixDecl> &decl) {
   return {getType(ctx, decl->type), getLayout(decl->layout)};
 }
 
+/// The batch count and the strides between consecutive A, B and C (dense
+/// by default); a count of 1 without a batch.
+static std::array<int64_t, 4> getBatch(const ProblemDecl &p) {
+  int64_t m = *p.m->value, n = *p.n->value, k = *p.k->value;
+  if (!p.batch)
+    return {1, m * k, k * n, m * n};
+  if (p.batch->strides)
+    return {*p.batch->count.value, (*p.batch->strides)[0],
+            (*p.batch->strides)[1], (*p.batch->strides)[2]};
+  return {*p.batch->count.value, m * k, k * n, m * n};
+}
+
 /// Whether A or B is declared column-major.
 static bool hasColumnMajorOperand(const ProblemDecl &problem) {
   for (const std::optional<MatrixDecl> *m : {&problem.a, &problem.b})
@@ -121,15 +133,20 @@ bool gemmc::checkSupported(const KernelDecl &kernel,
       return notYet((*matrix)->typeLoc, "element type '" +
                                             stringify((*matrix)->type) +
                                             "' without 'mma'");
-  if (p.batch)
-    return notYet(p.batch->loc, "a batched GEMM");
-  // Kernels index with 32-bit arithmetic.
+  if (p.batch && p.batch->count.isDynamic())
+    return notYet(p.batch->count.loc, "a batch count given at launch ('?')");
+  // Kernels index with 32-bit arithmetic, across a batch too.
+  std::array<int64_t, 4> batch = getBatch(p);
   const std::pair<const std::optional<SizeDecl> *,
                   const std::optional<SizeDecl> *>
       matrices[] = {{&p.m, &p.k}, {&p.k, &p.n}, {&p.m, &p.n}};
-  for (auto [rows, cols] : matrices)
-    if (*(*rows)->value * *(*cols)->value >= (int64_t(1) << 31))
-      return notYet(p.loc, "a matrix of 2^31 elements or more");
+  for (auto [i, matrix] : llvm::enumerate(matrices)) {
+    auto [rows, cols] = matrix;
+    if ((batch[0] - 1) * batch[i + 1] + *(*rows)->value * *(*cols)->value >=
+        (int64_t(1) << 31))
+      return notYet(p.loc, "a matrix (or batch of them) of 2^31 elements or "
+                           "more");
+  }
   return true;
 }
 
@@ -217,7 +234,10 @@ OwningOpRef<ModuleOp> gemmc::mlirGen(MLIRContext &ctx,
   if (p.bias)
     bias = builder.getStringAttr(p.bias->kind == BiasKind::Row ? "row" : "col");
   bool relu = p.activation && p.activation->relu;
+  DenseI64ArrayAttr batch;
+  if (p.batch)
+    batch = builder.getDenseI64ArrayAttr(getBatch(p));
   gemm::KernelOp::create(builder, loc, kernel.name, problem, schedule,
-                         alphaBeta, bias, relu);
+                         alphaBeta, bias, relu, batch);
   return module;
 }

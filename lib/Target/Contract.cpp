@@ -20,6 +20,8 @@ mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel, StringRef arch,
   if (auto bias = kernel->getAttrOfType<StringAttr>("gemm.bias"))
     contract.bias = bias.getValue().str();
   contract.relu = kernel->hasAttr("gemm.relu");
+  if (auto batch = kernel->getAttrOfType<DenseI64ArrayAttr>("gemm.batch"))
+    contract.batch.assign(batch.asArrayRef().begin(), batch.asArrayRef().end());
   if (!contract.problem || !contract.schedule || !contract.launch)
     return kernel.emitError("kernel lacks the gemm.problem, gemm.schedule or "
                             "gemm.launch attribute of its contract");
@@ -84,6 +86,9 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
   // f32 inputs on tensor cores are rounded to tf32 (math = tf32).
   if (problem.getAType().isF32() && !schedule.getMma().empty())
     os << " math=tf32";
+  if (!contract.batch.empty())
+    os << " batch=" << contract.batch[0] << " strides=" << contract.batch[1]
+       << "," << contract.batch[2] << "," << contract.batch[3];
   os << "\n";
   os << "// schedule: tile=";
   llvm::interleave(schedule.getTile(), os, "x");

@@ -29,6 +29,8 @@ const char *gemmc::rt::kBenchUsage =
     "                     beta = 0 never reads C); kernels without alpha and\n"
     "                     beta parameters are skipped unless 1 and 0\n"
     "  --bias row|col     then + bias[row] or bias[col] (random, seed + 4)\n"
+    "  --batch N          a batch of N GEMMs, dense (default: the first\n"
+    "                     kernel's batch and strides)\n"
     "  --relu             then ReLU; kernels run only with the epilogue\n"
     "                     their contract states (cuBLAS's result gets the\n"
     "                     bias and ReLU on the host, untimed)\n"
@@ -195,6 +197,10 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
         return false;
       }
       o.bias = text;
+    } else if (arg == "--batch") {
+      if (!number(o.batch, 1, 1 << 20))
+        return false;
+      o.batchGiven = true;
     } else if (arg == "--relu") {
       o.relu = true;
     } else if (arg == "--tolerance") {

@@ -32,9 +32,13 @@ const char *gemmc::rt::toString(Layout layout) {
 
 unsigned gemmc::rt::sizeOf(DType type) { return type == DType::F32 ? 4 : 2; }
 
-int64_t GridExpr::evaluate(int64_t m, int64_t n, int64_t k) const {
+int64_t GridExpr::evaluate(int64_t m, int64_t n, int64_t k,
+                           int64_t batch) const {
   int64_t extent = 1;
   switch (dim) {
+  case 'B':
+    extent = batch;
+    break;
   case 'M':
     extent = m;
     break;
@@ -69,6 +73,9 @@ std::string Problem::str() const {
      << " acc=" << toString(acc);
   if (tf32)
     os << " math=tf32";
+  if (batch > 1)
+    os << " batch=" << batch << " strides=" << strideOfA() << "," << strideOfB()
+       << "," << strideOfC();
   return os.str();
 }
 
@@ -130,7 +137,7 @@ static bool parseGrid(const std::string &word, GridExpr &expr) {
     return true;
   }
   if (word.size() < 3 || word[1] != '/' ||
-      (word[0] != 'M' && word[0] != 'N' && word[0] != 'K'))
+      (word[0] != 'M' && word[0] != 'N' && word[0] != 'K' && word[0] != 'B'))
     return false;
   expr.dim = word[0];
   return parseInt(word.substr(2), expr.divisor) && expr.divisor > 0;
@@ -164,6 +171,25 @@ static bool parseProblem(const std::string &text, Problem &problem) {
     }
     return parseInt(fields[key], value) && value > 0;
   };
+  // `batch=COUNT strides=SA,SB,SC`.
+  if (fields.count("batch")) {
+    if (!parseInt(fields["batch"], problem.batch) || problem.batch <= 0 ||
+        !fields.count("strides"))
+      return false;
+    std::vector<int64_t> strides;
+    std::istringstream is(fields["strides"]);
+    for (std::string part; std::getline(is, part, ',');) {
+      int64_t stride = 0;
+      if (!parseInt(part, stride) || stride <= 0)
+        return false;
+      strides.push_back(stride);
+    }
+    if (strides.size() != 3)
+      return false;
+    problem.strideA = strides[0];
+    problem.strideB = strides[1];
+    problem.strideC = strides[2];
+  }
   problem.tf32 = fields.count("math") && fields["math"] == "tf32";
   if (fields.count("math") && !problem.tf32 && fields["math"] != "exact")
     return false;
@@ -385,6 +411,12 @@ bool gemmc::rt::accepts(const Contract &contract, const Problem &p,
   if (p.aLayout != k.aLayout || p.bLayout != k.bLayout ||
       p.cLayout != k.cLayout) {
     why = "layouts differ: the kernel computes " + k.str();
+    return false;
+  }
+  if (p.batch != k.batch || (k.batch > 1 && (p.strideOfA() != k.strideOfA() ||
+                                             p.strideOfB() != k.strideOfB() ||
+                                             p.strideOfC() != k.strideOfC()))) {
+    why = "batches differ: the kernel computes " + k.str();
     return false;
   }
   if (!contract.alphaBeta && (p.alpha != 1 || p.beta != 0)) {

@@ -32,6 +32,12 @@ struct CublasApi {
                                     const void *, void *, cudaDataType, int,
                                     cublasComputeType_t, cublasGemmAlgo_t);
   GemmEx cublasGemmEx = nullptr;
+  using GemmStridedBatchedEx = cublasStatus_t (*)(
+      cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+      const void *, const void *, cudaDataType, int, long long, const void *,
+      cudaDataType, int, long long, const void *, void *, cudaDataType, int,
+      long long, int, cublasComputeType_t, cublasGemmAlgo_t);
+  GemmStridedBatchedEx cublasGemmStridedBatchedEx = nullptr;
 };
 } // namespace
 
@@ -68,6 +74,7 @@ Cublas::Cublas() {
     throw CudaError("cuBLAS lacks " GEMMC_XSTR(fn));
   GEMMC_CUBLAS_FUNCTIONS(GEMMC_LOAD)
   GEMMC_LOAD(cublasGemmEx)
+  GEMMC_LOAD(cublasGemmStridedBatchedEx)
 #undef GEMMC_LOAD
   cublasHandle_t h = nullptr;
   GEMMC_CUBLAS(api().cublasCreate(&h));
@@ -119,6 +126,10 @@ ColumnMajorCall gemmc::rt::mapToColumnMajor(const Problem &p) {
 }
 
 std::string Cublas::describe(const Problem &p, MathMode math) {
+  if (p.batch > 1)
+    return std::string("cublasGemmStridedBatchedEx (") + toString(p.a) +
+           (p.a == DType::F32 && math == MathMode::TF32 ? ", FAST_TF32)"
+                                                        : ", COMPUTE_32F)");
   if (p.a == DType::F32 && math == MathMode::Exact)
     return "cublasSgemm (FP32, no TF32)";
   if (p.a == DType::F32)
@@ -136,6 +147,21 @@ void Cublas::gemm(const Problem &p, MathMode math, const Operands &ops) {
   const void *y = reinterpret_cast<const void *>(call.swap ? ops.a : ops.b);
   void *c = reinterpret_cast<void *>(ops.c);
   const float alpha = p.alpha, beta = p.beta;
+  if (p.batch > 1) {
+    // One strided-batched call; plain FP32 math for exact f32.
+    GEMMC_CUBLAS(api().cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+    cublasComputeType_t compute = p.a == DType::F32 && math == MathMode::TF32
+                                      ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                      : CUBLAS_COMPUTE_32F;
+    DType xType = call.swap ? p.b : p.a, yType = call.swap ? p.a : p.b;
+    long long strideX = call.swap ? p.strideOfB() : p.strideOfA();
+    long long strideY = call.swap ? p.strideOfA() : p.strideOfB();
+    GEMMC_CUBLAS(api().cublasGemmStridedBatchedEx(
+        h, opX, opY, call.m, call.n, call.k, &alpha, x, toCuda(xType), call.ldx,
+        strideX, y, toCuda(yType), call.ldy, strideY, &beta, c, toCuda(p.c),
+        call.ldc, p.strideOfC(), int(p.batch), compute, CUBLAS_GEMM_DEFAULT));
+    return;
+  }
   if (p.a == DType::F32 && math == MathMode::Exact) {
     GEMMC_CUBLAS(api().cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
     GEMMC_CUBLAS(api().cublasSgemm(

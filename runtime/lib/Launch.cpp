@@ -66,7 +66,7 @@ void ContractKernel::launch(const Operands &operands,
   }
   unsigned grid[3];
   for (int i = 0; i < 3; ++i)
-    grid[i] = unsigned(spec.grid[i].evaluate(p.m, p.n, p.k));
+    grid[i] = unsigned(spec.grid[i].evaluate(p.m, p.n, p.k, p.batch));
   GEMMC_CU(DriverApi::get().cuLaunchKernel(
       function, grid[0], grid[1], grid[2], spec.block[0], spec.block[1],
       spec.block[2], unsigned(spec.dynamicSharedBytes), nullptr, args.data(),

@@ -106,6 +106,29 @@ TEST(Contract, ReadsTheMathMode) {
                              c, error));
 }
 
+TEST(Contract, ReadsABatch) {
+  Contract c;
+  std::string error, why;
+  ASSERT_TRUE(parseContract(
+      replace(replace(kFixed, "// grid: N/32 M/32 1", "// grid: N/32 M/32 B/1"),
+              "acc=f32", "acc=f32 batch=3 strides=2000000,1048576,1048576"),
+      c, error))
+      << error;
+  EXPECT_EQ(c.problem.batch, 3);
+  EXPECT_EQ(c.problem.strideOfA(), 2000000);
+  EXPECT_EQ(c.problem.strideOfC(), 1024 * 1024);
+  EXPECT_EQ(c.grid[2].evaluate(1024, 1024, 1024, 3), 3);
+  EXPECT_NE(formatContract(c).find("batch=3 strides=2000000,1048576,1048576"),
+            std::string::npos);
+  Problem p = c.problem;
+  EXPECT_TRUE(accepts(c, p, why)) << why;
+  p.strideA = 0; // dense: 1024 * 1024
+  EXPECT_FALSE(accepts(c, p, why));
+  EXPECT_NE(why.find("batches differ"), std::string::npos);
+  EXPECT_FALSE(
+      parseContract(replace(kFixed, "acc=f32", "acc=f32 batch=2"), c, error));
+}
+
 TEST(Contract, GridRoundsUp) {
   GridExpr g{'M', 128};
   EXPECT_EQ(g.evaluate(129, 1, 1), 2);

@@ -269,6 +269,12 @@ int main(int argc, char **argv) {
         o.bLayout = first.bLayout;
         o.cLayout = first.cLayout;
       }
+      if (!o.batchGiven) {
+        o.batch = first.batch;
+        o.strideA = first.strideA;
+        o.strideB = first.strideB;
+        o.strideC = first.strideC;
+      }
     }
     std::vector<Size> sizes = o.sizes;
     if (sizes.empty())
@@ -305,23 +311,49 @@ int main(int argc, char **argv) {
       p.alpha = o.alpha, p.beta = o.beta;
       p.bias = o.bias, p.relu = o.relu;
 
-      HostMatrix a(p.m, p.k, p.aLayout, p.a), b(p.k, p.n, p.bLayout, p.b);
-      fillRandom(a, o.seed);
-      fillRandom(b, o.seed + 1);
-      DeviceBuffer da(a.bytes()), db(b.bytes()), dc(size_t(p.m) * p.n *
-                                                    sizeOf(p.c));
-      da.upload(a.pack().data());
-      db.upload(b.pack().data());
+      p.batch = o.batch;
+      p.strideA = o.strideA, p.strideB = o.strideB, p.strideC = o.strideC;
+
+      // Each GEMM of the batch: its own random A, B (and C0); the device
+      // buffers hold them strideA, strideB and strideC elements apart.
+      std::vector<HostMatrix> as, bs, c0s;
+      for (int64_t i = 0; i < p.batch; ++i) {
+        as.emplace_back(p.m, p.k, p.aLayout, p.a);
+        bs.emplace_back(p.k, p.n, p.bLayout, p.b);
+        c0s.emplace_back(p.m, p.n, p.cLayout, p.c);
+        fillRandom(as.back(), o.seed + 8 * uint64_t(i));
+        fillRandom(bs.back(), o.seed + 8 * uint64_t(i) + 1);
+      }
+      auto span = [&](int64_t stride, int64_t elements, DType type) {
+        return size_t((p.batch - 1) * stride + elements) * sizeOf(type);
+      };
+      // The bytes of a batch of matrices, each at its stride.
+      auto packBatch = [&](const std::vector<HostMatrix> &ms, int64_t stride,
+                           size_t bytes) {
+        std::vector<unsigned char> out(bytes);
+        for (size_t i = 0; i < ms.size(); ++i) {
+          std::vector<unsigned char> one = ms[i].pack();
+          std::copy(one.begin(), one.end(),
+                    out.begin() + i * stride * sizeOf(ms[i].type));
+        }
+        return out;
+      };
+      DeviceBuffer da(span(p.strideOfA(), p.m * p.k, p.a)),
+          db(span(p.strideOfB(), p.k * p.n, p.b)),
+          dc(span(p.strideOfC(), p.m * p.n, p.c));
+      da.upload(packBatch(as, p.strideOfA(), da.size()).data());
+      db.upload(packBatch(bs, p.strideOfB(), db.size()).data());
       Operands ops{da.ptr(), db.ptr(), dc.ptr()};
       Sample sample =
-          chooseSample(p.m, p.n, p.k, /*fullLimit=*/0, o.samples, o.seed + 2);
+          chooseSample(p.m, p.n, p.k, /*fullLimit=*/0,
+                       std::max<int64_t>(16, o.samples / p.batch), o.seed + 2);
       // C before each verified run: NaN where beta = 0 (a kernel must not
       // read it), else random values the result depends on.
-      HostMatrix c0(p.m, p.n, p.cLayout, p.c);
       std::vector<unsigned char> c0Bytes;
       if (p.beta != 0) {
-        fillRandom(c0, o.seed + 3);
-        c0Bytes = c0.pack();
+        for (int64_t i = 0; i < p.batch; ++i)
+          fillRandom(c0s[i], o.seed + 8 * uint64_t(i) + 3);
+        c0Bytes = packBatch(c0s, p.strideOfC(), dc.size());
       }
       auto resetC = [&] {
         if (p.beta != 0)
@@ -329,7 +361,8 @@ int main(int argc, char **argv) {
         else
           dc.fill32(poisonWord(p.c));
       };
-      // The bias: M x 1 (per row) or 1 x N (per column), in C's type.
+      // The bias: M x 1 (per row) or 1 x N (per column), in C's type, the
+      // same for every GEMM of a batch.
       bool perRow = p.bias == "row";
       HostMatrix bias(perRow ? p.m : 1, perRow ? 1 : p.n, Layout::Row, p.c);
       std::unique_ptr<DeviceBuffer> dBias;
@@ -339,33 +372,48 @@ int main(int argc, char **argv) {
         dBias->upload(bias.pack().data());
         ops.bias = dBias->ptr();
       }
-      Epilogue epilogue{p.alpha, p.beta, &c0};
-      epilogue.bias = p.bias.empty() ? nullptr : &bias;
-      epilogue.biasPerRow = perRow;
-      epilogue.relu = p.relu;
       std::vector<unsigned char> bytes(dc.size());
-      double flop = 2.0 * p.m * p.n * p.k;
+      double flop = 2.0 * p.m * p.n * p.k * p.batch;
       double peak = peakTflops(device, p.a, o.math);
 
-      auto verify = [&](HostMatrix &c, const HostMatrix *reference, Result &r,
+      // Every GEMM of the batch is checked; a result reports the worst.
+      auto verify = [&](std::vector<HostMatrix> &c,
+                        const std::vector<HostMatrix> *reference, Result &r,
                         bool fromCublas) {
         dc.download(bytes.data());
-        c.unpack(bytes);
-        // cuBLAS has no bias or ReLU: the host adds them to its result.
-        if (fromCublas)
-          finishOnHost(c, epilogue);
-        Comparison fp64 = compareWithReference(a, b, c, sample, epilogue);
-        r.relToFp64 = fp64.relFrobenius;
-        bool pass = fp64.nonFinite == 0 && fp64.relFrobenius <= tolerance;
-        if (reference) {
-          Difference d = compareMatrices(c, *reference);
-          r.relToCublas = d.relFrobenius;
-          pass = pass && d.nonFinite == 0 && d.relFrobenius <= tolerance;
-          if (d.nonFinite)
-            r.note = std::to_string(d.nonFinite) + " entries not finite";
+        bool pass = true;
+        r.relToFp64 = 0;
+        r.relToCublas = reference ? 0 : NAN;
+        for (int64_t i = 0; i < p.batch; ++i) {
+          size_t at = size_t(i * p.strideOfC()) * sizeOf(p.c);
+          c[i].unpack(std::vector<unsigned char>(
+              bytes.begin() + at,
+              bytes.begin() + at + size_t(p.m * p.n) * sizeOf(p.c)));
+          Epilogue epilogue{p.alpha, p.beta, &c0s[i]};
+          epilogue.bias = p.bias.empty() ? nullptr : &bias;
+          epilogue.biasPerRow = perRow;
+          epilogue.relu = p.relu;
+          // cuBLAS has no bias or ReLU: the host adds them to its result.
+          if (fromCublas)
+            finishOnHost(c[i], epilogue);
+          Comparison fp64 =
+              compareWithReference(as[i], bs[i], c[i], sample, epilogue);
+          r.relToFp64 = std::max(r.relToFp64, fp64.relFrobenius);
+          pass = pass && fp64.nonFinite == 0 && fp64.relFrobenius <= tolerance;
+          if (reference) {
+            Difference d = compareMatrices(c[i], (*reference)[i]);
+            r.relToCublas = std::max(r.relToCublas, d.relFrobenius);
+            pass = pass && d.nonFinite == 0 && d.relFrobenius <= tolerance;
+            if (d.nonFinite)
+              r.note = std::to_string(d.nonFinite) + " entries not finite";
+          }
         }
         r.status = pass ? "PASS" : "FAIL";
         return pass;
+      };
+      auto batchOfC = [&] {
+        return std::vector<HostMatrix>(p.batch,
+                                       HostMatrix(p.m, p.n, p.cLayout, p.c));
       };
       auto progress = [&](const std::string &name) {
         ++done;
@@ -374,7 +422,7 @@ int main(int argc, char **argv) {
       };
 
       double cublasMs = NAN;
-      std::unique_ptr<HostMatrix> reference;
+      std::unique_ptr<std::vector<HostMatrix>> reference;
       if (cublas) {
         Result r;
         r.kernel = "cuBLAS";
@@ -384,7 +432,7 @@ int main(int argc, char **argv) {
         resetC();
         cublas->gemm(p, o.math, ops);
         GEMMC_CU(DriverApi::get().cuCtxSynchronize());
-        reference = std::make_unique<HostMatrix>(p.m, p.n, p.cLayout, p.c);
+        reference = std::make_unique<std::vector<HostMatrix>>(batchOfC());
         if (verify(*reference, nullptr, r, /*fromCublas=*/true)) {
           cublasMs = timeMedian(o, flush.get(),
                                 [&] { cublas->gemm(p, o.math, ops); });
@@ -418,7 +466,7 @@ int main(int argc, char **argv) {
         resetC();
         l.kernel->launch(ops, p);
         GEMMC_CU(DriverApi::get().cuCtxSynchronize());
-        HostMatrix c(p.m, p.n, p.cLayout, p.c);
+        std::vector<HostMatrix> c = batchOfC();
         if (!verify(c, reference.get(), r, /*fromCublas=*/false)) {
           ++failures;
           results.push_back(r);

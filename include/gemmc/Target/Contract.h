@@ -30,6 +30,8 @@ struct KernelContract {
   /// C), or empty; then ReLU.
   std::string bias;
   bool relu = false;
+  /// A batch: count and the strides of A, B and C, or empty.
+  SmallVector<int64_t, 4> batch;
 };
 
 /// Reads the contract of a kernel produced by gemmc's schedule passes from

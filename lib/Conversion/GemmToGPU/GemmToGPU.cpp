@@ -29,6 +29,16 @@ static MemRefType getMatrixType(int64_t rows, int64_t cols, Type elementType,
   return MemRefType::get({rows, cols}, elementType, strided);
 }
 
+/// `count` matrices of `type`, `stride` elements apart: a
+/// count x rows x cols memref whose first dimension steps by `stride`.
+static MemRefType getBatchType(MemRefType type, int64_t count, int64_t stride) {
+  auto [strides, offset] = type.getStridesAndOffset();
+  auto layout = StridedLayoutAttr::get(type.getContext(), /*offset=*/0,
+                                       {stride, strides[0], strides[1]});
+  return MemRefType::get({count, type.getDimSize(0), type.getDimSize(1)},
+                         type.getElementType(), layout);
+}
+
 static void outlineKernel(KernelOp kernel) {
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
@@ -46,6 +56,13 @@ static void outlineKernel(KernelOp kernel) {
                     problem.getBLayout()),
       getMatrixType(problem.getM(), problem.getN(), problem.getCType(),
                     problem.getCLayout())};
+  // A batch: each matrix becomes a count x rows x cols memref, and the
+  // kernel computes the GEMM of batch blockIdx.z.
+  std::optional<ArrayRef<int64_t>> batch = kernel.getBatch();
+  if (batch)
+    for (int i = 0; i < 3; ++i)
+      argTypes[i] = getBatchType(cast<MemRefType>(argTypes[i]), (*batch)[0],
+                                 (*batch)[i + 1]);
   // `C = alpha * A * B + beta * C`: alpha and beta follow the matrices, then
   // the bias: a 1 x N row (one value per column of C) or an M x 1 column,
   // in C's type.
@@ -80,9 +97,30 @@ static void outlineKernel(KernelOp kernel) {
   }
 
   builder.setInsertionPointToStart(&func.getBody().front());
-  MatmulOp::create(builder, loc, func.getArgument(0), func.getArgument(1),
-                   func.getArgument(2), TypeAttr::get(problem.getAccType()),
-                   kernel.getSchedule(), LevelAttr::get(ctx, Level::Grid));
+  SmallVector<Value, 3> matrices = {func.getArgument(0), func.getArgument(1),
+                                    func.getArgument(2)};
+  if (batch) {
+    func->setAttr("gemm.batch", builder.getDenseI64ArrayAttr(*batch));
+    Value z = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::z);
+    for (Value &matrix : matrices) {
+      auto type = cast<MemRefType>(matrix.getType());
+      SmallVector<OpFoldResult> offsets = {z, builder.getIndexAttr(0),
+                                           builder.getIndexAttr(0)};
+      SmallVector<OpFoldResult> sizes = {
+          builder.getIndexAttr(1), builder.getIndexAttr(type.getDimSize(1)),
+          builder.getIndexAttr(type.getDimSize(2))};
+      SmallVector<OpFoldResult> strides(3, builder.getIndexAttr(1));
+      auto resultType = memref::SubViewOp::inferRankReducedResultType(
+          {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes,
+          strides);
+      matrix =
+          memref::SubViewOp::create(builder, loc, cast<MemRefType>(resultType),
+                                    matrix, offsets, sizes, strides);
+    }
+  }
+  MatmulOp::create(builder, loc, matrices[0], matrices[1], matrices[2],
+                   TypeAttr::get(problem.getAccType()), kernel.getSchedule(),
+                   LevelAttr::get(ctx, Level::Grid));
   gpu::ReturnOp::create(builder, loc);
   kernel.erase();
 }

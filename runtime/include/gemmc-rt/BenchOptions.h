@@ -35,6 +35,10 @@ struct BenchOptions {
   float alpha = 1, beta = 0; ///< C = alpha * A * B + beta * C
   std::string bias;          ///< "row", "col" or empty: + bias[row or col]
   bool relu = false;         ///< then ReLU
+  /// A batch of GEMMs, strides in elements (0: dense); by default the first
+  /// kernel's.
+  int64_t batch = 1, strideA = 0, strideB = 0, strideC = 0;
+  bool batchGiven = false;
   int optLevel = 4;
   int device = 0;
   std::string csv, json;

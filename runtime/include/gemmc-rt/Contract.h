@@ -31,7 +31,8 @@ struct GridExpr {
   char dim = '1'; ///< 'M', 'N', 'K' or '1'.
   int64_t divisor = 1;
 
-  int64_t evaluate(int64_t m, int64_t n, int64_t k) const;
+  /// 'B' is the batch count.
+  int64_t evaluate(int64_t m, int64_t n, int64_t k, int64_t batch = 1) const;
   std::string str() const;
 };
 
@@ -49,6 +50,14 @@ struct Problem {
   /// values), or no bias (empty); then ReLU.
   std::string bias;
   bool relu = false;
+  /// A batch of `batch` GEMMs whose A, B and C lie strideA, strideB and
+  /// strideC elements apart (0: dense, one matrix after the other).
+  int64_t batch = 1;
+  int64_t strideA = 0, strideB = 0, strideC = 0;
+
+  int64_t strideOfA() const { return strideA ? strideA : m * k; }
+  int64_t strideOfB() const { return strideB ? strideB : k * n; }
+  int64_t strideOfC() const { return strideC ? strideC : m * n; }
 
   std::string str() const;
 };

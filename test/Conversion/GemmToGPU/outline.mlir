@@ -14,3 +14,14 @@ gemm.kernel @sgemm problem <64x32x16, a = f32 col, b = f32 row, c = f32 row, acc
 // CHECK: gpu.func @scaled(%{{.*}}: memref<64x16xf32> {{.*}}, %{{.*}}: memref<16x32xf32> {{.*}}, %{{.*}}: memref<64x32xf32> {{.*}}, %{{.*}}: f32, %{{.*}}: f32) kernel
 // CHECK-SAME: gemm.alpha_beta
 gemm.kernel @scaled problem <64x32x16, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x1> alpha_beta
+
+// A batch: count x rows x cols memrefs stepping by the strides; the
+// kernel's GEMM is the one of blockIdx.z.
+// CHECK: gpu.func @batched(%[[BA:.*]]: memref<3x64x16xf32, strided<[2000, 16, 1]>> {{.*}}, %[[BB:.*]]: memref<3x16x32xf32, strided<[512, 32, 1]>> {{.*}}, %[[BC:.*]]: memref<3x64x32xf32, strided<[4096, 32, 1]>> {{.*}}) kernel
+// CHECK-SAME: gemm.batch = array<i64: 3, 2000, 512, 4096>
+// CHECK: %[[Z:.*]] = gpu.block_id z
+// CHECK: %[[A:.*]] = memref.subview %[[BA]][%[[Z]], 0, 0] [1, 64, 16] [1, 1, 1] : memref<3x64x16xf32, strided<[2000, 16, 1]>> to memref<64x16xf32, strided<[16, 1], offset: ?>>
+// CHECK: %[[B:.*]] = memref.subview %[[BB]][%[[Z]], 0, 0]
+// CHECK: %[[C:.*]] = memref.subview %[[BC]][%[[Z]], 0, 0]
+// CHECK: gemm.matmul %[[A]], %[[B]], %[[C]]
+gemm.kernel @batched problem <64x32x16, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x1> batch [3, 2000, 512, 4096]

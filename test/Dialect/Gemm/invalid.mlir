@@ -69,5 +69,10 @@ func.func @bad_acc(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<32x32x
 
 // -----
 
-// expected-error @+1 {{expected M, N or K}}
+// expected-error @+1 {{expected M, N, K or B}}
 func.func @bad_launch() attributes {gemm.launch = #gemm.launch<block = [256, 1, 1], grid = [Q / 128, M / 64, 1], shared = 0>}
+
+// -----
+
+// expected-error @+1 {{batch must be [count, SA, SB, SC], all positive}}
+gemm.kernel @bad_batch problem <64x32x16, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x1> batch [2, 0, 512, 2048]

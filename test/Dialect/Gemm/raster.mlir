@@ -23,3 +23,20 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// In a batch the z block index (the batch's GEMM) stays as it is; only x
+// and y are swizzled.
+// CHECK-LABEL: gpu.func @batched_raster
+// CHECK: %[[Z:.*]] = gpu.block_id z
+// CHECK: memref.subview %arg0[%[[Z]], 0, 0]
+// CHECK: %[[BX:.*]] = gpu.block_id x
+// CHECK: %[[BY:.*]] = gpu.block_id y
+// CHECK: arith.muli %[[BY]], %c2
+gpu.module @m2 {
+  gpu.func @batched_raster(%a: memref<2x128x16xf32>, %b: memref<16x64xf32>, %c: memref<128x64xf32>) kernel attributes {gemm.batch = array<i64: 2, 2048, 1024, 8192>, gemm.schedule = #gemm.schedule<tile = 32x32x1, raster = 2>} {
+    %z = gpu.block_id z
+    %a0 = memref.subview %a[%z, 0, 0] [1, 128, 16] [1, 1, 1] : memref<2x128x16xf32> to memref<128x16xf32, strided<[16, 1], offset: ?>>
+    gemm.matmul %a0, %b, %c {acc_type = f32, level = #gemm<level grid>, schedule = #gemm.schedule<tile = 32x32x1, raster = 2>} : memref<128x16xf32, strided<[16, 1], offset: ?>>, memref<16x64xf32>, memref<128x64xf32>
+    gpu.return
+  }
+}

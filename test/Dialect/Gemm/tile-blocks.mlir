@@ -65,3 +65,16 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// A batch (`gemm.batch`, from convert-gemm-to-gpu) runs along z.
+// CHECK-LABEL: gpu.func @batched
+// CHECK-SAME: gemm.launch = #gemm.launch<block = [1024, 1, 1], grid = [N / 32, M / 32, B / 1], shared = 0>
+// CHECK-SAME: known_grid_size = array<i32: 2, 2, 5>
+gpu.module @m {
+  gpu.func @batched(%a: memref<64x16xf32>, %b: memref<16x64xf32>, %c: memref<64x64xf32>) kernel attributes {gemm.batch = array<i64: 5, 1024, 1024, 4096>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<64x16xf32>, memref<16x64xf32>, memref<64x64xf32>
+    gpu.return
+  }
+}

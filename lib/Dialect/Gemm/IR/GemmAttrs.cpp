@@ -350,7 +350,7 @@ static ParseResult parseGridDim(AsmParser &parser, GridDim &dim) {
     return failure();
   std::optional<Dim> parsed = symbolizeDim(name);
   if (!parsed || *parsed == Dim::One)
-    return parser.emitError(loc, "expected M, N or K");
+    return parser.emitError(loc, "expected M, N, K or B");
   dim.dim = *parsed;
   if (parser.parseSlash() || parser.parseInteger(dim.divisor))
     return failure();

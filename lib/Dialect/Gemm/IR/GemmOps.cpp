@@ -22,6 +22,10 @@ LogicalResult KernelOp::verify() {
   if (threads % 32 != 0)
     return emitOpError("schedule needs ")
            << threads << " threads per block, not a multiple of the warp size 32";
+  if (std::optional<ArrayRef<int64_t>> batch = getBatch();
+      batch && (batch->size() != 4 ||
+                llvm::any_of(*batch, [](int64_t v) { return v <= 0; })))
+    return emitOpError("batch must be [count, SA, SB, SC], all positive");
   if (std::optional<StringRef> bias = getBias();
       bias && *bias != "row" && *bias != "col")
     return emitOpError("bias must be 'row' or 'col', got '") << *bias << "'";

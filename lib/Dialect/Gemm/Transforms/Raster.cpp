@@ -44,7 +44,10 @@ struct GemmRasterPass
     std::optional<DenseI32ArrayAttr> grid = func.getKnownGridSizeAttr();
     gpu::BlockIdOp blockX, blockY;
     func.walk([&](gpu::BlockIdOp op) {
-      (op.getDimension() == gpu::Dimension::x ? blockX : blockY) = op;
+      if (op.getDimension() == gpu::Dimension::x)
+        blockX = op;
+      else if (op.getDimension() == gpu::Dimension::y)
+        blockY = op;
     });
     if (!grid || !blockX || !blockY) {
       func.emitOpError("gemm-raster expects the blocks of gemm-tile-blocks");

@@ -57,8 +57,12 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
 
   int64_t threads = schedule.getThreadsPerBlock();
   int32_t blockSize[] = {static_cast<int32_t>(threads), 1, 1};
+  // A batch runs its GEMMs along z.
+  auto batch = func->getAttrOfType<DenseI64ArrayAttr>("gemm.batch");
+  int64_t count = batch ? batch[0] : 1;
   int32_t gridSize[] = {static_cast<int32_t>(llvm::divideCeil(n, bn)),
-                        static_cast<int32_t>(llvm::divideCeil(m, bm)), 1};
+                        static_cast<int32_t>(llvm::divideCeil(m, bm)),
+                        static_cast<int32_t>(count)};
   func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(blockSize));
   func.setKnownGridSizeAttr(builder.getDenseI32ArrayAttr(gridSize));
   // Cap registers so that two blocks fit on an SM (64K registers) when the
@@ -72,7 +76,9 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
                     : std::min<int64_t>(255, 65536 / threads);
   if (cap < 255)
     func->setAttr("nvvm.maxnreg", builder.getI32IntegerAttr(int32_t(cap)));
-  GridDim grid[] = {{Dim::N, bn}, {Dim::M, bm}, {Dim::One, 1}};
+  GridDim grid[] = {{Dim::N, bn},
+                    {Dim::M, bm},
+                    batch ? GridDim{Dim::Batch, 1} : GridDim{Dim::One, 1}};
   func->setAttr("gemm.launch",
                 LaunchAttr::get(builder.getContext(), {threads, 1, 1}, grid,
                                 /*sharedBytes=*/0));

@@ -9,20 +9,21 @@
 using namespace mlir;
 using namespace mlir::gemm;
 
-/// The view `view` is a subview or cast of, or null.
+/// The view `view` is a subview or cast of, or null. A subview that picks
+/// one matrix of a batch (rank 3 to 2) is where the matrix starts.
 static Value viewedMemRef(Value view) {
   if (auto cast = view.getDefiningOp<memref::CastOp>())
     return cast.getSource();
   if (auto subView = view.getDefiningOp<memref::SubViewOp>())
-    return subView.getSource();
+    if (subView.getSourceType().getRank() == 2)
+      return subView.getSource();
   return Value();
 }
 
 bool mlir::gemm::viewsMatrix(Value view) {
   for (; Value source = viewedMemRef(view); view = source)
     if (auto subView = view.getDefiningOp<memref::SubViewOp>())
-      if (subView.getSourceType().getRank() != 2 ||
-          !llvm::all_of(subView.getStaticStrides(),
+      if (!llvm::all_of(subView.getStaticStrides(),
                         [](int64_t stride) { return stride == 1; }))
         return false;
   auto type = dyn_cast<MemRefType>(view.getType());

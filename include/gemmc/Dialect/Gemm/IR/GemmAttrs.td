@@ -30,7 +30,8 @@ def Gemm_Dim : I32EnumAttr<"Dim", "a dimension of the GEMM problem", [
     I32EnumAttrCase<"One", 0, "1">,
     I32EnumAttrCase<"M", 1, "M">,
     I32EnumAttrCase<"N", 2, "N">,
-    I32EnumAttrCase<"K", 3, "K">
+    I32EnumAttrCase<"K", 3, "K">,
+    I32EnumAttrCase<"Batch", 4, "B">
   ]> {
   let cppNamespace = "::mlir::gemm";
   let genSpecializedAttr = 0;

@@ -16,7 +16,8 @@ def GemmTileBlocks : Pass<"gemm-tile-blocks", "::mlir::gpu::GPUFuncOp"> {
 
     Problem sizes need not be multiples of the block tile: the grid rounds
     up, and the kernel gets the `gemm.tails` attribute, which makes the
-    passes that lower global accesses guard them by the matrix bounds.
+    passes that lower global accesses guard them by the matrix bounds. A
+    batched kernel (`gemm.batch`) runs its GEMMs along z.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
