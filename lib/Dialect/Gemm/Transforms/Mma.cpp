@@ -159,7 +159,6 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
   auto colOf = [&](OpBuilder &sb, int64_t ni) {
     return addOffset(sb, loc, laneCol, ni * 8);
   };
-  auto f32Pair = VectorType::get({2}, b.getF32Type());
   LogicalResult built = buildEpilogue(
       b, loc, matmul, matmul.getC(),
       [&](OpBuilder &sb, const EpilogueValues &e) {
@@ -171,15 +170,10 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
           if (e.readsC)
             for (int64_t ni = 0; ni < nTiles; ++ni)
               for (int64_t half = 0; half < 2; ++half) {
-                Value pad = arith::ConstantOp::create(
-                    sb, loc, sb.getFloatAttr(cElement, 0.0));
-                Value old = vector::TransferReadOp::create(
-                    sb, loc, pairType, matmul.getC(),
-                    ValueRange{rowOf(sb, mi, half), colOf(sb, ni)}, pad,
-                    alongColumns, ArrayRef<bool>(inBounds));
-                if (!cElement.isF32())
-                  old = arith::ExtFOp::create(sb, loc, f32Pair, old);
-                olds[ni * 2 + half] = old;
+                olds[ni * 2 + half] = extendToF32(
+                    sb, loc,
+                    readAlongRow(sb, loc, pairType, matmul.getC(),
+                                 rowOf(sb, mi, half), colOf(sb, ni)));
               }
           for (int64_t ni = 0; ni < nTiles; ++ni)
             for (int64_t half = 0; half < 2; ++half) {

@@ -168,13 +168,10 @@ static LogicalResult registerTile(MatmulOp matmul) {
           SmallVector<Value> olds(colChunks);
           if (e.readsC)
             for (int64_t j = 0; j < colChunks; ++j) {
-              Value pad =
-                  arith::ConstantOp::create(sb, loc, sb.getF32FloatAttr(0));
-              olds[j] = vector::TransferReadOp::create(
+              olds[j] = readAlongRow(
                   sb, loc,
                   cast<VectorType>(loop.getResult(i * colChunks + j).getType()),
-                  cOperand.memref, ValueRange{rowOf(sb, i), colOf(sb, j)}, pad,
-                  alongColumns, ArrayRef<bool>(inBounds));
+                  cOperand.memref, rowOf(sb, i), colOf(sb, j));
             }
           Value row = rowOf(sb, i);
           for (int64_t j = 0; j < colChunks; ++j) {

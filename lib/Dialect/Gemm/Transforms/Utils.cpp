@@ -67,6 +67,24 @@ int64_t mlir::gemm::kLoopExtent(Operation *matmul, int64_t k, int64_t bk,
   return llvm::divideCeil(k, bk) * bk;
 }
 
+Value mlir::gemm::readAlongRow(OpBuilder &b, Location loc, VectorType type,
+                               Value memref, Value row, Value col) {
+  Value pad = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(type.getElementType(), 0.0));
+  AffineMap alongRow =
+      AffineMap::get(2, 0, getAffineDimExpr(1, b.getContext()));
+  bool inBounds[] = {true};
+  return vector::TransferReadOp::create(
+      b, loc, type, memref, ValueRange{row, col}, pad, alongRow, inBounds);
+}
+
+Value mlir::gemm::extendToF32(OpBuilder &b, Location loc, Value vector) {
+  auto type = cast<VectorType>(vector.getType());
+  if (type.getElementType().isF32())
+    return vector;
+  return arith::ExtFOp::create(b, loc, type.clone(b.getF32Type()), vector);
+}
+
 Value EpilogueValues::apply(
     OpBuilder &b, Location loc, Value acc, Value old, Value c,
     function_ref<std::pair<Value, Value>()> position) const {
@@ -98,15 +116,9 @@ Value EpilogueValues::apply(
     // an element at a time.
     int64_t piece = biasType.getDimSize(1) % width == 0 ? width : 1;
     auto pieceType = VectorType::get({piece}, element);
-    Value pad = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0));
-    AffineMap alongColumns =
-        AffineMap::get(2, 0, getAffineDimExpr(1, b.getContext()));
-    bool inBounds[] = {true};
-    auto readAt = [&](int64_t e) -> Value {
-      return vector::TransferReadOp::create(
-          b, loc, pieceType, bias,
-          ValueRange{at[0], addOffset(b, loc, at[1], e)}, pad, alongColumns,
-          inBounds);
+    auto readAt = [&](int64_t e) {
+      return readAlongRow(b, loc, pieceType, bias, at[0],
+                          addOffset(b, loc, at[1], e));
     };
     Value read;
     if (piece == width) {
@@ -118,9 +130,7 @@ Value EpilogueValues::apply(
       read = vector::FromElementsOp::create(
           b, loc, VectorType::get({width}, element), elements);
     }
-    if (!element.isF32())
-      read = arith::ExtFOp::create(
-          b, loc, VectorType::get({width}, b.getF32Type()), read);
+    read = extendToF32(b, loc, read);
     Value add =
         width > 1 ? read : splat(vector::ExtractOp::create(b, loc, read, 0));
     value = arith::AddFOp::create(b, loc, value, add);

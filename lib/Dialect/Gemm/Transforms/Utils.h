@@ -68,6 +68,14 @@ inline bool isRowMajor(MemRefType type) {
 /// of BK (the copies zero-fill the last tile past K).
 int64_t kLoopExtent(Operation *matmul, int64_t k, int64_t bk, bool promoted);
 
+/// An in-bounds `vector.transfer_read` of `type` along the row (dimension
+/// 1) of the 2-D `memref` from (row, col), padded with zeros.
+Value readAlongRow(OpBuilder &b, Location loc, VectorType type, Value memref,
+                   Value row, Value col);
+
+/// `vector` with f32 elements: itself, or extended from f16 or bf16.
+Value extendToF32(OpBuilder &b, Location loc, Value vector);
+
 /// How the stores of C apply the epilogue: `alpha * acc` (beta = 0: C is
 /// not read) or `alpha * acc + beta * C` where there is an alpha, then plus
 /// a bias (a 1 x N row or an M x 1 column of C's type), then ReLU.
