@@ -46,6 +46,12 @@ getMatrix(MLIRContext &ctx, const std::optional<MatrixDecl> &decl) {
 /// The batch count and the strides between consecutive A, B and C (dense
 /// by default); a count of 1 without a batch.
 static std::array<int64_t, 4> getBatch(const ProblemDecl &p) {
+  // Sizes given at launch: so are the strides.
+  if (p.m->isDynamic() || p.n->isDynamic() || p.k->isDynamic())
+    return {!p.batch                     ? 1
+            : p.batch->count.isDynamic() ? ShapedType::kDynamic
+                                         : *p.batch->count.value,
+            ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic};
   int64_t m = *p.m->value, n = *p.n->value, k = *p.k->value;
   if (!p.batch)
     return {1, m * k, k * n, m * n};
@@ -124,17 +130,27 @@ bool gemmc::checkSupported(const KernelDecl &kernel,
   }
 
   const ProblemDecl &p = *kernel.problem;
-  for (const std::optional<SizeDecl> *size : {&p.m, &p.n, &p.k})
-    if ((*size)->isDynamic())
-      return notYet((*size)->loc, "a size given at launch ('?')");
+  bool dynamic = p.m->isDynamic() || p.n->isDynamic() || p.k->isDynamic();
   // f16 and bf16 run on tensor cores only.
   for (const std::optional<MatrixDecl> *matrix : {&p.a, &p.b, &p.c})
     if (!mma && *matrix && (*matrix)->type != ElementType::F32)
       return notYet((*matrix)->typeLoc, "element type '" +
                                             stringify((*matrix)->type) +
                                             "' without 'mma'");
-  if (p.batch && p.batch->count.isDynamic())
-    return notYet(p.batch->count.loc, "a batch count given at launch ('?')");
+  if (p.batch && p.batch->count.isDynamic() && !dynamic)
+    return notYet(p.batch->count.loc,
+                  "a batch count given at launch ('?') with static sizes");
+  if (dynamic) {
+    // The leading dimensions and a batch's strides come with the sizes, at
+    // launch; the runtime checks the extent of each matrix.
+    if (p.batch && p.batch->strides) {
+      sourceMgr.PrintMessage(p.batch->loc, llvm::SourceMgr::DK_Error,
+                             "batch strides in a problem with sizes given at "
+                             "launch: its strides are given at launch too");
+      return false;
+    }
+    return true;
+  }
   // Kernels index with 32-bit arithmetic, across a batch too.
   std::array<int64_t, 4> batch = getBatch(p);
   const std::pair<const std::optional<SizeDecl> *,
@@ -218,15 +234,16 @@ OwningOpRef<ModuleOp> gemmc::mlirGen(MLIRContext &ctx,
   OpBuilder builder(module->getBodyRegion());
 
   const ProblemDecl &p = *kernel.problem;
-  assert(!p.m->isDynamic() && !p.n->isDynamic() && !p.k->isDynamic() &&
-         "checkSupported rejects sizes given at launch");
+  auto size = [](const std::optional<SizeDecl> &decl) {
+    return decl->isDynamic() ? ShapedType::kDynamic : *decl->value;
+  };
   auto [aType, aLayout] = getMatrix(ctx, p.a);
   auto [bType, bLayout] = getMatrix(ctx, p.b);
   auto [cType, cLayout] = getMatrix(ctx, p.c);
   Type accType = p.acc ? getType(ctx, p.acc->type) : Float32Type::get(&ctx);
-  auto problem = gemm::ProblemAttr::get(&ctx, *p.m->value, *p.n->value,
-                                        *p.k->value, aType, aLayout, bType,
-                                        bLayout, cType, cLayout, accType);
+  auto problem =
+      gemm::ProblemAttr::get(&ctx, size(p.m), size(p.n), size(p.k), aType,
+                             aLayout, bType, bLayout, cType, cLayout, accType);
 
   gemm::ScheduleAttr schedule = getSchedule(ctx, *kernel.schedule);
   bool alphaBeta = p.epilogue && p.epilogue->kind == Epilogue::AlphaBeta;

@@ -53,13 +53,16 @@ void mlir::gemm::buildGPUToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuNVVMAttachTarget(target));
 
   OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
+  // Memref descriptors carry dynamic strides: keep the vectors' alignment.
+  if (!options.barePointers)
+    gpuPm.addPass(createGemmFoldAlignedViews());
   gpuPm.addPass(memref::createFoldMemRefAliasOpsPass());
   gpuPm.addPass(memref::createExpandStridedMetadataPass());
   gpuPm.addPass(createLowerAffinePass());
   gpuPm.addPass(createSCFToControlFlowPass());
   gpuPm.addPass(createConvertNVGPUToNVVMPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
-  nvvm.useBarePtrCallConv = true;
+  nvvm.useBarePtrCallConv = options.barePointers;
   // 32-bit index arithmetic: half the registers for addresses (the front-end
   // refuses matrices of 2^31 elements or more). nvgpu's lowering computes in
   // 64 bits, so kernels with mma use 64 throughout.

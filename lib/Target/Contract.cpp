@@ -1,10 +1,50 @@
 //===- Contract.cpp - the kernel contract written into the PTX -----------===//
 
 #include "gemmc/Target/Contract.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::gemm;
+
+/// The argument of `kernel` that `memref` is a view of (through subviews and
+/// casts), or -1.
+static int viewedArgument(gpu::GPUFuncOp kernel, Value memref) {
+  while (Operation *op = memref.getDefiningOp()) {
+    if (auto subView = dyn_cast<memref::SubViewOp>(op))
+      memref = subView.getSource();
+    else if (auto cast = dyn_cast<memref::CastOp>(op))
+      memref = cast.getSource();
+    else
+      return -1;
+  }
+  auto arg = dyn_cast<BlockArgument>(memref);
+  if (!arg || arg.getOwner() != &kernel.getBody().front() ||
+      arg.getArgNumber() >= kernel.getNumArguments())
+    return -1;
+  return int(arg.getArgNumber());
+}
+
+/// The widest access (in elements) of each of A, B and C (arguments 0-2):
+/// vector loads and stores and cp.async copies, whose addresses must be
+/// aligned to their width, so the leading dimensions must be its multiples.
+static void findWidestAccesses(gpu::GPUFuncOp kernel, int64_t widest[3]) {
+  auto note = [&](Value memref, int64_t width) {
+    int arg = viewedArgument(kernel, memref);
+    if (arg >= 0 && arg < 3)
+      widest[arg] = std::max(widest[arg], width);
+  };
+  kernel.walk([&](Operation *op) {
+    if (auto load = dyn_cast<vector::LoadOp>(op))
+      note(load.getBase(), load.getVectorType().getNumElements());
+    else if (auto store = dyn_cast<vector::StoreOp>(op))
+      note(store.getBase(), store.getVectorType().getNumElements());
+    else if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op))
+      note(copy.getSrc(), copy.getDstElements().getZExtValue());
+  });
+}
 
 FailureOr<KernelContract>
 mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel, StringRef arch,
@@ -25,6 +65,9 @@ mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel, StringRef arch,
   if (!contract.problem || !contract.schedule || !contract.launch)
     return kernel.emitError("kernel lacks the gemm.problem, gemm.schedule or "
                             "gemm.launch attribute of its contract");
+  contract.descriptors = contract.problem.isDynamic();
+  if (contract.descriptors)
+    findWidestAccesses(kernel, contract.ldMultiple);
   return contract;
 }
 
@@ -57,12 +100,24 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
   llvm::interleave(
       launch.getGrid(), os, [&](GridDim dim) { printGridDim(os, dim); }, " ");
   os << "\n// dynamic-shared-bytes: " << launch.getSharedBytes() << "\n";
-  os << "// params: A:ptr B:ptr C:ptr";
+  // Sizes given at launch: each matrix is a memref descriptor (pointer,
+  // pointer, offset, sizes, strides: one kernel parameter each).
+  std::string matrix = "ptr", vector = "ptr";
+  if (contract.descriptors) {
+    std::string index = ".i" + std::to_string(contract.indexBitwidth);
+    matrix = "memref" + std::to_string(contract.batch.empty() ? 2 : 3) + index;
+    vector = "memref2" + index;
+  }
+  os << "// params: A:" << matrix << " B:" << matrix << " C:" << matrix;
   if (contract.alphaBeta)
     os << " alpha:f32 beta:f32";
   if (!contract.bias.empty())
-    os << " bias:ptr";
+    os << " bias:" << vector;
   os << "\n// alignment: 16\n";
+  if (contract.descriptors)
+    os << "// leading-dim-multiple: a=" << contract.ldMultiple[0]
+       << " b=" << contract.ldMultiple[1] << " c=" << contract.ldMultiple[2]
+       << "\n";
   std::string value = contract.alphaBeta ? "alpha * A * B + beta * C" : "A * B";
   if (!contract.bias.empty())
     value += " + bias[" + contract.bias + "]";
@@ -77,8 +132,12 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
       os << " relu";
     os << "\n";
   }
-  os << "// problem: m=" << problem.getM() << " n=" << problem.getN()
-     << " k=" << problem.getK();
+  auto size = [](int64_t value) {
+    return ShapedType::isDynamic(value) ? std::string("?")
+                                        : std::to_string(value);
+  };
+  os << "// problem: m=" << size(problem.getM())
+     << " n=" << size(problem.getN()) << " k=" << size(problem.getK());
   printMatrix(os, "a", problem.getAType(), problem.getALayout());
   printMatrix(os, "b", problem.getBType(), problem.getBLayout());
   printMatrix(os, "c", problem.getCType(), problem.getCLayout());
@@ -87,8 +146,9 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
   if (problem.getAType().isF32() && !schedule.getMma().empty())
     os << " math=tf32";
   if (!contract.batch.empty())
-    os << " batch=" << contract.batch[0] << " strides=" << contract.batch[1]
-       << "," << contract.batch[2] << "," << contract.batch[3];
+    os << " batch=" << size(contract.batch[0])
+       << " strides=" << size(contract.batch[1]) << ","
+       << size(contract.batch[2]) << "," << size(contract.batch[3]);
   os << "\n";
   os << "// schedule: tile=";
   llvm::interleave(schedule.getTile(), os, "x");

@@ -31,6 +31,14 @@ const char *gemmc::rt::kBenchUsage =
     "  --bias row|col     then + bias[row] or bias[col] (random, seed + 4)\n"
     "  --batch N          a batch of N GEMMs, dense (default: the first\n"
     "                     kernel's batch and strides)\n"
+    "  --lda N, --ldb N, --ldc N  leading dimensions (default: dense);\n"
+    "                     kernels that take them at launch only\n"
+    "  --sweep random     verify (untimed) random cases instead: sizes from\n"
+    "                     1 to --max-size (default 3000, primes included),\n"
+    "                     padded leading dimensions, random beta for\n"
+    "                     alpha-beta kernels; each case runs one kernel\n"
+    "                     (in turn) with its layouts and batch, and cuBLAS\n"
+    "  --count N          cases of the sweep (default 100); --seed seeds it\n"
     "  --relu             then ReLU; kernels run only with the epilogue\n"
     "                     their contract states (cuBLAS's result gets the\n"
     "                     bias and ReLU on the host, untimed)\n"
@@ -201,6 +209,24 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
       if (!number(o.batch, 1, 1 << 20))
         return false;
       o.batchGiven = true;
+    } else if (arg == "--lda" || arg == "--ldb" || arg == "--ldc") {
+      int64_t &ld = arg == "--lda" ? o.lda : arg == "--ldb" ? o.ldb : o.ldc;
+      if (!number(ld, 1, int64_t(1) << 31))
+        return false;
+    } else if (arg == "--sweep") {
+      if (!value(text))
+        return false;
+      if (text != "random") {
+        error = "bad sweep '" + text + "' (random)";
+        return false;
+      }
+      o.sweep = true;
+    } else if (arg == "--count") {
+      if (!number(o.count, 1, 1000000))
+        return false;
+    } else if (arg == "--max-size") {
+      if (!number(o.maxSize, 1, 1 << 16))
+        return false;
     } else if (arg == "--relu") {
       o.relu = true;
     } else if (arg == "--tolerance") {
@@ -241,6 +267,10 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
   }
   if (o.kernels.empty() && o.sizes.empty()) {
     error = "cuBLAS alone needs --size";
+    return false;
+  }
+  if (o.sweep && o.kernels.empty()) {
+    error = "--sweep runs kernels: give at least one";
     return false;
   }
   if (o.math == MathMode::TF32 && o.type != DType::F32) {

@@ -73,9 +73,9 @@ std::string Problem::str() const {
      << " acc=" << toString(acc);
   if (tf32)
     os << " math=tf32";
-  if (batch > 1)
-    os << " batch=" << batch << " strides=" << strideOfA() << "," << strideOfB()
-       << "," << strideOfC();
+  if (batch != 1)
+    os << " batch=" << sizeStr(batch) << " strides=" << sizeStr(strideOfA())
+       << "," << sizeStr(strideOfB()) << "," << sizeStr(strideOfC());
   return os.str();
 }
 
@@ -173,14 +173,19 @@ static bool parseProblem(const std::string &text, Problem &problem) {
   };
   // `batch=COUNT strides=SA,SB,SC`.
   if (fields.count("batch")) {
-    if (!parseInt(fields["batch"], problem.batch) || problem.batch <= 0 ||
-        !fields.count("strides"))
+    // `batch=?`: a batch whose count is given at launch (stored as 0).
+    if (fields["batch"] == "?")
+      problem.batch = 0;
+    else if (!parseInt(fields["batch"], problem.batch) || problem.batch <= 0)
       return false;
+    if (!fields.count("strides"))
+      return false;
+    // `?`: given at launch (stored as 0).
     std::vector<int64_t> strides;
     std::istringstream is(fields["strides"]);
     for (std::string part; std::getline(is, part, ',');) {
       int64_t stride = 0;
-      if (!parseInt(part, stride) || stride <= 0)
+      if (part != "?" && (!parseInt(part, stride) || stride <= 0))
         return false;
       strides.push_back(stride);
     }
@@ -318,6 +323,12 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
                                 param.name == "C" || param.name == "bias");
     bool size = param.kind == "i32" &&
                 (param.name == "M" || param.name == "N" || param.name == "K");
+    bool descriptor =
+        (param.kind == "memref2.i32" || param.kind == "memref2.i64" ||
+         param.kind == "memref3.i32" || param.kind == "memref3.i64") &&
+        (param.name == "A" || param.name == "B" || param.name == "C" ||
+         (param.name == "bias" && param.kind[6] == '2'));
+    pointer = pointer || descriptor;
     bool scalar =
         param.kind == "f32" && (param.name == "alpha" || param.name == "beta");
     contract.alphaBeta = contract.alphaBeta || scalar;
@@ -325,7 +336,7 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
       error = "line " + std::to_string(fieldLines["params"]) +
               ": unsupported kernel parameter '" + word +
               "' (known: A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 "
-              "beta:f32 bias:ptr)";
+              "beta:f32 bias:ptr, and memref2|3.i32|i64 for A, B, C, bias)";
       return false;
     }
     contract.params.push_back(param);
@@ -368,6 +379,33 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
         contract.multipleN <= 0 || contract.multipleK <= 0)
       return bad("size-multiple");
   }
+  if (fields.count("leading-dim-multiple")) {
+    std::map<std::string, std::string> parts;
+    for (const std::string &word : splitWords(fields["leading-dim-multiple"])) {
+      size_t eq = word.find('=');
+      if (eq == std::string::npos)
+        return bad("leading-dim-multiple");
+      parts[word.substr(0, eq)] = word.substr(eq + 1);
+    }
+    const char *names[] = {"a", "b", "c"};
+    for (int i = 0; i < 3; ++i)
+      if (parts.size() != 3 ||
+          !parseInt(parts[names[i]], contract.ldMultiple[i]) ||
+          contract.ldMultiple[i] <= 0)
+        return bad("leading-dim-multiple");
+  }
+  // Matrices are all pointers or all descriptors.
+  int descriptors = 0;
+  for (const Param &p : contract.params)
+    descriptors += p.kind.rfind("memref", 0) == 0;
+  if (descriptors != 0 && descriptors != 3 + !contract.bias.empty()) {
+    error = "line " + std::to_string(fieldLines["params"]) +
+            ": A, B, C (and the bias) are all pointers or all memref "
+            "descriptors";
+    return false;
+  }
+  if (descriptors)
+    return true;
   // A kernel with sizes given at launch must take them as parameters.
   const std::pair<int64_t, const char *> dims[] = {
       {contract.problem.m, "M"}, {contract.problem.n, "N"},
@@ -379,6 +417,71 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
     if (size == 0 && !passed) {
       error = std::string("the problem's size ") + name +
               " is given at launch but is not a kernel parameter";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Contract::descriptors() const {
+  return std::any_of(params.begin(), params.end(), [](const Param &p) {
+    return p.kind.rfind("memref", 0) == 0;
+  });
+}
+
+int Contract::indexBits() const {
+  for (const Param &p : params)
+    if (p.kind.rfind("memref", 0) == 0)
+      return p.kind.substr(p.kind.size() - 2) == "32" ? 32 : 64;
+  return 64;
+}
+
+/// The leading dimensions and batch strides of `p` for a kernel that takes
+/// them at launch (`descriptors`), or that assumes dense matrices.
+static bool acceptsLeadingDims(const Contract &contract, const Problem &p,
+                               std::string &why) {
+  const Problem &k = contract.problem;
+  struct Matrix {
+    const char *name;
+    int64_t ld, dense, given, stride, span;
+  } matrices[] = {{"A", p.ldOfA(), p.aLayout == Layout::Row ? p.k : p.m, p.lda,
+                   p.strideOfA(), p.spanOfA()},
+                  {"B", p.ldOfB(), p.bLayout == Layout::Row ? p.n : p.k, p.ldb,
+                   p.strideOfB(), p.spanOfB()},
+                  {"C", p.ldOfC(), p.cLayout == Layout::Row ? p.n : p.m, p.ldc,
+                   p.strideOfC(), p.spanOfC()}};
+  for (int i = 0; i < 3; ++i) {
+    const Matrix &m = matrices[i];
+    if (!contract.descriptors()) {
+      if (m.given && m.given != m.dense) {
+        why = std::string("the kernel takes dense matrices: the leading "
+                          "dimension of ") +
+              m.name + " must be " + std::to_string(m.dense);
+        return false;
+      }
+      continue;
+    }
+    int64_t multiple = contract.ldMultiple[i];
+    if (m.ld < m.dense || m.ld % multiple) {
+      why = std::string("the leading dimension of ") + m.name + " (" +
+            std::to_string(m.ld) + ") must be at least " +
+            std::to_string(m.dense) + " and a multiple of " +
+            std::to_string(multiple);
+      return false;
+    }
+    if (k.batch != 1 && p.batch > 1 &&
+        (m.stride < m.span || m.stride % multiple)) {
+      why = std::string("the batch stride of ") + m.name + " (" +
+            std::to_string(m.stride) + ") must be at least " +
+            std::to_string(m.span) + " and a multiple of " +
+            std::to_string(multiple);
+      return false;
+    }
+    // 32-bit index arithmetic: every element's offset must fit.
+    if (contract.indexBits() == 32 &&
+        (p.batch - 1) * m.stride + m.span >= (int64_t(1) << 31)) {
+      why = std::string("the kernel indexes in 32 bits: ") + m.name +
+            " spans 2^31 elements or more";
       return false;
     }
   }
@@ -413,12 +516,16 @@ bool gemmc::rt::accepts(const Contract &contract, const Problem &p,
     why = "layouts differ: the kernel computes " + k.str();
     return false;
   }
-  if (p.batch != k.batch || (k.batch > 1 && (p.strideOfA() != k.strideOfA() ||
-                                             p.strideOfB() != k.strideOfB() ||
-                                             p.strideOfC() != k.strideOfC()))) {
+  // A descriptor kernel takes any strides (checked below).
+  if ((k.batch != 0 && p.batch != k.batch) ||
+      (k.batch > 1 && !contract.descriptors() &&
+       (p.strideOfA() != k.strideOfA() || p.strideOfB() != k.strideOfB() ||
+        p.strideOfC() != k.strideOfC()))) {
     why = "batches differ: the kernel computes " + k.str();
     return false;
   }
+  if (!acceptsLeadingDims(contract, p, why))
+    return false;
   if (!contract.alphaBeta && (p.alpha != 1 || p.beta != 0)) {
     why = "the kernel computes C = A * B: it takes no alpha and beta";
     return false;
@@ -454,6 +561,9 @@ std::string gemmc::rt::formatContract(const Contract &c) {
     os << "\n";
   }
   os << "// problem: " << c.problem.str() << "\n";
+  if (c.descriptors())
+    os << "// leading-dim-multiple: a=" << c.ldMultiple[0]
+       << " b=" << c.ldMultiple[1] << " c=" << c.ldMultiple[2] << "\n";
   if (c.multipleM != 1 || c.multipleN != 1 || c.multipleK != 1)
     os << "// size-multiple: m=" << c.multipleM << " n=" << c.multipleN
        << " k=" << c.multipleK << "\n";

@@ -107,10 +107,10 @@ ColumnMajorCall gemmc::rt::mapToColumnMajor(const Problem &p) {
     // column-major (transposed, ld K). Likewise B.
     call.m = M, call.n = N, call.k = K;
     call.transX = p.aLayout == Layout::Row;
-    call.ldx = p.aLayout == Layout::Col ? M : K;
+    call.ldx = int(p.ldOfA());
     call.transY = p.bLayout == Layout::Row;
-    call.ldy = p.bLayout == Layout::Col ? K : N;
-    call.ldc = M;
+    call.ldy = int(p.ldOfB());
+    call.ldc = int(p.ldOfC());
     return call;
   }
   // C row-major is C^T column-major: C^T = B^T A^T. A row-major B is B^T
@@ -118,10 +118,10 @@ ColumnMajorCall gemmc::rt::mapToColumnMajor(const Problem &p) {
   call.swap = true;
   call.m = N, call.n = M, call.k = K;
   call.transX = p.bLayout == Layout::Col;
-  call.ldx = p.bLayout == Layout::Row ? N : K;
+  call.ldx = int(p.ldOfB());
   call.transY = p.aLayout == Layout::Col;
-  call.ldy = p.aLayout == Layout::Row ? K : M;
-  call.ldc = N;
+  call.ldy = int(p.ldOfA());
+  call.ldc = int(p.ldOfC());
   return call;
 }
 

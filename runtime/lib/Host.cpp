@@ -10,10 +10,13 @@
 
 using namespace gemmc::rt;
 
-HostMatrix::HostMatrix(int64_t rows, int64_t cols, Layout layout,
-                       DType type)
+HostMatrix::HostMatrix(int64_t rows, int64_t cols, Layout layout, DType type,
+                       int64_t ld)
     : rows(rows), cols(cols), layout(layout), type(type),
-      data(size_t(rows) * cols) {}
+      ld(ld                      ? ld
+         : layout == Layout::Row ? cols
+                                 : rows),
+      data(size_t(this->ld) * (layout == Layout::Row ? rows : cols)) {}
 
 uint16_t gemmc::rt::toBF16Bits(float value) {
   uint32_t bits;

@@ -39,21 +39,64 @@ std::string ContractKernel::whyNot(const Problem &problem) const {
   return "";
 }
 
+/// The offset, sizes and strides of the memref descriptor of matrix `name`
+/// (rank 2, or 3 for a batch) in its logical orientation: A is M x K, B
+/// K x N, C M x N, a row bias M x 1, a column bias 1 x N.
+static std::vector<int64_t> descriptorFields(const std::string &name, int rank,
+                                             const Problem &p) {
+  int64_t rows, cols, ld, stride;
+  Layout layout = Layout::Row;
+  if (name == "A")
+    rows = p.m, cols = p.k, ld = p.ldOfA(), layout = p.aLayout,
+    stride = p.strideOfA();
+  else if (name == "B")
+    rows = p.k, cols = p.n, ld = p.ldOfB(), layout = p.bLayout,
+    stride = p.strideOfB();
+  else if (name == "C")
+    rows = p.m, cols = p.n, ld = p.ldOfC(), layout = p.cLayout,
+    stride = p.strideOfC();
+  else if (p.bias == "row")
+    rows = p.m, cols = 1, ld = 1, stride = 0;
+  else
+    rows = 1, cols = p.n, ld = p.n, stride = 0;
+  int64_t rowStride = layout == Layout::Row ? ld : 1;
+  int64_t colStride = layout == Layout::Row ? 1 : ld;
+  if (rank == 3)
+    return {0, p.batch, rows, cols, stride, rowStride, colStride};
+  return {0, rows, cols, rowStride, colStride};
+}
+
 void ContractKernel::launch(const Operands &operands,
                             const Problem &p) const {
-  // One slot per parameter, in the contract's order.
+  // One slot per parameter, in the contract's order; a memref descriptor
+  // takes 3 + 2R slots (pointer, pointer, offset, R sizes, R strides).
   std::vector<CUdeviceptr> pointers(spec.params.size());
   std::vector<int32_t> sizes(spec.params.size());
   std::vector<float> scalars(spec.params.size());
+  std::vector<std::vector<int64_t>> fields(spec.params.size());
+  std::vector<std::vector<int32_t>> fields32(spec.params.size());
   std::vector<void *> args;
   for (size_t i = 0; i < spec.params.size(); ++i) {
     const std::string &name = spec.params[i].name;
-    if (spec.params[i].kind == "ptr") {
+    const std::string &kind = spec.params[i].kind;
+    if (kind == "ptr" || kind.rfind("memref", 0) == 0) {
       pointers[i] = name == "A"      ? operands.a
                     : name == "B"    ? operands.b
                     : name == "bias" ? operands.bias
                                      : operands.c;
       args.push_back(&pointers[i]);
+      if (kind == "ptr")
+        continue;
+      args.push_back(&pointers[i]);
+      fields[i] = descriptorFields(name, kind[6] - '0', p);
+      if (spec.indexBits() == 32) {
+        fields32[i].assign(fields[i].begin(), fields[i].end());
+        for (int32_t &field : fields32[i])
+          args.push_back(&field);
+      } else {
+        for (int64_t &field : fields[i])
+          args.push_back(&field);
+      }
       continue;
     }
     if (spec.params[i].kind == "f32") {

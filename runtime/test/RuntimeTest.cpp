@@ -191,6 +191,103 @@ TEST(Contract, AcceptsOnlyWhatTheKernelComputes) {
   EXPECT_FALSE(accepts(fixed, p, why));
 }
 
+/// gemmc's contract for sizes given at launch: memref descriptors.
+static const char *kDescriptors = R"(
+// gemmc-contract-begin v1
+// entry: sgemm_dynamic
+// arch: sm_90
+// block: 256 1 1
+// grid: N/128 M/128 1
+// dynamic-shared-bytes: 0
+// params: A:memref2.i32 B:memref2.i32 C:memref2.i32
+// alignment: 16
+// leading-dim-multiple: a=4 b=4 c=2
+// semantics: C = A * B
+// problem: m=? n=? k=? a=f32:row b=f32:row c=f32:row acc=f32
+// gemmc-contract-end
+)";
+
+TEST(Contract, ReadsMemrefDescriptors) {
+  Contract c;
+  std::string error, why;
+  ASSERT_TRUE(parseContract(kDescriptors, c, error)) << error;
+  EXPECT_TRUE(c.descriptors());
+  EXPECT_EQ(c.indexBits(), 32);
+  EXPECT_EQ(c.ldMultiple[0], 4);
+  EXPECT_EQ(c.ldMultiple[2], 2);
+  EXPECT_NE(formatContract(c).find("// leading-dim-multiple: a=4 b=4 c=2"),
+            std::string::npos);
+
+  // Any size; leading dimensions at least the dense ones and multiples of
+  // the contract's.
+  Problem p = c.problem;
+  p.m = 1, p.n = 4097, p.k = 4093;
+  p.lda = 4096, p.ldb = 4100, p.ldc = 4098;
+  EXPECT_TRUE(accepts(c, p, why)) << why;
+  p.ldb = 4098;
+  EXPECT_FALSE(accepts(c, p, why));
+  EXPECT_EQ(why, "the leading dimension of B (4098) must be at least 4097 "
+                 "and a multiple of 4");
+  p.ldb = 4100;
+  p.lda = 4092;
+  EXPECT_FALSE(accepts(c, p, why));
+  EXPECT_EQ(why, "the leading dimension of A (4092) must be at least 4093 "
+                 "and a multiple of 4");
+  // 32-bit index fields: no matrix of 2^31 elements or more.
+  p.lda = 4096;
+  p.m = 1 << 20;
+  EXPECT_FALSE(accepts(c, p, why));
+  EXPECT_EQ(why, "the kernel indexes in 32 bits: A spans 2^31 elements or "
+                 "more");
+
+  // A kernel with pointers takes dense matrices only.
+  Contract fixed;
+  ASSERT_TRUE(parseContract(kFixed, fixed, error)) << error;
+  Problem q = fixed.problem;
+  q.lda = q.k + 4;
+  EXPECT_FALSE(accepts(fixed, q, why));
+  EXPECT_EQ(why, "the kernel takes dense matrices: the leading dimension of "
+                 "A must be 256");
+
+  // A batch whose count and strides are given at launch.
+  Contract batched;
+  ASSERT_TRUE(parseContract(
+      replace(replace(kDescriptors, "memref2.i32 B:memref2.i32 C:memref2.i32",
+                      "memref3.i64 B:memref3.i64 C:memref3.i64"),
+              "acc=f32", "acc=f32 batch=? strides=?,?,?"),
+      batched, error))
+      << error;
+  EXPECT_EQ(batched.problem.batch, 0);
+  EXPECT_EQ(batched.indexBits(), 64);
+  Problem b = batched.problem;
+  b.m = 3, b.n = 5, b.k = 7, b.batch = 3;
+  b.lda = 8, b.ldb = 8, b.ldc = 6;
+  EXPECT_TRUE(accepts(batched, b, why)) << why;
+  b.strideA = 23; // at least 3 x 8 elements
+  EXPECT_FALSE(accepts(batched, b, why));
+  EXPECT_EQ(why, "the batch stride of A (23) must be at least 24 and a "
+                 "multiple of 4");
+
+  // Matrices are all pointers or all descriptors.
+  EXPECT_FALSE(
+      parseContract(replace(kDescriptors, "B:memref2.i32", "B:ptr"), c, error));
+  EXPECT_EQ(error, "line 8: A, B, C (and the bias) are all pointers or all "
+                   "memref descriptors");
+  EXPECT_FALSE(parseContract(
+      replace(kDescriptors, "a=4 b=4 c=2", "a=4 b=0 c=2"), c, error));
+  EXPECT_NE(error.find("malformed 'leading-dim-multiple'"), std::string::npos);
+}
+
+TEST(Host, LeadingDimensionsPadRowsAndColumns) {
+  HostMatrix row(3, 5, Layout::Row, DType::F32, 8);
+  EXPECT_EQ(row.data.size(), 24u);
+  EXPECT_EQ(row.index(2, 4), 20u);
+  HostMatrix col(3, 5, Layout::Col, DType::F16, 4);
+  EXPECT_EQ(col.data.size(), 20u);
+  EXPECT_EQ(col.index(2, 4), 18u);
+  EXPECT_EQ(col.bytes(), 40u);
+}
+
 TEST(Contract, RejectsMalformedContracts) {
   Contract c;
   std::string error;
@@ -210,7 +307,7 @@ TEST(Contract, RejectsMalformedContracts) {
       parseContract(replace(kFixed, "C:ptr", "C:ptr gamma:f32"), c, error));
   EXPECT_EQ(error, "line 12: unsupported kernel parameter 'gamma:f32' (known: "
                    "A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 beta:f32 "
-                   "bias:ptr)");
+                   "bias:ptr, and memref2|3.i32|i64 for A, B, C, bias)");
   EXPECT_FALSE(
       parseContract(replace(kFixed, "C:ptr", "C:ptr bias:ptr"), c, error));
   EXPECT_EQ(error, "line 12: a bias:ptr parameter needs 'epilogue: bias=row' "
@@ -353,14 +450,21 @@ static void hostColumnMajorGemm(const ColumnMajorCall &c, const float *x,
 }
 
 TEST(Cublas, EveryLayoutMapsOntoColumnMajor) {
-  for (int layouts = 0; layouts < 8; ++layouts) {
+  // Every layout, with dense and with padded leading dimensions.
+  for (int layouts = 0; layouts < 16; ++layouts) {
     Problem p;
     p.m = 5, p.n = 7, p.k = 3;
     p.aLayout = layouts & 1 ? Layout::Col : Layout::Row;
     p.bLayout = layouts & 2 ? Layout::Col : Layout::Row;
     p.cLayout = layouts & 4 ? Layout::Col : Layout::Row;
-    HostMatrix a(p.m, p.k, p.aLayout), b(p.k, p.n, p.bLayout),
-        c(p.m, p.n, p.cLayout);
+    if (layouts & 8) {
+      p.lda = p.ldOfA() + 3;
+      p.ldb = p.ldOfB() + 1;
+      p.ldc = p.ldOfC() + 2;
+    }
+    HostMatrix a(p.m, p.k, p.aLayout, DType::F32, p.ldOfA()),
+        b(p.k, p.n, p.bLayout, DType::F32, p.ldOfB()),
+        c(p.m, p.n, p.cLayout, DType::F32, p.ldOfC());
     fillRandom(a, 11);
     fillRandom(b, 12);
     ColumnMajorCall call = mapToColumnMajor(p);
@@ -370,7 +474,7 @@ TEST(Cublas, EveryLayoutMapsOntoColumnMajor) {
     Sample all = chooseSample(p.m, p.n, p.k, 1 << 20, 0, 1);
     EXPECT_LT(compareWithReference(a, b, c, all).relFrobenius, 1e-7)
         << "layouts " << toString(p.aLayout) << toString(p.bLayout)
-        << toString(p.cLayout);
+        << toString(p.cLayout) << (layouts & 8 ? " padded" : "");
   }
 }
 
@@ -413,6 +517,17 @@ TEST(BenchOptions, ParsesEveryOption) {
   EXPECT_TRUE(o.relu);
   EXPECT_EQ(o.json, "out.json");
 
+  ASSERT_TRUE(parse({"a.ptx", "--sweep", "random", "--count", "300",
+                     "--max-size", "2000", "--lda", "4096", "--ldc", "8"},
+                    o, error))
+      << error;
+  EXPECT_TRUE(o.sweep);
+  EXPECT_EQ(o.count, 300);
+  EXPECT_EQ(o.maxSize, 2000);
+  EXPECT_EQ(o.lda, 4096);
+  EXPECT_EQ(o.ldb, 0);
+  EXPECT_EQ(o.ldc, 8);
+
   ASSERT_TRUE(parse({"--size", "64", "--dtype", "bf16", "--ctype", "f32"}, o,
                     error));
   EXPECT_EQ(o.cType, DType::F32);
@@ -440,6 +555,10 @@ TEST(BenchOptions, RejectsBadUsage) {
                      error));
   EXPECT_FALSE(parse({"a.ptx", "--runs"}, o, error));
   EXPECT_EQ(error, "--runs needs a value");
+  EXPECT_FALSE(parse({"a.ptx", "--sweep", "grid"}, o, error));
+  EXPECT_EQ(error, "bad sweep 'grid' (random)");
+  EXPECT_FALSE(parse({"--sweep", "random", "--size", "64"}, o, error));
+  EXPECT_EQ(error, "--sweep runs kernels: give at least one");
 }
 
 TEST(BenchOptions, TolerancesFollowPrecision) {

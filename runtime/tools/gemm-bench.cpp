@@ -29,6 +29,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <random>
 #include <sstream>
 
 using namespace gemmc::rt;
@@ -50,7 +51,91 @@ struct Loaded {
   std::string file;
   std::unique_ptr<ContractKernel> kernel;
 };
+
+/// A problem and the kernels that run it.
+struct Case {
+  Problem p;
+  Size size;
+  MathMode math = MathMode::Exact;
+  std::vector<const Loaded *> run;
+};
 } // namespace
+
+/// `--sweep random`: case i runs kernel i mod (number of kernels) on its
+/// types, layouts, epilogue and batch count, with sizes drawn from 1 to
+/// `maxSize` (a quarter of them at most 64, a quarter primes), leading
+/// dimensions padded by 0 to 2 of the kernel's multiples, batch strides by
+/// 0 or 1, and, for alpha-beta kernels, beta 0 a third of the time, else
+/// uniform in [-1, 1), alpha in [0.5, 1.5). Kernels with fixed sizes keep
+/// them.
+static std::vector<Case> sweepCases(const BenchOptions &o,
+                                    const std::vector<Loaded> &kernels) {
+  std::mt19937_64 rng(o.seed);
+  std::vector<int64_t> primes;
+  std::vector<bool> composite(size_t(o.maxSize) + 1);
+  for (int64_t i = 2; i <= o.maxSize; ++i) {
+    if (composite[size_t(i)])
+      continue;
+    primes.push_back(i);
+    for (int64_t j = i * i; j <= o.maxSize; j += i)
+      composite[size_t(j)] = true;
+  }
+  auto uniform = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  auto drawSize = [&]() -> int64_t {
+    switch (uniform(0, 3)) {
+    case 0:
+      return uniform(1, std::min<int64_t>(64, o.maxSize));
+    case 1:
+      if (!primes.empty())
+        return primes[size_t(uniform(0, int64_t(primes.size()) - 1))];
+      [[fallthrough]];
+    default:
+      return uniform(1, o.maxSize);
+    }
+  };
+  std::vector<Case> cases;
+  for (int64_t i = 0; i < o.count; ++i) {
+    const Loaded &l = kernels[size_t(i) % kernels.size()];
+    const Contract &c = l.kernel->contract();
+    Case cs;
+    Problem &p = cs.p;
+    p = c.problem;
+    p.m = c.problem.m ? c.problem.m : drawSize();
+    p.n = c.problem.n ? c.problem.n : drawSize();
+    p.k = c.problem.k ? c.problem.k : drawSize();
+    p.bias = c.bias;
+    p.relu = c.relu;
+    if (p.batch == 0) // `batch=?`
+      p.batch = uniform(1, 4);
+    if (c.alphaBeta) {
+      p.alpha = float(std::uniform_real_distribution<double>(0.5, 1.5)(rng));
+      p.beta = uniform(0, 2) == 0
+                   ? 0.0f
+                   : float(std::uniform_real_distribution<double>(-1, 1)(rng));
+    }
+    if (c.descriptors()) {
+      auto pad = [&](int64_t dense, int64_t multiple) {
+        return (dense + multiple - 1) / multiple * multiple +
+               uniform(0, 2) * multiple;
+      };
+      p.lda = pad(p.ldOfA(), c.ldMultiple[0]);
+      p.ldb = pad(p.ldOfB(), c.ldMultiple[1]);
+      p.ldc = pad(p.ldOfC(), c.ldMultiple[2]);
+      if (p.batch > 1) {
+        p.strideA = p.spanOfA() + uniform(0, 1) * c.ldMultiple[0];
+        p.strideB = p.spanOfB() + uniform(0, 1) * c.ldMultiple[1];
+        p.strideC = p.spanOfC() + uniform(0, 1) * c.ldMultiple[2];
+      }
+    }
+    cs.size = {p.m, p.n, p.k};
+    cs.math = p.tf32 ? MathMode::TF32 : MathMode::Exact;
+    cs.run = {&l};
+    cases.push_back(cs);
+  }
+  return cases;
+}
 
 /// Peak dense rate, in TFLOP/s, of the unit that computes the problem: FP32
 /// FMA lanes, or tensor cores for f16/bf16 and tf32 (FLOP per SM per clock
@@ -270,14 +355,14 @@ int main(int argc, char **argv) {
         o.cLayout = first.cLayout;
       }
       if (!o.batchGiven) {
-        o.batch = first.batch;
+        o.batch = first.batch ? first.batch : 1; // `batch=?`: 1 by default
         o.strideA = first.strideA;
         o.strideB = first.strideB;
         o.strideC = first.strideC;
       }
     }
     std::vector<Size> sizes = o.sizes;
-    if (sizes.empty())
+    if (sizes.empty() && !o.sweep)
       for (const Loaded &l : kernels) {
         const Problem &p = l.kernel->contract().problem;
         if (p.m && p.n && p.k &&
@@ -286,7 +371,7 @@ int main(int argc, char **argv) {
             }))
           sizes.push_back({p.m, p.n, p.k});
       }
-    if (sizes.empty())
+    if (sizes.empty() && !o.sweep)
       throw std::runtime_error("no problem size: the kernels take their "
                                "sizes at launch; give --size");
 
@@ -294,33 +379,50 @@ int main(int argc, char **argv) {
     if (o.cublas) {
       cublas = std::make_unique<Cublas>();
     }
-    double tolerance =
-        o.tolerance > 0 ? o.tolerance : toleranceFor(o.type, o.cType, o.math);
     std::unique_ptr<DeviceBuffer> flush;
     if (o.flushL2)
       flush = std::make_unique<DeviceBuffer>(size_t(256) << 20);
 
-    size_t total = sizes.size() * (kernels.size() + (cublas ? 1 : 0));
-    size_t done = 0;
+    // The cases: each size with every kernel, or the sweep's.
+    std::vector<Case> cases;
+    if (o.sweep)
+      cases = sweepCases(o, kernels);
     for (const Size &size : sizes) {
-      Problem p;
+      Case cs;
+      Problem &p = cs.p;
       p.m = size.m, p.n = size.n, p.k = size.k;
       p.a = p.b = o.type;
       p.c = o.cType;
       p.aLayout = o.aLayout, p.bLayout = o.bLayout, p.cLayout = o.cLayout;
       p.alpha = o.alpha, p.beta = o.beta;
       p.bias = o.bias, p.relu = o.relu;
-
       p.batch = o.batch;
       p.strideA = o.strideA, p.strideB = o.strideB, p.strideC = o.strideC;
+      p.lda = o.lda, p.ldb = o.ldb, p.ldc = o.ldc;
+      cs.size = size;
+      cs.math = o.math;
+      for (const Loaded &l : kernels)
+        cs.run.push_back(&l);
+      cases.push_back(cs);
+    }
+    size_t total = 0;
+    for (const Case &cs : cases)
+      total += cs.run.size() + (cublas ? 1 : 0);
+    size_t done = 0;
+    int passed = 0;
+    for (const Case &cs : cases) {
+      const Problem &p = cs.p;
+      const Size &size = cs.size;
+      double tolerance =
+          o.tolerance > 0 ? o.tolerance : toleranceFor(p.a, p.c, cs.math);
 
       // Each GEMM of the batch: its own random A, B (and C0); the device
       // buffers hold them strideA, strideB and strideC elements apart.
       std::vector<HostMatrix> as, bs, c0s;
       for (int64_t i = 0; i < p.batch; ++i) {
-        as.emplace_back(p.m, p.k, p.aLayout, p.a);
-        bs.emplace_back(p.k, p.n, p.bLayout, p.b);
-        c0s.emplace_back(p.m, p.n, p.cLayout, p.c);
+        as.emplace_back(p.m, p.k, p.aLayout, p.a, p.ldOfA());
+        bs.emplace_back(p.k, p.n, p.bLayout, p.b, p.ldOfB());
+        c0s.emplace_back(p.m, p.n, p.cLayout, p.c, p.ldOfC());
         fillRandom(as.back(), o.seed + 8 * uint64_t(i));
         fillRandom(bs.back(), o.seed + 8 * uint64_t(i) + 1);
       }
@@ -338,9 +440,9 @@ int main(int argc, char **argv) {
         }
         return out;
       };
-      DeviceBuffer da(span(p.strideOfA(), p.m * p.k, p.a)),
-          db(span(p.strideOfB(), p.k * p.n, p.b)),
-          dc(span(p.strideOfC(), p.m * p.n, p.c));
+      DeviceBuffer da(span(p.strideOfA(), p.spanOfA(), p.a)),
+          db(span(p.strideOfB(), p.spanOfB(), p.b)),
+          dc(span(p.strideOfC(), p.spanOfC(), p.c));
       da.upload(packBatch(as, p.strideOfA(), da.size()).data());
       db.upload(packBatch(bs, p.strideOfB(), db.size()).data());
       Operands ops{da.ptr(), db.ptr(), dc.ptr()};
@@ -361,6 +463,16 @@ int main(int argc, char **argv) {
         else
           dc.fill32(poisonWord(p.c));
       };
+      // The bytes resetC leaves in C.
+      auto initialC = [&] {
+        if (p.beta != 0)
+          return c0Bytes;
+        std::vector<unsigned char> poison(dc.size());
+        uint32_t word = poisonWord(p.c);
+        for (size_t i = 0; i + 4 <= poison.size(); i += 4)
+          std::memcpy(&poison[i], &word, 4);
+        return poison;
+      };
       // The bias: M x 1 (per row) or 1 x N (per column), in C's type, the
       // same for every GEMM of a batch.
       bool perRow = p.bias == "row";
@@ -374,7 +486,7 @@ int main(int argc, char **argv) {
       }
       std::vector<unsigned char> bytes(dc.size());
       double flop = 2.0 * p.m * p.n * p.k * p.batch;
-      double peak = peakTflops(device, p.a, o.math);
+      double peak = peakTflops(device, p.a, cs.math);
 
       // Every GEMM of the batch is checked; a result reports the worst.
       auto verify = [&](std::vector<HostMatrix> &c,
@@ -388,7 +500,7 @@ int main(int argc, char **argv) {
           size_t at = size_t(i * p.strideOfC()) * sizeOf(p.c);
           c[i].unpack(std::vector<unsigned char>(
               bytes.begin() + at,
-              bytes.begin() + at + size_t(p.m * p.n) * sizeOf(p.c)));
+              bytes.begin() + at + size_t(p.spanOfC()) * sizeOf(p.c)));
           Epilogue epilogue{p.alpha, p.beta, &c0s[i]};
           epilogue.bias = p.bias.empty() ? nullptr : &bias;
           epilogue.biasPerRow = perRow;
@@ -408,12 +520,33 @@ int main(int argc, char **argv) {
               r.note = std::to_string(d.nonFinite) + " entries not finite";
           }
         }
+        // The padding of C's leading dimension is the caller's: untouched.
+        std::vector<unsigned char> before = initialC();
+        int64_t lines = p.cLayout == Layout::Row ? p.m : p.n;
+        int64_t length = p.cLayout == Layout::Row ? p.n : p.m;
+        size_t element = sizeOf(p.c);
+        int64_t touched = 0;
+        for (int64_t i = 0; i < p.batch; ++i)
+          for (int64_t l = 0; l < lines; ++l)
+            for (int64_t e = length; e < p.ldOfC(); ++e) {
+              size_t at =
+                  size_t(i * p.strideOfC() + l * p.ldOfC() + e) * element;
+              // (fill32 leaves a last odd half-word alone.)
+              if (at + element > bytes.size() / 4 * 4)
+                continue;
+              touched += std::memcmp(&bytes[at], &before[at], element) != 0;
+            }
+        if (touched) {
+          pass = false;
+          r.note =
+              std::to_string(touched) + " entries of C's padding overwritten";
+        }
         r.status = pass ? "PASS" : "FAIL";
         return pass;
       };
       auto batchOfC = [&] {
-        return std::vector<HostMatrix>(p.batch,
-                                       HostMatrix(p.m, p.n, p.cLayout, p.c));
+        return std::vector<HostMatrix>(
+            p.batch, HostMatrix(p.m, p.n, p.cLayout, p.c, p.ldOfC()));
       };
       auto progress = [&](const std::string &name) {
         ++done;
@@ -426,20 +559,22 @@ int main(int argc, char **argv) {
       if (cublas) {
         Result r;
         r.kernel = "cuBLAS";
-        r.file = Cublas::describe(p, o.math);
+        r.file = Cublas::describe(p, cs.math);
         r.size = size;
         progress(r.kernel);
         resetC();
-        cublas->gemm(p, o.math, ops);
+        cublas->gemm(p, cs.math, ops);
         GEMMC_CU(DriverApi::get().cuCtxSynchronize());
         reference = std::make_unique<std::vector<HostMatrix>>(batchOfC());
         if (verify(*reference, nullptr, r, /*fromCublas=*/true)) {
-          cublasMs = timeMedian(o, flush.get(),
-                                [&] { cublas->gemm(p, o.math, ops); });
-          r.ms = cublasMs;
-          r.tflops = flop / (r.ms * 1e-3) / 1e12;
-          r.vsCublas = 1.0;
-          r.peakShare = r.tflops / peak;
+          if (!o.sweep) {
+            cublasMs = timeMedian(o, flush.get(),
+                                  [&] { cublas->gemm(p, cs.math, ops); });
+            r.ms = cublasMs;
+            r.tflops = flop / (r.ms * 1e-3) / 1e12;
+            r.vsCublas = 1.0;
+            r.peakShare = r.tflops / peak;
+          }
         } else {
           ++failures;
           reference.reset(); // a wrong cuBLAS is no reference
@@ -448,15 +583,15 @@ int main(int argc, char **argv) {
         results.push_back(r);
       }
 
-      for (const Loaded &l : kernels) {
+      for (const Loaded *l : cs.run) {
         Result r;
-        r.kernel = l.kernel->contract().entry;
-        r.file = l.file;
+        r.kernel = l->kernel->contract().entry;
+        r.file = l->file;
         r.size = size;
-        r.info = l.kernel->info();
-        r.dynamicShared = l.kernel->contract().dynamicSharedBytes;
+        r.info = l->kernel->info();
+        r.dynamicShared = l->kernel->contract().dynamicSharedBytes;
         progress(r.kernel);
-        std::string why = l.kernel->whyNot(p);
+        std::string why = l->kernel->whyNot(p);
         if (!why.empty()) {
           r.status = "SKIP";
           r.note = why;
@@ -464,7 +599,7 @@ int main(int argc, char **argv) {
           continue;
         }
         resetC();
-        l.kernel->launch(ops, p);
+        l->kernel->launch(ops, p);
         GEMMC_CU(DriverApi::get().cuCtxSynchronize());
         std::vector<HostMatrix> c = batchOfC();
         if (!verify(c, reference.get(), r, /*fromCublas=*/false)) {
@@ -472,24 +607,41 @@ int main(int argc, char **argv) {
           results.push_back(r);
           continue;
         }
-        r.ms = timeMedian(o, flush.get(), [&] { l.kernel->launch(ops, p); });
+        ++passed;
+        if (o.sweep) {
+          r.note = p.str() + " ld=" + std::to_string(p.ldOfA()) + "," +
+                   std::to_string(p.ldOfB()) + "," + std::to_string(p.ldOfC()) +
+                   " alpha=" + std::to_string(p.alpha) +
+                   " beta=" + std::to_string(p.beta);
+          results.push_back(r);
+          continue;
+        }
+        r.ms = timeMedian(o, flush.get(), [&] { l->kernel->launch(ops, p); });
         r.tflops = flop / (r.ms * 1e-3) / 1e12;
         r.vsCublas = cublasMs / r.ms;
         r.peakShare = r.tflops / peak;
         results.push_back(r);
       }
     }
-    std::printf("problem: A %s:%s, B %s:%s, C %s:%s, math %s%s; tolerance "
-                "%.1e; median of %d runs after %d warm-up%s\n",
-                toString(o.type), toString(o.aLayout), toString(o.type),
-                toString(o.bLayout), toString(o.cType), toString(o.cLayout),
-                o.math == MathMode::TF32 ? "tf32" : "exact",
-                o.alpha == 1 && o.beta == 0
-                    ? ""
-                    : (", alpha " + std::to_string(o.alpha) + ", beta " +
-                       std::to_string(o.beta))
-                          .c_str(),
-                tolerance, o.runs, o.warmup, o.flushL2 ? ", L2 flushed" : "");
+    if (o.sweep)
+      std::printf("sweep: %lld random cases (seed %llu, sizes 1 to %lld), "
+                  "%d kernel runs verified, %d failed; untimed\n",
+                  (long long)o.count, (unsigned long long)o.seed,
+                  (long long)o.maxSize, passed, failures);
+    else
+      std::printf(
+          "problem: A %s:%s, B %s:%s, C %s:%s, math %s%s; tolerance by "
+          "precision%s; median of %d runs after %d warm-up%s\n",
+          toString(o.type), toString(o.aLayout), toString(o.type),
+          toString(o.bLayout), toString(o.cType), toString(o.cLayout),
+          o.math == MathMode::TF32 ? "tf32" : "exact",
+          o.alpha == 1 && o.beta == 0 ? ""
+                                      : (", alpha " + std::to_string(o.alpha) +
+                                         ", beta " + std::to_string(o.beta))
+                                            .c_str(),
+          o.tolerance > 0 ? (" (" + std::to_string(o.tolerance) + ")").c_str()
+                          : "",
+          o.runs, o.warmup, o.flushL2 ? ", L2 flushed" : "");
   } catch (const std::exception &e) {
     printTable(results);
     std::cerr << "gemm-bench: error: " << e.what() << "\n";

@@ -165,14 +165,20 @@ static LogicalResult compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr,
   gemm::LowerToNVVMOptions options;
   options.chip = arch;
   // nvgpu ops (mma.sync, ldmatrix, cp.async) lower with 64-bit indices.
-  bool usesNVGPU = false;
+  // Sizes given at launch: the kernel takes memref descriptors.
+  bool usesNVGPU = false, dynamic = false;
   module->walk([&](gpu::GPUFuncOp func) {
     auto schedule = func->getAttrOfType<gemm::ScheduleAttr>("gemm.schedule");
     usesNVGPU |= schedule &&
                (!schedule.getMma().empty() || schedule.getCpAsync());
+    auto problem = func->getAttrOfType<gemm::ProblemAttr>("gemm.problem");
+    dynamic |= problem && problem.isDynamic();
   });
   if (usesNVGPU)
     options.indexBitwidth = 64;
+  options.barePointers = !dynamic;
+  for (gemm::KernelContract &contract : contracts)
+    contract.indexBitwidth = options.indexBitwidth;
   if (failed(runPipeline(*module, [&](OpPassManager &pm) {
         gemm::buildGPUToNVVMPipeline(pm, options);
       })))

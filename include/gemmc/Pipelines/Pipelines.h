@@ -28,6 +28,12 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
       llvm::cl::desc("Bits of index arithmetic in kernels: 32, or 64 for "
                      "kernels with nvgpu ops (whose lowering uses 64)"),
       llvm::cl::init(32)};
+  PassOptions::Option<bool> barePointers{
+      *this, "bare-pointers",
+      llvm::cl::desc("Pass memrefs of static shape as bare pointers; kernels "
+                     "with sizes given at launch need false (memref "
+                     "descriptors)"),
+      llvm::cl::init(true)};
 };
 
 /// gemm dialect -> gpu.func with scf/arith/memref: applies the schedule.

@@ -30,8 +30,16 @@ struct KernelContract {
   /// C), or empty; then ReLU.
   std::string bias;
   bool relu = false;
-  /// A batch: count and the strides of A, B and C, or empty.
+  /// A batch: count and the strides of A, B and C (ShapedType::kDynamic:
+  /// given at launch), or empty.
   SmallVector<int64_t, 4> batch;
+  /// Sizes given at launch: A, B, C (and the bias) are memref descriptors
+  /// whose index fields have `indexBitwidth` bits, and the leading
+  /// dimensions of A, B and C must be multiples of `ldMultiple` (the widest
+  /// vector access to each, in elements).
+  bool descriptors = false;
+  unsigned indexBitwidth = 32;
+  int64_t ldMultiple[3] = {1, 1, 1};
 };
 
 /// Reads the contract of a kernel produced by gemmc's schedule passes from

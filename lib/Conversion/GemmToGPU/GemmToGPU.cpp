@@ -7,6 +7,7 @@
 
 #include "gemmc/Conversion/Passes.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -19,18 +20,27 @@ using namespace mlir;
 using namespace mlir::gemm;
 
 /// The memref type of a `rows x cols` matrix stored in `layout`, in its
-/// logical orientation: a column-major matrix gets strides [1, rows].
+/// logical orientation: a column-major matrix gets strides [1, ld]. The
+/// leading dimension ld is the number of columns (rows) of a row-major
+/// (column-major) matrix, or, in a kernel whose sizes are given at launch
+/// (`dynamic`), given at launch too.
 static MemRefType getMatrixType(int64_t rows, int64_t cols, Type elementType,
-                                Layout layout) {
-  if (layout == Layout::RowMajor)
+                                Layout layout, bool dynamic) {
+  MLIRContext *ctx = elementType.getContext();
+  if (layout == Layout::RowMajor && !dynamic)
     return MemRefType::get({rows, cols}, elementType);
-  auto strided = StridedLayoutAttr::get(elementType.getContext(),
-                                        /*offset=*/0, {1, rows});
-  return MemRefType::get({rows, cols}, elementType, strided);
+  int64_t ld = dynamic ? ShapedType::kDynamic
+                       : (layout == Layout::RowMajor ? cols : rows);
+  SmallVector<int64_t, 2> strides = {ld, 1};
+  if (layout == Layout::ColMajor)
+    std::swap(strides[0], strides[1]);
+  return MemRefType::get({rows, cols}, elementType,
+                         StridedLayoutAttr::get(ctx, /*offset=*/0, strides));
 }
 
 /// `count` matrices of `type`, `stride` elements apart: a
-/// count x rows x cols memref whose first dimension steps by `stride`.
+/// count x rows x cols memref whose first dimension steps by `stride`
+/// (ShapedType::kDynamic: given at launch).
 static MemRefType getBatchType(MemRefType type, int64_t count, int64_t stride) {
   auto [strides, offset] = type.getStridesAndOffset();
   auto layout = StridedLayoutAttr::get(type.getContext(), /*offset=*/0,
@@ -49,20 +59,25 @@ static void outlineKernel(KernelOp kernel) {
       builder, loc, (kernel.getSymName() + "_module").str());
   builder.setInsertionPointToStart(gpuModule.getBody());
 
+  // Sizes given at launch come with the leading dimensions (and a batch's
+  // strides): the matrices are memrefs with dynamic sizes and strides, which
+  // the kernel receives as memref descriptors.
+  bool dynamic = problem.isDynamic();
   SmallVector<Type, 5> argTypes = {
       getMatrixType(problem.getM(), problem.getK(), problem.getAType(),
-                    problem.getALayout()),
+                    problem.getALayout(), dynamic),
       getMatrixType(problem.getK(), problem.getN(), problem.getBType(),
-                    problem.getBLayout()),
+                    problem.getBLayout(), dynamic),
       getMatrixType(problem.getM(), problem.getN(), problem.getCType(),
-                    problem.getCLayout())};
+                    problem.getCLayout(), dynamic)};
   // A batch: each matrix becomes a count x rows x cols memref, and the
   // kernel computes the GEMM of batch blockIdx.z.
   std::optional<ArrayRef<int64_t>> batch = kernel.getBatch();
   if (batch)
     for (int i = 0; i < 3; ++i)
-      argTypes[i] = getBatchType(cast<MemRefType>(argTypes[i]), (*batch)[0],
-                                 (*batch)[i + 1]);
+      argTypes[i] =
+          getBatchType(cast<MemRefType>(argTypes[i]), (*batch)[0],
+                       dynamic ? ShapedType::kDynamic : (*batch)[i + 1]);
   // `C = alpha * A * B + beta * C`: alpha and beta follow the matrices, then
   // the bias: a 1 x N row (one value per column of C) or an M x 1 column,
   // in C's type.
@@ -91,10 +106,13 @@ static void outlineKernel(KernelOp kernel) {
   SmallVector<unsigned, 4> pointers = {0, 1, 2};
   if (bias)
     pointers.push_back(func.getNumArguments() - 1);
-  for (unsigned i : pointers) {
-    func.setArgAttr(i, "llvm.noalias", builder.getUnitAttr());
-    func.setArgAttr(i, "llvm.align", builder.getI64IntegerAttr(16));
-  }
+  // (The lowering puts them on bare pointers only: memref descriptors, for
+  // sizes given at launch, go without.)
+  if (!dynamic)
+    for (unsigned i : pointers) {
+      func.setArgAttr(i, "llvm.noalias", builder.getUnitAttr());
+      func.setArgAttr(i, "llvm.align", builder.getI64IntegerAttr(16));
+    }
 
   builder.setInsertionPointToStart(&func.getBody().front());
   SmallVector<Value, 3> matrices = {func.getArgument(0), func.getArgument(1),
@@ -106,9 +124,13 @@ static void outlineKernel(KernelOp kernel) {
       auto type = cast<MemRefType>(matrix.getType());
       SmallVector<OpFoldResult> offsets = {z, builder.getIndexAttr(0),
                                            builder.getIndexAttr(0)};
-      SmallVector<OpFoldResult> sizes = {
-          builder.getIndexAttr(1), builder.getIndexAttr(type.getDimSize(1)),
-          builder.getIndexAttr(type.getDimSize(2))};
+      SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(1)};
+      for (unsigned dim : {1u, 2u})
+        sizes.push_back(
+            type.isDynamicDim(dim)
+                ? OpFoldResult(memref::DimOp::create(builder, loc, matrix, dim)
+                                   .getResult())
+                : OpFoldResult(builder.getIndexAttr(type.getDimSize(dim))));
       SmallVector<OpFoldResult> strides(3, builder.getIndexAttr(1));
       auto resultType = memref::SubViewOp::inferRankReducedResultType(
           {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes,

@@ -39,6 +39,14 @@ struct BenchOptions {
   /// kernel's.
   int64_t batch = 1, strideA = 0, strideB = 0, strideC = 0;
   bool batchGiven = false;
+  /// Leading dimensions of A, B and C (0: dense); kernels that take them
+  /// at launch run with them, the others are skipped unless dense.
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  /// `--sweep random --count N`: N random cases (sizes 1 to `maxSize`,
+  /// primes included, padded leading dimensions, beta, the kernels' layouts
+  /// and batches), each verified against cuBLAS and fp64, none timed.
+  bool sweep = false;
+  int64_t count = 100, maxSize = 3000;
   int optLevel = 4;
   int device = 0;
   std::string csv, json;

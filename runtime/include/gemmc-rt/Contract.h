@@ -54,17 +54,30 @@ struct Problem {
   /// strideC elements apart (0: dense, one matrix after the other).
   int64_t batch = 1;
   int64_t strideA = 0, strideB = 0, strideC = 0;
+  /// Leading dimensions (elements between consecutive rows of a row-major
+  /// matrix, columns of a column-major one); 0: dense.
+  int64_t lda = 0, ldb = 0, ldc = 0;
 
-  int64_t strideOfA() const { return strideA ? strideA : m * k; }
-  int64_t strideOfB() const { return strideB ? strideB : k * n; }
-  int64_t strideOfC() const { return strideC ? strideC : m * n; }
+  int64_t ldOfA() const { return lda ? lda : aLayout == Layout::Row ? k : m; }
+  int64_t ldOfB() const { return ldb ? ldb : bLayout == Layout::Row ? n : k; }
+  int64_t ldOfC() const { return ldc ? ldc : cLayout == Layout::Row ? n : m; }
+  /// Elements a matrix spans, its leading dimension's padding included.
+  int64_t spanOfA() const { return ldOfA() * (aLayout == Layout::Row ? m : k); }
+  int64_t spanOfB() const { return ldOfB() * (bLayout == Layout::Row ? k : n); }
+  int64_t spanOfC() const { return ldOfC() * (cLayout == Layout::Row ? m : n); }
+  int64_t strideOfA() const { return strideA ? strideA : spanOfA(); }
+  int64_t strideOfB() const { return strideB ? strideB : spanOfB(); }
+  int64_t strideOfC() const { return strideC ? strideC : spanOfC(); }
 
   std::string str() const;
 };
 
 /// A kernel parameter: `NAME:KIND`. Pointers are A, B, C (`ptr`); sizes are
 /// M, N, K (`i32`); the epilogue's scalars alpha and beta (`f32`) and its
-/// bias vector (`bias:ptr`).
+/// bias vector (`bias:ptr`). A kernel whose sizes are given at launch takes
+/// A, B, C and the bias as memref descriptors, `memrefR.iB`: R = 2 (a
+/// matrix) or 3 (a batch), index fields of B = 32 or 64 bits; each is
+/// 3 + 2R kernel parameters (pointer, pointer, offset, R sizes, R strides).
 struct Param {
   std::string name;
   std::string kind;
@@ -88,6 +101,13 @@ struct Contract {
   Problem problem;
   /// Sizes given at launch must be multiples of these.
   int64_t multipleM = 1, multipleN = 1, multipleK = 1;
+  /// `leading-dim-multiple: a=… b=… c=…`: leading dimensions (and batch
+  /// strides) given at launch must be multiples of these.
+  int64_t ldMultiple[3] = {1, 1, 1};
+  /// Whether the matrices are memref descriptors (sizes given at launch).
+  bool descriptors() const;
+  /// Bits of the descriptors' index fields (32 or 64).
+  int indexBits() const;
   std::string schedule;
   std::string source;
 };

@@ -10,23 +10,23 @@
 
 namespace gemmc::rt {
 
-/// A rows x cols matrix stored in `layout`, densely (the leading dimension
-/// is cols for row-major and rows for column-major). Values are kept as
-/// floats that are exactly representable in `type`; `pack` gives the bytes
-/// the device sees.
+/// A rows x cols matrix stored in `layout` with leading dimension `ld`
+/// (0: dense, cols for row-major and rows for column-major; the padding
+/// is stored too). Values are kept as floats that are exactly
+/// representable in `type`; `pack` gives the bytes the device sees.
 struct HostMatrix {
   int64_t rows = 0, cols = 0;
   Layout layout = Layout::Row;
   DType type = DType::F32;
+  int64_t ld = 0;
   std::vector<float> data;
 
-  HostMatrix(int64_t rows, int64_t cols, Layout layout,
-             DType type = DType::F32);
+  HostMatrix(int64_t rows, int64_t cols, Layout layout, DType type = DType::F32,
+             int64_t ld = 0);
 
   float at(int64_t i, int64_t j) const { return data[index(i, j)]; }
   size_t index(int64_t i, int64_t j) const {
-    return layout == Layout::Row ? size_t(i) * cols + j
-                                 : size_t(j) * rows + i;
+    return layout == Layout::Row ? size_t(i) * ld + j : size_t(j) * ld + i;
   }
   size_t bytes() const { return data.size() * sizeOf(type); }
 

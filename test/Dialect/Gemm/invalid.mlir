@@ -1,6 +1,6 @@
 // RUN: gemmc-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{problem sizes must be positive, got 0x64x32}}
+// expected-error @+1 {{problem sizes must be positive or '?', got 0x64x32}}
 gemm.kernel @k problem <0x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x1>
 
 // -----

@@ -4,11 +4,11 @@
 
 // Naive: consecutive threads own consecutive rows of C.
 // CHECK-LABEL: gpu.func @naive
-// CHECK: %[[TID:.*]] = gpu.thread_id x
-// CHECK: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[TID:.*]] = gpu.thread_id x
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
 // CHECK: %[[ROW:.*]] = arith.remui %[[TID]], %[[C32]]
 // CHECK: %[[COL:.*]] = arith.divui %[[TID]], %[[C32]]
-// CHECK: %[[C8:.*]] = arith.constant 8 : index
 // CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[C8]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
 // CHECK:   %[[X:.*]] = memref.load %arg0[%[[ROW]], %[[K]]]
 // CHECK:   %[[Y:.*]] = memref.load %arg1[%[[K]], %[[COL]]]

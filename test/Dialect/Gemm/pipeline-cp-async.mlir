@@ -38,3 +38,22 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// K given at launch: the loop runs to K rounded up to BK, and the tiles
+// ahead wrap around modulo that.
+// CHECK-LABEL: gpu.func @dynamic_k
+// CHECK: %[[K:.*]] = memref.dim %{{.*}}, %c1 : memref<32x?xf32
+// CHECK: %[[K7:.*]] = arith.addi %[[K]], %c7
+// CHECK: %[[TILES:.*]] = arith.divui %[[K7]], %c8
+// CHECK: %[[KR:.*]] = arith.muli %[[TILES]], %c8
+// CHECK: %[[SECOND:.*]] = arith.remui %c8, %[[KR]]
+// CHECK: memref.subview %arg0[%c0, %[[SECOND]]] [64, 8]
+// CHECK: scf.for %[[KT:.*]] = %c0 to %[[KR]] step %c8 iter_args
+// CHECK:   %[[K2:.*]] = arith.addi %[[KT]], %c16
+// CHECK:   arith.remui %[[K2]], %[[KR]]
+gpu.module @m2 {
+  gpu.func @dynamic_k(%a: memref<64x?xf32, strided<[?, 1]>>, %b: memref<?x32xf32, strided<[?, 1]>>, %c: memref<64x32xf32>) kernel attributes {gemm.tails, gemm.schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x4, warp_tile = 32x32, promote = [a, b], vectorize = [4, 4, 4, 4], stages = 3, cp_async>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x4, warp_tile = 32x32, promote = [a, b], vectorize = [4, 4, 4, 4], stages = 3, cp_async>} : memref<64x?xf32, strided<[?, 1]>>, memref<?x32xf32, strided<[?, 1]>>, memref<64x32xf32>
+    gpu.return
+  }
+}

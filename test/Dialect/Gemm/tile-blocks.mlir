@@ -78,3 +78,21 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Sizes given at launch: guarded accesses, no known grid, and the tiles'
+// extent along K read from A.
+// CHECK-LABEL: gpu.func @dynamic
+// CHECK-SAME: gemm.launch = #gemm.launch<block = [1024, 1, 1], grid = [N / 32, M / 32, 1], shared = 0>
+// CHECK-SAME: gemm.tails
+// CHECK-NOT: known_grid_size
+// CHECK: %[[K:.*]] = memref.dim %arg0, %c1
+// CHECK: memref.subview %arg0[%{{.*}}, 0] [32, %[[K]]] [1, 1]
+// CHECK: memref.subview %arg1[0, %{{.*}}] [%[[K]], 32] [1, 1]
+gpu.module @m {
+  gpu.func @dynamic(%a: memref<?x?xf32, strided<[?, 1]>>, %b: memref<?x?xf32, strided<[?, 1]>>, %c: memref<?x?xf32, strided<[?, 1]>>) kernel {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<?x?xf32, strided<[?, 1]>>, memref<?x?xf32, strided<[?, 1]>>, memref<?x?xf32, strided<[?, 1]>>
+    gpu.return
+  }
+}

@@ -59,7 +59,7 @@ Attribute ProblemAttr::parse(AsmParser &parser, Type) {
   if (parser.parseLess())
     return {};
   sizesLoc = parser.getCurrentLocation();
-  if (parser.parseDimensionList(sizes, /*allowDynamic=*/false,
+  if (parser.parseDimensionList(sizes, /*allowDynamic=*/true,
                                 /*withTrailingX=*/false))
     return {};
   if (sizes.size() != 3) {
@@ -80,7 +80,8 @@ Attribute ProblemAttr::parse(AsmParser &parser, Type) {
 }
 
 void ProblemAttr::print(AsmPrinter &printer) const {
-  printer << "<" << getM() << "x" << getN() << "x" << getK();
+  printer << "<";
+  printer.printDimensionList({getM(), getN(), getK()});
   printer << ", a = " << getAType() << " " << stringifyLayout(getALayout());
   printer << ", b = " << getBType() << " " << stringifyLayout(getBLayout());
   printer << ", c = " << getCType() << " " << stringifyLayout(getCLayout());
@@ -91,9 +92,13 @@ LogicalResult
 ProblemAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t m,
                     int64_t n, int64_t k, Type aType, Layout, Type bType,
                     Layout, Type cType, Layout, Type accType) {
-  if (m <= 0 || n <= 0 || k <= 0)
-    return emitError() << "problem sizes must be positive, got " << m << "x"
-                       << n << "x" << k;
+  // ShapedType::kDynamic (`?`): given at launch.
+  auto positive = [](int64_t size) {
+    return size > 0 || ShapedType::isDynamic(size);
+  };
+  if (!positive(m) || !positive(n) || !positive(k))
+    return emitError() << "problem sizes must be positive or '?', got " << m
+                       << "x" << n << "x" << k;
   for (Type type : {aType, bType, cType})
     if (!isSupportedElementType(type))
       return emitError() << "element type must be f32, f16 or bf16, got "

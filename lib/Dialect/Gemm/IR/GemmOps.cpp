@@ -24,8 +24,15 @@ LogicalResult KernelOp::verify() {
            << threads << " threads per block, not a multiple of the warp size 32";
   if (std::optional<ArrayRef<int64_t>> batch = getBatch();
       batch && (batch->size() != 4 ||
-                llvm::any_of(*batch, [](int64_t v) { return v <= 0; })))
-    return emitOpError("batch must be [count, SA, SB, SC], all positive");
+                ((*batch)[0] <= 0 && !(ShapedType::isDynamic((*batch)[0]) &&
+                                       getProblem().isDynamic())) ||
+                llvm::any_of(batch->drop_front(), [&](int64_t v) {
+                  return ShapedType::isDynamic(v) != getProblem().isDynamic() ||
+                         (!ShapedType::isDynamic(v) && v <= 0);
+                })))
+    return emitOpError("batch must be [count, SA, SB, SC], all positive, "
+                       "the strides (and maybe the count) '?' where the "
+                       "sizes are given at launch");
   if (std::optional<StringRef> bias = getBias();
       bias && *bias != "row" && *bias != "col")
     return emitOpError("bias must be 'row' or 'col', got '") << *bias << "'";
@@ -42,14 +49,20 @@ LogicalResult MatmulOp::verify() {
   auto c = getC().getType();
   if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
     return emitOpError("operands must be 2-D memrefs");
+  // Sizes that are both static must agree.
+  auto differ = [](int64_t x, int64_t y) {
+    return !ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && x != y;
+  };
   int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = b.getDimSize(1);
-  if (b.getDimSize(0) != k)
+  if (differ(b.getDimSize(0), k))
     return emitOpError("B has ")
            << b.getDimSize(0) << " rows but A has " << k << " columns";
-  if (c.getDimSize(0) != m || c.getDimSize(1) != n)
+  if (differ(c.getDimSize(0), m) || differ(c.getDimSize(1), n))
     return emitOpError("C must be ") << m << "x" << n << ", got "
                                      << c.getDimSize(0) << "x"
                                      << c.getDimSize(1);
+  if (getLevel() != Level::Grid && !c.hasStaticShape())
+    return emitOpError("a block's or a warp's tile of C must be static");
   for (MemRefType type : {a, b, c})
     if (!isa<FloatType>(type.getElementType()))
       return emitOpError("operands must have floating-point elements");

@@ -9,6 +9,7 @@
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::gemm {
@@ -33,11 +34,8 @@ static Value castFloat(OpBuilder &builder, Location loc, Value value,
 
 static LogicalResult mapThreads(MatmulOp matmul) {
   ScheduleAttr schedule = matmul.getSchedule();
-  auto aType = cast<MemRefType>(matmul.getA().getType());
   auto cType = cast<MemRefType>(matmul.getC().getType());
   int64_t bm = cType.getDimSize(0), bn = cType.getDimSize(1);
-  int64_t k = kLoopExtent(matmul, aType.getDimSize(1), schedule.getTileK(),
-                          schedule.hasPromotion());
   if (bm * bn != schedule.getThreadsPerBlock())
     return matmul.emitOpError("block tile ")
            << bm << "x" << bn << " does not match the schedule's "
@@ -48,6 +46,10 @@ static LogicalResult mapThreads(MatmulOp matmul) {
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(builder, loc, v);
   };
+  Value k = getValueOrCreateConstantIndexOp(
+      builder, loc,
+      kLoopExtent(builder, loc, matmul, matmul.getA(), schedule.getTileK(),
+                  schedule.hasPromotion()));
   Value tid = gpu::ThreadIdOp::create(builder, loc, gpu::Dimension::x);
 
   // Consecutive threads walk rows of C unless `coalesce` asks for C's
@@ -81,7 +83,7 @@ static LogicalResult mapThreads(MatmulOp matmul) {
   Value init = arith::ConstantOp::create(builder, loc, accType,
                                          builder.getFloatAttr(accType, 0.0));
   auto loop = scf::ForOp::create(
-      builder, loc, index(0), index(k), index(1), ValueRange{init},
+      builder, loc, index(0), k, index(1), ValueRange{init},
       [&](OpBuilder &b, Location l, Value kk, ValueRange iterArgs) {
         Value lhs = memref::LoadOp::create(b, l, matmul.getA(),
                                            ValueRange{row, kk});

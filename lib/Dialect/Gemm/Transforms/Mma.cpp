@@ -3,6 +3,7 @@
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -67,8 +68,6 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
   auto bType = cast<MemRefType>(matmul.getB().getType());
   auto cType = cast<MemRefType>(matmul.getC().getType());
   int64_t wm = cType.getDimSize(0), wn = cType.getDimSize(1);
-  int64_t k =
-      kLoopExtent(matmul, aType.getDimSize(1), s.getTileK(), s.hasPromotion());
   ArrayRef<int64_t> shape = s.getMma();
   Type element = aType.getElementType();
   // A fragment holds 4 x (32 bits of elements) of A and 2 x of B per lane.
@@ -82,13 +81,20 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
     return matmul.emitOpError("mma m16n8k")
            << shape[2] << " does not match " << element
            << " inputs (m16n8k16 for f16 and bf16, m16n8k8 for tf32)";
-  if (wm % 16 || wn % 8 || k % mmaK)
-    return matmul.emitOpError("a ")
-           << wm << "x" << wn << "x" << k << " warp tile is not made of 16x8x"
-           << mmaK << " mma fragments";
-
   OpBuilder b(matmul);
   Location loc = matmul.getLoc();
+  // A K given at launch is rounded up to BK (a multiple of the mma's K) by
+  // the promoted copies' zero-fill.
+  OpFoldResult k = kLoopExtent(b, loc, matmul, matmul.getA(), s.getTileK(),
+                               s.hasPromotion());
+  std::optional<int64_t> knownK = getConstantIntValue(k);
+  if (wm % 16 || wn % 8 || (knownK && *knownK % mmaK) ||
+      (!knownK && (!s.hasPromotion() || s.getTileK() % mmaK)))
+    return matmul.emitOpError("a ")
+           << wm << "x" << wn << "x"
+           << (knownK ? *knownK : ShapedType::kDynamic)
+           << " warp tile is not made of 16x8x" << mmaK << " mma fragments";
+
   auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
   int64_t mTiles = wm / 16, nTiles = wn / 8;
   auto accType = VectorType::get({2, 2}, b.getF32Type());
@@ -105,7 +111,7 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
       DenseElementsAttr::get(bFragType, b.getZeroAttr(element)));
 
   auto loop = scf::ForOp::create(
-      b, loc, c(0), c(k), c(mmaK), inits,
+      b, loc, c(0), getValueOrCreateConstantIndexOp(b, loc, k), c(mmaK), inits,
       [&](OpBuilder &lb, Location l, Value kk, ValueRange acc) {
         auto lc = [&](int64_t v) { return indexConstant(lb, l, v); };
         SmallVector<Value> aFrags, bFrags;

@@ -49,12 +49,21 @@ static Value cloneWithIv(OpBuilder &b, Value value, scf::ForOp loop,
   return cloneSlice(b, value, loop, mapping).front();
 }
 
+/// `(t * BK) mod K`, the start of tile t of a loop over K tiles that wraps
+/// around (K is the loop's extent, static or given at launch).
+static Value wrappedStart(OpBuilder &b, Location loc, int64_t start, Value k) {
+  if (std::optional<int64_t> known = getConstantIntValue(k))
+    return indexConstant(b, loc, start % *known);
+  if (start == 0)
+    return indexConstant(b, loc, 0);
+  return arith::RemUIOp::create(b, loc, indexConstant(b, loc, start), k);
+}
+
 /// Stage index `(kt / BK + ahead) mod S` and tile start `(kt + ahead * BK)
 /// mod K` for a tile `ahead` steps after the loop's current one.
 static std::pair<Value, Value> stageAndTile(OpBuilder &b, Location loc,
-                                            Value kt, int64_t ahead,
-                                            int64_t bk, int64_t k,
-                                            int64_t stages) {
+                                            Value kt, int64_t ahead, int64_t bk,
+                                            Value k, int64_t stages) {
   Value tile = addOffset(
       b, loc, arith::DivUIOp::create(b, loc, kt, indexConstant(b, loc, bk)),
       ahead);
@@ -62,8 +71,8 @@ static std::pair<Value, Value> stageAndTile(OpBuilder &b, Location loc,
       arith::RemUIOp::create(b, loc, tile, indexConstant(b, loc, stages));
   if (ahead == 0)
     return {stage, kt};
-  Value start = arith::RemUIOp::create(b, loc, addOffset(b, loc, kt, ahead * bk),
-                                       indexConstant(b, loc, k));
+  Value start =
+      arith::RemUIOp::create(b, loc, addOffset(b, loc, kt, ahead * bk), k);
   return {stage, start};
 }
 
@@ -76,11 +85,11 @@ static LogicalResult asyncPipeline(scf::ForOp loop, ScheduleAttr s,
                                    arith::ConstantIndexOp stageOp,
                                    ArrayRef<gpu::BarrierOp> barriers) {
   int64_t stages = s.getStages(), bk = s.getTileK();
-  int64_t k = *getConstantIntValue(loop.getUpperBound());
+  Value k = loop.getUpperBound();
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   for (int64_t t = 0; t + 1 < stages; ++t) {
-    Value kt = indexConstant(b, loc, (t * bk) % k);
+    Value kt = wrappedStart(b, loc, t * bk, k);
     for (CopyOp copy : copies) {
       IRMapping mapping;
       mapping.map(stageOp.getResult(), indexConstant(b, loc, t));
@@ -238,10 +247,7 @@ static LogicalResult pipelineFragments(scf::ForOp loop, ScheduleAttr s) {
 static LogicalResult pipeline(scf::ForOp loop, ScheduleAttr s) {
   int64_t stages = s.getStages();
   int64_t bk = s.getTileK();
-  auto ub = getConstantIntValue(loop.getUpperBound());
-  if (!ub)
-    return loop.emitOpError("expects a static loop over K tiles");
-  int64_t k = *ub;
+  Value k = loop.getUpperBound();
 
   Block *body = loop.getBody();
   SmallVector<CopyOp> copies(body->getOps<CopyOp>());
@@ -282,8 +288,7 @@ static LogicalResult pipeline(scf::ForOp loop, ScheduleAttr s) {
   Value nextStage =
       arith::RemUIOp::create(b, loc, nextTile, indexConstant(b, loc, stages));
   Value nextKt = arith::RemUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, kt, indexConstant(b, loc, bk)),
-      indexConstant(b, loc, k));
+      b, loc, arith::AddIOp::create(b, loc, kt, indexConstant(b, loc, bk)), k);
   stageOp.replaceAllUsesWith(stage);
   stageOp.erase();
 

@@ -101,15 +101,16 @@ static void redirectRead(OpBuilder &b, Operation *op, Value shared,
 
 static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
                              ScheduleAttr s) {
+  // The upper bound is K rounded up to BK (kLoopExtent): static, or computed
+  // from the K given at launch.
   auto ub = getConstantIntValue(loop.getUpperBound());
   auto lb = getConstantIntValue(loop.getLowerBound());
   auto step = getConstantIntValue(loop.getStep());
   int64_t bk = s.getTileK();
-  if (!ub || !lb || !step || *lb != 0 || bk % *step || *ub % bk)
+  if (!lb || !step || *lb != 0 || bk % *step || (ub && *ub % bk))
     return loop.emitOpError("expects a loop over K from 0, by a step that "
                             "divides BK = ")
            << bk << ", to a multiple of it";
-  int64_t k = *ub;
 
   // Find the operands read along K.
   Value iv = loop.getInductionVar();
@@ -209,7 +210,7 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
   int64_t threads = s.getThreadsPerBlock();
   int64_t width = s.getGlobalLoadWidth();
   auto outer = scf::ForOp::create(
-      b, loc, indexConstant(b, loc, 0), indexConstant(b, loc, k),
+      b, loc, indexConstant(b, loc, 0), loop.getUpperBound(),
       indexConstant(b, loc, bk), loop.getInitArgs(),
       [&](OpBuilder &ob, Location l, Value kt, ValueRange args) {
         Value stage = indexConstant(ob, l, 0);
@@ -218,13 +219,15 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
         Value aShared, bShared;
         if (aBuffer) {
           aShared = stageView(ob, l, aBuffer, stage, aRows, aCols);
-          Value tile = createTileView(ob, l, aBlock, zero, kt, bm, bk);
+          Value tile = createTileView(ob, l, aBlock, zero, kt,
+                                      ob.getIndexAttr(bm), ob.getIndexAttr(bk));
           CopyOp::create(ob, l, tile, aShared, transposeA, /*async=*/false,
                          threads, width);
         }
         if (bBuffer) {
           bShared = stageView(ob, l, bBuffer, stage, bk, bn);
-          Value tile = createTileView(ob, l, bBlock, kt, zero, bk, bn);
+          Value tile = createTileView(ob, l, bBlock, kt, zero,
+                                      ob.getIndexAttr(bk), ob.getIndexAttr(bn));
           CopyOp::create(ob, l, tile, bShared, /*transpose=*/false,
                          /*async=*/false, threads, width);
         }

@@ -15,17 +15,19 @@ using namespace mlir::gemm;
 /// The grouped ("rasterised") order: the linear block index walks `group`
 /// block rows column by column. Returns the block row and column to compute.
 static std::pair<Value, Value> rasterize(OpBuilder &b, Location loc,
-                                         Value blockX, Value blockY,
-                                         int64_t rows, int64_t cols,
-                                         int64_t group) {
+                                         Value blockX, Value blockY, Value rows,
+                                         Value cols, int64_t group) {
   auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
   Value pid = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, blockY, c(cols)), blockX);
-  Value perGroup = c(group * cols);
+      b, loc, arith::MulIOp::create(b, loc, blockY, cols), blockX);
+  std::optional<int64_t> knownCols = getConstantIntValue(cols);
+  Value perGroup =
+      knownCols ? c(group * *knownCols)
+                : arith::MulIOp::create(b, loc, c(group), cols).getResult();
   Value groupId = arith::DivUIOp::create(b, loc, pid, perGroup);
   Value firstRow = arith::MulIOp::create(b, loc, groupId, c(group));
   Value groupRows = arith::MinUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, c(rows), firstRow), c(group));
+      b, loc, arith::SubIOp::create(b, loc, rows, firstRow), c(group));
   Value inGroup = arith::RemUIOp::create(b, loc, pid, perGroup);
   Value row = arith::AddIOp::create(
       b, loc, firstRow, arith::RemUIOp::create(b, loc, inGroup, groupRows));
@@ -41,7 +43,6 @@ struct GemmRasterPass
     auto schedule = func->getAttrOfType<ScheduleAttr>(kScheduleAttr);
     if (!schedule || schedule.getRaster() == 0)
       return;
-    std::optional<DenseI32ArrayAttr> grid = func.getKnownGridSizeAttr();
     gpu::BlockIdOp blockX, blockY;
     func.walk([&](gpu::BlockIdOp op) {
       if (op.getDimension() == gpu::Dimension::x)
@@ -49,16 +50,25 @@ struct GemmRasterPass
       else if (op.getDimension() == gpu::Dimension::y)
         blockY = op;
     });
-    if (!grid || !blockX || !blockY) {
+    if (!blockX || !blockY) {
       func.emitOpError("gemm-raster expects the blocks of gemm-tile-blocks");
       return signalPassFailure();
     }
     Operation *last = blockX->isBeforeInBlock(blockY) ? blockY : blockX;
     OpBuilder b(last->getContext());
     b.setInsertionPointAfter(last);
+    // The grid's extent: known where the sizes are static, else read.
+    Location loc = func.getLoc();
+    Value rows, cols;
+    if (DenseI32ArrayAttr grid = func.getKnownGridSizeAttr()) {
+      rows = indexConstant(b, loc, grid[1]);
+      cols = indexConstant(b, loc, grid[0]);
+    } else {
+      rows = gpu::GridDimOp::create(b, loc, gpu::Dimension::y);
+      cols = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    }
     auto [row, col] =
-        rasterize(b, func.getLoc(), blockX, blockY, (*grid)[1], (*grid)[0],
-                  schedule.getRaster());
+        rasterize(b, loc, blockX, blockY, rows, cols, schedule.getRaster());
     // Uses after the swizzle (its last op computes the column) take the
     // swizzled indices; the swizzle keeps the hardware ones.
     Operation *swizzleEnd = col.getDefiningOp();

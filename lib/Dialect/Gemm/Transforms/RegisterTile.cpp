@@ -91,8 +91,6 @@ static LogicalResult registerTile(MatmulOp matmul) {
   auto aType = cast<MemRefType>(matmul.getA().getType());
   auto cType = cast<MemRefType>(matmul.getC().getType());
   int64_t bm = cType.getDimSize(0), bn = cType.getDimSize(1);
-  int64_t k =
-      kLoopExtent(matmul, aType.getDimSize(1), s.getTileK(), s.hasPromotion());
   int64_t tm = s.getThreadM(), tn = s.getThreadN();
   int64_t threads = (bm / tm) * (bn / tn);
   if (bm % tm || bn % tn ||
@@ -110,6 +108,10 @@ static LogicalResult registerTile(MatmulOp matmul) {
 
   OpBuilder b(matmul);
   Location loc = matmul.getLoc();
+  Value k = getValueOrCreateConstantIndexOp(
+      b, loc,
+      kLoopExtent(b, loc, matmul, matmul.getA(), s.getTileK(),
+                  s.hasPromotion()));
   // Address through the block's views, so that the warp's offsets and the
   // lanes' fold into one base per thread.
   Operand a = throughWarpView(b, loc, matmul.getA());
@@ -123,8 +125,7 @@ static LogicalResult registerTile(MatmulOp matmul) {
   SmallVector<Value> inits(tm * colChunks, zero);
 
   auto loop = scf::ForOp::create(
-      b, loc, indexConstant(b, loc, 0), indexConstant(b, loc, k),
-      indexConstant(b, loc, 1), inits,
+      b, loc, indexConstant(b, loc, 0), k, indexConstant(b, loc, 1), inits,
       [&](OpBuilder &lb, Location l, Value kk, ValueRange acc) {
         SmallVector<Value> aChunks, bChunks;
         for (int64_t i = 0; i < rowChunks; ++i)

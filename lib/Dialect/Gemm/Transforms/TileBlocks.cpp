@@ -33,12 +33,16 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
   int64_t k = cast<MemRefType>(matmul.getA().getType()).getDimSize(1);
   int64_t bm = schedule.getTileM(), bn = schedule.getTileN();
   // Tails: the blocks past the last full tile compute a whole tile, and the
-  // passes guard every global access by the matrix bounds.
-  if (m % bm || n % bn || k % schedule.getTileK())
+  // passes guard every global access by the matrix bounds. Sizes given at
+  // launch may be anything.
+  bool dynamic = ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
+                 ShapedType::isDynamic(k);
+  if (dynamic || m % bm || n % bn || k % schedule.getTileK())
     func->setAttr(kTailsAttr, UnitAttr::get(func.getContext()));
 
   OpBuilder builder(matmul);
   Location loc = matmul.getLoc();
+  OpFoldResult kExtent = extentOf(builder, loc, matmul.getA(), 1);
   Value blockX = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::x);
   Value blockY = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::y);
   Value rowOffset = arith::MulIOp::create(
@@ -47,10 +51,13 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
       builder, loc, blockX, arith::ConstantIndexOp::create(builder, loc, bn));
   OpFoldResult zero = builder.getIndexAttr(0);
 
-  Value a = createTileView(builder, loc, matmul.getA(), rowOffset, zero, bm, k);
-  Value b = createTileView(builder, loc, matmul.getB(), zero, colOffset, k, bn);
+  OpFoldResult rows = builder.getIndexAttr(bm), cols = builder.getIndexAttr(bn);
+  Value a = createTileView(builder, loc, matmul.getA(), rowOffset, zero, rows,
+                           kExtent);
+  Value b = createTileView(builder, loc, matmul.getB(), zero, colOffset,
+                           kExtent, cols);
   Value c = createTileView(builder, loc, matmul.getC(), rowOffset, colOffset,
-                           bm, bn);
+                           rows, cols);
   MatmulOp::create(builder, loc, a, b, c, matmul.getAccTypeAttr(), schedule,
                    LevelAttr::get(builder.getContext(), Level::Block));
   matmul.erase();
@@ -60,11 +67,13 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
   // A batch runs its GEMMs along z.
   auto batch = func->getAttrOfType<DenseI64ArrayAttr>("gemm.batch");
   int64_t count = batch ? batch[0] : 1;
-  int32_t gridSize[] = {static_cast<int32_t>(llvm::divideCeil(n, bn)),
-                        static_cast<int32_t>(llvm::divideCeil(m, bm)),
-                        static_cast<int32_t>(count)};
   func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(blockSize));
-  func.setKnownGridSizeAttr(builder.getDenseI32ArrayAttr(gridSize));
+  if (!dynamic) {
+    int32_t gridSize[] = {static_cast<int32_t>(llvm::divideCeil(n, bn)),
+                          static_cast<int32_t>(llvm::divideCeil(m, bm)),
+                          static_cast<int32_t>(count)};
+    func.setKnownGridSizeAttr(builder.getDenseI32ArrayAttr(gridSize));
+  }
   // Cap registers so that two blocks fit on an SM (64K registers) when the
   // thread's accumulators and fragments, and about 24 registers of
   // addressing, leave room for it, else so that one does. Left alone, ptxas

@@ -27,12 +27,12 @@ bool mlir::gemm::viewsMatrix(Value view) {
                         [](int64_t stride) { return stride == 1; }))
         return false;
   auto type = dyn_cast<MemRefType>(view.getType());
-  return type && type.getRank() == 2 && type.hasStaticShape();
+  return type && type.getRank() == 2;
 }
 
 MatrixPoint mlir::gemm::pointInMatrix(OpBuilder &b, Location loc, Value view,
                                       Value row, Value col) {
-  assert(viewsMatrix(view) && "not a view of a matrix of static shape");
+  assert(viewsMatrix(view) && "not a view of a matrix");
   for (; Value source = viewedMemRef(view); view = source) {
     auto subView = view.getDefiningOp<memref::SubViewOp>();
     if (!subView)
@@ -43,15 +43,15 @@ MatrixPoint mlir::gemm::pointInMatrix(OpBuilder &b, Location loc, Value view,
     col = arith::AddIOp::create(
         b, loc, col, getValueOrCreateConstantIndexOp(b, loc, offsets[1]));
   }
-  auto type = cast<MemRefType>(view.getType());
-  return {row, col, type.getDimSize(0), type.getDimSize(1)};
+  return {row, col,
+          getValueOrCreateConstantIndexOp(b, loc, extentOf(b, loc, view, 0)),
+          getValueOrCreateConstantIndexOp(b, loc, extentOf(b, loc, view, 1))};
 }
 
 Value mlir::gemm::isInside(OpBuilder &b, Location loc, const MatrixPoint &p,
                            unsigned dim, int64_t width) {
-  auto below = [&](Value v, int64_t bound) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v,
-                                 indexConstant(b, loc, bound));
+  auto below = [&](Value v, Value bound) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v, bound);
   };
   Value lastRow = dim == 0 ? addOffset(b, loc, p.row, width - 1) : p.row;
   Value lastCol = dim == 1 ? addOffset(b, loc, p.col, width - 1) : p.col;
@@ -59,12 +59,21 @@ Value mlir::gemm::isInside(OpBuilder &b, Location loc, const MatrixPoint &p,
                                below(lastCol, p.cols));
 }
 
-int64_t mlir::gemm::kLoopExtent(Operation *matmul, int64_t k, int64_t bk,
-                                bool promoted) {
+OpFoldResult mlir::gemm::kLoopExtent(OpBuilder &b, Location loc,
+                                     Operation *matmul, Value a, int64_t bk,
+                                     bool promoted) {
+  OpFoldResult k = extentOf(b, loc, a, 1);
   auto func = matmul->getParentOfType<gpu::GPUFuncOp>();
   if (!promoted || !func || !func->hasAttr(kTailsAttr))
     return k;
-  return llvm::divideCeil(k, bk) * bk;
+  if (std::optional<int64_t> known = getConstantIntValue(k))
+    return b.getIndexAttr(llvm::divideCeil(*known, bk) * bk);
+  // (K + BK - 1) / BK * BK.
+  Value tiles =
+      arith::DivUIOp::create(b, loc, addOffset(b, loc, cast<Value>(k), bk - 1),
+                             indexConstant(b, loc, bk));
+  return arith::MulIOp::create(b, loc, tiles, indexConstant(b, loc, bk))
+      .getResult();
 }
 
 Value mlir::gemm::readAlongRow(OpBuilder &b, Location loc, VectorType type,
@@ -112,9 +121,11 @@ Value EpilogueValues::apply(
     Value at[] = {biasPerRow ? p.row : zero, biasPerRow ? zero : p.col};
     int64_t width = vectorType && !biasPerRow ? vectorType.getNumElements() : 1;
     // Guarded reads (tails) keep or drop a whole vector: where N is not a
-    // multiple of the width (a column-major C allows it), the bias is read
-    // an element at a time.
-    int64_t piece = biasType.getDimSize(1) % width == 0 ? width : 1;
+    // multiple of the width (a column-major C allows it) or is given at
+    // launch, the bias is read an element at a time.
+    int64_t piece =
+        !biasType.isDynamicDim(1) && biasType.getDimSize(1) % width == 0 ? width
+                                                                         : 1;
     auto pieceType = VectorType::get({piece}, element);
     auto readAt = [&](int64_t e) {
       return readAlongRow(b, loc, pieceType, bias, at[0],

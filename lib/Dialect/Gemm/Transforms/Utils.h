@@ -33,16 +33,24 @@ inline constexpr llvm::StringLiteral kReluAttr = "gemm.relu";
 /// The attribute convert-gemm-to-gpu puts the schedule in on the kernel.
 inline constexpr llvm::StringLiteral kScheduleAttr = "gemm.schedule";
 
-/// A static `rows x cols` subview of the 2-D `source` at (row, col).
+/// A `rows x cols` subview of the 2-D `source` at (row, col).
 inline memref::SubViewOp createTileView(OpBuilder &b, Location loc,
                                         Value source, OpFoldResult row,
-                                        OpFoldResult col, int64_t rows,
-                                        int64_t cols) {
+                                        OpFoldResult col, OpFoldResult rows,
+                                        OpFoldResult cols) {
   SmallVector<OpFoldResult> offsets = {row, col};
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(rows),
-                                     b.getIndexAttr(cols)};
+  SmallVector<OpFoldResult> sizes = {rows, cols};
   SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
   return memref::SubViewOp::create(b, loc, source, offsets, sizes, strides);
+}
+
+/// Extent `dim` of the memref `value`: static, or read with memref.dim.
+inline OpFoldResult extentOf(OpBuilder &b, Location loc, Value value,
+                             unsigned dim) {
+  auto type = cast<MemRefType>(value.getType());
+  if (!type.isDynamicDim(dim))
+    return b.getIndexAttr(type.getDimSize(dim));
+  return memref::DimOp::create(b, loc, value, dim).getResult();
 }
 
 inline Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
@@ -63,10 +71,12 @@ inline bool isRowMajor(MemRefType type) {
   return strides[1] == 1;
 }
 
-/// The extent of the loop over K of `matmul`: K, or K rounded up to BK when
-/// the tiles of A and B are staged in shared memory and K is not a multiple
-/// of BK (the copies zero-fill the last tile past K).
-int64_t kLoopExtent(Operation *matmul, int64_t k, int64_t bk, bool promoted);
+/// The extent of the loop over K of `matmul` (whose A is `a`): K, or K
+/// rounded up to BK when the tiles of A and B are staged in shared memory
+/// and K is not a multiple of BK (the copies zero-fill the last tile past
+/// K). Static where K is, else computed from the K given at launch.
+OpFoldResult kLoopExtent(OpBuilder &b, Location loc, Operation *matmul, Value a,
+                         int64_t bk, bool promoted);
 
 /// An in-bounds `vector.transfer_read` of `type` along the row (dimension
 /// 1) of the 2-D `memref` from (row, col), padded with zeros.
@@ -105,10 +115,10 @@ buildEpilogue(OpBuilder &b, Location loc, Operation *at, Value c,
 /// the matrix's extents.
 struct MatrixPoint {
   Value row, col;
-  int64_t rows, cols;
+  Value rows, cols;
 };
 
-/// Whether `view` is a 2-D memref of static shape or a view of one through
+/// Whether `view` is a 2-D memref or a view of one through
 /// memref.subview (unit strides) and memref.cast ops.
 bool viewsMatrix(Value view);
 

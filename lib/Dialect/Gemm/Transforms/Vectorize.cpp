@@ -47,10 +47,29 @@ static std::tuple<Value, Value, Value> clampToMatrix(OpBuilder &b, Location loc,
           arith::SelectOp::create(b, loc, inside, col, zero)};
 }
 
+/// How many of the `width` elements from `p` along `dim` lie inside the
+/// matrix (0 to `width`) where its extent along `dim` is given at launch, so
+/// that a vector may cross its edge; null where the extent is static (a
+/// multiple of the width: the front-end checked the leading dimension).
+static Value elementsInside(OpBuilder &b, Location loc, const MatrixPoint &p,
+                            unsigned dim, int64_t width) {
+  Value extent = dim == 0 ? p.rows : p.cols;
+  if (width == 1 || getConstantIntValue(extent))
+    return Value();
+  Value first = isInside(b, loc, p, dim, 1);
+  Value left = arith::SubIOp::create(b, loc, extent, dim == 0 ? p.row : p.col);
+  Value count =
+      arith::MinUIOp::create(b, loc, left, indexConstant(b, loc, width));
+  return arith::SelectOp::create(b, loc, first, count,
+                                 indexConstant(b, loc, 0));
+}
+
 /// Reads `width` elements of `source` from (row, col) along `dim`: one
 /// vector load where they are adjacent, else one load each. With `guard`,
 /// elements of a global matrix past its bounds read as zero (from a valid
-/// address).
+/// address). A vector that crosses the edge of a matrix whose extent is
+/// given at launch is read whole (it lies inside the row's leading
+/// dimension, a multiple of the width) and its lanes past the edge zeroed.
 static Value readAlong(OpBuilder &b, Location loc, Value source, Value row,
                        Value col, int64_t width, unsigned dim,
                        bool guard = false) {
@@ -58,10 +77,13 @@ static Value readAlong(OpBuilder &b, Location loc, Value source, Value row,
   auto vectorType = VectorType::get({width}, type.getElementType());
   guard = guard && !isShared(source);
   if (width > 1 && isContiguousAlong(type, dim)) {
-    Value inside;
-    if (guard)
+    Value inside, count;
+    if (guard) {
+      MatrixPoint p = pointInMatrix(b, loc, source, row, col);
+      count = elementsInside(b, loc, p, dim, width);
       std::tie(inside, row, col) =
-          clampToMatrix(b, loc, source, row, col, dim, width);
+          clampToMatrix(b, loc, source, row, col, dim, count ? 1 : width);
+    }
     Value value =
         vector::LoadOp::create(b, loc, vectorType, source, ValueRange{row, col},
                                /*nontemporal=*/false, alignmentOf(vectorType));
@@ -69,6 +91,15 @@ static Value readAlong(OpBuilder &b, Location loc, Value source, Value row,
       return value;
     Value zeros = arith::ConstantOp::create(b, loc, vectorType,
                                             b.getZeroAttr(vectorType));
+    if (count) {
+      SmallVector<Value> lanes;
+      for (int64_t e = 0; e < width; ++e)
+        lanes.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                              indexConstant(b, loc, e), count));
+      Value mask = vector::FromElementsOp::create(
+          b, loc, VectorType::get({width}, b.getI1Type()), lanes);
+      return arith::SelectOp::create(b, loc, mask, value, zeros);
+    }
     return arith::SelectOp::create(b, loc, inside, value, zeros);
   }
   SmallVector<Value> elements;
@@ -89,22 +120,49 @@ static Value readAlong(OpBuilder &b, Location loc, Value source, Value row,
   return vector::FromElementsOp::create(b, loc, vectorType, elements);
 }
 
-/// Runs `store` under `scf.if` when the `width` elements from (row, col)
-/// along `dim` lie inside the global matrix `target` views, or plainly
-/// without `guard`.
-static void storeInside(OpBuilder &b, Location loc, Value target, Value row,
-                        Value col, unsigned dim, int64_t width, bool guard,
+/// Stores `value` (`width` elements) into `target` from (row, col) along
+/// `dim` with `store`, under `scf.if` when they lie inside the global matrix
+/// `target` views, or plainly without `guard`. Where the matrix's extent
+/// along `dim` is given at launch, a vector crossing its edge is stored an
+/// element at a time, up to the edge.
+static void storeInside(OpBuilder &b, Location loc, Value value, Value target,
+                        Value row, Value col, unsigned dim, bool guard,
                         function_ref<void(OpBuilder &)> store) {
   if (!guard) {
     store(b);
     return;
   }
+  int64_t width = 1;
+  if (auto vectorType = dyn_cast<VectorType>(value.getType()))
+    width = vectorType.getNumElements();
   MatrixPoint p = pointInMatrix(b, loc, target, row, col);
-  auto inside = scf::IfOp::create(b, loc, isInside(b, loc, p, dim, width),
-                                  /*withElseRegion=*/false);
+  Value count = elementsInside(b, loc, p, dim, width);
+  if (!count) {
+    auto inside = scf::IfOp::create(b, loc, isInside(b, loc, p, dim, width),
+                                    /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard insertion(b);
+    b.setInsertionPointToStart(inside.thenBlock());
+    store(b);
+    return;
+  }
+  Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count,
+                                      indexConstant(b, loc, width));
+  auto ifWhole = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard insertion(b);
-  b.setInsertionPointToStart(inside.thenBlock());
+  b.setInsertionPointToStart(ifWhole.thenBlock());
   store(b);
+  b.setInsertionPointToStart(ifWhole.elseBlock());
+  for (int64_t e = 0; e < width; ++e) {
+    Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     indexConstant(b, loc, e), count);
+    auto ifIn = scf::IfOp::create(b, loc, in, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard element(b);
+    b.setInsertionPointToStart(ifIn.thenBlock());
+    Value r = dim == 0 ? addOffset(b, loc, row, e) : row;
+    Value c = dim == 1 ? addOffset(b, loc, col, e) : col;
+    memref::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, value, e),
+                            target, ValueRange{r, c});
+  }
 }
 
 /// Writes `value` into `target` from (row, col) along `dim`, in pieces of at
@@ -134,7 +192,7 @@ static void writeAlong(OpBuilder &b, Location loc, Value value, Value target,
         part = vector::ShuffleOp::create(b, loc, value, value, mask);
       }
       SmallVector<Value> index = at(e);
-      storeInside(b, loc, target, index[0], index[1], dim, piece, guard,
+      storeInside(b, loc, part, target, index[0], index[1], dim, guard,
                   [&](OpBuilder &sb) {
                     vector::StoreOp::create(sb, loc, part, target, index,
                                             /*nontemporal=*/false,
@@ -146,7 +204,7 @@ static void writeAlong(OpBuilder &b, Location loc, Value value, Value target,
   for (int64_t e = 0; e < width; ++e) {
     Value element = vector::ExtractOp::create(b, loc, value, e);
     SmallVector<Value> index = at(e);
-    storeInside(b, loc, target, index[0], index[1], dim, 1, guard,
+    storeInside(b, loc, element, target, index[0], index[1], dim, guard,
                 [&](OpBuilder &sb) {
                   memref::StoreOp::create(sb, loc, element, target, index);
                 });
@@ -265,14 +323,21 @@ static void lowerCopy(CopyOp copy, int64_t storeWidth, bool swizzle,
                           : p.col;
       // Past the matrix bounds: no bytes read (from a valid address), the
       // piece zero-filled.
+      // Where the matrix's extent is given at launch, a piece crossing its
+      // edge reads up to the edge.
       Value srcRow = p.row, srcCol = p.col, srcElements;
       if (guard) {
+        MatrixPoint point =
+            pointInMatrix(b, loc, copy.getSource(), p.row, p.col);
+        srcElements = elementsInside(b, loc, point, p.dim, d.width);
         Value inside;
-        std::tie(inside, srcRow, srcCol) = clampToMatrix(
-            b, loc, copy.getSource(), p.row, p.col, p.dim, d.width);
-        srcElements = arith::SelectOp::create(b, loc, inside,
-                                              indexConstant(b, loc, d.width),
-                                              indexConstant(b, loc, 0));
+        std::tie(inside, srcRow, srcCol) =
+            clampToMatrix(b, loc, copy.getSource(), p.row, p.col, p.dim,
+                          srcElements ? 1 : d.width);
+        if (!srcElements)
+          srcElements = arith::SelectOp::create(b, loc, inside,
+                                                indexConstant(b, loc, d.width),
+                                                indexConstant(b, loc, 0));
       }
       nvgpu::DeviceAsyncCopyOp::create(
           b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),

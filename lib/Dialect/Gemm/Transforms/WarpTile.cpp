@@ -14,7 +14,7 @@ using namespace mlir::gemm;
 
 /// A warp's view, marked for gemm-promote and gemm-register-tile.
 static Value warpView(OpBuilder &b, Location loc, Value source, Value row,
-                      Value col, int64_t rows, int64_t cols) {
+                      Value col, OpFoldResult rows, OpFoldResult cols) {
   auto view = createTileView(b, loc, source, row, col, rows, cols);
   view->setAttr(kWarpViewAttr, b.getUnitAttr());
   return view;
@@ -24,7 +24,6 @@ static LogicalResult warpTile(MatmulOp matmul) {
   ScheduleAttr s = matmul.getSchedule();
   auto cType = cast<MemRefType>(matmul.getC().getType());
   int64_t bm = cType.getDimSize(0), bn = cType.getDimSize(1);
-  int64_t k = cast<MemRefType>(matmul.getA().getType()).getDimSize(1);
   int64_t wm = s.getWarpTile()[0], wn = s.getWarpTile()[1];
   if (bm % wm || bn % wn)
     return matmul.emitOpError("block tile ")
@@ -41,9 +40,11 @@ static LogicalResult warpTile(MatmulOp matmul) {
   Value col = arith::MulIOp::create(
       b, loc, arith::RemUIOp::create(b, loc, warp, c(bn / wn)), c(wn));
   Value zero = c(0);
-  Value a = warpView(b, loc, matmul.getA(), row, zero, wm, k);
-  Value bView = warpView(b, loc, matmul.getB(), zero, col, k, wn);
-  Value cView = warpView(b, loc, matmul.getC(), row, col, wm, wn);
+  OpFoldResult k = extentOf(b, loc, matmul.getA(), 1);
+  OpFoldResult rows = b.getIndexAttr(wm), cols = b.getIndexAttr(wn);
+  Value a = warpView(b, loc, matmul.getA(), row, zero, rows, k);
+  Value bView = warpView(b, loc, matmul.getB(), zero, col, k, cols);
+  Value cView = warpView(b, loc, matmul.getC(), row, col, rows, cols);
   MatmulOp::create(b, loc, a, bView, cView, matmul.getAccTypeAttr(), s,
                    LevelAttr::get(b.getContext(), Level::Warp));
   matmul.erase();

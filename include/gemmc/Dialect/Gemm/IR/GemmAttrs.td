@@ -47,6 +47,8 @@ def Gemm_ProblemAttr : Gemm_Attr<"Problem", "problem"> {
     #gemm.problem<1024x1024x1024, a = f32 row, b = f32 row, c = f32 row,
                   acc = f32>
     ```
+
+    A size `?` is given at launch; the leading dimensions then are too.
   }];
   let parameters = (ins
     "int64_t":$m, "int64_t":$n, "int64_t":$k,
@@ -57,6 +59,14 @@ def Gemm_ProblemAttr : Gemm_Attr<"Problem", "problem"> {
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Whether a size is `?`: given at launch, with the leading dimensions.
+    bool isDynamic() const {
+      return ::mlir::ShapedType::isDynamic(getM()) ||
+             ::mlir::ShapedType::isDynamic(getN()) ||
+             ::mlir::ShapedType::isDynamic(getK());
+    }
+  }];
 }
 
 def Gemm_ScheduleAttr : Gemm_Attr<"Schedule", "schedule"> {

@@ -48,16 +48,18 @@ def Gemm_MatmulOp : Gemm_Op<"matmul"> {
     Computes `C[i, j] = sum_k A[i, k] * B[k, j]`, accumulating in `acc_type`
     and overwriting `C`. The operands are logical views: `A` is M x K, `B` is
     K x N and `C` is M x N whatever their storage order, which their strided
-    layouts express.
+    layouts express. Sizes may be dynamic (given at launch) at the grid
+    level; a block's or a warp's tile of C is static, its extent along K
+    may be dynamic.
 
     `level` says which part of the problem the op covers: `grid` is the whole
     problem, `block` is one thread block's tile (after `gemm-tile-blocks`),
     `warp` one warp's tile (after `gemm-warp-tile`).
   }];
   let arguments = (ins
-    AnyStaticShapeMemRef:$a,
-    AnyStaticShapeMemRef:$b,
-    AnyStaticShapeMemRef:$c,
+    AnyMemRef:$a,
+    AnyMemRef:$b,
+    AnyMemRef:$c,
     TypeAttr:$acc_type,
     Gemm_ScheduleAttr:$schedule,
     Gemm_LevelAttr:$level

@@ -3,6 +3,7 @@
 #ifndef GEMMC_DIALECT_GEMM_TRANSFORMS_PASSES_H
 #define GEMMC_DIALECT_GEMM_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

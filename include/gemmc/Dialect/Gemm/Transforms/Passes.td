@@ -226,4 +226,20 @@ def GemmUnroll : Pass<"gemm-unroll", "::mlir::gpu::GPUFuncOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def GemmFoldAlignedViews
+    : Pass<"gemm-fold-aligned-views", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Fold subviews into aligned vector loads and stores";
+  let description = [{
+    Folds the `memref.subview` a `vector.load` or `vector.store` with an
+    alignment goes through into the access, keeping the alignment, which
+    upstream's `fold-memref-alias-ops` drops. Kernels whose leading
+    dimensions are given at launch need it: LLVM cannot infer the alignment
+    of an access at a dynamic stride, and splits it into scalar accesses.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect"
+  ];
+}
+
 #endif // GEMMC_DIALECT_GEMM_TRANSFORMS_PASSES_TD
