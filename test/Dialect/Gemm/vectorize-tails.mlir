@@ -43,3 +43,28 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// A warp's tile may start past the matrix's edge (the last block's second
+// warp row when M = 100): reads past the edge fall back to the matrix's own
+// (0, 0), not to the warp tile's.
+// CHECK-LABEL: gpu.func @warp_read
+// CHECK: %[[BLOCK:.*]] = memref.subview %arg0[%arg1, 0] [64, 32]
+// CHECK: %[[WARP:.*]] = memref.subview %[[BLOCK]][32, 0] [32, 32]
+// CHECK: %[[MROW:.*]] = arith.addi %{{.*}}, %arg1
+// CHECK: %[[IN:.*]] = arith.andi
+// CHECK: %[[BACK:.*]] = arith.subi %c0, %[[MROW]]
+// CHECK: %[[R:.*]] = arith.select %[[IN]], %c0, %[[BACK]]
+// CHECK: vector.load %[[WARP]][%[[R]],
+gpu.module @m {
+  gpu.func @warp_read(%c: memref<100x32xf32>, %i: index) kernel attributes {gemm.tails, gemm.schedule = #gemm.schedule<tile = 64x32x8, vectorize = [4, 1, 1, 4]>} {
+    %block = memref.subview %c[%i, 0] [64, 32] [1, 1] : memref<100x32xf32> to memref<64x32xf32, strided<[32, 1], offset: ?>>
+    %warp = memref.subview %block[32, 0] [32, 32] [1, 1] {gemm.warp_view} : memref<64x32xf32, strided<[32, 1], offset: ?>> to memref<32x32xf32, strided<[32, 1], offset: ?>>
+    %c0 = arith.constant 0 : index
+    %pad = arith.constant 0.0 : f32
+    %v = vector.transfer_read %warp[%c0, %c0], %pad {in_bounds = [true]} : memref<32x32xf32, strided<[32, 1], offset: ?>>, vector<2xf32>
+    vector.transfer_write %v, %warp[%c0, %c0] {in_bounds = [true]} : vector<2xf32>, memref<32x32xf32, strided<[32, 1], offset: ?>>
+    gpu.return
+  }
+}

@@ -32,9 +32,27 @@ static bool isShared(Value memref) {
       cast<MemRefType>(memref.getType()));
 }
 
+/// Whether (0, 0) of `view` lies inside the matrix it views: a block's tile
+/// starts inside (the grid covers the matrix from its start), a warp's tile
+/// (gemm-warp-tile's views) may start past its edge.
+static bool startsInside(Value view) {
+  for (Value v = view; v;) {
+    auto subView = v.getDefiningOp<memref::SubViewOp>();
+    if (subView && subView->hasAttr(kWarpViewAttr))
+      return false;
+    if (subView && subView.getSourceType().getRank() == 2)
+      v = subView.getSource();
+    else if (auto cast = v.getDefiningOp<memref::CastOp>())
+      v = cast.getSource();
+    else
+      break;
+  }
+  return true;
+}
+
 /// (row, col) if the `width` elements from there along `dim` lie inside the
-/// global matrix `view` views, else (0, 0), with the condition. (0, 0) of a
-/// tile view is inside: tiles start inside the matrix.
+/// global matrix `view` views, else a point inside it: (0, 0) of the view
+/// where that is inside, else the matrix's own (0, 0). With the condition.
 static std::tuple<Value, Value, Value> clampToMatrix(OpBuilder &b, Location loc,
                                                      Value view, Value row,
                                                      Value col, unsigned dim,
@@ -43,8 +61,14 @@ static std::tuple<Value, Value, Value> clampToMatrix(OpBuilder &b, Location loc,
   MatrixPoint p = pointInMatrix(b, loc, view, row, col);
   Value inside = isInside(b, loc, p, dim, width);
   Value zero = indexConstant(b, loc, 0);
-  return {inside, arith::SelectOp::create(b, loc, inside, row, zero),
-          arith::SelectOp::create(b, loc, inside, col, zero)};
+  Value rowOutside = zero, colOutside = zero;
+  if (!startsInside(view)) {
+    // The view's index of the matrix's (0, 0): minus the view's origin.
+    rowOutside = arith::SubIOp::create(b, loc, row, p.row);
+    colOutside = arith::SubIOp::create(b, loc, col, p.col);
+  }
+  return {inside, arith::SelectOp::create(b, loc, inside, row, rowOutside),
+          arith::SelectOp::create(b, loc, inside, col, colOutside)};
 }
 
 /// How many of the `width` elements from `p` along `dim` lie inside the
