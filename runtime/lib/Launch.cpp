@@ -44,26 +44,27 @@ std::string ContractKernel::whyNot(const Problem &problem) const {
 /// K x N, C M x N, a row bias M x 1, a column bias 1 x N.
 static std::vector<int64_t> descriptorFields(const std::string &name, int rank,
                                              const Problem &p) {
-  int64_t rows, cols, ld, stride;
-  Layout layout = Layout::Row;
+  struct Shape {
+    int64_t rows, cols, ld, stride;
+    Layout layout;
+  } shape;
   if (name == "A")
-    rows = p.m, cols = p.k, ld = p.ldOfA(), layout = p.aLayout,
-    stride = p.strideOfA();
+    shape = {p.m, p.k, p.ldOfA(), p.strideOfA(), p.aLayout};
   else if (name == "B")
-    rows = p.k, cols = p.n, ld = p.ldOfB(), layout = p.bLayout,
-    stride = p.strideOfB();
+    shape = {p.k, p.n, p.ldOfB(), p.strideOfB(), p.bLayout};
   else if (name == "C")
-    rows = p.m, cols = p.n, ld = p.ldOfC(), layout = p.cLayout,
-    stride = p.strideOfC();
+    shape = {p.m, p.n, p.ldOfC(), p.strideOfC(), p.cLayout};
   else if (p.bias == "row")
-    rows = p.m, cols = 1, ld = 1, stride = 0;
+    shape = {p.m, 1, 1, 0, Layout::Row};
   else
-    rows = 1, cols = p.n, ld = p.n, stride = 0;
-  int64_t rowStride = layout == Layout::Row ? ld : 1;
-  int64_t colStride = layout == Layout::Row ? 1 : ld;
+    shape = {1, p.n, p.n, 0, Layout::Row};
+  bool rowMajor = shape.layout == Layout::Row;
+  int64_t rowStride = rowMajor ? shape.ld : 1;
+  int64_t colStride = rowMajor ? 1 : shape.ld;
   if (rank == 3)
-    return {0, p.batch, rows, cols, stride, rowStride, colStride};
-  return {0, rows, cols, rowStride, colStride};
+    return {0,         p.batch,  shape.rows, shape.cols, shape.stride,
+            rowStride, colStride};
+  return {0, shape.rows, shape.cols, rowStride, colStride};
 }
 
 void ContractKernel::launch(const Operands &operands,
