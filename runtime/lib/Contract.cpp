@@ -365,35 +365,36 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
     return bad("alignment");
   if (!parseProblem(fields["problem"], contract.problem))
     return bad("problem");
-  if (fields.count("size-multiple")) {
+  // `size-multiple: m=… n=… k=…` and `leading-dim-multiple: a=… b=… c=…`:
+  // three positive numbers, one per key.
+  auto multiples = [&](const char *field, const char *const keys[3],
+                       int64_t *const values[3]) {
     std::map<std::string, std::string> parts;
-    for (const std::string &word : splitWords(fields["size-multiple"])) {
+    for (const std::string &word : splitWords(fields[field])) {
       size_t eq = word.find('=');
       if (eq == std::string::npos)
-        return bad("size-multiple");
+        return false;
       parts[word.substr(0, eq)] = word.substr(eq + 1);
     }
-    if (parts.size() != 3 || !parseInt(parts["m"], contract.multipleM) ||
-        !parseInt(parts["n"], contract.multipleN) ||
-        !parseInt(parts["k"], contract.multipleK) || contract.multipleM <= 0 ||
-        contract.multipleN <= 0 || contract.multipleK <= 0)
-      return bad("size-multiple");
-  }
-  if (fields.count("leading-dim-multiple")) {
-    std::map<std::string, std::string> parts;
-    for (const std::string &word : splitWords(fields["leading-dim-multiple"])) {
-      size_t eq = word.find('=');
-      if (eq == std::string::npos)
-        return bad("leading-dim-multiple");
-      parts[word.substr(0, eq)] = word.substr(eq + 1);
-    }
-    const char *names[] = {"a", "b", "c"};
     for (int i = 0; i < 3; ++i)
-      if (parts.size() != 3 ||
-          !parseInt(parts[names[i]], contract.ldMultiple[i]) ||
-          contract.ldMultiple[i] <= 0)
-        return bad("leading-dim-multiple");
-  }
+      if (parts.size() != 3 || !parseInt(parts[keys[i]], *values[i]) ||
+          *values[i] <= 0)
+        return false;
+    return true;
+  };
+  const char *const sizeKeys[] = {"m", "n", "k"};
+  int64_t *const sizeMultiples[] = {&contract.multipleM, &contract.multipleN,
+                                    &contract.multipleK};
+  if (fields.count("size-multiple") &&
+      !multiples("size-multiple", sizeKeys, sizeMultiples))
+    return bad("size-multiple");
+  const char *const ldKeys[] = {"a", "b", "c"};
+  int64_t *const ldMultiples[] = {&contract.ldMultiple[0],
+                                  &contract.ldMultiple[1],
+                                  &contract.ldMultiple[2]};
+  if (fields.count("leading-dim-multiple") &&
+      !multiples("leading-dim-multiple", ldKeys, ldMultiples))
+    return bad("leading-dim-multiple");
   // Matrices are all pointers or all descriptors.
   int descriptors = 0;
   for (const Param &p : contract.params)

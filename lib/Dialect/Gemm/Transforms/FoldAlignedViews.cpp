@@ -36,41 +36,35 @@ static SmallVector<Value> resolveIndices(PatternRewriter &rewriter,
   return resolved;
 }
 
+/// The access `load` or `store` again, on `base` at `indices`.
+static void rebuild(PatternRewriter &rewriter, vector::LoadOp load, Value base,
+                    ValueRange indices) {
+  rewriter.replaceOpWithNewOp<vector::LoadOp>(
+      load, load.getVectorType(), base, indices, load.getNontemporal(),
+      llvm::MaybeAlign(*load.getAlignment()));
+}
+static void rebuild(PatternRewriter &rewriter, vector::StoreOp store,
+                    Value base, ValueRange indices) {
+  rewriter.replaceOpWithNewOp<vector::StoreOp>(
+      store, store.getValueToStore(), base, indices, store.getNontemporal(),
+      llvm::MaybeAlign(*store.getAlignment()));
+}
+
 namespace {
-struct FoldAlignedLoad : OpRewritePattern<vector::LoadOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// A vector.load or vector.store with an alignment, through a subview.
+template <typename OpTy> struct FoldAlignedAccess : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
 
-  LogicalResult matchAndRewrite(vector::LoadOp load,
+  LogicalResult matchAndRewrite(OpTy access,
                                 PatternRewriter &rewriter) const override {
-    auto subView = load.getBase().getDefiningOp<memref::SubViewOp>();
+    auto subView = access.getBase().template getDefiningOp<memref::SubViewOp>();
     if (!subView)
-      return rewriter.notifyMatchFailure(load, "not through a subview");
-    if (!load.getAlignment())
-      return rewriter.notifyMatchFailure(load, "no alignment to keep");
+      return rewriter.notifyMatchFailure(access, "not through a subview");
+    if (!access.getAlignment())
+      return rewriter.notifyMatchFailure(access, "no alignment to keep");
     SmallVector<Value> indices =
-        resolveIndices(rewriter, load.getLoc(), subView, load.getIndices());
-    rewriter.replaceOpWithNewOp<vector::LoadOp>(
-        load, load.getVectorType(), subView.getSource(), indices,
-        load.getNontemporal(), llvm::MaybeAlign(*load.getAlignment()));
-    return success();
-  }
-};
-
-struct FoldAlignedStore : OpRewritePattern<vector::StoreOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(vector::StoreOp store,
-                                PatternRewriter &rewriter) const override {
-    auto subView = store.getBase().getDefiningOp<memref::SubViewOp>();
-    if (!subView)
-      return rewriter.notifyMatchFailure(store, "not through a subview");
-    if (!store.getAlignment())
-      return rewriter.notifyMatchFailure(store, "no alignment to keep");
-    SmallVector<Value> indices =
-        resolveIndices(rewriter, store.getLoc(), subView, store.getIndices());
-    rewriter.replaceOpWithNewOp<vector::StoreOp>(
-        store, store.getValueToStore(), subView.getSource(), indices,
-        store.getNontemporal(), llvm::MaybeAlign(*store.getAlignment()));
+        resolveIndices(rewriter, access.getLoc(), subView, access.getIndices());
+    rebuild(rewriter, access, subView.getSource(), indices);
     return success();
   }
 };
@@ -80,7 +74,8 @@ struct GemmFoldAlignedViewsPass
           GemmFoldAlignedViewsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldAlignedLoad, FoldAlignedStore>(&getContext());
+    patterns.add<FoldAlignedAccess<vector::LoadOp>,
+                 FoldAlignedAccess<vector::StoreOp>>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
