@@ -497,6 +497,11 @@ bool gemmc::rt::accepts(const Contract &contract, const Problem &p,
       {k.n, p.n, contract.multipleN, "N"},
       {k.k, p.k, contract.multipleK, "K"}};
   for (auto [fixed, want, multiple, name] : dims) {
+    if (want < 1) {
+      why = std::string(name) + " = " + std::to_string(want) +
+            ": sizes must be at least 1";
+      return false;
+    }
     if (fixed != 0 && fixed != want) {
       why = std::string("the kernel was compiled for ") + name + " = " +
             std::to_string(fixed) + ", not " + std::to_string(want);

@@ -228,6 +228,10 @@ TEST(Contract, ReadsMemrefDescriptors) {
   EXPECT_FALSE(accepts(c, p, why));
   EXPECT_EQ(why, "the leading dimension of B (4098) must be at least 4097 "
                  "and a multiple of 4");
+  p.k = 0;
+  EXPECT_FALSE(accepts(c, p, why));
+  EXPECT_EQ(why, "K = 0: sizes must be at least 1");
+  p.k = 4093;
   p.ldb = 4100;
   p.lda = 4092;
   EXPECT_FALSE(accepts(c, p, why));
