@@ -60,6 +60,8 @@ StringRef gemmc::stringify(DirectiveKind kind) {
     return "split-k";
   case DirectiveKind::Unroll:
     return "unroll";
+  case DirectiveKind::Edges:
+    return "edges";
   }
   llvm_unreachable("unknown directive");
 }
@@ -122,6 +124,9 @@ static void printDirective(llvm::raw_ostream &os, const Directive &d) {
       os << " full";
     else
       os << " " << d.count;
+    break;
+  case DirectiveKind::Edges:
+    os << (d.splitEdges ? " split" : " guard");
     break;
   }
 }

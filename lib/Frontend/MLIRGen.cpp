@@ -173,9 +173,8 @@ static gemm::ScheduleAttr getSchedule(MLIRContext &ctx,
   SmallVector<int64_t, 3> tile = {1, 1, 1};
   SmallVector<int64_t, 3> registerTile, warpTile, mma;
   SmallVector<int64_t, 4> vectorize;
-  bool coalesce = false, promoteA = false, promoteB = false,
-       transposeA = false, registers = false, cpAsync = false,
-       swizzle = false;
+  bool coalesce = false, promoteA = false, promoteB = false, transposeA = false,
+       registers = false, cpAsync = false, swizzle = false, splitEdges = false;
   int64_t pad = 0, stages = 1, raster = 0, unroll = -1;
   for (const Directive &d : schedule.directives) {
     switch (d.kind) {
@@ -212,6 +211,9 @@ static gemm::ScheduleAttr getSchedule(MLIRContext &ctx,
     case DirectiveKind::Unroll:
       unroll = d.count;
       break;
+    case DirectiveKind::Edges:
+      splitEdges = d.splitEdges;
+      break;
     case DirectiveKind::Mma:
       mma.assign(d.shape.begin(), d.shape.end());
       break;
@@ -220,9 +222,9 @@ static gemm::ScheduleAttr getSchedule(MLIRContext &ctx,
     }
   }
   return gemm::ScheduleAttr::get(&ctx, tile, coalesce, registerTile, warpTile,
-                                 promoteA, promoteB, pad, transposeA,
-                                 vectorize, stages, registers, raster, unroll,
-                                 mma, cpAsync, swizzle);
+                                 promoteA, promoteB, pad, transposeA, vectorize,
+                                 stages, registers, raster, unroll, mma,
+                                 cpAsync, swizzle, splitEdges);
 }
 
 OwningOpRef<ModuleOp> gemmc::mlirGen(MLIRContext &ctx,

@@ -91,6 +91,7 @@ private:
   bool parseMma(Directive &d);
   bool parsePipeline(Directive &d);
   bool parseUnroll(Directive &d);
+  bool parseEdges(Directive &d);
 
   SourceMgr &sourceMgr;
   Lexer lexer;
@@ -443,6 +444,16 @@ bool Parser::parseUnroll(Directive &d) {
   return parsePositive(d.count, "an unroll factor or 'full'");
 }
 
+bool Parser::parseEdges(Directive &d) {
+  if (consumeIf("split")) {
+    d.splitEdges = true;
+    return true;
+  }
+  if (consumeIf("guard"))
+    return true;
+  return error("expected 'split' or 'guard' after 'edges', got " + describe());
+}
+
 static std::optional<DirectiveKind> getDirectiveKind(StringRef name) {
   return llvm::StringSwitch<std::optional<DirectiveKind>>(name)
       .Case("tile", DirectiveKind::Tile)
@@ -456,6 +467,7 @@ static std::optional<DirectiveKind> getDirectiveKind(StringRef name) {
       .Case("raster", DirectiveKind::Raster)
       .Case("split-k", DirectiveKind::SplitK)
       .Case("unroll", DirectiveKind::Unroll)
+      .Case("edges", DirectiveKind::Edges)
       .Default(std::nullopt);
 }
 
@@ -510,6 +522,9 @@ bool Parser::parseDirective(ScheduleDecl &schedule) {
     break;
   case DirectiveKind::Unroll:
     ok = parseUnroll(d);
+    break;
+  case DirectiveKind::Edges:
+    ok = parseEdges(d);
     break;
   }
   if (!ok)

@@ -107,6 +107,7 @@ enum class DirectiveKind {
   Raster,
   SplitK,
   Unroll,
+  Edges,
 };
 
 llvm::StringRef stringify(DirectiveKind kind);
@@ -138,6 +139,10 @@ struct Directive {
   /// raster: group size; split-k: number of splits; unroll: factor (0 means
   /// full).
   int64_t count = 0;
+
+  /// edges: `split` (copies of tiles inside the matrix unguarded) or
+  /// `guard` (every copy guarded).
+  bool splitEdges = false;
 };
 
 struct ScheduleDecl {

@@ -60,3 +60,24 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// `edges split`: one branch, the same for the whole block, on whether the
+// tile lies inside the matrix: its copy unguarded there, guarded at the
+// edges.
+// CHECK-LABEL: gpu.func @split
+// CHECK: %[[IN:.*]] = arith.andi
+// CHECK: scf.if %[[IN]] {
+// CHECK-NOT: arith.minui
+// CHECK: nvgpu.device_async_copy %{{.*}}, %{{.*}}, 4 {bypassL1}
+// CHECK: } else {
+// CHECK: arith.minui
+// CHECK: nvgpu.device_async_copy %{{.*}}, %{{.*}}, 4, %{{.*}} {bypassL1}
+gpu.module @m {
+  gpu.func @split(%a: memref<?x?xf32, strided<[?, 1]>>, %s: memref<32x8xf32, #gpu.address_space<workgroup>>, %i: index, %k: index) kernel attributes {gemm.tails, gemm.schedule = #gemm.schedule<tile = 32x32x8, vectorize = [4, 1, 1, 4], split_edges>} {
+    %tile = memref.subview %a[%i, %k] [32, 8] [1, 1] : memref<?x?xf32, strided<[?, 1]>> to memref<32x8xf32, strided<[?, 1], offset: ?>>
+    gemm.copy %tile to %s {async, threads = 64 : i64, vector = 4 : i64} : memref<32x8xf32, strided<[?, 1], offset: ?>> to memref<32x8xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}

@@ -129,6 +129,7 @@ struct ScheduleFields {
   SmallVector<int64_t, 3> mma;
   bool cpAsync = false;
   bool swizzle = false;
+  bool splitEdges = false;
 };
 } // namespace
 
@@ -167,6 +168,10 @@ static ParseResult parseScheduleEntry(AsmParser &parser, StringRef key,
   }
   if (key == "swizzle") {
     f.swizzle = true;
+    return success();
+  }
+  if (key == "split_edges") {
+    f.splitEdges = true;
     return success();
   }
   if (key == "promote") {
@@ -229,7 +234,7 @@ Attribute ScheduleAttr::parse(AsmParser &parser, Type) {
       [&] { return parser.emitError(loc); }, parser.getContext(), f.tile,
       f.coalesce, f.registerTile, f.warpTile, f.promoteA, f.promoteB, f.pad,
       f.transposeA, f.vectorize, f.stages, f.registerDoubleBuffer, f.raster,
-      f.unroll, f.mma, f.cpAsync, f.swizzle);
+      f.unroll, f.mma, f.cpAsync, f.swizzle, f.splitEdges);
 }
 
 void ScheduleAttr::print(AsmPrinter &printer) const {
@@ -280,15 +285,17 @@ void ScheduleAttr::print(AsmPrinter &printer) const {
     printer << ", mma = ";
     llvm::interleave(getMma(), printer, "x");
   }
+  if (getSplitEdges())
+    printer << ", split_edges";
   printer << ">";
 }
 
 LogicalResult ScheduleAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> tile,
-    bool, ArrayRef<int64_t> registerTile, ArrayRef<int64_t> warpTile,
-    bool promoteA, bool promoteB, int64_t pad, bool transposeA,
-    ArrayRef<int64_t> vectorize, int64_t stages, bool, int64_t raster,
-    int64_t unroll, ArrayRef<int64_t> mma, bool cpAsync, bool swizzle) {
+    function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> tile, bool,
+    ArrayRef<int64_t> registerTile, ArrayRef<int64_t> warpTile, bool promoteA,
+    bool promoteB, int64_t pad, bool transposeA, ArrayRef<int64_t> vectorize,
+    int64_t stages, bool, int64_t raster, int64_t unroll, ArrayRef<int64_t> mma,
+    bool cpAsync, bool swizzle, bool) {
   if (tile.size() != 3)
     return emitError() << "tile must have 3 sizes (BMxBNxBK), got "
                        << tile.size();

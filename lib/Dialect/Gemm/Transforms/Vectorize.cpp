@@ -325,6 +325,42 @@ static void storePiece(OpBuilder &b, Location loc, Value value, Value target,
   writeAlong(b, loc, value, target, p.col, p.row, 1 - p.dim, maxWidth);
 }
 
+/// Whether the whole tile `view` (static shape) lies inside the matrix.
+static Value tileInside(OpBuilder &b, Location loc, Value view) {
+  auto type = cast<MemRefType>(view.getType());
+  MatrixPoint last =
+      pointInMatrix(b, loc, view, indexConstant(b, loc, type.getDimSize(0) - 1),
+                    indexConstant(b, loc, type.getDimSize(1) - 1));
+  return isInside(b, loc, last, /*dim=*/1, /*width=*/1);
+}
+
+/// `edges split`: a guarded tile copy or load `op` is lowered twice, under
+/// one branch (the same for the whole block) on whether its source tile
+/// lies inside the matrix: unguarded there, guarded at the edges.
+template <typename OpTy>
+static void splitAtEdges(OpTy op, function_ref<void(OpTy, bool)> lower) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value inside = tileInside(b, loc, op.getSource());
+  auto ifInside = scf::IfOp::create(b, loc, op->getResultTypes(), inside,
+                                    /*withElseRegion=*/true);
+  for (bool guard : {false, true}) {
+    Block *block = guard ? ifInside.elseBlock() : ifInside.thenBlock();
+    OpBuilder::InsertionGuard insertion(b);
+    // Without results the branches come with their terminators.
+    if (op->getNumResults())
+      b.setInsertionPointToEnd(block);
+    else
+      b.setInsertionPoint(block->getTerminator());
+    auto clone = cast<OpTy>(b.clone(*op));
+    if (op->getNumResults())
+      scf::YieldOp::create(b, loc, clone->getResults());
+    lower(clone, guard);
+  }
+  op->replaceAllUsesWith(ifInside.getResults());
+  op->erase();
+}
+
 static void lowerCopy(CopyOp copy, int64_t storeWidth, bool swizzle,
                       bool guard) {
   OpBuilder b(copy);
@@ -555,11 +591,22 @@ struct GemmVectorizePass
           }
     for (Operation *op : ops) {
       LogicalResult result = success();
-      if (auto copy = dyn_cast<CopyOp>(op))
-        lowerCopy(copy, sharedStore, swizzle, guard);
-      else if (auto load = dyn_cast<LoadTileOp>(op))
-        lowerLoadTile(load, guard);
-      else if (auto store = dyn_cast<StoreTileOp>(op))
+      bool split = guard && schedule && schedule.getSplitEdges();
+      if (auto copy = dyn_cast<CopyOp>(op)) {
+        auto lower = [&](CopyOp c, bool g) {
+          lowerCopy(c, sharedStore, swizzle, g);
+        };
+        if (split && !isShared(copy.getSource()))
+          splitAtEdges<CopyOp>(copy, lower);
+        else
+          lower(copy, guard);
+      } else if (auto load = dyn_cast<LoadTileOp>(op)) {
+        auto lower = [&](LoadTileOp l, bool g) { lowerLoadTile(l, g); };
+        if (split)
+          splitAtEdges<LoadTileOp>(load, lower);
+        else
+          lower(load, guard);
+      } else if (auto store = dyn_cast<StoreTileOp>(op))
         lowerStoreTile(store, sharedStore, swizzle);
       else if (auto fragment = dyn_cast<LoadFragmentOp>(op))
         result = lowerLoadFragment(fragment, swizzle);

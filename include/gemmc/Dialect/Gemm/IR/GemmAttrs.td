@@ -91,6 +91,8 @@ def Gemm_ScheduleAttr : Gemm_Attr<"Schedule", "schedule"> {
     - `raster = G`: block-index swizzle in groups of G block rows.
     - `unroll = N` or `unroll = full`: unrolling of the inner loop over BK.
     - `mma = 16x8x16`: tensor-core mma.sync of this shape on warp tiles.
+    - `split_edges`: guarded tile copies are lowered twice, unguarded for
+      tiles inside the matrix and guarded at its edges.
 
     ```mlir
     #gemm.schedule<tile = 128x128x8, register_tile = 8x8,
@@ -113,14 +115,15 @@ def Gemm_ScheduleAttr : Gemm_Attr<"Schedule", "schedule"> {
     "int64_t":$unroll,
     ArrayRefParameter<"int64_t", "mma shape M, N, K, or empty">:$mma,
     "bool":$cpAsync,
-    "bool":$swizzle
+    "bool":$swizzle,
+    "bool":$splitEdges
   );
   let builders = [
     AttrBuilder<(ins "::llvm::ArrayRef<int64_t>":$tile, "bool":$coalesce), [{
       return $_get($_ctxt, tile, coalesce, ::llvm::ArrayRef<int64_t>{},
                    ::llvm::ArrayRef<int64_t>{}, false, false, 0, false,
                    ::llvm::ArrayRef<int64_t>{}, 1, false, 0, -1,
-                   ::llvm::ArrayRef<int64_t>{}, false, false);
+                   ::llvm::ArrayRef<int64_t>{}, false, false, false);
     }]>
   ];
   let hasCustomAssemblyFormat = 1;
