@@ -64,6 +64,19 @@ private:
     return true;
   }
 
+  /// Consumes `first` or `second` (`isSecond` says which), else reports
+  /// "expected 'first' or 'second'[ after 'context'], got ...".
+  bool parseEitherOf(StringRef first, StringRef second, bool &isSecond,
+                     StringRef context = "") {
+    isSecond = consumeIf(second);
+    if (isSecond || consumeIf(first))
+      return true;
+    std::string after =
+        context.empty() ? "" : (" after '" + context + "'").str();
+    return error("expected '" + first + "' or '" + second + "'" + after +
+                 ", got " + describe());
+  }
+
   template <typename T>
   bool checkUnique(const std::optional<T> &previous, StringRef name,
                    SMLoc loc) {
@@ -251,12 +264,10 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
       return false;
     MathDecl decl;
     decl.loc = loc;
-    if (consumeIf("exact"))
-      decl.mode = MathMode::Exact;
-    else if (consumeIf("tf32"))
-      decl.mode = MathMode::TF32;
-    else
-      return error("expected 'exact' or 'tf32', got " + describe());
+    bool tf32;
+    if (!parseEitherOf("exact", "tf32", tf32))
+      return false;
+    decl.mode = tf32 ? MathMode::TF32 : MathMode::Exact;
     problem.math = decl;
     return true;
   }
@@ -267,12 +278,10 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
       return false;
     EpilogueDecl decl;
     decl.loc = loc;
-    if (consumeIf("store"))
-      decl.kind = Epilogue::Store;
-    else if (consumeIf("alpha-beta"))
-      decl.kind = Epilogue::AlphaBeta;
-    else
-      return error("expected 'store' or 'alpha-beta', got " + describe());
+    bool alphaBeta;
+    if (!parseEitherOf("store", "alpha-beta", alphaBeta))
+      return false;
+    decl.kind = alphaBeta ? Epilogue::AlphaBeta : Epilogue::Store;
     problem.epilogue = decl;
     return true;
   }
@@ -282,12 +291,10 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
       return false;
     BiasDecl decl;
     decl.loc = loc;
-    if (consumeIf("row"))
-      decl.kind = BiasKind::Row;
-    else if (consumeIf("col"))
-      decl.kind = BiasKind::Col;
-    else
-      return error("expected 'row' or 'col', got " + describe());
+    bool col;
+    if (!parseEitherOf("row", "col", col))
+      return false;
+    decl.kind = col ? BiasKind::Col : BiasKind::Row;
     problem.bias = decl;
     return true;
   }
@@ -298,10 +305,8 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
       return false;
     ActivationDecl decl;
     decl.loc = loc;
-    if (consumeIf("relu"))
-      decl.relu = true;
-    else if (!consumeIf("none"))
-      return error("expected 'none' or 'relu', got " + describe());
+    if (!parseEitherOf("none", "relu", decl.relu))
+      return false;
     problem.activation = decl;
     return true;
   }
@@ -445,13 +450,11 @@ bool Parser::parseUnroll(Directive &d) {
 }
 
 bool Parser::parseEdges(Directive &d) {
-  if (consumeIf("split")) {
-    d.splitEdges = true;
-    return true;
-  }
-  if (consumeIf("guard"))
-    return true;
-  return error("expected 'split' or 'guard' after 'edges', got " + describe());
+  bool guard;
+  if (!parseEitherOf("split", "guard", guard, "edges"))
+    return false;
+  d.splitEdges = !guard;
+  return true;
 }
 
 static std::optional<DirectiveKind> getDirectiveKind(StringRef name) {

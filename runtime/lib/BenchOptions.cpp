@@ -2,6 +2,7 @@
 
 #include "gemmc-rt/BenchOptions.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -113,6 +114,19 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
       out = args[++i];
       return true;
     };
+    // One of `choices`, else "bad WHAT 'TEXT' (A or B)".
+    auto choice = [&](std::string &out, const std::vector<std::string> &choices,
+                      const std::string &what) {
+      if (!value(out))
+        return false;
+      if (std::find(choices.begin(), choices.end(), out) != choices.end())
+        return true;
+      error = "bad " + what + " '" + out + "' (";
+      for (size_t c = 0; c < choices.size(); ++c)
+        error += (c ? " or " : "") + choices[c];
+      error += ")";
+      return false;
+    };
     auto number = [&](auto &out, int64_t min, int64_t max) {
       std::string text;
       int64_t v;
@@ -151,12 +165,8 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
         o.cTypeGiven = true;
       }
     } else if (arg == "--math") {
-      if (!value(text))
+      if (!choice(text, {"exact", "tf32"}, "math mode"))
         return false;
-      if (text != "exact" && text != "tf32") {
-        error = "bad math mode '" + text + "' (exact or tf32)";
-        return false;
-      }
       o.math = text == "tf32" ? MathMode::TF32 : MathMode::Exact;
       o.mathGiven = true;
     } else if (arg == "--layout") {
@@ -198,13 +208,8 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
       }
       (arg == "--alpha" ? o.alpha : o.beta) = v;
     } else if (arg == "--bias") {
-      if (!value(text))
+      if (!choice(o.bias, {"row", "col"}, "bias"))
         return false;
-      if (text != "row" && text != "col") {
-        error = "bad bias '" + text + "' (row or col)";
-        return false;
-      }
-      o.bias = text;
     } else if (arg == "--batch") {
       if (!number(o.batch, 1, 1 << 20))
         return false;
@@ -214,12 +219,8 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
       if (!number(ld, 1, int64_t(1) << 31))
         return false;
     } else if (arg == "--sweep") {
-      if (!value(text))
+      if (!choice(text, {"random"}, "sweep"))
         return false;
-      if (text != "random") {
-        error = "bad sweep '" + text + "' (random)";
-        return false;
-      }
       o.sweep = true;
     } else if (arg == "--count") {
       if (!number(o.count, 1, 1000000))

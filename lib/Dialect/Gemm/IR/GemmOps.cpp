@@ -22,17 +22,20 @@ LogicalResult KernelOp::verify() {
   if (threads % 32 != 0)
     return emitOpError("schedule needs ")
            << threads << " threads per block, not a multiple of the warp size 32";
-  if (std::optional<ArrayRef<int64_t>> batch = getBatch();
-      batch && (batch->size() != 4 ||
-                ((*batch)[0] <= 0 && !(ShapedType::isDynamic((*batch)[0]) &&
-                                       getProblem().isDynamic())) ||
-                llvm::any_of(batch->drop_front(), [&](int64_t v) {
-                  return ShapedType::isDynamic(v) != getProblem().isDynamic() ||
-                         (!ShapedType::isDynamic(v) && v <= 0);
-                })))
-    return emitOpError("batch must be [count, SA, SB, SC], all positive, "
-                       "the strides (and maybe the count) '?' where the "
-                       "sizes are given at launch");
+  if (std::optional<ArrayRef<int64_t>> batch = getBatch()) {
+    // Where the sizes are given at launch the strides are '?', and the count
+    // may be; else all are positive.
+    bool dynamic = getProblem().isDynamic();
+    bool countValid =
+        ShapedType::isDynamic(batch->front()) ? dynamic : batch->front() > 0;
+    bool stridesValid = llvm::all_of(batch->drop_front(), [&](int64_t v) {
+      return dynamic ? ShapedType::isDynamic(v) : v > 0;
+    });
+    if (batch->size() != 4 || !countValid || !stridesValid)
+      return emitOpError("batch must be [count, SA, SB, SC], all positive, "
+                         "the strides (and maybe the count) '?' where the "
+                         "sizes are given at launch");
+  }
   if (std::optional<StringRef> bias = getBias();
       bias && *bias != "row" && *bias != "col")
     return emitOpError("bias must be 'row' or 'col', got '") << *bias << "'";

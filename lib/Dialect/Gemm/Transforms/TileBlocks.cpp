@@ -66,12 +66,11 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
   int32_t blockSize[] = {static_cast<int32_t>(threads), 1, 1};
   // A batch runs its GEMMs along z.
   auto batch = func->getAttrOfType<DenseI64ArrayAttr>("gemm.batch");
-  int64_t count = batch ? batch[0] : 1;
   func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(blockSize));
   if (!dynamic) {
     int32_t gridSize[] = {static_cast<int32_t>(llvm::divideCeil(n, bn)),
                           static_cast<int32_t>(llvm::divideCeil(m, bm)),
-                          static_cast<int32_t>(count)};
+                          static_cast<int32_t>(batch ? batch[0] : 1)};
     func.setKnownGridSizeAttr(builder.getDenseI32ArrayAttr(gridSize));
   }
   // Cap registers so that two blocks fit on an SM (64K registers) when the

@@ -30,6 +30,14 @@ bool mlir::gemm::viewsMatrix(Value view) {
   return type && type.getRank() == 2;
 }
 
+bool mlir::gemm::startsInsideMatrix(Value view) {
+  for (; view; view = viewedMemRef(view))
+    if (auto subView = view.getDefiningOp<memref::SubViewOp>())
+      if (subView->hasAttr(kWarpViewAttr))
+        return false;
+  return true;
+}
+
 MatrixPoint mlir::gemm::pointInMatrix(OpBuilder &b, Location loc, Value view,
                                       Value row, Value col) {
   assert(viewsMatrix(view) && "not a view of a matrix");

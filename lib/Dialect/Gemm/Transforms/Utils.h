@@ -122,6 +122,11 @@ struct MatrixPoint {
 /// memref.subview (unit strides) and memref.cast ops.
 bool viewsMatrix(Value view);
 
+/// Whether (0, 0) of `view` lies inside the matrix it views: a block's tile
+/// starts inside (the grid covers the matrix from its start), a warp's tile
+/// (gemm-warp-tile's views) may start past its edge.
+bool startsInsideMatrix(Value view);
+
 /// Where (row, col) of `view` lies in the matrix it views (`view` must
 /// satisfy viewsMatrix).
 MatrixPoint pointInMatrix(OpBuilder &b, Location loc, Value view, Value row,

@@ -32,37 +32,17 @@ static bool isShared(Value memref) {
       cast<MemRefType>(memref.getType()));
 }
 
-/// Whether (0, 0) of `view` lies inside the matrix it views: a block's tile
-/// starts inside (the grid covers the matrix from its start), a warp's tile
-/// (gemm-warp-tile's views) may start past its edge.
-static bool startsInside(Value view) {
-  for (Value v = view; v;) {
-    auto subView = v.getDefiningOp<memref::SubViewOp>();
-    if (subView && subView->hasAttr(kWarpViewAttr))
-      return false;
-    if (subView && subView.getSourceType().getRank() == 2)
-      v = subView.getSource();
-    else if (auto cast = v.getDefiningOp<memref::CastOp>())
-      v = cast.getSource();
-    else
-      break;
-  }
-  return true;
-}
-
-/// (row, col) if the `width` elements from there along `dim` lie inside the
-/// global matrix `view` views, else a point inside it: (0, 0) of the view
-/// where that is inside, else the matrix's own (0, 0). With the condition.
-static std::tuple<Value, Value, Value> clampToMatrix(OpBuilder &b, Location loc,
-                                                     Value view, Value row,
-                                                     Value col, unsigned dim,
-                                                     int64_t width) {
-  // The pass checked that global views resolve (viewsMatrix).
-  MatrixPoint p = pointInMatrix(b, loc, view, row, col);
+/// (row, col) of `view` if the `width` elements from there along `dim` lie
+/// inside the global matrix it views (`p` is where (row, col) lies in it),
+/// else a point inside it: (0, 0) of the view where that is inside, else the
+/// matrix's own (0, 0). With the condition.
+static std::tuple<Value, Value, Value>
+clampToMatrix(OpBuilder &b, Location loc, Value view, const MatrixPoint &p,
+              Value row, Value col, unsigned dim, int64_t width) {
   Value inside = isInside(b, loc, p, dim, width);
   Value zero = indexConstant(b, loc, 0);
   Value rowOutside = zero, colOutside = zero;
-  if (!startsInside(view)) {
+  if (!startsInsideMatrix(view)) {
     // The view's index of the matrix's (0, 0): minus the view's origin.
     rowOutside = arith::SubIOp::create(b, loc, row, p.row);
     colOutside = arith::SubIOp::create(b, loc, col, p.col);
@@ -103,10 +83,11 @@ static Value readAlong(OpBuilder &b, Location loc, Value source, Value row,
   if (width > 1 && isContiguousAlong(type, dim)) {
     Value inside, count;
     if (guard) {
+      // The pass checked that global views resolve (viewsMatrix).
       MatrixPoint p = pointInMatrix(b, loc, source, row, col);
       count = elementsInside(b, loc, p, dim, width);
       std::tie(inside, row, col) =
-          clampToMatrix(b, loc, source, row, col, dim, count ? 1 : width);
+          clampToMatrix(b, loc, source, p, row, col, dim, count ? 1 : width);
     }
     Value value =
         vector::LoadOp::create(b, loc, vectorType, source, ValueRange{row, col},
@@ -132,7 +113,8 @@ static Value readAlong(OpBuilder &b, Location loc, Value source, Value row,
     Value c = dim == 1 ? addOffset(b, loc, col, e) : col;
     Value inside;
     if (guard)
-      std::tie(inside, r, c) = clampToMatrix(b, loc, source, r, c, dim, 1);
+      std::tie(inside, r, c) = clampToMatrix(
+          b, loc, source, pointInMatrix(b, loc, source, r, c), r, c, dim, 1);
     Value element = memref::LoadOp::create(b, loc, source, ValueRange{r, c});
     if (guard)
       element = arith::SelectOp::create(
@@ -392,7 +374,7 @@ static void lowerCopy(CopyOp copy, int64_t storeWidth, bool swizzle,
         srcElements = elementsInside(b, loc, point, p.dim, d.width);
         Value inside;
         std::tie(inside, srcRow, srcCol) =
-            clampToMatrix(b, loc, copy.getSource(), p.row, p.col, p.dim,
+            clampToMatrix(b, loc, copy.getSource(), point, p.row, p.col, p.dim,
                           srcElements ? 1 : d.width);
         if (!srcElements)
           srcElements = arith::SelectOp::create(b, loc, inside,
