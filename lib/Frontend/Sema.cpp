@@ -91,6 +91,7 @@ private:
   bool checkCooperativeLoads();
   bool checkSizes();
   bool checkSharedMemory();
+  bool checkSharedRows();
   bool checkRegisters();
 
   const KernelDecl &kernel;
@@ -510,6 +511,67 @@ bool Checker::checkSharedMemory() {
   return true;
 }
 
+/// Every access to a shared-memory row must be aligned to its width: a
+/// vector of N bytes needs an N-byte-aligned address (ldmatrix 16 bytes per
+/// row), so each row of a staged tile, padding included, must be a multiple
+/// of the widest access to it. Without this, `pad 4` on f16 tiles makes rows
+/// 8-byte aligned and ldmatrix faults with a misaligned address.
+bool Checker::checkSharedRows() {
+  if (!cfg.promote)
+    return true;
+  const Directive *p = cfg.promote;
+  const Directive *v = cfg.vectorize;
+  int64_t bytes = sizeInBytes(cfg.a);
+  struct Operand {
+    bool promoted;
+    const char *name;
+    int64_t cols; ///< elements of a shared-memory row, before padding
+    bool ldmatrix;
+  };
+  bool tf32 = cfg.a == ElementType::F32;
+  const Operand operands[] = {
+      {p->promoteA, "A", p->transposeA ? cfg.bm : cfg.bk, cfg.mma != nullptr},
+      // tf32 B fragments are read with 32-bit loads (ldmatrix transposes
+      // only 16-bit elements).
+      {p->promoteB, "B", cfg.bn, cfg.mma != nullptr && !tf32}};
+  for (const Operand &o : operands) {
+    if (!o.promoted)
+      continue;
+    // The widest access to the row and what makes it.
+    int64_t need = 0;
+    std::string what;
+    auto require = [&](int64_t width, const Twine &why) {
+      if (width > need) {
+        need = width;
+        what = why.str();
+      }
+    };
+    if (o.ldmatrix)
+      require(16, "ldmatrix reads per row");
+    if (cfg.pipeline && cfg.pipeline->cpAsync)
+      require((v ? v->globalLoad : 1) * bytes, "a cp.async copy writes");
+    if (v) {
+      require(v->sharedStore * bytes,
+              "a shared-store of " + Twine(v->sharedStore) + " writes");
+      require(v->sharedLoad * bytes,
+              "a shared-load of " + Twine(v->sharedLoad) + " reads");
+    }
+    int64_t rowBytes = satMul(o.cols + p->pad, bytes);
+    if (need <= bytes || rowBytes % need == 0)
+      continue;
+    error(p, Twine("shared-memory rows of the ") + o.name + " tile are " +
+                 Twine(rowBytes) + " bytes (" + Twine(o.cols) + " + pad " +
+                 Twine(p->pad) + " " + stringify(cfg.a) +
+                 " elements), not a multiple of the " + Twine(need) +
+                 " bytes " + what + ": the accesses would be misaligned");
+    if (o.cols * bytes % need == 0)
+      note(p->loc, "a pad that is a multiple of " + Twine(need / bytes) +
+                       " elements keeps the rows aligned");
+    return false;
+  }
+  return true;
+}
+
 bool Checker::checkRegisters() {
   int64_t acc, fragments;
   const Directive *at;
@@ -568,7 +630,7 @@ std::optional<ScheduleFacts> Checker::run() {
   if (!checkProblem() || !collect() || !checkTypes() || !checkThreads() ||
       !checkPromoteAndPipeline() || !checkVectorize() ||
       !checkCooperativeLoads() || !checkSizes() ||
-      !checkSharedMemory() || !checkRegisters())
+      !checkSharedMemory() || !checkSharedRows() || !checkRegisters())
     return std::nullopt;
   return facts;
 }
