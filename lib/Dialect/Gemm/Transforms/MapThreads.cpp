@@ -82,8 +82,10 @@ static LogicalResult mapThreads(MatmulOp matmul) {
       builder.getContext(), arith::FastMathFlags::contract);
   Value init = arith::ConstantOp::create(builder, loc, accType,
                                          builder.getFloatAttr(accType, 0.0));
+  Value lower = index(0);
+  Value step = index(1);
   auto loop = scf::ForOp::create(
-      builder, loc, index(0), k, index(1), ValueRange{init},
+      builder, loc, lower, k, step, ValueRange{init},
       [&](OpBuilder &b, Location l, Value kk, ValueRange iterArgs) {
         Value lhs = memref::LoadOp::create(b, l, matmul.getA(),
                                            ValueRange{row, kk});

@@ -110,8 +110,14 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
       b, loc, bFragType,
       DenseElementsAttr::get(bFragType, b.getZeroAttr(element)));
 
+  // Operands are built one statement at a time: C++ leaves the order of a
+  // call's arguments unspecified, and the IR must not depend on the host
+  // compiler.
+  Value lower = c(0);
+  Value upper = getValueOrCreateConstantIndexOp(b, loc, k);
+  Value step = c(mmaK);
   auto loop = scf::ForOp::create(
-      b, loc, c(0), getValueOrCreateConstantIndexOp(b, loc, k), c(mmaK), inits,
+      b, loc, lower, upper, step, inits,
       [&](OpBuilder &lb, Location l, Value kk, ValueRange acc) {
         auto lc = [&](int64_t v) { return indexConstant(lb, l, v); };
         SmallVector<Value> aFrags, bFrags;
@@ -149,11 +155,11 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
 
   // Lane l holds rows l / 4 and l / 4 + 8, columns 2 (l mod 4) + {0, 1}, of
   // each 16 x 8 fragment of C.
-  Value lane = arith::RemUIOp::create(
-      b, loc, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), c(32));
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value lane = arith::RemUIOp::create(b, loc, tid, c(32));
   Value laneRow = arith::DivUIOp::create(b, loc, lane, c(4));
-  Value laneCol = arith::MulIOp::create(
-      b, loc, arith::RemUIOp::create(b, loc, lane, c(4)), c(2));
+  Value laneQuad = arith::RemUIOp::create(b, loc, lane, c(4));
+  Value laneCol = arith::MulIOp::create(b, loc, laneQuad, c(2));
   Type cElement = cType.getElementType();
   auto pairType = VectorType::get({2}, cElement);
   AffineMap alongColumns =
@@ -176,10 +182,11 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
           if (e.readsC)
             for (int64_t ni = 0; ni < nTiles; ++ni)
               for (int64_t half = 0; half < 2; ++half) {
+                Value row = rowOf(sb, mi, half);
+                Value col = colOf(sb, ni);
                 olds[ni * 2 + half] = extendToF32(
                     sb, loc,
-                    readAlongRow(sb, loc, pairType, matmul.getC(),
-                                 rowOf(sb, mi, half), colOf(sb, ni)));
+                    readAlongRow(sb, loc, pairType, matmul.getC(), row, col));
               }
           for (int64_t ni = 0; ni < nTiles; ++ni)
             for (int64_t half = 0; half < 2; ++half) {
@@ -187,7 +194,8 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
                   sb, loc, loop.getResult(mi * nTiles + ni), half);
               pair = e.apply(
                   sb, loc, pair, olds[ni * 2 + half], matmul.getC(), [&] {
-                    return std::make_pair(rowOf(sb, mi, half), colOf(sb, ni));
+                    Value row = rowOf(sb, mi, half);
+                    return std::make_pair(row, colOf(sb, ni));
                   });
               if (!cElement.isF32())
                 pair = arith::TruncFOp::create(sb, loc, pairType, pair);

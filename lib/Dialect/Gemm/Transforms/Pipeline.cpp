@@ -207,9 +207,9 @@ static LogicalResult pipelineFragments(scf::ForOp loop, ScheduleAttr s) {
   b.setInsertionPoint(inner);
   SmallVector<Value> inits(inner.getInitArgs());
   llvm::append_range(inits, frags);
+  Value lastStep = indexConstant(b, loc, *end - *step);
   auto steps = scf::ForOp::create(
-      b, loc, inner.getLowerBound(), indexConstant(b, loc, *end - *step),
-      inner.getStep(), inits,
+      b, loc, inner.getLowerBound(), lastStep, inner.getStep(), inits,
       [&](OpBuilder &sb, Location l, Value kk, ValueRange args) {
         IRMapping next;
         next.map(inner.getInductionVar(), addOffset(sb, l, kk, *step));

@@ -209,9 +209,10 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
   // for kt = 0 to K step BK: copy, barrier, for kk < BK: compute, barrier.
   int64_t threads = s.getThreadsPerBlock();
   int64_t width = s.getGlobalLoadWidth();
+  Value lower = indexConstant(b, loc, 0);
+  Value tileStep = indexConstant(b, loc, bk);
   auto outer = scf::ForOp::create(
-      b, loc, indexConstant(b, loc, 0), loop.getUpperBound(),
-      indexConstant(b, loc, bk), loop.getInitArgs(),
+      b, loc, lower, loop.getUpperBound(), tileStep, loop.getInitArgs(),
       [&](OpBuilder &ob, Location l, Value kt, ValueRange args) {
         Value stage = indexConstant(ob, l, 0);
         stage.getDefiningOp()->setAttr(kStageAttr, ob.getUnitAttr());
@@ -233,9 +234,11 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
         }
         gpu::BarrierOp::create(ob, l);
 
+        Value innerLower = indexConstant(ob, l, 0);
+        Value innerUpper = indexConstant(ob, l, bk);
+        Value innerStep = indexConstant(ob, l, *step);
         auto inner = scf::ForOp::create(
-            ob, l, indexConstant(ob, l, 0), indexConstant(ob, l, bk),
-            indexConstant(ob, l, *step), args,
+            ob, l, innerLower, innerUpper, innerStep, args,
             [&](OpBuilder &ib, Location il, Value kk, ValueRange innerArgs) {
               IRMapping mapping;
               mapping.map(iv, arith::AddIOp::create(ib, il, kt, kk));

@@ -26,8 +26,8 @@ static std::pair<Value, Value> rasterize(OpBuilder &b, Location loc,
                 : arith::MulIOp::create(b, loc, c(group), cols).getResult();
   Value groupId = arith::DivUIOp::create(b, loc, pid, perGroup);
   Value firstRow = arith::MulIOp::create(b, loc, groupId, c(group));
-  Value groupRows = arith::MinUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, rows, firstRow), c(group));
+  Value rowsLeft = arith::SubIOp::create(b, loc, rows, firstRow);
+  Value groupRows = arith::MinUIOp::create(b, loc, rowsLeft, c(group));
   Value inGroup = arith::RemUIOp::create(b, loc, pid, perGroup);
   Value row = arith::AddIOp::create(
       b, loc, firstRow, arith::RemUIOp::create(b, loc, inGroup, groupRows));

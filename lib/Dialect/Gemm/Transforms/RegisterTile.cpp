@@ -124,8 +124,10 @@ static LogicalResult registerTile(MatmulOp matmul) {
       b, loc, accVector, DenseElementsAttr::get(accVector, 0.0f));
   SmallVector<Value> inits(tm * colChunks, zero);
 
+  Value lower = indexConstant(b, loc, 0);
+  Value step = indexConstant(b, loc, 1);
   auto loop = scf::ForOp::create(
-      b, loc, indexConstant(b, loc, 0), k, indexConstant(b, loc, 1), inits,
+      b, loc, lower, k, step, inits,
       [&](OpBuilder &lb, Location l, Value kk, ValueRange acc) {
         SmallVector<Value> aChunks, bChunks;
         for (int64_t i = 0; i < rowChunks; ++i)
@@ -169,10 +171,12 @@ static LogicalResult registerTile(MatmulOp matmul) {
           SmallVector<Value> olds(colChunks);
           if (e.readsC)
             for (int64_t j = 0; j < colChunks; ++j) {
+              Value row = rowOf(sb, i);
+              Value col = colOf(sb, j);
               olds[j] = readAlongRow(
                   sb, loc,
                   cast<VectorType>(loop.getResult(i * colChunks + j).getType()),
-                  cOperand.memref, rowOf(sb, i), colOf(sb, j));
+                  cOperand.memref, row, col);
             }
           Value row = rowOf(sb, i);
           for (int64_t j = 0; j < colChunks; ++j) {

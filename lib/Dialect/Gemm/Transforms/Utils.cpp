@@ -63,8 +63,10 @@ Value mlir::gemm::isInside(OpBuilder &b, Location loc, const MatrixPoint &p,
   };
   Value lastRow = dim == 0 ? addOffset(b, loc, p.row, width - 1) : p.row;
   Value lastCol = dim == 1 ? addOffset(b, loc, p.col, width - 1) : p.col;
-  return arith::AndIOp::create(b, loc, below(lastRow, p.rows),
-                               below(lastCol, p.cols));
+  // One comparison per statement: a call's arguments have no set order.
+  Value rowInside = below(lastRow, p.rows);
+  Value colInside = below(lastCol, p.cols);
+  return arith::AndIOp::create(b, loc, rowInside, colInside);
 }
 
 OpFoldResult mlir::gemm::kLoopExtent(OpBuilder &b, Location loc,
@@ -77,9 +79,9 @@ OpFoldResult mlir::gemm::kLoopExtent(OpBuilder &b, Location loc,
   if (std::optional<int64_t> known = getConstantIntValue(k))
     return b.getIndexAttr(llvm::divideCeil(*known, bk) * bk);
   // (K + BK - 1) / BK * BK.
+  Value roundedUp = addOffset(b, loc, cast<Value>(k), bk - 1);
   Value tiles =
-      arith::DivUIOp::create(b, loc, addOffset(b, loc, cast<Value>(k), bk - 1),
-                             indexConstant(b, loc, bk));
+      arith::DivUIOp::create(b, loc, roundedUp, indexConstant(b, loc, bk));
   return arith::MulIOp::create(b, loc, tiles, indexConstant(b, loc, bk))
       .getResult();
 }

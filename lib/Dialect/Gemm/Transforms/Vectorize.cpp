@@ -233,19 +233,19 @@ static Value swizzleColumn(OpBuilder &b, Location loc, MemRefType type,
   if (chunks <= 1)
     return col;
   auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
-  Value f =
-      chunks >= 8
-          ? arith::AddIOp::create(
-                b, loc,
-                arith::MulIOp::create(
-                    b, loc, arith::RemUIOp::create(b, loc, row, c(4)), c(2)),
-                arith::RemUIOp::create(
-                    b, loc, arith::DivUIOp::create(b, loc, row, c(4)), c(2)))
-                .getResult()
-          : arith::RemUIOp::create(
-                b, loc, arith::DivUIOp::create(b, loc, row, c(8 / chunks)),
-                c(chunks))
-                .getResult();
+  // One op per statement: a call's arguments have no set order, and the IR
+  // must not depend on the host compiler.
+  Value f;
+  if (chunks >= 8) {
+    Value rowMod4 = arith::RemUIOp::create(b, loc, row, c(4));
+    Value twice = arith::MulIOp::create(b, loc, rowMod4, c(2));
+    Value quad = arith::DivUIOp::create(b, loc, row, c(4));
+    Value quadMod2 = arith::RemUIOp::create(b, loc, quad, c(2));
+    f = arith::AddIOp::create(b, loc, twice, quadMod2);
+  } else {
+    Value group = arith::DivUIOp::create(b, loc, row, c(8 / chunks));
+    f = arith::RemUIOp::create(b, loc, group, c(chunks));
+  }
   Value index = arith::DivUIOp::create(b, loc, col, c(chunk));
   Value within = arith::RemUIOp::create(b, loc, col, c(chunk));
   Value moved = arith::XOrIOp::create(b, loc, index, f);
@@ -274,10 +274,10 @@ struct Distribution {
     Value linear = addOffset(b, loc, tid, i * threads);
     Value line = arith::DivUIOp::create(b, loc, linear,
                                         indexConstant(b, loc, perLine));
-    Value pos = arith::MulIOp::create(
-        b, loc,
-        arith::RemUIOp::create(b, loc, linear, indexConstant(b, loc, perLine)),
-        indexConstant(b, loc, width));
+    Value inLine = arith::RemUIOp::create(b, loc, linear,
+                                          indexConstant(b, loc, perLine));
+    Value pos =
+        arith::MulIOp::create(b, loc, inLine, indexConstant(b, loc, width));
     if (rowMajor)
       return {line, pos, 1};
     return {pos, line, 0};
@@ -310,9 +310,9 @@ static void storePiece(OpBuilder &b, Location loc, Value value, Value target,
 /// Whether the whole tile `view` (static shape) lies inside the matrix.
 static Value tileInside(OpBuilder &b, Location loc, Value view) {
   auto type = cast<MemRefType>(view.getType());
-  MatrixPoint last =
-      pointInMatrix(b, loc, view, indexConstant(b, loc, type.getDimSize(0) - 1),
-                    indexConstant(b, loc, type.getDimSize(1) - 1));
+  Value lastRow = indexConstant(b, loc, type.getDimSize(0) - 1);
+  Value lastCol = indexConstant(b, loc, type.getDimSize(1) - 1);
+  MatrixPoint last = pointInMatrix(b, loc, view, lastRow, lastCol);
   return isInside(b, loc, last, /*dim=*/1, /*width=*/1);
 }
 
@@ -376,10 +376,11 @@ static void lowerCopy(CopyOp copy, int64_t storeWidth, bool swizzle,
         std::tie(inside, srcRow, srcCol) =
             clampToMatrix(b, loc, copy.getSource(), point, p.row, p.col, p.dim,
                           srcElements ? 1 : d.width);
-        if (!srcElements)
-          srcElements = arith::SelectOp::create(b, loc, inside,
-                                                indexConstant(b, loc, d.width),
-                                                indexConstant(b, loc, 0));
+        if (!srcElements) {
+          Value all = indexConstant(b, loc, d.width);
+          Value none = indexConstant(b, loc, 0);
+          srcElements = arith::SelectOp::create(b, loc, inside, all, none);
+        }
       }
       nvgpu::DeviceAsyncCopyOp::create(
           b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
@@ -528,13 +529,13 @@ static LogicalResult lowerLoadFragment(LoadFragmentOp fragment,
   if (!fragment.getA() && bits == 32)
     return lowerTf32FragmentB(b, loc, fragment, lane, swizzle);
   int64_t tiles = cast<VectorType>(fragment.getType()).getDimSize(0);
-  if (tiles == 4)
-    col = arith::AddIOp::create(
-        b, loc, col,
-        arith::MulIOp::create(
-            b, loc,
-            arith::DivUIOp::create(b, loc, lane, indexConstant(b, loc, 16)),
-            indexConstant(b, loc, 128 / bits)));
+  if (tiles == 4) {
+    // Lanes 16-31 address the right half: 16 bytes further along the row.
+    Value half = arith::DivUIOp::create(b, loc, lane, indexConstant(b, loc, 16));
+    Value offset =
+        arith::MulIOp::create(b, loc, half, indexConstant(b, loc, 128 / bits));
+    col = arith::AddIOp::create(b, loc, col, offset);
+  }
   if (swizzle)
     col = swizzleColumn(b, loc, type, row, col);
   auto ldmatrix = nvgpu::LdMatrixOp::create(

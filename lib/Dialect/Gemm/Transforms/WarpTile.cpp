@@ -35,10 +35,11 @@ static LogicalResult warpTile(MatmulOp matmul) {
   auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value warp = arith::DivUIOp::create(b, loc, tid, c(32));
-  Value row = arith::MulIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, warp, c(bn / wn)), c(wm));
-  Value col = arith::MulIOp::create(
-      b, loc, arith::RemUIOp::create(b, loc, warp, c(bn / wn)), c(wn));
+  // One op per statement: the order of a call's arguments is unspecified.
+  Value warpRow = arith::DivUIOp::create(b, loc, warp, c(bn / wn));
+  Value row = arith::MulIOp::create(b, loc, warpRow, c(wm));
+  Value warpCol = arith::RemUIOp::create(b, loc, warp, c(bn / wn));
+  Value col = arith::MulIOp::create(b, loc, warpCol, c(wn));
   Value zero = c(0);
   OpFoldResult k = extentOf(b, loc, matmul.getA(), 1);
   OpFoldResult rows = b.getIndexAttr(wm), cols = b.getIndexAttr(wn);
