@@ -68,3 +68,27 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// The mma epilogue reads C (beta != 0) in pairs along a row. Where N is odd
+// (33), a pair may cross the matrix's edge (columns 32 and 33) and its
+// address may be misaligned (row 1 starts at element 33): the pair is read
+// an element at a time, each guarded, so column 32 keeps its value. (Read
+// whole and dropped, it was zero: a wrong result with beta != 0.)
+// CHECK-LABEL: gpu.func @odd_pairs
+// CHECK-NOT: vector.load
+// CHECK: %[[E0:.*]] = memref.load %arg0
+// CHECK: arith.select %{{.*}}, %[[E0]]
+// CHECK: %[[E1:.*]] = memref.load %arg0
+// CHECK: arith.select %{{.*}}, %[[E1]]
+// CHECK: vector.from_elements
+// CHECK-NOT: vector.load
+gpu.module @m {
+  gpu.func @odd_pairs(%c: memref<200x33xf16>, %i: index, %j: index) kernel attributes {gemm.tails, gemm.schedule = #gemm.schedule<tile = 256x128x64, warp_tile = 32x64, promote = [a, b], mma = 16x8x16>} {
+    %pad = arith.constant 0.0 : f16
+    %v = vector.transfer_read %c[%i, %j], %pad {in_bounds = [true]} : memref<200x33xf16>, vector<2xf16>
+    vector.transfer_write %v, %c[%i, %j] {in_bounds = [true]} : vector<2xf16>, memref<200x33xf16>
+    gpu.return
+  }
+}

@@ -30,6 +30,12 @@ bool mlir::gemm::viewsMatrix(Value view) {
   return type && type.getRank() == 2;
 }
 
+MemRefType mlir::gemm::matrixTypeOf(Value view) {
+  for (; Value source = viewedMemRef(view); view = source)
+    ;
+  return cast<MemRefType>(view.getType());
+}
+
 bool mlir::gemm::startsInsideMatrix(Value view) {
   for (; view; view = viewedMemRef(view))
     if (auto subView = view.getDefiningOp<memref::SubViewOp>())

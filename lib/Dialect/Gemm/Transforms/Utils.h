@@ -122,6 +122,10 @@ struct MatrixPoint {
 /// memref.subview (unit strides) and memref.cast ops.
 bool viewsMatrix(Value view);
 
+/// The type of the 2-D matrix `view` views (`view` must satisfy
+/// viewsMatrix).
+MemRefType matrixTypeOf(Value view);
+
 /// Whether (0, 0) of `view` lies inside the matrix it views: a block's tile
 /// starts inside (the grid covers the matrix from its start), a warp's tile
 /// (gemm-warp-tile's views) may start past its edge.

@@ -80,7 +80,13 @@ static Value readAlong(OpBuilder &b, Location loc, Value source, Value row,
   auto type = cast<MemRefType>(source.getType());
   auto vectorType = VectorType::get({width}, type.getElementType());
   guard = guard && !isShared(source);
-  if (width > 1 && isContiguousAlong(type, dim)) {
+  // A vector along a static extent that is not a multiple of its width (the
+  // mma epilogue's pairs of C where N is odd) may cross the edge, where it
+  // can be neither kept nor dropped whole, and may be misaligned: it is read
+  // an element at a time.
+  int64_t extent = guard ? matrixTypeOf(source).getDimSize(dim) : 0;
+  bool alignedExtent = ShapedType::isDynamic(extent) || extent % width == 0;
+  if (width > 1 && isContiguousAlong(type, dim) && alignedExtent) {
     Value inside, count;
     if (guard) {
       // The pass checked that global views resolve (viewsMatrix).
