@@ -20,4 +20,4 @@ if [ ! -f "$build/build.ninja" ]; then
     "${tools[@]}"
 fi
 # Two jobs: the machines have two cores, and MLIR's headers are heavy.
-ninja -C "$build" -j "${GEMMC_JOBS:-2}" all mlir-doc
+ninja -C "$build" -j "${GEMMC_JOBS:-2}" all
