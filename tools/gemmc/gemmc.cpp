@@ -9,19 +9,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "Version.h"
+#include "gemmc/Compiler/Compile.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/InitGemmc.h"
-#include "gemmc/Frontend/MLIRGen.h"
-#include "gemmc/Frontend/Parser.h"
-#include "gemmc/Frontend/Sema.h"
 #include "gemmc/Pipelines/Pipelines.h"
-#include "gemmc/Target/Contract.h"
-#include "gemmc/Target/PTX.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
@@ -33,9 +27,7 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-namespace {
-enum class EmitKind { AST, MLIR, GPU, LLVM, PTX };
-} // namespace
+using gemmc::EmitKind;
 
 static cl::OptionCategory gemmcCategory("gemmc options");
 
@@ -90,121 +82,6 @@ static LogicalResult fail(const llvm::Twine &message) {
   return failure();
 }
 
-/// Parses and checks the schedule file, and builds the gemm dialect from it;
-/// reports errors through `sourceMgr`. With --emit=ast, prints the checked
-/// schedule instead and returns a null module with `done` set.
-static OwningOpRef<ModuleOp> parseSchedule(MLIRContext &ctx,
-                                           llvm::SourceMgr &sourceMgr,
-                                           llvm::raw_ostream &os, bool &done) {
-  std::optional<gemmc::KernelDecl> kernel =
-      gemmc::parseScheduleFile(sourceMgr);
-  if (!kernel)
-    return nullptr;
-  std::optional<gemmc::ScheduleFacts> facts =
-      gemmc::checkSchedule(*kernel, sourceMgr, arch);
-  if (!facts)
-    return nullptr;
-  if (emitKind == EmitKind::AST) {
-    gemmc::dump(*kernel, *facts, os);
-    done = true;
-    return nullptr;
-  }
-  if (!gemmc::checkSupported(*kernel, *facts, sourceMgr))
-    return nullptr;
-  OwningOpRef<ModuleOp> module = gemmc::mlirGen(ctx, *kernel, sourceMgr);
-  if (failed(verify(*module)))
-    return nullptr;
-  return module;
-}
-
-static LogicalResult runPipeline(ModuleOp module,
-                                 llvm::function_ref<void(OpPassManager &)>
-                                     build) {
-  PassManager pm(module->getContext());
-  if (failed(applyPassManagerCLOptions(pm)))
-    return failure();
-  build(pm);
-  return pm.run(module);
-}
-
-static LogicalResult compile(MLIRContext &ctx, llvm::SourceMgr &sourceMgr,
-                             llvm::raw_ostream &os) {
-  bool done = false;
-  OwningOpRef<ModuleOp> module = parseSchedule(ctx, sourceMgr, os, done);
-  if (done)
-    return success();
-  if (!module)
-    return failure();
-  if (emitKind == EmitKind::MLIR) {
-    module->print(os);
-    return success();
-  }
-
-  if (failed(runPipeline(*module, gemm::buildScheduleToGPUPipeline)))
-    return failure();
-  if (emitKind == EmitKind::GPU) {
-    module->print(os);
-    return success();
-  }
-
-  // The contract is read off the kernels before they become llvm.func.
-  SmallVector<gemm::KernelContract> contracts;
-  WalkResult walk = module->walk([&](gpu::GPUFuncOp func) {
-    if (!func.isKernel())
-      return WalkResult::advance();
-    FailureOr<gemm::KernelContract> contract =
-        gemm::getKernelContract(func, arch, inputFilename);
-    if (failed(contract))
-      return WalkResult::interrupt();
-    contracts.push_back(std::move(*contract));
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
-    return failure();
-
-  gemm::LowerToNVVMOptions options;
-  options.chip = arch;
-  // nvgpu ops (mma.sync, ldmatrix, cp.async) lower with 64-bit indices.
-  // Sizes given at launch: the kernel takes memref descriptors.
-  bool usesNVGPU = false, dynamic = false;
-  module->walk([&](gpu::GPUFuncOp func) {
-    auto schedule = func->getAttrOfType<gemm::ScheduleAttr>("gemm.schedule");
-    usesNVGPU |= schedule &&
-               (!schedule.getMma().empty() || schedule.getCpAsync());
-    auto problem = func->getAttrOfType<gemm::ProblemAttr>("gemm.problem");
-    dynamic |= problem && problem.isDynamic();
-  });
-  if (usesNVGPU)
-    options.indexBitwidth = 64;
-  options.barePointers = !dynamic;
-  for (gemm::KernelContract &contract : contracts)
-    contract.indexBitwidth = options.indexBitwidth;
-  if (failed(runPipeline(*module, [&](OpPassManager &pm) {
-        gemm::buildGPUToNVVMPipeline(pm, options);
-      })))
-    return failure();
-
-  std::string ptx;
-  for (auto gpuModule : module->getOps<gpu::GPUModuleOp>()) {
-    FailureOr<gemm::DeviceCode> code = gemm::serializeToPTX(gpuModule);
-    if (failed(code))
-      return failure();
-    if (emitKind == EmitKind::LLVM) {
-      os << code->llvmIR;
-      continue;
-    }
-    ptx += code->ptx;
-  }
-  if (emitKind == EmitKind::LLVM)
-    return success();
-
-  std::string block;
-  for (const gemm::KernelContract &contract : contracts)
-    block += gemm::formatContract(contract);
-  os << gemm::insertContract(ptx, block);
-  return success();
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   registerAsmPrinterCLOptions();
@@ -244,7 +121,14 @@ int main(int argc, char **argv) {
   // Compile into memory first so that a failure leaves no partial output.
   std::string result;
   llvm::raw_string_ostream os(result);
-  if (failed(compile(ctx, sourceMgr, os)))
+  gemmc::CompileOptions options;
+  options.arch = arch;
+  options.emit = emitKind;
+  options.sourceName = inputFilename;
+  options.configurePassManager = [](PassManager &pm) {
+    return applyPassManagerCLOptions(pm);
+  };
+  if (failed(gemmc::compileSchedule(ctx, sourceMgr, options, os)))
     return 1;
 
   std::unique_ptr<llvm::ToolOutputFile> output =

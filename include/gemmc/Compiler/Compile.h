@@ -1,0 +1,51 @@
+//===- Compile.h - a schedule file to PTX, in process ---------*- C++ -*-===//
+//
+// The whole compilation: parse, check, build the gemm dialect, run gemmc's
+// passes and upstream's lowering to NVVM, and emit PTX with its kernel
+// contract. The gemmc tool, the schedule-space fuzzer and the tests call it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GEMMC_COMPILER_COMPILE_H
+#define GEMMC_COMPILER_COMPILE_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+#include <string>
+
+namespace mlir {
+class MLIRContext;
+class PassManager;
+} // namespace mlir
+
+namespace gemmc {
+
+/// The stage compilation stops at and prints.
+enum class EmitKind { AST, MLIR, GPU, LLVM, PTX };
+
+struct CompileOptions {
+  /// The target: sm_80, sm_86, sm_89, sm_90 or sm_90a.
+  std::string arch = "sm_90";
+  EmitKind emit = EmitKind::PTX;
+  /// The schedule file's name, as the contract states it.
+  std::string sourceName;
+  /// Called on each pass manager before it runs (the tool applies MLIR's
+  /// --mlir-* command-line options there); may be empty.
+  llvm::function_ref<mlir::LogicalResult(mlir::PassManager &)>
+      configurePassManager;
+};
+
+/// Compiles the schedule in `sourceMgr`'s main buffer and prints the stage
+/// `options.emit` to `os`. Errors are reported through `sourceMgr` (the
+/// schedule's checks) and the context's diagnostic handler (the passes);
+/// on failure `os` may hold partial output.
+mlir::LogicalResult compileSchedule(mlir::MLIRContext &ctx,
+                                    llvm::SourceMgr &sourceMgr,
+                                    const CompileOptions &options,
+                                    llvm::raw_ostream &os);
+
+} // namespace gemmc
+
+#endif // GEMMC_COMPILER_COMPILE_H
