@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gemmc/Frontend/Sema.h"
+#include "gemmc/Schedule/Registers.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace gemmc;
@@ -33,10 +34,6 @@ static int64_t satAdd(int64_t a, int64_t b) {
   int64_t r;
   return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
 }
-
-/// Registers every thread needs beyond its tiles: addresses, indices, loop
-/// counters.
-static constexpr int64_t kAddressingRegisters = 24;
 
 namespace {
 /// The schedule with defaults filled in, as the checks see it.
@@ -71,6 +68,9 @@ private:
   bool error(const Directive *d, const Twine &message) {
     return error(d->loc, message);
   }
+  void warning(SMLoc loc, const Twine &message) {
+    sourceMgr.PrintMessage(loc, SourceMgr::DK_Warning, message);
+  }
   void note(SMLoc loc, const Twine &message) {
     sourceMgr.PrintMessage(loc, SourceMgr::DK_Note, message);
   }
@@ -93,6 +93,7 @@ private:
   bool checkSharedMemory();
   bool checkSharedRows();
   bool checkRegisters();
+  void warnOfSpills(const Directive *at, int64_t acc, int64_t fragments);
 
   const KernelDecl &kernel;
   SourceMgr &sourceMgr;
@@ -606,7 +607,7 @@ bool Checker::checkRegisters() {
   }
   facts.registers =
       satAdd(satAdd(acc, fragments), satAdd(staging, kAddressingRegisters));
-  if (facts.registers > 255)
+  if (facts.registers > kMaxRegistersPerThread)
     return error(at, "the schedule needs about " + Twine(facts.registers) +
                          " registers per thread (" + Twine(acc) +
                          " accumulators, " + Twine(fragments) +
@@ -614,7 +615,80 @@ bool Checker::checkRegisters() {
                          " for staging, " + Twine(kAddressingRegisters) +
                          " for addressing), more than the 255 a thread "
                          "can have");
+  warnOfSpills(at, acc, fragments);
   return true;
+}
+
+/// Warns where the kernel is likely to need more registers than its cap
+/// (registerCap, the nvvm.maxnreg gemm-tile-blocks sets): ptxas then spills
+/// to local memory. Besides the accumulators and fragments, a thread holds
+/// the pieces of a tile copy in flight: the values loaded before they are
+/// stored (an element a register where a piece is scattered across the
+/// shared tile's rows), plus two addresses a piece where a pipeline through registers
+/// keeps them across the step's compute (with cp.async, which holds no
+/// values, an address a piece), half as much again where `edges split`
+/// lowers each copy twice; and the epilogue's reads of C. ptxas's allocation is not this arithmetic, so the
+/// warning comes within an eighth of the cap. Checked on the schedule
+/// fuzzer's kernels (docs/fuzzing.md): a kernel that ptxas makes spill more
+/// than 64 bytes has been warned of.
+void Checker::warnOfSpills(const Directive *at, int64_t acc,
+                           int64_t fragments) {
+  bool cpAsync = cfg.pipeline && cfg.pipeline->cpAsync;
+  bool throughRegisters = cfg.pipeline && !cpAsync && cfg.stages >= 2;
+  const Directive *edges = kernel.schedule->find(DirectiveKind::Edges);
+  bool edgesSplit = edges && edges->splitEdges;
+  // Per operand: its pieces per thread, each loaded into words of 32 bits,
+  // or into one register an element where the piece is stored across the
+  // shared tile's rows (a column-major operand, or A transposed).
+  int64_t width = cfg.vectorize ? cfg.vectorize->globalLoad : 1;
+  int64_t copies = 0;
+  auto copy = [&](bool promoted, int64_t elements, bool acrossRows) {
+    if (!promoted)
+      return;
+    int64_t pieces = elements / width / facts.threadsPerBlock;
+    if (cpAsync) { // an address a piece, no values
+      copies = satAdd(copies, pieces);
+      return;
+    }
+    int64_t words =
+        acrossRows ? width
+                   : std::max<int64_t>(1, width * sizeInBytes(cfg.a) / 4);
+    copies = satAdd(copies, satMul(pieces, words + (throughRegisters ? 2 : 0)));
+  };
+  const Directive *pr = cfg.promote;
+  copy(pr && pr->promoteA, satMul(cfg.bm, cfg.bk),
+       (cfg.aLayout == MatrixLayout::Col) != (pr && pr->transposeA));
+  copy(pr && pr->promoteB, satMul(cfg.bk, cfg.bn),
+       cfg.bLayout == MatrixLayout::Col);
+  if (edgesSplit)
+    copies = satAdd(copies, copies / 2);
+  // The epilogue with beta reads a row of the thread's C (a row of mma
+  // fragments: WN / 8 pairs of each of 2 rows, or TN values) into registers
+  // beside the accumulators, with alpha and beta.
+  const ProblemDecl &p = *kernel.problem;
+  int64_t epilogue = 0;
+  if (p.epilogue && p.epilogue->kind == Epilogue::AlphaBeta)
+    epilogue = (cfg.mma ? cfg.wn / 2 : cfg.tn) + 2;
+  int64_t pressure =
+      satAdd(satAdd(satAdd(acc, fragments), satAdd(copies, epilogue)),
+             kAddressingRegisters);
+  int64_t tiles = tileRegisters(cfg.mma != nullptr, cfg.tm, cfg.tn, cfg.wm,
+                                cfg.wn);
+  int64_t cap = registerCap(facts.threadsPerBlock, tiles);
+  facts.registerPressure = pressure;
+  facts.registerCap = cap;
+  if (pressure <= cap - cap / 8)
+    return;
+  warning(at->loc, "the kernel may spill registers to local memory: it "
+                   "needs about " +
+                       Twine(pressure) + " per thread (" + Twine(acc) +
+                       " accumulators, " + Twine(fragments) +
+                       " for fragments, " + Twine(copies) +
+                       " for tile copies in flight, " + Twine(epilogue) +
+                       " for the epilogue, " + Twine(kAddressingRegisters) +
+                       " for addressing), close to or over the " + Twine(cap) +
+                       " a block of " + Twine(facts.threadsPerBlock) +
+                       " threads gets (ptxas -v tells)");
 }
 
 std::optional<ScheduleFacts> Checker::run() {

@@ -24,6 +24,10 @@ struct ScheduleFacts {
   /// A rough estimate of registers per thread (accumulators, fragments,
   /// staging registers and addressing), for the > 255 check.
   int64_t registers = 0;
+  /// Registers a thread is likely to need with its tile copies in flight,
+  /// and the cap its kernel gets (gemmc/Schedule/Registers.h): gemmc warns
+  /// of spills when the one comes within an eighth of the other.
+  int64_t registerPressure = 0, registerCap = 0;
 };
 
 /// The semantic checks of docs/dsl.md: every schedule that cannot work is

@@ -3,6 +3,7 @@
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+#include "gemmc/Schedule/Registers.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::gemm {
@@ -12,19 +13,6 @@ namespace mlir::gemm {
 
 using namespace mlir;
 using namespace mlir::gemm;
-
-/// Registers a thread needs for its accumulators and the operand fragments
-/// of one step: a register tile and a row and column of it, or, with mma, a
-/// warp tile spread over 32 lanes and its A and B fragments (16 x K and
-/// K x 8 of 32-bit registers: (WM + WN) / 4 for f16, bf16 and tf32 alike).
-static int64_t estimateRegisters(ScheduleAttr schedule) {
-  if (!schedule.getMma().empty()) {
-    int64_t wm = schedule.getWarpTile()[0], wn = schedule.getWarpTile()[1];
-    return wm * wn / 32 + (wm + wn) / 4;
-  }
-  int64_t tm = schedule.getThreadM(), tn = schedule.getThreadN();
-  return tm * tn + tm + tn;
-}
 
 static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
   ScheduleAttr schedule = matmul.getSchedule();
@@ -73,15 +61,13 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
                           static_cast<int32_t>(batch ? batch[0] : 1)};
     func.setKnownGridSizeAttr(builder.getDenseI32ArrayAttr(gridSize));
   }
-  // Cap registers so that two blocks fit on an SM (64K registers) when the
-  // thread's accumulators and fragments, and about 24 registers of
-  // addressing, leave room for it, else so that one does. Left alone, ptxas
-  // has been seen to spill 512-thread blocks at 40 registers, and to go one
-  // register past two blocks' worth.
-  int64_t twoBlocks = 65536 / (2 * threads);
-  int64_t cap = estimateRegisters(schedule) + 24 <= twoBlocks
-                    ? twoBlocks
-                    : std::min<int64_t>(255, 65536 / threads);
+  // The register cap (gemmc/Schedule/Registers.h); Sema warns where the
+  // schedule is likely to need more.
+  bool mma = !schedule.getMma().empty();
+  int64_t tiles = gemmc::tileRegisters(
+      mma, schedule.getThreadM(), schedule.getThreadN(),
+      mma ? schedule.getWarpTile()[0] : 0, mma ? schedule.getWarpTile()[1] : 0);
+  int64_t cap = gemmc::registerCap(threads, tiles);
   if (cap < 255)
     func->setAttr("nvvm.maxnreg", builder.getI32IntegerAttr(int32_t(cap)));
   GridDim grid[] = {{Dim::N, bn},

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The schedule-space fuzzer's CPU part (docs/fuzzing.md): random schedules
+# over the whole language through gemmc for sm_90 and sm_80, in process
+# (gemmc-schedule-fuzz: a schedule the checks accept must compile), then
+#   - ptxas accepts every PTX for its architecture;
+#   - every kernel that ptxas makes spill more than 64 bytes was warned of
+#     by gemmc (the register estimate errs on the safe side);
+#   - with --other-build DIR (gemmc built by the other host compiler), the
+#     other build writes byte-identical PTX for every schedule.
+# The accepted schedules and their PTX stay in the output folder, for the
+# GPU part (runtime/scripts/fuzz-gpu.sh).
+#
+# usage: scripts/fuzz-schedules.sh [--seed S] [--count N] [--out DIR]
+#                                  [--other-build DIR] [--jobs J]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${GEMMC_BUILD_DIR:-build}
+seed=1 count=2000 out=$build/schedule-fuzz other="" jobs=$(nproc)
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seed) seed=$2; shift 2 ;;
+    --count) count=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --other-build) other=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    *) echo "fuzz-schedules: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+ptxas=${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
+arches=sm_90,sm_80
+
+# Draws and compiles in $jobs processes side by side; every one must end
+# without a failure (a crash prints the schedule it died on).
+fuzz() { # fuzz TOOL DIR
+  local tool=$1 dir=$2 pids=() status=0 i per=$(( (count + jobs - 1) / jobs ))
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  for ((i = 0; i < jobs; ++i)); do
+    "$tool" --seed "$seed" --count "$per" --arch "$arches" --out "$dir" \
+      --shard "$i/$jobs" > "$dir/fuzz.$i.log" 2>&1 &
+    pids+=($!)
+  done
+  for i in "${!pids[@]}"; do
+    if ! wait "${pids[$i]}"; then
+      status=1
+      cat "$dir/fuzz.$i.log" >&2
+    fi
+  done
+  cat "$dir"/manifest.*.tsv > "$dir/manifest.tsv"
+  return $status
+}
+
+failed=0
+fuzz "$build/bin/gemmc-schedule-fuzz" "$out" || failed=$((failed + 1))
+grep -h 'schedules drawn' "$out"/fuzz.*.log
+
+if [ -n "$other" ]; then
+  if fuzz "$other/bin/gemmc-schedule-fuzz" "$out.other" &&
+     diff -r -q -x 'fuzz.*.log' "$out" "$out.other"; then
+    echo "host compilers: the other build wrote the same PTX for every schedule"
+  else
+    echo "host compilers: the builds differ (above)" >&2
+    failed=$((failed + 1))
+  fi
+  rm -rf "$out.other"
+fi
+
+# ptxas, with its resource report, for every kernel and architecture.
+ls "$out"/*.ptx | xargs -P "$jobs" -I{} sh -c '
+  arch=$(basename "{}" .ptx); arch=${arch##*.}
+  "$0" -arch="$arch" -v "{}" -o /dev/null > "{}.ptxas" 2>&1 ||
+    echo "FAIL ptxas rejects {}"' "$ptxas" > "$out/ptxas-failures.txt"
+cat "$out/ptxas-failures.txt" >&2
+failed=$((failed + $(wc -l < "$out/ptxas-failures.txt")))
+
+# Spills against gemmc's warnings (manifest: name arch threads shared-bytes
+# register-estimate register-cap warnings).
+spills=0 small=0 unwarned=0
+while read -r name arch _ _ _ _ warned; do
+  bytes=$(grep -o '[0-9]* bytes spill stores' "$out/$name.$arch.ptx.ptxas" |
+          awk '{ s += $1 } END { print s + 0 }')
+  [ "$bytes" -eq 0 ] && continue
+  spills=$((spills + 1))
+  if [ "$bytes" -le 64 ]; then
+    small=$((small + 1))
+  elif [ "$warned" -eq 0 ]; then
+    echo "FAIL $name ($arch): ptxas spills $bytes bytes, gemmc did not warn" >&2
+    unwarned=$((unwarned + 1))
+  fi
+done < "$out/manifest.tsv"
+failed=$((failed + unwarned))
+
+kernels=$(wc -l < "$out/manifest.tsv")
+warned=$(awk '$7 > 0' "$out/manifest.tsv" | wc -l)
+echo "ptxas: $kernels kernels (sm_90 and sm_80), $spills spill ($small of them 64 bytes or less), $warned warned by gemmc, $unwarned spilling more without a warning"
+schedules=$(ls "$out"/*.gemm | wc -l)
+if [ "$failed" -eq 0 ]; then
+  echo "fuzz: $schedules passed, 0 failed"
+  exit 0
+fi
+echo "fuzz: $((schedules - failed)) passed, $failed failed"
+exit 1

@@ -1,0 +1,368 @@
+//===- Generator.cpp - random schedules over the whole language ----------===//
+
+#include "Generator.h"
+
+#include <algorithm>
+#include <initializer_list>
+#include <vector>
+
+using namespace gemmc::fuzz;
+
+namespace {
+/// Random choices from one generator.
+class Draw {
+public:
+  explicit Draw(std::mt19937_64 &rng) : rng(rng) {}
+
+  int64_t uniform(int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  }
+  bool chance(double p) { return std::bernoulli_distribution(p)(rng); }
+  template <typename T> T pick(const std::vector<T> &from) {
+    return from[size_t(uniform(0, int64_t(from.size()) - 1))];
+  }
+  template <typename T> T pick(std::initializer_list<T> from) {
+    return pick(std::vector<T>(from));
+  }
+
+private:
+  std::mt19937_64 &rng;
+};
+
+enum class Kind { Simt, F16, BF16, TF32 };
+
+/// What the generator decided, as the checks will see it.
+struct Plan {
+  Kind kind = Kind::Simt;
+  int64_t elementBytes = 4;
+  bool mma = false;
+  int64_t mmaK = 0;
+  int64_t bm = 0, bn = 0, bk = 1, tm = 1, tn = 1, wm = 0, wn = 0;
+  int64_t threads = 0;
+  bool registerTile = false, warpTile = false, coalesce = false;
+  bool promoteA = false, promoteB = false, transposeA = false;
+  bool swizzle = false;
+  int64_t pad = 0;
+  bool aRow = true, bRow = true, cRow = true;
+  int64_t globalLoad = 1, sharedLoad = 1, sharedStore = 1, globalStore = 1;
+  bool vectorize = false, vectorizeAll = false;
+  int64_t stages = 0;
+  bool cpAsync = false, registers = false;
+  bool dynamic = false;
+};
+} // namespace
+
+static const char *elementName(Kind kind) {
+  switch (kind) {
+  case Kind::F16:
+    return "f16";
+  case Kind::BF16:
+    return "bf16";
+  default:
+    return "f32";
+  }
+}
+
+/// Block, warp and register tiles, and the threads they imply.
+static void drawTiles(Draw &d, Plan &p) {
+  if (p.mma) {
+    p.wm = d.pick({16, 32, 64});
+    p.wn = d.pick({8, 16, 32, 64});
+    int64_t warpsM = d.pick({1, 2, 4}), warpsN = d.pick({1, 2, 4});
+    p.bm = p.wm * warpsM;
+    p.bn = p.wn * warpsN;
+    p.threads = 32 * warpsM * warpsN;
+    p.warpTile = true;
+    return;
+  }
+  p.registerTile = d.chance(0.75);
+  if (p.registerTile) {
+    p.tm = d.pick({1, 2, 4, 8});
+    p.tn = d.pick({1, 2, 4, 8});
+  }
+  p.threads = d.pick({32, 64, 128, 256, 256, 512, 1024});
+  int64_t log2Threads = 0;
+  while ((int64_t(1) << log2Threads) < p.threads)
+    ++log2Threads;
+  int64_t rows = int64_t(1) << d.uniform(0, log2Threads);
+  p.bm = rows * p.tm;
+  p.bn = (p.threads / rows) * p.tn;
+  // A warp tile whose 32 lanes cover it exactly.
+  if (p.registerTile && d.chance(0.35)) {
+    int64_t laneRows = int64_t(1) << d.uniform(0, 5);
+    int64_t wm = laneRows * p.tm, wn = (32 / laneRows) * p.tn;
+    if (p.bm % wm == 0 && p.bn % wn == 0) {
+      p.warpTile = true;
+      p.wm = wm;
+      p.wn = wn;
+    }
+  }
+  p.coalesce = !p.registerTile && d.chance(0.5);
+}
+
+/// The widths of `vectorize`, mostly ones the tiles allow.
+static void drawVectorize(Draw &d, Plan &p) {
+  bool promoted = p.promoteA || p.promoteB;
+  p.vectorize = (p.swizzle && d.chance(0.95)) || d.chance(p.mma ? 0.8 : 0.6);
+  if (!p.vectorize)
+    return;
+  std::vector<int64_t> widths;
+  for (int64_t w : {1, 2, 4, 8})
+    if (w * p.elementBytes <= 16)
+      widths.push_back(w);
+  if (!p.mma && d.chance(0.2)) {
+    p.vectorizeAll = true;
+    p.globalLoad = p.sharedLoad = p.sharedStore = p.globalStore =
+        d.pick(widths);
+    return;
+  }
+  if (promoted) {
+    // The widest copies most of the time: cp.async and swizzle want them.
+    p.globalLoad =
+        d.chance(p.swizzle ? 0.95 : 0.5) ? widths.back() : d.pick(widths);
+    std::vector<int64_t> narrower;
+    for (int64_t w : widths)
+      if (w <= p.globalLoad)
+        narrower.push_back(w);
+    p.sharedStore = d.chance(0.6) ? p.globalLoad : d.pick(narrower);
+  }
+  if (p.mma) {
+    p.globalStore = d.pick({1, 2});
+    return;
+  }
+  std::vector<int64_t> loads;
+  for (int64_t w : widths)
+    if (p.tm % w == 0 && p.tn % w == 0)
+      loads.push_back(w);
+  if (promoted)
+    p.sharedLoad = d.pick(loads);
+  std::vector<int64_t> stores;
+  int64_t run = p.cRow ? p.tn : p.tm;
+  for (int64_t w : widths)
+    if (run % w == 0 && w <= p.sharedLoad)
+      stores.push_back(w);
+  p.globalStore = d.pick(stores);
+}
+
+/// BK: a multiple of the mma K, and mostly one that lets the tiles' copies
+/// split evenly over the threads.
+static void drawBK(Draw &d, Plan &p) {
+  std::vector<int64_t> candidates;
+  if (p.mma) {
+    for (int64_t f : {1, 2, 4})
+      candidates.push_back(p.mmaK * f);
+  } else {
+    candidates = {1, 2, 4, 8, 16, 32};
+  }
+  auto fits = [&](int64_t bk) {
+    int64_t g = p.globalLoad;
+    if (p.promoteA && ((p.aRow ? bk : p.bm) % g || (p.bm * bk / g) % p.threads))
+      return false;
+    if (p.promoteB && ((p.bRow ? p.bn : bk) % g || (bk * p.bn / g) % p.threads))
+      return false;
+    return true;
+  };
+  std::vector<int64_t> good;
+  for (int64_t bk : candidates)
+    if (fits(bk))
+      good.push_back(bk);
+  p.bk = !good.empty() && d.chance(0.9) ? d.pick(good) : d.pick(candidates);
+}
+
+/// A static size along a dimension tiled by `tile`: whole tiles, or any
+/// size (tails), mostly a multiple of 8 so that vector widths divide the
+/// leading dimensions.
+static int64_t drawSize(Draw &d, int64_t tile, int64_t maxSize) {
+  if (d.chance(0.4) && tile <= maxSize)
+    return tile * d.uniform(1, std::max<int64_t>(1, maxSize / tile));
+  int64_t size = d.uniform(1, maxSize);
+  if (d.chance(0.5))
+    size = (size + 7) / 8 * 8;
+  return size;
+}
+
+std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
+                                          const std::string &name,
+                                          const GeneratorOptions &options) {
+  Draw d(rng);
+  Plan p;
+  p.kind = d.pick({Kind::Simt, Kind::Simt, Kind::F16, Kind::BF16, Kind::TF32});
+  p.mma = p.kind != Kind::Simt;
+  p.elementBytes = p.kind == Kind::F16 || p.kind == Kind::BF16 ? 2 : 4;
+  p.mmaK = p.kind == Kind::TF32 ? 8 : 16;
+
+  drawTiles(d, p);
+
+  // Staging in shared memory: mma needs A and B there.
+  if (p.mma) {
+    p.promoteA = p.promoteB = d.chance(0.97);
+  } else if (d.chance(0.65)) {
+    int which = int(d.uniform(0, 3));
+    p.promoteA = which != 1;
+    p.promoteB = which != 2;
+  }
+  bool promoted = p.promoteA || p.promoteB;
+  if (promoted) {
+    p.transposeA = !p.mma && p.promoteA && d.chance(0.3);
+    p.swizzle = p.mma && d.chance(0.35);
+    if (!p.swizzle && d.chance(0.35))
+      p.pad = d.pick({1, 2, 4, 8, 8, 16});
+    if (d.chance(0.55)) {
+      p.stages = d.pick({1, 2, 2, 3, 4});
+      p.cpAsync = p.stages >= 2 && !p.transposeA && d.chance(0.6);
+      p.registers = p.mma ? p.cpAsync && d.chance(0.5) : d.chance(0.05);
+      // One stage is a pipeline only through registers.
+      if (p.stages == 1 && !p.registers && d.chance(0.9))
+        p.stages = 2;
+    }
+  }
+
+  // Layouts: cp.async and swizzle copy row-major A and B.
+  double rowMajor = p.cpAsync || p.swizzle ? 0.9 : 0.65;
+  p.aRow = d.chance(rowMajor);
+  p.bRow = d.chance(rowMajor);
+  p.cRow = d.chance(0.65);
+
+  drawVectorize(d, p);
+  if (promoted || p.mma)
+    drawBK(d, p);
+
+  // The problem.
+  std::string problem;
+  auto statement = [&](const std::string &text) {
+    problem += "    " + text + "\n";
+  };
+  p.dynamic = d.chance(0.35);
+  bool dynamicDims[3] = {false, false, false};
+  if (p.dynamic) {
+    for (bool &dyn : dynamicDims)
+      dyn = d.chance(0.7);
+    if (!dynamicDims[0] && !dynamicDims[1] && !dynamicDims[2])
+      dynamicDims[d.uniform(0, 2)] = true;
+  }
+  int64_t tiles[3] = {p.bm, p.bn, p.bk};
+  int64_t sizes[3];
+  const char *dims[3] = {"m", "n", "k"};
+  for (int i = 0; i < 3; ++i) {
+    sizes[i] = drawSize(d, tiles[i], options.maxSize);
+    statement(std::string(dims[i]) + " = " +
+              (dynamicDims[i] ? "?" : std::to_string(sizes[i])));
+  }
+  std::string element = elementName(p.kind);
+  std::string cElement = p.mma && p.kind != Kind::TF32 && d.chance(0.5)
+                             ? std::string("f32")
+                             : element;
+  auto layout = [](bool row) { return row ? " row" : " col"; };
+  statement("a = " + element + layout(p.aRow));
+  statement("b = " + element + layout(p.bRow));
+  statement("c = " + cElement + layout(p.cRow));
+  if (d.chance(0.1))
+    statement("accumulate = f32");
+  if (p.kind == Kind::TF32)
+    statement("math = tf32");
+  else if (d.chance(0.05))
+    statement("math = exact");
+  if (d.chance(0.5))
+    statement("epilogue = alpha-beta");
+  else if (d.chance(0.1))
+    statement("epilogue = store");
+  if (d.chance(0.4))
+    statement(std::string("bias = ") + (d.chance(0.5) ? "row" : "col"));
+  if (d.chance(0.3))
+    statement(std::string("activation = ") + (d.chance(0.85) ? "relu" : "none"));
+  if (d.chance(0.25)) {
+    if (p.dynamic && d.chance(0.6)) {
+      statement("batch = ?");
+    } else {
+      std::string batch = "batch = " + std::to_string(d.uniform(1, 3));
+      if (!p.dynamic && d.chance(0.4)) {
+        // Strides at least the matrices, padded by multiples of 8.
+        int64_t m = sizes[0], n = sizes[1], k = sizes[2];
+        batch += " strides " + std::to_string(m * k + 8 * d.uniform(0, 4)) +
+                 " " + std::to_string(k * n + 8 * d.uniform(0, 4)) + " " +
+                 std::to_string(m * n + 8 * d.uniform(0, 4));
+      }
+      statement(batch);
+    }
+  }
+
+  // The schedule.
+  std::string schedule;
+  auto directive = [&](const std::string &text) {
+    schedule += "    " + text + "\n";
+  };
+  auto shape = [](std::initializer_list<int64_t> dims) {
+    std::string text;
+    for (int64_t dim : dims)
+      text += (text.empty() ? "" : "x") + std::to_string(dim);
+    return text;
+  };
+  directive("tile " + (promoted || p.mma ? shape({p.bm, p.bn, p.bk})
+                                         : shape({p.bm, p.bn})));
+  if (p.coalesce)
+    directive("coalesce");
+  if (p.registerTile)
+    directive("register-tile " + shape({p.tm, p.tn}));
+  if (p.warpTile)
+    directive("warp-tile " + shape({p.wm, p.wn}));
+  if (p.mma)
+    directive(p.kind == Kind::TF32 ? "mma m16n8k8" : "mma m16n8k16");
+  if (promoted) {
+    std::string text = "promote";
+    if (p.promoteA)
+      text += " a";
+    if (p.promoteB)
+      text += " b";
+    if (p.pad)
+      text += " pad " + std::to_string(p.pad);
+    if (p.swizzle)
+      text += " swizzle";
+    if (p.transposeA)
+      text += " transpose-a";
+    directive(text);
+  }
+  if (p.vectorize) {
+    if (p.vectorizeAll) {
+      directive("vectorize " + std::to_string(p.globalLoad));
+    } else {
+      std::string text = "vectorize";
+      const std::pair<const char *, int64_t> items[] = {
+          {"global-load", p.globalLoad},
+          {"shared-load", p.sharedLoad},
+          {"shared-store", p.sharedStore},
+          {"global-store", p.globalStore}};
+      for (auto [item, width] : items)
+        if (width != 1 || d.chance(0.1))
+          text += std::string(" ") + item + " " + std::to_string(width);
+      if (text == "vectorize")
+        text = "vectorize 1";
+      directive(text);
+    }
+  }
+  if (p.stages) {
+    std::string text = "pipeline stages " + std::to_string(p.stages);
+    if (p.registers)
+      text += " registers";
+    if (p.cpAsync)
+      text += " cp-async";
+    directive(text);
+  }
+  if (d.chance(0.3))
+    directive("raster " + std::to_string(d.pick({1, 2, 4, 8})));
+  if (d.chance(0.3)) {
+    int64_t steps = p.mma ? p.bk / p.mmaK : p.bk;
+    std::vector<int64_t> divisors;
+    for (int64_t f = 1; f <= steps; ++f)
+      if (steps % f == 0)
+        divisors.push_back(f);
+    directive(d.chance(0.3) ? std::string("unroll full")
+                            : "unroll " + std::to_string(d.pick(divisors)));
+  }
+  if (d.chance(0.25))
+    directive(std::string("edges ") + (d.chance(0.6) ? "split" : "guard"));
+  if (d.chance(0.02))
+    directive("split-k 2");
+
+  return "kernel " + name + " {\n  problem {\n" + problem +
+         "  }\n  schedule {\n" + schedule + "  }\n}\n";
+}

@@ -1,0 +1,32 @@
+//===- Generator.h - random schedules over the whole language --*- C++ -*-===//
+//
+// Draws schedule files over every problem statement and directive of
+// docs/dsl.md. Each draw follows the language's rules where a free choice
+// would almost always break them (thread counts, tile multiples, fragment
+// shapes, vector widths that divide what they must), and leaves the rest
+// to chance, so that most schedules pass the checks and the rest exercise
+// the diagnostics.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GEMMC_TOOLS_SCHEDULE_FUZZ_GENERATOR_H
+#define GEMMC_TOOLS_SCHEDULE_FUZZ_GENERATOR_H
+
+#include <cstdint>
+#include <random>
+#include <string>
+
+namespace gemmc::fuzz {
+
+struct GeneratorOptions {
+  /// Largest static size M, N or K drawn (tails included).
+  int64_t maxSize = 640;
+};
+
+/// One random schedule file whose kernel is called `name`.
+std::string generateSchedule(std::mt19937_64 &rng, const std::string &name,
+                             const GeneratorOptions &options);
+
+} // namespace gemmc::fuzz
+
+#endif // GEMMC_TOOLS_SCHEDULE_FUZZ_GENERATOR_H

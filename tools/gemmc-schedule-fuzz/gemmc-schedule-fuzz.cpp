@@ -1,0 +1,287 @@
+//===- gemmc-schedule-fuzz.cpp - random schedules through the compiler ---===//
+//
+// gemmc-schedule-fuzz --seed S --count N [--arch sm_90,sm_80] [--out DIR]
+//
+// Draws random schedule files over the whole language (Generator.h) and puts
+// each through the front end's checks and, where they accept it, through
+// the whole compilation to PTX, in this process. A schedule the checks
+// accept must compile: an error after them (a pass failing, the verifier) is
+// a bug, and so is a crash (the schedule being compiled is printed). With
+// --out, the accepted schedules, their PTX per architecture and a manifest
+// (threads, shared bytes, register estimate and cap, warnings) are written for
+// ptxas and the GPU (scripts/fuzz-schedules.sh, docs/fuzzing.md).
+//
+// Exit status: 0 no failure, 1 a failure, 2 bad usage.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Generator.h"
+#include "gemmc/Compiler/Compile.h"
+#include "gemmc/Frontend/MLIRGen.h"
+#include "gemmc/Frontend/Parser.h"
+#include "gemmc/Frontend/Sema.h"
+#include "gemmc/InitGemmc.h"
+#include "gemmc/Pipelines/Pipelines.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <regex>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the schedules"),
+                              cl::init(1));
+static cl::opt<int64_t> count("count",
+                              cl::desc("Schedules to accept (for the first "
+                                       "--arch)"),
+                              cl::init(100));
+static cl::opt<std::string>
+    archList("arch", cl::desc("Architectures, comma-separated; the first "
+                              "decides acceptance"),
+             cl::init("sm_90"));
+static cl::opt<std::string>
+    outDir("out", cl::desc("Write accepted schedules, their PTX and "
+                           "manifest.tsv here"),
+           cl::init(""));
+static cl::opt<int64_t> maxSize("max-size",
+                                cl::desc("Largest static M, N or K"),
+                                cl::init(640));
+static cl::opt<std::string>
+    shard("shard", cl::desc("I/N: draw only schedules whose index is I "
+                            "modulo N (to run N processes side by side)"),
+          cl::init("0/1"));
+static cl::opt<bool> stats("reasons",
+                           cl::desc("Print why schedules were rejected"),
+                           cl::init(false));
+
+/// The schedule being compiled, printed if the process crashes.
+static std::string current;
+static void printCurrent(void *) {
+  if (!current.empty())
+    llvm::errs() << "gemmc-schedule-fuzz: crashed on this schedule:\n"
+                 << current;
+}
+
+/// A diagnostic's message with numbers replaced by N: the reason a schedule
+/// was rejected, for --reasons.
+static std::string reasonOf(const std::string &message) {
+  static const std::regex numbers("[0-9]+");
+  std::string text = std::regex_replace(message, numbers, "N");
+  return text.substr(0, std::min<size_t>(text.size(), 90));
+}
+
+namespace {
+struct Checked {
+  bool parsed = false, accepted = false;
+  std::string firstError;
+  int warnings = 0;
+  gemmc::ScheduleFacts facts;
+};
+} // namespace
+
+/// The front end's verdict on `text` for `arch`: parse, Sema and the
+/// not-yet-implemented checks, as compileSchedule makes them.
+static Checked check(const std::string &text, const std::string &name,
+                     llvm::StringRef arch) {
+  Checked result;
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(text, name + ".gemm"),
+      llvm::SMLoc());
+  auto handler = [](const llvm::SMDiagnostic &diag, void *context) {
+    auto *r = static_cast<Checked *>(context);
+    if (diag.getKind() == llvm::SourceMgr::DK_Warning)
+      ++r->warnings;
+    if (diag.getKind() == llvm::SourceMgr::DK_Error && r->firstError.empty())
+      r->firstError = diag.getMessage().str();
+  };
+  sourceMgr.setDiagHandler(handler, &result);
+  std::optional<gemmc::KernelDecl> kernel =
+      gemmc::parseScheduleFile(sourceMgr);
+  if (!kernel)
+    return result;
+  result.parsed = true;
+  std::optional<gemmc::ScheduleFacts> facts =
+      gemmc::checkSchedule(*kernel, sourceMgr, arch);
+  if (!facts || !gemmc::checkSupported(*kernel, *facts, sourceMgr))
+    return result;
+  result.accepted = true;
+  result.facts = *facts;
+  return result;
+}
+
+/// Compiles `text` to PTX for `arch`; on failure, `errors` holds every
+/// diagnostic.
+static LogicalResult compile(MLIRContext &ctx, const std::string &text,
+                             const std::string &name, llvm::StringRef arch,
+                             std::string &ptx, std::string &errors) {
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(text, name + ".gemm"),
+      llvm::SMLoc());
+  llvm::raw_string_ostream errorStream(errors);
+  auto handler = [](const llvm::SMDiagnostic &diag, void *context) {
+    diag.print("gemmc", *static_cast<llvm::raw_string_ostream *>(context));
+  };
+  sourceMgr.setDiagHandler(handler, &errorStream);
+  ScopedDiagnosticHandler mlirErrors(&ctx, [&](Diagnostic &diag) {
+    errorStream << diag.getLocation() << ": " << diag.str() << "\n";
+    return success();
+  });
+  gemmc::CompileOptions options;
+  options.arch = arch.str();
+  options.sourceName = name + ".gemm";
+  llvm::raw_string_ostream os(ptx);
+  return gemmc::compileSchedule(ctx, sourceMgr, options, os);
+}
+
+static bool writeFile(const std::string &path, llvm::StringRef contents) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    llvm::errs() << "gemmc-schedule-fuzz: cannot write " << path << ": "
+                 << ec.message() << "\n";
+    return false;
+  }
+  os << contents;
+  return true;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "gemmc-schedule-fuzz: random schedules "
+                              "through the whole compiler\n");
+  llvm::sys::AddSignalHandler(printCurrent, nullptr);
+
+  llvm::SmallVector<llvm::StringRef> arches;
+  llvm::StringRef(archList).split(arches, ',');
+  for (llvm::StringRef arch : arches)
+    if (!mlir::gemm::isSupportedArch(arch)) {
+      llvm::errs() << "gemmc-schedule-fuzz: unsupported --arch '" << arch
+                   << "'\n";
+      return 2;
+    }
+  unsigned shardIndex = 0, shardCount = 1;
+  auto [first, second] = llvm::StringRef(shard).split('/');
+  if (first.getAsInteger(10, shardIndex) ||
+      second.getAsInteger(10, shardCount) || shardCount == 0 ||
+      shardIndex >= shardCount) {
+    llvm::errs() << "gemmc-schedule-fuzz: bad --shard '" << shard
+                 << "' (I/N with I < N)\n";
+    return 2;
+  }
+  if (!outDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(outDir)) {
+      llvm::errs() << "gemmc-schedule-fuzz: cannot create " << outDir << ": "
+                   << ec.message() << "\n";
+      return 2;
+    }
+  }
+
+  DialectRegistry registry;
+  gemm::registerGemmcDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+
+  gemmc::fuzz::GeneratorOptions generatorOptions;
+  generatorOptions.maxSize = maxSize;
+  std::map<std::string, int64_t> rejected;
+  std::map<std::string, int64_t> acceptedPerArch;
+  std::string manifest;
+  int64_t attempts = 0, accepted = 0, failures = 0;
+  // Give up on a generator that stops producing schedules the checks take.
+  int64_t limit = 200 * std::max<int64_t>(count, 1);
+  for (uint64_t index = shardIndex; accepted < count && attempts < limit;
+       index += shardCount) {
+    ++attempts;
+    std::string name =
+        "s" + std::to_string(seed) + "_" + std::to_string(index);
+    std::seed_seq seq{uint64_t(seed), index};
+    std::mt19937_64 rng(seq);
+    std::string text =
+        gemmc::fuzz::generateSchedule(rng, name, generatorOptions);
+
+    bool acceptedHere = false;
+    for (llvm::StringRef arch : arches) {
+      Checked checked = check(text, name, arch);
+      if (!checked.parsed) {
+        llvm::errs() << "FAIL " << name << ": the generator wrote a schedule "
+                     << "the parser rejects (" << checked.firstError
+                     << "):\n"
+                     << text;
+        ++failures;
+        break;
+      }
+      if (!checked.accepted) {
+        if (arch == arches.front())
+          ++rejected[reasonOf(checked.firstError)];
+        continue;
+      }
+      if (arch == arches.front())
+        acceptedHere = true;
+      ++acceptedPerArch[arch.str()];
+      current = name + " for " + arch.str() + ":\n" + text;
+      std::string ptx, errors;
+      if (failed(compile(ctx, text, name, arch, ptx, errors))) {
+        llvm::errs() << "FAIL " << name << " (" << arch
+                     << "): the checks accepted it, the compilation failed:\n"
+                     << errors << text;
+        ++failures;
+        continue;
+      }
+      current.clear();
+      manifest += name + "\t" + arch.str() + "\t" +
+                  std::to_string(checked.facts.threadsPerBlock) + "\t" +
+                  std::to_string(checked.facts.sharedBytes) + "\t" +
+                  std::to_string(checked.facts.registerPressure) + "\t" +
+                  std::to_string(checked.facts.registerCap) + "\t" +
+                  std::to_string(checked.warnings) + "\n";
+      if (!outDir.empty() &&
+          !writeFile(outDir + "/" + name + "." + arch.str() + ".ptx", ptx))
+        return 1;
+    }
+    if (!acceptedHere)
+      continue;
+    ++accepted;
+    if (!outDir.empty() && !writeFile(outDir + "/" + name + ".gemm", text))
+      return 1;
+  }
+
+  if (!outDir.empty()) {
+    std::string path = outDir + "/manifest";
+    if (shardCount > 1)
+      path += "." + std::to_string(shardIndex);
+    if (!writeFile(path + ".tsv", manifest))
+      return 1;
+  }
+  if (stats) {
+    std::vector<std::pair<int64_t, std::string>> reasons;
+    for (auto &[reason, n] : rejected)
+      reasons.push_back({n, reason});
+    std::sort(reasons.rbegin(), reasons.rend());
+    llvm::outs() << "rejected by the checks, by reason:\n";
+    for (auto &[n, reason] : reasons)
+      llvm::outs() << llvm::format("%6lld  ", (long long)n) << reason << "\n";
+  }
+  llvm::outs() << "gemmc-schedule-fuzz: seed " << seed << ", shard " << shard
+               << ": " << attempts << " schedules drawn, " << accepted
+               << " accepted";
+  for (auto &[arch, n] : acceptedPerArch)
+    llvm::outs() << ", " << n << " compiled for " << arch;
+  llvm::outs() << "; " << failures << " failures\n";
+  if (accepted < count)
+    llvm::outs() << "gemmc-schedule-fuzz: only " << accepted << " of "
+                 << count << " accepted in " << attempts << " draws\n";
+  return failures || accepted < count ? 1 : 0;
+}
