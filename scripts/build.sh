@@ -8,8 +8,12 @@ build=${GEMMC_BUILD_DIR:-build}
 if [ ! -f "$build/build.ninja" ]; then
   # Clang builds everything, and its libFuzzer builds the front-end fuzzer
   # (without Clang the fuzzer and its test are skipped).
+  # GEMMC_HOST_COMPILER=gcc builds with GCC instead (the test suite checks
+  # that both builds emit the same PTX).
   tools=()
-  if command -v clang++ >/dev/null 2>&1; then
+  if [ "${GEMMC_HOST_COMPILER:-clang}" = gcc ]; then
+    tools+=(-DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++)
+  elif command -v clang++ >/dev/null 2>&1; then
     tools+=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++)
   fi
   if command -v ld.lld >/dev/null 2>&1; then tools+=(-DLLVM_USE_LINKER=lld); fi
@@ -20,4 +24,5 @@ if [ ! -f "$build/build.ninja" ]; then
     "${tools[@]}"
 fi
 # Two jobs: the machines have two cores, and MLIR's headers are heavy.
-ninja -C "$build" -j "${GEMMC_JOBS:-2}" all
+# GEMMC_TARGETS: what to build (default all).
+ninja -C "$build" -j "${GEMMC_JOBS:-2}" ${GEMMC_TARGETS:-all}

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gemmc-rt/BenchOptions.h"
 #include "gemmc-rt/Contract.h"
 #include "gemmc-rt/Driver.h"
 #include "gemmc-rt/Host.h"
@@ -37,7 +38,7 @@ struct Options {
   uint64_t seed = 1;
   int runs = 20;
   int warmup = 5;
-  double tolerance = 1e-5;
+  double tolerance = 0; ///< 0: by precision and K (toleranceFor)
   int optLevel = 4;
   int64_t fullLimit = int64_t(1) << 31;
   int64_t samples = 4096;
@@ -53,8 +54,9 @@ static const char *kUsage =
     "  --runs N           timed launches; the median is reported (default "
     "20)\n"
     "  --warmup N         untimed launches first (default 5)\n"
-    "  --tolerance X      largest relative Frobenius error that passes "
-    "(default 1e-5)\n"
+    "  --tolerance X      largest relative Frobenius error that passes\n"
+    "                     (default by precision and K: 1e-5 + 2^-23 sqrt(K) "
+    "for f32)\n"
     "  --opt-level N      JIT optimisation level 0-4 (default 4)\n"
     "  --full-limit N     compare every entry of C while M*N*K <= N, else a "
     "sample (default 2^31)\n"
@@ -153,7 +155,12 @@ static bool checkKernel(const Options &o, const std::string &file) {
   Sample sample =
       chooseSample(p.m, p.n, p.k, o.fullLimit, o.samples, o.seed + 2);
   Comparison cmp = compareWithReference(a, b, c, sample);
-  bool pass = cmp.nonFinite == 0 && cmp.relFrobenius <= o.tolerance;
+  double tolerance =
+      o.tolerance > 0
+          ? o.tolerance
+          : toleranceFor(p.a, p.c, p.tf32 ? MathMode::TF32 : MathMode::Exact,
+                         p.k);
+  bool pass = cmp.nonFinite == 0 && cmp.relFrobenius <= tolerance;
 
   const KernelInfo &info = kernel.info();
   std::printf("%-22s %lldx%lldx%lld a=%s b=%s c=%s\n",
@@ -165,7 +172,7 @@ static bool checkKernel(const Options &o, const std::string &file) {
               pass ? "PASS" : "FAIL", cmp.relFrobenius, cmp.maxAbs,
               (long long)cmp.entries,
               cmp.entries == p.m * p.n ? " (all)" : " (sampled)",
-              (long long)cmp.nonFinite, o.tolerance);
+              (long long)cmp.nonFinite, tolerance);
   std::printf("  jit     %d registers, %d bytes local (spill), %d bytes "
               "static shared, %lld bytes dynamic shared\n",
               info.registers, info.localBytes, info.staticSharedBytes,

@@ -63,7 +63,7 @@ bool parseSizes(const std::string &text, std::vector<Size> &sizes);
 
 /// The default tolerance on the relative Frobenius error for a precision;
 /// docs/benchmarks.md justifies each.
-double toleranceFor(DType input, DType output, MathMode math);
+double toleranceFor(DType input, DType output, MathMode math, int64_t k);
 
 extern const char *kBenchUsage;
 
