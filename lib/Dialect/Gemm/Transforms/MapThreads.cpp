@@ -77,6 +77,19 @@ static LogicalResult mapThreads(MatmulOp matmul) {
     col = arith::SelectOp::create(builder, loc, inside, col, zero);
   }
 
+  // Tails with one operand staged in shared memory: the loop over K runs to
+  // K rounded up to BK (the staged tile is zero-filled past K), and the
+  // other operand, read here from global memory, reads 0 past K too: beyond
+  // its end lies other memory, and 0 times what is there may be NaN.
+  bool guardA = false, guardB = false;
+  Value kExtent;
+  if (inside && schedule.hasPromotion()) {
+    guardA = !schedule.getPromoteA();
+    guardB = !schedule.getPromoteB();
+    kExtent = getValueOrCreateConstantIndexOp(
+        builder, loc, extentOf(builder, loc, matmul.getA(), 1));
+  }
+
   Type accType = matmul.getAccType();
   auto contract = arith::FastMathFlagsAttr::get(
       builder.getContext(), arith::FastMathFlags::contract);
@@ -87,10 +100,24 @@ static LogicalResult mapThreads(MatmulOp matmul) {
   auto loop = scf::ForOp::create(
       builder, loc, lower, k, step, ValueRange{init},
       [&](OpBuilder &b, Location l, Value kk, ValueRange iterArgs) {
-        Value lhs = memref::LoadOp::create(b, l, matmul.getA(),
-                                           ValueRange{row, kk});
-        Value rhs = memref::LoadOp::create(b, l, matmul.getB(),
-                                           ValueRange{kk, col});
+        Value kInside, kAt = kk;
+        if (guardA || guardB) {
+          kInside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, kk,
+                                          kExtent);
+          Value first = arith::ConstantIndexOp::create(b, l, 0);
+          kAt = arith::SelectOp::create(b, l, kInside, kk, first);
+        }
+        // An element at (r, c), or 0 where `guard` and kk is past K.
+        auto load = [&](Value memref, Value r, Value c, bool guard) -> Value {
+          Value value = memref::LoadOp::create(b, l, memref, ValueRange{r, c});
+          if (!guard)
+            return value;
+          Value zero = arith::ConstantOp::create(
+              b, l, b.getZeroAttr(value.getType()));
+          return arith::SelectOp::create(b, l, kInside, value, zero);
+        };
+        Value lhs = load(matmul.getA(), row, guardA ? kAt : kk, guardA);
+        Value rhs = load(matmul.getB(), guardB ? kAt : kk, col, guardB);
         lhs = castFloat(b, l, lhs, accType);
         rhs = castFloat(b, l, rhs, accType);
         Value product = arith::MulFOp::create(b, l, lhs, rhs, contract);
