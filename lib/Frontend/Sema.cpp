@@ -624,13 +624,14 @@ bool Checker::checkRegisters() {
 /// to local memory. Besides the accumulators and fragments, a thread holds
 /// the pieces of a tile copy in flight: the values loaded before they are
 /// stored (an element a register where a piece is scattered across the
-/// shared tile's rows), plus two addresses a piece where a pipeline through registers
-/// keeps them across the step's compute (with cp.async, which holds no
-/// values, an address a piece), half as much again where `edges split`
-/// lowers each copy twice; and the epilogue's reads of C. ptxas's allocation is not this arithmetic, so the
-/// warning comes within an eighth of the cap. Checked on the schedule
-/// fuzzer's kernels (docs/fuzzing.md): a kernel that ptxas makes spill more
-/// than 64 bytes has been warned of.
+/// shared tile's rows), plus two addresses a piece where a pipeline through
+/// registers keeps them across the step's compute (cp.async holds no
+/// values, a 64-bit address a piece), half as much again where `edges
+/// split` lowers each copy twice; what an unrolled loop reads ahead; and
+/// the epilogue's reads of C and the bias. ptxas's allocation is not this
+/// arithmetic, so the warning comes within an eighth of the cap. Checked on
+/// the schedule fuzzer's kernels (docs/fuzzing.md): a kernel that ptxas
+/// makes spill more than 64 bytes has been warned of.
 void Checker::warnOfSpills(const Directive *at, int64_t acc,
                            int64_t fragments) {
   bool cpAsync = cfg.pipeline && cfg.pipeline->cpAsync;
@@ -646,8 +647,8 @@ void Checker::warnOfSpills(const Directive *at, int64_t acc,
     if (!promoted)
       return;
     int64_t pieces = elements / width / facts.threadsPerBlock;
-    if (cpAsync) { // an address a piece, no values
-      copies = satAdd(copies, pieces);
+    if (cpAsync) { // a 64-bit source address a piece, no values
+      copies = satAdd(copies, satMul(pieces, 2));
       return;
     }
     int64_t words =
@@ -662,6 +663,22 @@ void Checker::warnOfSpills(const Directive *at, int64_t acc,
        cfg.bLayout == MatrixLayout::Col);
   if (edgesSplit)
     copies = satAdd(copies, copies / 2);
+  // An unrolled loop over BK lets ptxas read ahead: half as many fragments
+  // again, and where an operand is read from global memory in the loop (it
+  // is not promoted), a value and an address for each unrolled step.
+  int64_t steps = cfg.mma ? cfg.bk / cfg.mma->shape[2] : cfg.bk;
+  int64_t unrolled = 1;
+  if (cfg.unroll)
+    unrolled = cfg.unroll->count > 0 ? cfg.unroll->count : steps;
+  if (unrolled > 1)
+    fragments = satAdd(fragments, fragments / 2);
+  if (!cfg.promote || !cfg.promote->promoteA)
+    copies = satAdd(copies, satMul(unrolled, 2 * cfg.tm));
+  if (!cfg.promote || !cfg.promote->promoteB)
+    copies = satAdd(copies, satMul(unrolled, 2 * cfg.tn));
+  // tf32 reads B's fragments with two 32-bit loads each, an address each.
+  if (cfg.mma && cfg.a == ElementType::F32)
+    fragments = satAdd(fragments, cfg.wn / 4);
   // The epilogue with beta reads a row of the thread's C (a row of mma
   // fragments: WN / 8 pairs of each of 2 rows, or TN values) into registers
   // beside the accumulators, with alpha and beta.
@@ -669,6 +686,9 @@ void Checker::warnOfSpills(const Directive *at, int64_t acc,
   int64_t epilogue = 0;
   if (p.epilogue && p.epilogue->kind == Epilogue::AlphaBeta)
     epilogue = (cfg.mma ? cfg.wn / 2 : cfg.tn) + 2;
+  // A bias along the row: WN / 4 values (mma), or TN.
+  if (p.bias)
+    epilogue = satAdd(epilogue, cfg.mma ? cfg.wn / 4 : cfg.tn);
   int64_t pressure =
       satAdd(satAdd(satAdd(acc, fragments), satAdd(copies, epilogue)),
              kAddressingRegisters);
