@@ -31,8 +31,8 @@ bool mlir::gemm::viewsMatrix(Value view) {
 }
 
 MemRefType mlir::gemm::matrixTypeOf(Value view) {
-  for (; Value source = viewedMemRef(view); view = source)
-    ;
+  while (Value source = viewedMemRef(view))
+    view = source;
   return cast<MemRefType>(view.getType());
 }
 
