@@ -93,15 +93,15 @@ gpu.module @m {
 // -----
 
 // Tails with only A staged (`promote a`): the loop over K runs to K rounded
-// up to BK (20 for K = 18), and B, read from global memory, reads 0 past K
-// from row 0 (past B's end lies other memory; 0 x NaN would be NaN).
+// up to BK (20 for K = 18), and B, read from global memory past K there,
+// is read through a transfer read, which gemm-vectorize guards by B's
+// bounds like every global access (past B's end lies other memory; 0 x NaN
+// would be NaN). A's reads move to shared memory in gemm-promote.
 // CHECK-LABEL: gpu.func @tails_promote_a
 // CHECK: scf.for %[[KK:.*]] = %{{.*}} to %c20
-// CHECK:   %[[KIN:.*]] = arith.cmpi ult, %[[KK]], %c18
-// CHECK:   %[[KAT:.*]] = arith.select %[[KIN]], %[[KK]], %c0
 // CHECK:   memref.load %arg0[%{{.*}}, %[[KK]]]
-// CHECK:   %[[B:.*]] = memref.load %arg1[%[[KAT]], %{{.*}}]
-// CHECK:   arith.select %[[KIN]], %[[B]], %cst
+// CHECK:   %[[B:.*]] = vector.transfer_read %arg1[%[[KK]], %{{.*}}], %{{.*}} {in_bounds = [true]{{.*}}} : memref<18x32xf32>, vector<1xf32>
+// CHECK:   vector.extract %[[B]][0]
 gpu.module @m {
   gpu.func @tails_promote_a(%a: memref<32x18xf32>, %b: memref<18x32xf32>, %c: memref<32x32xf32>) kernel attributes {gemm.tails} {
     gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 32x32x4, promote = [a]>} : memref<32x18xf32>, memref<18x32xf32>, memref<32x32xf32>

@@ -10,6 +10,7 @@
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::gemm {
@@ -79,16 +80,12 @@ static LogicalResult mapThreads(MatmulOp matmul) {
 
   // Tails with one operand staged in shared memory: the loop over K runs to
   // K rounded up to BK (the staged tile is zero-filled past K), and the
-  // other operand, read here from global memory, reads 0 past K too: beyond
-  // its end lies other memory, and 0 times what is there may be NaN.
-  bool guardA = false, guardB = false;
-  Value kExtent;
-  if (inside && schedule.hasPromotion()) {
-    guardA = !schedule.getPromoteA();
-    guardB = !schedule.getPromoteB();
-    kExtent = getValueOrCreateConstantIndexOp(
-        builder, loc, extentOf(builder, loc, matmul.getA(), 1));
-  }
+  // other operand, read from global memory, must read 0 past K too: beyond
+  // its end lies other memory, and 0 times what is there may be NaN. Its
+  // reads are transfer reads, which gemm-vectorize guards by the matrix
+  // bounds like every other global access.
+  bool guardA = inside && schedule.hasPromotion() && !schedule.getPromoteA();
+  bool guardB = inside && schedule.hasPromotion() && !schedule.getPromoteB();
 
   Type accType = matmul.getAccType();
   auto contract = arith::FastMathFlagsAttr::get(
@@ -100,24 +97,16 @@ static LogicalResult mapThreads(MatmulOp matmul) {
   auto loop = scf::ForOp::create(
       builder, loc, lower, k, step, ValueRange{init},
       [&](OpBuilder &b, Location l, Value kk, ValueRange iterArgs) {
-        Value kInside, kAt = kk;
-        if (guardA || guardB) {
-          kInside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, kk,
-                                          kExtent);
-          Value first = arith::ConstantIndexOp::create(b, l, 0);
-          kAt = arith::SelectOp::create(b, l, kInside, kk, first);
-        }
-        // An element at (r, c), or 0 where `guard` and kk is past K.
         auto load = [&](Value memref, Value r, Value c, bool guard) -> Value {
-          Value value = memref::LoadOp::create(b, l, memref, ValueRange{r, c});
           if (!guard)
-            return value;
-          Value zero = arith::ConstantOp::create(
-              b, l, b.getZeroAttr(value.getType()));
-          return arith::SelectOp::create(b, l, kInside, value, zero);
+            return memref::LoadOp::create(b, l, memref, ValueRange{r, c});
+          Type element = cast<MemRefType>(memref.getType()).getElementType();
+          Value one = readAlongRow(b, l, VectorType::get({1}, element), memref,
+                                   r, c);
+          return vector::ExtractOp::create(b, l, one, 0);
         };
-        Value lhs = load(matmul.getA(), row, guardA ? kAt : kk, guardA);
-        Value rhs = load(matmul.getB(), guardB ? kAt : kk, col, guardB);
+        Value lhs = load(matmul.getA(), row, kk, guardA);
+        Value rhs = load(matmul.getB(), kk, col, guardB);
         lhs = castFloat(b, l, lhs, accType);
         rhs = castFloat(b, l, rhs, accType);
         Value product = arith::MulFOp::create(b, l, lhs, rhs, contract);

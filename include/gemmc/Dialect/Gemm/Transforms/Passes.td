@@ -69,13 +69,17 @@ def GemmMapThreads : Pass<"gemm-map-threads", "::mlir::gpu::GPUFuncOp"> {
     matching operand coalesce and the other operand is broadcast.
 
     In a kernel with `gemm.tails`, a thread past the matrix reads row or
-    column 0 and stores nothing.
+    column 0 and stores nothing. Where only one operand is promoted, the
+    loop over K runs to K rounded up to BK, and the other operand is read
+    with one-element `vector.transfer_read`s, which gemm-vectorize guards
+    by the matrix bounds (zero past K).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect"
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
   ];
 }
 
