@@ -277,10 +277,14 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
       std::string batch = "batch = " + std::to_string(d.uniform(1, 3));
       if (!p.dynamic && d.chance(0.4)) {
         // Strides at least the matrices, padded by multiples of 8.
+        // One draw a statement: the order of a call's operands is
+        // unspecified, and the schedules must not depend on the compiler.
         int64_t m = sizes[0], n = sizes[1], k = sizes[2];
-        batch += " strides " + std::to_string(m * k + 8 * d.uniform(0, 4)) +
-                 " " + std::to_string(k * n + 8 * d.uniform(0, 4)) + " " +
-                 std::to_string(m * n + 8 * d.uniform(0, 4));
+        int64_t strideA = m * k + 8 * d.uniform(0, 4);
+        int64_t strideB = k * n + 8 * d.uniform(0, 4);
+        int64_t strideC = m * n + 8 * d.uniform(0, 4);
+        batch += " strides " + std::to_string(strideA) + " " +
+                 std::to_string(strideB) + " " + std::to_string(strideC);
       }
       statement(batch);
     }

@@ -60,6 +60,9 @@ static cl::opt<std::string>
     shard("shard", cl::desc("I/N: draw only schedules whose index is I "
                             "modulo N (to run N processes side by side)"),
           cl::init("0/1"));
+static cl::opt<bool> verbose("verbose",
+                             cl::desc("Print each schedule as it is drawn"),
+                             cl::init(false));
 static cl::opt<bool> stats("reasons",
                            cl::desc("Print why schedules were rejected"),
                            cl::init(false));
@@ -211,6 +214,8 @@ int main(int argc, char **argv) {
     std::mt19937_64 rng(seq);
     std::string text =
         gemmc::fuzz::generateSchedule(rng, name, generatorOptions);
+    if (verbose)
+      llvm::errs() << text;
 
     bool acceptedHere = false;
     for (llvm::StringRef arch : arches) {
