@@ -219,6 +219,7 @@ int main(int argc, char **argv) {
 
     bool acceptedHere = false;
     for (llvm::StringRef arch : arches) {
+      current = name + " for " + arch.str() + ":\n" + text;
       Checked checked = check(text, name, arch);
       if (!checked.parsed) {
         llvm::errs() << "FAIL " << name << ": the generator wrote a schedule "
@@ -236,7 +237,6 @@ int main(int argc, char **argv) {
       if (arch == arches.front())
         acceptedHere = true;
       ++acceptedPerArch[arch.str()];
-      current = name + " for " + arch.str() + ":\n" + text;
       std::string ptx, errors;
       if (failed(compile(ctx, text, name, arch, ptx, errors))) {
         llvm::errs() << "FAIL " << name << " (" << arch
@@ -245,7 +245,6 @@ int main(int argc, char **argv) {
         ++failures;
         continue;
       }
-      current.clear();
       manifest += name + "\t" + arch.str() + "\t" +
                   std::to_string(checked.facts.threadsPerBlock) + "\t" +
                   std::to_string(checked.facts.sharedBytes) + "\t" +
@@ -256,6 +255,7 @@ int main(int argc, char **argv) {
           !writeFile(outDir + "/" + name + "." + arch.str() + ".ptx", ptx))
         return 1;
     }
+    current.clear();
     if (!acceptedHere)
       continue;
     ++accepted;
