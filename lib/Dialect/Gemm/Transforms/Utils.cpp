@@ -20,12 +20,17 @@ static Value viewedMemRef(Value view) {
   return Value();
 }
 
+// The walks up a chain of views are while loops: GCC 12 has been seen to loop
+// for ever on `for (; Value source = ...; view = source)`, whose iteration
+// expression reads the condition's variable.
 bool mlir::gemm::viewsMatrix(Value view) {
-  for (; Value source = viewedMemRef(view); view = source)
+  while (Value source = viewedMemRef(view)) {
     if (auto subView = view.getDefiningOp<memref::SubViewOp>())
       if (!llvm::all_of(subView.getStaticStrides(),
                         [](int64_t stride) { return stride == 1; }))
         return false;
+    view = source;
+  }
   auto type = dyn_cast<MemRefType>(view.getType());
   return type && type.getRank() == 2;
 }
@@ -47,15 +52,15 @@ bool mlir::gemm::startsInsideMatrix(Value view) {
 MatrixPoint mlir::gemm::pointInMatrix(OpBuilder &b, Location loc, Value view,
                                       Value row, Value col) {
   assert(viewsMatrix(view) && "not a view of a matrix");
-  for (; Value source = viewedMemRef(view); view = source) {
-    auto subView = view.getDefiningOp<memref::SubViewOp>();
-    if (!subView)
-      continue;
-    SmallVector<OpFoldResult> offsets = subView.getMixedOffsets();
-    row = arith::AddIOp::create(
-        b, loc, row, getValueOrCreateConstantIndexOp(b, loc, offsets[0]));
-    col = arith::AddIOp::create(
-        b, loc, col, getValueOrCreateConstantIndexOp(b, loc, offsets[1]));
+  while (Value source = viewedMemRef(view)) {
+    if (auto subView = view.getDefiningOp<memref::SubViewOp>()) {
+      SmallVector<OpFoldResult> offsets = subView.getMixedOffsets();
+      row = arith::AddIOp::create(
+          b, loc, row, getValueOrCreateConstantIndexOp(b, loc, offsets[0]));
+      col = arith::AddIOp::create(
+          b, loc, col, getValueOrCreateConstantIndexOp(b, loc, offsets[1]));
+    }
+    view = source;
   }
   return {row, col,
           getValueOrCreateConstantIndexOp(b, loc, extentOf(b, loc, view, 0)),
