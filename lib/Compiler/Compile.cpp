@@ -32,18 +32,18 @@ static OwningOpRef<ModuleOp> parseSchedule(MLIRContext &ctx,
   std::optional<KernelDecl> kernel = parseScheduleFile(sourceMgr);
   if (!kernel)
     return nullptr;
-  std::optional<ScheduleFacts> facts =
+  std::optional<CheckedKernel> checked =
       checkSchedule(*kernel, sourceMgr, options.arch);
-  if (!facts)
+  if (!checked)
     return nullptr;
   if (options.emit == EmitKind::AST) {
-    dump(*kernel, *facts, os);
+    dump(*kernel, checked->facts, os);
     done = true;
     return nullptr;
   }
-  if (!checkSupported(*kernel, *facts, sourceMgr))
+  if (!checkImplemented(*kernel, *checked, sourceMgr))
     return nullptr;
-  OwningOpRef<ModuleOp> module = mlirGen(ctx, *kernel, sourceMgr);
+  OwningOpRef<ModuleOp> module = mlirGen(ctx, *kernel, *checked, sourceMgr);
   if (failed(verify(*module)))
     return nullptr;
   return module;
@@ -104,10 +104,9 @@ LogicalResult gemmc::compileSchedule(MLIRContext &ctx,
   // Sizes given at launch: the kernel takes memref descriptors.
   bool usesNVGPU = false, dynamic = false;
   module->walk([&](gpu::GPUFuncOp func) {
-    auto schedule = func->getAttrOfType<gemm::ScheduleAttr>("gemm.schedule");
-    usesNVGPU |=
-        schedule && (!schedule.getMma().empty() || schedule.getCpAsync());
-    auto problem = func->getAttrOfType<gemm::ProblemAttr>("gemm.problem");
+    auto schedule = func->getAttrOfType<gemm::ScheduleAttr>(gemm::kScheduleAttr);
+    usesNVGPU |= schedule && schedule.getValue().usesNVGPU();
+    auto problem = func->getAttrOfType<gemm::ProblemAttr>(gemm::kProblemAttr);
     dynamic |= problem && problem.isDynamic();
   });
   if (usesNVGPU)

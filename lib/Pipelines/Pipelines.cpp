@@ -18,16 +18,6 @@
 using namespace mlir;
 using namespace mlir::gemm;
 
-bool mlir::gemm::isSupportedArch(StringRef arch) {
-  return llvm::StringSwitch<bool>(arch)
-      .Cases({"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"}, true)
-      .Default(false);
-}
-
-StringRef mlir::gemm::getSupportedArchList() {
-  return "sm_80, sm_86, sm_89, sm_90, sm_90a";
-}
-
 void mlir::gemm::buildScheduleToGPUPipeline(OpPassManager &pm) {
   pm.addPass(createConvertGemmToGPU());
   OpPassManager &funcPm = pm.nest<gpu::GPUModuleOp>().nest<gpu::GPUFuncOp>();

@@ -1,6 +1,7 @@
 //===- Contract.cpp - the kernel contract written into the PTX -----------===//
 
 #include "gemmc/Target/Contract.h"
+#include "gemmc/Dialect/Gemm/IR/GemmDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -53,14 +54,14 @@ mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel, StringRef arch,
   contract.entry = kernel.getName().str();
   contract.arch = arch.str();
   contract.source = source.str();
-  contract.problem = kernel->getAttrOfType<ProblemAttr>("gemm.problem");
-  contract.schedule = kernel->getAttrOfType<ScheduleAttr>("gemm.schedule");
-  contract.launch = kernel->getAttrOfType<LaunchAttr>("gemm.launch");
-  contract.alphaBeta = kernel->hasAttr("gemm.alpha_beta");
-  if (auto bias = kernel->getAttrOfType<StringAttr>("gemm.bias"))
+  contract.problem = kernel->getAttrOfType<ProblemAttr>(kProblemAttr);
+  contract.schedule = kernel->getAttrOfType<ScheduleAttr>(kScheduleAttr);
+  contract.launch = kernel->getAttrOfType<LaunchAttr>(kLaunchAttr);
+  contract.alphaBeta = kernel->hasAttr(kAlphaBetaAttr);
+  if (auto bias = kernel->getAttrOfType<StringAttr>(kBiasAttr))
     contract.bias = bias.getValue().str();
-  contract.relu = kernel->hasAttr("gemm.relu");
-  if (auto batch = kernel->getAttrOfType<DenseI64ArrayAttr>("gemm.batch"))
+  contract.relu = kernel->hasAttr(kReluAttr);
+  if (auto batch = kernel->getAttrOfType<DenseI64ArrayAttr>(kBatchAttr))
     contract.batch.assign(batch.asArrayRef().begin(), batch.asArrayRef().end());
   if (!contract.problem || !contract.schedule || !contract.launch)
     return kernel.emitError("kernel lacks the gemm.problem, gemm.schedule or "
@@ -143,7 +144,7 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
   printMatrix(os, "c", problem.getCType(), problem.getCLayout());
   os << " acc=" << problem.getAccType();
   // f32 inputs on tensor cores are rounded to tf32 (math = tf32).
-  if (problem.getAType().isF32() && !schedule.getMma().empty())
+  if (problem.getAType().isF32() && schedule.getValue().hasMma())
     os << " math=tf32";
   if (!contract.batch.empty())
     os << " batch=" << size(contract.batch[0])
@@ -151,8 +152,8 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
        << size(contract.batch[2]) << "," << size(contract.batch[3]);
   os << "\n";
   os << "// schedule: tile=";
-  llvm::interleave(schedule.getTile(), os, "x");
-  if (schedule.getCoalesce())
+  llvm::interleave(schedule.getValue().tile, os, "x");
+  if (schedule.getValue().coalesce)
     os << " coalesce";
   os << "\n// source: " << contract.source << "\n";
   os << "// gemmc-contract-end\n";

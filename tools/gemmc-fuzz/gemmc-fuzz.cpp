@@ -39,13 +39,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!kernel)
     return 0;
   for (llvm::StringRef arch : {"sm_80", "sm_90"}) {
-    std::optional<gemmc::ScheduleFacts> facts =
+    std::optional<gemmc::CheckedKernel> checked =
         gemmc::checkSchedule(*kernel, sourceMgr, arch);
-    if (!facts)
+    if (!checked)
       continue;
     std::string text;
     llvm::raw_string_ostream os(text);
-    gemmc::dump(*kernel, *facts, os);
+    gemmc::dump(*kernel, checked->facts, os);
   }
   return 0;
 }

@@ -114,12 +114,12 @@ static Checked check(const std::string &text, const std::string &name,
   if (!kernel)
     return result;
   result.parsed = true;
-  std::optional<gemmc::ScheduleFacts> facts =
+  std::optional<gemmc::CheckedKernel> checked =
       gemmc::checkSchedule(*kernel, sourceMgr, arch);
-  if (!facts || !gemmc::checkSupported(*kernel, *facts, sourceMgr))
+  if (!checked || !gemmc::checkImplemented(*kernel, *checked, sourceMgr))
     return result;
   result.accepted = true;
-  result.facts = *facts;
+  result.facts = checked->facts;
   return result;
 }
 
@@ -170,7 +170,7 @@ int main(int argc, char **argv) {
   llvm::SmallVector<llvm::StringRef> arches;
   llvm::StringRef(archList).split(arches, ',');
   for (llvm::StringRef arch : arches)
-    if (!mlir::gemm::isSupportedArch(arch)) {
+    if (!gemmc::lookupArch(arch)) {
       llvm::errs() << "gemmc-schedule-fuzz: unsupported --arch '" << arch
                    << "'\n";
       return 2;

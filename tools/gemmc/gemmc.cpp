@@ -13,6 +13,7 @@
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/InitGemmc.h"
 #include "gemmc/Pipelines/Pipelines.h"
+#include "gemmc/Schedule/Schedule.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -95,9 +96,9 @@ int main(int argc, char **argv) {
       "gemmc: compiles a GEMM schedule file to PTX\n\n"
       "  gemmc schedule.gemm -o out.ptx\n");
 
-  if (!gemm::isSupportedArch(arch)) {
+  if (!gemmc::lookupArch(arch)) {
     (void)fail("unsupported --arch '" + arch + "' (expected one of " +
-               gemm::getSupportedArchList() + ")");
+               gemmc::getSupportedArchList() + ")");
     return 1;
   }
 

@@ -3,6 +3,7 @@
 #ifndef GEMMC_FRONTEND_AST_H
 #define GEMMC_FRONTEND_AST_H
 
+#include "gemmc/Schedule/Types.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
@@ -12,19 +13,6 @@
 #include <string>
 
 namespace gemmc {
-
-enum class ElementType { F32, F16, BF16 };
-enum class MatrixLayout { Row, Col };
-enum class MathMode { Exact, TF32 };
-enum class Epilogue { Store, AlphaBeta };
-
-llvm::StringRef stringify(ElementType type);
-llvm::StringRef stringify(MatrixLayout layout);
-llvm::StringRef stringify(MathMode mode);
-llvm::StringRef stringify(Epilogue epilogue);
-
-/// Bytes per element.
-int64_t sizeInBytes(ElementType type);
 
 /// A problem size: `m = 1024`, or `m = ?` for a size given at launch.
 struct SizeDecl {
@@ -61,9 +49,7 @@ struct EpilogueDecl {
   llvm::SMLoc loc;
 };
 
-/// `bias = row` (a value per row of C, M of them) or `bias = col` (per
-/// column, N).
-enum class BiasKind { Row, Col };
+/// `bias = row | col`.
 struct BiasDecl {
   BiasKind kind = BiasKind::Col;
   llvm::SMLoc loc;

@@ -15,15 +15,12 @@ class MLIRContext;
 
 namespace gemmc {
 
-/// Rejects, with "not implemented yet", what the language can say but code
-/// generation cannot do yet. Reports the first through the SourceMgr.
-bool checkSupported(const KernelDecl &kernel, const ScheduleFacts &facts,
-                    llvm::SourceMgr &sourceMgr);
-
-/// Builds a module holding one `gemm.kernel` from a checked schedule file.
+/// Builds a module holding one `gemm.kernel` from a checked schedule file
+/// (its name and locations from the syntax tree, all else from the model).
 /// Locations point into the schedule file.
 mlir::OwningOpRef<mlir::ModuleOp> mlirGen(mlir::MLIRContext &context,
                                           const KernelDecl &kernel,
+                                          const CheckedKernel &checked,
                                           const llvm::SourceMgr &sourceMgr);
 
 } // namespace gemmc

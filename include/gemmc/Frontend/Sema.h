@@ -1,41 +1,42 @@
-//===- Sema.h - checks on a schedule before any IR is built -----*- C++ -*-===//
+//===- Sema.h - checks on a schedule file before any IR is built -*- C++ -*-===//
+//
+// The front end's side of the schedule model (gemmc/Schedule/Schedule.h):
+// builds the model's Problem and Schedule from the syntax tree, checks what
+// only the spelling can tell, and reports the model's diagnostics at the
+// directive or declaration they name.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef GEMMC_FRONTEND_SEMA_H
 #define GEMMC_FRONTEND_SEMA_H
 
 #include "gemmc/Frontend/AST.h"
-#include "llvm/Support/raw_ostream.h"
+#include "gemmc/Schedule/Schedule.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 #include <optional>
 
 namespace gemmc {
 
-/// Shared memory one block may use on `arch` (sm_80, sm_86, sm_89, sm_90,
-/// sm_90a), in bytes; std::nullopt for an unknown architecture.
-std::optional<int64_t> getSharedMemoryLimit(llvm::StringRef arch);
-
-/// Above this, a block's dynamic shared memory must be requested explicitly.
-constexpr int64_t kDefaultSharedMemoryLimit = 48 * 1024;
-
-/// What the schedule implies for one block, derived by the checks.
-struct ScheduleFacts {
-  int64_t threadsPerBlock = 0;
-  int64_t sharedBytes = 0;
-  /// A rough estimate of registers per thread (accumulators, fragments,
-  /// staging registers and addressing), for the > 255 check.
-  int64_t registers = 0;
-  /// Registers a thread is likely to need with its tile copies in flight,
-  /// and the cap its kernel gets (gemmc/Schedule/Registers.h): gemmc warns
-  /// of spills when the one comes within an eighth of the other.
-  int64_t registerPressure = 0, registerCap = 0;
+/// A schedule file that passed the checks, as the schedule model holds it.
+struct CheckedKernel {
+  Problem problem;
+  Schedule schedule;
+  ScheduleFacts facts;
 };
 
-/// The semantic checks of docs/dsl.md: every schedule that cannot work is
-/// rejected here, naming the directive and pointing at it. Reports the first
-/// error through the SourceMgr.
-std::optional<ScheduleFacts> checkSchedule(const KernelDecl &kernel,
+/// The checks of docs/dsl.md: every schedule that cannot work is rejected
+/// here, naming the directive and pointing at it. Reports the first error
+/// (and any warnings) through the SourceMgr. `arch` must be one that
+/// lookupArch knows.
+std::optional<CheckedKernel> checkSchedule(const KernelDecl &kernel,
                                            llvm::SourceMgr &sourceMgr,
                                            llvm::StringRef arch);
+
+/// Rejects, with "not implemented yet", what the language can say but code
+/// generation cannot do yet (gemmc::checkImplemented); reports the first.
+bool checkImplemented(const KernelDecl &kernel, const CheckedKernel &checked,
+                      llvm::SourceMgr &sourceMgr);
 
 /// Prints the checked schedule and its facts (`gemmc --emit=ast`).
 void dump(const KernelDecl &kernel, const ScheduleFacts &facts,

@@ -12,10 +12,6 @@ class OpPassManager;
 
 namespace mlir::gemm {
 
-/// The GPU architectures gemmc can target.
-bool isSupportedArch(llvm::StringRef arch);
-llvm::StringRef getSupportedArchList();
-
 struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
   PassOptions::Option<std::string> chip{*this, "chip",
                                         llvm::cl::desc("GPU architecture"),

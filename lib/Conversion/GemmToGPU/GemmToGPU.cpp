@@ -93,14 +93,14 @@ static void outlineKernel(KernelOp kernel) {
                                      builder.getFunctionType(argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                 builder.getUnitAttr());
-  func->setAttr("gemm.problem", problem);
-  func->setAttr("gemm.schedule", kernel.getSchedule());
+  func->setAttr(kProblemAttr, problem);
+  func->setAttr(kScheduleAttr, kernel.getSchedule());
   if (kernel.getAlphaBeta())
-    func->setAttr("gemm.alpha_beta", builder.getUnitAttr());
+    func->setAttr(kAlphaBetaAttr, builder.getUnitAttr());
   if (bias)
-    func->setAttr("gemm.bias", builder.getStringAttr(*bias));
+    func->setAttr(kBiasAttr, builder.getStringAttr(*bias));
   if (kernel.getRelu())
-    func->setAttr("gemm.relu", builder.getUnitAttr());
+    func->setAttr(kReluAttr, builder.getUnitAttr());
   // The runtime passes pointers that are at least 16-byte aligned and never
   // alias (the kernel contract says so).
   SmallVector<unsigned, 4> pointers = {0, 1, 2};
@@ -118,7 +118,7 @@ static void outlineKernel(KernelOp kernel) {
   SmallVector<Value, 3> matrices = {func.getArgument(0), func.getArgument(1),
                                     func.getArgument(2)};
   if (batch) {
-    func->setAttr("gemm.batch", builder.getDenseI64ArrayAttr(*batch));
+    func->setAttr(kBatchAttr, builder.getDenseI64ArrayAttr(*batch));
     Value z = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::z);
     for (Value &matrix : matrices) {
       auto type = cast<MemRefType>(matrix.getType());
@@ -141,7 +141,7 @@ static void outlineKernel(KernelOp kernel) {
     }
   }
   MatmulOp::create(builder, loc, matrices[0], matrices[1], matrices[2],
-                   TypeAttr::get(problem.getAccType()), kernel.getSchedule(),
+                   TypeAttr::get(problem.getAccType()),
                    LevelAttr::get(ctx, Level::Grid));
   gpu::ReturnOp::create(builder, loc);
   kernel.erase();

@@ -5,7 +5,7 @@
 // CHECK: gpu.func @sgemm(%[[A:.*]]: memref<64x16xf32, strided<[1, 64]>> {llvm.align = 16 : i64, llvm.noalias}, %[[B:.*]]: memref<16x32xf32> {{.*}}, %[[C:.*]]: memref<64x32xf32> {{.*}}) kernel
 // CHECK-SAME: gemm.problem = #gemm.problem<64x32x16, a = f32 col, b = f32 row, c = f32 row, acc = f32>
 // CHECK-SAME: gemm.schedule = #gemm.schedule<tile = 32x32x1, coalesce>
-// CHECK: gemm.matmul %[[A]], %[[B]], %[[C]] {acc_type = f32, level = #gemm<level grid>, schedule = #gemm.schedule<tile = 32x32x1, coalesce>}
+// CHECK: gemm.matmul %[[A]], %[[B]], %[[C]] {acc_type = f32, level = #gemm<level grid>}
 // CHECK-NEXT: gpu.return
 // CHECK-NOT: gemm.kernel
 gemm.kernel @sgemm problem <64x32x16, a = f32 col, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x1, coalesce>

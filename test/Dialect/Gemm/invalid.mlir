@@ -20,13 +20,32 @@ gemm.kernel @k problem <64x64x32, a = f32 diagonal, b = f32 row, c = f32 row, ac
 
 // -----
 
-// expected-error @+1 {{tile must have 3 sizes (BMxBNxBK), got 2}}
+// expected-error @+2 {{tile must have 3 sizes (BMxBNxBK), got 2}}
+// expected-error @+1 {{failed to parse Gemm_ScheduleAttr parameter 'value'}}
 gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32>
 
 // -----
 
-// expected-error @+1 {{unknown schedule directive 'split_k'}}
-gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x1, split_k>
+// expected-error @+2 {{unknown schedule directive 'wgmma'}}
+// expected-error @+1 {{failed to parse Gemm_ScheduleAttr parameter 'value'}}
+gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x1, wgmma>
+
+// -----
+
+// The whole schedule is checked against the problem by the schedule model.
+// expected-error @+1 {{'gemm.kernel' op split-k needs at least 2 splits, got 1}}
+gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x1, split_k = 1>
+
+// -----
+
+// expected-error @+1 {{'gemm.kernel' op A and B must have the same element type, got f32 and f16}}
+gemm.kernel @k problem <64x64x32, a = f32 row, b = f16 row, c = f32 row, acc = f32> schedule <tile = 32x32x1>
+
+// -----
+
+// expected-error @+2 {{'gemm.kernel' op 'coalesce' cannot be combined with 'mma': mma fixes which lane owns which element}}
+// expected-note @+1 {{'mma' is given here}}
+gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 64x64x16, coalesce, warp_tile = 32x32, promote = [a, b], mma = 16x8x8>
 
 // -----
 
@@ -35,19 +54,19 @@ gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f
 
 // -----
 
-// expected-error @+1 {{'gemm.kernel' op schedule needs 2048 threads per block, more than the limit of 1024}}
+// expected-error @+1 {{'gemm.kernel' op tile 64x32 needs 2048 threads per block, more than the limit of 1024}}
 gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 64x32x1>
 
 // -----
 
-// expected-error @+1 {{'gemm.kernel' op schedule needs 48 threads per block, not a multiple of the warp size 32}}
+// expected-error @+1 {{'gemm.kernel' op tile 8x6 needs 48 threads per block, not a multiple of the warp size 32}}
 gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 8x6x1>
 
 // -----
 
 func.func @bad_k(%a: memref<32x8xf32>, %b: memref<4x32xf32>, %c: memref<32x32xf32>) {
   // expected-error @+1 {{'gemm.matmul' op B has 4 rows but A has 8 columns}}
-  gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<32x8xf32>, memref<4x32xf32>, memref<32x32xf32>
+  gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<32x8xf32>, memref<4x32xf32>, memref<32x32xf32>
   return
 }
 
@@ -55,7 +74,7 @@ func.func @bad_k(%a: memref<32x8xf32>, %b: memref<4x32xf32>, %c: memref<32x32xf3
 
 func.func @bad_c(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<16x32xf32>) {
   // expected-error @+1 {{'gemm.matmul' op C must be 32x32, got 16x32}}
-  gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<32x8xf32>, memref<8x32xf32>, memref<16x32xf32>
+  gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<32x8xf32>, memref<8x32xf32>, memref<16x32xf32>
   return
 }
 
@@ -63,7 +82,7 @@ func.func @bad_c(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<16x32xf3
 
 func.func @bad_acc(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<32x32xf32>) {
   // expected-error @+1 {{'gemm.matmul' op accumulator type must be a floating-point type}}
-  gemm.matmul %a, %b, %c {acc_type = i32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<32x8xf32>, memref<8x32xf32>, memref<32x32xf32>
+  gemm.matmul %a, %b, %c {acc_type = i32, level = #gemm<level block>} : memref<32x8xf32>, memref<8x32xf32>, memref<32x32xf32>
   return
 }
 

@@ -17,8 +17,8 @@
 // CHECK:   scf.yield %[[S]]
 // CHECK: memref.store %[[SUM]], %arg2[%[[ROW]], %[[COL]]]
 gpu.module @m {
-  gpu.func @naive(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<32x32xf32>) kernel {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<32x8xf32>, memref<8x32xf32>, memref<32x32xf32>
+  gpu.func @naive(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<32x32xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 32x32x1>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<32x8xf32>, memref<8x32xf32>, memref<32x32xf32>
     gpu.return
   }
 }
@@ -33,8 +33,8 @@ gpu.module @m {
 // CHECK: %[[COL:.*]] = arith.remui %[[TID]], %[[C64]]
 // CHECK: memref.store %{{.*}}, %arg2[%[[ROW]], %[[COL]]]
 gpu.module @m {
-  gpu.func @coalesced(%a: memref<16x8xf32>, %b: memref<8x64xf32>, %c: memref<16x64xf32>) kernel {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 16x64x1, coalesce>} : memref<16x8xf32>, memref<8x64xf32>, memref<16x64xf32>
+  gpu.func @coalesced(%a: memref<16x8xf32>, %b: memref<8x64xf32>, %c: memref<16x64xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 16x64x1, coalesce>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<16x8xf32>, memref<8x64xf32>, memref<16x64xf32>
     gpu.return
   }
 }
@@ -48,8 +48,8 @@ gpu.module @m {
 // CHECK: %[[ROW:.*]] = arith.remui %[[TID]], %[[C16]]
 // CHECK: %[[COL:.*]] = arith.divui %[[TID]], %[[C16]]
 gpu.module @m {
-  gpu.func @coalesced_col(%a: memref<16x8xf32>, %b: memref<8x64xf32>, %c: memref<16x64xf32, strided<[1, 16]>>) kernel {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 16x64x1, coalesce>} : memref<16x8xf32>, memref<8x64xf32>, memref<16x64xf32, strided<[1, 16]>>
+  gpu.func @coalesced_col(%a: memref<16x8xf32>, %b: memref<8x64xf32>, %c: memref<16x64xf32, strided<[1, 16]>>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 16x64x1, coalesce>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<16x8xf32>, memref<8x64xf32>, memref<16x64xf32, strided<[1, 16]>>
     gpu.return
   }
 }
@@ -57,9 +57,9 @@ gpu.module @m {
 // -----
 
 gpu.module @m {
-  gpu.func @mismatch(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<32x32xf32>) kernel {
+  gpu.func @mismatch(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<32x32xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 16x16x1>} {
     // expected-error @+1 {{block tile 32x32 does not match the schedule's 256 threads per block}}
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 16x16x1>} : memref<32x8xf32>, memref<8x32xf32>, memref<32x32xf32>
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<32x8xf32>, memref<8x32xf32>, memref<32x32xf32>
     gpu.return
   }
 }
@@ -81,11 +81,11 @@ gpu.module @m {
 // CHECK: scf.if %[[IN]] {
 // CHECK-NEXT: memref.store %[[SUM]], %{{.*}}[%[[R]], %[[C]]]
 gpu.module @m {
-  gpu.func @tails(%a: memref<100x8xf32>, %b: memref<8x40xf32>, %c: memref<100x40xf32>, %i: index, %j: index) kernel attributes {gemm.tails} {
+  gpu.func @tails(%a: memref<100x8xf32>, %b: memref<8x40xf32>, %c: memref<100x40xf32>, %i: index, %j: index) kernel attributes {gemm.schedule = #gemm.schedule<tile = 32x32x1>, gemm.tails} {
     %ta = memref.subview %a[%i, 0] [32, 8] [1, 1] : memref<100x8xf32> to memref<32x8xf32, strided<[8, 1], offset: ?>>
     %tb = memref.subview %b[0, %j] [8, 32] [1, 1] : memref<8x40xf32> to memref<8x32xf32, strided<[40, 1], offset: ?>>
     %tc = memref.subview %c[%i, %j] [32, 32] [1, 1] : memref<100x40xf32> to memref<32x32xf32, strided<[40, 1], offset: ?>>
-    gemm.matmul %ta, %tb, %tc {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<32x8xf32, strided<[8, 1], offset: ?>>, memref<8x32xf32, strided<[40, 1], offset: ?>>, memref<32x32xf32, strided<[40, 1], offset: ?>>
+    gemm.matmul %ta, %tb, %tc {acc_type = f32, level = #gemm<level block>} : memref<32x8xf32, strided<[8, 1], offset: ?>>, memref<8x32xf32, strided<[40, 1], offset: ?>>, memref<32x32xf32, strided<[40, 1], offset: ?>>
     gpu.return
   }
 }
@@ -103,8 +103,8 @@ gpu.module @m {
 // CHECK:   %[[B:.*]] = vector.transfer_read %arg1[%[[KK]], %{{.*}}], %{{.*}} {in_bounds = [true]{{.*}}} : memref<18x32xf32>, vector<1xf32>
 // CHECK:   vector.extract %[[B]][0]
 gpu.module @m {
-  gpu.func @tails_promote_a(%a: memref<32x18xf32>, %b: memref<18x32xf32>, %c: memref<32x32xf32>) kernel attributes {gemm.tails} {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 32x32x4, promote = [a]>} : memref<32x18xf32>, memref<18x32xf32>, memref<32x32xf32>
+  gpu.func @tails_promote_a(%a: memref<32x18xf32>, %b: memref<18x32xf32>, %c: memref<32x32xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 32x32x4, promote = [a]>, gemm.tails} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<32x18xf32>, memref<18x32xf32>, memref<32x32xf32>
     gpu.return
   }
 }

@@ -28,8 +28,8 @@
 // CHECK: vector.transfer_write %[[HALF]], %arg2
 // CHECK-COUNT-7: vector.transfer_write
 gpu.module @m {
-  gpu.func @warp(%a: memref<32x32xf16>, %b: memref<32x16xf16>, %c: memref<32x16xf16>) kernel {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>, schedule = #gemm.schedule<tile = 64x32x32, warp_tile = 32x16, promote = [a, b], mma = 16x8x16>} : memref<32x32xf16>, memref<32x16xf16>, memref<32x16xf16>
+  gpu.func @warp(%a: memref<32x32xf16>, %b: memref<32x16xf16>, %c: memref<32x16xf16>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 64x32x32, warp_tile = 32x16, promote = [a, b], mma = 16x8x16>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>} : memref<32x32xf16>, memref<32x16xf16>, memref<32x16xf16>
     gpu.return
   }
 }
@@ -44,8 +44,8 @@ gpu.module @m {
 // CHECK: vector.bitcast %[[ROW]] : vector<2xbf16> to vector<1xi32>
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
 gpu.module @m {
-  gpu.func @bf16(%a: memref<16x16xbf16>, %b: memref<16x8xbf16>, %c: memref<16x8xf32>) kernel {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>, schedule = #gemm.schedule<tile = 32x32x16, warp_tile = 16x8, promote = [a, b], mma = 16x8x16>} : memref<16x16xbf16>, memref<16x8xbf16>, memref<16x8xf32>
+  gpu.func @bf16(%a: memref<16x16xbf16>, %b: memref<16x8xbf16>, %c: memref<16x8xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 32x32x16, warp_tile = 16x8, promote = [a, b], mma = 16x8x16>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>} : memref<16x16xbf16>, memref<16x8xbf16>, memref<16x8xf32>
     gpu.return
   }
 }
@@ -59,8 +59,8 @@ gpu.module @m {
 // CHECK: %[[B:.*]] = gemm.load_fragment %arg1[%[[K]], %{{.*}}] : memref<32x16xf32> to vector<2x1xf32>
 // CHECK: nvgpu.mma.sync(%[[A]], %[[B]], %{{.*}}) {mmaShape = [16, 8, 8], tf32Enabled}
 gpu.module @m {
-  gpu.func @tf32(%a: memref<32x32xf32>, %b: memref<32x16xf32>, %c: memref<32x16xf32>) kernel {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>, schedule = #gemm.schedule<tile = 64x32x32, warp_tile = 32x16, promote = [a, b], mma = 16x8x8>} : memref<32x32xf32>, memref<32x16xf32>, memref<32x16xf32>
+  gpu.func @tf32(%a: memref<32x32xf32>, %b: memref<32x16xf32>, %c: memref<32x16xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 64x32x32, warp_tile = 32x16, promote = [a, b], mma = 16x8x8>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>} : memref<32x32xf32>, memref<32x16xf32>, memref<32x16xf32>
     gpu.return
   }
 }
@@ -68,9 +68,9 @@ gpu.module @m {
 // -----
 
 gpu.module @m {
-  gpu.func @f32(%a: memref<32x32xf32>, %b: memref<32x16xf32>, %c: memref<32x16xf32>) kernel {
+  gpu.func @f32(%a: memref<32x32xf32>, %b: memref<32x16xf32>, %c: memref<32x16xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 64x32x32, warp_tile = 32x16, promote = [a, b], mma = 16x8x16>} {
     // expected-error @+1 {{mma m16n8k16 does not match 'f32' inputs (m16n8k16 for f16 and bf16, m16n8k8 for tf32)}}
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>, schedule = #gemm.schedule<tile = 64x32x32, warp_tile = 32x16, promote = [a, b], mma = 16x8x16>} : memref<32x32xf32>, memref<32x16xf32>, memref<32x16xf32>
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>} : memref<32x32xf32>, memref<32x16xf32>, memref<32x16xf32>
     gpu.return
   }
 }
@@ -105,8 +105,8 @@ gpu.module @m {
 // CHECK:   vector.transfer_write %[[EHALF]], %arg2
 // CHECK: gpu.return
 gpu.module @m {
-  gpu.func @epilogue(%a: memref<16x16xf16>, %b: memref<16x8xf16>, %c: memref<16x8xf16>, %alpha: f32, %beta: f32) kernel attributes {gemm.alpha_beta} {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>, schedule = #gemm.schedule<tile = 32x32x16, warp_tile = 16x8, promote = [a, b], mma = 16x8x16>} : memref<16x16xf16>, memref<16x8xf16>, memref<16x8xf16>
+  gpu.func @epilogue(%a: memref<16x16xf16>, %b: memref<16x8xf16>, %c: memref<16x8xf16>, %alpha: f32, %beta: f32) kernel attributes {gemm.schedule = #gemm.schedule<tile = 32x32x16, warp_tile = 16x8, promote = [a, b], mma = 16x8x16>, gemm.alpha_beta} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>} : memref<16x16xf16>, memref<16x8xf16>, memref<16x8xf16>
     gpu.return
   }
 }
@@ -127,8 +127,8 @@ gpu.module @m {
 // CHECK: %[[HALF:.*]] = arith.truncf %[[RELU]]
 // CHECK: vector.transfer_write %[[HALF]], %arg2
 gpu.module @m {
-  gpu.func @bias_relu(%a: memref<16x16xf16>, %b: memref<16x8xf16>, %c: memref<16x8xf16>, %bias: memref<1x8xf16>) kernel attributes {gemm.bias = "col", gemm.relu} {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>, schedule = #gemm.schedule<tile = 32x32x16, warp_tile = 16x8, promote = [a, b], mma = 16x8x16>} : memref<16x16xf16>, memref<16x8xf16>, memref<16x8xf16>
+  gpu.func @bias_relu(%a: memref<16x16xf16>, %b: memref<16x8xf16>, %c: memref<16x8xf16>, %bias: memref<1x8xf16>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 32x32x16, warp_tile = 16x8, promote = [a, b], mma = 16x8x16>, gemm.bias = "col", gemm.relu} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>} : memref<16x16xf16>, memref<16x8xf16>, memref<16x8xf16>
     gpu.return
   }
 }

@@ -1,12 +1,12 @@
 // RUN: gemmc-opt %s | gemmc-opt | FileCheck %s
 
-// CHECK: gemm.kernel @k problem <128x64x32, a = f32 col, b = f16 row, c = bf16 col, acc = f32> schedule <tile = 32x32x1, coalesce>
-gemm.kernel @k problem <128x64x32, a = f32 col, b = f16 row, c = bf16 col, acc = f32> schedule <tile = 32x32x1, coalesce>
+// CHECK: gemm.kernel @k problem <128x64x32, a = f32 col, b = f32 row, c = bf16 col, acc = f32> schedule <tile = 32x32x1, coalesce>
+gemm.kernel @k problem <128x64x32, a = f32 col, b = f32 row, c = bf16 col, acc = f32> schedule <tile = 32x32x1, coalesce>
 
 // CHECK-LABEL: func.func @matmul
-// CHECK: gemm.matmul %{{.*}}, %{{.*}}, %{{.*}} {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 32x32x1>}
+// CHECK: gemm.matmul %{{.*}}, %{{.*}}, %{{.*}} {acc_type = f32, level = #gemm<level block>}
 func.func @matmul(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<32x32xf32>) {
-  gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<32x8xf32>, memref<8x32xf32>, memref<32x32xf32>
+  gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<32x8xf32>, memref<8x32xf32>, memref<32x32xf32>
   return
 }
 

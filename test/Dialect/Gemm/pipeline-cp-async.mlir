@@ -34,7 +34,7 @@
 // CHECK: } {gemm.k_tiles}
 gpu.module @m {
   gpu.func @cp_async(%a: memref<64x32xf32>, %b: memref<32x32xf32>, %c: memref<64x32xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x4, warp_tile = 32x32, promote = [a, b], vectorize = [4, 4, 4, 4], stages = 3, cp_async>} {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x4, warp_tile = 32x32, promote = [a, b], vectorize = [4, 4, 4, 4], stages = 3, cp_async>} : memref<64x32xf32>, memref<32x32xf32>, memref<64x32xf32>
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<64x32xf32>, memref<32x32xf32>, memref<64x32xf32>
     gpu.return
   }
 }
@@ -53,7 +53,7 @@ gpu.module @m {
 // CHECK:   arith.remui %[[K2]], %[[KR]]
 gpu.module @m2 {
   gpu.func @dynamic_k(%a: memref<64x?xf32, strided<[?, 1]>>, %b: memref<?x32xf32, strided<[?, 1]>>, %c: memref<64x32xf32>) kernel attributes {gemm.tails, gemm.schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x4, warp_tile = 32x32, promote = [a, b], vectorize = [4, 4, 4, 4], stages = 3, cp_async>} {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x4, warp_tile = 32x32, promote = [a, b], vectorize = [4, 4, 4, 4], stages = 3, cp_async>} : memref<64x?xf32, strided<[?, 1]>>, memref<?x32xf32, strided<[?, 1]>>, memref<64x32xf32>
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<64x?xf32, strided<[?, 1]>>, memref<?x32xf32, strided<[?, 1]>>, memref<64x32xf32>
     gpu.return
   }
 }

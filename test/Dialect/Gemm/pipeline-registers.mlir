@@ -42,7 +42,7 @@
 // CHECK: } {gemm.k_tiles}
 gpu.module @m {
   gpu.func @registers(%a: memref<64x64xf16>, %b: memref<64x32xf16>, %c: memref<64x32xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 64x32x32, warp_tile = 32x32, promote = [a, b], vectorize = [8, 1, 1, 1], stages = 3, registers, cp_async, mma = 16x8x16>} {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 64x32x32, warp_tile = 32x32, promote = [a, b], vectorize = [8, 1, 1, 1], stages = 3, registers, cp_async, mma = 16x8x16>} : memref<64x64xf16>, memref<64x32xf16>, memref<64x32xf32>
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<64x64xf16>, memref<64x32xf16>, memref<64x32xf32>
     gpu.return
   }
 }

@@ -31,7 +31,7 @@
 // CHECK: } {gemm.k_tiles}
 gpu.module @m {
   gpu.func @pipeline(%a: memref<64x16xf32>, %b: memref<16x32xf32>, %c: memref<64x32xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x4, warp_tile = 32x32, promote = [a, b], transpose_a, vectorize = [4, 4, 4, 4], stages = 2>} {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x4, warp_tile = 32x32, promote = [a, b], transpose_a, vectorize = [4, 4, 4, 4], stages = 2>} : memref<64x16xf32>, memref<16x32xf32>, memref<64x32xf32>
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<64x16xf32>, memref<16x32xf32>, memref<64x32xf32>
     gpu.return
   }
 }

@@ -13,7 +13,7 @@
 // CHECK: memref.view %[[DYN]][%[[C65536]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x64x128xf32, #gpu.address_space<workgroup>>
 gpu.module @m {
   gpu.func @dynamic(%a: memref<128x128xf32>, %b: memref<128x128xf32>, %c: memref<128x128xf32>) kernel attributes {gemm.launch = #gemm.launch<block = [256, 1, 1], grid = [N / 128, M / 128, 1], shared = 0>, gemm.schedule = #gemm.schedule<tile = 128x128x64, register_tile = 8x8, promote = [a, b], stages = 2>} {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 128x128x64, register_tile = 8x8, promote = [a, b], stages = 2>} : memref<128x128xf32>, memref<128x128xf32>, memref<128x128xf32>
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<128x128xf32>, memref<128x128xf32>, memref<128x128xf32>
     gpu.return
   }
 }

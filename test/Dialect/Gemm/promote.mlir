@@ -27,7 +27,7 @@
 // CHECK: } {gemm.k_tiles}
 gpu.module @m {
   gpu.func @promote(%a: memref<64x8xf32>, %b: memref<8x32xf32>, %c: memref<64x32xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 64x32x4, register_tile = 8x4, warp_tile = 32x32, promote = [a, b], pad = 2, transpose_a>} {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 64x32x4, register_tile = 8x4, warp_tile = 32x32, promote = [a, b], pad = 2, transpose_a>} : memref<64x8xf32>, memref<8x32xf32>, memref<64x32xf32>
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<64x8xf32>, memref<8x32xf32>, memref<64x32xf32>
     gpu.return
   }
 }

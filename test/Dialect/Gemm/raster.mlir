@@ -19,7 +19,7 @@
 // CHECK: arith.muli %[[COL]], %c32
 gpu.module @m {
   gpu.func @raster(%a: memref<128x16xf32>, %b: memref<16x64xf32>, %c: memref<128x64xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 32x32x1, raster = 2>} {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>, schedule = #gemm.schedule<tile = 32x32x1, raster = 2>} : memref<128x16xf32>, memref<16x64xf32>, memref<128x64xf32>
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>} : memref<128x16xf32>, memref<16x64xf32>, memref<128x64xf32>
     gpu.return
   }
 }
@@ -36,7 +36,7 @@ gpu.module @m2 {
   gpu.func @batched_raster(%a: memref<2x128x16xf32>, %b: memref<16x64xf32>, %c: memref<128x64xf32>) kernel attributes {gemm.batch = array<i64: 2, 2048, 1024, 8192>, gemm.schedule = #gemm.schedule<tile = 32x32x1, raster = 2>} {
     %z = gpu.block_id z
     %a0 = memref.subview %a[%z, 0, 0] [1, 128, 16] [1, 1, 1] : memref<2x128x16xf32> to memref<128x16xf32, strided<[16, 1], offset: ?>>
-    gemm.matmul %a0, %b, %c {acc_type = f32, level = #gemm<level grid>, schedule = #gemm.schedule<tile = 32x32x1, raster = 2>} : memref<128x16xf32, strided<[16, 1], offset: ?>>, memref<16x64xf32>, memref<128x64xf32>
+    gemm.matmul %a0, %b, %c {acc_type = f32, level = #gemm<level grid>} : memref<128x16xf32, strided<[16, 1], offset: ?>>, memref<16x64xf32>, memref<128x64xf32>
     gpu.return
   }
 }

@@ -23,8 +23,8 @@
 // CHECK: vector.transfer_write %[[ACC]]#0, %arg2[%[[ROW]], %[[COL]]]
 // CHECK-COUNT-7: vector.transfer_write
 gpu.module @m {
-  gpu.func @tile(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<32x32xf32>) kernel {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>, schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x4, warp_tile = 32x32, vectorize = [4, 4, 4, 4]>} : memref<32x8xf32>, memref<8x32xf32>, memref<32x32xf32>
+  gpu.func @tile(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<32x32xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x4, warp_tile = 32x32, vectorize = [4, 4, 4, 4]>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>} : memref<32x8xf32>, memref<8x32xf32>, memref<32x32xf32>
     gpu.return
   }
 }
@@ -32,9 +32,9 @@ gpu.module @m {
 // -----
 
 gpu.module @m {
-  gpu.func @lanes(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<32x32xf32>) kernel {
+  gpu.func @lanes(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<32x32xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x8, warp_tile = 32x32>} {
     // expected-error @+1 {{a 32x32 tile of 8x8 register tiles does not match the 32 lanes of a warp}}
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>, schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x8, warp_tile = 32x32>} : memref<32x8xf32>, memref<8x32xf32>, memref<32x32xf32>
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>} : memref<32x8xf32>, memref<8x32xf32>, memref<32x32xf32>
     gpu.return
   }
 }
@@ -42,9 +42,9 @@ gpu.module @m {
 // -----
 
 gpu.module @m {
-  gpu.func @f16(%a: memref<64x8xf16>, %b: memref<8x32xf16>, %c: memref<64x32xf16>) kernel {
+  gpu.func @f16(%a: memref<64x8xf16>, %b: memref<8x32xf16>, %c: memref<64x32xf16>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x4>} {
     // expected-error @+1 {{register tiles of f32 only are implemented}}
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x4>} : memref<64x8xf16>, memref<8x32xf16>, memref<64x32xf16>
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<64x8xf16>, memref<8x32xf16>, memref<64x32xf16>
     gpu.return
   }
 }

@@ -15,8 +15,8 @@
 // CHECK: %[[C:.*]] = memref.subview %arg2[%[[ROW]], %[[COL]]] [32, 32] [1, 1]
 // CHECK: gemm.matmul %[[A]], %[[B]], %[[C]] {{{.*}}level = #gemm<level block>
 gpu.module @m {
-  gpu.func @tile(%a: memref<128x16xf32>, %b: memref<16x64xf32>, %c: memref<128x64xf32>) kernel {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<128x16xf32>, memref<16x64xf32>, memref<128x64xf32>
+  gpu.func @tile(%a: memref<128x16xf32>, %b: memref<16x64xf32>, %c: memref<128x64xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 32x32x1>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>} : memref<128x16xf32>, memref<16x64xf32>, memref<128x64xf32>
     gpu.return
   }
 }
@@ -33,12 +33,12 @@ gpu.module @m {
 // CHECK-NOT: gemm.tails
 // CHECK: gpu.return
 gpu.module @m {
-  gpu.func @tail(%a: memref<100x16xf32>, %b: memref<16x64xf32>, %c: memref<100x64xf32>) kernel {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<100x16xf32>, memref<16x64xf32>, memref<100x64xf32>
+  gpu.func @tail(%a: memref<100x16xf32>, %b: memref<16x64xf32>, %c: memref<100x64xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 32x32x1>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>} : memref<100x16xf32>, memref<16x64xf32>, memref<100x64xf32>
     gpu.return
   }
-  gpu.func @no_tail(%a: memref<96x16xf32>, %b: memref<16x64xf32>, %c: memref<96x64xf32>) kernel {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<96x16xf32>, memref<16x64xf32>, memref<96x64xf32>
+  gpu.func @no_tail(%a: memref<96x16xf32>, %b: memref<16x64xf32>, %c: memref<96x64xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 32x32x1>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>} : memref<96x16xf32>, memref<16x64xf32>, memref<96x64xf32>
     gpu.return
   }
 }
@@ -56,12 +56,12 @@ gpu.module @m {
 // CHECK-LABEL: gpu.func @mma_small_warps
 // CHECK-SAME: nvvm.maxnreg = 128 : i32
 gpu.module @m {
-  gpu.func @mma_one_block(%a: memref<128x64xf16>, %b: memref<64x256xf16>, %c: memref<128x256xf32>) kernel {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>, schedule = #gemm.schedule<tile = 128x256x64, warp_tile = 64x64, promote = [a, b], mma = 16x8x16>} : memref<128x64xf16>, memref<64x256xf16>, memref<128x256xf32>
+  gpu.func @mma_one_block(%a: memref<128x64xf16>, %b: memref<64x256xf16>, %c: memref<128x256xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 128x256x64, warp_tile = 64x64, promote = [a, b], mma = 16x8x16>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>} : memref<128x64xf16>, memref<64x256xf16>, memref<128x256xf32>
     gpu.return
   }
-  gpu.func @mma_small_warps(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<128x128xf32>) kernel {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>, schedule = #gemm.schedule<tile = 128x128x64, warp_tile = 32x32, promote = [a, b], mma = 16x8x16>} : memref<128x64xf16>, memref<64x128xf16>, memref<128x128xf32>
+  gpu.func @mma_small_warps(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<128x128xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 128x128x64, warp_tile = 32x32, promote = [a, b], mma = 16x8x16>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>} : memref<128x64xf16>, memref<64x128xf16>, memref<128x128xf32>
     gpu.return
   }
 }
@@ -73,8 +73,8 @@ gpu.module @m {
 // CHECK-SAME: gemm.launch = #gemm.launch<block = [1024, 1, 1], grid = [N / 32, M / 32, B / 1], shared = 0>
 // CHECK-SAME: known_grid_size = array<i32: 2, 2, 5>
 gpu.module @m {
-  gpu.func @batched(%a: memref<64x16xf32>, %b: memref<16x64xf32>, %c: memref<64x64xf32>) kernel attributes {gemm.batch = array<i64: 5, 1024, 1024, 4096>} {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<64x16xf32>, memref<16x64xf32>, memref<64x64xf32>
+  gpu.func @batched(%a: memref<64x16xf32>, %b: memref<16x64xf32>, %c: memref<64x64xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 32x32x1>, gemm.batch = array<i64: 5, 1024, 1024, 4096>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>} : memref<64x16xf32>, memref<16x64xf32>, memref<64x64xf32>
     gpu.return
   }
 }
@@ -91,8 +91,8 @@ gpu.module @m {
 // CHECK: memref.subview %arg0[%{{.*}}, 0] [32, %[[K]]] [1, 1]
 // CHECK: memref.subview %arg1[0, %{{.*}}] [%[[K]], 32] [1, 1]
 gpu.module @m {
-  gpu.func @dynamic(%a: memref<?x?xf32, strided<[?, 1]>>, %b: memref<?x?xf32, strided<[?, 1]>>, %c: memref<?x?xf32, strided<[?, 1]>>) kernel {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>, schedule = #gemm.schedule<tile = 32x32x1>} : memref<?x?xf32, strided<[?, 1]>>, memref<?x?xf32, strided<[?, 1]>>, memref<?x?xf32, strided<[?, 1]>>
+  gpu.func @dynamic(%a: memref<?x?xf32, strided<[?, 1]>>, %b: memref<?x?xf32, strided<[?, 1]>>, %c: memref<?x?xf32, strided<[?, 1]>>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 32x32x1>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>} : memref<?x?xf32, strided<[?, 1]>>, memref<?x?xf32, strided<[?, 1]>>, memref<?x?xf32, strided<[?, 1]>>
     gpu.return
   }
 }

@@ -14,8 +14,8 @@
 // CHECK: %[[C:.*]] = memref.subview %arg2[%[[ROW]], %[[COL]]] [64, 32] [1, 1]
 // CHECK: gemm.matmul %[[A]], %[[B]], %[[C]] {{{.*}}level = #gemm<level warp>
 gpu.module @m {
-  gpu.func @warps(%a: memref<128x16xf32>, %b: memref<16x128xf32>, %c: memref<128x128xf32>) kernel {
-    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>, schedule = #gemm.schedule<tile = 128x128x16, register_tile = 8x8, warp_tile = 64x32>} : memref<128x16xf32>, memref<16x128xf32>, memref<128x128xf32>
+  gpu.func @warps(%a: memref<128x16xf32>, %b: memref<16x128xf32>, %c: memref<128x128xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 128x128x16, register_tile = 8x8, warp_tile = 64x32>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<128x16xf32>, memref<16x128xf32>, memref<128x128xf32>
     gpu.return
   }
 }

@@ -112,66 +112,53 @@ ProblemAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t m,
 // ScheduleAttr
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// ScheduleAttr's parameters while parsing.
-struct ScheduleFields {
-  SmallVector<int64_t, 3> tile;
-  bool coalesce = false;
-  SmallVector<int64_t, 2> registerTile, warpTile;
-  bool promoteA = false, promoteB = false;
-  int64_t pad = 0;
-  bool transposeA = false;
-  SmallVector<int64_t, 4> vectorize;
-  int64_t stages = 1;
-  bool registerDoubleBuffer = false;
-  int64_t raster = 0;
-  int64_t unroll = -1;
-  SmallVector<int64_t, 3> mma;
-  bool cpAsync = false;
-  bool swizzle = false;
-  bool splitEdges = false;
-};
-} // namespace
+/// `key = MxN...`: a shape of `N` sizes into `target`.
+template <size_t N>
+static ParseResult parseFixedShape(AsmParser &parser, std::array<int64_t, N> &target,
+                                   StringRef what) {
+  SmallVector<int64_t, 4> shape;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseEqual() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false,
+                                /*withTrailingX=*/false))
+    return failure();
+  if (shape.size() != N)
+    return parser.emitError(loc)
+           << what << ", got " << shape.size();
+  llvm::copy(shape, target.begin());
+  return success();
+}
 
-static ParseResult parseShape(AsmParser &parser,
-                              SmallVectorImpl<int64_t> &shape) {
-  return failure(parser.parseEqual() ||
-                 parser.parseDimensionList(shape, /*allowDynamic=*/false,
-                                           /*withTrailingX=*/false));
+template <size_t N>
+static ParseResult parseFixedShape(AsmParser &parser,
+                                   std::optional<std::array<int64_t, N>> &target,
+                                   StringRef what) {
+  return parseFixedShape(parser, target.emplace(), what);
 }
 
 static ParseResult parseScheduleEntry(AsmParser &parser, StringRef key,
-                                      ScheduleFields &f) {
+                                      gemmc::Schedule &s) {
   if (key == "tile")
-    return parseShape(parser, f.tile);
+    return parseFixedShape(parser, s.tile,
+                           "tile must have 3 sizes (BMxBNxBK)");
   if (key == "register_tile")
-    return parseShape(parser, f.registerTile);
+    return parseFixedShape(parser, s.registerTile,
+                           "register_tile must have 2 sizes (TMxTN)");
   if (key == "warp_tile")
-    return parseShape(parser, f.warpTile);
+    return parseFixedShape(parser, s.warpTile,
+                           "warp_tile must have 2 sizes (WMxWN)");
   if (key == "mma")
-    return parseShape(parser, f.mma);
-  if (key == "coalesce") {
-    f.coalesce = true;
-    return success();
-  }
-  if (key == "transpose_a") {
-    f.transposeA = true;
-    return success();
-  }
-  if (key == "registers") {
-    f.registerDoubleBuffer = true;
-    return success();
-  }
-  if (key == "cp_async") {
-    f.cpAsync = true;
-    return success();
-  }
-  if (key == "swizzle") {
-    f.swizzle = true;
-    return success();
-  }
-  if (key == "split_edges") {
-    f.splitEdges = true;
+    return parseFixedShape(parser, s.mma, "mma must have 3 sizes (MxNxK)");
+  bool *flag = llvm::StringSwitch<bool *>(key)
+                   .Case("coalesce", &s.coalesce)
+                   .Case("transpose_a", &s.transposeA)
+                   .Case("registers", &s.registerDoubleBuffer)
+                   .Case("cp_async", &s.cpAsync)
+                   .Case("swizzle", &s.swizzle)
+                   .Case("split_edges", &s.splitEdges)
+                   .Default(nullptr);
+  if (flag) {
+    *flag = true;
     return success();
   }
   if (key == "promote") {
@@ -182,7 +169,7 @@ static ParseResult parseScheduleEntry(AsmParser &parser, StringRef key,
         return failure();
       if (operand != "a" && operand != "b")
         return parser.emitError(loc, "expected 'a' or 'b'");
-      (operand == "a" ? f.promoteA : f.promoteB) = true;
+      (operand == "a" ? s.promoteA : s.promoteB) = true;
       return success();
     };
     return failure(parser.parseEqual() ||
@@ -190,149 +177,168 @@ static ParseResult parseScheduleEntry(AsmParser &parser, StringRef key,
                        AsmParser::Delimiter::Square, parseOperand));
   }
   if (key == "vectorize") {
+    SmallVector<int64_t, 4> widths;
+    SMLoc loc = parser.getCurrentLocation();
     auto parseWidth = [&]() -> ParseResult {
-      return parser.parseInteger(f.vectorize.emplace_back());
+      return parser.parseInteger(widths.emplace_back());
     };
-    return failure(parser.parseEqual() ||
-                   parser.parseCommaSeparatedList(
-                       AsmParser::Delimiter::Square, parseWidth));
+    if (parser.parseEqual() ||
+        parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                       parseWidth))
+      return failure();
+    if (widths.size() != 4)
+      return parser.emitError(loc, "vectorize must be 4 widths of 1, 2, 4 "
+                                   "or 8");
+    s.vectorize.emplace();
+    llvm::copy(widths, s.vectorize->begin());
+    return success();
   }
   if (key == "unroll") {
     if (parser.parseEqual())
       return failure();
     if (succeeded(parser.parseOptionalKeyword("full"))) {
-      f.unroll = 0;
+      s.unroll = 0;
       return success();
     }
-    return parser.parseInteger(f.unroll);
+    return parser.parseInteger(s.unroll.emplace());
   }
-  int64_t *value = llvm::StringSwitch<int64_t *>(key)
-                       .Case("pad", &f.pad)
-                       .Case("stages", &f.stages)
-                       .Case("raster", &f.raster)
-                       .Default(nullptr);
+  if (key == "pad")
+    return failure(parser.parseEqual() || parser.parseInteger(s.pad));
+  if (key == "stages")
+    return failure(parser.parseEqual() || parser.parseInteger(s.stages));
+  std::optional<int64_t> *value = llvm::StringSwitch<std::optional<int64_t> *>(key)
+                                      .Case("raster", &s.raster)
+                                      .Case("split_k", &s.splitK)
+                                      .Default(nullptr);
   if (!value)
     return parser.emitError(parser.getCurrentLocation(),
                             "unknown schedule directive '")
            << key << "'";
-  return failure(parser.parseEqual() || parser.parseInteger(*value));
+  return failure(parser.parseEqual() || parser.parseInteger(value->emplace()));
 }
 
-Attribute ScheduleAttr::parse(AsmParser &parser, Type) {
-  ScheduleFields f;
-  SMLoc loc = parser.getCurrentLocation();
+FailureOr<gemmc::Schedule> mlir::gemm::parseScheduleParameter(AsmParser &parser) {
+  gemmc::Schedule s;
   auto parseEntry = [&]() -> ParseResult {
     std::string key;
     if (parser.parseKeywordOrString(&key))
       return failure();
-    return parseScheduleEntry(parser, key, f);
+    return parseScheduleEntry(parser, key, s);
   };
-  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
-                                     parseEntry))
-    return {};
-  return ScheduleAttr::getChecked(
-      [&] { return parser.emitError(loc); }, parser.getContext(), f.tile,
-      f.coalesce, f.registerTile, f.warpTile, f.promoteA, f.promoteB, f.pad,
-      f.transposeA, f.vectorize, f.stages, f.registerDoubleBuffer, f.raster,
-      f.unroll, f.mma, f.cpAsync, f.swizzle, f.splitEdges);
+  if (parser.parseCommaSeparatedList(parseEntry))
+    return failure();
+  return s;
 }
 
-void ScheduleAttr::print(AsmPrinter &printer) const {
-  printer << "<tile = ";
-  llvm::interleave(getTile(), printer, "x");
-  if (getCoalesce())
+void mlir::gemm::printScheduleParameter(AsmPrinter &printer,
+                                        const gemmc::Schedule &s) {
+  printer << "tile = ";
+  llvm::interleave(s.tile, printer, "x");
+  if (s.coalesce)
     printer << ", coalesce";
-  if (!getRegisterTile().empty()) {
+  if (s.registerTile) {
     printer << ", register_tile = ";
-    llvm::interleave(getRegisterTile(), printer, "x");
+    llvm::interleave(*s.registerTile, printer, "x");
   }
-  if (!getWarpTile().empty()) {
+  if (s.warpTile) {
     printer << ", warp_tile = ";
-    llvm::interleave(getWarpTile(), printer, "x");
+    llvm::interleave(*s.warpTile, printer, "x");
   }
-  if (hasPromotion()) {
+  if (s.hasPromotion()) {
     printer << ", promote = [";
-    if (getPromoteA())
-      printer << "a" << (getPromoteB() ? ", " : "");
-    if (getPromoteB())
+    if (s.promoteA)
+      printer << "a" << (s.promoteB ? ", " : "");
+    if (s.promoteB)
       printer << "b";
     printer << "]";
   }
-  if (getPad())
-    printer << ", pad = " << getPad();
-  if (getTransposeA())
+  if (s.pad)
+    printer << ", pad = " << s.pad;
+  if (s.transposeA)
     printer << ", transpose_a";
-  if (getSwizzle())
+  if (s.swizzle)
     printer << ", swizzle";
-  if (!getVectorize().empty()) {
+  if (s.vectorize) {
     printer << ", vectorize = [";
-    llvm::interleaveComma(getVectorize(), printer);
+    llvm::interleaveComma(*s.vectorize, printer);
     printer << "]";
   }
-  if (getStages() != 1)
-    printer << ", stages = " << getStages();
-  if (getRegisterDoubleBuffer())
+  if (s.stages != 1)
+    printer << ", stages = " << s.stages;
+  if (s.registerDoubleBuffer)
     printer << ", registers";
-  if (getCpAsync())
+  if (s.cpAsync)
     printer << ", cp_async";
-  if (getRaster())
-    printer << ", raster = " << getRaster();
-  if (getUnroll() == 0)
+  if (s.raster)
+    printer << ", raster = " << *s.raster;
+  if (s.unroll == 0)
     printer << ", unroll = full";
-  else if (getUnroll() > 0)
-    printer << ", unroll = " << getUnroll();
-  if (!getMma().empty()) {
+  else if (s.unroll)
+    printer << ", unroll = " << *s.unroll;
+  if (s.mma) {
     printer << ", mma = ";
-    llvm::interleave(getMma(), printer, "x");
+    llvm::interleave(*s.mma, printer, "x");
   }
-  if (getSplitEdges())
+  if (s.splitK)
+    printer << ", split_k = " << *s.splitK;
+  if (s.splitEdges)
     printer << ", split_edges";
-  printer << ">";
 }
 
-LogicalResult ScheduleAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> tile, bool,
-    ArrayRef<int64_t> registerTile, ArrayRef<int64_t> warpTile, bool promoteA,
-    bool promoteB, int64_t pad, bool transposeA, ArrayRef<int64_t> vectorize,
-    int64_t stages, bool, int64_t raster, int64_t unroll, ArrayRef<int64_t> mma,
-    bool cpAsync, bool swizzle, bool) {
-  if (tile.size() != 3)
-    return emitError() << "tile must have 3 sizes (BMxBNxBK), got "
-                       << tile.size();
-  auto positive = [](ArrayRef<int64_t> sizes) {
-    return llvm::all_of(sizes, [](int64_t s) { return s > 0; });
+void ModelDiagnostics::operator()(const gemmc::Diagnostic &diagnostic) {
+  switch (diagnostic.severity) {
+  case gemmc::Diagnostic::Severity::Error:
+    last.reset();
+    last.emplace(emitError());
+    *last << diagnostic.message;
+    break;
+  case gemmc::Diagnostic::Severity::Note:
+    if (last)
+      last->attachNote() << diagnostic.message;
+    break;
+  case gemmc::Diagnostic::Severity::Warning:
+    break;
+  }
+}
+
+LogicalResult
+ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                     gemmc::Schedule schedule) {
+  ModelDiagnostics diagnostics(emitError);
+  return success(gemmc::verifyScheduleStructure(schedule, diagnostics));
+}
+
+static gemmc::ElementType getElementType(Type type) {
+  if (type.isF16())
+    return gemmc::ElementType::F16;
+  if (type.isBF16())
+    return gemmc::ElementType::BF16;
+  return gemmc::ElementType::F32;
+}
+
+static gemmc::MatrixLayout getMatrixLayout(Layout layout) {
+  return layout == Layout::RowMajor ? gemmc::MatrixLayout::Row
+                                    : gemmc::MatrixLayout::Col;
+}
+
+gemmc::Problem mlir::gemm::getProblemModel(ProblemAttr attr) {
+  gemmc::Problem problem;
+  auto size = [](int64_t value) -> std::optional<int64_t> {
+    if (ShapedType::isDynamic(value))
+      return std::nullopt;
+    return value;
   };
-  if (!positive(tile))
-    return emitError() << "tile sizes must be positive";
-  if (!registerTile.empty() && (registerTile.size() != 2 ||
-                                !positive(registerTile) ||
-                                tile[0] % registerTile[0] ||
-                                tile[1] % registerTile[1]))
-    return emitError() << "register_tile must be TMxTN dividing the tile";
-  if (!warpTile.empty() && (warpTile.size() != 2 || !positive(warpTile) ||
-                            tile[0] % warpTile[0] || tile[1] % warpTile[1]))
-    return emitError() << "warp_tile must be WMxWN dividing the tile";
-  if (!vectorize.empty() &&
-      (vectorize.size() != 4 || !llvm::all_of(vectorize, [](int64_t w) {
-         return w == 1 || w == 2 || w == 4 || w == 8;
-       })))
-    return emitError() << "vectorize must be 4 widths of 1, 2, 4 or 8";
-  if (pad < 0 || stages < 1 || raster < 0 || unroll < -1)
-    return emitError() << "pad, stages, raster and unroll must be in range";
-  if (transposeA && !promoteA)
-    return emitError() << "transpose_a needs A promoted";
-  if ((pad || stages > 1) && !promoteA && !promoteB)
-    return emitError() << "pad and stages need promote";
-  if (swizzle && (pad || transposeA || (!promoteA && !promoteB) ||
-                  mma.empty()))
-    return emitError() << "swizzle needs promote and mma, and neither pad "
-                          "nor transpose_a";
-  if (cpAsync && (stages < 2 || transposeA))
-    return emitError() << "cp_async needs 2 or more stages and no transpose_a";
-  if (!mma.empty() && (mma.size() != 3 || warpTile.empty() ||
-                       !registerTile.empty()))
-    return emitError() << "mma needs a warp_tile and no register_tile";
-  return success();
+  problem.m = size(attr.getM());
+  problem.n = size(attr.getN());
+  problem.k = size(attr.getK());
+  problem.a = getElementType(attr.getAType());
+  problem.b = getElementType(attr.getBType());
+  problem.c = getElementType(attr.getCType());
+  problem.acc = getElementType(attr.getAccType());
+  problem.aLayout = getMatrixLayout(attr.getALayout());
+  problem.bLayout = getMatrixLayout(attr.getBLayout());
+  problem.cLayout = getMatrixLayout(attr.getCLayout());
+  return problem;
 }
 
 //===----------------------------------------------------------------------===//

@@ -10,18 +10,39 @@ using namespace mlir::gemm;
 #define GET_OP_CLASSES
 #include "gemmc/Dialect/Gemm/IR/GemmOps.cpp.inc"
 
+ScheduleAttr mlir::gemm::lookupSchedule(Operation *op) {
+  for (; op; op = op->getParentOp())
+    if (auto schedule = op->getAttrOfType<ScheduleAttr>(kScheduleAttr))
+      return schedule;
+  return {};
+}
+
 //===----------------------------------------------------------------------===//
 // KernelOp
 //===----------------------------------------------------------------------===//
 
+/// The schedule model's problem of a kernel: the problem attribute with the
+/// kernel's epilogue and batch; f32 inputs on tensor cores compute in tf32.
+static gemmc::Problem getKernelProblem(KernelOp kernel) {
+  gemmc::Problem problem = getProblemModel(kernel.getProblem());
+  problem.tf32 =
+      problem.a == gemmc::ElementType::F32 && kernel.getSchedule().getValue().hasMma();
+  problem.alphaBeta = kernel.getAlphaBeta();
+  if (std::optional<StringRef> bias = kernel.getBias())
+    problem.bias = *bias == "row" ? gemmc::BiasKind::Row : gemmc::BiasKind::Col;
+  problem.relu = kernel.getRelu();
+  if (std::optional<ArrayRef<int64_t>> batch = kernel.getBatch();
+      batch && batch->size() == 4) {
+    problem.batched = true;
+    if (!ShapedType::isDynamic(batch->front()))
+      problem.batchCount = batch->front();
+    if (!problem.isDynamic())
+      problem.batchStrides = {(*batch)[1], (*batch)[2], (*batch)[3]};
+  }
+  return problem;
+}
+
 LogicalResult KernelOp::verify() {
-  int64_t threads = getSchedule().getThreadsPerBlock();
-  if (threads > 1024)
-    return emitOpError("schedule needs ")
-           << threads << " threads per block, more than the limit of 1024";
-  if (threads % 32 != 0)
-    return emitOpError("schedule needs ")
-           << threads << " threads per block, not a multiple of the warp size 32";
   if (std::optional<ArrayRef<int64_t>> batch = getBatch()) {
     // Where the sizes are given at launch the strides are '?', and the count
     // may be; else all are positive.
@@ -39,6 +60,13 @@ LogicalResult KernelOp::verify() {
   if (std::optional<StringRef> bias = getBias();
       bias && *bias != "row" && *bias != "col")
     return emitOpError("bias must be 'row' or 'col', got '") << *bias << "'";
+  // The whole schedule against its problem: the rules of the schedule
+  // model, without an architecture's limits.
+  auto emitError = [&] { return emitOpError(); };
+  ModelDiagnostics diagnostics(emitError);
+  if (!gemmc::checkSchedule(getKernelProblem(*this), getSchedule().getValue(),
+                            /*arch=*/nullptr, diagnostics))
+    return failure();
   return success();
 }
 

@@ -34,13 +34,13 @@ static Value castFloat(OpBuilder &builder, Location loc, Value value,
 }
 
 static LogicalResult mapThreads(MatmulOp matmul) {
-  ScheduleAttr schedule = matmul.getSchedule();
+  const gemmc::Schedule &schedule = getKernelSchedule(matmul);
   auto cType = cast<MemRefType>(matmul.getC().getType());
   int64_t bm = cType.getDimSize(0), bn = cType.getDimSize(1);
-  if (bm * bn != schedule.getThreadsPerBlock())
+  if (bm * bn != schedule.threadsPerBlock())
     return matmul.emitOpError("block tile ")
            << bm << "x" << bn << " does not match the schedule's "
-           << schedule.getThreadsPerBlock() << " threads per block";
+           << schedule.threadsPerBlock() << " threads per block";
 
   OpBuilder builder(matmul);
   Location loc = matmul.getLoc();
@@ -49,13 +49,13 @@ static LogicalResult mapThreads(MatmulOp matmul) {
   };
   Value k = getValueOrCreateConstantIndexOp(
       builder, loc,
-      kLoopExtent(builder, loc, matmul, matmul.getA(), schedule.getTileK(),
+      kLoopExtent(builder, loc, matmul, matmul.getA(), schedule.bk(),
                   schedule.hasPromotion()));
   Value tid = gpu::ThreadIdOp::create(builder, loc, gpu::Dimension::x);
 
   // Consecutive threads walk rows of C unless `coalesce` asks for C's
   // contiguous dimension and that is a row.
-  bool threadsWalkColumns = schedule.getCoalesce() && isRowMajor(cType);
+  bool threadsWalkColumns = schedule.coalesce && isRowMajor(cType);
   Value row, col;
   if (threadsWalkColumns) {
     row = arith::DivUIOp::create(builder, loc, tid, index(bn));
@@ -84,8 +84,8 @@ static LogicalResult mapThreads(MatmulOp matmul) {
   // its end lies other memory, and 0 times what is there may be NaN. Its
   // reads are transfer reads, which gemm-vectorize guards by the matrix
   // bounds like every other global access.
-  bool guardA = inside && schedule.hasPromotion() && !schedule.getPromoteA();
-  bool guardB = inside && schedule.hasPromotion() && !schedule.getPromoteB();
+  bool guardA = inside && schedule.hasPromotion() && !schedule.promoteA;
+  bool guardB = inside && schedule.hasPromotion() && !schedule.promoteB;
 
   Type accType = matmul.getAccType();
   auto contract = arith::FastMathFlagsAttr::get(
@@ -147,14 +147,14 @@ namespace {
 struct GemmMapThreadsPass
     : public mlir::gemm::impl::GemmMapThreadsBase<GemmMapThreadsPass> {
   void runOnOperation() override {
-    SmallVector<MatmulOp> matmuls;
-    getOperation().walk([&](MatmulOp op) {
-      ScheduleAttr s = op.getSchedule();
-      bool tiled = !s.getRegisterTile().empty() || !s.getWarpTile().empty();
-      if (op.getLevel() == Level::Block && !tiled)
-        matmuls.push_back(op);
-    });
-    for (MatmulOp matmul : matmuls)
+    FailureOr<SmallVector<MatmulOp>> matmuls = collectMatmuls(
+        getOperation(), [](MatmulOp op, const gemmc::Schedule &s) {
+          return op.getLevel() == Level::Block && !s.registerTile &&
+                 !s.warpTile;
+        });
+    if (failed(matmuls))
+      return signalPassFailure();
+    for (MatmulOp matmul : *matmuls)
       if (failed(mapThreads(matmul)))
         return signalPassFailure();
   }

@@ -63,12 +63,12 @@ static Value mmaSync(OpBuilder &b, Location loc, Value aFrag, Value bFrag,
 }
 
 static LogicalResult lowerToMma(MatmulOp matmul) {
-  ScheduleAttr s = matmul.getSchedule();
+  const gemmc::Schedule &s = getKernelSchedule(matmul);
   auto aType = cast<MemRefType>(matmul.getA().getType());
   auto bType = cast<MemRefType>(matmul.getB().getType());
   auto cType = cast<MemRefType>(matmul.getC().getType());
   int64_t wm = cType.getDimSize(0), wn = cType.getDimSize(1);
-  ArrayRef<int64_t> shape = s.getMma();
+  ArrayRef<int64_t> shape = *s.mma;
   Type element = aType.getElementType();
   // A fragment holds 4 x (32 bits of elements) of A and 2 x of B per lane.
   int64_t perWord = 32 / element.getIntOrFloatBitWidth();
@@ -85,11 +85,11 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
   Location loc = matmul.getLoc();
   // A K given at launch is rounded up to BK (a multiple of the mma's K) by
   // the promoted copies' zero-fill.
-  OpFoldResult k = kLoopExtent(b, loc, matmul, matmul.getA(), s.getTileK(),
+  OpFoldResult k = kLoopExtent(b, loc, matmul, matmul.getA(), s.bk(),
                                s.hasPromotion());
   std::optional<int64_t> knownK = getConstantIntValue(k);
   if (wm % 16 || wn % 8 || (knownK && *knownK % mmaK) ||
-      (!knownK && (!s.hasPromotion() || s.getTileK() % mmaK)))
+      (!knownK && (!s.hasPromotion() || s.bk() % mmaK)))
     return matmul.emitOpError("a ")
            << wm << "x" << wn << "x"
            << (knownK ? *knownK : ShapedType::kDynamic)
@@ -215,12 +215,13 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
 namespace {
 struct GemmMmaPass : public mlir::gemm::impl::GemmMmaBase<GemmMmaPass> {
   void runOnOperation() override {
-    SmallVector<MatmulOp> matmuls;
-    getOperation().walk([&](MatmulOp op) {
-      if (op.getLevel() == Level::Warp && !op.getSchedule().getMma().empty())
-        matmuls.push_back(op);
-    });
-    for (MatmulOp matmul : matmuls)
+    FailureOr<SmallVector<MatmulOp>> matmuls = collectMatmuls(
+        getOperation(), [](MatmulOp op, const gemmc::Schedule &s) {
+          return op.getLevel() == Level::Warp && s.hasMma();
+        });
+    if (failed(matmuls))
+      return signalPassFailure();
+    for (MatmulOp matmul : *matmuls)
       if (failed(lowerToMma(matmul)))
         return signalPassFailure();
   }

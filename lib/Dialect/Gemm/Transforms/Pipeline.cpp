@@ -80,11 +80,11 @@ static std::pair<Value, Value> stageAndTile(OpBuilder &b, Location loc,
 /// each; step t waits until at most S - 2 groups are in flight (tile t has
 /// landed), meets the others at the barrier, computes on stage t mod S, and
 /// starts the copy of tile t + S - 1 into the stage computed in step t - 1.
-static LogicalResult asyncPipeline(scf::ForOp loop, ScheduleAttr s,
+static LogicalResult asyncPipeline(scf::ForOp loop, const gemmc::Schedule &s,
                                    ArrayRef<CopyOp> copies,
                                    arith::ConstantIndexOp stageOp,
                                    ArrayRef<gpu::BarrierOp> barriers) {
-  int64_t stages = s.getStages(), bk = s.getTileK();
+  int64_t stages = s.stages, bk = s.bk();
   Value k = loop.getUpperBound();
   OpBuilder b(loop);
   Location loc = loop.getLoc();
@@ -148,7 +148,7 @@ static SmallVector<Value> cloneStep(OpBuilder &b, scf::ForOp inner,
 /// next step's fragments in flight, waits for tile t + 1 and meets the block
 /// at the barrier, reads the first fragments of tile t + 1, and computes its
 /// last step. The first fragments of tile 0 are read before the loop.
-static LogicalResult pipelineFragments(scf::ForOp loop, ScheduleAttr s) {
+static LogicalResult pipelineFragments(scf::ForOp loop, const gemmc::Schedule &s) {
   Block *body = loop.getBody();
   SmallVector<scf::ForOp> inners;
   for (auto inner : body->getOps<scf::ForOp>())
@@ -170,7 +170,7 @@ static LogicalResult pipelineFragments(scf::ForOp loop, ScheduleAttr s) {
   if (loads.empty() || !first || !end || !step || *end - *step < *first)
     return loop.emitOpError("'registers' double-buffers the mma fragments of "
                             "a static loop over BK");
-  int64_t stages = s.getStages();
+  int64_t stages = s.stages;
   size_t numAcc = inner.getNumRegionIterArgs();
   Location loc = loop.getLoc();
 
@@ -229,7 +229,7 @@ static LogicalResult pipelineFragments(scf::ForOp loop, ScheduleAttr s) {
   b.setInsertionPoint(yield);
   IRMapping nextTile;
   nextTile.map(loop.getInductionVar(),
-               addOffset(b, loc, loop.getInductionVar(), s.getTileK()));
+               addOffset(b, loc, loop.getInductionVar(), s.bk()));
   nextTile.map(inner.getInductionVar(), indexConstant(b, loc, *first));
   SmallVector<Value> nextFrags = cloneSlice(b, loads, loop, nextTile);
   IRMapping last;
@@ -244,9 +244,9 @@ static LogicalResult pipelineFragments(scf::ForOp loop, ScheduleAttr s) {
   return success();
 }
 
-static LogicalResult pipeline(scf::ForOp loop, ScheduleAttr s) {
-  int64_t stages = s.getStages();
-  int64_t bk = s.getTileK();
+static LogicalResult pipeline(scf::ForOp loop, const gemmc::Schedule &s) {
+  int64_t stages = s.stages;
+  int64_t bk = s.bk();
   Value k = loop.getUpperBound();
 
   Block *body = loop.getBody();
@@ -258,10 +258,10 @@ static LogicalResult pipeline(scf::ForOp loop, ScheduleAttr s) {
       stageOp = c;
   if (copies.empty() || barriers.size() != 2 || !stageOp)
     return loop.emitOpError("expects the loop over K tiles of gemm-promote");
-  if (s.getCpAsync()) {
+  if (s.cpAsync) {
     if (failed(asyncPipeline(loop, s, copies, stageOp, barriers)))
       return failure();
-    return s.getRegisterDoubleBuffer() ? pipelineFragments(loop, s) : success();
+    return s.registerDoubleBuffer ? pipelineFragments(loop, s) : success();
   }
 
   OpBuilder b(loop);
@@ -326,7 +326,7 @@ struct GemmPipelinePass
   void runOnOperation() override {
     gpu::GPUFuncOp func = getOperation();
     auto schedule = func->getAttrOfType<ScheduleAttr>(kScheduleAttr);
-    if (!schedule || schedule.getStages() < 2)
+    if (!schedule || schedule.getValue().stages < 2)
       return;
     SmallVector<scf::ForOp> loops;
     func.walk([&](scf::ForOp loop) {
@@ -334,7 +334,7 @@ struct GemmPipelinePass
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops)
-      if (failed(pipeline(loop, schedule)))
+      if (failed(pipeline(loop, schedule.getValue())))
         return signalPassFailure();
   }
 };

@@ -100,13 +100,13 @@ static void redirectRead(OpBuilder &b, Operation *op, Value shared,
 }
 
 static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
-                             ScheduleAttr s) {
+                             const gemmc::Schedule &s) {
   // The upper bound is K rounded up to BK (kLoopExtent): static, or computed
   // from the K given at launch.
   auto ub = getConstantIntValue(loop.getUpperBound());
   auto lb = getConstantIntValue(loop.getLowerBound());
   auto step = getConstantIntValue(loop.getStep());
-  int64_t bk = s.getTileK();
+  int64_t bk = s.bk();
   if (!lb || !step || *lb != 0 || bk % *step || (ub && *ub % bk))
     return loop.emitOpError("expects a loop over K from 0, by a step that "
                             "divides BK = ")
@@ -154,16 +154,16 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
   MLIRContext *ctx = func.getContext();
   auto workgroup = gpu::AddressSpaceAttr::get(
       ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
-  bool transposeA = s.getTransposeA();
+  bool transposeA = s.transposeA;
   int64_t aRows = transposeA ? bk : bm, aCols = transposeA ? bm : bk;
   SmallVector<MemRefType, 2> bufferTypes;
-  if (s.getPromoteA())
+  if (s.promoteA)
     bufferTypes.push_back(
-        MemRefType::get({s.getStages(), aRows, aCols + s.getPad()},
+        MemRefType::get({s.stages, aRows, aCols + s.pad},
                         aType.getElementType(), AffineMap(), workgroup));
-  if (s.getPromoteB())
+  if (s.promoteB)
     bufferTypes.push_back(
-        MemRefType::get({s.getStages(), bk, bn + s.getPad()},
+        MemRefType::get({s.stages, bk, bn + s.pad},
                         bType.getElementType(), AffineMap(), workgroup));
   auto bytesOf = [](MemRefType type) -> int64_t {
     return llvm::alignTo(type.getNumElements() *
@@ -195,20 +195,20 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
           indexConstant(fb, loop.getLoc(), offset), ValueRange{}));
       offset += bytesOf(type);
     }
-    auto launch = func->getAttrOfType<LaunchAttr>("gemm.launch");
+    auto launch = func->getAttrOfType<LaunchAttr>(kLaunchAttr);
     if (!launch)
       return func.emitOpError("expects the launch attribute of "
                               "gemm-tile-blocks");
-    func->setAttr("gemm.launch",
+    func->setAttr(kLaunchAttr,
                   LaunchAttr::get(ctx, launch.getBlock(), launch.getGrid(),
                                   totalBytes));
   }
-  Value aBuffer = s.getPromoteA() ? buffers.front() : Value();
-  Value bBuffer = s.getPromoteB() ? buffers.back() : Value();
+  Value aBuffer = s.promoteA ? buffers.front() : Value();
+  Value bBuffer = s.promoteB ? buffers.back() : Value();
 
   // for kt = 0 to K step BK: copy, barrier, for kk < BK: compute, barrier.
-  int64_t threads = s.getThreadsPerBlock();
-  int64_t width = s.getGlobalLoadWidth();
+  int64_t threads = s.threadsPerBlock();
+  int64_t width = s.globalLoadWidth();
   Value lower = indexConstant(b, loc, 0);
   Value tileStep = indexConstant(b, loc, bk);
   auto outer = scf::ForOp::create(
@@ -283,7 +283,7 @@ struct GemmPromotePass
   void runOnOperation() override {
     gpu::GPUFuncOp func = getOperation();
     auto schedule = func->getAttrOfType<ScheduleAttr>(kScheduleAttr);
-    if (!schedule || !schedule.hasPromotion())
+    if (!schedule || !schedule.getValue().hasPromotion())
       return;
     SmallVector<scf::ForOp> loops;
     func.walk([&](scf::ForOp loop) {
@@ -291,7 +291,7 @@ struct GemmPromotePass
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops)
-      if (failed(promote(func, loop, schedule)))
+      if (failed(promote(func, loop, schedule.getValue())))
         return signalPassFailure();
   }
 };

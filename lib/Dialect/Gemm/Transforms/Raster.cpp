@@ -41,7 +41,7 @@ struct GemmRasterPass
   void runOnOperation() override {
     gpu::GPUFuncOp func = getOperation();
     auto schedule = func->getAttrOfType<ScheduleAttr>(kScheduleAttr);
-    if (!schedule || schedule.getRaster() == 0)
+    if (!schedule || !schedule.getValue().raster)
       return;
     gpu::BlockIdOp blockX, blockY;
     func.walk([&](gpu::BlockIdOp op) {
@@ -68,7 +68,7 @@ struct GemmRasterPass
       cols = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
     }
     auto [row, col] =
-        rasterize(b, loc, blockX, blockY, rows, cols, schedule.getRaster());
+        rasterize(b, loc, blockX, blockY, rows, cols, *schedule.getValue().raster);
     // Uses after the swizzle (its last op computes the column) take the
     // swizzled indices; the swizzle keeps the hardware ones.
     Operation *swizzleEnd = col.getDefiningOp();

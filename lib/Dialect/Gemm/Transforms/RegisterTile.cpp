@@ -44,11 +44,11 @@ static Operand throughWarpView(OpBuilder &b, Location loc, Value value) {
 /// `origin` is where that tile starts in the memref C is addressed through.
 static ThreadPlacement placeThread(OpBuilder &b, Location loc,
                                    MatmulOp matmul, const Operand &origin) {
-  ScheduleAttr s = matmul.getSchedule();
+  const gemmc::Schedule &s = getKernelSchedule(matmul);
   auto cType = cast<MemRefType>(matmul.getC().getType());
-  int64_t tm = s.getThreadM(), tn = s.getThreadN();
+  int64_t tm = s.tm(), tn = s.tn();
   int64_t lanesM = cType.getDimSize(0) / tm, lanesN = cType.getDimSize(1) / tn;
-  int64_t width = s.getSharedLoadWidth();
+  int64_t width = s.sharedLoadWidth();
 
   auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
   Value lane = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -87,15 +87,15 @@ static Value readChunk(OpBuilder &b, Location loc, Value source, Value row,
 }
 
 static LogicalResult registerTile(MatmulOp matmul) {
-  ScheduleAttr s = matmul.getSchedule();
+  const gemmc::Schedule &s = getKernelSchedule(matmul);
   auto aType = cast<MemRefType>(matmul.getA().getType());
   auto cType = cast<MemRefType>(matmul.getC().getType());
   int64_t bm = cType.getDimSize(0), bn = cType.getDimSize(1);
-  int64_t tm = s.getThreadM(), tn = s.getThreadN();
+  int64_t tm = s.tm(), tn = s.tn();
   int64_t threads = (bm / tm) * (bn / tn);
   if (bm % tm || bn % tn ||
       threads != (matmul.getLevel() == Level::Warp ? 32
-                                                   : s.getThreadsPerBlock()))
+                                                   : s.threadsPerBlock()))
     return matmul.emitOpError("a ")
            << bm << "x" << bn << " tile of " << tm << "x" << tn
            << " register tiles does not match the "
@@ -110,7 +110,7 @@ static LogicalResult registerTile(MatmulOp matmul) {
   Location loc = matmul.getLoc();
   Value k = getValueOrCreateConstantIndexOp(
       b, loc,
-      kLoopExtent(b, loc, matmul, matmul.getA(), s.getTileK(),
+      kLoopExtent(b, loc, matmul, matmul.getA(), s.bk(),
                   s.hasPromotion()));
   // Address through the block's views, so that the warp's offsets and the
   // lanes' fold into one base per thread.
@@ -200,17 +200,16 @@ namespace {
 struct GemmRegisterTilePass
     : public mlir::gemm::impl::GemmRegisterTileBase<GemmRegisterTilePass> {
   void runOnOperation() override {
-    SmallVector<MatmulOp> matmuls;
-    getOperation().walk([&](MatmulOp op) {
-      ScheduleAttr s = op.getSchedule();
-      bool blockTiled = op.getLevel() == Level::Block &&
-                        !s.getRegisterTile().empty() &&
-                        s.getWarpTile().empty();
-      bool warpTiled = op.getLevel() == Level::Warp && s.getMma().empty();
-      if (warpTiled || blockTiled)
-        matmuls.push_back(op);
-    });
-    for (MatmulOp matmul : matmuls)
+    FailureOr<SmallVector<MatmulOp>> matmuls = collectMatmuls(
+        getOperation(), [](MatmulOp op, const gemmc::Schedule &s) {
+          bool blockTiled =
+              op.getLevel() == Level::Block && s.registerTile && !s.warpTile;
+          bool warpTiled = op.getLevel() == Level::Warp && !s.hasMma();
+          return warpTiled || blockTiled;
+        });
+    if (failed(matmuls))
+      return signalPassFailure();
+    for (MatmulOp matmul : *matmuls)
       if (failed(registerTile(matmul)))
         return signalPassFailure();
   }

@@ -4,6 +4,7 @@
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
 #include "gemmc/Schedule/Registers.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::gemm {
@@ -15,17 +16,17 @@ using namespace mlir;
 using namespace mlir::gemm;
 
 static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
-  ScheduleAttr schedule = matmul.getSchedule();
+  const gemmc::Schedule &schedule = getKernelSchedule(matmul);
   auto cType = cast<MemRefType>(matmul.getC().getType());
   int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
   int64_t k = cast<MemRefType>(matmul.getA().getType()).getDimSize(1);
-  int64_t bm = schedule.getTileM(), bn = schedule.getTileN();
+  int64_t bm = schedule.bm(), bn = schedule.bn();
   // Tails: the blocks past the last full tile compute a whole tile, and the
   // passes guard every global access by the matrix bounds. Sizes given at
   // launch may be anything.
   bool dynamic = ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
                  ShapedType::isDynamic(k);
-  if (dynamic || m % bm || n % bn || k % schedule.getTileK())
+  if (dynamic || m % bm || n % bn || k % schedule.bk())
     func->setAttr(kTailsAttr, UnitAttr::get(func.getContext()));
 
   OpBuilder builder(matmul);
@@ -46,14 +47,14 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
                            kExtent, cols);
   Value c = createTileView(builder, loc, matmul.getC(), rowOffset, colOffset,
                            rows, cols);
-  MatmulOp::create(builder, loc, a, b, c, matmul.getAccTypeAttr(), schedule,
+  MatmulOp::create(builder, loc, a, b, c, matmul.getAccTypeAttr(),
                    LevelAttr::get(builder.getContext(), Level::Block));
   matmul.erase();
 
-  int64_t threads = schedule.getThreadsPerBlock();
+  int64_t threads = schedule.threadsPerBlock();
   int32_t blockSize[] = {static_cast<int32_t>(threads), 1, 1};
   // A batch runs its GEMMs along z.
-  auto batch = func->getAttrOfType<DenseI64ArrayAttr>("gemm.batch");
+  auto batch = func->getAttrOfType<DenseI64ArrayAttr>(kBatchAttr);
   func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(blockSize));
   if (!dynamic) {
     int32_t gridSize[] = {static_cast<int32_t>(llvm::divideCeil(n, bn)),
@@ -61,19 +62,16 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
                           static_cast<int32_t>(batch ? batch[0] : 1)};
     func.setKnownGridSizeAttr(builder.getDenseI32ArrayAttr(gridSize));
   }
-  // The register cap (gemmc/Schedule/Registers.h); Sema warns where the
-  // schedule is likely to need more.
-  bool mma = !schedule.getMma().empty();
-  int64_t tiles = gemmc::tileRegisters(
-      mma, schedule.getThreadM(), schedule.getThreadN(),
-      mma ? schedule.getWarpTile()[0] : 0, mma ? schedule.getWarpTile()[1] : 0);
-  int64_t cap = gemmc::registerCap(threads, tiles);
-  if (cap < 255)
-    func->setAttr("nvvm.maxnreg", builder.getI32IntegerAttr(int32_t(cap)));
+  // The register cap of the schedule model, which warns where the schedule
+  // is likely to need more.
+  int64_t cap = schedule.registerCap();
+  if (cap < gemmc::kMaxRegistersPerThread)
+    func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                  builder.getI32IntegerAttr(int32_t(cap)));
   GridDim grid[] = {{Dim::N, bn},
                     {Dim::M, bm},
                     batch ? GridDim{Dim::Batch, 1} : GridDim{Dim::One, 1}};
-  func->setAttr("gemm.launch",
+  func->setAttr(kLaunchAttr,
                 LaunchAttr::get(builder.getContext(), {threads, 1, 1}, grid,
                                 /*sharedBytes=*/0));
   return success();
@@ -84,17 +82,18 @@ struct GemmTileBlocksPass
     : public mlir::gemm::impl::GemmTileBlocksBase<GemmTileBlocksPass> {
   void runOnOperation() override {
     gpu::GPUFuncOp func = getOperation();
-    SmallVector<MatmulOp> matmuls;
-    func.walk([&](MatmulOp op) {
-      if (op.getLevel() == Level::Grid)
-        matmuls.push_back(op);
-    });
-    if (matmuls.size() > 1) {
+    FailureOr<SmallVector<MatmulOp>> matmuls = collectMatmuls(
+        func, [](MatmulOp op, const gemmc::Schedule &) {
+          return op.getLevel() == Level::Grid;
+        });
+    if (failed(matmuls))
+      return signalPassFailure();
+    if (matmuls->size() > 1) {
       func.emitOpError("expected at most one grid-level gemm.matmul, found ")
-          << matmuls.size();
+          << matmuls->size();
       return signalPassFailure();
     }
-    if (!matmuls.empty() && failed(tileBlocks(func, matmuls.front())))
+    if (!matmuls->empty() && failed(tileBlocks(func, matmuls->front())))
       return signalPassFailure();
   }
 };

@@ -18,19 +18,19 @@ struct GemmUnrollPass
     : public mlir::gemm::impl::GemmUnrollBase<GemmUnrollPass> {
   void runOnOperation() override {
     gpu::GPUFuncOp func = getOperation();
-    auto schedule = func->getAttrOfType<ScheduleAttr>(kScheduleAttr);
-    if (!schedule || schedule.getUnroll() < 0)
+    auto scheduleAttr = func->getAttrOfType<ScheduleAttr>(kScheduleAttr);
+    if (!scheduleAttr || !scheduleAttr.getValue().unroll)
       return;
+    int64_t factor = *scheduleAttr.getValue().unroll;
     SmallVector<scf::ForOp> loops;
     func.walk([&](scf::ForOp loop) {
       if (loop->hasAttr(kInnerKAttr))
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops) {
-      bool unrolled = schedule.getUnroll() == 0
+      bool unrolled = factor == 0
                           ? succeeded(loopUnrollFull(loop))
-                          : succeeded(loopUnrollByFactor(
-                                loop, schedule.getUnroll()));
+                          : succeeded(loopUnrollByFactor(loop, factor));
       if (!unrolled) {
         loop.emitOpError("could not be unrolled");
         return signalPassFailure();

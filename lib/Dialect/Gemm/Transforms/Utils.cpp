@@ -9,6 +9,32 @@
 using namespace mlir;
 using namespace mlir::gemm;
 
+const gemmc::Schedule &mlir::gemm::getKernelSchedule(MatmulOp matmul) {
+  ScheduleAttr schedule = lookupSchedule(matmul);
+  assert(schedule && "collectMatmuls checks that the kernel has a schedule");
+  return schedule.getValue();
+}
+
+FailureOr<SmallVector<MatmulOp>> mlir::gemm::collectMatmuls(
+    Operation *root,
+    function_ref<bool(MatmulOp, const gemmc::Schedule &)> select) {
+  SmallVector<MatmulOp> matmuls;
+  WalkResult walk = root->walk([&](MatmulOp op) {
+    ScheduleAttr schedule = lookupSchedule(op);
+    if (!schedule) {
+      op.emitOpError("is not inside a kernel with a '")
+          << kScheduleAttr << "' attribute";
+      return WalkResult::interrupt();
+    }
+    if (select(op, schedule.getValue()))
+      matmuls.push_back(op);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return matmuls;
+}
+
 /// The view `view` is a subview or cast of, or null. A subview that picks
 /// one matrix of a batch (rank 3 to 2) is where the matrix starts.
 static Value viewedMemRef(Value view) {

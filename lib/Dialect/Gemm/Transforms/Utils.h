@@ -3,6 +3,7 @@
 #ifndef GEMMC_LIB_DIALECT_GEMM_TRANSFORMS_UTILS_H
 #define GEMMC_LIB_DIALECT_GEMM_TRANSFORMS_UTILS_H
 
+#include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
@@ -10,28 +11,15 @@
 
 namespace mlir::gemm {
 
-/// Attributes by which the passes find the loops the others made.
-inline constexpr llvm::StringLiteral kKLoopAttr = "gemm.k_loop";
-inline constexpr llvm::StringLiteral kKTilesAttr = "gemm.k_tiles";
-inline constexpr llvm::StringLiteral kInnerKAttr = "gemm.inner_k";
-inline constexpr llvm::StringLiteral kStageAttr = "gemm.stage";
-inline constexpr llvm::StringLiteral kWarpViewAttr = "gemm.warp_view";
+/// The schedule of the kernel around `matmul`, which must have one (as the
+/// ops collectMatmuls returns do).
+const gemmc::Schedule &getKernelSchedule(MatmulOp matmul);
 
-/// Put on a kernel by gemm-tile-blocks when the problem is not a multiple of
-/// the block tile: global accesses are then guarded by the matrix bounds.
-inline constexpr llvm::StringLiteral kTailsAttr = "gemm.tails";
-
-/// Put on a kernel by convert-gemm-to-gpu for `epilogue = alpha-beta`: its
-/// arguments 3 and 4 are alpha and beta (f32).
-inline constexpr llvm::StringLiteral kAlphaBetaAttr = "gemm.alpha_beta";
-
-/// `bias = row | col` ("row" or "col"; the bias is the kernel's last
-/// argument) and `activation = relu`.
-inline constexpr llvm::StringLiteral kBiasAttr = "gemm.bias";
-inline constexpr llvm::StringLiteral kReluAttr = "gemm.relu";
-
-/// The attribute convert-gemm-to-gpu puts the schedule in on the kernel.
-inline constexpr llvm::StringLiteral kScheduleAttr = "gemm.schedule";
+/// The gemm.matmul ops in `root` that `select` picks given their kernel's
+/// schedule; fails, with an error, on one outside a kernel with a schedule.
+FailureOr<SmallVector<MatmulOp>>
+collectMatmuls(Operation *root,
+               function_ref<bool(MatmulOp, const gemmc::Schedule &)> select);
 
 /// A `rows x cols` subview of the 2-D `source` at (row, col).
 inline memref::SubViewOp createTileView(OpBuilder &b, Location loc,

@@ -558,9 +558,11 @@ struct GemmVectorizePass
   void runOnOperation() override {
     gpu::GPUFuncOp func = getOperation();
     auto schedule = func->getAttrOfType<ScheduleAttr>(kScheduleAttr);
-    int64_t sharedStore = schedule ? schedule.getSharedStoreWidth() : 1;
-    int64_t globalStore = schedule ? schedule.getGlobalStoreWidth() : 1;
-    bool swizzle = schedule && schedule.getSwizzle();
+    int64_t sharedStore =
+        schedule ? schedule.getValue().sharedStoreWidth() : 1;
+    int64_t globalStore =
+        schedule ? schedule.getValue().globalStoreWidth() : 1;
+    bool swizzle = schedule && schedule.getValue().swizzle;
     bool guard = func->hasAttr(kTailsAttr);
     SmallVector<Operation *> ops;
     func.walk([&](Operation *op) {
@@ -580,7 +582,7 @@ struct GemmVectorizePass
           }
     for (Operation *op : ops) {
       LogicalResult result = success();
-      bool split = guard && schedule && schedule.getSplitEdges();
+      bool split = guard && schedule && schedule.getValue().splitEdges;
       if (auto copy = dyn_cast<CopyOp>(op)) {
         auto lower = [&](CopyOp c, bool g) {
           lowerCopy(c, sharedStore, swizzle, g);

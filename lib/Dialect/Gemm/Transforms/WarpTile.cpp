@@ -21,10 +21,10 @@ static Value warpView(OpBuilder &b, Location loc, Value source, Value row,
 }
 
 static LogicalResult warpTile(MatmulOp matmul) {
-  ScheduleAttr s = matmul.getSchedule();
+  const gemmc::Schedule &s = getKernelSchedule(matmul);
   auto cType = cast<MemRefType>(matmul.getC().getType());
   int64_t bm = cType.getDimSize(0), bn = cType.getDimSize(1);
-  int64_t wm = s.getWarpTile()[0], wn = s.getWarpTile()[1];
+  int64_t wm = s.wm(), wn = s.wn();
   if (bm % wm || bn % wn)
     return matmul.emitOpError("block tile ")
            << bm << "x" << bn << " is not a multiple of the warp tile " << wm
@@ -46,7 +46,7 @@ static LogicalResult warpTile(MatmulOp matmul) {
   Value a = warpView(b, loc, matmul.getA(), row, zero, rows, k);
   Value bView = warpView(b, loc, matmul.getB(), zero, col, k, cols);
   Value cView = warpView(b, loc, matmul.getC(), row, col, rows, cols);
-  MatmulOp::create(b, loc, a, bView, cView, matmul.getAccTypeAttr(), s,
+  MatmulOp::create(b, loc, a, bView, cView, matmul.getAccTypeAttr(),
                    LevelAttr::get(b.getContext(), Level::Warp));
   matmul.erase();
   return success();
@@ -56,12 +56,13 @@ namespace {
 struct GemmWarpTilePass
     : public mlir::gemm::impl::GemmWarpTileBase<GemmWarpTilePass> {
   void runOnOperation() override {
-    SmallVector<MatmulOp> matmuls;
-    getOperation().walk([&](MatmulOp op) {
-      if (op.getLevel() == Level::Block && !op.getSchedule().getWarpTile().empty())
-        matmuls.push_back(op);
-    });
-    for (MatmulOp matmul : matmuls)
+    FailureOr<SmallVector<MatmulOp>> matmuls = collectMatmuls(
+        getOperation(), [](MatmulOp op, const gemmc::Schedule &s) {
+          return op.getLevel() == Level::Block && s.warpTile;
+        });
+    if (failed(matmuls))
+      return signalPassFailure();
+    for (MatmulOp matmul : *matmuls)
       if (failed(warpTile(matmul)))
         return signalPassFailure();
   }

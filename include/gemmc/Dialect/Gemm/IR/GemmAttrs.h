@@ -3,9 +3,13 @@
 #ifndef GEMMC_DIALECT_GEMM_IR_GEMMATTRS_H
 #define GEMMC_DIALECT_GEMM_IR_GEMMATTRS_H
 
+#include "gemmc/Schedule/Schedule.h"
 #include "mlir/IR/Attributes.h"
+#include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Support/LLVM.h"
 #include "llvm/ADT/Hashing.h"
 
 #include "gemmc/Dialect/Gemm/IR/GemmEnums.h.inc"
@@ -26,9 +30,35 @@ inline llvm::hash_code hash_value(const GridDim &g) {
   return llvm::hash_combine(static_cast<int>(g.dim), g.divisor);
 }
 
+/// The body of a `#gemm.schedule<...>`: `tile = 128x128x8, coalesce, ...`.
+FailureOr<gemmc::Schedule> parseScheduleParameter(AsmParser &parser);
+void printScheduleParameter(AsmPrinter &printer,
+                            const gemmc::Schedule &schedule);
+
 } // namespace mlir::gemm
 
 #define GET_ATTRDEF_CLASSES
 #include "gemmc/Dialect/Gemm/IR/GemmAttrs.h.inc"
+
+namespace mlir::gemm {
+
+/// The schedule model's view of a problem attribute (sizes, element types,
+/// layouts); the epilogue and batch come from the kernel.
+gemmc::Problem getProblemModel(ProblemAttr problem);
+
+/// Reports a schedule model diagnostic through `emitError` (errors only;
+/// notes become notes of the error before them, warnings are dropped).
+class ModelDiagnostics {
+public:
+  explicit ModelDiagnostics(function_ref<InFlightDiagnostic()> emitError)
+      : emitError(emitError) {}
+  void operator()(const gemmc::Diagnostic &diagnostic);
+
+private:
+  function_ref<InFlightDiagnostic()> emitError;
+  std::optional<InFlightDiagnostic> last;
+};
+
+} // namespace mlir::gemm
 
 #endif // GEMMC_DIALECT_GEMM_IR_GEMMATTRS_H

@@ -69,11 +69,22 @@ def Gemm_ProblemAttr : Gemm_Attr<"Problem", "problem"> {
   }];
 }
 
+def Gemm_ScheduleParameter
+    : AttrParameter<"::gemmc::Schedule", "the schedule model's directives"> {
+  let parser = "::mlir::gemm::parseScheduleParameter($_parser)";
+  let printer = "::mlir::gemm::printScheduleParameter($_printer, $_self)";
+  // The passes hold on to the schedule: a reference into the storage.
+  let cppAccessorType = "const ::gemmc::Schedule &";
+}
+
 def Gemm_ScheduleAttr : Gemm_Attr<"Schedule", "schedule"> {
   let summary = "how a GEMM is mapped onto the GPU";
   let description = [{
     The schedule directives of a schedule file (docs/dsl.md), after the
-    front-end's checks. Entries other than `tile` are printed only when set.
+    front-end's checks: one `gemmc::Schedule` of the schedule model
+    (include/gemmc/Schedule/Schedule.h), which the passes read and ask for
+    what follows from it (threads, shared memory, registers). Entries other
+    than `tile` are printed only when set.
 
     - `tile = BMxBNxBK`: each thread block computes a BM x BN tile of C,
       stepping through K by BK.
@@ -81,8 +92,9 @@ def Gemm_ScheduleAttr : Gemm_Attr<"Schedule", "schedule"> {
       contiguous dimension.
     - `register_tile = TMxTN`: each thread computes TM x TN elements of C.
     - `warp_tile = WMxWN`: each warp owns a WM x WN tile of C.
-    - `promote = [a, b]`, `pad = N`, `transpose_a`: stage tiles in shared
-      memory, rows padded by N elements, A stored K-major.
+    - `promote = [a, b]`, `pad = N`, `transpose_a`, `swizzle`: stage tiles
+      in shared memory, rows padded by N elements or XOR-swizzled, A stored
+      K-major.
     - `vectorize = [GL, SL, SS, GS]`: elements per global load, shared load,
       shared store and global store.
     - `stages = S`: S shared-memory buffers, the next tile prefetched into
@@ -91,75 +103,22 @@ def Gemm_ScheduleAttr : Gemm_Attr<"Schedule", "schedule"> {
     - `raster = G`: block-index swizzle in groups of G block rows.
     - `unroll = N` or `unroll = full`: unrolling of the inner loop over BK.
     - `mma = 16x8x16`: tensor-core mma.sync of this shape on warp tiles.
+    - `split_k = S`: K divided over S blocks (not implemented yet).
     - `split_edges`: guarded tile copies are lowered twice, unguarded for
       tiles inside the matrix and guarded at its edges.
+
+    The verifier checks the schedule model's structural rules
+    (gemmc::verifyScheduleStructure); a `gemm.kernel` checks the whole
+    schedule against its problem.
 
     ```mlir
     #gemm.schedule<tile = 128x128x8, register_tile = 8x8,
                    promote = [a, b], transpose_a, vectorize = [4, 4, 4, 4]>
     ```
   }];
-  let parameters = (ins
-    ArrayRefParameter<"int64_t", "block tile BM, BN, BK">:$tile,
-    "bool":$coalesce,
-    ArrayRefParameter<"int64_t", "TM, TN, or empty">:$registerTile,
-    ArrayRefParameter<"int64_t", "WM, WN, or empty">:$warpTile,
-    "bool":$promoteA,
-    "bool":$promoteB,
-    "int64_t":$pad,
-    "bool":$transposeA,
-    ArrayRefParameter<"int64_t", "GL, SL, SS, GS, or empty">:$vectorize,
-    "int64_t":$stages,
-    "bool":$registerDoubleBuffer,
-    "int64_t":$raster,
-    "int64_t":$unroll,
-    ArrayRefParameter<"int64_t", "mma shape M, N, K, or empty">:$mma,
-    "bool":$cpAsync,
-    "bool":$swizzle,
-    "bool":$splitEdges
-  );
-  let builders = [
-    AttrBuilder<(ins "::llvm::ArrayRef<int64_t>":$tile, "bool":$coalesce), [{
-      return $_get($_ctxt, tile, coalesce, ::llvm::ArrayRef<int64_t>{},
-                   ::llvm::ArrayRef<int64_t>{}, false, false, 0, false,
-                   ::llvm::ArrayRef<int64_t>{}, 1, false, 0, -1,
-                   ::llvm::ArrayRef<int64_t>{}, false, false, false);
-    }]>
-  ];
-  let hasCustomAssemblyFormat = 1;
+  let parameters = (ins Gemm_ScheduleParameter:$value);
+  let assemblyFormat = "`<` $value `>`";
   let genVerifyDecl = 1;
-  let extraClassDeclaration = [{
-    int64_t getTileM() const { return getTile()[0]; }
-    int64_t getTileN() const { return getTile()[1]; }
-    int64_t getTileK() const { return getTile()[2]; }
-    int64_t getThreadM() const {
-      return getRegisterTile().empty() ? 1 : getRegisterTile()[0];
-    }
-    int64_t getThreadN() const {
-      return getRegisterTile().empty() ? 1 : getRegisterTile()[1];
-    }
-    /// Threads per block: one per register tile of the block tile, or a
-    /// warp per warp tile with mma.
-    int64_t getThreadsPerBlock() const {
-      if (!getMma().empty())
-        return 32 * (getTileM() / getWarpTile()[0]) *
-               (getTileN() / getWarpTile()[1]);
-      return (getTileM() / getThreadM()) * (getTileN() / getThreadN());
-    }
-    bool hasPromotion() const { return getPromoteA() || getPromoteB(); }
-    int64_t getGlobalLoadWidth() const {
-      return getVectorize().empty() ? 1 : getVectorize()[0];
-    }
-    int64_t getSharedLoadWidth() const {
-      return getVectorize().empty() ? 1 : getVectorize()[1];
-    }
-    int64_t getSharedStoreWidth() const {
-      return getVectorize().empty() ? 1 : getVectorize()[2];
-    }
-    int64_t getGlobalStoreWidth() const {
-      return getVectorize().empty() ? 1 : getVectorize()[3];
-    }
-  }];
 }
 
 def Gemm_LaunchAttr : Gemm_Attr<"Launch", "launch"> {

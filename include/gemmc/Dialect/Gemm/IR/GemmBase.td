@@ -28,6 +28,28 @@ def Gemm_Dialect : Dialect {
     lower it through the upstream `scf`, `gpu`, `nvvm` and `llvm` dialects.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  // The attributes the dialect puts on other ops: the kernel's contract on
+  // the gpu.func (convert-gemm-to-gpu and gemm-tile-blocks), and the
+  // markers by which one pass finds what another made. Each is declared
+  // here and verified by GemmDialect::verifyOperationAttribute.
+  let discardableAttrs = (ins
+    // On the kernel (gpu.func).
+    "::mlir::gemm::ProblemAttr":$problem,
+    "::mlir::gemm::ScheduleAttr":$schedule,
+    "::mlir::gemm::LaunchAttr":$launch,
+    "::mlir::UnitAttr":$alpha_beta,
+    "::mlir::StringAttr":$bias,
+    "::mlir::UnitAttr":$relu,
+    "::mlir::DenseI64ArrayAttr":$batch,
+    "::mlir::UnitAttr":$tails,
+    // Markers between passes.
+    "::mlir::UnitAttr":$k_loop,
+    "::mlir::UnitAttr":$k_tiles,
+    "::mlir::UnitAttr":$inner_k,
+    "::mlir::UnitAttr":$stage,
+    "::mlir::UnitAttr":$warp_view
+  );
   let extraClassDeclaration = [{
     void registerAttributes();
   }];

@@ -55,13 +55,15 @@ def Gemm_MatmulOp : Gemm_Op<"matmul"> {
     `level` says which part of the problem the op covers: `grid` is the whole
     problem, `block` is one thread block's tile (after `gemm-tile-blocks`),
     `warp` one warp's tile (after `gemm-warp-tile`).
+
+    The schedule is the kernel's: the `gemm.schedule` attribute of the
+    `gpu.func` around the op (lookupSchedule).
   }];
   let arguments = (ins
     AnyMemRef:$a,
     AnyMemRef:$b,
     AnyMemRef:$c,
     TypeAttr:$acc_type,
-    Gemm_ScheduleAttr:$schedule,
     Gemm_LevelAttr:$level
   );
   let assemblyFormat = [{

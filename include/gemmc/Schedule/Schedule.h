@@ -1,0 +1,276 @@
+//===- Schedule.h - the schedule model: one home for a schedule's facts -*- C++ -*-===//
+//
+// A GEMM problem and the schedule that maps it onto the GPU, as plain data,
+// with everything that follows from them: threads per block, shared memory,
+// the register estimate and cap, the per-architecture limits, and the rules
+// a schedule must satisfy (with their diagnostics). The front end's checks,
+// the gemm dialect's verifiers and attribute, the passes and the driver all
+// ask this model; it needs LLVM's ADT only (no MLIR), so tools such as the
+// schedule fuzzer can link it alone.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GEMMC_SCHEDULE_SCHEDULE_H
+#define GEMMC_SCHEDULE_SCHEDULE_H
+
+#include "gemmc/Schedule/Types.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include <array>
+#include <optional>
+#include <string>
+
+namespace gemmc {
+
+//===----------------------------------------------------------------------===//
+// Architectures
+//===----------------------------------------------------------------------===//
+
+/// What the model needs to know of a GPU architecture.
+struct Arch {
+  llvm::StringRef name;
+  /// Shared memory one block may use, in bytes.
+  int64_t sharedMemoryLimit = 0;
+  /// sm_90 and sm_90a.
+  bool hopper = false;
+};
+
+/// The architecture named `name` (sm_80, sm_86, sm_89, sm_90, sm_90a), or
+/// std::nullopt.
+std::optional<Arch> lookupArch(llvm::StringRef name);
+
+/// The architectures gemmc compiles for, for messages: "sm_80, sm_86, ...".
+llvm::StringRef getSupportedArchList();
+
+/// Above this, a block's shared memory is dynamic and requested at launch.
+inline constexpr int64_t kStaticSharedMemoryLimit = 48 * 1024;
+
+/// Threads a block may have, and lanes of a warp.
+inline constexpr int64_t kMaxThreadsPerBlock = 1024;
+inline constexpr int64_t kWarpSize = 32;
+
+/// Shared-memory buffers start at multiples of this many bytes.
+inline constexpr int64_t kSharedBufferAlignment = 16;
+
+//===----------------------------------------------------------------------===//
+// Problem
+//===----------------------------------------------------------------------===//
+
+enum class Operand { A, B, C };
+
+/// The GEMM: C = A * B, then the epilogue.
+struct Problem {
+  /// Sizes; std::nullopt for `?` (given at launch, with the leading
+  /// dimensions and a batch's strides).
+  std::optional<int64_t> m, n, k;
+  ElementType a = ElementType::F32, b = ElementType::F32,
+              c = ElementType::F32, acc = ElementType::F32;
+  MatrixLayout aLayout = MatrixLayout::Row, bLayout = MatrixLayout::Row,
+               cLayout = MatrixLayout::Row;
+  /// `math = tf32`: f32 inputs rounded to tf32 on tensor cores.
+  bool tf32 = false;
+  /// `epilogue = alpha-beta`: C = alpha * A * B + beta * C.
+  bool alphaBeta = false;
+  std::optional<BiasKind> bias;
+  bool relu = false;
+  /// A batch: `batchCount` GEMMs (std::nullopt: given at launch), A, B and
+  /// C `batchStrides` elements apart (dense where not given).
+  bool batched = false;
+  std::optional<int64_t> batchCount;
+  std::optional<std::array<int64_t, 3>> batchStrides;
+
+  bool isDynamic() const { return !m || !n || !k; }
+  ElementType typeOf(Operand operand) const;
+  MatrixLayout layoutOf(Operand operand) const;
+  /// Rows and columns of `operand` (M x K, K x N, M x N).
+  std::pair<std::optional<int64_t>, std::optional<int64_t>>
+  shapeOf(Operand operand) const;
+  /// The leading dimension of `operand` where the sizes are static.
+  std::optional<int64_t> leadingDimension(Operand operand) const;
+};
+
+//===----------------------------------------------------------------------===//
+// Schedule
+//===----------------------------------------------------------------------===//
+
+/// A schedule's directives with their defaults filled in: the one options
+/// struct that the front end builds, the gemm dialect's ScheduleAttr holds,
+/// and the passes read.
+struct Schedule {
+  /// `tile BMxBNxBK`: a block computes BM x BN of C, BK along K at a time.
+  std::array<int64_t, 3> tile = {1, 1, 1};
+  /// `coalesce`: consecutive threads along C's contiguous dimension.
+  bool coalesce = false;
+  /// `register-tile TMxTN` (each thread's elements of C) and `warp-tile
+  /// WMxWN` (each warp's).
+  std::optional<std::array<int64_t, 2>> registerTile, warpTile;
+  /// `promote`: tiles of A and B staged in shared memory, rows padded by
+  /// `pad` elements or XOR-swizzled, A stored K-major with `transposeA`.
+  bool promoteA = false, promoteB = false;
+  int64_t pad = 0;
+  bool swizzle = false, transposeA = false;
+  /// `vectorize`: elements per global load, shared load, shared store and
+  /// global store.
+  std::optional<std::array<int64_t, 4>> vectorize;
+  /// `pipeline`: shared-memory stages, double-buffered fragments, cp.async.
+  int64_t stages = 1;
+  bool registerDoubleBuffer = false, cpAsync = false;
+  /// `raster G`, `unroll N` (0: full), `split-k S`.
+  std::optional<int64_t> raster, unroll, splitK;
+  /// `mma mMnNkK`: tensor-core mma.sync of this shape.
+  std::optional<std::array<int64_t, 3>> mma;
+  /// `edges split`: guarded copies lowered twice, unguarded inside.
+  bool splitEdges = false;
+
+  bool operator==(const Schedule &other) const;
+  bool operator!=(const Schedule &other) const { return !(*this == other); }
+
+  int64_t bm() const { return tile[0]; }
+  int64_t bn() const { return tile[1]; }
+  int64_t bk() const { return tile[2]; }
+  /// The register tile, 1x1 without one.
+  int64_t tm() const { return registerTile ? (*registerTile)[0] : 1; }
+  int64_t tn() const { return registerTile ? (*registerTile)[1] : 1; }
+  /// The warp tile, 0x0 without one.
+  int64_t wm() const { return warpTile ? (*warpTile)[0] : 0; }
+  int64_t wn() const { return warpTile ? (*warpTile)[1] : 0; }
+  bool hasMma() const { return mma.has_value(); }
+  bool hasPromotion() const { return promoteA || promoteB; }
+  bool isPipelined() const {
+    return stages != 1 || registerDoubleBuffer || cpAsync;
+  }
+  int64_t globalLoadWidth() const { return vectorize ? (*vectorize)[0] : 1; }
+  int64_t sharedLoadWidth() const { return vectorize ? (*vectorize)[1] : 1; }
+  int64_t sharedStoreWidth() const { return vectorize ? (*vectorize)[2] : 1; }
+  int64_t globalStoreWidth() const { return vectorize ? (*vectorize)[3] : 1; }
+
+  /// Threads per block: one per register tile of the block tile, or a warp
+  /// per warp tile with mma. Saturates rather than overflows.
+  int64_t threadsPerBlock() const;
+  /// Steps of the inner loop over BK: BK, or BK / K of the mma shape.
+  int64_t innerSteps() const;
+  /// Whether the kernel uses nvgpu's ops (mma.sync, ldmatrix, cp.async),
+  /// which lower with 64-bit indices.
+  bool usesNVGPU() const { return hasMma() || cpAsync; }
+  unsigned indexBitwidth() const { return usesNVGPU() ? 64 : 32; }
+
+  /// The registers of the accumulators and of one step's operand fragments
+  /// that the register cap weighs (gemmc/Schedule/Registers.h).
+  int64_t tileRegisters() const;
+  /// The registers a thread of this schedule's kernel may use: the
+  /// `nvvm.maxnreg` gemm-tile-blocks sets where below 255.
+  int64_t registerCap() const;
+};
+
+llvm::hash_code hash_value(const Schedule &schedule);
+
+/// A promoted operand's shared-memory buffer: `stages` tiles of
+/// rows x (cols + pad) elements.
+struct SharedBuffer {
+  Operand operand;
+  int64_t stages, rows, cols, pad;
+  ElementType type;
+
+  /// Bytes of all stages, before alignment.
+  int64_t bytes() const;
+};
+
+/// The shared memory of a block: one buffer per promoted operand (A first),
+/// each starting at a multiple of kSharedBufferAlignment.
+struct SharedMemory {
+  llvm::SmallVector<SharedBuffer, 2> buffers;
+
+  /// Bytes of one stage of every buffer, unaligned (for messages).
+  int64_t bytesPerStage() const;
+  /// The offset of buffer `i` and the whole size, alignment included.
+  int64_t offsetOf(size_t i) const;
+  int64_t totalBytes() const;
+  /// Whether the buffers exceed the static limit and are carved out of the
+  /// dynamic shared memory requested at launch.
+  bool isDynamic() const { return totalBytes() > kStaticSharedMemoryLimit; }
+};
+
+/// The shared memory `schedule` needs for `problem`'s element types.
+SharedMemory getSharedMemory(const Problem &problem,
+                             const Schedule &schedule);
+
+//===----------------------------------------------------------------------===//
+// Rules
+//===----------------------------------------------------------------------===//
+
+/// The part of a schedule file a diagnostic points at; the front end maps
+/// each to its directive or declaration (or the nearest enclosing one).
+enum class Part {
+  Kernel,
+  Problem,
+  AType,
+  BType,
+  CType,
+  Accumulate,
+  Math,
+  Batch,
+  BatchCount,
+  Schedule,
+  Tile,
+  Coalesce,
+  Promote,
+  RegisterTile,
+  WarpTile,
+  Vectorize,
+  Mma,
+  Pipeline,
+  Raster,
+  SplitK,
+  Unroll,
+  Edges,
+};
+
+struct Diagnostic {
+  enum class Severity { Error, Warning, Note };
+  Severity severity;
+  Part part;
+  std::string message;
+};
+
+using DiagnosticHandler = llvm::function_ref<void(const Diagnostic &)>;
+
+/// What a checked schedule implies for one block.
+struct ScheduleFacts {
+  int64_t threadsPerBlock = 0;
+  /// Shared memory, buffers aligned (getSharedMemory).
+  int64_t sharedBytes = 0;
+  /// A rough estimate of registers per thread (accumulators, fragments,
+  /// staging registers and addressing), for the > 255 check.
+  int64_t registers = 0;
+  /// Registers a thread is likely to need with its tile copies in flight,
+  /// and the cap its kernel gets: a warning comes when the one gets within
+  /// an eighth (a quarter before sm_90) of the other.
+  int64_t registerPressure = 0, registerCap = 0;
+};
+
+/// The rules of docs/dsl.md. Reports the first error (with its notes) and
+/// any warnings through `handler`, and returns the facts of a schedule that
+/// passes. Without an architecture (`arch` null), the limits and warnings
+/// that depend on one are left out.
+std::optional<ScheduleFacts> checkSchedule(const Problem &problem,
+                                           const Schedule &schedule,
+                                           const Arch *arch,
+                                           DiagnosticHandler handler);
+
+/// The rules a schedule must satisfy on its own, whatever the problem: the
+/// invariants the passes rely on (positive sizes, tiles that divide, known
+/// vector widths, options that need others). The gemm dialect's
+/// ScheduleAttr verifies them; checkSchedule implies them.
+bool verifyScheduleStructure(const Schedule &schedule,
+                             DiagnosticHandler handler);
+
+/// Refuses, with "... is not implemented yet", what the language can say
+/// but code generation cannot do yet; reports the first.
+bool checkImplemented(const Problem &problem, const Schedule &schedule,
+                      DiagnosticHandler handler);
+
+} // namespace gemmc
+
+#endif // GEMMC_SCHEDULE_SCHEDULE_H

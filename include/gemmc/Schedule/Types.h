@@ -1,0 +1,35 @@
+//===- Types.h - element types, layouts and epilogues of a GEMM -*- C++ -*-===//
+//
+// The vocabulary of a GEMM problem shared by the front end, the schedule
+// model and the driver: plain C++ and LLVM's ADT, no MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GEMMC_SCHEDULE_TYPES_H
+#define GEMMC_SCHEDULE_TYPES_H
+
+#include "llvm/ADT/StringRef.h"
+#include <cstdint>
+
+namespace gemmc {
+
+enum class ElementType { F32, F16, BF16 };
+enum class MatrixLayout { Row, Col };
+enum class MathMode { Exact, TF32 };
+enum class Epilogue { Store, AlphaBeta };
+/// `bias = row` (a value per row of C, M of them) or `bias = col` (per
+/// column, N).
+enum class BiasKind { Row, Col };
+
+llvm::StringRef stringify(ElementType type);
+llvm::StringRef stringify(MatrixLayout layout);
+llvm::StringRef stringify(MathMode mode);
+llvm::StringRef stringify(Epilogue epilogue);
+llvm::StringRef stringify(BiasKind bias);
+
+/// Bytes per element.
+int64_t sizeInBytes(ElementType type);
+
+} // namespace gemmc
+
+#endif // GEMMC_SCHEDULE_TYPES_H

@@ -1,0 +1,738 @@
+//===- Rules.cpp - the rules a schedule must satisfy ---------------------===//
+//
+// Every schedule that cannot work is refused here, with a diagnostic naming
+// the part of the schedule file at fault; docs/dsl.md lists the rules. The
+// front end reports them at their directive, the gemm dialect's verifiers
+// at the op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gemmc/Schedule/Registers.h"
+#include "gemmc/Schedule/Saturating.h"
+#include "gemmc/Schedule/Schedule.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace gemmc;
+using llvm::Twine;
+
+namespace {
+class Rules {
+public:
+  Rules(const Problem &problem, const Schedule &schedule, const Arch *arch,
+        DiagnosticHandler handler)
+      : p(problem), s(schedule), arch(arch), handler(handler) {}
+
+  std::optional<ScheduleFacts> run();
+  bool checkImplemented();
+
+private:
+  bool error(Part part, const Twine &message) {
+    handler({Diagnostic::Severity::Error, part, message.str()});
+    return false;
+  }
+  void warning(Part part, const Twine &message) {
+    handler({Diagnostic::Severity::Warning, part, message.str()});
+  }
+  void note(Part part, const Twine &message) {
+    handler({Diagnostic::Severity::Note, part, message.str()});
+  }
+  bool conflict(Part part, const char *name, Part other,
+                const char *otherName, const Twine &why) {
+    error(part, Twine("'") + name + "' cannot be combined with '" +
+                    otherName + "': " + why);
+    note(other, Twine("'") + otherName + "' is given here");
+    return false;
+  }
+  bool notYet(Part part, const Twine &what) {
+    return error(part, what + " is not implemented yet");
+  }
+
+  bool checkProblem();
+  bool checkTypes();
+  bool checkThreads();
+  bool checkPromoteAndPipeline();
+  bool checkVectorize();
+  bool checkCooperativeLoads();
+  bool checkSizes();
+  bool checkSharedMemory();
+  bool checkSharedRows();
+  bool checkRegisters();
+  void warnOfSpills(Part at, int64_t acc, int64_t fragments);
+
+  /// The directive that makes the threads: the warp tile with mma, else the
+  /// register tile, else the tile.
+  Part threadsPart() const {
+    if (s.hasMma())
+      return Part::WarpTile;
+    return s.registerTile ? Part::RegisterTile : Part::Tile;
+  }
+
+  const Problem &p;
+  const Schedule &s;
+  const Arch *arch;
+  DiagnosticHandler handler;
+  ScheduleFacts facts;
+};
+} // namespace
+
+bool Rules::checkProblem() {
+  if (p.acc != ElementType::F32)
+    return error(Part::Accumulate,
+                 "the accumulator must be f32, got " + stringify(p.acc));
+  if (!p.batchStrides)
+    return true;
+  const char *names[3] = {"A", "B", "C"};
+  for (int i = 0; i < 3; ++i) {
+    auto [rows, cols] = p.shapeOf(Operand(i));
+    if (!rows || !cols)
+      continue;
+    int64_t size = satMul(*rows, *cols);
+    int64_t stride = (*p.batchStrides)[i];
+    if (stride < size)
+      return error(Part::Batch,
+                   Twine("the batch stride of ") + names[i] + " (" +
+                       Twine(stride) + ") is smaller than " + names[i] +
+                       " (" + Twine(size) +
+                       " elements): consecutive matrices would overlap");
+  }
+  return true;
+}
+
+bool Rules::checkTypes() {
+  if (p.a != p.b)
+    return error(Part::BType, "A and B must have the same element type, got " +
+                                  stringify(p.a) + " and " + stringify(p.b));
+  if (p.tf32 && p.a != ElementType::F32)
+    return error(Part::Math,
+                 "math = tf32 needs f32 inputs, got " + stringify(p.a));
+  if (p.tf32 && !s.hasMma())
+    return error(Part::Math, "math = tf32 runs on tensor cores: add the "
+                             "directive 'mma m16n8k8'");
+  if (!s.hasMma())
+    return true;
+
+  int64_t mmaK = (*s.mma)[2];
+  if (mmaK == 16 && p.a == ElementType::F32)
+    return error(Part::Mma, "mma m16n8k16 takes f16 or bf16 inputs, got f32 "
+                            "(f32 inputs use m16n8k8 with math = tf32)");
+  if (mmaK == 8 && p.a != ElementType::F32)
+    return error(Part::Mma, "mma m16n8k8 is the tf32 shape: it takes f32 "
+                            "inputs, got " +
+                                stringify(p.a) + " (use m16n8k16)");
+  if (mmaK == 8 && !p.tf32)
+    return error(Part::Mma, "mma m16n8k8 computes in tf32: opt in with "
+                            "'math = tf32' in the problem");
+  return true;
+}
+
+bool Rules::checkThreads() {
+  int64_t bm = s.bm(), bn = s.bn(), tm = s.tm(), tn = s.tn(), wm = s.wm(),
+          wn = s.wn();
+  if (s.hasMma()) {
+    if (s.registerTile)
+      return conflict(Part::RegisterTile, "register-tile", Part::Mma, "mma",
+                      "an mma warp tile is made of mma fragments, not of "
+                      "per-thread register tiles");
+    if (s.coalesce)
+      return conflict(Part::Coalesce, "coalesce", Part::Mma, "mma",
+                      "mma fixes which lane owns which element");
+    if (!s.warpTile)
+      return error(Part::Mma, "'mma' needs a 'warp-tile' (WMxWN per warp)");
+    int64_t fm = (*s.mma)[0], fn = (*s.mma)[1];
+    if (wm % fm || wn % fn)
+      return error(Part::WarpTile,
+                   "warp tile " + Twine(wm) + "x" + Twine(wn) +
+                       " is not a multiple of the mma shape " + Twine(fm) +
+                       "x" + Twine(fn));
+    if (s.bk() % (*s.mma)[2])
+      return error(Part::Tile, "BK = " + Twine(s.bk()) +
+                                   " is not a multiple of the mma K = " +
+                                   Twine((*s.mma)[2]));
+  }
+  if (bm % tm || bn % tn)
+    return error(Part::RegisterTile,
+                 "block tile " + Twine(bm) + "x" + Twine(bn) +
+                     " is not a multiple of the register tile " + Twine(tm) +
+                     "x" + Twine(tn));
+  if (s.warpTile) {
+    if (bm % wm || bn % wn)
+      return error(Part::WarpTile,
+                   "block tile " + Twine(bm) + "x" + Twine(bn) +
+                       " is not a multiple of the warp tile " + Twine(wm) +
+                       "x" + Twine(wn));
+    if (!s.hasMma()) {
+      if (wm % tm || wn % tn)
+        return error(Part::WarpTile,
+                     "warp tile " + Twine(wm) + "x" + Twine(wn) +
+                         " is not a multiple of the register tile " +
+                         Twine(tm) + "x" + Twine(tn));
+      int64_t lanes = (wm / tm) * (wn / tn);
+      if (lanes != kWarpSize)
+        return error(Part::WarpTile,
+                     "warp tile " + Twine(wm) + "x" + Twine(wn) +
+                         " with register tile " + Twine(tm) + "x" + Twine(tn) +
+                         " gives " + Twine(lanes) +
+                         " threads per warp, not 32");
+    }
+  }
+
+  int64_t threads = s.threadsPerBlock();
+  facts.threadsPerBlock = threads;
+  std::string text = "tile " + std::to_string(bm) + "x" + std::to_string(bn);
+  if (s.hasMma())
+    text += " with warp tile " + std::to_string(wm) + "x" + std::to_string(wn);
+  else if (s.registerTile)
+    text += " with register tile " + std::to_string(tm) + "x" +
+            std::to_string(tn);
+  if (threads > kMaxThreadsPerBlock)
+    return error(threadsPart(),
+                 text + " needs " + Twine(threads) +
+                     " threads per block, more than the limit of 1024");
+  if (threads % kWarpSize)
+    return error(threadsPart(), text + " needs " + Twine(threads) +
+                                    " threads per block, not a multiple of "
+                                    "the warp size 32");
+  return true;
+}
+
+bool Rules::checkPromoteAndPipeline() {
+  if (s.bk() != 1 && !s.hasPromotion() && !s.hasMma())
+    return error(Part::Tile, "a K step (BK = " + Twine(s.bk()) +
+                                 ") only applies with 'promote'; write 'tile " +
+                                 Twine(s.bm()) + "x" + Twine(s.bn()) + "'");
+  if (s.hasPromotion()) {
+    if (s.pad && s.swizzle)
+      return error(Part::Promote, "'pad' and 'swizzle' are two answers to "
+                                  "bank conflicts: choose one");
+    if (s.pad > 32)
+      return error(Part::Promote,
+                   "a padding of " + Twine(s.pad) +
+                       " elements is more than one row of banks (32)");
+    if (s.swizzle && !s.hasMma())
+      return error(Part::Promote,
+                   "'swizzle' lays shared memory out for ldmatrix and "
+                   "needs 'mma'; SIMT schedules use 'pad'");
+  }
+  if (s.transposeA && !s.promoteA)
+    return error(Part::Promote,
+                 "'transpose-a' needs A in shared memory: promote 'a'");
+  if (!s.isPipelined())
+    return true;
+  if (!s.hasPromotion())
+    return error(Part::Pipeline, "'pipeline' needs 'promote': its stages "
+                                 "are shared-memory buffers");
+  if (s.stages > 8)
+    return error(Part::Pipeline,
+                 "at most 8 pipeline stages, got " + Twine(s.stages));
+  if (s.cpAsync && s.stages < 2)
+    return error(Part::Pipeline, "'cp-async' overlaps copies with compute "
+                                 "and needs at least 2 stages");
+  if (s.cpAsync && s.transposeA)
+    return conflict(Part::Pipeline, "pipeline", Part::Promote, "promote",
+                    "cp.async copies global memory to shared memory as is "
+                    "and cannot transpose A");
+  if (s.registerDoubleBuffer && !s.registerTile && !s.hasMma())
+    return error(Part::Pipeline, "'registers' double-buffers register "
+                                 "tiles: add 'register-tile' or 'mma'");
+  return true;
+}
+
+/// The dimension of an operand's block tile along which memory is
+/// contiguous.
+static int64_t contiguousTileExtent(MatrixLayout layout, int64_t rows,
+                                    int64_t cols) {
+  return layout == MatrixLayout::Row ? cols : rows;
+}
+
+bool Rules::checkVectorize() {
+  if (!s.vectorize)
+    return true;
+  int64_t globalLoad = s.globalLoadWidth(), sharedLoad = s.sharedLoadWidth(),
+          sharedStore = s.sharedStoreWidth(),
+          globalStore = s.globalStoreWidth();
+  const std::pair<int64_t, const char *> widths[] = {
+      {globalLoad, "global-load"},
+      {sharedLoad, "shared-load"},
+      {sharedStore, "shared-store"},
+      {globalStore, "global-store"}};
+  for (auto [width, name] : widths)
+    if (width != 1 && width != 2 && width != 4 && width != 8)
+      return error(Part::Vectorize, Twine(name) +
+                                        " width must be 1, 2, 4 or 8, got " +
+                                        Twine(width));
+  auto tooWide = [&](int64_t width, ElementType type, const char *name) {
+    if (width * sizeInBytes(type) <= 16)
+      return false;
+    error(Part::Vectorize,
+          Twine(name) + " width " + Twine(width) + " of " + stringify(type) +
+              " is " + Twine(width * sizeInBytes(type)) +
+              " bytes, more than the widest (16-byte) access");
+    return true;
+  };
+  if (tooWide(globalLoad, p.a, "global-load") ||
+      tooWide(sharedLoad, p.a, "shared-load") ||
+      tooWide(sharedStore, p.a, "shared-store") ||
+      tooWide(globalStore, p.c, "global-store"))
+    return false;
+
+  bool sharedWidths = globalLoad != 1 || sharedLoad != 1 || sharedStore != 1;
+  if (sharedWidths && !s.hasPromotion())
+    return error(Part::Vectorize,
+                 "global-load, shared-load and shared-store widths apply "
+                 "to tiles staged in shared memory: add 'promote'");
+  if (sharedStore > globalLoad)
+    return error(Part::Vectorize, "shared-store width " + Twine(sharedStore) +
+                                      " is wider than the global-load width " +
+                                      Twine(globalLoad) + " that feeds it");
+  if (sharedLoad != 1 && s.hasMma())
+    return error(Part::Vectorize, "mma fragments are read with ldmatrix: "
+                                  "leave shared-load at 1");
+  if (sharedLoad != 1 && (s.tm() % sharedLoad || s.tn() % sharedLoad))
+    return error(Part::Vectorize,
+                 "shared-load width " + Twine(sharedLoad) +
+                     " must divide the register tile " + Twine(s.tm()) + "x" +
+                     Twine(s.tn()));
+
+  if (globalStore != 1) {
+    int64_t run = p.cLayout == MatrixLayout::Row ? s.tn() : s.tm();
+    if (!s.hasMma() && run % globalStore)
+      return error(Part::Vectorize,
+                   "global-store width " + Twine(globalStore) +
+                       " must divide each thread's contiguous run of C (" +
+                       Twine(run) + "): set the register tile");
+    // A thread's columns of C come in chunks of the shared-load width (its
+    // fragments of B); stores are at most that wide.
+    if (!s.hasMma() && globalStore > sharedLoad)
+      return error(Part::Vectorize,
+                   "global-store width " + Twine(globalStore) +
+                       " is wider than the chunks of C a thread owns (the "
+                       "shared-load width, " +
+                       Twine(sharedLoad) + ")");
+    std::optional<int64_t> leading = p.leadingDimension(Operand::C);
+    if (leading && *leading % globalStore)
+      return error(Part::Vectorize,
+                   "global-store width " + Twine(globalStore) +
+                       " needs the leading dimension of C (" +
+                       Twine(*leading) +
+                       ") to be a multiple of it, for aligned stores");
+  }
+  return true;
+}
+
+bool Rules::checkCooperativeLoads() {
+  // Each promoted tile, cut into global-load-wide pieces along its
+  // contiguous side, must split evenly over the block's threads.
+  if (!s.hasPromotion())
+    return true;
+  int64_t width = s.globalLoadWidth();
+  Part at = s.vectorize ? Part::Vectorize : Part::Promote;
+  struct Tile {
+    bool promoted;
+    const char *name;
+    int64_t rows, cols;
+    Operand operand;
+  };
+  const Tile tiles[] = {{s.promoteA, "A", s.bm(), s.bk(), Operand::A},
+                        {s.promoteB, "B", s.bk(), s.bn(), Operand::B}};
+  for (const Tile &t : tiles) {
+    if (!t.promoted)
+      continue;
+    int64_t extent =
+        contiguousTileExtent(p.layoutOf(t.operand), t.rows, t.cols);
+    if (extent % width)
+      return error(at, Twine("global-load width ") + Twine(width) +
+                           " does not divide the contiguous side (" +
+                           Twine(extent) + ") of the " + t.name + " tile " +
+                           Twine(t.rows) + "x" + Twine(t.cols));
+    std::optional<int64_t> leading = p.leadingDimension(t.operand);
+    if (leading && *leading % width)
+      return error(at, Twine("global-load width ") + Twine(width) +
+                           " needs the leading dimension of " + t.name +
+                           " (" + Twine(*leading) +
+                           ") to be a multiple of it, for aligned loads");
+    int64_t loads = satMul(t.rows, t.cols) / width;
+    if (loads % facts.threadsPerBlock)
+      return error(at, Twine("the ") + t.name + " tile " + Twine(t.rows) +
+                           "x" + Twine(t.cols) + " in " + Twine(width) +
+                           "-wide loads (" + Twine(loads) +
+                           ") does not split evenly over " +
+                           Twine(facts.threadsPerBlock) + " threads");
+  }
+  return true;
+}
+
+bool Rules::checkSizes() {
+  if (s.raster && *s.raster < 1)
+    return error(Part::Raster, "raster group size must be positive");
+  if (s.splitK && *s.splitK < 2)
+    return error(Part::SplitK,
+                 "split-k needs at least 2 splits, got " + Twine(*s.splitK));
+  if (s.unroll && *s.unroll > 0 && s.innerSteps() % *s.unroll)
+    return error(Part::Unroll, "unroll factor " + Twine(*s.unroll) +
+                                   " does not divide the number of steps (" +
+                                   Twine(s.innerSteps()) +
+                                   ") of the inner loop over BK");
+  if (s.splitK && p.k && *p.k % satMul(*s.splitK, s.bk()))
+    return error(Part::SplitK, "K = " + Twine(*p.k) + " does not split into " +
+                                   Twine(*s.splitK) +
+                                   " parts that are multiples of BK = " +
+                                   Twine(s.bk()));
+  return true;
+}
+
+bool Rules::checkSharedMemory() {
+  if (!s.hasPromotion())
+    return true;
+  SharedMemory shared = getSharedMemory(p, s);
+  facts.sharedBytes = shared.totalBytes();
+  if (arch && facts.sharedBytes > arch->sharedMemoryLimit)
+    return error(s.isPipelined() ? Part::Pipeline : Part::Promote,
+                 "the schedule needs " + Twine(facts.sharedBytes) +
+                     " bytes of shared memory per block (" +
+                     Twine(shared.bytesPerStage()) + " per stage x " +
+                     Twine(s.stages) + " stages), more than the " +
+                     arch->name + " limit of " +
+                     Twine(arch->sharedMemoryLimit) + " bytes");
+  return true;
+}
+
+/// Every access to a shared-memory row must be aligned to its width: a
+/// vector of N bytes needs an N-byte-aligned address (ldmatrix 16 bytes per
+/// row), so each row of a staged tile, padding included, must be a multiple
+/// of the widest access to it. Without this, `pad 4` on f16 tiles makes rows
+/// 8-byte aligned and ldmatrix faults with a misaligned address.
+bool Rules::checkSharedRows() {
+  if (!s.hasPromotion())
+    return true;
+  int64_t bytes = sizeInBytes(p.a);
+  struct Row {
+    bool promoted;
+    const char *name;
+    int64_t cols; ///< elements of a shared-memory row, before padding
+    bool ldmatrix;
+  };
+  bool tf32 = p.a == ElementType::F32;
+  const Row rows[] = {
+      {s.promoteA, "A", s.transposeA ? s.bm() : s.bk(), s.hasMma()},
+      // tf32 B fragments are read with 32-bit loads (ldmatrix transposes
+      // only 16-bit elements).
+      {s.promoteB, "B", s.bn(), s.hasMma() && !tf32}};
+  for (const Row &r : rows) {
+    if (!r.promoted)
+      continue;
+    // The widest access to the row and what makes it.
+    int64_t need = 0;
+    std::string what;
+    auto require = [&](int64_t width, const Twine &why) {
+      if (width > need) {
+        need = width;
+        what = why.str();
+      }
+    };
+    if (r.ldmatrix)
+      require(16, "ldmatrix reads per row");
+    if (s.cpAsync)
+      require(s.globalLoadWidth() * bytes, "a cp.async copy writes");
+    if (s.vectorize) {
+      require(s.sharedStoreWidth() * bytes,
+              "a shared-store of " + Twine(s.sharedStoreWidth()) + " writes");
+      require(s.sharedLoadWidth() * bytes,
+              "a shared-load of " + Twine(s.sharedLoadWidth()) + " reads");
+    }
+    int64_t rowBytes = satMul(r.cols + s.pad, bytes);
+    if (need <= bytes || rowBytes % need == 0)
+      continue;
+    error(Part::Promote,
+          Twine("shared-memory rows of the ") + r.name + " tile are " +
+              Twine(rowBytes) + " bytes (" + Twine(r.cols) + " + pad " +
+              Twine(s.pad) + " " + stringify(p.a) +
+              " elements), not a multiple of the " + Twine(need) + " bytes " +
+              what + ": the accesses would be misaligned");
+    if (r.cols * bytes % need == 0)
+      note(Part::Promote, "a pad that is a multiple of " +
+                              Twine(need / bytes) +
+                              " elements keeps the rows aligned");
+    return false;
+  }
+  return true;
+}
+
+bool Rules::checkRegisters() {
+  int64_t acc, fragments;
+  Part at;
+  if (s.hasMma()) {
+    // f32 accumulators of the warp tile spread over 32 lanes; A fragments of
+    // 16xK and B fragments of Kx8 in 32-bit registers.
+    acc = satMul(s.wm(), s.wn()) / kWarpSize;
+    int64_t mmaK = (*s.mma)[2];
+    int64_t perReg = 4 / sizeInBytes(p.a);
+    fragments = satAdd(satMul(s.wm(), mmaK), satMul(s.wn(), mmaK)) /
+                (kWarpSize * perReg);
+    at = Part::WarpTile;
+  } else {
+    acc = satMul(s.tm(), s.tn());
+    fragments = satAdd(s.tm(), s.tn());
+    at = s.registerTile ? Part::RegisterTile : Part::Tile;
+  }
+  if (s.registerDoubleBuffer)
+    fragments = satMul(fragments, 2);
+  // Staging registers: a pipeline through registers holds the next tiles
+  // while the current ones are computed.
+  int64_t staging = 0;
+  if (s.hasPromotion() && s.isPipelined() && !s.cpAsync) {
+    int64_t elements = 0;
+    if (s.promoteA)
+      elements = satMul(satMul(s.bm(), s.bk()), sizeInBytes(p.a));
+    if (s.promoteB)
+      elements =
+          satAdd(elements, satMul(satMul(s.bk(), s.bn()), sizeInBytes(p.b)));
+    staging = elements / 4 / facts.threadsPerBlock;
+  }
+  facts.registers =
+      satAdd(satAdd(acc, fragments), satAdd(staging, kAddressingRegisters));
+  if (facts.registers > kMaxRegistersPerThread)
+    return error(at, "the schedule needs about " + Twine(facts.registers) +
+                         " registers per thread (" + Twine(acc) +
+                         " accumulators, " + Twine(fragments) +
+                         " for fragments, " + Twine(staging) +
+                         " for staging, " + Twine(kAddressingRegisters) +
+                         " for addressing), more than the 255 a thread "
+                         "can have");
+  warnOfSpills(at, acc, fragments);
+  return true;
+}
+
+/// Warns where the kernel is likely to need more registers than its cap
+/// (Schedule::registerCap, the nvvm.maxnreg gemm-tile-blocks sets): ptxas
+/// then spills to local memory. Besides the accumulators and fragments, a
+/// thread holds the pieces of a tile copy in flight: the values loaded
+/// before they are stored (an element a register where a piece is scattered
+/// across the shared tile's rows), a predicate a piece where copies are
+/// guarded, plus two addresses a piece where a pipeline through registers
+/// keeps its S - 1 tiles ahead across the compute (cp.async holds no values,
+/// a 64-bit address a piece), half as much again where `edges split` lowers
+/// each copy twice; what an unrolled loop reads ahead; and the epilogue's
+/// reads of C and the bias. ptxas's allocation is not this arithmetic, so
+/// the warning comes within an eighth of the cap (a quarter before sm_90).
+/// Checked on the schedule fuzzer's kernels (docs/fuzzing.md): a kernel
+/// that ptxas makes spill more than 64 bytes has been warned of.
+void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
+  bool throughRegisters = s.isPipelined() && !s.cpAsync && s.stages >= 2;
+  // Per operand: its pieces per thread, each loaded into words of 32 bits,
+  // or into one register an element where the piece is stored across the
+  // shared tile's rows (a column-major operand, or A transposed).
+  int64_t width = s.globalLoadWidth();
+  // Copies guarded by the matrix bounds (tails, sizes given at launch) hold
+  // a predicate or clamped address a piece more.
+  bool guarded = p.isDynamic() || *p.m % s.bm() || *p.n % s.bn() ||
+                 *p.k % s.bk();
+  int64_t copies = 0;
+  auto copy = [&](bool promoted, int64_t elements, bool acrossRows) {
+    if (!promoted)
+      return;
+    int64_t pieces = elements / width / facts.threadsPerBlock;
+    if (s.cpAsync) { // a 64-bit source address a piece, no values
+      copies = satAdd(copies, satMul(pieces, 2));
+      return;
+    }
+    int64_t words =
+        acrossRows ? width
+                   : std::max<int64_t>(1, width * sizeInBytes(p.a) / 4);
+    int64_t perPiece = words + (throughRegisters ? 2 : 0) + (guarded ? 1 : 0);
+    // A pipeline of S stages through registers holds S - 1 tiles ahead.
+    if (throughRegisters)
+      perPiece = satMul(perPiece, s.stages - 1);
+    copies = satAdd(copies, satMul(pieces, perPiece));
+  };
+  copy(s.promoteA, satMul(s.bm(), s.bk()),
+       (p.aLayout == MatrixLayout::Col) != s.transposeA);
+  copy(s.promoteB, satMul(s.bk(), s.bn()), p.bLayout == MatrixLayout::Col);
+  if (s.splitEdges)
+    copies = satAdd(copies, copies / 2);
+  // An unrolled loop over BK lets ptxas read ahead: half as many fragments
+  // again, and where an operand is read from global memory in the loop (it
+  // is not promoted), a value and an address for each unrolled step.
+  int64_t unrolled = 1;
+  if (s.unroll)
+    unrolled = *s.unroll > 0 ? *s.unroll : s.innerSteps();
+  if (unrolled > 1)
+    fragments = satAdd(fragments, fragments / 2);
+  if (!s.promoteA)
+    copies = satAdd(copies, satMul(unrolled, 2 * s.tm()));
+  if (!s.promoteB)
+    copies = satAdd(copies, satMul(unrolled, 2 * s.tn()));
+  // tf32 reads B's fragments with two 32-bit loads each, an address each.
+  if (s.hasMma() && p.a == ElementType::F32)
+    fragments = satAdd(fragments, s.wn() / 4);
+  // The epilogue with beta reads a row of the thread's C (a row of mma
+  // fragments: WN / 8 pairs of each of 2 rows, or TN values) into registers
+  // beside the accumulators, with alpha and beta.
+  int64_t epilogue = 0;
+  if (p.alphaBeta)
+    epilogue = (s.hasMma() ? s.wn() / 2 : s.tn()) + 2;
+  // A bias along the row: WN / 4 values (mma), or TN.
+  if (p.bias)
+    epilogue = satAdd(epilogue, s.hasMma() ? s.wn() / 4 : s.tn());
+  int64_t pressure =
+      satAdd(satAdd(satAdd(acc, fragments), satAdd(copies, epilogue)),
+             kAddressingRegisters);
+  int64_t cap = s.registerCap();
+  facts.registerPressure = pressure;
+  facts.registerCap = cap;
+  // ptxas for sm_80 (and the other Ampere targets) has spilled kernels
+  // that it fits in their cap for sm_90: a wider margin there.
+  if (!arch || pressure <= cap - cap / (arch->hopper ? 8 : 4))
+    return;
+  warning(at, "the kernel may spill registers to local memory: it "
+              "needs about " +
+                  Twine(pressure) + " per thread (" + Twine(acc) +
+                  " accumulators, " + Twine(fragments) +
+                  " for fragments, " + Twine(copies) +
+                  " for tile copies in flight, " + Twine(epilogue) +
+                  " for the epilogue, " + Twine(kAddressingRegisters) +
+                  " for addressing), close to or over the " + Twine(cap) +
+                  " a block of " + Twine(facts.threadsPerBlock) +
+                  " threads gets (ptxas -v tells)");
+}
+
+std::optional<ScheduleFacts> Rules::run() {
+  if (!checkProblem() || !checkTypes() || !checkThreads() ||
+      !checkPromoteAndPipeline() || !checkVectorize() ||
+      !checkCooperativeLoads() || !checkSizes() || !checkSharedMemory() ||
+      !checkSharedRows() || !checkRegisters())
+    return std::nullopt;
+  return facts;
+}
+
+bool Rules::checkImplemented() {
+  if (s.splitK)
+    return notYet(Part::SplitK, "directive 'split-k'");
+  bool columnMajorOperand =
+      p.aLayout == MatrixLayout::Col || p.bLayout == MatrixLayout::Col;
+  // The pieces the block-cooperative copies move (global-load wide).
+  int64_t elementBytes = sizeInBytes(p.a);
+  int64_t pieceBytes = s.globalLoadWidth() * elementBytes;
+  if (s.cpAsync) {
+    // cp.async moves 4, 8 or 16 bytes.
+    if (pieceBytes < 4)
+      return notYet(Part::Pipeline,
+                    "'pipeline ... cp-async' with " + Twine(pieceBytes) +
+                        "-byte pieces (raise the global-load width)");
+    if (columnMajorOperand)
+      return notYet(Part::Pipeline,
+                    "'pipeline ... cp-async' with a column-major operand");
+  }
+  // Fragments are double-buffered for mma.sync with cp.async only.
+  if (s.registerDoubleBuffer && (!s.hasMma() || !s.cpAsync))
+    return notYet(Part::Pipeline, "'pipeline ... registers' without 'mma' "
+                                  "and 'cp-async'");
+  if (s.swizzle) {
+    // The swizzle permutes 16-byte chunks: copies move whole chunks.
+    if (pieceBytes != 16)
+      return notYet(Part::Promote,
+                    "'promote ... swizzle' with copies of " +
+                        Twine(pieceBytes) +
+                        " bytes (vectorize global-load to 16 bytes)");
+    // Rows of a power-of-two number of 16-byte chunks, along rows.
+    for (int64_t cols : {s.bk(), s.bn()})
+      if (!llvm::isPowerOf2_64(cols * elementBytes / 16) ||
+          cols * elementBytes % 16)
+        return notYet(Part::Promote,
+                      "'promote ... swizzle' with tile rows of " +
+                          Twine(cols * elementBytes) +
+                          " bytes (not a power-of-two number of 16-byte "
+                          "chunks)");
+    if (columnMajorOperand)
+      return notYet(Part::Promote,
+                    "'promote ... swizzle' with a column-major operand");
+  }
+  if (s.hasMma() && s.transposeA)
+    return notYet(Part::Promote, "'promote ... transpose-a' with 'mma'");
+  if (s.hasMma() && (!s.promoteA || !s.promoteB))
+    return notYet(Part::Mma, "'mma' without 'promote a b'");
+
+  // f16 and bf16 run on tensor cores only.
+  const std::pair<ElementType, Part> matrices[] = {
+      {p.a, Part::AType}, {p.b, Part::BType}, {p.c, Part::CType}};
+  for (auto [type, part] : matrices)
+    if (!s.hasMma() && type != ElementType::F32)
+      return notYet(part, "element type '" + stringify(type) +
+                              "' without 'mma'");
+  if (p.batched && !p.batchCount && !p.isDynamic())
+    return notYet(Part::BatchCount,
+                  "a batch count given at launch ('?') with static sizes");
+  if (p.isDynamic()) {
+    // The leading dimensions and a batch's strides come with the sizes, at
+    // launch; the runtime checks the extent of each matrix.
+    if (p.batchStrides)
+      return error(Part::Batch, "batch strides in a problem with sizes "
+                                "given at launch: its strides are given at "
+                                "launch too");
+    return true;
+  }
+  // Kernels index with 32-bit arithmetic, across a batch too.
+  int64_t count = p.batched ? *p.batchCount : 1;
+  for (int i = 0; i < 3; ++i) {
+    auto [rows, cols] = p.shapeOf(Operand(i));
+    int64_t size = *rows * *cols;
+    int64_t stride = p.batchStrides ? (*p.batchStrides)[i] : size;
+    if ((count - 1) * stride + size >= (int64_t(1) << 31))
+      return notYet(Part::Problem, "a matrix (or batch of them) of 2^31 "
+                                   "elements or more");
+  }
+  return true;
+}
+
+std::optional<ScheduleFacts> gemmc::checkSchedule(const Problem &problem,
+                                                  const Schedule &schedule,
+                                                  const Arch *arch,
+                                                  DiagnosticHandler handler) {
+  return Rules(problem, schedule, arch, handler).run();
+}
+
+bool gemmc::checkImplemented(const Problem &problem, const Schedule &schedule,
+                             DiagnosticHandler handler) {
+  return Rules(problem, schedule, nullptr, handler).checkImplemented();
+}
+
+bool gemmc::verifyScheduleStructure(const Schedule &s,
+                                    DiagnosticHandler handler) {
+  auto error = [&](const Twine &message) {
+    handler({Diagnostic::Severity::Error, Part::Schedule, message.str()});
+    return false;
+  };
+  auto positive = [](llvm::ArrayRef<int64_t> sizes) {
+    return llvm::all_of(sizes, [](int64_t size) { return size > 0; });
+  };
+  if (!positive(s.tile))
+    return error("tile sizes must be positive");
+  if (s.registerTile &&
+      (!positive(*s.registerTile) || s.bm() % s.tm() || s.bn() % s.tn()))
+    return error("register_tile must be TMxTN dividing the tile");
+  if (s.warpTile &&
+      (!positive(*s.warpTile) || s.bm() % s.wm() || s.bn() % s.wn()))
+    return error("warp_tile must be WMxWN dividing the tile");
+  if (s.vectorize && !llvm::all_of(*s.vectorize, [](int64_t w) {
+        return w == 1 || w == 2 || w == 4 || w == 8;
+      }))
+    return error("vectorize must be 4 widths of 1, 2, 4 or 8");
+  if (s.mma && !positive(*s.mma))
+    return error("mma sizes must be positive");
+  if (s.pad < 0 || s.stages < 1 || (s.raster && *s.raster < 1) ||
+      (s.unroll && *s.unroll < 0) || (s.splitK && *s.splitK < 1))
+    return error("pad, stages, raster, unroll and split_k must be in range");
+  if (s.transposeA && !s.promoteA)
+    return error("transpose_a needs A promoted");
+  if ((s.pad || s.stages > 1) && !s.hasPromotion())
+    return error("pad and stages need promote");
+  if (s.swizzle &&
+      (s.pad || s.transposeA || !s.hasPromotion() || !s.hasMma()))
+    return error("swizzle needs promote and mma, and neither pad nor "
+                 "transpose_a");
+  if (s.cpAsync && (s.stages < 2 || s.transposeA))
+    return error("cp_async needs 2 or more stages and no transpose_a");
+  if (s.mma && (!s.warpTile || s.registerTile))
+    return error("mma needs a warp_tile and no register_tile");
+  return true;
+}

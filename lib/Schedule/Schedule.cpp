@@ -1,0 +1,170 @@
+//===- Schedule.cpp - what a schedule implies ----------------------------===//
+
+#include "gemmc/Schedule/Schedule.h"
+#include "gemmc/Schedule/Registers.h"
+#include "gemmc/Schedule/Saturating.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace gemmc;
+using llvm::StringRef;
+
+//===----------------------------------------------------------------------===//
+// Architectures
+//===----------------------------------------------------------------------===//
+
+std::optional<Arch> gemmc::lookupArch(StringRef name) {
+  return llvm::StringSwitch<std::optional<Arch>>(name)
+      .Case("sm_80", Arch{"sm_80", 163 * 1024, false})
+      .Case("sm_86", Arch{"sm_86", 99 * 1024, false})
+      .Case("sm_89", Arch{"sm_89", 99 * 1024, false})
+      .Case("sm_90", Arch{"sm_90", 227 * 1024, true})
+      .Case("sm_90a", Arch{"sm_90a", 227 * 1024, true})
+      .Default(std::nullopt);
+}
+
+StringRef gemmc::getSupportedArchList() {
+  return "sm_80, sm_86, sm_89, sm_90, sm_90a";
+}
+
+//===----------------------------------------------------------------------===//
+// Problem
+//===----------------------------------------------------------------------===//
+
+ElementType Problem::typeOf(Operand operand) const {
+  switch (operand) {
+  case Operand::A:
+    return a;
+  case Operand::B:
+    return b;
+  case Operand::C:
+    return c;
+  }
+  llvm_unreachable("unknown operand");
+}
+
+MatrixLayout Problem::layoutOf(Operand operand) const {
+  switch (operand) {
+  case Operand::A:
+    return aLayout;
+  case Operand::B:
+    return bLayout;
+  case Operand::C:
+    return cLayout;
+  }
+  llvm_unreachable("unknown operand");
+}
+
+std::pair<std::optional<int64_t>, std::optional<int64_t>>
+Problem::shapeOf(Operand operand) const {
+  switch (operand) {
+  case Operand::A:
+    return {m, k};
+  case Operand::B:
+    return {k, n};
+  case Operand::C:
+    return {m, n};
+  }
+  llvm_unreachable("unknown operand");
+}
+
+std::optional<int64_t> Problem::leadingDimension(Operand operand) const {
+  auto [rows, cols] = shapeOf(operand);
+  return layoutOf(operand) == MatrixLayout::Row ? cols : rows;
+}
+
+//===----------------------------------------------------------------------===//
+// Schedule
+//===----------------------------------------------------------------------===//
+
+static auto tieSchedule(const Schedule &s) {
+  return std::tie(s.tile, s.coalesce, s.registerTile, s.warpTile, s.promoteA,
+                  s.promoteB, s.pad, s.swizzle, s.transposeA, s.vectorize,
+                  s.stages, s.registerDoubleBuffer, s.cpAsync, s.raster,
+                  s.unroll, s.splitK, s.mma, s.splitEdges);
+}
+
+bool Schedule::operator==(const Schedule &other) const {
+  return tieSchedule(*this) == tieSchedule(other);
+}
+
+template <typename T>
+static llvm::hash_code hashOptional(const std::optional<T> &value) {
+  if (!value)
+    return llvm::hash_value(false);
+  if constexpr (std::is_integral_v<T>)
+    return llvm::hash_combine(true, *value);
+  else
+    return llvm::hash_combine(true,
+                              llvm::hash_combine_range(value->begin(),
+                                                       value->end()));
+}
+
+llvm::hash_code gemmc::hash_value(const Schedule &s) {
+  return llvm::hash_combine(
+      llvm::hash_combine_range(s.tile.begin(), s.tile.end()), s.coalesce,
+      hashOptional(s.registerTile), hashOptional(s.warpTile), s.promoteA,
+      s.promoteB, s.pad, s.swizzle, s.transposeA, hashOptional(s.vectorize),
+      s.stages, s.registerDoubleBuffer, s.cpAsync, hashOptional(s.raster),
+      hashOptional(s.unroll), hashOptional(s.splitK), hashOptional(s.mma),
+      s.splitEdges);
+}
+
+int64_t Schedule::threadsPerBlock() const {
+  if (hasMma())
+    return satMul(kWarpSize, satMul(bm() / wm(), bn() / wn()));
+  return satMul(bm() / tm(), bn() / tn());
+}
+
+int64_t Schedule::innerSteps() const {
+  return hasMma() ? bk() / (*mma)[2] : bk();
+}
+
+int64_t Schedule::tileRegisters() const {
+  return gemmc::tileRegisters(hasMma(), tm(), tn(), wm(), wn());
+}
+
+int64_t Schedule::registerCap() const {
+  return gemmc::registerCap(threadsPerBlock(), tileRegisters());
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+int64_t SharedBuffer::bytes() const {
+  return satMul(satMul(stages, satMul(rows, cols + pad)), sizeInBytes(type));
+}
+
+int64_t SharedMemory::bytesPerStage() const {
+  int64_t bytes = 0;
+  for (const SharedBuffer &buffer : buffers)
+    bytes = satAdd(bytes, satMul(satMul(buffer.rows, buffer.cols + buffer.pad),
+                                 sizeInBytes(buffer.type)));
+  return bytes;
+}
+
+int64_t SharedMemory::offsetOf(size_t i) const {
+  int64_t offset = 0;
+  for (size_t j = 0; j < i && j < buffers.size(); ++j)
+    offset = satAdd(offset, llvm::alignTo(buffers[j].bytes(),
+                                          kSharedBufferAlignment));
+  return offset;
+}
+
+int64_t SharedMemory::totalBytes() const { return offsetOf(buffers.size()); }
+
+SharedMemory gemmc::getSharedMemory(const Problem &problem,
+                                    const Schedule &s) {
+  SharedMemory shared;
+  // A is staged BM x BK, or BK x BM (K-major) with transpose-a.
+  if (s.promoteA)
+    shared.buffers.push_back({Operand::A, s.stages,
+                              s.transposeA ? s.bk() : s.bm(),
+                              s.transposeA ? s.bm() : s.bk(), s.pad,
+                              problem.a});
+  if (s.promoteB)
+    shared.buffers.push_back(
+        {Operand::B, s.stages, s.bk(), s.bn(), s.pad, problem.b});
+  return shared;
+}

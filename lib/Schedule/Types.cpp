@@ -1,0 +1,39 @@
+//===- Types.cpp - names of element types, layouts and epilogues ---------===//
+
+#include "gemmc/Schedule/Types.h"
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace gemmc;
+using llvm::StringRef;
+
+StringRef gemmc::stringify(ElementType type) {
+  switch (type) {
+  case ElementType::F32:
+    return "f32";
+  case ElementType::F16:
+    return "f16";
+  case ElementType::BF16:
+    return "bf16";
+  }
+  llvm_unreachable("unknown element type");
+}
+
+int64_t gemmc::sizeInBytes(ElementType type) {
+  return type == ElementType::F32 ? 4 : 2;
+}
+
+StringRef gemmc::stringify(MatrixLayout layout) {
+  return layout == MatrixLayout::Row ? "row" : "col";
+}
+
+StringRef gemmc::stringify(MathMode mode) {
+  return mode == MathMode::Exact ? "exact" : "tf32";
+}
+
+StringRef gemmc::stringify(Epilogue epilogue) {
+  return epilogue == Epilogue::Store ? "store" : "alpha-beta";
+}
+
+StringRef gemmc::stringify(BiasKind bias) {
+  return bias == BiasKind::Row ? "row" : "col";
+}
