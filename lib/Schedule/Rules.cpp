@@ -384,7 +384,7 @@ bool Rules::checkSizes() {
 bool Rules::checkSharedMemory() {
   if (!s.hasPromotion())
     return true;
-  SharedMemory shared = getSharedMemory(p, s);
+  SharedMemory shared = getSharedMemory(s, p.a, p.b);
   facts.sharedBytes = shared.totalBytes();
   if (arch && facts.sharedBytes > arch->sharedMemoryLimit)
     return error(s.isPipelined() ? Part::Pipeline : Part::Promote,

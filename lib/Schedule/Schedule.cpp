@@ -154,17 +154,16 @@ int64_t SharedMemory::offsetOf(size_t i) const {
 
 int64_t SharedMemory::totalBytes() const { return offsetOf(buffers.size()); }
 
-SharedMemory gemmc::getSharedMemory(const Problem &problem,
-                                    const Schedule &s) {
+SharedMemory gemmc::getSharedMemory(const Schedule &s, ElementType a,
+                                    ElementType b) {
   SharedMemory shared;
   // A is staged BM x BK, or BK x BM (K-major) with transpose-a.
   if (s.promoteA)
     shared.buffers.push_back({Operand::A, s.stages,
                               s.transposeA ? s.bk() : s.bm(),
-                              s.transposeA ? s.bm() : s.bk(), s.pad,
-                              problem.a});
+                              s.transposeA ? s.bm() : s.bk(), s.pad, a});
   if (s.promoteB)
     shared.buffers.push_back(
-        {Operand::B, s.stages, s.bk(), s.bn(), s.pad, problem.b});
+        {Operand::B, s.stages, s.bk(), s.bn(), s.pad, b});
   return shared;
 }

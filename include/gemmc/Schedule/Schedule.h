@@ -192,9 +192,9 @@ struct SharedMemory {
   bool isDynamic() const { return totalBytes() > kStaticSharedMemoryLimit; }
 };
 
-/// The shared memory `schedule` needs for `problem`'s element types.
-SharedMemory getSharedMemory(const Problem &problem,
-                             const Schedule &schedule);
+/// The shared memory `schedule` needs for A and B of types `a` and `b`.
+SharedMemory getSharedMemory(const Schedule &schedule, ElementType a,
+                             ElementType b);
 
 //===----------------------------------------------------------------------===//
 // Rules

@@ -308,7 +308,7 @@ ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success(gemmc::verifyScheduleStructure(schedule, diagnostics));
 }
 
-static gemmc::ElementType getElementType(Type type) {
+gemmc::ElementType mlir::gemm::getElementTypeModel(Type type) {
   if (type.isF16())
     return gemmc::ElementType::F16;
   if (type.isBF16())
@@ -331,10 +331,10 @@ gemmc::Problem mlir::gemm::getProblemModel(ProblemAttr attr) {
   problem.m = size(attr.getM());
   problem.n = size(attr.getN());
   problem.k = size(attr.getK());
-  problem.a = getElementType(attr.getAType());
-  problem.b = getElementType(attr.getBType());
-  problem.c = getElementType(attr.getCType());
-  problem.acc = getElementType(attr.getAccType());
+  problem.a = getElementTypeModel(attr.getAType());
+  problem.b = getElementTypeModel(attr.getBType());
+  problem.c = getElementTypeModel(attr.getCType());
+  problem.acc = getElementTypeModel(attr.getAccType());
   problem.aLayout = getMatrixLayout(attr.getALayout());
   problem.bLayout = getMatrixLayout(attr.getBLayout());
   problem.cLayout = getMatrixLayout(attr.getCLayout());

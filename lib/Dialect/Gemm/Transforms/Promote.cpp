@@ -74,7 +74,7 @@ static void redirectRead(OpBuilder &b, Operation *op, Value shared,
     return;
   }
   if (auto fragment = dyn_cast<LoadFragmentOp>(op)) {
-    assert(!transposed && "checkSupported refuses transpose-a with mma");
+    assert(!transposed && "gemmc::checkImplemented refuses transpose-a with mma");
     Value other = shift(isA ? fragment.getRow() : fragment.getCol());
     auto newFragment = LoadFragmentOp::create(
         b, loc, fragment.getType(), shared, isA ? other : kk,
@@ -154,27 +154,21 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
   MLIRContext *ctx = func.getContext();
   auto workgroup = gpu::AddressSpaceAttr::get(
       ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
+  // The schedule model lays the buffers out (and Sema checked their size).
+  gemmc::SharedMemory shared = gemmc::getSharedMemory(
+      s, getElementTypeModel(aType.getElementType()),
+      getElementTypeModel(bType.getElementType()));
   bool transposeA = s.transposeA;
   int64_t aRows = transposeA ? bk : bm, aCols = transposeA ? bm : bk;
   SmallVector<MemRefType, 2> bufferTypes;
-  if (s.promoteA)
-    bufferTypes.push_back(
-        MemRefType::get({s.stages, aRows, aCols + s.pad},
-                        aType.getElementType(), AffineMap(), workgroup));
-  if (s.promoteB)
-    bufferTypes.push_back(
-        MemRefType::get({s.stages, bk, bn + s.pad},
-                        bType.getElementType(), AffineMap(), workgroup));
-  auto bytesOf = [](MemRefType type) -> int64_t {
-    return llvm::alignTo(type.getNumElements() *
-                             type.getElementTypeBitWidth() / 8,
-                         16);
-  };
-  int64_t totalBytes = 0;
-  for (MemRefType type : bufferTypes)
-    totalBytes += bytesOf(type);
+  for (const gemmc::SharedBuffer &buffer : shared.buffers) {
+    MemRefType operand = buffer.operand == gemmc::Operand::A ? aType : bType;
+    bufferTypes.push_back(MemRefType::get(
+        {buffer.stages, buffer.rows, buffer.cols + buffer.pad},
+        operand.getElementType(), AffineMap(), workgroup));
+  }
   SmallVector<Value, 2> buffers;
-  if (totalBytes <= 48 * 1024) {
+  if (!shared.isDynamic()) {
     for (MemRefType type : bufferTypes) {
       BlockArgument buffer = func.addWorkgroupAttribution(type, loop.getLoc());
       unsigned index = buffer.getArgNumber() - func.getNumArguments();
@@ -188,12 +182,10 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
         fb, loop.getLoc(),
         MemRefType::get({ShapedType::kDynamic}, fb.getI8Type(), AffineMap(),
                         workgroup));
-    int64_t offset = 0;
-    for (MemRefType type : bufferTypes) {
-      buffers.push_back(memref::ViewOp::create(
-          fb, loop.getLoc(), type, dynamic,
-          indexConstant(fb, loop.getLoc(), offset), ValueRange{}));
-      offset += bytesOf(type);
+    for (auto [i, type] : llvm::enumerate(bufferTypes)) {
+      Value offset = indexConstant(fb, loop.getLoc(), shared.offsetOf(i));
+      buffers.push_back(memref::ViewOp::create(fb, loop.getLoc(), type,
+                                               dynamic, offset, ValueRange{}));
     }
     auto launch = func->getAttrOfType<LaunchAttr>(kLaunchAttr);
     if (!launch)
@@ -201,7 +193,7 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
                               "gemm-tile-blocks");
     func->setAttr(kLaunchAttr,
                   LaunchAttr::get(ctx, launch.getBlock(), launch.getGrid(),
-                                  totalBytes));
+                                  shared.totalBytes()));
   }
   Value aBuffer = s.promoteA ? buffers.front() : Value();
   Value bBuffer = s.promoteB ? buffers.back() : Value();

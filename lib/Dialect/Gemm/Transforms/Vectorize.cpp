@@ -303,7 +303,7 @@ static void storePiece(OpBuilder &b, Location loc, Value value, Value target,
                        const Piece &p, bool transpose, int64_t maxWidth,
                        bool swizzle) {
   if (swizzle && isShared(target)) {
-    // checkSupported: swizzled copies are 16-byte pieces along rows.
+    // gemmc::checkImplemented: swizzled copies are 16-byte pieces along rows.
     Value col = swizzleColumn(b, loc, cast<MemRefType>(target.getType()),
                               p.row, p.col);
     return writeAlong(b, loc, value, target, p.row, col, p.dim, maxWidth);

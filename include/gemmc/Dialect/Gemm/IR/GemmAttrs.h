@@ -42,6 +42,9 @@ void printScheduleParameter(AsmPrinter &printer,
 
 namespace mlir::gemm {
 
+/// The schedule model's element type for `type` (f32, f16 or bf16).
+gemmc::ElementType getElementTypeModel(Type type);
+
 /// The schedule model's view of a problem attribute (sizes, element types,
 /// layouts); the epilogue and batch come from the kernel.
 gemmc::Problem getProblemModel(ProblemAttr problem);
