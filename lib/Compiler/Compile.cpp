@@ -1,8 +1,8 @@
 //===- Compile.cpp - a schedule file to PTX, in process ------------------===//
 //
-// The compilation policy lives here, not in the tool: which index width the
-// lowering uses, which calling convention the kernel gets, and where the
-// contract is read off the kernels.
+// The compilation policy lives here, not in the tool: the stages, where the
+// contract is read off the kernels, and the lowering options their launch
+// attributes call for (index width, calling convention).
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,7 +84,7 @@ LogicalResult gemmc::compileSchedule(MLIRContext &ctx,
   }
 
   // The contract is read off the kernels before they become llvm.func.
-  SmallVector<gemm::KernelContract> contracts;
+  SmallVector<gemm::KernelContract, 1> contracts;
   WalkResult walk = module->walk([&](gpu::GPUFuncOp func) {
     if (!func.isKernel())
       return WalkResult::advance();
@@ -98,22 +98,18 @@ LogicalResult gemmc::compileSchedule(MLIRContext &ctx,
   if (walk.wasInterrupted())
     return failure();
 
+  // The kernels' launch attributes give the index width (the schedule
+  // model's: 64 bits where nvgpu's ops are used) and their problems the
+  // calling convention: memref descriptors for sizes given at launch.
   gemm::LowerToNVVMOptions lowering;
   lowering.chip = options.arch;
-  // nvgpu ops (mma.sync, ldmatrix, cp.async) lower with 64-bit indices.
-  // Sizes given at launch: the kernel takes memref descriptors.
-  bool usesNVGPU = false, dynamic = false;
-  module->walk([&](gpu::GPUFuncOp func) {
-    auto schedule = func->getAttrOfType<gemm::ScheduleAttr>(gemm::kScheduleAttr);
-    usesNVGPU |= schedule && schedule.getValue().usesNVGPU();
-    auto problem = func->getAttrOfType<gemm::ProblemAttr>(gemm::kProblemAttr);
-    dynamic |= problem && problem.isDynamic();
-  });
-  if (usesNVGPU)
-    lowering.indexBitwidth = 64;
+  bool dynamic = false;
+  for (const gemm::KernelContract &contract : contracts) {
+    lowering.indexBitwidth = std::max<unsigned>(
+        lowering.indexBitwidth, contract.launch.getIndexBitwidth());
+    dynamic |= contract.descriptors;
+  }
   lowering.barePointers = !dynamic;
-  for (gemm::KernelContract &contract : contracts)
-    contract.indexBitwidth = lowering.indexBitwidth;
   if (failed(runPipeline(*module, options, [&](OpPassManager &pm) {
         gemm::buildGPUToNVVMPipeline(pm, lowering);
       })))

@@ -2,49 +2,28 @@
 
 #include "gemmc/Target/Contract.h"
 #include "gemmc/Dialect/Gemm/IR/GemmDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "gemmc/Dialect/Gemm/IR/KernelABI.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::gemm;
 
-/// The argument of `kernel` that `memref` is a view of (through subviews and
-/// casts), or -1.
-static int viewedArgument(gpu::GPUFuncOp kernel, Value memref) {
-  while (Operation *op = memref.getDefiningOp()) {
-    if (auto subView = dyn_cast<memref::SubViewOp>(op))
-      memref = subView.getSource();
-    else if (auto cast = dyn_cast<memref::CastOp>(op))
-      memref = cast.getSource();
-    else
-      return -1;
+/// A parameter's type in the contract: `f32`, a pointer (`ptr`), or with
+/// sizes given at launch a memref descriptor of rank R whose index fields
+/// have `index` bits (`memrefR.iN`).
+static std::string describeParameter(Type type, bool descriptors,
+                                     unsigned index) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << type;
+    return text;
   }
-  auto arg = dyn_cast<BlockArgument>(memref);
-  if (!arg || arg.getOwner() != &kernel.getBody().front() ||
-      arg.getArgNumber() >= kernel.getNumArguments())
-    return -1;
-  return int(arg.getArgNumber());
-}
-
-/// The widest access (in elements) of each of A, B and C (arguments 0-2):
-/// vector loads and stores and cp.async copies, whose addresses must be
-/// aligned to their width, so the leading dimensions must be its multiples.
-static void findWidestAccesses(gpu::GPUFuncOp kernel, int64_t widest[3]) {
-  auto note = [&](Value memref, int64_t width) {
-    int arg = viewedArgument(kernel, memref);
-    if (arg >= 0 && arg < 3)
-      widest[arg] = std::max(widest[arg], width);
-  };
-  kernel.walk([&](Operation *op) {
-    if (auto load = dyn_cast<vector::LoadOp>(op))
-      note(load.getBase(), load.getVectorType().getNumElements());
-    else if (auto store = dyn_cast<vector::StoreOp>(op))
-      note(store.getBase(), store.getVectorType().getNumElements());
-    else if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op))
-      note(copy.getSrc(), copy.getDstElements().getZExtValue());
-  });
+  if (!descriptors)
+    return "ptr";
+  return "memref" + std::to_string(memref.getRank()) + ".i" +
+         std::to_string(index);
 }
 
 FailureOr<KernelContract>
@@ -67,8 +46,18 @@ mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel, StringRef arch,
     return kernel.emitError("kernel lacks the gemm.problem, gemm.schedule or "
                             "gemm.launch attribute of its contract");
   contract.descriptors = contract.problem.isDynamic();
-  if (contract.descriptors)
-    findWidestAccesses(kernel, contract.ldMultiple);
+  // The parameters by the kernel ABI, typed from the kernel's signature.
+  KernelABI abi = KernelABI::of(kernel);
+  ArrayRef<KernelArg> roles = abi.getRoles();
+  if (roles.size() != kernel.getNumArguments())
+    return kernel.emitError("kernel has ")
+           << kernel.getNumArguments() << " arguments, its ABI "
+           << roles.size();
+  for (auto [role, type] : llvm::zip(roles, kernel.getArgumentTypes()))
+    contract.params.push_back(
+        {stringifyKernelArg(role).str(),
+         describeParameter(type, contract.descriptors,
+                           contract.launch.getIndexBitwidth())});
   return contract;
 }
 
@@ -103,22 +92,15 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
   os << "\n// dynamic-shared-bytes: " << launch.getSharedBytes() << "\n";
   // Sizes given at launch: each matrix is a memref descriptor (pointer,
   // pointer, offset, sizes, strides: one kernel parameter each).
-  std::string matrix = "ptr", vector = "ptr";
-  if (contract.descriptors) {
-    std::string index = ".i" + std::to_string(contract.indexBitwidth);
-    matrix = "memref" + std::to_string(contract.batch.empty() ? 2 : 3) + index;
-    vector = "memref2" + index;
-  }
-  os << "// params: A:" << matrix << " B:" << matrix << " C:" << matrix;
-  if (contract.alphaBeta)
-    os << " alpha:f32 beta:f32";
-  if (!contract.bias.empty())
-    os << " bias:" << vector;
+  os << "// params:";
+  for (const auto &[name, type] : contract.params)
+    os << " " << name << ":" << type;
   os << "\n// alignment: 16\n";
-  if (contract.descriptors)
-    os << "// leading-dim-multiple: a=" << contract.ldMultiple[0]
-       << " b=" << contract.ldMultiple[1] << " c=" << contract.ldMultiple[2]
-       << "\n";
+  if (contract.descriptors) {
+    ArrayRef<int64_t> ld = launch.getLdMultiple();
+    os << "// leading-dim-multiple: a=" << ld[0] << " b=" << ld[1]
+       << " c=" << ld[2] << "\n";
+  }
   std::string value = contract.alphaBeta ? "alpha * A * B + beta * C" : "A * B";
   if (!contract.bias.empty())
     value += " + bias[" + contract.bias + "]";

@@ -34,16 +34,18 @@ struct KernelContract {
   /// given at launch), or empty.
   SmallVector<int64_t, 4> batch;
   /// Sizes given at launch: A, B, C (and the bias) are memref descriptors
-  /// whose index fields have `indexBitwidth` bits, and the leading
-  /// dimensions of A, B and C must be multiples of `ldMultiple` (the widest
-  /// vector access to each, in elements).
+  /// whose index fields have the launch attribute's index width, and the
+  /// leading dimensions of A, B and C must be multiples of its
+  /// `ld_multiple` (the widest vector access to each, in elements).
   bool descriptors = false;
-  unsigned indexBitwidth = 32;
-  int64_t ldMultiple[3] = {1, 1, 1};
+  /// The parameters by the kernel ABI: role and type (`ptr`, `f32`,
+  /// `memref2.i64`, ...), from the kernel's signature.
+  SmallVector<std::pair<std::string, std::string>, 6> params;
 };
 
 /// Reads the contract of a kernel produced by gemmc's schedule passes from
-/// its `gemm.problem`, `gemm.schedule` and `gemm.launch` attributes.
+/// its `gemm.problem`, `gemm.schedule` and `gemm.launch` attributes and its
+/// signature (the kernel ABI); formatContract only formats it.
 FailureOr<KernelContract> getKernelContract(gpu::GPUFuncOp kernel,
                                             StringRef arch, StringRef source);
 

@@ -7,6 +7,7 @@
 
 #include "gemmc/Conversion/Passes.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
+#include "gemmc/Dialect/Gemm/IR/KernelABI.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -63,7 +64,7 @@ static void outlineKernel(KernelOp kernel) {
   // strides): the matrices are memrefs with dynamic sizes and strides, which
   // the kernel receives as memref descriptors.
   bool dynamic = problem.isDynamic();
-  SmallVector<Type, 5> argTypes = {
+  Type matrixTypes[3] = {
       getMatrixType(problem.getM(), problem.getK(), problem.getAType(),
                     problem.getALayout(), dynamic),
       getMatrixType(problem.getK(), problem.getN(), problem.getBType(),
@@ -75,20 +76,37 @@ static void outlineKernel(KernelOp kernel) {
   std::optional<ArrayRef<int64_t>> batch = kernel.getBatch();
   if (batch)
     for (int i = 0; i < 3; ++i)
-      argTypes[i] =
-          getBatchType(cast<MemRefType>(argTypes[i]), (*batch)[0],
+      matrixTypes[i] =
+          getBatchType(cast<MemRefType>(matrixTypes[i]), (*batch)[0],
                        dynamic ? ShapedType::kDynamic : (*batch)[i + 1]);
-  // `C = alpha * A * B + beta * C`: alpha and beta follow the matrices, then
-  // the bias: a 1 x N row (one value per column of C) or an M x 1 column,
-  // in C's type.
-  if (kernel.getAlphaBeta())
-    argTypes.append(2, builder.getF32Type());
+  // The arguments in the order of the kernel ABI: the matrices, alpha and
+  // beta for `C = alpha * A * B + beta * C`, then the bias: a 1 x N row (one
+  // value per column of C) or an M x 1 column, in C's type.
   std::optional<StringRef> bias = kernel.getBias();
-  if (bias)
-    argTypes.push_back(
-        MemRefType::get(*bias == "row" ? ArrayRef<int64_t>{problem.getM(), 1}
-                                       : ArrayRef<int64_t>{1, problem.getN()},
-                        problem.getCType()));
+  KernelABI abi(kernel.getAlphaBeta(), bias.has_value());
+  SmallVector<Type, 6> argTypes;
+  SmallVector<unsigned, 4> pointers;
+  for (auto [i, role] : llvm::enumerate(abi.getRoles())) {
+    switch (role) {
+    case KernelArg::A:
+    case KernelArg::B:
+    case KernelArg::C:
+      argTypes.push_back(matrixTypes[static_cast<int>(role)]);
+      pointers.push_back(i);
+      break;
+    case KernelArg::Alpha:
+    case KernelArg::Beta:
+      argTypes.push_back(builder.getF32Type());
+      break;
+    case KernelArg::Bias:
+      argTypes.push_back(MemRefType::get(
+          *bias == "row" ? ArrayRef<int64_t>{problem.getM(), 1}
+                         : ArrayRef<int64_t>{1, problem.getN()},
+          problem.getCType()));
+      pointers.push_back(i);
+      break;
+    }
+  }
   auto func = gpu::GPUFuncOp::create(builder, loc, kernel.getSymName(),
                                      builder.getFunctionType(argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
@@ -103,9 +121,6 @@ static void outlineKernel(KernelOp kernel) {
     func->setAttr(kReluAttr, builder.getUnitAttr());
   // The runtime passes pointers that are at least 16-byte aligned and never
   // alias (the kernel contract says so).
-  SmallVector<unsigned, 4> pointers = {0, 1, 2};
-  if (bias)
-    pointers.push_back(func.getNumArguments() - 1);
   // (The lowering puts them on bare pointers only: memref descriptors, for
   // sizes given at launch, go without.)
   if (!dynamic)
@@ -115,8 +130,9 @@ static void outlineKernel(KernelOp kernel) {
     }
 
   builder.setInsertionPointToStart(&func.getBody().front());
-  SmallVector<Value, 3> matrices = {func.getArgument(0), func.getArgument(1),
-                                    func.getArgument(2)};
+  SmallVector<Value, 3> matrices = {getKernelArgument(func, KernelArg::A),
+                                    getKernelArgument(func, KernelArg::B),
+                                    getKernelArgument(func, KernelArg::C)};
   if (batch) {
     func->setAttr(kBatchAttr, builder.getDenseI64ArrayAttr(*batch));
     Value z = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::z);

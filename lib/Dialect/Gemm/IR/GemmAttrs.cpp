@@ -380,7 +380,8 @@ static ParseResult parseGridDim(AsmParser &parser, GridDim &dim) {
 Attribute LaunchAttr::parse(AsmParser &parser, Type) {
   SmallVector<int64_t, 3> block;
   SmallVector<GridDim, 3> grid;
-  int64_t shared = 0;
+  int64_t shared = 0, index = 32;
+  SmallVector<int64_t, 3> ldMultiple = {1, 1, 1};
   auto parseBlock = [&]() -> ParseResult {
     return parser.parseInteger(block.emplace_back());
   };
@@ -396,15 +397,36 @@ Attribute LaunchAttr::parse(AsmParser &parser, Type) {
       parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
                                      parseGrid) ||
       parser.parseComma() || parser.parseKeyword("shared") ||
-      parser.parseEqual() || parser.parseInteger(shared) ||
-      parser.parseGreater())
+      parser.parseEqual() || parser.parseInteger(shared))
     return {};
-  if (block.size() != 3 || grid.size() != 3) {
+  if (succeeded(parser.parseOptionalComma())) {
+    bool hasIndex = succeeded(parser.parseOptionalKeyword("index"));
+    if (hasIndex && (parser.parseEqual() || parser.parseInteger(index)))
+      return {};
+    if (!hasIndex || succeeded(parser.parseOptionalComma())) {
+      ldMultiple.clear();
+      auto parseMultiple = [&]() -> ParseResult {
+        return parser.parseInteger(ldMultiple.emplace_back());
+      };
+      if (parser.parseKeyword("ld_multiple") || parser.parseEqual() ||
+          parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                         parseMultiple))
+        return {};
+    }
+  }
+  if (parser.parseGreater())
+    return {};
+  if (block.size() != 3 || grid.size() != 3 || ldMultiple.size() != 3) {
     parser.emitError(parser.getNameLoc(),
-                     "block and grid must have 3 entries each");
+                     "block, grid and ld_multiple must have 3 entries each");
     return {};
   }
-  return LaunchAttr::get(parser.getContext(), block, grid, shared);
+  if (index != 32 && index != 64) {
+    parser.emitError(parser.getNameLoc(), "index must be 32 or 64");
+    return {};
+  }
+  return LaunchAttr::get(parser.getContext(), block, grid, shared,
+                         unsigned(index), ldMultiple);
 }
 
 void LaunchAttr::print(AsmPrinter &printer) const {
@@ -413,5 +435,28 @@ void LaunchAttr::print(AsmPrinter &printer) const {
   printer << "], grid = [";
   llvm::interleaveComma(getGrid(), printer,
                         [&](GridDim dim) { printGridDim(printer, dim); });
-  printer << "], shared = " << getSharedBytes() << ">";
+  printer << "], shared = " << getSharedBytes();
+  if (getIndexBitwidth() != 32)
+    printer << ", index = " << getIndexBitwidth();
+  if (llvm::any_of(getLdMultiple(), [](int64_t m) { return m != 1; })) {
+    printer << ", ld_multiple = [";
+    llvm::interleaveComma(getLdMultiple(), printer);
+    printer << "]";
+  }
+  printer << ">";
+}
+
+LaunchAttr LaunchAttr::withSharedBytes(int64_t bytes) const {
+  return LaunchAttr::get(getContext(), getBlock(), getGrid(), bytes,
+                         getIndexBitwidth(), getLdMultiple());
+}
+
+LaunchAttr LaunchAttr::withIndexBitwidth(unsigned bits) const {
+  return LaunchAttr::get(getContext(), getBlock(), getGrid(),
+                         getSharedBytes(), bits, getLdMultiple());
+}
+
+LaunchAttr LaunchAttr::withLdMultiple(ArrayRef<int64_t> multiples) const {
+  return LaunchAttr::get(getContext(), getBlock(), getGrid(),
+                         getSharedBytes(), getIndexBitwidth(), multiples);
 }

@@ -191,9 +191,7 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
     if (!launch)
       return func.emitOpError("expects the launch attribute of "
                               "gemm-tile-blocks");
-    func->setAttr(kLaunchAttr,
-                  LaunchAttr::get(ctx, launch.getBlock(), launch.getGrid(),
-                                  shared.totalBytes()));
+    func->setAttr(kLaunchAttr, launch.withSharedBytes(shared.totalBytes()));
   }
   Value aBuffer = s.promoteA ? buffers.front() : Value();
   Value bBuffer = s.promoteB ? buffers.back() : Value();

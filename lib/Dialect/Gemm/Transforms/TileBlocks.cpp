@@ -73,7 +73,8 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
                     batch ? GridDim{Dim::Batch, 1} : GridDim{Dim::One, 1}};
   func->setAttr(kLaunchAttr,
                 LaunchAttr::get(builder.getContext(), {threads, 1, 1}, grid,
-                                /*sharedBytes=*/0));
+                                /*sharedBytes=*/0)
+                    .withIndexBitwidth(schedule.indexBitwidth()));
   return success();
 }
 

@@ -1,6 +1,7 @@
 //===- Utils.cpp - helpers shared by the gemm transformation passes -------===//
 
 #include "Utils.h"
+#include "gemmc/Dialect/Gemm/IR/KernelABI.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -213,7 +214,9 @@ LogicalResult mlir::gemm::buildEpilogue(
     if (!viewsMatrix(c))
       return at->emitOpError("cannot place the bias: C is not a view of a "
                              "matrix");
-    plain.bias = func.getArgument(func.getNumArguments() - 1);
+    plain.bias = getKernelArgument(func, KernelArg::Bias);
+    if (!plain.bias)
+      return func.emitOpError("lacks the bias argument of the kernel ABI");
     plain.biasPerRow = bias.getValue() == "row";
   }
   plain.relu = func->hasAttr(kReluAttr);
@@ -221,8 +224,11 @@ LogicalResult mlir::gemm::buildEpilogue(
     stores(b, plain);
     return success();
   }
-  plain.alpha = func.getArgument(3);
-  plain.beta = func.getArgument(4);
+  plain.alpha = getKernelArgument(func, KernelArg::Alpha);
+  plain.beta = getKernelArgument(func, KernelArg::Beta);
+  if (!plain.alpha || !plain.beta)
+    return func.emitOpError("lacks the alpha and beta arguments of the "
+                            "kernel ABI");
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   Value readsC = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
                                        plain.beta, zero);

@@ -92,8 +92,8 @@ struct EpilogueValues {
 };
 
 /// Emits the stores of C (`stores`) once, or in a kernel with
-/// `gemm.alpha_beta` (alpha and beta its arguments 3 and 4) twice, under one
-/// branch on beta != 0: C is read only on that side.
+/// `gemm.alpha_beta` (alpha and beta its arguments by the kernel ABI) twice,
+/// under one branch on beta != 0: C is read only on that side.
 /// Fails where a bias cannot be placed: C (`c`) is not a view of a matrix.
 LogicalResult
 buildEpilogue(OpBuilder &b, Location loc, Operation *at, Value c,

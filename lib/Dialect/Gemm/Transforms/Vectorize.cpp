@@ -3,6 +3,7 @@
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+#include "gemmc/Dialect/Gemm/Transforms/Transforms.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -609,6 +610,7 @@ struct GemmVectorizePass
       if (failed(result))
         return signalPassFailure();
     }
+    recordLeadingDimensionMultiples(func);
   }
 };
 } // namespace

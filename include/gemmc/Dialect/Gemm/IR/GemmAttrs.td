@@ -125,20 +125,45 @@ def Gemm_LaunchAttr : Gemm_Attr<"Launch", "launch"> {
   let summary = "launch configuration chosen by the schedule";
   let description = [{
     Attached by gemmc's passes to the kernel they generate; the kernel
-    contract is written from it. `grid` gives, for x, y and z, the problem
-    dimension whose extent is divided (rounded up) by the tile size, or `1`.
+    contract is written from it, and the compiler lowers the kernel with its
+    index width. `grid` gives, for x, y and z, the problem dimension whose
+    extent is divided (rounded up) by the tile size, or `1`; `shared` the
+    bytes of dynamic shared memory (gemm-promote). `index = 64` (printed
+    when not 32; gemm-tile-blocks, from the schedule model): the width of
+    the kernel's index arithmetic, and of the index fields of its memref
+    descriptors. `ld_multiple = [a, b, c]` (printed when not all 1;
+    gemm-vectorize): the widest vector access to each of A, B and C, in
+    elements, of which the leading dimensions must be multiples.
 
     ```mlir
-    #gemm.launch<block = [1024, 1, 1], grid = [N / 32, M / 32, 1],
-                 shared = 0>
+    #gemm.launch<block = [256, 1, 1], grid = [N / 128, M / 128, 1],
+                 shared = 0, index = 64, ld_multiple = [8, 8, 2]>
     ```
   }];
   let parameters = (ins
     ArrayRefParameter<"int64_t", "threads per block in x, y, z">:$block,
     ArrayRefParameter<"::mlir::gemm::GridDim",
                       "grid extent in x, y, z">:$grid,
-    "int64_t":$sharedBytes
+    "int64_t":$sharedBytes,
+    "unsigned":$indexBitwidth,
+    ArrayRefParameter<"int64_t", "leading-dimension multiples of A, B, C">:
+      $ldMultiple
   );
+  let builders = [
+    AttrBuilder<(ins "::llvm::ArrayRef<int64_t>":$block,
+                     "::llvm::ArrayRef<::mlir::gemm::GridDim>":$grid,
+                     "int64_t":$sharedBytes), [{
+      return $_get($_ctxt, block, grid, sharedBytes, 32,
+                   ::llvm::ArrayRef<int64_t>{1, 1, 1});
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// The launch configuration with `sharedBytes` of dynamic shared
+    /// memory, `index` bits, or these leading-dimension multiples.
+    LaunchAttr withSharedBytes(int64_t bytes) const;
+    LaunchAttr withIndexBitwidth(unsigned bits) const;
+    LaunchAttr withLdMultiple(::llvm::ArrayRef<int64_t> multiples) const;
+  }];
   let hasCustomAssemblyFormat = 1;
 }
 

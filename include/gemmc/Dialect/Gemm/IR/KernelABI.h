@@ -1,0 +1,49 @@
+//===- KernelABI.h - the roles of a gemmc kernel's arguments ----*- C++ -*-===//
+//
+// A kernel's arguments, in order: the matrices A, B and C, then alpha and
+// beta (f32) with `epilogue = alpha-beta`, then the bias vector. One module
+// names them: convert-gemm-to-gpu builds the signature from it, the
+// epilogue finds alpha, beta and the bias through it, and the contract
+// writer lists the parameters from it (docs/contract.md). Later roles
+// (tensor maps) are added here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GEMMC_DIALECT_GEMM_IR_KERNELABI_H
+#define GEMMC_DIALECT_GEMM_IR_KERNELABI_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Support/LLVM.h"
+
+namespace mlir::gemm {
+
+enum class KernelArg { A, B, C, Alpha, Beta, Bias };
+
+/// The name of a role in the contract's `params:` line: A, B, C, alpha,
+/// beta, bias.
+StringRef stringifyKernelArg(KernelArg role);
+
+/// The argument list of a kernel.
+class KernelABI {
+public:
+  KernelABI(bool alphaBeta, bool bias);
+  /// The ABI of a kernel function, from its gemm.alpha_beta and gemm.bias
+  /// attributes.
+  static KernelABI of(Operation *kernel);
+
+  /// The roles, in argument order.
+  ArrayRef<KernelArg> getRoles() const { return roles; }
+  /// The position of `role`, or std::nullopt where the kernel has none.
+  std::optional<unsigned> indexOf(KernelArg role) const;
+
+private:
+  SmallVector<KernelArg, 6> roles;
+};
+
+/// The argument of `kernel` with `role`, or null where it has none.
+BlockArgument getKernelArgument(FunctionOpInterface kernel, KernelArg role);
+
+} // namespace mlir::gemm
+
+#endif // GEMMC_DIALECT_GEMM_IR_KERNELABI_H
