@@ -1,5 +1,6 @@
 //===- Mma.cpp - a warp's tile on tensor cores with mma.sync --------------===//
 
+#include "MmaLayout.h"
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
@@ -70,9 +71,10 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
   int64_t wm = cType.getDimSize(0), wn = cType.getDimSize(1);
   ArrayRef<int64_t> shape = *s.mma;
   Type element = aType.getElementType();
-  // A fragment holds 4 x (32 bits of elements) of A and 2 x of B per lane.
-  int64_t perWord = 32 / element.getIntOrFloatBitWidth();
-  int64_t mmaK = 8 * perWord;
+  // A fragment holds 4 x (32 bits of elements) of A and 2 x of B per lane
+  // (MmaLayout.h).
+  int64_t perWord = getMmaElementsPerWord(element);
+  int64_t mmaK = getMmaK(element);
   if (!(element.isF16() || element.isBF16() || element.isF32()) ||
       bType.getElementType() != element || !matmul.getAccType().isF32())
     return matmul.emitOpError("mma takes f16, bf16 or f32 (tf32) A and B "
@@ -97,15 +99,15 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
 
   auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
   int64_t mTiles = wm / 16, nTiles = wn / 8;
-  auto accType = VectorType::get({2, 2}, b.getF32Type());
-  auto aFragType = VectorType::get({4, perWord}, element);
+  VectorType accType = getMmaAccumulatorType(b.getContext());
+  VectorType aFragType = getMmaAType(element);
   Value zero = arith::ConstantOp::create(
       b, loc, accType, DenseElementsAttr::get(accType, 0.0f));
   SmallVector<Value> inits(mTiles * nTiles, zero);
   // 16-bit B fragments come two at a time (one ldmatrix x4.trans of a
   // 16 x 16 tile) when the warp tile has an even number of them.
   int64_t perLoad = perWord == 2 && nTiles % 2 == 0 ? 2 : 1;
-  auto bFragType = VectorType::get({2, perWord}, element);
+  VectorType bFragType = getMmaBType(element);
   Value zeroB = arith::ConstantOp::create(
       b, loc, bFragType,
       DenseElementsAttr::get(bFragType, b.getZeroAttr(element)));
@@ -125,7 +127,7 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
           aFrags.push_back(LoadFragmentOp::create(lb, l, aFragType,
                                                   matmul.getA(), lc(mi * 16),
                                                   kk, /*a=*/true));
-        auto loadType = VectorType::get({2 * perLoad, perWord}, element);
+        VectorType loadType = getMmaBType(element, perLoad);
         for (int64_t ni = 0; ni < nTiles; ni += perLoad) {
           Value frags = LoadFragmentOp::create(lb, l, loadType, matmul.getB(),
                                                kk, lc(ni * 8), /*a=*/false);
@@ -155,11 +157,9 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
 
   // Lane l holds rows l / 4 and l / 4 + 8, columns 2 (l mod 4) + {0, 1}, of
   // each 16 x 8 fragment of C.
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value lane = arith::RemUIOp::create(b, loc, tid, c(32));
-  Value laneRow = arith::DivUIOp::create(b, loc, lane, c(4));
-  Value laneQuad = arith::RemUIOp::create(b, loc, lane, c(4));
-  Value laneCol = arith::MulIOp::create(b, loc, laneQuad, c(2));
+  Value lane = getLaneId(b, loc);
+  AccumulatorLanes lanes = getAccumulatorLanes(b, loc, lane);
+  Value laneRow = lanes.row, laneCol = lanes.col;
   Type cElement = cType.getElementType();
   auto pairType = VectorType::get({2}, cElement);
   AffineMap alongColumns =
