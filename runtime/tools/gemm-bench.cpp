@@ -305,6 +305,390 @@ static void writeJson(const std::string &path, const std::string &gpu,
   out << "  ]\n}\n";
 }
 
+/// Loads each kernel file of the command line through its contract.
+static std::vector<Loaded> loadKernels(const BenchOptions &o) {
+  std::vector<Loaded> kernels;
+  for (const std::string &file : o.kernels) {
+    auto kernel =
+        std::make_unique<ContractKernel>(readFile(file), file, o.optLevel);
+    kernels.push_back({file, std::move(kernel)});
+  }
+  return kernels;
+}
+
+/// Types, layouts and batch: the options', else the first kernel's.
+static void takeProblemFromKernels(BenchOptions &o,
+                                   const std::vector<Loaded> &kernels) {
+  if (kernels.empty())
+    return;
+  const Problem &first = kernels.front().kernel->contract().problem;
+  if (!o.typeGiven) {
+    o.type = first.a;
+    o.cType = first.c;
+  }
+  if (!o.mathGiven && o.type == DType::F32 && first.tf32)
+    o.math = MathMode::TF32;
+  if (!o.layoutGiven) {
+    o.aLayout = first.aLayout;
+    o.bLayout = first.bLayout;
+    o.cLayout = first.cLayout;
+  }
+  if (!o.batchGiven) {
+    o.batch = first.batch ? first.batch : 1; // `batch=?`: 1 by default
+    o.strideA = first.strideA;
+    o.strideB = first.strideB;
+    o.strideC = first.strideC;
+  }
+}
+
+/// The cases: the sweep's, or each size (the options', else the kernels'
+/// own) with every kernel.
+static std::vector<Case> buildCases(const BenchOptions &o,
+                                    const std::vector<Loaded> &kernels) {
+  std::vector<Size> sizes = o.sizes;
+  if (sizes.empty() && !o.sweep)
+    for (const Loaded &l : kernels) {
+      const Problem &p = l.kernel->contract().problem;
+      if (p.m && p.n && p.k &&
+          std::none_of(sizes.begin(), sizes.end(), [&](const Size &s) {
+            return s.m == p.m && s.n == p.n && s.k == p.k;
+          }))
+        sizes.push_back({p.m, p.n, p.k});
+    }
+  if (sizes.empty() && !o.sweep)
+    throw std::runtime_error("no problem size: the kernels take their "
+                             "sizes at launch; give --size");
+
+  std::vector<Case> cases;
+  if (o.sweep)
+    cases = sweepCases(o, kernels);
+  for (const Size &size : sizes) {
+    Case cs;
+    Problem &p = cs.p;
+    p.m = size.m, p.n = size.n, p.k = size.k;
+    p.a = p.b = o.type;
+    p.c = o.cType;
+    p.aLayout = o.aLayout, p.bLayout = o.bLayout, p.cLayout = o.cLayout;
+    p.alpha = o.alpha, p.beta = o.beta;
+    p.bias = o.bias, p.relu = o.relu;
+    p.batch = o.batch;
+    p.strideA = o.strideA, p.strideB = o.strideB, p.strideC = o.strideC;
+    p.lda = o.lda, p.ldb = o.ldb, p.ldc = o.ldc;
+    cs.size = size;
+    cs.math = o.math;
+    for (const Loaded &l : kernels)
+      cs.run.push_back(&l);
+    cases.push_back(cs);
+  }
+  return cases;
+}
+
+namespace {
+/// What a whole run shares: the options, the GPU, cuBLAS, the L2 flush
+/// buffer, the results and the counts.
+struct Bench {
+  Bench(const BenchOptions &o, const Device &device) : o(o), device(device) {}
+
+  const BenchOptions &o;
+  const Device &device;
+  Cublas *cublas = nullptr;
+  DeviceBuffer *flush = nullptr;
+  std::vector<Result> results;
+  int failures = 0, passed = 0;
+  size_t done = 0, total = 0;
+};
+
+/// One case on the GPU: its inputs, C as it is before each run, the
+/// bias, cuBLAS's result as the reference, then each kernel verified and,
+/// if it passes, timed.
+class CaseRun {
+public:
+  CaseRun(Bench &bench, const Case &cs);
+
+  /// cuBLAS on the case: verified against fp64, then timed.
+  void runCublas();
+  /// A kernel on the case: skipped where its contract does not take the
+  /// problem, else verified against cuBLAS and fp64, then timed.
+  void runKernel(const Loaded &loaded);
+
+private:
+  std::vector<HostMatrix> batchOfC() const {
+    return std::vector<HostMatrix>(
+        p.batch, HostMatrix(p.m, p.n, p.cLayout, p.c, p.ldOfC()));
+  }
+  size_t span(int64_t stride, int64_t elements, DType type) const {
+    return size_t((p.batch - 1) * stride + elements) * sizeOf(type);
+  }
+  /// The bytes of a batch of matrices, each at its stride.
+  std::vector<unsigned char> packBatch(const std::vector<HostMatrix> &ms,
+                                       int64_t stride, size_t bytes) const;
+  void resetC() { dc.upload(initialC.data()); }
+  void progress(const std::string &name);
+  bool verify(std::vector<HostMatrix> &c,
+              const std::vector<HostMatrix> *reference, Result &r,
+              bool fromCublas);
+
+  Bench &bench;
+  const BenchOptions &o;
+  const Case &cs;
+  const Problem &p;
+  double tolerance;
+  std::vector<HostMatrix> as, bs, c0s;
+  DeviceBuffer da, db, dc;
+  Operands ops;
+  Sample sample;
+  std::vector<unsigned char> initialC, bytes;
+  bool perRow;
+  HostMatrix bias;
+  std::unique_ptr<DeviceBuffer> dBias;
+  double flop, peak;
+  double cublasMs = NAN, cublasError = NAN;
+  std::unique_ptr<std::vector<HostMatrix>> reference;
+};
+} // namespace
+
+/// Each GEMM of the batch: its own random A, B (and C0); the device buffers
+/// hold them strideA, strideB and strideC elements apart.
+static std::vector<HostMatrix> randomBatch(const Problem &p, int64_t rows,
+                                           int64_t cols, Layout layout,
+                                           DType type, int64_t ld,
+                                           uint64_t seed, uint64_t offset) {
+  std::vector<HostMatrix> ms;
+  for (int64_t i = 0; i < p.batch; ++i) {
+    ms.emplace_back(rows, cols, layout, type, ld);
+    if (offset != ~uint64_t(0))
+      fillRandom(ms.back(), seed + 8 * uint64_t(i) + offset);
+  }
+  return ms;
+}
+
+CaseRun::CaseRun(Bench &bench, const Case &cs)
+    : bench(bench), o(bench.o), cs(cs), p(cs.p),
+      tolerance(o.tolerance > 0 ? o.tolerance
+                                : toleranceFor(p.a, p.c, cs.math, p.k)),
+      as(randomBatch(p, p.m, p.k, p.aLayout, p.a, p.ldOfA(), o.seed, 0)),
+      bs(randomBatch(p, p.k, p.n, p.bLayout, p.b, p.ldOfB(), o.seed, 1)),
+      c0s(randomBatch(p, p.m, p.n, p.cLayout, p.c, p.ldOfC(), o.seed,
+                      ~uint64_t(0))),
+      da(span(p.strideOfA(), p.spanOfA(), p.a)),
+      db(span(p.strideOfB(), p.spanOfB(), p.b)),
+      dc(span(p.strideOfC(), p.spanOfC(), p.c)),
+      sample(chooseSample(p.m, p.n, p.k, /*fullLimit=*/0,
+                          std::max<int64_t>(16, o.samples / p.batch),
+                          o.seed + 2)),
+      initialC(dc.size()), bytes(dc.size()), perRow(p.bias == "row"),
+      // The bias: M x 1 (per row) or 1 x N (per column), in C's type, the
+      // same for every GEMM of a batch.
+      bias(perRow ? p.m : 1, perRow ? 1 : p.n, Layout::Row, p.c),
+      flop(2.0 * p.m * p.n * p.k * p.batch),
+      peak(peakTflops(bench.device, p.a, cs.math)) {
+  da.upload(packBatch(as, p.strideOfA(), da.size()).data());
+  db.upload(packBatch(bs, p.strideOfB(), db.size()).data());
+  ops = Operands{da.ptr(), db.ptr(), dc.ptr()};
+  // C before each verified run: NaN where beta = 0 (a kernel must not read
+  // it), else random values the result depends on; the padding of its
+  // leading dimension too, which no run may change.
+  if (p.beta != 0) {
+    for (int64_t i = 0; i < p.batch; ++i)
+      fillRandom(c0s[i], o.seed + 8 * uint64_t(i) + 3);
+    initialC = packBatch(c0s, p.strideOfC(), dc.size());
+  } else {
+    uint32_t word = poisonWord(p.c);
+    unsigned char pattern[4];
+    std::memcpy(pattern, &word, 4);
+    for (size_t i = 0; i < initialC.size(); ++i)
+      initialC[i] = pattern[i % 4];
+  }
+  if (!p.bias.empty()) {
+    fillRandom(bias, o.seed + 4);
+    dBias = std::make_unique<DeviceBuffer>(bias.bytes());
+    dBias->upload(bias.pack().data());
+    ops.bias = dBias->ptr();
+  }
+}
+
+std::vector<unsigned char>
+CaseRun::packBatch(const std::vector<HostMatrix> &ms, int64_t stride,
+                   size_t size) const {
+  std::vector<unsigned char> out(size);
+  for (size_t i = 0; i < ms.size(); ++i) {
+    std::vector<unsigned char> one = ms[i].pack();
+    std::copy(one.begin(), one.end(),
+              out.begin() + i * stride * sizeOf(ms[i].type));
+  }
+  return out;
+}
+
+void CaseRun::progress(const std::string &name) {
+  ++bench.done;
+  std::fprintf(stderr, "[%zu/%zu] %s %s\n", bench.done, bench.total,
+               name.c_str(), sizeStr(cs.size).c_str());
+}
+
+/// Every GEMM of the batch is checked; a result reports the worst.
+bool CaseRun::verify(std::vector<HostMatrix> &c,
+                     const std::vector<HostMatrix> *reference, Result &r,
+                     bool fromCublas) {
+  dc.download(bytes.data());
+  bool pass = true;
+  r.relToFp64 = 0;
+  r.relToCublas = reference ? 0 : NAN;
+  for (int64_t i = 0; i < p.batch; ++i) {
+    size_t at = size_t(i * p.strideOfC()) * sizeOf(p.c);
+    c[i].unpack(std::vector<unsigned char>(
+        bytes.begin() + at,
+        bytes.begin() + at + size_t(p.spanOfC()) * sizeOf(p.c)));
+    Epilogue epilogue{p.alpha, p.beta, &c0s[i]};
+    epilogue.bias = p.bias.empty() ? nullptr : &bias;
+    epilogue.biasPerRow = perRow;
+    epilogue.relu = p.relu;
+    // cuBLAS has no bias or ReLU: the host adds them to its result.
+    if (fromCublas)
+      finishOnHost(c[i], epilogue);
+    Comparison fp64 =
+        compareWithReference(as[i], bs[i], c[i], sample, epilogue);
+    r.relToFp64 = std::max(r.relToFp64, fp64.relFrobenius);
+    pass = pass && fp64.nonFinite == 0 && fp64.relFrobenius <= tolerance;
+    if (reference) {
+      Difference d = compareMatrices(c[i], (*reference)[i]);
+      r.relToCublas = std::max(r.relToCublas, d.relFrobenius);
+      pass = pass && d.nonFinite == 0 && d.relFrobenius <= tolerance;
+      if (d.nonFinite)
+        r.note = std::to_string(d.nonFinite) + " entries not finite";
+    }
+  }
+  // The padding of C's leading dimension is the caller's: untouched.
+  int64_t lines = p.cLayout == Layout::Row ? p.m : p.n;
+  int64_t length = p.cLayout == Layout::Row ? p.n : p.m;
+  size_t element = sizeOf(p.c);
+  int64_t touched = 0;
+  for (int64_t i = 0; i < p.batch; ++i)
+    for (int64_t l = 0; l < lines; ++l)
+      for (int64_t e = length; e < p.ldOfC(); ++e) {
+        size_t at = size_t(i * p.strideOfC() + l * p.ldOfC() + e) * element;
+        touched += std::memcmp(&bytes[at], &initialC[at], element) != 0;
+      }
+  if (touched) {
+    pass = false;
+    r.note = std::to_string(touched) + " entries of C's padding overwritten";
+  }
+  r.status = pass ? "PASS" : "FAIL";
+  return pass;
+}
+
+void CaseRun::runCublas() {
+  Result r;
+  r.kernel = "cuBLAS";
+  r.file = Cublas::describe(p, cs.math);
+  r.size = cs.size;
+  progress(r.kernel);
+  resetC();
+  bench.cublas->gemm(p, cs.math, ops);
+  GEMMC_CU(DriverApi::get().cuCtxSynchronize());
+  reference = std::make_unique<std::vector<HostMatrix>>(batchOfC());
+  if (verify(*reference, nullptr, r, /*fromCublas=*/true)) {
+    if (!o.sweep) {
+      cublasMs = timeMedian(o, bench.flush,
+                            [&] { bench.cublas->gemm(p, cs.math, ops); });
+      r.ms = cublasMs;
+      r.tflops = flop / (r.ms * 1e-3) / 1e12;
+      r.vsCublas = 1.0;
+      r.peakShare = r.tflops / peak;
+    }
+  } else {
+    ++bench.failures;
+    reference.reset(); // a wrong cuBLAS is no reference
+  }
+  r.note = r.file;
+  cublasError = r.relToFp64;
+  bench.results.push_back(r);
+}
+
+void CaseRun::runKernel(const Loaded &l) {
+  Result r;
+  r.kernel = l.kernel->contract().entry;
+  r.file = l.file;
+  r.size = cs.size;
+  r.info = l.kernel->info();
+  r.dynamicShared = l.kernel->contract().dynamicSharedBytes;
+  progress(r.kernel);
+  std::string why = l.kernel->whyNot(p);
+  if (!why.empty()) {
+    r.status = "SKIP";
+    r.note = why;
+    bench.results.push_back(r);
+    return;
+  }
+  resetC();
+  l.kernel->launch(ops, p);
+  GEMMC_CU(DriverApi::get().cuCtxSynchronize());
+  std::vector<HostMatrix> c = batchOfC();
+  bool pass = verify(c, reference.get(), r, /*fromCublas=*/false);
+  if (cublasError > 0)
+    r.errorVsCublas = r.relToFp64 / cublasError;
+  if (o.sweep) {
+    // Each case as it ends: a long sweep cut short keeps its record.
+    r.note = (r.note.empty() ? "" : r.note + "; ") + p.str() +
+             " ld=" + std::to_string(p.ldOfA()) + "," +
+             std::to_string(p.ldOfB()) + "," + std::to_string(p.ldOfC()) +
+             " alpha=" + std::to_string(p.alpha) +
+             " beta=" + std::to_string(p.beta);
+    std::fprintf(stderr, "  %s %s\n", r.status.c_str(), r.note.c_str());
+  }
+  if (!pass) {
+    ++bench.failures;
+    bench.results.push_back(r);
+    return;
+  }
+  ++bench.passed;
+  if (o.sweep) {
+    bench.results.push_back(r);
+    return;
+  }
+  r.ms = timeMedian(o, bench.flush, [&] { l.kernel->launch(ops, p); });
+  r.tflops = flop / (r.ms * 1e-3) / 1e12;
+  r.vsCublas = cublasMs / r.ms;
+  r.peakShare = r.tflops / peak;
+  bench.results.push_back(r);
+}
+
+/// The line under the table: what was run and how.
+static void printSummary(const BenchOptions &o, const Bench &bench) {
+  if (o.sweep) {
+    std::printf("sweep: %lld random cases (seed %llu, sizes 1 to %lld), "
+                "%d kernel runs verified, %d failed; untimed\n",
+                (long long)o.count, (unsigned long long)o.seed,
+                (long long)o.maxSize, bench.passed, bench.failures);
+    return;
+  }
+  std::printf(
+      "problem: A %s:%s, B %s:%s, C %s:%s, math %s%s; tolerance by "
+      "precision%s; median of %d runs after %d warm-up%s\n",
+      toString(o.type), toString(o.aLayout), toString(o.type),
+      toString(o.bLayout), toString(o.cType), toString(o.cLayout),
+      o.math == MathMode::TF32 ? "tf32" : "exact",
+      o.alpha == 1 && o.beta == 0
+          ? ""
+          : (", alpha " + std::to_string(o.alpha) + ", beta " +
+             std::to_string(o.beta))
+                .c_str(),
+      o.tolerance > 0 ? (" (" + std::to_string(o.tolerance) + ")").c_str()
+                      : "",
+      o.runs, o.warmup, o.flushL2 ? ", L2 flushed" : "");
+}
+
+/// The GPU in one line, printed with the driver's version.
+static std::string describeGpu(const Device &device) {
+  int driver = 0;
+  GEMMC_CU(DriverApi::get().cuDriverGetVersion(&driver));
+  std::ostringstream g;
+  g << device.name << " (sm_" << device.major << device.minor << ", "
+    << device.smCount << " SMs, " << device.clockKHz / 1000 << " MHz)";
+  std::printf("GPU: %s; driver %d.%d\n", g.str().c_str(), driver / 1000,
+              (driver % 1000) / 10);
+  return g.str();
+}
+
 int main(int argc, char **argv) {
   BenchOptions o;
   std::string error;
@@ -329,334 +713,44 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  std::vector<Result> results;
-  int failures = 0;
+  Bench bench(o, device);
   std::string gpu;
   try {
-    int driver = 0;
-    GEMMC_CU(DriverApi::get().cuDriverGetVersion(&driver));
-    std::ostringstream g;
-    g << device.name << " (sm_" << device.major << device.minor << ", "
-      << device.smCount << " SMs, " << device.clockKHz / 1000 << " MHz)";
-    gpu = g.str();
-    std::printf("GPU: %s; driver %d.%d\n", gpu.c_str(), driver / 1000,
-                (driver % 1000) / 10);
-
-    std::vector<Loaded> kernels;
-    for (const std::string &file : o.kernels) {
-      auto kernel =
-          std::make_unique<ContractKernel>(readFile(file), file, o.optLevel);
-      kernels.push_back({file, std::move(kernel)});
-    }
-    // Types and layouts: the options', else the first kernel's.
-    if (!kernels.empty()) {
-      const Problem &first = kernels.front().kernel->contract().problem;
-      if (!o.typeGiven) {
-        o.type = first.a;
-        o.cType = first.c;
-      }
-      if (!o.mathGiven && o.type == DType::F32 && first.tf32)
-        o.math = MathMode::TF32;
-      if (!o.layoutGiven) {
-        o.aLayout = first.aLayout;
-        o.bLayout = first.bLayout;
-        o.cLayout = first.cLayout;
-      }
-      if (!o.batchGiven) {
-        o.batch = first.batch ? first.batch : 1; // `batch=?`: 1 by default
-        o.strideA = first.strideA;
-        o.strideB = first.strideB;
-        o.strideC = first.strideC;
-      }
-    }
-    std::vector<Size> sizes = o.sizes;
-    if (sizes.empty() && !o.sweep)
-      for (const Loaded &l : kernels) {
-        const Problem &p = l.kernel->contract().problem;
-        if (p.m && p.n && p.k &&
-            std::none_of(sizes.begin(), sizes.end(), [&](const Size &s) {
-              return s.m == p.m && s.n == p.n && s.k == p.k;
-            }))
-          sizes.push_back({p.m, p.n, p.k});
-      }
-    if (sizes.empty() && !o.sweep)
-      throw std::runtime_error("no problem size: the kernels take their "
-                               "sizes at launch; give --size");
+    gpu = describeGpu(device);
+    std::vector<Loaded> kernels = loadKernels(o);
+    takeProblemFromKernels(o, kernels);
+    std::vector<Case> cases = buildCases(o, kernels);
 
     std::unique_ptr<Cublas> cublas;
-    if (o.cublas) {
+    if (o.cublas)
       cublas = std::make_unique<Cublas>();
-    }
     std::unique_ptr<DeviceBuffer> flush;
     if (o.flushL2)
       flush = std::make_unique<DeviceBuffer>(size_t(256) << 20);
-
-    // The cases: each size with every kernel, or the sweep's.
-    std::vector<Case> cases;
-    if (o.sweep)
-      cases = sweepCases(o, kernels);
-    for (const Size &size : sizes) {
-      Case cs;
-      Problem &p = cs.p;
-      p.m = size.m, p.n = size.n, p.k = size.k;
-      p.a = p.b = o.type;
-      p.c = o.cType;
-      p.aLayout = o.aLayout, p.bLayout = o.bLayout, p.cLayout = o.cLayout;
-      p.alpha = o.alpha, p.beta = o.beta;
-      p.bias = o.bias, p.relu = o.relu;
-      p.batch = o.batch;
-      p.strideA = o.strideA, p.strideB = o.strideB, p.strideC = o.strideC;
-      p.lda = o.lda, p.ldb = o.ldb, p.ldc = o.ldc;
-      cs.size = size;
-      cs.math = o.math;
-      for (const Loaded &l : kernels)
-        cs.run.push_back(&l);
-      cases.push_back(cs);
-    }
-    size_t total = 0;
+    bench.cublas = cublas.get();
+    bench.flush = flush.get();
     for (const Case &cs : cases)
-      total += cs.run.size() + (cublas ? 1 : 0);
-    size_t done = 0;
-    int passed = 0;
+      bench.total += cs.run.size() + (cublas ? 1 : 0);
+
     for (const Case &cs : cases) {
-      const Problem &p = cs.p;
-      const Size &size = cs.size;
-      double tolerance =
-          o.tolerance > 0 ? o.tolerance : toleranceFor(p.a, p.c, cs.math, p.k);
-
-      // Each GEMM of the batch: its own random A, B (and C0); the device
-      // buffers hold them strideA, strideB and strideC elements apart.
-      std::vector<HostMatrix> as, bs, c0s;
-      for (int64_t i = 0; i < p.batch; ++i) {
-        as.emplace_back(p.m, p.k, p.aLayout, p.a, p.ldOfA());
-        bs.emplace_back(p.k, p.n, p.bLayout, p.b, p.ldOfB());
-        c0s.emplace_back(p.m, p.n, p.cLayout, p.c, p.ldOfC());
-        fillRandom(as.back(), o.seed + 8 * uint64_t(i));
-        fillRandom(bs.back(), o.seed + 8 * uint64_t(i) + 1);
-      }
-      auto span = [&](int64_t stride, int64_t elements, DType type) {
-        return size_t((p.batch - 1) * stride + elements) * sizeOf(type);
-      };
-      // The bytes of a batch of matrices, each at its stride.
-      auto packBatch = [&](const std::vector<HostMatrix> &ms, int64_t stride,
-                           size_t bytes) {
-        std::vector<unsigned char> out(bytes);
-        for (size_t i = 0; i < ms.size(); ++i) {
-          std::vector<unsigned char> one = ms[i].pack();
-          std::copy(one.begin(), one.end(),
-                    out.begin() + i * stride * sizeOf(ms[i].type));
-        }
-        return out;
-      };
-      DeviceBuffer da(span(p.strideOfA(), p.spanOfA(), p.a)),
-          db(span(p.strideOfB(), p.spanOfB(), p.b)),
-          dc(span(p.strideOfC(), p.spanOfC(), p.c));
-      da.upload(packBatch(as, p.strideOfA(), da.size()).data());
-      db.upload(packBatch(bs, p.strideOfB(), db.size()).data());
-      Operands ops{da.ptr(), db.ptr(), dc.ptr()};
-      Sample sample =
-          chooseSample(p.m, p.n, p.k, /*fullLimit=*/0,
-                       std::max<int64_t>(16, o.samples / p.batch), o.seed + 2);
-      // C before each verified run: NaN where beta = 0 (a kernel must not
-      // read it), else random values the result depends on; the padding of
-      // its leading dimension too, which no run may change.
-      std::vector<unsigned char> initialC(dc.size());
-      if (p.beta != 0) {
-        for (int64_t i = 0; i < p.batch; ++i)
-          fillRandom(c0s[i], o.seed + 8 * uint64_t(i) + 3);
-        initialC = packBatch(c0s, p.strideOfC(), dc.size());
-      } else {
-        uint32_t word = poisonWord(p.c);
-        unsigned char pattern[4];
-        std::memcpy(pattern, &word, 4);
-        for (size_t i = 0; i < initialC.size(); ++i)
-          initialC[i] = pattern[i % 4];
-      }
-      auto resetC = [&] { dc.upload(initialC.data()); };
-      // The bias: M x 1 (per row) or 1 x N (per column), in C's type, the
-      // same for every GEMM of a batch.
-      bool perRow = p.bias == "row";
-      HostMatrix bias(perRow ? p.m : 1, perRow ? 1 : p.n, Layout::Row, p.c);
-      std::unique_ptr<DeviceBuffer> dBias;
-      if (!p.bias.empty()) {
-        fillRandom(bias, o.seed + 4);
-        dBias = std::make_unique<DeviceBuffer>(bias.bytes());
-        dBias->upload(bias.pack().data());
-        ops.bias = dBias->ptr();
-      }
-      std::vector<unsigned char> bytes(dc.size());
-      double flop = 2.0 * p.m * p.n * p.k * p.batch;
-      double peak = peakTflops(device, p.a, cs.math);
-
-      // Every GEMM of the batch is checked; a result reports the worst.
-      auto verify = [&](std::vector<HostMatrix> &c,
-                        const std::vector<HostMatrix> *reference, Result &r,
-                        bool fromCublas) {
-        dc.download(bytes.data());
-        bool pass = true;
-        r.relToFp64 = 0;
-        r.relToCublas = reference ? 0 : NAN;
-        for (int64_t i = 0; i < p.batch; ++i) {
-          size_t at = size_t(i * p.strideOfC()) * sizeOf(p.c);
-          c[i].unpack(std::vector<unsigned char>(
-              bytes.begin() + at,
-              bytes.begin() + at + size_t(p.spanOfC()) * sizeOf(p.c)));
-          Epilogue epilogue{p.alpha, p.beta, &c0s[i]};
-          epilogue.bias = p.bias.empty() ? nullptr : &bias;
-          epilogue.biasPerRow = perRow;
-          epilogue.relu = p.relu;
-          // cuBLAS has no bias or ReLU: the host adds them to its result.
-          if (fromCublas)
-            finishOnHost(c[i], epilogue);
-          Comparison fp64 =
-              compareWithReference(as[i], bs[i], c[i], sample, epilogue);
-          r.relToFp64 = std::max(r.relToFp64, fp64.relFrobenius);
-          pass = pass && fp64.nonFinite == 0 && fp64.relFrobenius <= tolerance;
-          if (reference) {
-            Difference d = compareMatrices(c[i], (*reference)[i]);
-            r.relToCublas = std::max(r.relToCublas, d.relFrobenius);
-            pass = pass && d.nonFinite == 0 && d.relFrobenius <= tolerance;
-            if (d.nonFinite)
-              r.note = std::to_string(d.nonFinite) + " entries not finite";
-          }
-        }
-        // The padding of C's leading dimension is the caller's: untouched.
-        int64_t lines = p.cLayout == Layout::Row ? p.m : p.n;
-        int64_t length = p.cLayout == Layout::Row ? p.n : p.m;
-        size_t element = sizeOf(p.c);
-        int64_t touched = 0;
-        for (int64_t i = 0; i < p.batch; ++i)
-          for (int64_t l = 0; l < lines; ++l)
-            for (int64_t e = length; e < p.ldOfC(); ++e) {
-              size_t at =
-                  size_t(i * p.strideOfC() + l * p.ldOfC() + e) * element;
-              touched += std::memcmp(&bytes[at], &initialC[at], element) != 0;
-            }
-        if (touched) {
-          pass = false;
-          r.note =
-              std::to_string(touched) + " entries of C's padding overwritten";
-        }
-        r.status = pass ? "PASS" : "FAIL";
-        return pass;
-      };
-      auto batchOfC = [&] {
-        return std::vector<HostMatrix>(
-            p.batch, HostMatrix(p.m, p.n, p.cLayout, p.c, p.ldOfC()));
-      };
-      auto progress = [&](const std::string &name) {
-        ++done;
-        std::fprintf(stderr, "[%zu/%zu] %s %s\n", done, total, name.c_str(),
-                     sizeStr(size).c_str());
-      };
-
-      double cublasMs = NAN, cublasError = NAN;
-      std::unique_ptr<std::vector<HostMatrix>> reference;
-      if (cublas) {
-        Result r;
-        r.kernel = "cuBLAS";
-        r.file = Cublas::describe(p, cs.math);
-        r.size = size;
-        progress(r.kernel);
-        resetC();
-        cublas->gemm(p, cs.math, ops);
-        GEMMC_CU(DriverApi::get().cuCtxSynchronize());
-        reference = std::make_unique<std::vector<HostMatrix>>(batchOfC());
-        if (verify(*reference, nullptr, r, /*fromCublas=*/true)) {
-          if (!o.sweep) {
-            cublasMs = timeMedian(o, flush.get(),
-                                  [&] { cublas->gemm(p, cs.math, ops); });
-            r.ms = cublasMs;
-            r.tflops = flop / (r.ms * 1e-3) / 1e12;
-            r.vsCublas = 1.0;
-            r.peakShare = r.tflops / peak;
-          }
-        } else {
-          ++failures;
-          reference.reset(); // a wrong cuBLAS is no reference
-        }
-        r.note = r.file;
-        cublasError = r.relToFp64;
-        results.push_back(r);
-      }
-
-      for (const Loaded *l : cs.run) {
-        Result r;
-        r.kernel = l->kernel->contract().entry;
-        r.file = l->file;
-        r.size = size;
-        r.info = l->kernel->info();
-        r.dynamicShared = l->kernel->contract().dynamicSharedBytes;
-        progress(r.kernel);
-        std::string why = l->kernel->whyNot(p);
-        if (!why.empty()) {
-          r.status = "SKIP";
-          r.note = why;
-          results.push_back(r);
-          continue;
-        }
-        resetC();
-        l->kernel->launch(ops, p);
-        GEMMC_CU(DriverApi::get().cuCtxSynchronize());
-        std::vector<HostMatrix> c = batchOfC();
-        bool pass = verify(c, reference.get(), r, /*fromCublas=*/false);
-        if (cublasError > 0)
-          r.errorVsCublas = r.relToFp64 / cublasError;
-        if (o.sweep) {
-          // Each case as it ends: a long sweep cut short keeps its record.
-          r.note = (r.note.empty() ? "" : r.note + "; ") + p.str() +
-                   " ld=" + std::to_string(p.ldOfA()) + "," +
-                   std::to_string(p.ldOfB()) + "," + std::to_string(p.ldOfC()) +
-                   " alpha=" + std::to_string(p.alpha) +
-                   " beta=" + std::to_string(p.beta);
-          std::fprintf(stderr, "  %s %s\n", r.status.c_str(), r.note.c_str());
-        }
-        if (!pass) {
-          ++failures;
-          results.push_back(r);
-          continue;
-        }
-        ++passed;
-        if (o.sweep) {
-          results.push_back(r);
-          continue;
-        }
-        r.ms = timeMedian(o, flush.get(), [&] { l->kernel->launch(ops, p); });
-        r.tflops = flop / (r.ms * 1e-3) / 1e12;
-        r.vsCublas = cublasMs / r.ms;
-        r.peakShare = r.tflops / peak;
-        results.push_back(r);
-      }
+      CaseRun run(bench, cs);
+      if (cublas)
+        run.runCublas();
+      for (const Loaded *l : cs.run)
+        run.runKernel(*l);
     }
-    if (o.sweep)
-      std::printf("sweep: %lld random cases (seed %llu, sizes 1 to %lld), "
-                  "%d kernel runs verified, %d failed; untimed\n",
-                  (long long)o.count, (unsigned long long)o.seed,
-                  (long long)o.maxSize, passed, failures);
-    else
-      std::printf(
-          "problem: A %s:%s, B %s:%s, C %s:%s, math %s%s; tolerance by "
-          "precision%s; median of %d runs after %d warm-up%s\n",
-          toString(o.type), toString(o.aLayout), toString(o.type),
-          toString(o.bLayout), toString(o.cType), toString(o.cLayout),
-          o.math == MathMode::TF32 ? "tf32" : "exact",
-          o.alpha == 1 && o.beta == 0 ? ""
-                                      : (", alpha " + std::to_string(o.alpha) +
-                                         ", beta " + std::to_string(o.beta))
-                                            .c_str(),
-          o.tolerance > 0 ? (" (" + std::to_string(o.tolerance) + ")").c_str()
-                          : "",
-          o.runs, o.warmup, o.flushL2 ? ", L2 flushed" : "");
+    printSummary(o, bench);
   } catch (const std::exception &e) {
-    printTable(results);
+    printTable(bench.results);
     std::cerr << "gemm-bench: error: " << e.what() << "\n";
     return 1;
   }
-  printTable(results);
+  printTable(bench.results);
   if (!o.csv.empty())
-    writeCsv(o.csv, gpu, results);
+    writeCsv(o.csv, gpu, bench.results);
   if (!o.json.empty())
-    writeJson(o.json, gpu, results);
-  std::printf("%zu results, %d failed\n", results.size(), failures);
-  return failures ? 1 : 0;
+    writeJson(o.json, gpu, bench.results);
+  std::printf("%zu results, %d failed\n", bench.results.size(),
+              bench.failures);
+  return bench.failures ? 1 : 0;
 }

@@ -353,7 +353,7 @@ static void printGridDim(AsmPrinter &printer, GridDim dim) {
 
 static ParseResult parseGridDim(AsmParser &parser, GridDim &dim) {
   SMLoc loc = parser.getCurrentLocation();
-  int64_t one;
+  int64_t one = 0;
   OptionalParseResult number = parser.parseOptionalInteger(one);
   if (number.has_value()) {
     if (failed(*number))
