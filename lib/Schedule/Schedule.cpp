@@ -77,6 +77,7 @@ std::optional<int64_t> Problem::leadingDimension(Operand operand) const {
 // Schedule
 //===----------------------------------------------------------------------===//
 
+/// Every field of a schedule, once: equality and hashing go through it.
 static auto tieSchedule(const Schedule &s) {
   return std::tie(s.tile, s.coalesce, s.registerTile, s.warpTile, s.promoteA,
                   s.promoteB, s.pad, s.swizzle, s.transposeA, s.vectorize,
@@ -88,26 +89,28 @@ bool Schedule::operator==(const Schedule &other) const {
   return tieSchedule(*this) == tieSchedule(other);
 }
 
+template <typename T> static llvm::hash_code hashField(const T &value) {
+  return llvm::hash_value(value);
+}
+
+template <typename T, size_t N>
+static llvm::hash_code hashField(const std::array<T, N> &values) {
+  return llvm::hash_combine_range(values.begin(), values.end());
+}
+
 template <typename T>
-static llvm::hash_code hashOptional(const std::optional<T> &value) {
+static llvm::hash_code hashField(const std::optional<T> &value) {
   if (!value)
     return llvm::hash_value(false);
-  if constexpr (std::is_integral_v<T>)
-    return llvm::hash_combine(true, *value);
-  else
-    return llvm::hash_combine(true,
-                              llvm::hash_combine_range(value->begin(),
-                                                       value->end()));
+  return llvm::hash_combine(true, hashField(*value));
 }
 
 llvm::hash_code gemmc::hash_value(const Schedule &s) {
-  return llvm::hash_combine(
-      llvm::hash_combine_range(s.tile.begin(), s.tile.end()), s.coalesce,
-      hashOptional(s.registerTile), hashOptional(s.warpTile), s.promoteA,
-      s.promoteB, s.pad, s.swizzle, s.transposeA, hashOptional(s.vectorize),
-      s.stages, s.registerDoubleBuffer, s.cpAsync, hashOptional(s.raster),
-      hashOptional(s.unroll), hashOptional(s.splitK), hashOptional(s.mma),
-      s.splitEdges);
+  return std::apply(
+      [](const auto &...fields) {
+        return llvm::hash_combine(hashField(fields)...);
+      },
+      tieSchedule(s));
 }
 
 int64_t Schedule::threadsPerBlock() const {

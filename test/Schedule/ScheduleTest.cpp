@@ -1,0 +1,164 @@
+//===- ScheduleTest.cpp - the schedule model on its own ------------------===//
+//
+// The schedule model links against LLVM's Support only: these tests build
+// problems and schedules as plain data and ask the model, as Sema, the
+// gemm dialect's verifiers, the passes and the fuzzer do.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gemmc/Schedule/Schedule.h"
+#include <gtest/gtest.h>
+#include <vector>
+
+using namespace gemmc;
+
+namespace {
+/// The diagnostics of one check.
+struct Collected {
+  std::vector<Diagnostic> all;
+  void operator()(const Diagnostic &d) { all.push_back(d); }
+  const Diagnostic *firstError() const {
+    for (const Diagnostic &d : all)
+      if (d.severity == Diagnostic::Severity::Error)
+        return &d;
+    return nullptr;
+  }
+};
+
+Problem squareF32(int64_t size) {
+  Problem p;
+  p.m = p.n = p.k = size;
+  return p;
+}
+
+/// sgemm-best.gemm's schedule: 128x128x8 tiles, 8x8 register tiles in
+/// 64x32 warp tiles, A transposed in shared memory, 128-bit accesses.
+Schedule sgemmBest() {
+  Schedule s;
+  s.tile = {128, 128, 8};
+  s.registerTile = {{8, 8}};
+  s.warpTile = {{64, 32}};
+  s.promoteA = s.promoteB = true;
+  s.transposeA = true;
+  s.vectorize = {{4, 4, 4, 4}};
+  s.stages = 2;
+  return s;
+}
+} // namespace
+
+TEST(ScheduleModel, Facts) {
+  Schedule s = sgemmBest();
+  EXPECT_EQ(s.threadsPerBlock(), 256);
+  EXPECT_EQ(s.innerSteps(), 8);
+  EXPECT_EQ(s.indexBitwidth(), 32u);
+  // 64 accumulators and 16 fragment registers fit two blocks of 256
+  // threads: 128 registers each.
+  EXPECT_EQ(s.registerCap(), 128);
+
+  std::optional<Arch> arch = lookupArch("sm_90");
+  ASSERT_TRUE(arch);
+  Collected diagnostics;
+  std::optional<ScheduleFacts> facts = checkSchedule(
+      squareF32(4096), s, &*arch, std::ref(diagnostics));
+  ASSERT_TRUE(facts);
+  EXPECT_EQ(facts->threadsPerBlock, 256);
+  // Two stages of A (8 x 128) and B (8 x 128) in f32.
+  EXPECT_EQ(facts->sharedBytes, 2 * 2 * 8 * 128 * 4);
+  EXPECT_EQ(facts->registerCap, 128);
+}
+
+TEST(ScheduleModel, SharedMemoryIsAlignedPerBuffer) {
+  Schedule s;
+  s.tile = {32, 32, 1};
+  s.registerTile = {{1, 1}};
+  s.promoteA = s.promoteB = true;
+  s.pad = 1;
+  // A: 32 x (1 + 1) f16 = 128 bytes; B: 1 x (32 + 1) f16 = 66 bytes.
+  SharedMemory shared = getSharedMemory(s, ElementType::F16, ElementType::F16);
+  ASSERT_EQ(shared.buffers.size(), 2u);
+  EXPECT_EQ(shared.buffers[1].bytes(), 66);
+  EXPECT_EQ(shared.offsetOf(1), 128);
+  EXPECT_EQ(shared.totalBytes(), 128 + 80);
+  EXPECT_EQ(shared.bytesPerStage(), 128 + 66);
+  EXPECT_FALSE(shared.isDynamic());
+}
+
+TEST(ScheduleModel, RulesNameThePart) {
+  Schedule s = sgemmBest();
+  s.warpTile = {{64, 64}}; // 8 x 8 register tiles: 64 lanes
+  Collected diagnostics;
+  EXPECT_FALSE(checkSchedule(squareF32(4096), s, nullptr,
+                             std::ref(diagnostics)));
+  const Diagnostic *error = diagnostics.firstError();
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->part, Part::WarpTile);
+  EXPECT_EQ(error->message, "warp tile 64x64 with register tile 8x8 gives 64 "
+                            "threads per warp, not 32");
+}
+
+TEST(ScheduleModel, ConflictsComeWithANote) {
+  Schedule s;
+  s.tile = {64, 64, 16};
+  s.warpTile = {{32, 32}};
+  s.mma = {{16, 8, 8}};
+  s.coalesce = true;
+  s.promoteA = s.promoteB = true;
+  Problem p = squareF32(256);
+  p.tf32 = true;
+  Collected diagnostics;
+  EXPECT_FALSE(checkSchedule(p, s, nullptr, std::ref(diagnostics)));
+  ASSERT_EQ(diagnostics.all.size(), 2u);
+  EXPECT_EQ(diagnostics.all[0].part, Part::Coalesce);
+  EXPECT_EQ(diagnostics.all[1].severity, Diagnostic::Severity::Note);
+  EXPECT_EQ(diagnostics.all[1].part, Part::Mma);
+}
+
+TEST(ScheduleModel, ArchitectureLimits) {
+  // 4 stages of 256x64 f16 tiles of A and B: 256 KB, over every limit.
+  Schedule s;
+  s.tile = {256, 256, 64};
+  s.warpTile = {{64, 64}};
+  s.mma = {{16, 8, 16}};
+  s.promoteA = s.promoteB = true;
+  s.vectorize = {{8, 1, 1, 1}};
+  s.stages = 4;
+  s.cpAsync = true;
+  Problem p = squareF32(4096);
+  p.a = p.b = ElementType::F16;
+  Collected withoutArch;
+  EXPECT_TRUE(checkSchedule(p, s, nullptr, std::ref(withoutArch)));
+  Collected sm90;
+  std::optional<Arch> arch = lookupArch("sm_90");
+  EXPECT_FALSE(checkSchedule(p, s, &*arch, std::ref(sm90)));
+  ASSERT_TRUE(sm90.firstError());
+  EXPECT_EQ(sm90.firstError()->part, Part::Pipeline);
+  EXPECT_FALSE(lookupArch("sm_70"));
+}
+
+TEST(ScheduleModel, NotImplementedYet) {
+  Schedule s;
+  s.tile = {32, 32, 1};
+  s.splitK = 2;
+  Collected diagnostics;
+  EXPECT_FALSE(checkImplemented(squareF32(256), s, std::ref(diagnostics)));
+  ASSERT_TRUE(diagnostics.firstError());
+  EXPECT_EQ(diagnostics.firstError()->message,
+            "directive 'split-k' is not implemented yet");
+}
+
+TEST(ScheduleModel, StructureAndEquality) {
+  Schedule s = sgemmBest();
+  Collected ok;
+  EXPECT_TRUE(verifyScheduleStructure(s, std::ref(ok)));
+  Schedule t = s;
+  EXPECT_EQ(s, t);
+  EXPECT_EQ(hash_value(s), hash_value(t));
+  t.raster = 8;
+  EXPECT_NE(s, t);
+  t = s;
+  t.swizzle = true; // needs mma, and no transpose-a
+  Collected bad;
+  EXPECT_FALSE(verifyScheduleStructure(t, std::ref(bad)));
+  ASSERT_TRUE(bad.firstError());
+  EXPECT_EQ(bad.firstError()->part, Part::Schedule);
+}
