@@ -128,58 +128,34 @@ private:
   SMLoc locate(Part part) const {
     const ProblemDecl &p = *kernel.problem;
     const ScheduleDecl &s = *kernel.schedule;
-    auto directive = [&](DirectiveKind kind) {
-      const Directive *d = s.find(kind);
-      return d ? d->loc : s.loc;
-    };
     auto type = [&](const std::optional<MatrixDecl> &m) {
       return m ? m->typeLoc : p.loc;
     };
-    switch (part) {
-    case Part::Kernel:
+    switch (part.kind) {
+    case Part::Kind::Kernel:
       return kernel.loc;
-    case Part::Problem:
+    case Part::Kind::Problem:
       return p.loc;
-    case Part::AType:
+    case Part::Kind::AType:
       return type(p.a);
-    case Part::BType:
+    case Part::Kind::BType:
       return type(p.b);
-    case Part::CType:
+    case Part::Kind::CType:
       return type(p.c);
-    case Part::Accumulate:
+    case Part::Kind::Accumulate:
       return p.acc ? p.acc->loc : p.loc;
-    case Part::Math:
+    case Part::Kind::Math:
       return p.math ? p.math->loc : p.loc;
-    case Part::Batch:
+    case Part::Kind::Batch:
       return p.batch ? p.batch->loc : p.loc;
-    case Part::BatchCount:
+    case Part::Kind::BatchCount:
       return p.batch ? p.batch->count.loc : p.loc;
-    case Part::Schedule:
+    case Part::Kind::Schedule:
       return s.loc;
-    case Part::Tile:
-      return directive(DirectiveKind::Tile);
-    case Part::Coalesce:
-      return directive(DirectiveKind::Coalesce);
-    case Part::Promote:
-      return directive(DirectiveKind::Promote);
-    case Part::RegisterTile:
-      return directive(DirectiveKind::RegisterTile);
-    case Part::WarpTile:
-      return directive(DirectiveKind::WarpTile);
-    case Part::Vectorize:
-      return directive(DirectiveKind::Vectorize);
-    case Part::Mma:
-      return directive(DirectiveKind::Mma);
-    case Part::Pipeline:
-      return directive(DirectiveKind::Pipeline);
-    case Part::Raster:
-      return directive(DirectiveKind::Raster);
-    case Part::SplitK:
-      return directive(DirectiveKind::SplitK);
-    case Part::Unroll:
-      return directive(DirectiveKind::Unroll);
-    case Part::Edges:
-      return directive(DirectiveKind::Edges);
+    case Part::Kind::Directive: {
+      const Directive *d = s.find(part.directive);
+      return d ? d->loc : s.loc;
+    }
     }
     llvm_unreachable("unknown part");
   }

@@ -37,11 +37,12 @@ private:
   void note(Part part, const Twine &message) {
     handler({Diagnostic::Severity::Note, part, message.str()});
   }
-  bool conflict(Part part, const char *name, Part other,
-                const char *otherName, const Twine &why) {
-    error(part, Twine("'") + name + "' cannot be combined with '" +
-                    otherName + "': " + why);
-    note(other, Twine("'") + otherName + "' is given here");
+  bool conflict(DirectiveKind directive, DirectiveKind other,
+                const Twine &why) {
+    error(directive, "'" + stringify(directive) +
+                         "' cannot be combined with '" + stringify(other) +
+                         "': " + why);
+    note(other, "'" + stringify(other) + "' is given here");
     return false;
   }
   bool notYet(Part part, const Twine &what) {
@@ -62,10 +63,10 @@ private:
 
   /// The directive that makes the threads: the warp tile with mma, else the
   /// register tile, else the tile.
-  Part threadsPart() const {
+  DirectiveKind threadsPart() const {
     if (s.hasMma())
-      return Part::WarpTile;
-    return s.registerTile ? Part::RegisterTile : Part::Tile;
+      return DirectiveKind::WarpTile;
+    return s.registerTile ? DirectiveKind::RegisterTile : DirectiveKind::Tile;
   }
 
   const Problem &p;
@@ -78,7 +79,7 @@ private:
 
 bool Rules::checkProblem() {
   if (p.acc != ElementType::F32)
-    return error(Part::Accumulate,
+    return error(Part::Kind::Accumulate,
                  "the accumulator must be f32, got " + stringify(p.acc));
   if (!p.batchStrides)
     return true;
@@ -90,7 +91,7 @@ bool Rules::checkProblem() {
     int64_t size = satMul(*rows, *cols);
     int64_t stride = (*p.batchStrides)[i];
     if (stride < size)
-      return error(Part::Batch,
+      return error(Part::Kind::Batch,
                    Twine("the batch stride of ") + names[i] + " (" +
                        Twine(stride) + ") is smaller than " + names[i] +
                        " (" + Twine(size) +
@@ -101,27 +102,27 @@ bool Rules::checkProblem() {
 
 bool Rules::checkTypes() {
   if (p.a != p.b)
-    return error(Part::BType, "A and B must have the same element type, got " +
+    return error(Part::Kind::BType, "A and B must have the same element type, got " +
                                   stringify(p.a) + " and " + stringify(p.b));
   if (p.tf32 && p.a != ElementType::F32)
-    return error(Part::Math,
+    return error(Part::Kind::Math,
                  "math = tf32 needs f32 inputs, got " + stringify(p.a));
   if (p.tf32 && !s.hasMma())
-    return error(Part::Math, "math = tf32 runs on tensor cores: add the "
+    return error(Part::Kind::Math, "math = tf32 runs on tensor cores: add the "
                              "directive 'mma m16n8k8'");
   if (!s.hasMma())
     return true;
 
   int64_t mmaK = (*s.mma)[2];
   if (mmaK == 16 && p.a == ElementType::F32)
-    return error(Part::Mma, "mma m16n8k16 takes f16 or bf16 inputs, got f32 "
+    return error(DirectiveKind::Mma, "mma m16n8k16 takes f16 or bf16 inputs, got f32 "
                             "(f32 inputs use m16n8k8 with math = tf32)");
   if (mmaK == 8 && p.a != ElementType::F32)
-    return error(Part::Mma, "mma m16n8k8 is the tf32 shape: it takes f32 "
+    return error(DirectiveKind::Mma, "mma m16n8k8 is the tf32 shape: it takes f32 "
                             "inputs, got " +
                                 stringify(p.a) + " (use m16n8k16)");
   if (mmaK == 8 && !p.tf32)
-    return error(Part::Mma, "mma m16n8k8 computes in tf32: opt in with "
+    return error(DirectiveKind::Mma, "mma m16n8k8 computes in tf32: opt in with "
                             "'math = tf32' in the problem");
   return true;
 }
@@ -131,45 +132,45 @@ bool Rules::checkThreads() {
           wn = s.wn();
   if (s.hasMma()) {
     if (s.registerTile)
-      return conflict(Part::RegisterTile, "register-tile", Part::Mma, "mma",
+      return conflict(DirectiveKind::RegisterTile, DirectiveKind::Mma,
                       "an mma warp tile is made of mma fragments, not of "
                       "per-thread register tiles");
     if (s.coalesce)
-      return conflict(Part::Coalesce, "coalesce", Part::Mma, "mma",
+      return conflict(DirectiveKind::Coalesce, DirectiveKind::Mma,
                       "mma fixes which lane owns which element");
     if (!s.warpTile)
-      return error(Part::Mma, "'mma' needs a 'warp-tile' (WMxWN per warp)");
+      return error(DirectiveKind::Mma, "'mma' needs a 'warp-tile' (WMxWN per warp)");
     int64_t fm = (*s.mma)[0], fn = (*s.mma)[1];
     if (wm % fm || wn % fn)
-      return error(Part::WarpTile,
+      return error(DirectiveKind::WarpTile,
                    "warp tile " + Twine(wm) + "x" + Twine(wn) +
                        " is not a multiple of the mma shape " + Twine(fm) +
                        "x" + Twine(fn));
     if (s.bk() % (*s.mma)[2])
-      return error(Part::Tile, "BK = " + Twine(s.bk()) +
+      return error(DirectiveKind::Tile, "BK = " + Twine(s.bk()) +
                                    " is not a multiple of the mma K = " +
                                    Twine((*s.mma)[2]));
   }
   if (bm % tm || bn % tn)
-    return error(Part::RegisterTile,
+    return error(DirectiveKind::RegisterTile,
                  "block tile " + Twine(bm) + "x" + Twine(bn) +
                      " is not a multiple of the register tile " + Twine(tm) +
                      "x" + Twine(tn));
   if (s.warpTile) {
     if (bm % wm || bn % wn)
-      return error(Part::WarpTile,
+      return error(DirectiveKind::WarpTile,
                    "block tile " + Twine(bm) + "x" + Twine(bn) +
                        " is not a multiple of the warp tile " + Twine(wm) +
                        "x" + Twine(wn));
     if (!s.hasMma()) {
       if (wm % tm || wn % tn)
-        return error(Part::WarpTile,
+        return error(DirectiveKind::WarpTile,
                      "warp tile " + Twine(wm) + "x" + Twine(wn) +
                          " is not a multiple of the register tile " +
                          Twine(tm) + "x" + Twine(tn));
       int64_t lanes = (wm / tm) * (wn / tn);
       if (lanes != kWarpSize)
-        return error(Part::WarpTile,
+        return error(DirectiveKind::WarpTile,
                      "warp tile " + Twine(wm) + "x" + Twine(wn) +
                          " with register tile " + Twine(tm) + "x" + Twine(tn) +
                          " gives " + Twine(lanes) +
@@ -198,42 +199,42 @@ bool Rules::checkThreads() {
 
 bool Rules::checkPromoteAndPipeline() {
   if (s.bk() != 1 && !s.hasPromotion() && !s.hasMma())
-    return error(Part::Tile, "a K step (BK = " + Twine(s.bk()) +
+    return error(DirectiveKind::Tile, "a K step (BK = " + Twine(s.bk()) +
                                  ") only applies with 'promote'; write 'tile " +
                                  Twine(s.bm()) + "x" + Twine(s.bn()) + "'");
   if (s.hasPromotion()) {
     if (s.pad && s.swizzle)
-      return error(Part::Promote, "'pad' and 'swizzle' are two answers to "
+      return error(DirectiveKind::Promote, "'pad' and 'swizzle' are two answers to "
                                   "bank conflicts: choose one");
     if (s.pad > 32)
-      return error(Part::Promote,
+      return error(DirectiveKind::Promote,
                    "a padding of " + Twine(s.pad) +
                        " elements is more than one row of banks (32)");
     if (s.swizzle && !s.hasMma())
-      return error(Part::Promote,
+      return error(DirectiveKind::Promote,
                    "'swizzle' lays shared memory out for ldmatrix and "
                    "needs 'mma'; SIMT schedules use 'pad'");
   }
   if (s.transposeA && !s.promoteA)
-    return error(Part::Promote,
+    return error(DirectiveKind::Promote,
                  "'transpose-a' needs A in shared memory: promote 'a'");
   if (!s.isPipelined())
     return true;
   if (!s.hasPromotion())
-    return error(Part::Pipeline, "'pipeline' needs 'promote': its stages "
+    return error(DirectiveKind::Pipeline, "'pipeline' needs 'promote': its stages "
                                  "are shared-memory buffers");
   if (s.stages > 8)
-    return error(Part::Pipeline,
+    return error(DirectiveKind::Pipeline,
                  "at most 8 pipeline stages, got " + Twine(s.stages));
   if (s.cpAsync && s.stages < 2)
-    return error(Part::Pipeline, "'cp-async' overlaps copies with compute "
+    return error(DirectiveKind::Pipeline, "'cp-async' overlaps copies with compute "
                                  "and needs at least 2 stages");
   if (s.cpAsync && s.transposeA)
-    return conflict(Part::Pipeline, "pipeline", Part::Promote, "promote",
+    return conflict(DirectiveKind::Pipeline, DirectiveKind::Promote,
                     "cp.async copies global memory to shared memory as is "
                     "and cannot transpose A");
   if (s.registerDoubleBuffer && !s.registerTile && !s.hasMma())
-    return error(Part::Pipeline, "'registers' double-buffers register "
+    return error(DirectiveKind::Pipeline, "'registers' double-buffers register "
                                  "tiles: add 'register-tile' or 'mma'");
   return true;
 }
@@ -258,13 +259,13 @@ bool Rules::checkVectorize() {
       {globalStore, "global-store"}};
   for (auto [width, name] : widths)
     if (width != 1 && width != 2 && width != 4 && width != 8)
-      return error(Part::Vectorize, Twine(name) +
+      return error(DirectiveKind::Vectorize, Twine(name) +
                                         " width must be 1, 2, 4 or 8, got " +
                                         Twine(width));
   auto tooWide = [&](int64_t width, ElementType type, const char *name) {
     if (width * sizeInBytes(type) <= 16)
       return false;
-    error(Part::Vectorize,
+    error(DirectiveKind::Vectorize,
           Twine(name) + " width " + Twine(width) + " of " + stringify(type) +
               " is " + Twine(width * sizeInBytes(type)) +
               " bytes, more than the widest (16-byte) access");
@@ -278,18 +279,18 @@ bool Rules::checkVectorize() {
 
   bool sharedWidths = globalLoad != 1 || sharedLoad != 1 || sharedStore != 1;
   if (sharedWidths && !s.hasPromotion())
-    return error(Part::Vectorize,
+    return error(DirectiveKind::Vectorize,
                  "global-load, shared-load and shared-store widths apply "
                  "to tiles staged in shared memory: add 'promote'");
   if (sharedStore > globalLoad)
-    return error(Part::Vectorize, "shared-store width " + Twine(sharedStore) +
+    return error(DirectiveKind::Vectorize, "shared-store width " + Twine(sharedStore) +
                                       " is wider than the global-load width " +
                                       Twine(globalLoad) + " that feeds it");
   if (sharedLoad != 1 && s.hasMma())
-    return error(Part::Vectorize, "mma fragments are read with ldmatrix: "
+    return error(DirectiveKind::Vectorize, "mma fragments are read with ldmatrix: "
                                   "leave shared-load at 1");
   if (sharedLoad != 1 && (s.tm() % sharedLoad || s.tn() % sharedLoad))
-    return error(Part::Vectorize,
+    return error(DirectiveKind::Vectorize,
                  "shared-load width " + Twine(sharedLoad) +
                      " must divide the register tile " + Twine(s.tm()) + "x" +
                      Twine(s.tn()));
@@ -297,21 +298,21 @@ bool Rules::checkVectorize() {
   if (globalStore != 1) {
     int64_t run = p.cLayout == MatrixLayout::Row ? s.tn() : s.tm();
     if (!s.hasMma() && run % globalStore)
-      return error(Part::Vectorize,
+      return error(DirectiveKind::Vectorize,
                    "global-store width " + Twine(globalStore) +
                        " must divide each thread's contiguous run of C (" +
                        Twine(run) + "): set the register tile");
     // A thread's columns of C come in chunks of the shared-load width (its
     // fragments of B); stores are at most that wide.
     if (!s.hasMma() && globalStore > sharedLoad)
-      return error(Part::Vectorize,
+      return error(DirectiveKind::Vectorize,
                    "global-store width " + Twine(globalStore) +
                        " is wider than the chunks of C a thread owns (the "
                        "shared-load width, " +
                        Twine(sharedLoad) + ")");
     std::optional<int64_t> leading = p.leadingDimension(Operand::C);
     if (leading && *leading % globalStore)
-      return error(Part::Vectorize,
+      return error(DirectiveKind::Vectorize,
                    "global-store width " + Twine(globalStore) +
                        " needs the leading dimension of C (" +
                        Twine(*leading) +
@@ -326,7 +327,8 @@ bool Rules::checkCooperativeLoads() {
   if (!s.hasPromotion())
     return true;
   int64_t width = s.globalLoadWidth();
-  Part at = s.vectorize ? Part::Vectorize : Part::Promote;
+  DirectiveKind at =
+      s.vectorize ? DirectiveKind::Vectorize : DirectiveKind::Promote;
   struct Tile {
     bool promoted;
     const char *name;
@@ -364,17 +366,17 @@ bool Rules::checkCooperativeLoads() {
 
 bool Rules::checkSizes() {
   if (s.raster && *s.raster < 1)
-    return error(Part::Raster, "raster group size must be positive");
+    return error(DirectiveKind::Raster, "raster group size must be positive");
   if (s.splitK && *s.splitK < 2)
-    return error(Part::SplitK,
+    return error(DirectiveKind::SplitK,
                  "split-k needs at least 2 splits, got " + Twine(*s.splitK));
   if (s.unroll && *s.unroll > 0 && s.innerSteps() % *s.unroll)
-    return error(Part::Unroll, "unroll factor " + Twine(*s.unroll) +
+    return error(DirectiveKind::Unroll, "unroll factor " + Twine(*s.unroll) +
                                    " does not divide the number of steps (" +
                                    Twine(s.innerSteps()) +
                                    ") of the inner loop over BK");
   if (s.splitK && p.k && *p.k % satMul(*s.splitK, s.bk()))
-    return error(Part::SplitK, "K = " + Twine(*p.k) + " does not split into " +
+    return error(DirectiveKind::SplitK, "K = " + Twine(*p.k) + " does not split into " +
                                    Twine(*s.splitK) +
                                    " parts that are multiples of BK = " +
                                    Twine(s.bk()));
@@ -387,7 +389,8 @@ bool Rules::checkSharedMemory() {
   SharedMemory shared = getSharedMemory(s, p.a, p.b);
   facts.sharedBytes = shared.totalBytes();
   if (arch && facts.sharedBytes > arch->sharedMemoryLimit)
-    return error(s.isPipelined() ? Part::Pipeline : Part::Promote,
+    return error(s.isPipelined() ? DirectiveKind::Pipeline
+                                 : DirectiveKind::Promote,
                  "the schedule needs " + Twine(facts.sharedBytes) +
                      " bytes of shared memory per block (" +
                      Twine(shared.bytesPerStage()) + " per stage x " +
@@ -443,14 +446,14 @@ bool Rules::checkSharedRows() {
     int64_t rowBytes = satMul(r.cols + s.pad, bytes);
     if (need <= bytes || rowBytes % need == 0)
       continue;
-    error(Part::Promote,
+    error(DirectiveKind::Promote,
           Twine("shared-memory rows of the ") + r.name + " tile are " +
               Twine(rowBytes) + " bytes (" + Twine(r.cols) + " + pad " +
               Twine(s.pad) + " " + stringify(p.a) +
               " elements), not a multiple of the " + Twine(need) + " bytes " +
               what + ": the accesses would be misaligned");
     if (r.cols * bytes % need == 0)
-      note(Part::Promote, "a pad that is a multiple of " +
+      note(DirectiveKind::Promote, "a pad that is a multiple of " +
                               Twine(need / bytes) +
                               " elements keeps the rows aligned");
     return false;
@@ -460,7 +463,7 @@ bool Rules::checkSharedRows() {
 
 bool Rules::checkRegisters() {
   int64_t acc, fragments;
-  Part at;
+  DirectiveKind at;
   if (s.hasMma()) {
     // f32 accumulators of the warp tile spread over 32 lanes; A fragments of
     // 16xK and B fragments of Kx8 in 32-bit registers.
@@ -469,11 +472,11 @@ bool Rules::checkRegisters() {
     int64_t perReg = 4 / sizeInBytes(p.a);
     fragments = satAdd(satMul(s.wm(), mmaK), satMul(s.wn(), mmaK)) /
                 (kWarpSize * perReg);
-    at = Part::WarpTile;
+    at = DirectiveKind::WarpTile;
   } else {
     acc = satMul(s.tm(), s.tn());
     fragments = satAdd(s.tm(), s.tn());
-    at = s.registerTile ? Part::RegisterTile : Part::Tile;
+    at = s.registerTile ? DirectiveKind::RegisterTile : DirectiveKind::Tile;
   }
   if (s.registerDoubleBuffer)
     fragments = satMul(fragments, 2);
@@ -607,7 +610,7 @@ std::optional<ScheduleFacts> Rules::run() {
 
 bool Rules::checkImplemented() {
   if (s.splitK)
-    return notYet(Part::SplitK, "directive 'split-k'");
+    return notYet(DirectiveKind::SplitK, "directive 'split-k'");
   bool columnMajorOperand =
       p.aLayout == MatrixLayout::Col || p.bLayout == MatrixLayout::Col;
   // The pieces the block-cooperative copies move (global-load wide).
@@ -616,21 +619,21 @@ bool Rules::checkImplemented() {
   if (s.cpAsync) {
     // cp.async moves 4, 8 or 16 bytes.
     if (pieceBytes < 4)
-      return notYet(Part::Pipeline,
+      return notYet(DirectiveKind::Pipeline,
                     "'pipeline ... cp-async' with " + Twine(pieceBytes) +
                         "-byte pieces (raise the global-load width)");
     if (columnMajorOperand)
-      return notYet(Part::Pipeline,
+      return notYet(DirectiveKind::Pipeline,
                     "'pipeline ... cp-async' with a column-major operand");
   }
   // Fragments are double-buffered for mma.sync with cp.async only.
   if (s.registerDoubleBuffer && (!s.hasMma() || !s.cpAsync))
-    return notYet(Part::Pipeline, "'pipeline ... registers' without 'mma' "
+    return notYet(DirectiveKind::Pipeline, "'pipeline ... registers' without 'mma' "
                                   "and 'cp-async'");
   if (s.swizzle) {
     // The swizzle permutes 16-byte chunks: copies move whole chunks.
     if (pieceBytes != 16)
-      return notYet(Part::Promote,
+      return notYet(DirectiveKind::Promote,
                     "'promote ... swizzle' with copies of " +
                         Twine(pieceBytes) +
                         " bytes (vectorize global-load to 16 bytes)");
@@ -638,35 +641,35 @@ bool Rules::checkImplemented() {
     for (int64_t cols : {s.bk(), s.bn()})
       if (!llvm::isPowerOf2_64(cols * elementBytes / 16) ||
           cols * elementBytes % 16)
-        return notYet(Part::Promote,
+        return notYet(DirectiveKind::Promote,
                       "'promote ... swizzle' with tile rows of " +
                           Twine(cols * elementBytes) +
                           " bytes (not a power-of-two number of 16-byte "
                           "chunks)");
     if (columnMajorOperand)
-      return notYet(Part::Promote,
+      return notYet(DirectiveKind::Promote,
                     "'promote ... swizzle' with a column-major operand");
   }
   if (s.hasMma() && s.transposeA)
-    return notYet(Part::Promote, "'promote ... transpose-a' with 'mma'");
+    return notYet(DirectiveKind::Promote, "'promote ... transpose-a' with 'mma'");
   if (s.hasMma() && (!s.promoteA || !s.promoteB))
-    return notYet(Part::Mma, "'mma' without 'promote a b'");
+    return notYet(DirectiveKind::Mma, "'mma' without 'promote a b'");
 
   // f16 and bf16 run on tensor cores only.
-  const std::pair<ElementType, Part> matrices[] = {
-      {p.a, Part::AType}, {p.b, Part::BType}, {p.c, Part::CType}};
+  const std::pair<ElementType, Part::Kind> matrices[] = {
+      {p.a, Part::Kind::AType}, {p.b, Part::Kind::BType}, {p.c, Part::Kind::CType}};
   for (auto [type, part] : matrices)
     if (!s.hasMma() && type != ElementType::F32)
       return notYet(part, "element type '" + stringify(type) +
                               "' without 'mma'");
   if (p.batched && !p.batchCount && !p.isDynamic())
-    return notYet(Part::BatchCount,
+    return notYet(Part::Kind::BatchCount,
                   "a batch count given at launch ('?') with static sizes");
   if (p.isDynamic()) {
     // The leading dimensions and a batch's strides come with the sizes, at
     // launch; the runtime checks the extent of each matrix.
     if (p.batchStrides)
-      return error(Part::Batch, "batch strides in a problem with sizes "
+      return error(Part::Kind::Batch, "batch strides in a problem with sizes "
                                 "given at launch: its strides are given at "
                                 "launch too");
     return true;
@@ -678,7 +681,7 @@ bool Rules::checkImplemented() {
     int64_t size = *rows * *cols;
     int64_t stride = p.batchStrides ? (*p.batchStrides)[i] : size;
     if ((count - 1) * stride + size >= (int64_t(1) << 31))
-      return notYet(Part::Problem, "a matrix (or batch of them) of 2^31 "
+      return notYet(Part::Kind::Problem, "a matrix (or batch of them) of 2^31 "
                                    "elements or more");
   }
   return true;
@@ -699,7 +702,7 @@ bool gemmc::checkImplemented(const Problem &problem, const Schedule &schedule,
 bool gemmc::verifyScheduleStructure(const Schedule &s,
                                     DiagnosticHandler handler) {
   auto error = [&](const Twine &message) {
-    handler({Diagnostic::Severity::Error, Part::Schedule, message.str()});
+    handler({Diagnostic::Severity::Error, Part::Kind::Schedule, message.str()});
     return false;
   };
   auto positive = [](llvm::ArrayRef<int64_t> sizes) {

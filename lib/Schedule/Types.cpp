@@ -37,3 +37,33 @@ StringRef gemmc::stringify(Epilogue epilogue) {
 StringRef gemmc::stringify(BiasKind bias) {
   return bias == BiasKind::Row ? "row" : "col";
 }
+
+StringRef gemmc::stringify(DirectiveKind kind) {
+  switch (kind) {
+  case DirectiveKind::Tile:
+    return "tile";
+  case DirectiveKind::Coalesce:
+    return "coalesce";
+  case DirectiveKind::Promote:
+    return "promote";
+  case DirectiveKind::RegisterTile:
+    return "register-tile";
+  case DirectiveKind::WarpTile:
+    return "warp-tile";
+  case DirectiveKind::Vectorize:
+    return "vectorize";
+  case DirectiveKind::Mma:
+    return "mma";
+  case DirectiveKind::Pipeline:
+    return "pipeline";
+  case DirectiveKind::Raster:
+    return "raster";
+  case DirectiveKind::SplitK:
+    return "split-k";
+  case DirectiveKind::Unroll:
+    return "unroll";
+  case DirectiveKind::Edges:
+    return "edges";
+  }
+  llvm_unreachable("unknown directive");
+}

@@ -91,7 +91,7 @@ TEST(ScheduleModel, RulesNameThePart) {
                              std::ref(diagnostics)));
   const Diagnostic *error = diagnostics.firstError();
   ASSERT_TRUE(error);
-  EXPECT_EQ(error->part, Part::WarpTile);
+  EXPECT_EQ(error->part, Part(DirectiveKind::WarpTile));
   EXPECT_EQ(error->message, "warp tile 64x64 with register tile 8x8 gives 64 "
                             "threads per warp, not 32");
 }
@@ -108,9 +108,9 @@ TEST(ScheduleModel, ConflictsComeWithANote) {
   Collected diagnostics;
   EXPECT_FALSE(checkSchedule(p, s, nullptr, std::ref(diagnostics)));
   ASSERT_EQ(diagnostics.all.size(), 2u);
-  EXPECT_EQ(diagnostics.all[0].part, Part::Coalesce);
+  EXPECT_EQ(diagnostics.all[0].part, Part(DirectiveKind::Coalesce));
   EXPECT_EQ(diagnostics.all[1].severity, Diagnostic::Severity::Note);
-  EXPECT_EQ(diagnostics.all[1].part, Part::Mma);
+  EXPECT_EQ(diagnostics.all[1].part, Part(DirectiveKind::Mma));
 }
 
 TEST(ScheduleModel, ArchitectureLimits) {
@@ -131,7 +131,7 @@ TEST(ScheduleModel, ArchitectureLimits) {
   std::optional<Arch> arch = lookupArch("sm_90");
   EXPECT_FALSE(checkSchedule(p, s, &*arch, std::ref(sm90)));
   ASSERT_TRUE(sm90.firstError());
-  EXPECT_EQ(sm90.firstError()->part, Part::Pipeline);
+  EXPECT_EQ(sm90.firstError()->part, Part(DirectiveKind::Pipeline));
   EXPECT_FALSE(lookupArch("sm_70"));
 }
 
@@ -160,5 +160,5 @@ TEST(ScheduleModel, StructureAndEquality) {
   Collected bad;
   EXPECT_FALSE(verifyScheduleStructure(t, std::ref(bad)));
   ASSERT_TRUE(bad.firstError());
-  EXPECT_EQ(bad.firstError()->part, Part::Schedule);
+  EXPECT_EQ(bad.firstError()->part, Part(Part::Kind::Schedule));
 }

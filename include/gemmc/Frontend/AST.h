@@ -81,22 +81,6 @@ struct ProblemDecl {
   std::optional<BatchDecl> batch;
 };
 
-enum class DirectiveKind {
-  Tile,
-  Coalesce,
-  Promote,
-  RegisterTile,
-  WarpTile,
-  Vectorize,
-  Mma,
-  Pipeline,
-  Raster,
-  SplitK,
-  Unroll,
-  Edges,
-};
-
-llvm::StringRef stringify(DirectiveKind kind);
 
 /// One schedule directive. Which fields mean something depends on `kind`;
 /// the parser fills only those.

@@ -200,31 +200,35 @@ SharedMemory getSharedMemory(const Schedule &schedule, ElementType a,
 // Rules
 //===----------------------------------------------------------------------===//
 
-/// The part of a schedule file a diagnostic points at; the front end maps
-/// each to its directive or declaration (or the nearest enclosing one).
-enum class Part {
-  Kernel,
-  Problem,
-  AType,
-  BType,
-  CType,
-  Accumulate,
-  Math,
-  Batch,
-  BatchCount,
-  Schedule,
-  Tile,
-  Coalesce,
-  Promote,
-  RegisterTile,
-  WarpTile,
-  Vectorize,
-  Mma,
-  Pipeline,
-  Raster,
-  SplitK,
-  Unroll,
-  Edges,
+/// The part of a schedule file a diagnostic points at: a declaration of
+/// the problem, or a directive. The front end maps each to its place in the
+/// file (or the nearest enclosing one).
+struct Part {
+  enum class Kind {
+    Kernel,
+    Problem,
+    AType,
+    BType,
+    CType,
+    Accumulate,
+    Math,
+    Batch,
+    BatchCount,
+    Schedule,
+    Directive,
+  };
+
+  constexpr Part(Kind kind) : kind(kind) {}
+  constexpr Part(DirectiveKind directive)
+      : kind(Kind::Directive), directive(directive) {}
+  bool operator==(const Part &other) const {
+    return kind == other.kind &&
+           (kind != Kind::Directive || directive == other.directive);
+  }
+
+  Kind kind;
+  /// With Kind::Directive, which one.
+  DirectiveKind directive = DirectiveKind::Tile;
 };
 
 struct Diagnostic {

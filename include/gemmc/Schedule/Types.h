@@ -21,6 +21,23 @@ enum class Epilogue { Store, AlphaBeta };
 /// column, N).
 enum class BiasKind { Row, Col };
 
+/// The directives of a schedule, as the language spells them (stringify).
+enum class DirectiveKind {
+  Tile,
+  Coalesce,
+  Promote,
+  RegisterTile,
+  WarpTile,
+  Vectorize,
+  Mma,
+  Pipeline,
+  Raster,
+  SplitK,
+  Unroll,
+  Edges,
+};
+
+llvm::StringRef stringify(DirectiveKind kind);
 llvm::StringRef stringify(ElementType type);
 llvm::StringRef stringify(MatrixLayout layout);
 llvm::StringRef stringify(MathMode mode);
