@@ -1,4 +1,4 @@
-//===- Compile.cpp - a schedule file to PTX, in process ------------------===//
+//===- Compile.cpp - a schedule file to PTX, in process -------------------===//
 //
 // The compilation policy lives here, not in the tool: the stages, where the
 // contract is read off the kernels, and the lowering options their launch
@@ -53,8 +53,7 @@ static LogicalResult
 runPipeline(ModuleOp module, const CompileOptions &options,
             llvm::function_ref<void(OpPassManager &)> build) {
   PassManager pm(module->getContext());
-  if (options.configurePassManager &&
-      failed(options.configurePassManager(pm)))
+  if (options.configurePassManager && failed(options.configurePassManager(pm)))
     return failure();
   build(pm);
   return pm.run(module);

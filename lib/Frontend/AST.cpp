@@ -1,4 +1,4 @@
-//===- AST.cpp - names and printing of the syntax tree -------------------===//
+//===- AST.cpp - names and printing of the syntax tree --------------------===//
 
 #include "gemmc/Frontend/AST.h"
 #include "gemmc/Frontend/Sema.h"
@@ -77,8 +77,8 @@ void gemmc::dump(const KernelDecl &kernel, const ScheduleFacts &facts,
                  llvm::raw_ostream &os) {
   const ProblemDecl &p = *kernel.problem;
   auto matrix = [&](const char *name, const std::optional<MatrixDecl> &m) {
-    os << " " << name << "=" << stringify(m ? m->type : ElementType::F32)
-       << ":" << stringify(m ? m->layout : MatrixLayout::Row);
+    os << " " << name << "=" << stringify(m ? m->type : ElementType::F32) << ":"
+       << stringify(m ? m->layout : MatrixLayout::Row);
   };
   os << "kernel " << kernel.name << "\n";
   os << "  problem m=";
@@ -112,6 +112,6 @@ void gemmc::dump(const KernelDecl &kernel, const ScheduleFacts &facts,
     os << "\n";
   }
   os << "  facts threads=" << facts.threadsPerBlock
-     << " shared-bytes=" << facts.sharedBytes
-     << " registers~" << facts.registers << "\n";
+     << " shared-bytes=" << facts.sharedBytes << " registers~"
+     << facts.registers << "\n";
 }

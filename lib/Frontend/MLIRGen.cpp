@@ -1,4 +1,4 @@
-//===- MLIRGen.cpp - schedule file to gemm dialect -----------------------===//
+//===- MLIRGen.cpp - schedule file to gemm dialect ------------------------===//
 
 #include "gemmc/Frontend/MLIRGen.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
@@ -12,8 +12,8 @@ using namespace mlir;
 static Location getLocation(MLIRContext &ctx, const llvm::SourceMgr &sourceMgr,
                             llvm::SMLoc loc) {
   auto [line, col] = sourceMgr.getLineAndColumn(loc);
-  StringRef file =
-      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBufferIdentifier();
+  StringRef file = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+                       ->getBufferIdentifier();
   return FileLineColLoc::get(&ctx, file, line, col);
 }
 
@@ -52,8 +52,7 @@ static std::array<int64_t, 4> getBatch(const Problem &p) {
   return {count, m * k, k * n, m * n};
 }
 
-OwningOpRef<ModuleOp> gemmc::mlirGen(MLIRContext &ctx,
-                                     const KernelDecl &kernel,
+OwningOpRef<ModuleOp> gemmc::mlirGen(MLIRContext &ctx, const KernelDecl &kernel,
                                      const CheckedKernel &checked,
                                      const llvm::SourceMgr &sourceMgr) {
   ctx.getOrLoadDialect<gemm::GemmDialect>();
@@ -70,8 +69,8 @@ OwningOpRef<ModuleOp> gemmc::mlirGen(MLIRContext &ctx,
   Type cType = getType(ctx, p.c);
   Type accType = getType(ctx, p.acc);
   auto problem = gemm::ProblemAttr::get(
-      &ctx, size(p.m), size(p.n), size(p.k), aType, getLayout(p.aLayout),
-      bType, getLayout(p.bLayout), cType, getLayout(p.cLayout), accType);
+      &ctx, size(p.m), size(p.n), size(p.k), aType, getLayout(p.aLayout), bType,
+      getLayout(p.bLayout), cType, getLayout(p.cLayout), accType);
   auto schedule = gemm::ScheduleAttr::get(&ctx, checked.schedule);
   StringAttr bias;
   if (p.bias)

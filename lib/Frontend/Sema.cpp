@@ -1,4 +1,4 @@
-//===- Sema.cpp - checks on a schedule file before any IR is built -------===//
+//===- Sema.cpp - checks on a schedule file before any IR is built --------===//
 //
 // The rules themselves live in the schedule model (lib/Schedule/Rules.cpp);
 // here the syntax tree becomes the model's Problem and Schedule, the checks
@@ -208,11 +208,10 @@ std::optional<CheckedKernel> gemmc::checkSchedule(const KernelDecl &kernel,
   if (!checkSpelling(kernel, report))
     return std::nullopt;
   std::optional<Arch> arch = lookupArch(archName);
-  CheckedKernel checked{buildProblem(*kernel.problem),
-                        buildSchedule(*kernel.schedule), {}};
-  std::optional<ScheduleFacts> facts =
-      gemmc::checkSchedule(checked.problem, checked.schedule,
-                           arch ? &*arch : nullptr, report);
+  CheckedKernel checked{
+      buildProblem(*kernel.problem), buildSchedule(*kernel.schedule), {}};
+  std::optional<ScheduleFacts> facts = gemmc::checkSchedule(
+      checked.problem, checked.schedule, arch ? &*arch : nullptr, report);
   if (!facts)
     return std::nullopt;
   checked.facts = *facts;

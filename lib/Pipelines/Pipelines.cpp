@@ -1,4 +1,4 @@
-//===- Pipelines.cpp - gemmc's pass pipelines ----------------------------===//
+//===- Pipelines.cpp - gemmc's pass pipelines -----------------------------===//
 
 #include "gemmc/Pipelines/Pipelines.h"
 #include "gemmc/Conversion/Passes.h"

@@ -1,4 +1,4 @@
-//===- Rules.cpp - the rules a schedule must satisfy ---------------------===//
+//===- Rules.cpp - the rules a schedule must satisfy ----------------------===//
 //
 // Every schedule that cannot work is refused here, with a diagnostic naming
 // the part of the schedule file at fault; docs/dsl.md lists the rules. The
@@ -93,8 +93,8 @@ bool Rules::checkProblem() {
     if (stride < size)
       return error(Part::Kind::Batch,
                    Twine("the batch stride of ") + names[i] + " (" +
-                       Twine(stride) + ") is smaller than " + names[i] +
-                       " (" + Twine(size) +
+                       Twine(stride) + ") is smaller than " + names[i] + " (" +
+                       Twine(size) +
                        " elements): consecutive matrices would overlap");
   }
   return true;
@@ -102,28 +102,32 @@ bool Rules::checkProblem() {
 
 bool Rules::checkTypes() {
   if (p.a != p.b)
-    return error(Part::Kind::BType, "A and B must have the same element type, got " +
-                                  stringify(p.a) + " and " + stringify(p.b));
+    return error(Part::Kind::BType,
+                 "A and B must have the same element type, got " +
+                     stringify(p.a) + " and " + stringify(p.b));
   if (p.tf32 && p.a != ElementType::F32)
     return error(Part::Kind::Math,
                  "math = tf32 needs f32 inputs, got " + stringify(p.a));
   if (p.tf32 && !s.hasMma())
     return error(Part::Kind::Math, "math = tf32 runs on tensor cores: add the "
-                             "directive 'mma m16n8k8'");
+                                   "directive 'mma m16n8k8'");
   if (!s.hasMma())
     return true;
 
   int64_t mmaK = (*s.mma)[2];
   if (mmaK == 16 && p.a == ElementType::F32)
-    return error(DirectiveKind::Mma, "mma m16n8k16 takes f16 or bf16 inputs, got f32 "
-                            "(f32 inputs use m16n8k8 with math = tf32)");
+    return error(DirectiveKind::Mma,
+                 "mma m16n8k16 takes f16 or bf16 inputs, got f32 "
+                 "(f32 inputs use m16n8k8 with math = tf32)");
   if (mmaK == 8 && p.a != ElementType::F32)
-    return error(DirectiveKind::Mma, "mma m16n8k8 is the tf32 shape: it takes f32 "
-                            "inputs, got " +
-                                stringify(p.a) + " (use m16n8k16)");
+    return error(DirectiveKind::Mma,
+                 "mma m16n8k8 is the tf32 shape: it takes f32 "
+                 "inputs, got " +
+                     stringify(p.a) + " (use m16n8k16)");
   if (mmaK == 8 && !p.tf32)
-    return error(DirectiveKind::Mma, "mma m16n8k8 computes in tf32: opt in with "
-                            "'math = tf32' in the problem");
+    return error(DirectiveKind::Mma,
+                 "mma m16n8k8 computes in tf32: opt in with "
+                 "'math = tf32' in the problem");
   return true;
 }
 
@@ -139,7 +143,8 @@ bool Rules::checkThreads() {
       return conflict(DirectiveKind::Coalesce, DirectiveKind::Mma,
                       "mma fixes which lane owns which element");
     if (!s.warpTile)
-      return error(DirectiveKind::Mma, "'mma' needs a 'warp-tile' (WMxWN per warp)");
+      return error(DirectiveKind::Mma,
+                   "'mma' needs a 'warp-tile' (WMxWN per warp)");
     int64_t fm = (*s.mma)[0], fn = (*s.mma)[1];
     if (wm % fm || wn % fn)
       return error(DirectiveKind::WarpTile,
@@ -147,9 +152,10 @@ bool Rules::checkThreads() {
                        " is not a multiple of the mma shape " + Twine(fm) +
                        "x" + Twine(fn));
     if (s.bk() % (*s.mma)[2])
-      return error(DirectiveKind::Tile, "BK = " + Twine(s.bk()) +
-                                   " is not a multiple of the mma K = " +
-                                   Twine((*s.mma)[2]));
+      return error(
+          DirectiveKind::Tile,
+          "BK = " + Twine(s.bk()) +
+              " is not a multiple of the mma K = " + Twine((*s.mma)[2]));
   }
   if (bm % tm || bn % tn)
     return error(DirectiveKind::RegisterTile,
@@ -184,8 +190,8 @@ bool Rules::checkThreads() {
   if (s.hasMma())
     text += " with warp tile " + std::to_string(wm) + "x" + std::to_string(wn);
   else if (s.registerTile)
-    text += " with register tile " + std::to_string(tm) + "x" +
-            std::to_string(tn);
+    text +=
+        " with register tile " + std::to_string(tm) + "x" + std::to_string(tn);
   if (threads > kMaxThreadsPerBlock)
     return error(threadsPart(),
                  text + " needs " + Twine(threads) +
@@ -199,13 +205,15 @@ bool Rules::checkThreads() {
 
 bool Rules::checkPromoteAndPipeline() {
   if (s.bk() != 1 && !s.hasPromotion() && !s.hasMma())
-    return error(DirectiveKind::Tile, "a K step (BK = " + Twine(s.bk()) +
-                                 ") only applies with 'promote'; write 'tile " +
-                                 Twine(s.bm()) + "x" + Twine(s.bn()) + "'");
+    return error(DirectiveKind::Tile,
+                 "a K step (BK = " + Twine(s.bk()) +
+                     ") only applies with 'promote'; write 'tile " +
+                     Twine(s.bm()) + "x" + Twine(s.bn()) + "'");
   if (s.hasPromotion()) {
     if (s.pad && s.swizzle)
-      return error(DirectiveKind::Promote, "'pad' and 'swizzle' are two answers to "
-                                  "bank conflicts: choose one");
+      return error(DirectiveKind::Promote,
+                   "'pad' and 'swizzle' are two answers to "
+                   "bank conflicts: choose one");
     if (s.pad > 32)
       return error(DirectiveKind::Promote,
                    "a padding of " + Twine(s.pad) +
@@ -221,21 +229,24 @@ bool Rules::checkPromoteAndPipeline() {
   if (!s.isPipelined())
     return true;
   if (!s.hasPromotion())
-    return error(DirectiveKind::Pipeline, "'pipeline' needs 'promote': its stages "
-                                 "are shared-memory buffers");
+    return error(DirectiveKind::Pipeline,
+                 "'pipeline' needs 'promote': its stages "
+                 "are shared-memory buffers");
   if (s.stages > 8)
     return error(DirectiveKind::Pipeline,
                  "at most 8 pipeline stages, got " + Twine(s.stages));
   if (s.cpAsync && s.stages < 2)
-    return error(DirectiveKind::Pipeline, "'cp-async' overlaps copies with compute "
-                                 "and needs at least 2 stages");
+    return error(DirectiveKind::Pipeline,
+                 "'cp-async' overlaps copies with compute "
+                 "and needs at least 2 stages");
   if (s.cpAsync && s.transposeA)
     return conflict(DirectiveKind::Pipeline, DirectiveKind::Promote,
                     "cp.async copies global memory to shared memory as is "
                     "and cannot transpose A");
   if (s.registerDoubleBuffer && !s.registerTile && !s.hasMma())
-    return error(DirectiveKind::Pipeline, "'registers' double-buffers register "
-                                 "tiles: add 'register-tile' or 'mma'");
+    return error(DirectiveKind::Pipeline,
+                 "'registers' double-buffers register "
+                 "tiles: add 'register-tile' or 'mma'");
   return true;
 }
 
@@ -259,9 +270,9 @@ bool Rules::checkVectorize() {
       {globalStore, "global-store"}};
   for (auto [width, name] : widths)
     if (width != 1 && width != 2 && width != 4 && width != 8)
-      return error(DirectiveKind::Vectorize, Twine(name) +
-                                        " width must be 1, 2, 4 or 8, got " +
-                                        Twine(width));
+      return error(DirectiveKind::Vectorize,
+                   Twine(name) + " width must be 1, 2, 4 or 8, got " +
+                       Twine(width));
   auto tooWide = [&](int64_t width, ElementType type, const char *name) {
     if (width * sizeInBytes(type) <= 16)
       return false;
@@ -283,12 +294,14 @@ bool Rules::checkVectorize() {
                  "global-load, shared-load and shared-store widths apply "
                  "to tiles staged in shared memory: add 'promote'");
   if (sharedStore > globalLoad)
-    return error(DirectiveKind::Vectorize, "shared-store width " + Twine(sharedStore) +
-                                      " is wider than the global-load width " +
-                                      Twine(globalLoad) + " that feeds it");
+    return error(DirectiveKind::Vectorize,
+                 "shared-store width " + Twine(sharedStore) +
+                     " is wider than the global-load width " +
+                     Twine(globalLoad) + " that feeds it");
   if (sharedLoad != 1 && s.hasMma())
-    return error(DirectiveKind::Vectorize, "mma fragments are read with ldmatrix: "
-                                  "leave shared-load at 1");
+    return error(DirectiveKind::Vectorize,
+                 "mma fragments are read with ldmatrix: "
+                 "leave shared-load at 1");
   if (sharedLoad != 1 && (s.tm() % sharedLoad || s.tn() % sharedLoad))
     return error(DirectiveKind::Vectorize,
                  "shared-load width " + Twine(sharedLoad) +
@@ -314,8 +327,7 @@ bool Rules::checkVectorize() {
     if (leading && *leading % globalStore)
       return error(DirectiveKind::Vectorize,
                    "global-store width " + Twine(globalStore) +
-                       " needs the leading dimension of C (" +
-                       Twine(*leading) +
+                       " needs the leading dimension of C (" + Twine(*leading) +
                        ") to be a multiple of it, for aligned stores");
   }
   return true;
@@ -350,13 +362,13 @@ bool Rules::checkCooperativeLoads() {
     std::optional<int64_t> leading = p.leadingDimension(t.operand);
     if (leading && *leading % width)
       return error(at, Twine("global-load width ") + Twine(width) +
-                           " needs the leading dimension of " + t.name +
-                           " (" + Twine(*leading) +
+                           " needs the leading dimension of " + t.name + " (" +
+                           Twine(*leading) +
                            ") to be a multiple of it, for aligned loads");
     int64_t loads = satMul(t.rows, t.cols) / width;
     if (loads % facts.threadsPerBlock)
-      return error(at, Twine("the ") + t.name + " tile " + Twine(t.rows) +
-                           "x" + Twine(t.cols) + " in " + Twine(width) +
+      return error(at, Twine("the ") + t.name + " tile " + Twine(t.rows) + "x" +
+                           Twine(t.cols) + " in " + Twine(width) +
                            "-wide loads (" + Twine(loads) +
                            ") does not split evenly over " +
                            Twine(facts.threadsPerBlock) + " threads");
@@ -371,15 +383,15 @@ bool Rules::checkSizes() {
     return error(DirectiveKind::SplitK,
                  "split-k needs at least 2 splits, got " + Twine(*s.splitK));
   if (s.unroll && *s.unroll > 0 && s.innerSteps() % *s.unroll)
-    return error(DirectiveKind::Unroll, "unroll factor " + Twine(*s.unroll) +
-                                   " does not divide the number of steps (" +
-                                   Twine(s.innerSteps()) +
-                                   ") of the inner loop over BK");
+    return error(DirectiveKind::Unroll,
+                 "unroll factor " + Twine(*s.unroll) +
+                     " does not divide the number of steps (" +
+                     Twine(s.innerSteps()) + ") of the inner loop over BK");
   if (s.splitK && p.k && *p.k % satMul(*s.splitK, s.bk()))
-    return error(DirectiveKind::SplitK, "K = " + Twine(*p.k) + " does not split into " +
-                                   Twine(*s.splitK) +
-                                   " parts that are multiples of BK = " +
-                                   Twine(s.bk()));
+    return error(DirectiveKind::SplitK,
+                 "K = " + Twine(*p.k) + " does not split into " +
+                     Twine(*s.splitK) +
+                     " parts that are multiples of BK = " + Twine(s.bk()));
   return true;
 }
 
@@ -394,9 +406,8 @@ bool Rules::checkSharedMemory() {
                  "the schedule needs " + Twine(facts.sharedBytes) +
                      " bytes of shared memory per block (" +
                      Twine(shared.bytesPerStage()) + " per stage x " +
-                     Twine(s.stages) + " stages), more than the " +
-                     arch->name + " limit of " +
-                     Twine(arch->sharedMemoryLimit) + " bytes");
+                     Twine(s.stages) + " stages), more than the " + arch->name +
+                     " limit of " + Twine(arch->sharedMemoryLimit) + " bytes");
   return true;
 }
 
@@ -454,8 +465,8 @@ bool Rules::checkSharedRows() {
               what + ": the accesses would be misaligned");
     if (r.cols * bytes % need == 0)
       note(DirectiveKind::Promote, "a pad that is a multiple of " +
-                              Twine(need / bytes) +
-                              " elements keeps the rows aligned");
+                                       Twine(need / bytes) +
+                                       " elements keeps the rows aligned");
     return false;
   }
   return true;
@@ -528,8 +539,8 @@ void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
   int64_t width = s.globalLoadWidth();
   // Copies guarded by the matrix bounds (tails, sizes given at launch) hold
   // a predicate or clamped address a piece more.
-  bool guarded = p.isDynamic() || *p.m % s.bm() || *p.n % s.bn() ||
-                 *p.k % s.bk();
+  bool guarded =
+      p.isDynamic() || *p.m % s.bm() || *p.n % s.bn() || *p.k % s.bk();
   int64_t copies = 0;
   auto copy = [&](bool promoted, int64_t elements, bool acrossRows) {
     if (!promoted)
@@ -540,8 +551,7 @@ void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
       return;
     }
     int64_t words =
-        acrossRows ? width
-                   : std::max<int64_t>(1, width * sizeInBytes(p.a) / 4);
+        acrossRows ? width : std::max<int64_t>(1, width * sizeInBytes(p.a) / 4);
     int64_t perPiece = words + (throughRegisters ? 2 : 0) + (guarded ? 1 : 0);
     // A pipeline of S stages through registers holds S - 1 tiles ahead.
     if (throughRegisters)
@@ -590,10 +600,10 @@ void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
   warning(at, "the kernel may spill registers to local memory: it "
               "needs about " +
                   Twine(pressure) + " per thread (" + Twine(acc) +
-                  " accumulators, " + Twine(fragments) +
-                  " for fragments, " + Twine(copies) +
-                  " for tile copies in flight, " + Twine(epilogue) +
-                  " for the epilogue, " + Twine(kAddressingRegisters) +
+                  " accumulators, " + Twine(fragments) + " for fragments, " +
+                  Twine(copies) + " for tile copies in flight, " +
+                  Twine(epilogue) + " for the epilogue, " +
+                  Twine(kAddressingRegisters) +
                   " for addressing), close to or over the " + Twine(cap) +
                   " a block of " + Twine(facts.threadsPerBlock) +
                   " threads gets (ptxas -v tells)");
@@ -628,8 +638,9 @@ bool Rules::checkImplemented() {
   }
   // Fragments are double-buffered for mma.sync with cp.async only.
   if (s.registerDoubleBuffer && (!s.hasMma() || !s.cpAsync))
-    return notYet(DirectiveKind::Pipeline, "'pipeline ... registers' without 'mma' "
-                                  "and 'cp-async'");
+    return notYet(DirectiveKind::Pipeline,
+                  "'pipeline ... registers' without 'mma' "
+                  "and 'cp-async'");
   if (s.swizzle) {
     // The swizzle permutes 16-byte chunks: copies move whole chunks.
     if (pieceBytes != 16)
@@ -651,17 +662,20 @@ bool Rules::checkImplemented() {
                     "'promote ... swizzle' with a column-major operand");
   }
   if (s.hasMma() && s.transposeA)
-    return notYet(DirectiveKind::Promote, "'promote ... transpose-a' with 'mma'");
+    return notYet(DirectiveKind::Promote,
+                  "'promote ... transpose-a' with 'mma'");
   if (s.hasMma() && (!s.promoteA || !s.promoteB))
     return notYet(DirectiveKind::Mma, "'mma' without 'promote a b'");
 
   // f16 and bf16 run on tensor cores only.
   const std::pair<ElementType, Part::Kind> matrices[] = {
-      {p.a, Part::Kind::AType}, {p.b, Part::Kind::BType}, {p.c, Part::Kind::CType}};
+      {p.a, Part::Kind::AType},
+      {p.b, Part::Kind::BType},
+      {p.c, Part::Kind::CType}};
   for (auto [type, part] : matrices)
     if (!s.hasMma() && type != ElementType::F32)
-      return notYet(part, "element type '" + stringify(type) +
-                              "' without 'mma'");
+      return notYet(part,
+                    "element type '" + stringify(type) + "' without 'mma'");
   if (p.batched && !p.batchCount && !p.isDynamic())
     return notYet(Part::Kind::BatchCount,
                   "a batch count given at launch ('?') with static sizes");
@@ -669,9 +683,10 @@ bool Rules::checkImplemented() {
     // The leading dimensions and a batch's strides come with the sizes, at
     // launch; the runtime checks the extent of each matrix.
     if (p.batchStrides)
-      return error(Part::Kind::Batch, "batch strides in a problem with sizes "
-                                "given at launch: its strides are given at "
-                                "launch too");
+      return error(Part::Kind::Batch,
+                   "batch strides in a problem with sizes "
+                   "given at launch: its strides are given at "
+                   "launch too");
     return true;
   }
   // Kernels index with 32-bit arithmetic, across a batch too.
@@ -682,7 +697,7 @@ bool Rules::checkImplemented() {
     int64_t stride = p.batchStrides ? (*p.batchStrides)[i] : size;
     if ((count - 1) * stride + size >= (int64_t(1) << 31))
       return notYet(Part::Kind::Problem, "a matrix (or batch of them) of 2^31 "
-                                   "elements or more");
+                                         "elements or more");
   }
   return true;
 }
@@ -729,8 +744,7 @@ bool gemmc::verifyScheduleStructure(const Schedule &s,
     return error("transpose_a needs A promoted");
   if ((s.pad || s.stages > 1) && !s.hasPromotion())
     return error("pad and stages need promote");
-  if (s.swizzle &&
-      (s.pad || s.transposeA || !s.hasPromotion() || !s.hasMma()))
+  if (s.swizzle && (s.pad || s.transposeA || !s.hasPromotion() || !s.hasMma()))
     return error("swizzle needs promote and mma, and neither pad nor "
                  "transpose_a");
   if (s.cpAsync && (s.stages < 2 || s.transposeA))

@@ -1,4 +1,4 @@
-//===- Schedule.cpp - what a schedule implies ----------------------------===//
+//===- Schedule.cpp - what a schedule implies -----------------------------===//
 
 #include "gemmc/Schedule/Schedule.h"
 #include "gemmc/Schedule/Registers.h"
@@ -150,8 +150,8 @@ int64_t SharedMemory::bytesPerStage() const {
 int64_t SharedMemory::offsetOf(size_t i) const {
   int64_t offset = 0;
   for (size_t j = 0; j < i && j < buffers.size(); ++j)
-    offset = satAdd(offset, llvm::alignTo(buffers[j].bytes(),
-                                          kSharedBufferAlignment));
+    offset = satAdd(offset,
+                    llvm::alignTo(buffers[j].bytes(), kSharedBufferAlignment));
   return offset;
 }
 
@@ -166,7 +166,6 @@ SharedMemory gemmc::getSharedMemory(const Schedule &s, ElementType a,
                               s.transposeA ? s.bk() : s.bm(),
                               s.transposeA ? s.bm() : s.bk(), s.pad, a});
   if (s.promoteB)
-    shared.buffers.push_back(
-        {Operand::B, s.stages, s.bk(), s.bn(), s.pad, b});
+    shared.buffers.push_back({Operand::B, s.stages, s.bk(), s.bn(), s.pad, b});
   return shared;
 }

@@ -1,4 +1,4 @@
-//===- Types.cpp - names of element types, layouts and epilogues ---------===//
+//===- Types.cpp - names of element types, layouts and epilogues ----------===//
 
 #include "gemmc/Schedule/Types.h"
 #include "llvm/Support/ErrorHandling.h"

@@ -1,4 +1,4 @@
-//===- Contract.cpp - the kernel contract written into the PTX -----------===//
+//===- Contract.cpp - the kernel contract written into the PTX ------------===//
 
 #include "gemmc/Target/Contract.h"
 #include "gemmc/Dialect/Gemm/IR/GemmDialect.h"
@@ -26,9 +26,9 @@ static std::string describeParameter(Type type, bool descriptors,
          std::to_string(index);
 }
 
-FailureOr<KernelContract>
-mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel, StringRef arch,
-                              StringRef source) {
+FailureOr<KernelContract> mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel,
+                                                        StringRef arch,
+                                                        StringRef source) {
   KernelContract contract;
   contract.entry = kernel.getName().str();
   contract.arch = arch.str();

@@ -1,4 +1,4 @@
-//===- gemm-bench.cpp - verify and time GEMM kernels beside cuBLAS ------===//
+//===- gemm-bench.cpp - verify and time GEMM kernels beside cuBLAS --------===//
 //
 // gemm-bench [options] KERNEL.ptx...
 //

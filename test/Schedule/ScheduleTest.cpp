@@ -1,4 +1,4 @@
-//===- ScheduleTest.cpp - the schedule model on its own ------------------===//
+//===- ScheduleTest.cpp - the schedule model on its own -------------------===//
 //
 // The schedule model links against LLVM's Support only: these tests build
 // problems and schedules as plain data and ask the model, as Sema, the
@@ -58,8 +58,8 @@ TEST(ScheduleModel, Facts) {
   std::optional<Arch> arch = lookupArch("sm_90");
   ASSERT_TRUE(arch);
   Collected diagnostics;
-  std::optional<ScheduleFacts> facts = checkSchedule(
-      squareF32(4096), s, &*arch, std::ref(diagnostics));
+  std::optional<ScheduleFacts> facts =
+      checkSchedule(squareF32(4096), s, &*arch, std::ref(diagnostics));
   ASSERT_TRUE(facts);
   EXPECT_EQ(facts->threadsPerBlock, 256);
   // Two stages of A (8 x 128) and B (8 x 128) in f32.
@@ -87,8 +87,8 @@ TEST(ScheduleModel, RulesNameThePart) {
   Schedule s = sgemmBest();
   s.warpTile = {{64, 64}}; // 8 x 8 register tiles: 64 lanes
   Collected diagnostics;
-  EXPECT_FALSE(checkSchedule(squareF32(4096), s, nullptr,
-                             std::ref(diagnostics)));
+  EXPECT_FALSE(
+      checkSchedule(squareF32(4096), s, nullptr, std::ref(diagnostics)));
   const Diagnostic *error = diagnostics.firstError();
   ASSERT_TRUE(error);
   EXPECT_EQ(error->part, Part(DirectiveKind::WarpTile));

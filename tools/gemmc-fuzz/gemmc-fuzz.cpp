@@ -1,4 +1,4 @@
-//===- gemmc-fuzz.cpp - libFuzzer target over gemmc's front-end ----------===//
+//===- gemmc-fuzz.cpp - libFuzzer target over gemmc's front-end -----------===//
 //
 // Feeds arbitrary bytes through the lexer, the parser, the semantic checks
 // and the AST printer. Diagnostics are discarded; a crash, a sanitizer report,

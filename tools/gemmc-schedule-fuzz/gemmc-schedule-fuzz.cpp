@@ -1,4 +1,4 @@
-//===- gemmc-schedule-fuzz.cpp - random schedules through the compiler ---===//
+//===- gemmc-schedule-fuzz.cpp - random schedules through the compiler ----===//
 //
 // gemmc-schedule-fuzz --seed S --count N [--arch sm_90,sm_80] [--out DIR]
 //
@@ -46,19 +46,21 @@ static cl::opt<int64_t> count("count",
                                        "--arch)"),
                               cl::init(100));
 static cl::opt<std::string>
-    archList("arch", cl::desc("Architectures, comma-separated; the first "
-                              "decides acceptance"),
+    archList("arch",
+             cl::desc("Architectures, comma-separated; the first "
+                      "decides acceptance"),
              cl::init("sm_90"));
 static cl::opt<std::string>
-    outDir("out", cl::desc("Write accepted schedules, their PTX and "
-                           "manifest.tsv here"),
+    outDir("out",
+           cl::desc("Write accepted schedules, their PTX and "
+                    "manifest.tsv here"),
            cl::init(""));
-static cl::opt<int64_t> maxSize("max-size",
-                                cl::desc("Largest static M, N or K"),
-                                cl::init(640));
+static cl::opt<int64_t>
+    maxSize("max-size", cl::desc("Largest static M, N or K"), cl::init(640));
 static cl::opt<std::string>
-    shard("shard", cl::desc("I/N: draw only schedules whose index is I "
-                            "modulo N (to run N processes side by side)"),
+    shard("shard",
+          cl::desc("I/N: draw only schedules whose index is I "
+                   "modulo N (to run N processes side by side)"),
           cl::init("0/1"));
 static cl::opt<bool> verbose("verbose",
                              cl::desc("Print each schedule as it is drawn"),
@@ -109,8 +111,7 @@ static Checked check(const std::string &text, const std::string &name,
       r->firstError = diag.getMessage().str();
   };
   sourceMgr.setDiagHandler(handler, &result);
-  std::optional<gemmc::KernelDecl> kernel =
-      gemmc::parseScheduleFile(sourceMgr);
+  std::optional<gemmc::KernelDecl> kernel = gemmc::parseScheduleFile(sourceMgr);
   if (!kernel)
     return result;
   result.parsed = true;
@@ -208,8 +209,7 @@ int main(int argc, char **argv) {
   for (uint64_t index = shardIndex; accepted < count && attempts < limit;
        index += shardCount) {
     ++attempts;
-    std::string name =
-        "s" + std::to_string(seed) + "_" + std::to_string(index);
+    std::string name = "s" + std::to_string(seed) + "_" + std::to_string(index);
     std::seed_seq seq{uint64_t(seed), index};
     std::mt19937_64 rng(seq);
     std::string text =
@@ -223,8 +223,7 @@ int main(int argc, char **argv) {
       Checked checked = check(text, name, arch);
       if (!checked.parsed) {
         llvm::errs() << "FAIL " << name << ": the generator wrote a schedule "
-                     << "the parser rejects (" << checked.firstError
-                     << "):\n"
+                     << "the parser rejects (" << checked.firstError << "):\n"
                      << text;
         ++failures;
         break;
@@ -286,7 +285,7 @@ int main(int argc, char **argv) {
     llvm::outs() << ", " << n << " compiled for " << arch;
   llvm::outs() << "; " << failures << " failures\n";
   if (accepted < count)
-    llvm::outs() << "gemmc-schedule-fuzz: only " << accepted << " of "
-                 << count << " accepted in " << attempts << " draws\n";
+    llvm::outs() << "gemmc-schedule-fuzz: only " << accepted << " of " << count
+                 << " accepted in " << attempts << " draws\n";
   return failures || accepted < count ? 1 : 0;
 }

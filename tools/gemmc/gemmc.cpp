@@ -1,4 +1,4 @@
-//===- gemmc.cpp - the gemmc compiler driver -----------------------------===//
+//===- gemmc.cpp - the gemmc compiler driver ------------------------------===//
 //
 // gemmc schedule.gemm -o out.ptx
 //
@@ -58,8 +58,9 @@ static cl::opt<EmitKind> emitKind(
     cl::cat(gemmcCategory));
 
 static cl::opt<std::string>
-    arch("arch", cl::desc("GPU architecture: sm_80, sm_86, sm_89, sm_90, "
-                          "sm_90a"),
+    arch("arch",
+         cl::desc("GPU architecture: sm_80, sm_86, sm_89, sm_90, "
+                  "sm_90a"),
          cl::value_desc("sm_XX"), cl::init("sm_90"), cl::cat(gemmcCategory));
 
 static void printVersion(llvm::raw_ostream &os) {
@@ -91,10 +92,9 @@ int main(int argc, char **argv) {
   registerDefaultTimingManagerCLOptions();
   cl::SetVersionPrinter(printVersion);
   hideUnrelatedOptions();
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "gemmc: compiles a GEMM schedule file to PTX\n\n"
-      "  gemmc schedule.gemm -o out.ptx\n");
+  cl::ParseCommandLineOptions(argc, argv,
+                              "gemmc: compiles a GEMM schedule file to PTX\n\n"
+                              "  gemmc schedule.gemm -o out.ptx\n");
 
   if (!gemmc::lookupArch(arch)) {
     (void)fail("unsupported --arch '" + arch + "' (expected one of " +

@@ -81,7 +81,6 @@ struct ProblemDecl {
   std::optional<BatchDecl> batch;
 };
 
-
 /// One schedule directive. Which fields mean something depends on `kind`;
 /// the parser fills only those.
 struct Directive {

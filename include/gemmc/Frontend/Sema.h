@@ -1,4 +1,5 @@
-//===- Sema.h - checks on a schedule file before any IR is built -*- C++ -*-===//
+//===- Sema.h - checks on a schedule file before any IR is built -*- C++
+//-*-===//
 //
 // The front end's side of the schedule model (gemmc/Schedule/Schedule.h):
 // builds the model's Problem and Schedule from the syntax tree, checks what

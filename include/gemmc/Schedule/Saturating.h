@@ -1,4 +1,5 @@
-//===- Saturating.h - sizes that saturate instead of overflowing -*- C++ -*-===//
+//===- Saturating.h - sizes that saturate instead of overflowing -*- C++
+//-*-===//
 //
 // Sizes reach 2^31 - 1 and the model only compares products and sums of
 // them with limits: they saturate at INT64_MAX.

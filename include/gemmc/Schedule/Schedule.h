@@ -1,4 +1,5 @@
-//===- Schedule.h - the schedule model: one home for a schedule's facts -*- C++ -*-===//
+//===- Schedule.h - the schedule model: one home for a schedule's facts -*- C++
+//-*-===//
 //
 // A GEMM problem and the schedule that maps it onto the GPU, as plain data,
 // with everything that follows from them: threads per block, shared memory,
@@ -65,8 +66,8 @@ struct Problem {
   /// Sizes; std::nullopt for `?` (given at launch, with the leading
   /// dimensions and a batch's strides).
   std::optional<int64_t> m, n, k;
-  ElementType a = ElementType::F32, b = ElementType::F32,
-              c = ElementType::F32, acc = ElementType::F32;
+  ElementType a = ElementType::F32, b = ElementType::F32, c = ElementType::F32,
+              acc = ElementType::F32;
   MatrixLayout aLayout = MatrixLayout::Row, bLayout = MatrixLayout::Row,
                cLayout = MatrixLayout::Row;
   /// `math = tf32`: f32 inputs rounded to tf32 on tensor cores.

@@ -99,10 +99,10 @@ static void outlineKernel(KernelOp kernel) {
       argTypes.push_back(builder.getF32Type());
       break;
     case KernelArg::Bias:
-      argTypes.push_back(MemRefType::get(
-          *bias == "row" ? ArrayRef<int64_t>{problem.getM(), 1}
-                         : ArrayRef<int64_t>{1, problem.getN()},
-          problem.getCType()));
+      argTypes.push_back(
+          MemRefType::get(*bias == "row" ? ArrayRef<int64_t>{problem.getM(), 1}
+                                         : ArrayRef<int64_t>{1, problem.getN()},
+                          problem.getCType()));
       pointers.push_back(i);
       break;
     }

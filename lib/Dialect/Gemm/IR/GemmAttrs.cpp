@@ -1,4 +1,4 @@
-//===- GemmAttrs.cpp - gemm dialect attributes ---------------------------===//
+//===- GemmAttrs.cpp - gemm dialect attributes ----------------------------===//
 
 #include "gemmc/Dialect/Gemm/IR/GemmAttrs.h"
 #include "gemmc/Dialect/Gemm/IR/GemmDialect.h"
@@ -70,13 +70,12 @@ Attribute ProblemAttr::parse(AsmParser &parser, Type) {
       parser.parseComma() || parseMatrix(parser, "b", bType, bLayout) ||
       parser.parseComma() || parseMatrix(parser, "c", cType, cLayout) ||
       parser.parseComma() || parser.parseKeyword("acc") ||
-      parser.parseEqual() || parser.parseType(accType) ||
-      parser.parseGreater())
+      parser.parseEqual() || parser.parseType(accType) || parser.parseGreater())
     return {};
-  return ProblemAttr::getChecked(
-      [&] { return parser.emitError(sizesLoc); }, parser.getContext(),
-      sizes[0], sizes[1], sizes[2], aType, aLayout, bType, bLayout, cType,
-      cLayout, accType);
+  return ProblemAttr::getChecked([&] { return parser.emitError(sizesLoc); },
+                                 parser.getContext(), sizes[0], sizes[1],
+                                 sizes[2], aType, aLayout, bType, bLayout,
+                                 cType, cLayout, accType);
 }
 
 void ProblemAttr::print(AsmPrinter &printer) const {
@@ -88,10 +87,10 @@ void ProblemAttr::print(AsmPrinter &printer) const {
   printer << ", acc = " << getAccType() << ">";
 }
 
-LogicalResult
-ProblemAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t m,
-                    int64_t n, int64_t k, Type aType, Layout, Type bType,
-                    Layout, Type cType, Layout, Type accType) {
+LogicalResult ProblemAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  int64_t m, int64_t n, int64_t k, Type aType,
+                                  Layout, Type bType, Layout, Type cType,
+                                  Layout, Type accType) {
   // ShapedType::kDynamic (`?`): given at launch.
   auto positive = [](int64_t size) {
     return size > 0 || ShapedType::isDynamic(size);
@@ -114,7 +113,8 @@ ProblemAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t m,
 
 /// `key = MxN...`: a shape of `N` sizes into `target`.
 template <size_t N>
-static ParseResult parseFixedShape(AsmParser &parser, std::array<int64_t, N> &target,
+static ParseResult parseFixedShape(AsmParser &parser,
+                                   std::array<int64_t, N> &target,
                                    StringRef what) {
   SmallVector<int64_t, 4> shape;
   SMLoc loc = parser.getCurrentLocation();
@@ -123,24 +123,22 @@ static ParseResult parseFixedShape(AsmParser &parser, std::array<int64_t, N> &ta
                                 /*withTrailingX=*/false))
     return failure();
   if (shape.size() != N)
-    return parser.emitError(loc)
-           << what << ", got " << shape.size();
+    return parser.emitError(loc) << what << ", got " << shape.size();
   llvm::copy(shape, target.begin());
   return success();
 }
 
 template <size_t N>
-static ParseResult parseFixedShape(AsmParser &parser,
-                                   std::optional<std::array<int64_t, N>> &target,
-                                   StringRef what) {
+static ParseResult
+parseFixedShape(AsmParser &parser,
+                std::optional<std::array<int64_t, N>> &target, StringRef what) {
   return parseFixedShape(parser, target.emplace(), what);
 }
 
 static ParseResult parseScheduleEntry(AsmParser &parser, StringRef key,
                                       gemmc::Schedule &s) {
   if (key == "tile")
-    return parseFixedShape(parser, s.tile,
-                           "tile must have 3 sizes (BMxBNxBK)");
+    return parseFixedShape(parser, s.tile, "tile must have 3 sizes (BMxBNxBK)");
   if (key == "register_tile")
     return parseFixedShape(parser, s.registerTile,
                            "register_tile must have 2 sizes (TMxTN)");
@@ -173,8 +171,8 @@ static ParseResult parseScheduleEntry(AsmParser &parser, StringRef key,
       return success();
     };
     return failure(parser.parseEqual() ||
-                   parser.parseCommaSeparatedList(
-                       AsmParser::Delimiter::Square, parseOperand));
+                   parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                                  parseOperand));
   }
   if (key == "vectorize") {
     SmallVector<int64_t, 4> widths;
@@ -182,9 +180,8 @@ static ParseResult parseScheduleEntry(AsmParser &parser, StringRef key,
     auto parseWidth = [&]() -> ParseResult {
       return parser.parseInteger(widths.emplace_back());
     };
-    if (parser.parseEqual() ||
-        parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
-                                       parseWidth))
+    if (parser.parseEqual() || parser.parseCommaSeparatedList(
+                                   AsmParser::Delimiter::Square, parseWidth))
       return failure();
     if (widths.size() != 4)
       return parser.emitError(loc, "vectorize must be 4 widths of 1, 2, 4 "
@@ -206,10 +203,11 @@ static ParseResult parseScheduleEntry(AsmParser &parser, StringRef key,
     return failure(parser.parseEqual() || parser.parseInteger(s.pad));
   if (key == "stages")
     return failure(parser.parseEqual() || parser.parseInteger(s.stages));
-  std::optional<int64_t> *value = llvm::StringSwitch<std::optional<int64_t> *>(key)
-                                      .Case("raster", &s.raster)
-                                      .Case("split_k", &s.splitK)
-                                      .Default(nullptr);
+  std::optional<int64_t> *value =
+      llvm::StringSwitch<std::optional<int64_t> *>(key)
+          .Case("raster", &s.raster)
+          .Case("split_k", &s.splitK)
+          .Default(nullptr);
   if (!value)
     return parser.emitError(parser.getCurrentLocation(),
                             "unknown schedule directive '")
@@ -217,7 +215,8 @@ static ParseResult parseScheduleEntry(AsmParser &parser, StringRef key,
   return failure(parser.parseEqual() || parser.parseInteger(value->emplace()));
 }
 
-FailureOr<gemmc::Schedule> mlir::gemm::parseScheduleParameter(AsmParser &parser) {
+FailureOr<gemmc::Schedule>
+mlir::gemm::parseScheduleParameter(AsmParser &parser) {
   gemmc::Schedule s;
   auto parseEntry = [&]() -> ParseResult {
     std::string key;
@@ -301,9 +300,8 @@ void ModelDiagnostics::operator()(const gemmc::Diagnostic &diagnostic) {
   }
 }
 
-LogicalResult
-ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     gemmc::Schedule schedule) {
+LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   gemmc::Schedule schedule) {
   ModelDiagnostics diagnostics(emitError);
   return success(gemmc::verifyScheduleStructure(schedule, diagnostics));
 }
@@ -394,8 +392,7 @@ Attribute LaunchAttr::parse(AsmParser &parser, Type) {
                                      parseBlock) ||
       parser.parseComma() || parser.parseKeyword("grid") ||
       parser.parseEqual() ||
-      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
-                                     parseGrid) ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseGrid) ||
       parser.parseComma() || parser.parseKeyword("shared") ||
       parser.parseEqual() || parser.parseInteger(shared))
     return {};
@@ -452,11 +449,11 @@ LaunchAttr LaunchAttr::withSharedBytes(int64_t bytes) const {
 }
 
 LaunchAttr LaunchAttr::withIndexBitwidth(unsigned bits) const {
-  return LaunchAttr::get(getContext(), getBlock(), getGrid(),
-                         getSharedBytes(), bits, getLdMultiple());
+  return LaunchAttr::get(getContext(), getBlock(), getGrid(), getSharedBytes(),
+                         bits, getLdMultiple());
 }
 
 LaunchAttr LaunchAttr::withLdMultiple(ArrayRef<int64_t> multiples) const {
-  return LaunchAttr::get(getContext(), getBlock(), getGrid(),
-                         getSharedBytes(), getIndexBitwidth(), multiples);
+  return LaunchAttr::get(getContext(), getBlock(), getGrid(), getSharedBytes(),
+                         getIndexBitwidth(), multiples);
 }

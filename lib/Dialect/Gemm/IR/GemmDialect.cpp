@@ -1,4 +1,4 @@
-//===- GemmDialect.cpp - gemm dialect ------------------------------------===//
+//===- GemmDialect.cpp - gemm dialect -------------------------------------===//
 
 #include "gemmc/Dialect/Gemm/IR/GemmDialect.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"

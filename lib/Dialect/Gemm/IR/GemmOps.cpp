@@ -1,4 +1,4 @@
-//===- GemmOps.cpp - gemm dialect operations -----------------------------===//
+//===- GemmOps.cpp - gemm dialect operations ------------------------------===//
 
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "mlir/IR/Builders.h"
@@ -25,8 +25,8 @@ ScheduleAttr mlir::gemm::lookupSchedule(Operation *op) {
 /// kernel's epilogue and batch; f32 inputs on tensor cores compute in tf32.
 static gemmc::Problem getKernelProblem(KernelOp kernel) {
   gemmc::Problem problem = getProblemModel(kernel.getProblem());
-  problem.tf32 =
-      problem.a == gemmc::ElementType::F32 && kernel.getSchedule().getValue().hasMma();
+  problem.tf32 = problem.a == gemmc::ElementType::F32 &&
+                 kernel.getSchedule().getValue().hasMma();
   problem.alphaBeta = kernel.getAlphaBeta();
   if (std::optional<StringRef> bias = kernel.getBias())
     problem.bias = *bias == "row" ? gemmc::BiasKind::Row : gemmc::BiasKind::Col;
@@ -89,9 +89,9 @@ LogicalResult MatmulOp::verify() {
     return emitOpError("B has ")
            << b.getDimSize(0) << " rows but A has " << k << " columns";
   if (differ(c.getDimSize(0), m) || differ(c.getDimSize(1), n))
-    return emitOpError("C must be ") << m << "x" << n << ", got "
-                                     << c.getDimSize(0) << "x"
-                                     << c.getDimSize(1);
+    return emitOpError("C must be ")
+           << m << "x" << n << ", got " << c.getDimSize(0) << "x"
+           << c.getDimSize(1);
   if (getLevel() != Level::Grid && !c.hasStaticShape())
     return emitOpError("a block's or a warp's tile of C must be static");
   for (MemRefType type : {a, b, c})

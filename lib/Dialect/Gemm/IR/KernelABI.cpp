@@ -1,4 +1,4 @@
-//===- KernelABI.cpp - the roles of a gemmc kernel's arguments -----------===//
+//===- KernelABI.cpp - the roles of a gemmc kernel's arguments ------------===//
 
 #include "gemmc/Dialect/Gemm/IR/KernelABI.h"
 #include "gemmc/Dialect/Gemm/IR/GemmDialect.h"
@@ -33,8 +33,7 @@ KernelABI::KernelABI(bool alphaBeta, bool bias)
 }
 
 KernelABI KernelABI::of(Operation *kernel) {
-  return KernelABI(kernel->hasAttr(kAlphaBetaAttr),
-                   kernel->hasAttr(kBiasAttr));
+  return KernelABI(kernel->hasAttr(kAlphaBetaAttr), kernel->hasAttr(kBiasAttr));
 }
 
 std::optional<unsigned> KernelABI::indexOf(KernelArg role) const {

@@ -1,4 +1,5 @@
-//===- Accesses.cpp - element and vector accesses --------------------------===//
+//===- Accesses.cpp - element and vector accesses
+//--------------------------===//
 //
 // Reads and writes along a row or a column of a memref: vectors where the
 // elements are adjacent, guarded by the matrix bounds where asked.
@@ -21,8 +22,8 @@ bool mlir::gemm::isContiguousAlong(MemRefType type, unsigned dim) {
 }
 
 llvm::MaybeAlign mlir::gemm::alignmentOf(VectorType type) {
-  int64_t bytes = type.getNumElements() *
-                  type.getElementType().getIntOrFloatBitWidth() / 8;
+  int64_t bytes =
+      type.getNumElements() * type.getElementType().getIntOrFloatBitWidth() / 8;
   return llvm::MaybeAlign(std::min<int64_t>(bytes, 16));
 }
 
@@ -36,8 +37,9 @@ bool mlir::gemm::isShared(Value memref) {
 /// else a point inside it: (0, 0) of the view where that is inside, else the
 /// matrix's own (0, 0). With the condition.
 std::tuple<Value, Value, Value>
-mlir::gemm::clampToMatrix(OpBuilder &b, Location loc, Value view, const MatrixPoint &p,
-              Value row, Value col, unsigned dim, int64_t width) {
+mlir::gemm::clampToMatrix(OpBuilder &b, Location loc, Value view,
+                          const MatrixPoint &p, Value row, Value col,
+                          unsigned dim, int64_t width) {
   Value inside = isInside(b, loc, p, dim, width);
   Value zero = indexConstant(b, loc, 0);
   Value rowOutside = zero, colOutside = zero;
@@ -54,8 +56,9 @@ mlir::gemm::clampToMatrix(OpBuilder &b, Location loc, Value view, const MatrixPo
 /// matrix (0 to `width`) where its extent along `dim` is given at launch, so
 /// that a vector may cross its edge; null where the extent is static (a
 /// multiple of the width: the front-end checked the leading dimension).
-Value mlir::gemm::elementsInside(OpBuilder &b, Location loc, const MatrixPoint &p,
-                            unsigned dim, int64_t width) {
+Value mlir::gemm::elementsInside(OpBuilder &b, Location loc,
+                                 const MatrixPoint &p, unsigned dim,
+                                 int64_t width) {
   Value extent = dim == 0 ? p.rows : p.cols;
   if (width == 1 || getConstantIntValue(extent))
     return Value();
@@ -73,8 +76,8 @@ Value mlir::gemm::elementsInside(OpBuilder &b, Location loc, const MatrixPoint &
 /// address). A vector that crosses the edge of a matrix whose extent is
 /// given at launch is read whole (it lies inside the row's leading
 /// dimension, a multiple of the width) and its lanes past the edge zeroed.
-Value mlir::gemm::readAlong(OpBuilder &b, Location loc, Value source,
-                            Value row, Value col, int64_t width, unsigned dim,
+Value mlir::gemm::readAlong(OpBuilder &b, Location loc, Value source, Value row,
+                            Value col, int64_t width, unsigned dim,
                             bool guard) {
   auto type = cast<MemRefType>(source.getType());
   auto vectorType = VectorType::get({width}, type.getElementType());

@@ -1,4 +1,5 @@
-//===- Accesses.h - element and vector accesses of gemm-vectorize -*- C++ -*-===//
+//===- Accesses.h - element and vector accesses of gemm-vectorize -*- C++
+//-*-===//
 //
 // The reads and writes the lowerings of gemm-vectorize are made of: a vector
 // where the elements are adjacent, one element at a time where not, guarded
@@ -9,6 +10,7 @@
 #ifndef GEMMC_LIB_DIALECT_GEMM_TRANSFORMS_ACCESSES_H
 #define GEMMC_LIB_DIALECT_GEMM_TRANSFORMS_ACCESSES_H
 
+#include "Bounds.h"
 #include "Utils.h"
 
 namespace mlir::gemm {
@@ -27,16 +29,17 @@ bool isShared(Value memref);
 /// inside the global matrix it views (`p` is where (row, col) lies in it),
 /// else a point inside it: (0, 0) of the view where that is inside, else the
 /// matrix's own (0, 0). With the condition.
-std::tuple<Value, Value, Value>
-clampToMatrix(OpBuilder &b, Location loc, Value view, const MatrixPoint &p,
-              Value row, Value col, unsigned dim, int64_t width);
+std::tuple<Value, Value, Value> clampToMatrix(OpBuilder &b, Location loc,
+                                              Value view, const MatrixPoint &p,
+                                              Value row, Value col,
+                                              unsigned dim, int64_t width);
 
 /// How many of the `width` elements from `p` along `dim` lie inside the
 /// matrix (0 to `width`) where its extent along `dim` is given at launch, so
 /// that a vector may cross its edge; null where the extent is static (a
 /// multiple of the width: the front-end checked the leading dimension).
 Value elementsInside(OpBuilder &b, Location loc, const MatrixPoint &p,
-                            unsigned dim, int64_t width);
+                     unsigned dim, int64_t width);
 
 /// Reads `width` elements of `source` from (row, col) along `dim`: one
 /// vector load where they are adjacent, else one load each. With `guard`,

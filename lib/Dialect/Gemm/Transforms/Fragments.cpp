@@ -1,4 +1,5 @@
-//===- Fragments.cpp - mma fragments read from shared memory ----------------===//
+//===- Fragments.cpp - mma fragments read from shared memory
+//----------------===//
 //
 // gemm.load_fragment as ldmatrix (f16, bf16, tf32 A) or as two 32-bit loads
 // (tf32 B), with the lane arithmetic of MmaLayout.h.

@@ -1,4 +1,4 @@
-//===- LeadingDimensions.cpp - what the accesses ask of the leading dims -===//
+//===- LeadingDimensions.cpp - what the accesses ask of the leading dims --===//
 //
 // A vector access (and a cp.async copy) needs an address aligned to its
 // width, so the leading dimension of the matrix it reads or writes must be

@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Bounds.h"
+#include "Epilogue.h"
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
@@ -88,8 +90,8 @@ static LogicalResult mapThreads(MatmulOp matmul) {
   bool guardB = inside && schedule.hasPromotion() && !schedule.promoteB;
 
   Type accType = matmul.getAccType();
-  auto contract = arith::FastMathFlagsAttr::get(
-      builder.getContext(), arith::FastMathFlags::contract);
+  auto contract = arith::FastMathFlagsAttr::get(builder.getContext(),
+                                                arith::FastMathFlags::contract);
   Value init = arith::ConstantOp::create(builder, loc, accType,
                                          builder.getFloatAttr(accType, 0.0));
   Value lower = index(0);
@@ -101,8 +103,8 @@ static LogicalResult mapThreads(MatmulOp matmul) {
           if (!guard)
             return memref::LoadOp::create(b, l, memref, ValueRange{r, c});
           Type element = cast<MemRefType>(memref.getType()).getElementType();
-          Value one = readAlongRow(b, l, VectorType::get({1}, element), memref,
-                                   r, c);
+          Value one =
+              readAlongRow(b, l, VectorType::get({1}, element), memref, r, c);
           return vector::ExtractOp::create(b, l, one, 0);
         };
         Value lhs = load(matmul.getA(), row, kk, guardA);

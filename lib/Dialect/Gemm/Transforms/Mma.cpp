@@ -1,5 +1,6 @@
 //===- Mma.cpp - a warp's tile on tensor cores with mma.sync --------------===//
 
+#include "Epilogue.h"
 #include "MmaLayout.h"
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
@@ -45,16 +46,15 @@ static Value mmaSync(OpBuilder &b, Location loc, Value aFrag, Value bFrag,
   SmallVector<Value> c;
   for (int64_t r = 0; r < 2; ++r)
     for (int64_t e = 0; e < 2; ++e)
-      c.push_back(vector::ExtractOp::create(b, loc, acc,
-                                            ArrayRef<int64_t>{r, e}));
+      c.push_back(
+          vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{r, e}));
   Type f32 = b.getF32Type();
   auto resultType =
       LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
   auto mma = NVVM::MmaOp::create(
       b, loc, resultType, words(aFrag, 4), words(bFrag, 2), c,
       ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                    NVVM::MMATypes::bf16},
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
       std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                      NVVM::MMALayout::col});
   SmallVector<Value> d;
@@ -87,8 +87,8 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
   Location loc = matmul.getLoc();
   // A K given at launch is rounded up to BK (a multiple of the mma's K) by
   // the promoted copies' zero-fill.
-  OpFoldResult k = kLoopExtent(b, loc, matmul, matmul.getA(), s.bk(),
-                               s.hasPromotion());
+  OpFoldResult k =
+      kLoopExtent(b, loc, matmul, matmul.getA(), s.bk(), s.hasPromotion());
   std::optional<int64_t> knownK = getConstantIntValue(k);
   if (wm % 16 || wn % 8 || (knownK && *knownK % mmaK) ||
       (!knownK && (!s.hasPromotion() || s.bk() % mmaK)))
@@ -101,8 +101,8 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
   int64_t mTiles = wm / 16, nTiles = wn / 8;
   VectorType accType = getMmaAccumulatorType(b.getContext());
   VectorType aFragType = getMmaAType(element);
-  Value zero = arith::ConstantOp::create(
-      b, loc, accType, DenseElementsAttr::get(accType, 0.0f));
+  Value zero = arith::ConstantOp::create(b, loc, accType,
+                                         DenseElementsAttr::get(accType, 0.0f));
   SmallVector<Value> inits(mTiles * nTiles, zero);
   // 16-bit B fragments come two at a time (one ldmatrix x4.trans of a
   // 16 x 16 tile) when the warp tile has an even number of them.
@@ -124,9 +124,8 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
         auto lc = [&](int64_t v) { return indexConstant(lb, l, v); };
         SmallVector<Value> aFrags, bFrags;
         for (int64_t mi = 0; mi < mTiles; ++mi)
-          aFrags.push_back(LoadFragmentOp::create(lb, l, aFragType,
-                                                  matmul.getA(), lc(mi * 16),
-                                                  kk, /*a=*/true));
+          aFrags.push_back(LoadFragmentOp::create(
+              lb, l, aFragType, matmul.getA(), lc(mi * 16), kk, /*a=*/true));
         VectorType loadType = getMmaBType(element, perLoad);
         for (int64_t ni = 0; ni < nTiles; ni += perLoad) {
           Value frags = LoadFragmentOp::create(lb, l, loadType, matmul.getB(),
@@ -149,8 +148,8 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
         SmallVector<Value> next;
         for (int64_t mi = 0; mi < mTiles; ++mi)
           for (int64_t ni = 0; ni < nTiles; ++ni)
-            next.push_back(mmaSync(lb, l, aFrags[mi], bFrags[ni],
-                                   acc[mi * nTiles + ni]));
+            next.push_back(
+                mmaSync(lb, l, aFrags[mi], bFrags[ni], acc[mi * nTiles + ni]));
         scf::YieldOp::create(lb, l, next);
       });
   loop->setAttr(kKLoopAttr, b.getUnitAttr());
@@ -192,11 +191,11 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
             for (int64_t half = 0; half < 2; ++half) {
               Value pair = vector::ExtractOp::create(
                   sb, loc, loop.getResult(mi * nTiles + ni), half);
-              pair = e.apply(
-                  sb, loc, pair, olds[ni * 2 + half], matmul.getC(), [&] {
-                    Value row = rowOf(sb, mi, half);
-                    return std::make_pair(row, colOf(sb, ni));
-                  });
+              pair = e.apply(sb, loc, pair, olds[ni * 2 + half], matmul.getC(),
+                             [&] {
+                               Value row = rowOf(sb, mi, half);
+                               return std::make_pair(row, colOf(sb, ni));
+                             });
               if (!cElement.isF32())
                 pair = arith::TruncFOp::create(sb, loc, pairType, pair);
               vector::TransferWriteOp::create(

@@ -1,4 +1,4 @@
-//===- MmaLayout.cpp - which lane holds what of an mma.sync fragment -----===//
+//===- MmaLayout.cpp - which lane holds what of an mma.sync fragment ------===//
 //
 // Each function builds its values one op per statement, in a fixed order:
 // the IR must not depend on the host compiler.

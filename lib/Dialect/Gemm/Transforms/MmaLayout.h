@@ -1,4 +1,5 @@
-//===- MmaLayout.h - which lane holds what of an mma.sync fragment -*- C++ -*-===//
+//===- MmaLayout.h - which lane holds what of an mma.sync fragment -*- C++
+//-*-===//
 //
 // One module for the fragment layouts of mma.sync m16n8k16 (f16, bf16) and
 // m16n8k8 (tf32), shared by gemm-mma (which creates the fragments and

@@ -1,4 +1,4 @@
-//===- Pipeline.cpp - multi-buffered shared memory, register prefetch ----===//
+//===- Pipeline.cpp - multi-buffered shared memory, register prefetch -----===//
 
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
@@ -148,7 +148,8 @@ static SmallVector<Value> cloneStep(OpBuilder &b, scf::ForOp inner,
 /// next step's fragments in flight, waits for tile t + 1 and meets the block
 /// at the barrier, reads the first fragments of tile t + 1, and computes its
 /// last step. The first fragments of tile 0 are read before the loop.
-static LogicalResult pipelineFragments(scf::ForOp loop, const gemmc::Schedule &s) {
+static LogicalResult pipelineFragments(scf::ForOp loop,
+                                       const gemmc::Schedule &s) {
   Block *body = loop.getBody();
   SmallVector<scf::ForOp> inners;
   for (auto inner : body->getOps<scf::ForOp>())
@@ -284,7 +285,8 @@ static LogicalResult pipeline(scf::ForOp loop, const gemmc::Schedule &s) {
   Value tile = arith::DivUIOp::create(b, loc, kt, indexConstant(b, loc, bk));
   Value stage =
       arith::RemUIOp::create(b, loc, tile, indexConstant(b, loc, stages));
-  Value nextTile = arith::AddIOp::create(b, loc, tile, indexConstant(b, loc, 1));
+  Value nextTile =
+      arith::AddIOp::create(b, loc, tile, indexConstant(b, loc, 1));
   Value nextStage =
       arith::RemUIOp::create(b, loc, nextTile, indexConstant(b, loc, stages));
   Value nextKt = arith::RemUIOp::create(

@@ -1,4 +1,4 @@
-//===- Promote.cpp - stage the tiles of A and B in shared memory ---------===//
+//===- Promote.cpp - stage the tiles of A and B in shared memory ----------===//
 
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
@@ -56,8 +56,8 @@ static Value stageView(OpBuilder &b, Location loc, Value buffer, Value stage,
 /// (row, kk) of A (or (kk, row) when transposed) or (kk, col) of B.
 /// `offset` (or null) is where the read's view (a warp's) starts in the
 /// promoted block tile, along M for A and N for B.
-static void redirectRead(OpBuilder &b, Operation *op, Value shared,
-                         bool isA, bool transposed, Value kk, Value offset) {
+static void redirectRead(OpBuilder &b, Operation *op, Value shared, bool isA,
+                         bool transposed, Value kk, Value offset) {
   b.setInsertionPoint(op);
   Location loc = op->getLoc();
   auto shift = [&](Value index) -> Value {
@@ -65,20 +65,21 @@ static void redirectRead(OpBuilder &b, Operation *op, Value shared,
   };
   if (auto load = dyn_cast<memref::LoadOp>(op)) {
     Value other = shift(load.getIndices()[isA ? 0 : 1]);
-    SmallVector<Value> indices =
-        isA && !transposed ? SmallVector<Value>{other, kk}
-                           : SmallVector<Value>{kk, other};
+    SmallVector<Value> indices = isA && !transposed
+                                     ? SmallVector<Value>{other, kk}
+                                     : SmallVector<Value>{kk, other};
     Value value = memref::LoadOp::create(b, loc, shared, indices);
     load.replaceAllUsesWith(value);
     load.erase();
     return;
   }
   if (auto fragment = dyn_cast<LoadFragmentOp>(op)) {
-    assert(!transposed && "gemmc::checkImplemented refuses transpose-a with mma");
+    assert(!transposed &&
+           "gemmc::checkImplemented refuses transpose-a with mma");
     Value other = shift(isA ? fragment.getRow() : fragment.getCol());
     auto newFragment = LoadFragmentOp::create(
-        b, loc, fragment.getType(), shared, isA ? other : kk,
-        isA ? kk : other, fragment.getA());
+        b, loc, fragment.getType(), shared, isA ? other : kk, isA ? kk : other,
+        fragment.getA());
     fragment.replaceAllUsesWith(newFragment.getResult());
     fragment.erase();
     return;
@@ -155,17 +156,17 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
   auto workgroup = gpu::AddressSpaceAttr::get(
       ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
   // The schedule model lays the buffers out (and Sema checked their size).
-  gemmc::SharedMemory shared = gemmc::getSharedMemory(
-      s, getElementTypeModel(aType.getElementType()),
-      getElementTypeModel(bType.getElementType()));
+  gemmc::SharedMemory shared =
+      gemmc::getSharedMemory(s, getElementTypeModel(aType.getElementType()),
+                             getElementTypeModel(bType.getElementType()));
   bool transposeA = s.transposeA;
   int64_t aRows = transposeA ? bk : bm, aCols = transposeA ? bm : bk;
   SmallVector<MemRefType, 2> bufferTypes;
   for (const gemmc::SharedBuffer &buffer : shared.buffers) {
     MemRefType operand = buffer.operand == gemmc::Operand::A ? aType : bType;
-    bufferTypes.push_back(MemRefType::get(
-        {buffer.stages, buffer.rows, buffer.cols + buffer.pad},
-        operand.getElementType(), AffineMap(), workgroup));
+    bufferTypes.push_back(
+        MemRefType::get({buffer.stages, buffer.rows, buffer.cols + buffer.pad},
+                        operand.getElementType(), AffineMap(), workgroup));
   }
   SmallVector<Value, 2> buffers;
   if (!shared.isDynamic()) {
@@ -184,8 +185,8 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
                         workgroup));
     for (auto [i, type] : llvm::enumerate(bufferTypes)) {
       Value offset = indexConstant(fb, loop.getLoc(), shared.offsetOf(i));
-      buffers.push_back(memref::ViewOp::create(fb, loop.getLoc(), type,
-                                               dynamic, offset, ValueRange{}));
+      buffers.push_back(memref::ViewOp::create(fb, loop.getLoc(), type, dynamic,
+                                               offset, ValueRange{}));
     }
     auto launch = func->getAttrOfType<LaunchAttr>(kLaunchAttr);
     if (!launch)

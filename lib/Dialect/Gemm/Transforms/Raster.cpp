@@ -1,4 +1,4 @@
-//===- Raster.cpp - block-index swizzle for L2 reuse ---------------------===//
+//===- Raster.cpp - block-index swizzle for L2 reuse ----------------------===//
 
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
@@ -67,8 +67,8 @@ struct GemmRasterPass
       rows = gpu::GridDimOp::create(b, loc, gpu::Dimension::y);
       cols = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
     }
-    auto [row, col] =
-        rasterize(b, loc, blockX, blockY, rows, cols, *schedule.getValue().raster);
+    auto [row, col] = rasterize(b, loc, blockX, blockY, rows, cols,
+                                *schedule.getValue().raster);
     // Uses after the swizzle (its last op computes the column) take the
     // swizzled indices; the swizzle keeps the hardware ones.
     Operation *swizzleEnd = col.getDefiningOp();

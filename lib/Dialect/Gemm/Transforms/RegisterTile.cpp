@@ -1,5 +1,6 @@
-//===- RegisterTile.cpp - TM x TN results per thread, in registers -------===//
+//===- RegisterTile.cpp - TM x TN results per thread, in registers --------===//
 
+#include "Epilogue.h"
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
@@ -42,8 +43,8 @@ static Operand throughWarpView(OpBuilder &b, Location loc, Value value) {
 /// Places the threads that share `matmul`'s tile of C: the 32 lanes of a
 /// warp for a warp-level op, the block's threads for a block-level one.
 /// `origin` is where that tile starts in the memref C is addressed through.
-static ThreadPlacement placeThread(OpBuilder &b, Location loc,
-                                   MatmulOp matmul, const Operand &origin) {
+static ThreadPlacement placeThread(OpBuilder &b, Location loc, MatmulOp matmul,
+                                   const Operand &origin) {
   const gemmc::Schedule &s = getKernelSchedule(matmul);
   auto cType = cast<MemRefType>(matmul.getC().getType());
   int64_t tm = s.tm(), tn = s.tn();
@@ -77,9 +78,9 @@ static Value readChunk(OpBuilder &b, Location loc, Value source, Value row,
   auto type = cast<MemRefType>(source.getType());
   MLIRContext *ctx = b.getContext();
   AffineMap map = AffineMap::get(2, 0, getAffineDimExpr(dim, ctx));
-  Value pad = arith::ConstantOp::create(
-      b, loc, type.getElementType(),
-      b.getFloatAttr(type.getElementType(), 0.0));
+  Value pad =
+      arith::ConstantOp::create(b, loc, type.getElementType(),
+                                b.getFloatAttr(type.getElementType(), 0.0));
   bool inBounds[] = {true};
   return vector::TransferReadOp::create(
       b, loc, VectorType::get({width}, type.getElementType()), source,
@@ -94,8 +95,7 @@ static LogicalResult registerTile(MatmulOp matmul) {
   int64_t tm = s.tm(), tn = s.tn();
   int64_t threads = (bm / tm) * (bn / tn);
   if (bm % tm || bn % tn ||
-      threads != (matmul.getLevel() == Level::Warp ? 32
-                                                   : s.threadsPerBlock()))
+      threads != (matmul.getLevel() == Level::Warp ? 32 : s.threadsPerBlock()))
     return matmul.emitOpError("a ")
            << bm << "x" << bn << " tile of " << tm << "x" << tn
            << " register tiles does not match the "
@@ -110,8 +110,7 @@ static LogicalResult registerTile(MatmulOp matmul) {
   Location loc = matmul.getLoc();
   Value k = getValueOrCreateConstantIndexOp(
       b, loc,
-      kLoopExtent(b, loc, matmul, matmul.getA(), s.bk(),
-                  s.hasPromotion()));
+      kLoopExtent(b, loc, matmul, matmul.getA(), s.bk(), s.hasPromotion()));
   // Address through the block's views, so that the warp's offsets and the
   // lanes' fold into one base per thread.
   Operand a = throughWarpView(b, loc, matmul.getA());
@@ -132,8 +131,8 @@ static LogicalResult registerTile(MatmulOp matmul) {
         SmallVector<Value> aChunks, bChunks;
         for (int64_t i = 0; i < rowChunks; ++i)
           aChunks.push_back(readChunk(
-              lb, l, a.memref, addOffset(lb, l, p.rowBase, i * p.rowStride),
-              kk, p.rowChunk, /*dim=*/0));
+              lb, l, a.memref, addOffset(lb, l, p.rowBase, i * p.rowStride), kk,
+              p.rowChunk, /*dim=*/0));
         for (int64_t j = 0; j < colChunks; ++j)
           bChunks.push_back(readChunk(
               lb, l, bOperand.memref, kk,

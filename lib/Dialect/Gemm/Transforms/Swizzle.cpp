@@ -1,4 +1,5 @@
-//===- Swizzle.cpp - the XOR swizzle of shared tiles -----------------------===//
+//===- Swizzle.cpp - the XOR swizzle of shared tiles
+//-----------------------===//
 //
 // `promote ... swizzle`: where a 16-byte chunk of a shared tile lives, for
 // the copies that write it and the ldmatrix reads of its fragments.
@@ -21,7 +22,7 @@ using namespace mlir::gemm;
 /// line, so f steps every 8 / chunks rows. `col` is chunk-aligned or the
 /// piece stays in its chunk.
 Value mlir::gemm::swizzleColumn(OpBuilder &b, Location loc, MemRefType type,
-                           Value row, Value col) {
+                                Value row, Value col) {
   int64_t chunk = 128 / type.getElementTypeBitWidth();
   int64_t chunks = type.getDimSize(1) / chunk;
   if (chunks <= 1)

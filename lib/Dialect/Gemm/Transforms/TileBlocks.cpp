@@ -83,8 +83,8 @@ struct GemmTileBlocksPass
     : public mlir::gemm::impl::GemmTileBlocksBase<GemmTileBlocksPass> {
   void runOnOperation() override {
     gpu::GPUFuncOp func = getOperation();
-    FailureOr<SmallVector<MatmulOp>> matmuls = collectMatmuls(
-        func, [](MatmulOp op, const gemmc::Schedule &) {
+    FailureOr<SmallVector<MatmulOp>> matmuls =
+        collectMatmuls(func, [](MatmulOp op, const gemmc::Schedule &) {
           return op.getLevel() == Level::Grid;
         });
     if (failed(matmuls))

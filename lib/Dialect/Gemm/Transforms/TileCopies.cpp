@@ -1,4 +1,5 @@
-//===- TileCopies.cpp - block-cooperative tile copies -----------------------===//
+//===- TileCopies.cpp - block-cooperative tile copies
+//-----------------------===//
 //
 // gemm.copy, gemm.load_tile and gemm.store_tile as each thread's share of
 // the pieces: their distribution over the threads, the guards by the matrix
@@ -8,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Accesses.h"
+#include "Bounds.h"
 #include "gemmc/Dialect/Gemm/Transforms/Transforms.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -28,17 +30,15 @@ struct Distribution {
   int64_t rows, cols, width, threads;
   bool rowMajor;
 
-  int64_t piecesPerThread() const {
-    return rows * cols / (width * threads);
-  }
+  int64_t piecesPerThread() const { return rows * cols / (width * threads); }
 
   Piece piece(OpBuilder &b, Location loc, Value tid, int64_t i) const {
     int64_t perLine = (rowMajor ? cols : rows) / width;
     Value linear = addOffset(b, loc, tid, i * threads);
-    Value line = arith::DivUIOp::create(b, loc, linear,
-                                        indexConstant(b, loc, perLine));
-    Value inLine = arith::RemUIOp::create(b, loc, linear,
-                                          indexConstant(b, loc, perLine));
+    Value line =
+        arith::DivUIOp::create(b, loc, linear, indexConstant(b, loc, perLine));
+    Value inLine =
+        arith::RemUIOp::create(b, loc, linear, indexConstant(b, loc, perLine));
     Value pos =
         arith::MulIOp::create(b, loc, inLine, indexConstant(b, loc, width));
     if (rowMajor)
@@ -61,8 +61,8 @@ static void storePiece(OpBuilder &b, Location loc, Value value, Value target,
                        bool swizzle) {
   if (swizzle && isShared(target)) {
     // gemmc::checkImplemented: swizzled copies are 16-byte pieces along rows.
-    Value col = swizzleColumn(b, loc, cast<MemRefType>(target.getType()),
-                              p.row, p.col);
+    Value col =
+        swizzleColumn(b, loc, cast<MemRefType>(target.getType()), p.row, p.col);
     return writeAlong(b, loc, value, target, p.row, col, p.dim, maxWidth);
   }
   if (!transpose)
@@ -121,11 +121,11 @@ static void lowerCopyGuarded(CopyOp copy, int64_t storeWidth, bool swizzle,
     bool bypassL1 = d.width * elementBits == 128;
     for (int64_t i = 0; i < d.piecesPerThread(); ++i) {
       Piece p = d.piece(b, loc, tid, i);
-      Value col = swizzle ? swizzleColumn(b, loc,
-                                          cast<MemRefType>(
-                                              copy.getTarget().getType()),
-                                          p.row, p.col)
-                          : p.col;
+      Value col =
+          swizzle ? swizzleColumn(b, loc,
+                                  cast<MemRefType>(copy.getTarget().getType()),
+                                  p.row, p.col)
+                  : p.col;
       // Past the matrix bounds: no bytes read (from a valid address), the
       // piece zero-filled.
       // Where the matrix's extent is given at launch, a piece crossing its
@@ -189,7 +189,7 @@ static void lowerLoadTileGuarded(LoadTileOp load, bool guard) {
 }
 
 void mlir::gemm::lowerStoreTile(StoreTileOp store, int64_t storeWidth,
-                           bool swizzle) {
+                                bool swizzle) {
   OpBuilder b(store);
   Location loc = store.getLoc();
   ArrayRef<int64_t> shape = store.getSourceShape();
@@ -224,7 +224,9 @@ void mlir::gemm::lowerCopy(CopyOp copy, const TileCopyLowering &options) {
 
 void mlir::gemm::lowerLoadTile(LoadTileOp load,
                                const TileCopyLowering &options) {
-  auto lower = [&](LoadTileOp l, bool guard) { lowerLoadTileGuarded(l, guard); };
+  auto lower = [&](LoadTileOp l, bool guard) {
+    lowerLoadTileGuarded(l, guard);
+  };
   if (options.guard && options.splitEdges)
     splitAtEdges<LoadTileOp>(load, lower);
   else

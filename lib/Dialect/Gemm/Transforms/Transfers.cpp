@@ -1,4 +1,5 @@
-//===- Transfers.cpp - vector transfers as loads and stores -----------------===//
+//===- Transfers.cpp - vector transfers as loads and stores
+//-----------------===//
 //
 // The 1-D vector.transfer_read and transfer_write of the thread-level
 // lowerings (map-threads, register-tile, mma's epilogue) as vector loads and

@@ -1,4 +1,4 @@
-//===- Unroll.cpp - unroll the inner loop over BK ------------------------===//
+//===- Unroll.cpp - unroll the inner loop over BK -------------------------===//
 
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
@@ -28,9 +28,8 @@ struct GemmUnrollPass
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops) {
-      bool unrolled = factor == 0
-                          ? succeeded(loopUnrollFull(loop))
-                          : succeeded(loopUnrollByFactor(loop, factor));
+      bool unrolled = factor == 0 ? succeeded(loopUnrollFull(loop))
+                                  : succeeded(loopUnrollByFactor(loop, factor));
       if (!unrolled) {
         loop.emitOpError("could not be unrolled");
         return signalPassFailure();

@@ -1,4 +1,4 @@
-//===- Vectorize.cpp - tile copies and fragments as vector accesses ------===//
+//===- Vectorize.cpp - tile copies and fragments as vector accesses -------===//
 //
 // The gemm-vectorize pass: lowers the block-cooperative copies
 // (TileCopies.cpp), the mma fragments (Fragments.cpp) and the thread-level
@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Accesses.h"
+#include "Bounds.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
 #include "gemmc/Dialect/Gemm/Transforms/Transforms.h"
@@ -28,10 +29,8 @@ struct GemmVectorizePass
   void runOnOperation() override {
     gpu::GPUFuncOp func = getOperation();
     auto schedule = func->getAttrOfType<ScheduleAttr>(kScheduleAttr);
-    int64_t sharedStore =
-        schedule ? schedule.getValue().sharedStoreWidth() : 1;
-    int64_t globalStore =
-        schedule ? schedule.getValue().globalStoreWidth() : 1;
+    int64_t sharedStore = schedule ? schedule.getValue().sharedStoreWidth() : 1;
+    int64_t globalStore = schedule ? schedule.getValue().globalStoreWidth() : 1;
     bool swizzle = schedule && schedule.getValue().swizzle;
     bool guard = func->hasAttr(kTailsAttr);
     SmallVector<Operation *> ops;

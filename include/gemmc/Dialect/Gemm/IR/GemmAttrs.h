@@ -5,10 +5,10 @@
 
 #include "gemmc/Schedule/Schedule.h"
 #include "mlir/IR/Attributes.h"
-#include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OpImplementation.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/Hashing.h"
 

@@ -1,0 +1,122 @@
+//===- Epilogue.cpp - how the stores of C apply the epilogue
+//----------------===//
+//
+// C = alpha * acc + beta * C, the bias, ReLU, under one branch on beta.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Epilogue.h"
+#include "Bounds.h"
+#include "Utils.h"
+#include "gemmc/Dialect/Gemm/IR/KernelABI.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::gemm;
+
+Value EpilogueValues::apply(
+    OpBuilder &b, Location loc, Value acc, Value old, Value c,
+    function_ref<std::pair<Value, Value>()> position) const {
+  auto vectorType = dyn_cast<VectorType>(acc.getType());
+  auto splat = [&](Value scalar) -> Value {
+    if (vectorType)
+      return vector::BroadcastOp::create(b, loc, vectorType, scalar);
+    return scalar;
+  };
+  Value value = acc;
+  if (alpha) {
+    value = arith::MulFOp::create(b, loc, splat(alpha), value);
+    if (readsC)
+      value = arith::AddFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, splat(beta), old), value);
+  }
+  if (bias) {
+    // The bias at C's row (one value) or columns (along the row), read
+    // like C (guarded past the matrix in kernels with tails).
+    auto [row, col] = position();
+    MatrixPoint p = pointInMatrix(b, loc, c, row, col);
+    auto biasType = cast<MemRefType>(bias.getType());
+    Type element = biasType.getElementType();
+    Value zero = indexConstant(b, loc, 0);
+    Value at[] = {biasPerRow ? p.row : zero, biasPerRow ? zero : p.col};
+    int64_t width = vectorType && !biasPerRow ? vectorType.getNumElements() : 1;
+    // Guarded reads (tails) keep or drop a whole vector: where N is not a
+    // multiple of the width (a column-major C allows it) or is given at
+    // launch, the bias is read an element at a time.
+    int64_t piece =
+        !biasType.isDynamicDim(1) && biasType.getDimSize(1) % width == 0 ? width
+                                                                         : 1;
+    auto pieceType = VectorType::get({piece}, element);
+    auto readAt = [&](int64_t e) {
+      return readAlongRow(b, loc, pieceType, bias, at[0],
+                          addOffset(b, loc, at[1], e));
+    };
+    Value read;
+    if (piece == width) {
+      read = readAt(0);
+    } else {
+      SmallVector<Value> elements;
+      for (int64_t e = 0; e < width; ++e)
+        elements.push_back(vector::ExtractOp::create(b, loc, readAt(e), 0));
+      read = vector::FromElementsOp::create(
+          b, loc, VectorType::get({width}, element), elements);
+    }
+    read = extendToF32(b, loc, read);
+    Value add =
+        width > 1 ? read : splat(vector::ExtractOp::create(b, loc, read, 0));
+    value = arith::AddFOp::create(b, loc, value, add);
+  }
+  if (relu) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+    value = arith::MaximumFOp::create(b, loc, value, splat(zero));
+  }
+  return value;
+}
+
+LogicalResult mlir::gemm::buildEpilogue(
+    OpBuilder &b, Location loc, Operation *at, Value c,
+    function_ref<void(OpBuilder &, const EpilogueValues &)> stores) {
+  auto func = at->getParentOfType<gpu::GPUFuncOp>();
+  EpilogueValues plain;
+  if (!func) {
+    stores(b, plain);
+    return success();
+  }
+  if (auto bias = func->getAttrOfType<StringAttr>(kBiasAttr)) {
+    if (!viewsMatrix(c))
+      return at->emitOpError("cannot place the bias: C is not a view of a "
+                             "matrix");
+    plain.bias = getKernelArgument(func, KernelArg::Bias);
+    if (!plain.bias)
+      return func.emitOpError("lacks the bias argument of the kernel ABI");
+    plain.biasPerRow = bias.getValue() == "row";
+  }
+  plain.relu = func->hasAttr(kReluAttr);
+  if (!func->hasAttr(kAlphaBetaAttr)) {
+    stores(b, plain);
+    return success();
+  }
+  plain.alpha = getKernelArgument(func, KernelArg::Alpha);
+  plain.beta = getKernelArgument(func, KernelArg::Beta);
+  if (!plain.alpha || !plain.beta)
+    return func.emitOpError("lacks the alpha and beta arguments of the "
+                            "kernel ABI");
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  Value readsC = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
+                                       plain.beta, zero);
+  scf::IfOp::create(
+      b, loc, readsC,
+      [&](OpBuilder &tb, Location) {
+        EpilogueValues withC = plain;
+        withC.readsC = true;
+        stores(tb, withC);
+        scf::YieldOp::create(tb, loc);
+      },
+      [&](OpBuilder &eb, Location) {
+        stores(eb, plain);
+        scf::YieldOp::create(eb, loc);
+      });
+  return success();
+}

@@ -1,0 +1,44 @@
+//===- Epilogue.h - how the stores of C apply the epilogue -----------*- C++
+//-*-===//
+//
+// alpha and beta, the bias and ReLU, as the passes that store C apply them;
+// alpha, beta and the bias are the kernel's arguments by the kernel ABI.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GEMMC_LIB_DIALECT_GEMM_TRANSFORMS_EPILOGUE_H
+#define GEMMC_LIB_DIALECT_GEMM_TRANSFORMS_EPILOGUE_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace mlir::gemm {
+
+/// How the stores of C apply the epilogue: `alpha * acc` (beta = 0: C is
+/// not read) or `alpha * acc + beta * C` where there is an alpha, then plus
+/// a bias (a 1 x N row or an M x 1 column of C's type), then ReLU.
+struct EpilogueValues {
+  Value alpha, beta;
+  bool readsC = false;
+  Value bias;
+  bool biasPerRow = false, relu = false;
+
+  /// The value to store for the f32 accumulators `acc` (a scalar, or a
+  /// vector along a row of C), given C's old values `old` as f32 where
+  /// `readsC`; `position` gives (row, col) of `acc` in the view `c` of C
+  /// (asked for only with a bias).
+  Value apply(OpBuilder &b, Location loc, Value acc, Value old, Value c,
+              function_ref<std::pair<Value, Value>()> position) const;
+};
+
+/// Emits the stores of C (`stores`) once, or in a kernel with
+/// `gemm.alpha_beta` (alpha and beta its arguments by the kernel ABI) twice,
+/// under one branch on beta != 0: C is read only on that side.
+/// Fails where a bias cannot be placed: C (`c`) is not a view of a matrix.
+LogicalResult
+buildEpilogue(OpBuilder &b, Location loc, Operation *at, Value c,
+              function_ref<void(OpBuilder &, const EpilogueValues &)> stores);
+
+} // namespace mlir::gemm
+
+#endif // GEMMC_LIB_DIALECT_GEMM_TRANSFORMS_EPILOGUE_H
