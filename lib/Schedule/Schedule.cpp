@@ -113,6 +113,69 @@ llvm::hash_code gemmc::hash_value(const Schedule &s) {
       tieSchedule(s));
 }
 
+namespace {
+/// Prints each field that differs from its default (the tile always).
+struct FieldPrinter {
+  llvm::raw_ostream &os;
+  bool first = true;
+
+  llvm::raw_ostream &entry(llvm::StringRef key) {
+    os << (first ? "" : ", ") << key;
+    first = false;
+    return os;
+  }
+  template <size_t N>
+  void printShape(llvm::StringRef key, const std::array<int64_t, N> &shape) {
+    entry(key) << " = ";
+    llvm::interleave(shape, os, "x");
+  }
+  template <size_t N>
+  void operator()(ShapeField<const std::array<int64_t, N>> f) {
+    printShape(f.key, f.value);
+  }
+  template <size_t N>
+  void operator()(ShapeField<const std::optional<std::array<int64_t, N>>> f) {
+    if (f.value)
+      printShape(f.key, *f.value);
+  }
+  template <size_t N>
+  void operator()(ListField<const std::optional<std::array<int64_t, N>>> f) {
+    if (!f.value)
+      return;
+    entry(f.key) << " = [";
+    llvm::interleaveComma(*f.value, os);
+    os << "]";
+  }
+  void operator()(FlagField<const bool> f) {
+    if (f.value)
+      entry(f.key);
+  }
+  void operator()(IntField<const int64_t> f) {
+    if (f.value != f.defaultValue)
+      entry(f.key) << " = " << f.value;
+  }
+  void operator()(OptionalIntField<const std::optional<int64_t>> f) {
+    if (!f.value)
+      return;
+    entry(f.key) << " = ";
+    if (*f.value == 0 && !f.zeroKeyword.empty())
+      os << f.zeroKeyword;
+    else
+      os << *f.value;
+  }
+  void operator()(OperandsField<const bool> f) {
+    if (!f.a && !f.b)
+      return;
+    entry(f.key) << " = [" << (f.a ? "a" : "") << (f.a && f.b ? ", " : "")
+                 << (f.b ? "b" : "") << "]";
+  }
+};
+} // namespace
+
+void gemmc::printScheduleFields(llvm::raw_ostream &os, const Schedule &s) {
+  visitScheduleFields(s, FieldPrinter{os});
+}
+
 int64_t Schedule::threadsPerBlock() const {
   if (hasMma())
     return satMul(kWarpSize, satMul(bm() / wm(), bn() / wn()));

@@ -19,6 +19,7 @@
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/raw_ostream.h"
 #include <array>
 #include <optional>
 #include <string>
@@ -166,6 +167,87 @@ struct Schedule {
 };
 
 llvm::hash_code hash_value(const Schedule &schedule);
+
+//===----------------------------------------------------------------------===//
+// The spelling of a schedule's fields in `#gemm.schedule<...>`
+//===----------------------------------------------------------------------===//
+
+/// One field of a schedule as `#gemm.schedule<...>` spells it, by kind.
+/// `T` is the field's type, const where the schedule is. `key = AxBxC` (a
+/// fixed or optional shape):
+template <typename T> struct ShapeField {
+  llvm::StringRef key;
+  T &value;
+};
+/// `key = [w, x, y, z]` (an optional list):
+template <typename T> struct ListField {
+  llvm::StringRef key;
+  T &value;
+};
+/// `key` alone (a flag):
+template <typename T> struct FlagField {
+  llvm::StringRef key;
+  T &value;
+};
+/// `key = N`, printed when not the default:
+template <typename T> struct IntField {
+  llvm::StringRef key;
+  T &value;
+  int64_t defaultValue;
+};
+/// `key = N` where set, `key = ZERO` for 0 when a keyword is given:
+template <typename T> struct OptionalIntField {
+  llvm::StringRef key;
+  T &value;
+  llvm::StringRef zeroKeyword;
+};
+/// `key = [a, b]`: which of A and B:
+template <typename T> struct OperandsField {
+  llvm::StringRef key;
+  T &a, &b;
+};
+
+/// Calls `visit` on each field of `s` (a Schedule, const or not), in the
+/// order `#gemm.schedule<...>` prints them: the attribute's printer and
+/// parser (GemmAttrs.cpp) are written once over these kinds, so a new field
+/// is one line here.
+template <typename S, typename Visitor>
+void visitScheduleFields(S &s, Visitor &&visit) {
+  auto shape = [](llvm::StringRef k, auto &v) {
+    return ShapeField<std::remove_reference_t<decltype(v)>>{k, v};
+  };
+  auto flag = [](llvm::StringRef k, auto &v) {
+    return FlagField<std::remove_reference_t<decltype(v)>>{k, v};
+  };
+  auto integer = [](llvm::StringRef k, auto &v, int64_t d) {
+    return IntField<std::remove_reference_t<decltype(v)>>{k, v, d};
+  };
+  auto optional = [](llvm::StringRef k, auto &v, llvm::StringRef zero = "") {
+    return OptionalIntField<std::remove_reference_t<decltype(v)>>{k, v, zero};
+  };
+  visit(shape("tile", s.tile));
+  visit(flag("coalesce", s.coalesce));
+  visit(shape("register_tile", s.registerTile));
+  visit(shape("warp_tile", s.warpTile));
+  visit(OperandsField<std::remove_reference_t<decltype((s.promoteA))>>{
+      "promote", s.promoteA, s.promoteB});
+  visit(integer("pad", s.pad, 0));
+  visit(flag("transpose_a", s.transposeA));
+  visit(flag("swizzle", s.swizzle));
+  visit(ListField<std::remove_reference_t<decltype((s.vectorize))>>{
+      "vectorize", s.vectorize});
+  visit(integer("stages", s.stages, 1));
+  visit(flag("registers", s.registerDoubleBuffer));
+  visit(flag("cp_async", s.cpAsync));
+  visit(optional("raster", s.raster));
+  visit(optional("unroll", s.unroll, "full"));
+  visit(shape("mma", s.mma));
+  visit(optional("split_k", s.splitK));
+  visit(flag("split_edges", s.splitEdges));
+}
+
+/// The body of `#gemm.schedule<...>`: `tile = 128x128x8, coalesce, ...`.
+void printScheduleFields(llvm::raw_ostream &os, const Schedule &schedule);
 
 /// A promoted operand's shared-memory buffer: `stages` tiles of
 /// rows x (cols + pad) elements.

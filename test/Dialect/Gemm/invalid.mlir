@@ -20,7 +20,7 @@ gemm.kernel @k problem <64x64x32, a = f32 diagonal, b = f32 row, c = f32 row, ac
 
 // -----
 
-// expected-error @+2 {{tile must have 3 sizes (BMxBNxBK), got 2}}
+// expected-error @+2 {{tile must have 3 sizes, got 2}}
 // expected-error @+1 {{failed to parse Gemm_ScheduleAttr parameter 'value'}}
 gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32>
 
@@ -95,3 +95,19 @@ func.func @bad_launch() attributes {gemm.launch = #gemm.launch<block = [256, 1, 
 
 // expected-error @+1 {{batch must be [count, SA, SB, SC], all positive}}
 gemm.kernel @bad_batch problem <64x32x16, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x1> batch [2, 0, 512, 2048]
+
+// -----
+
+// expected-error @+2 {{vectorize must have 4 entries, got 2}}
+// expected-error @+1 {{failed to parse Gemm_ScheduleAttr parameter 'value'}}
+func.func @short_vectorize() attributes {gemm.schedule = #gemm.schedule<tile = 64x64x8, vectorize = [4, 4]>} {
+  return
+}
+
+// -----
+
+// expected-error @+2 {{expected 'a' or 'b'}}
+// expected-error @+1 {{failed to parse Gemm_ScheduleAttr parameter 'value'}}
+func.func @promote_c() attributes {gemm.schedule = #gemm.schedule<tile = 64x64x8, promote = [c]>} {
+  return
+}

@@ -28,3 +28,16 @@ func.func @launch_recorded() attributes {gemm.launch = #gemm.launch<block = [128
 func.func @launch_ld_only() attributes {gemm.launch = #gemm.launch<block = [256, 1, 1], grid = [N / 128, M / 128, 1], shared = 0, ld_multiple = [4, 4, 1]>} {
   return
 }
+
+// Every field of a schedule, printed back as parsed (visitScheduleFields).
+// CHECK-LABEL: func.func @schedule_fields_mma
+// CHECK: gemm.schedule = #gemm.schedule<tile = 128x128x32, warp_tile = 64x64, promote = [a, b], swizzle, vectorize = [8, 1, 1, 2], stages = 3, registers, cp_async, raster = 8, unroll = full, mma = 16x8x16, split_edges>
+func.func @schedule_fields_mma() attributes {gemm.schedule = #gemm.schedule<tile = 128x128x32, warp_tile = 64x64, promote = [a, b], swizzle, vectorize = [8, 1, 1, 2], stages = 3, registers, cp_async, raster = 8, unroll = full, mma = 16x8x16, split_edges>} {
+  return
+}
+
+// CHECK-LABEL: func.func @schedule_fields_simt
+// CHECK: gemm.schedule = #gemm.schedule<tile = 64x64x8, coalesce, register_tile = 4x4, promote = [b], pad = 1, unroll = 2, split_k = 2>
+func.func @schedule_fields_simt() attributes {gemm.schedule = #gemm.schedule<unroll = 2, tile = 64x64x8, promote = [b], coalesce, split_k = 2, pad = 1, register_tile = 4x4>} {
+  return
+}

@@ -111,55 +111,98 @@ LogicalResult ProblemAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 // ScheduleAttr
 //===----------------------------------------------------------------------===//
 
-/// `key = MxN...`: a shape of `N` sizes into `target`.
-template <size_t N>
-static ParseResult parseFixedShape(AsmParser &parser,
-                                   std::array<int64_t, N> &target,
-                                   StringRef what) {
-  SmallVector<int64_t, 4> shape;
-  SMLoc loc = parser.getCurrentLocation();
-  if (parser.parseEqual() ||
-      parser.parseDimensionList(shape, /*allowDynamic=*/false,
-                                /*withTrailingX=*/false))
-    return failure();
-  if (shape.size() != N)
-    return parser.emitError(loc) << what << ", got " << shape.size();
-  llvm::copy(shape, target.begin());
-  return success();
-}
+using gemmc::FlagField;
+using gemmc::IntField;
+using gemmc::ListField;
+using gemmc::OperandsField;
+using gemmc::OptionalIntField;
+using gemmc::ShapeField;
 
-template <size_t N>
-static ParseResult
-parseFixedShape(AsmParser &parser,
-                std::optional<std::array<int64_t, N>> &target, StringRef what) {
-  return parseFixedShape(parser, target.emplace(), what);
-}
+namespace {
+/// Parses the value of the entry `key` into the field of that name
+/// (visitScheduleFields), by the field's kind.
+struct ScheduleFieldParser {
+  AsmParser &parser;
+  StringRef key;
+  bool found = false;
+  ParseResult result = success();
 
-static ParseResult parseScheduleEntry(AsmParser &parser, StringRef key,
-                                      gemmc::Schedule &s) {
-  if (key == "tile")
-    return parseFixedShape(parser, s.tile, "tile must have 3 sizes (BMxBNxBK)");
-  if (key == "register_tile")
-    return parseFixedShape(parser, s.registerTile,
-                           "register_tile must have 2 sizes (TMxTN)");
-  if (key == "warp_tile")
-    return parseFixedShape(parser, s.warpTile,
-                           "warp_tile must have 2 sizes (WMxWN)");
-  if (key == "mma")
-    return parseFixedShape(parser, s.mma, "mma must have 3 sizes (MxNxK)");
-  bool *flag = llvm::StringSwitch<bool *>(key)
-                   .Case("coalesce", &s.coalesce)
-                   .Case("transpose_a", &s.transposeA)
-                   .Case("registers", &s.registerDoubleBuffer)
-                   .Case("cp_async", &s.cpAsync)
-                   .Case("swizzle", &s.swizzle)
-                   .Case("split_edges", &s.splitEdges)
-                   .Default(nullptr);
-  if (flag) {
-    *flag = true;
+  template <typename Field> bool matches(const Field &f) {
+    if (found || f.key != key)
+      return false;
+    found = true;
+    return true;
+  }
+  template <size_t N>
+  ParseResult parseShape(std::array<int64_t, N> &target) {
+    SmallVector<int64_t, 4> shape;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseEqual() ||
+        parser.parseDimensionList(shape, /*allowDynamic=*/false,
+                                  /*withTrailingX=*/false))
+      return failure();
+    if (shape.size() != N)
+      return parser.emitError(loc)
+             << key << " must have " << N << " sizes, got " << shape.size();
+    llvm::copy(shape, target.begin());
     return success();
   }
-  if (key == "promote") {
+  template <size_t N> void operator()(ShapeField<std::array<int64_t, N>> f) {
+    if (matches(f))
+      result = parseShape(f.value);
+  }
+  template <size_t N>
+  void operator()(ShapeField<std::optional<std::array<int64_t, N>>> f) {
+    if (matches(f))
+      result = parseShape(f.value.emplace());
+  }
+  template <size_t N>
+  void operator()(ListField<std::optional<std::array<int64_t, N>>> f) {
+    if (!matches(f))
+      return;
+    SmallVector<int64_t, 4> values;
+    SMLoc loc = parser.getCurrentLocation();
+    auto parseValue = [&]() -> ParseResult {
+      return parser.parseInteger(values.emplace_back());
+    };
+    if (parser.parseEqual() ||
+        parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                       parseValue)) {
+      result = failure();
+      return;
+    }
+    if (values.size() != N) {
+      result = parser.emitError(loc) << key << " must have " << N
+                                     << " entries, got " << values.size();
+      return;
+    }
+    llvm::copy(values, f.value.emplace().begin());
+  }
+  void operator()(FlagField<bool> f) {
+    if (matches(f))
+      f.value = true;
+  }
+  void operator()(IntField<int64_t> f) {
+    if (matches(f))
+      result = failure(parser.parseEqual() || parser.parseInteger(f.value));
+  }
+  void operator()(OptionalIntField<std::optional<int64_t>> f) {
+    if (!matches(f))
+      return;
+    if (parser.parseEqual()) {
+      result = failure();
+      return;
+    }
+    if (!f.zeroKeyword.empty() &&
+        succeeded(parser.parseOptionalKeyword(f.zeroKeyword))) {
+      f.value = 0;
+      return;
+    }
+    result = parser.parseInteger(f.value.emplace());
+  }
+  void operator()(OperandsField<bool> f) {
+    if (!matches(f))
+      return;
     auto parseOperand = [&]() -> ParseResult {
       StringRef operand;
       SMLoc loc = parser.getCurrentLocation();
@@ -167,62 +210,30 @@ static ParseResult parseScheduleEntry(AsmParser &parser, StringRef key,
         return failure();
       if (operand != "a" && operand != "b")
         return parser.emitError(loc, "expected 'a' or 'b'");
-      (operand == "a" ? s.promoteA : s.promoteB) = true;
+      (operand == "a" ? f.a : f.b) = true;
       return success();
     };
-    return failure(parser.parseEqual() ||
-                   parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
-                                                  parseOperand));
+    result = failure(parser.parseEqual() ||
+                     parser.parseCommaSeparatedList(
+                         AsmParser::Delimiter::Square, parseOperand));
   }
-  if (key == "vectorize") {
-    SmallVector<int64_t, 4> widths;
-    SMLoc loc = parser.getCurrentLocation();
-    auto parseWidth = [&]() -> ParseResult {
-      return parser.parseInteger(widths.emplace_back());
-    };
-    if (parser.parseEqual() || parser.parseCommaSeparatedList(
-                                   AsmParser::Delimiter::Square, parseWidth))
-      return failure();
-    if (widths.size() != 4)
-      return parser.emitError(loc, "vectorize must be 4 widths of 1, 2, 4 "
-                                   "or 8");
-    s.vectorize.emplace();
-    llvm::copy(widths, s.vectorize->begin());
-    return success();
-  }
-  if (key == "unroll") {
-    if (parser.parseEqual())
-      return failure();
-    if (succeeded(parser.parseOptionalKeyword("full"))) {
-      s.unroll = 0;
-      return success();
-    }
-    return parser.parseInteger(s.unroll.emplace());
-  }
-  if (key == "pad")
-    return failure(parser.parseEqual() || parser.parseInteger(s.pad));
-  if (key == "stages")
-    return failure(parser.parseEqual() || parser.parseInteger(s.stages));
-  std::optional<int64_t> *value =
-      llvm::StringSwitch<std::optional<int64_t> *>(key)
-          .Case("raster", &s.raster)
-          .Case("split_k", &s.splitK)
-          .Default(nullptr);
-  if (!value)
-    return parser.emitError(parser.getCurrentLocation(),
-                            "unknown schedule directive '")
-           << key << "'";
-  return failure(parser.parseEqual() || parser.parseInteger(value->emplace()));
-}
+};
+} // namespace
 
 FailureOr<gemmc::Schedule>
 mlir::gemm::parseScheduleParameter(AsmParser &parser) {
   gemmc::Schedule s;
   auto parseEntry = [&]() -> ParseResult {
     std::string key;
+    SMLoc loc = parser.getCurrentLocation();
     if (parser.parseKeywordOrString(&key))
       return failure();
-    return parseScheduleEntry(parser, key, s);
+    ScheduleFieldParser field{parser, key};
+    gemmc::visitScheduleFields(s, field);
+    if (!field.found)
+      return parser.emitError(loc, "unknown schedule directive '")
+             << key << "'";
+    return field.result;
   };
   if (parser.parseCommaSeparatedList(parseEntry))
     return failure();
@@ -231,57 +242,7 @@ mlir::gemm::parseScheduleParameter(AsmParser &parser) {
 
 void mlir::gemm::printScheduleParameter(AsmPrinter &printer,
                                         const gemmc::Schedule &s) {
-  printer << "tile = ";
-  llvm::interleave(s.tile, printer, "x");
-  if (s.coalesce)
-    printer << ", coalesce";
-  if (s.registerTile) {
-    printer << ", register_tile = ";
-    llvm::interleave(*s.registerTile, printer, "x");
-  }
-  if (s.warpTile) {
-    printer << ", warp_tile = ";
-    llvm::interleave(*s.warpTile, printer, "x");
-  }
-  if (s.hasPromotion()) {
-    printer << ", promote = [";
-    if (s.promoteA)
-      printer << "a" << (s.promoteB ? ", " : "");
-    if (s.promoteB)
-      printer << "b";
-    printer << "]";
-  }
-  if (s.pad)
-    printer << ", pad = " << s.pad;
-  if (s.transposeA)
-    printer << ", transpose_a";
-  if (s.swizzle)
-    printer << ", swizzle";
-  if (s.vectorize) {
-    printer << ", vectorize = [";
-    llvm::interleaveComma(*s.vectorize, printer);
-    printer << "]";
-  }
-  if (s.stages != 1)
-    printer << ", stages = " << s.stages;
-  if (s.registerDoubleBuffer)
-    printer << ", registers";
-  if (s.cpAsync)
-    printer << ", cp_async";
-  if (s.raster)
-    printer << ", raster = " << *s.raster;
-  if (s.unroll == 0)
-    printer << ", unroll = full";
-  else if (s.unroll)
-    printer << ", unroll = " << *s.unroll;
-  if (s.mma) {
-    printer << ", mma = ";
-    llvm::interleave(*s.mma, printer, "x");
-  }
-  if (s.splitK)
-    printer << ", split_k = " << *s.splitK;
-  if (s.splitEdges)
-    printer << ", split_edges";
+  gemmc::printScheduleFields(printer.getStream(), s);
 }
 
 void ModelDiagnostics::operator()(const gemmc::Diagnostic &diagnostic) {
