@@ -77,16 +77,23 @@ std::optional<int64_t> Problem::leadingDimension(Operand operand) const {
 // Schedule
 //===----------------------------------------------------------------------===//
 
-/// Every field of a schedule, once: equality and hashing go through it.
-static auto tieSchedule(const Schedule &s) {
-  return std::tie(s.tile, s.coalesce, s.registerTile, s.warpTile, s.promoteA,
-                  s.promoteB, s.pad, s.swizzle, s.transposeA, s.vectorize,
-                  s.stages, s.registerDoubleBuffer, s.cpAsync, s.raster,
-                  s.unroll, s.splitK, s.mma, s.splitEdges);
+/// The value a field holds, for equality and hashing.
+template <typename Field> static auto fieldValue(const Field &field) {
+  return field.value;
+}
+template <typename T>
+static std::pair<bool, bool> fieldValue(const OperandsField<T> &field) {
+  return {field.a, field.b};
 }
 
 bool Schedule::operator==(const Schedule &other) const {
-  return tieSchedule(*this) == tieSchedule(other);
+  bool equal = true;
+  visitScheduleFields(
+      [&](const auto &mine, const auto &theirs) {
+        equal = equal && fieldValue(mine) == fieldValue(theirs);
+      },
+      *this, other);
+  return equal;
 }
 
 template <typename T> static llvm::hash_code hashField(const T &value) {
@@ -106,11 +113,13 @@ static llvm::hash_code hashField(const std::optional<T> &value) {
 }
 
 llvm::hash_code gemmc::hash_value(const Schedule &s) {
-  return std::apply(
-      [](const auto &...fields) {
-        return llvm::hash_combine(hashField(fields)...);
+  llvm::hash_code hash = llvm::hash_value(0);
+  visitScheduleFields(
+      [&](const auto &field) {
+        hash = llvm::hash_combine(hash, hashField(fieldValue(field)));
       },
-      tieSchedule(s));
+      s);
+  return hash;
 }
 
 namespace {
@@ -173,7 +182,7 @@ struct FieldPrinter {
 } // namespace
 
 void gemmc::printScheduleFields(llvm::raw_ostream &os, const Schedule &s) {
-  visitScheduleFields(s, FieldPrinter{os});
+  visitScheduleFields(FieldPrinter{os}, s);
 }
 
 int64_t Schedule::threadsPerBlock() const {

@@ -155,6 +155,14 @@ TEST(ScheduleModel, StructureAndEquality) {
   EXPECT_EQ(hash_value(s), hash_value(t));
   t.raster = 8;
   EXPECT_NE(s, t);
+  // Equality and hashing visit every field (visitScheduleFields).
+  t = s;
+  t.promoteB = false;
+  EXPECT_NE(s, t);
+  t = s;
+  t.unroll = 0;
+  EXPECT_NE(s, t);
+  EXPECT_NE(hash_value(s), hash_value(t));
   t = s;
   t.swizzle = true; // needs mma, and no transpose-a
   Collected bad;

@@ -207,14 +207,18 @@ template <typename T> struct OperandsField {
   T &a, &b;
 };
 
-/// Calls `visit` on each field of `s` (a Schedule, const or not), in the
-/// order `#gemm.schedule<...>` prints them: the attribute's printer and
-/// parser (GemmAttrs.cpp) are written once over these kinds, so a new field
-/// is one line here.
-template <typename S, typename Visitor>
-void visitScheduleFields(S &s, Visitor &&visit) {
+/// Calls `visit` on each field of the schedules `s` (one or more, const or
+/// not; `visit` gets the field of each), in the order `#gemm.schedule<...>`
+/// prints them. Equality, hashing, and the attribute's printer and parser
+/// (GemmAttrs.cpp) are written once over these kinds: a new field is one
+/// line here.
+template <typename Visitor, typename... S>
+void visitScheduleFields(Visitor &&visit, S &...s) {
   auto shape = [](llvm::StringRef k, auto &v) {
     return ShapeField<std::remove_reference_t<decltype(v)>>{k, v};
+  };
+  auto list = [](llvm::StringRef k, auto &v) {
+    return ListField<std::remove_reference_t<decltype(v)>>{k, v};
   };
   auto flag = [](llvm::StringRef k, auto &v) {
     return FlagField<std::remove_reference_t<decltype(v)>>{k, v};
@@ -225,25 +229,26 @@ void visitScheduleFields(S &s, Visitor &&visit) {
   auto optional = [](llvm::StringRef k, auto &v, llvm::StringRef zero = "") {
     return OptionalIntField<std::remove_reference_t<decltype(v)>>{k, v, zero};
   };
-  visit(shape("tile", s.tile));
-  visit(flag("coalesce", s.coalesce));
-  visit(shape("register_tile", s.registerTile));
-  visit(shape("warp_tile", s.warpTile));
-  visit(OperandsField<std::remove_reference_t<decltype((s.promoteA))>>{
-      "promote", s.promoteA, s.promoteB});
-  visit(integer("pad", s.pad, 0));
-  visit(flag("transpose_a", s.transposeA));
-  visit(flag("swizzle", s.swizzle));
-  visit(ListField<std::remove_reference_t<decltype((s.vectorize))>>{
-      "vectorize", s.vectorize});
-  visit(integer("stages", s.stages, 1));
-  visit(flag("registers", s.registerDoubleBuffer));
-  visit(flag("cp_async", s.cpAsync));
-  visit(optional("raster", s.raster));
-  visit(optional("unroll", s.unroll, "full"));
-  visit(shape("mma", s.mma));
-  visit(optional("split_k", s.splitK));
-  visit(flag("split_edges", s.splitEdges));
+  auto operands = [](llvm::StringRef k, auto &a, auto &b) {
+    return OperandsField<std::remove_reference_t<decltype(a)>>{k, a, b};
+  };
+  visit(shape("tile", s.tile)...);
+  visit(flag("coalesce", s.coalesce)...);
+  visit(shape("register_tile", s.registerTile)...);
+  visit(shape("warp_tile", s.warpTile)...);
+  visit(operands("promote", s.promoteA, s.promoteB)...);
+  visit(integer("pad", s.pad, 0)...);
+  visit(flag("transpose_a", s.transposeA)...);
+  visit(flag("swizzle", s.swizzle)...);
+  visit(list("vectorize", s.vectorize)...);
+  visit(integer("stages", s.stages, 1)...);
+  visit(flag("registers", s.registerDoubleBuffer)...);
+  visit(flag("cp_async", s.cpAsync)...);
+  visit(optional("raster", s.raster)...);
+  visit(optional("unroll", s.unroll, "full")...);
+  visit(shape("mma", s.mma)...);
+  visit(optional("split_k", s.splitK)...);
+  visit(flag("split_edges", s.splitEdges)...);
 }
 
 /// The body of `#gemm.schedule<...>`: `tile = 128x128x8, coalesce, ...`.

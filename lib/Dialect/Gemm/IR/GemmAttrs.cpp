@@ -229,7 +229,7 @@ mlir::gemm::parseScheduleParameter(AsmParser &parser) {
     if (parser.parseKeywordOrString(&key))
       return failure();
     ScheduleFieldParser field{parser, key};
-    gemmc::visitScheduleFields(s, field);
+    gemmc::visitScheduleFields(field, s);
     if (!field.found)
       return parser.emitError(loc, "unknown schedule directive '")
              << key << "'";
