@@ -31,18 +31,6 @@ StringRef gemmc::getSupportedArchList() {
 // Problem
 //===----------------------------------------------------------------------===//
 
-ElementType Problem::typeOf(Operand operand) const {
-  switch (operand) {
-  case Operand::A:
-    return a;
-  case Operand::B:
-    return b;
-  case Operand::C:
-    return c;
-  }
-  llvm_unreachable("unknown operand");
-}
-
 MatrixLayout Problem::layoutOf(Operand operand) const {
   switch (operand) {
   case Operand::A:

@@ -412,10 +412,7 @@ public:
   void runKernel(const Loaded &loaded);
 
 private:
-  std::vector<HostMatrix> batchOfC() const {
-    return std::vector<HostMatrix>(
-        p.batch, HostMatrix(p.m, p.n, p.cLayout, p.c, p.ldOfC()));
-  }
+  std::vector<HostMatrix> batchOfC() const;
   size_t span(int64_t stride, int64_t elements, DType type) const {
     return size_t((p.batch - 1) * stride + elements) * sizeOf(type);
   }
@@ -447,29 +444,21 @@ private:
 };
 } // namespace
 
-/// Each GEMM of the batch: its own random A, B (and C0); the device buffers
-/// hold them strideA, strideB and strideC elements apart.
-static std::vector<HostMatrix> randomBatch(const Problem &p, int64_t rows,
-                                           int64_t cols, Layout layout,
-                                           DType type, int64_t ld,
-                                           uint64_t seed, uint64_t offset) {
-  std::vector<HostMatrix> ms;
-  for (int64_t i = 0; i < p.batch; ++i) {
-    ms.emplace_back(rows, cols, layout, type, ld);
-    if (offset != ~uint64_t(0))
-      fillRandom(ms.back(), seed + 8 * uint64_t(i) + offset);
-  }
-  return ms;
+/// One rows x cols matrix (zeros) for each GEMM of the batch.
+static std::vector<HostMatrix> batchOf(const Problem &p, int64_t rows,
+                                       int64_t cols, Layout layout,
+                                       DType type, int64_t ld) {
+  return std::vector<HostMatrix>(p.batch,
+                                 HostMatrix(rows, cols, layout, type, ld));
 }
 
 CaseRun::CaseRun(Bench &bench, const Case &cs)
     : bench(bench), o(bench.o), cs(cs), p(cs.p),
       tolerance(o.tolerance > 0 ? o.tolerance
                                 : toleranceFor(p.a, p.c, cs.math, p.k)),
-      as(randomBatch(p, p.m, p.k, p.aLayout, p.a, p.ldOfA(), o.seed, 0)),
-      bs(randomBatch(p, p.k, p.n, p.bLayout, p.b, p.ldOfB(), o.seed, 1)),
-      c0s(randomBatch(p, p.m, p.n, p.cLayout, p.c, p.ldOfC(), o.seed,
-                      ~uint64_t(0))),
+      as(batchOf(p, p.m, p.k, p.aLayout, p.a, p.ldOfA())),
+      bs(batchOf(p, p.k, p.n, p.bLayout, p.b, p.ldOfB())),
+      c0s(batchOf(p, p.m, p.n, p.cLayout, p.c, p.ldOfC())),
       da(span(p.strideOfA(), p.spanOfA(), p.a)),
       db(span(p.strideOfB(), p.spanOfB(), p.b)),
       dc(span(p.strideOfC(), p.spanOfC(), p.c)),
@@ -482,6 +471,12 @@ CaseRun::CaseRun(Bench &bench, const Case &cs)
       bias(perRow ? p.m : 1, perRow ? 1 : p.n, Layout::Row, p.c),
       flop(2.0 * p.m * p.n * p.k * p.batch),
       peak(peakTflops(bench.device, p.a, cs.math)) {
+  // Each GEMM of the batch: its own random A and B (and C0 below); the
+  // device buffers hold them strideA, strideB and strideC elements apart.
+  for (int64_t i = 0; i < p.batch; ++i) {
+    fillRandom(as[i], o.seed + 8 * uint64_t(i));
+    fillRandom(bs[i], o.seed + 8 * uint64_t(i) + 1);
+  }
   da.upload(packBatch(as, p.strideOfA(), da.size()).data());
   db.upload(packBatch(bs, p.strideOfB(), db.size()).data());
   ops = Operands{da.ptr(), db.ptr(), dc.ptr()};
@@ -505,6 +500,10 @@ CaseRun::CaseRun(Bench &bench, const Case &cs)
     dBias->upload(bias.pack().data());
     ops.bias = dBias->ptr();
   }
+}
+
+std::vector<HostMatrix> CaseRun::batchOfC() const {
+  return batchOf(p, p.m, p.n, p.cLayout, p.c, p.ldOfC());
 }
 
 std::vector<unsigned char>

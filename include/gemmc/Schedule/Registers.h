@@ -1,7 +1,8 @@
 //===- Registers.h - the register cap a schedule's kernel gets -*- C++ -*-===//
 //
-// One rule, asked by Sema (to warn of spills) and by gemm-tile-blocks (to
-// set nvvm.maxnreg): plain C++, no LLVM or MLIR.
+// The schedule model's register rule (Schedule::registerCap, which
+// gemm-tile-blocks sets as nvvm.maxnreg and the spill warning weighs the
+// estimate against): plain C++, no LLVM or MLIR.
 //
 //===----------------------------------------------------------------------===//
 

@@ -84,7 +84,6 @@ struct Problem {
   std::optional<std::array<int64_t, 3>> batchStrides;
 
   bool isDynamic() const { return !m || !n || !k; }
-  ElementType typeOf(Operand operand) const;
   MatrixLayout layoutOf(Operand operand) const;
   /// Rows and columns of `operand` (M x K, K x N, M x N).
   std::pair<std::optional<int64_t>, std::optional<int64_t>>
@@ -153,10 +152,10 @@ struct Schedule {
   int64_t threadsPerBlock() const;
   /// Steps of the inner loop over BK: BK, or BK / K of the mma shape.
   int64_t innerSteps() const;
-  /// Whether the kernel uses nvgpu's ops (mma.sync, ldmatrix, cp.async),
-  /// which lower with 64-bit indices.
-  bool usesNVGPU() const { return hasMma() || cpAsync; }
-  unsigned indexBitwidth() const { return usesNVGPU() ? 64 : 32; }
+  /// The width of the kernel's index arithmetic: 64 bits where it uses
+  /// nvgpu's ops (mma.sync, ldmatrix, cp.async), whose lowering computes in
+  /// 64 bits, else 32.
+  unsigned indexBitwidth() const { return hasMma() || cpAsync ? 64 : 32; }
 
   /// The registers of the accumulators and of one step's operand fragments
   /// that the register cap weighs (gemmc/Schedule/Registers.h).

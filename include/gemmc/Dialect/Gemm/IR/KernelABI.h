@@ -18,6 +18,8 @@
 
 namespace mlir::gemm {
 
+/// The matrices come first, A, B, C (0, 1, 2: convert-gemm-to-gpu indexes
+/// its matrix types by them).
 enum class KernelArg { A, B, C, Alpha, Beta, Bias };
 
 /// The name of a role in the contract's `params:` line: A, B, C, alpha,
