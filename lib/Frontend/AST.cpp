@@ -19,6 +19,13 @@ static void printShape(llvm::raw_ostream &os, llvm::ArrayRef<int64_t> shape) {
   llvm::interleave(shape, os, "x");
 }
 
+static void printOperands(llvm::raw_ostream &os, const Directive &d) {
+  if (d.operandA)
+    os << " a";
+  if (d.operandB)
+    os << " b";
+}
+
 static void printDirective(llvm::raw_ostream &os, const Directive &d) {
   os << stringify(d.kind);
   switch (d.kind) {
@@ -31,10 +38,7 @@ static void printDirective(llvm::raw_ostream &os, const Directive &d) {
   case DirectiveKind::Coalesce:
     break;
   case DirectiveKind::Promote:
-    if (d.promoteA)
-      os << " a";
-    if (d.promoteB)
-      os << " b";
+    printOperands(os, d);
     if (d.pad)
       os << " pad " << d.pad;
     if (d.swizzle)
@@ -48,7 +52,13 @@ static void printDirective(llvm::raw_ostream &os, const Directive &d) {
        << d.globalStore;
     break;
   case DirectiveKind::Mma:
+  case DirectiveKind::Wgmma:
     os << " m" << d.shape[0] << "n" << d.shape[1] << "k" << d.shape[2];
+    break;
+  case DirectiveKind::Tma:
+    printOperands(os, d);
+    break;
+  case DirectiveKind::Persistent:
     break;
   case DirectiveKind::Pipeline:
     os << " stages " << d.stages;
@@ -59,6 +69,7 @@ static void printDirective(llvm::raw_ostream &os, const Directive &d) {
     break;
   case DirectiveKind::Raster:
   case DirectiveKind::SplitK:
+  case DirectiveKind::WarpSpecialize:
     os << " " << d.count;
     break;
   case DirectiveKind::Unroll:

@@ -102,6 +102,9 @@ private:
   bool parsePromote(Directive &d);
   bool parseVectorize(Directive &d);
   bool parseMma(Directive &d);
+  bool parseWgmma(Directive &d);
+  bool parseOperands(Directive &d, StringRef what, StringRef verb);
+  bool parseInstructionShape(Directive &d, StringRef expected);
   bool parsePipeline(Directive &d);
   bool parseUnroll(Directive &d);
   bool parseEdges(Directive &d);
@@ -344,17 +347,23 @@ bool Parser::parseProblem(ProblemDecl &problem) {
 // Schedule
 //===----------------------------------------------------------------------===//
 
-bool Parser::parsePromote(Directive &d) {
+bool Parser::parseOperands(Directive &d, StringRef what, StringRef verb) {
   while (tok.isKeyword("a") || tok.isKeyword("b")) {
-    bool &operand = tok.spelling == "a" ? d.promoteA : d.promoteB;
+    bool &operand = tok.spelling == "a" ? d.operandA : d.operandB;
     if (operand)
-      return error("operand '" + tok.spelling + "' is promoted twice");
+      return error("operand '" + tok.spelling + "' is " + verb + " twice");
     operand = true;
     consume();
   }
-  if (!d.promoteA && !d.promoteB)
-    return error("expected the operands to promote ('a', 'b' or both), got " +
-                 describe());
+  if (!d.operandA && !d.operandB)
+    return error("expected the operands to " + what +
+                 " ('a', 'b' or both), got " + describe());
+  return true;
+}
+
+bool Parser::parsePromote(Directive &d) {
+  if (!parseOperands(d, "promote", "promoted"))
+    return false;
   while (tok.is(Token::Identifier)) {
     if (consumeIf("pad")) {
       if (!parsePositive(d.pad, "a padding in elements"))
@@ -401,26 +410,39 @@ bool Parser::parseVectorize(Directive &d) {
   return true;
 }
 
-bool Parser::parseMma(Directive &d) {
+bool Parser::parseInstructionShape(Directive &d, StringRef expected) {
   SMLoc loc = tok.getLoc();
-  if (!tok.is(Token::Identifier))
-    return error("expected an mma shape (m16n8k16 or m16n8k8), got " +
-                 describe());
   // mMnNkK
-  StringRef text = tok.spelling;
+  StringRef text = tok.is(Token::Identifier) ? tok.spelling : "";
   unsigned m = 0, n = 0, k = 0;
   bool ok = text.consume_front("m") && !text.consumeInteger(10, m) &&
             text.consume_front("n") && !text.consumeInteger(10, n) &&
             text.consume_front("k") && !text.consumeInteger(10, k) &&
             text.empty();
   if (!ok)
-    return error(loc, "expected an mma shape (m16n8k16 or m16n8k8), got " +
-                          describe());
+    return error(loc, "expected " + expected + ", got " + describe());
+  d.shape = {m, n, k};
+  return true;
+}
+
+bool Parser::parseWgmma(Directive &d) {
+  // The model checks the shape against the element type.
+  if (!parseInstructionShape(
+          d, "a wgmma shape (m64nNk16, or m64nNk8 for tf32)"))
+    return false;
+  consume();
+  return true;
+}
+
+bool Parser::parseMma(Directive &d) {
+  SMLoc loc = tok.getLoc();
+  if (!parseInstructionShape(d, "an mma shape (m16n8k16 or m16n8k8)"))
+    return false;
+  int64_t m = d.shape[0], n = d.shape[1], k = d.shape[2];
   if (!((m == 16 && n == 8 && k == 16) || (m == 16 && n == 8 && k == 8)))
     return error(loc, "unsupported mma shape '" + tok.spelling +
                           "' (supported: m16n8k16 for f16 and bf16, m16n8k8 "
                           "for tf32)");
-  d.shape = {m, n, k};
   consume();
   return true;
 }
@@ -471,6 +493,10 @@ static std::optional<DirectiveKind> getDirectiveKind(StringRef name) {
       .Case("split-k", DirectiveKind::SplitK)
       .Case("unroll", DirectiveKind::Unroll)
       .Case("edges", DirectiveKind::Edges)
+      .Case("wgmma", DirectiveKind::Wgmma)
+      .Case("tma", DirectiveKind::Tma)
+      .Case("warp-specialize", DirectiveKind::WarpSpecialize)
+      .Case("persistent", DirectiveKind::Persistent)
       .Default(std::nullopt);
 }
 
@@ -528,6 +554,17 @@ bool Parser::parseDirective(ScheduleDecl &schedule) {
     break;
   case DirectiveKind::Edges:
     ok = parseEdges(d);
+    break;
+  case DirectiveKind::Wgmma:
+    ok = parseWgmma(d);
+    break;
+  case DirectiveKind::Tma:
+    ok = parseOperands(d, "copy with TMA", "copied");
+    break;
+  case DirectiveKind::WarpSpecialize:
+    ok = parsePositive(d.count, "a number of consumer warpgroups");
+    break;
+  case DirectiveKind::Persistent:
     break;
   }
   if (!ok)

@@ -68,8 +68,8 @@ static Schedule buildSchedule(const ScheduleDecl &decl) {
       s.warpTile = shape2(d);
       break;
     case DirectiveKind::Promote:
-      s.promoteA = d.promoteA;
-      s.promoteB = d.promoteB;
+      s.promoteA = d.operandA;
+      s.promoteB = d.operandB;
       s.pad = d.pad;
       s.transposeA = d.transposeA;
       s.swizzle = d.swizzle;
@@ -96,6 +96,19 @@ static Schedule buildSchedule(const ScheduleDecl &decl) {
       break;
     case DirectiveKind::Mma:
       s.mma = {d.shape[0], d.shape[1], d.shape[2]};
+      break;
+    case DirectiveKind::Wgmma:
+      s.wgmma = {d.shape[0], d.shape[1], d.shape[2]};
+      break;
+    case DirectiveKind::Tma:
+      s.tmaA = d.operandA;
+      s.tmaB = d.operandB;
+      break;
+    case DirectiveKind::WarpSpecialize:
+      s.consumers = d.count;
+      break;
+    case DirectiveKind::Persistent:
+      s.persistent = true;
       break;
     }
   }
@@ -186,10 +199,14 @@ static bool checkSpelling(const KernelDecl &kernel, const Reporter &report) {
   const Directive *tile = s.find(DirectiveKind::Tile);
   if (!tile)
     return report.error(s.loc, "schedule has no 'tile' directive");
-  if (s.find(DirectiveKind::Promote) && tile->shape.size() != 3)
+  const Directive *staging = s.find(DirectiveKind::Promote);
+  if (!staging)
+    staging = s.find(DirectiveKind::Wgmma);
+  if (staging && tile->shape.size() != 3)
     return report.error(tile->loc,
-                        "'promote' needs the K step of the tile: write "
-                        "'tile " +
+                        "'" + stringify(staging->kind) +
+                            "' needs the K step of the tile: write "
+                            "'tile " +
                             Twine(tile->shape[0]) + "x" +
                             Twine(tile->shape[1]) + "xBK'");
   const Directive *pipeline = s.find(DirectiveKind::Pipeline);

@@ -6,6 +6,7 @@
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -21,6 +22,9 @@ using namespace mlir::gemm;
 void mlir::gemm::buildScheduleToGPUPipeline(OpPassManager &pm) {
   pm.addPass(createConvertGemmToGPU());
   OpPassManager &funcPm = pm.nest<gpu::GPUModuleOp>().nest<gpu::GPUFuncOp>();
+  // A wgmma schedule becomes the whole Hopper kernel here; the passes after
+  // it find no gemm.matmul in it.
+  funcPm.addPass(createGemmWarpgroup());
   funcPm.addPass(createGemmTileBlocks());
   funcPm.addPass(createGemmRaster());
   funcPm.addPass(createGemmWarpTile());
@@ -58,6 +62,9 @@ void mlir::gemm::buildGPUToNVVMPipeline(OpPassManager &pm,
   // 64 bits, so kernels with mma use 64 throughout.
   nvvm.indexBitwidth = options.indexBitwidth;
   gpuPm.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  gpuPm.addNestedPass<LLVM::LLVMFuncOp>(createGemmGridConstant());
+  // NVVM ops without an intrinsic (mbarrier waits, wgmma) become inline PTX.
+  gpuPm.addPass(createConvertNVVMToLLVMPass());
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());
   gpuPm.addPass(createReconcileUnrealizedCastsPass());

@@ -10,6 +10,7 @@
 #include "gemmc/Schedule/Registers.h"
 #include "gemmc/Schedule/Saturating.h"
 #include "gemmc/Schedule/Schedule.h"
+#include "gemmc/Schedule/Warpgroup.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -59,6 +60,8 @@ private:
   bool checkSharedMemory();
   bool checkSharedRows();
   bool checkRegisters();
+  bool checkHopperDirectives();
+  bool checkWarpgroup();
   void warnOfSpills(Part at, int64_t acc, int64_t fragments);
 
   /// The directive that makes the threads: the warp tile with mma, else the
@@ -108,7 +111,7 @@ bool Rules::checkTypes() {
   if (p.tf32 && p.a != ElementType::F32)
     return error(Part::Kind::Math,
                  "math = tf32 needs f32 inputs, got " + stringify(p.a));
-  if (p.tf32 && !s.hasMma())
+  if (p.tf32 && !s.hasMma() && !s.hasWgmma())
     return error(Part::Kind::Math, "math = tf32 runs on tensor cores: add the "
                                    "directive 'mma m16n8k8'");
   if (!s.hasMma())
@@ -609,7 +612,165 @@ void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
                   " threads gets (ptxas -v tells)");
 }
 
+/// The directives of Hopper's kernel need `wgmma`, which needs the others
+/// of its kind only: the mma.sync path's directives do not apply to it.
+bool Rules::checkHopperDirectives() {
+  if (!s.hasWgmma()) {
+    const std::pair<bool, DirectiveKind> needWgmma[] = {
+        {s.tmaA || s.tmaB, DirectiveKind::Tma},
+        {s.consumers.has_value(), DirectiveKind::WarpSpecialize},
+        {s.persistent, DirectiveKind::Persistent}};
+    for (auto [given, directive] : needWgmma)
+      if (given)
+        return error(directive, "'" + stringify(directive) +
+                                    "' belongs to Hopper's warpgroup kernel: "
+                                    "add 'wgmma'");
+    return true;
+  }
+  const std::pair<bool, DirectiveKind> others[] = {
+      {s.hasMma(), DirectiveKind::Mma},
+      {s.registerTile.has_value(), DirectiveKind::RegisterTile},
+      {s.warpTile.has_value(), DirectiveKind::WarpTile},
+      {s.coalesce, DirectiveKind::Coalesce},
+      {s.hasPromotion(), DirectiveKind::Promote},
+      {s.vectorize.has_value(), DirectiveKind::Vectorize},
+      {s.registerDoubleBuffer || s.cpAsync, DirectiveKind::Pipeline},
+      {s.unroll.has_value(), DirectiveKind::Unroll},
+      {s.splitEdges, DirectiveKind::Edges}};
+  for (auto [given, directive] : others)
+    if (given)
+      return conflict(directive, DirectiveKind::Wgmma,
+                      "a wgmma kernel stages its tiles with 'tma' and "
+                      "'pipeline stages N', and wgmma fixes the threads' "
+                      "work");
+  return true;
+}
+
+bool Rules::checkWarpgroup() {
+  if (arch && arch->name != "sm_90a")
+    return error(DirectiveKind::Wgmma,
+                 "wgmma is an instruction of sm_90a: compile with "
+                 "--arch=sm_90a (the target is " +
+                     arch->name + ")");
+  int64_t m = (*s.wgmma)[0], n = (*s.wgmma)[1], k = (*s.wgmma)[2];
+  bool tf32 = p.a == ElementType::F32;
+  int64_t wantK = tf32 ? 8 : 16;
+  if (m != 64 || n % 8 || n < 8 || n > 256 || k != wantK)
+    return error(DirectiveKind::Wgmma,
+                 "wgmma shapes are m64nNk" + Twine(wantK) + " for " +
+                     stringify(p.a) +
+                     " inputs, N a multiple of 8 from 8 to 256; got m" +
+                     Twine(m) + "n" + Twine(n) + "k" + Twine(k));
+  if (tf32 && !p.tf32)
+    return error(DirectiveKind::Wgmma, "wgmma takes f32 inputs as tf32: opt "
+                                       "in with 'math = tf32' in the problem");
+  if (tf32 && (p.aLayout != MatrixLayout::Row || p.bLayout != MatrixLayout::Col))
+    return error(p.aLayout != MatrixLayout::Row ? Part::Kind::AType
+                                                : Part::Kind::BType,
+                 "tf32 wgmma reads both operands K-major: A must be "
+                 "row-major and B column-major");
+
+  int64_t consumers = s.consumers.value_or(1);
+  if (consumers < 1 || consumers > 2)
+    return error(DirectiveKind::WarpSpecialize,
+                 "'warp-specialize' takes 1 or 2 consumer warpgroups, got " +
+                     Twine(consumers));
+  if (s.stages > 8)
+    return error(DirectiveKind::Pipeline,
+                 "at most 8 pipeline stages, got " + Twine(s.stages));
+  WarpgroupKernel kernel = getWarpgroupKernel(p, s);
+  int64_t elementBytes = kernel.elementBytes;
+  int64_t rowElements = kSwizzleBytes / elementBytes;
+  if (s.bm() % (64 * consumers))
+    return error(DirectiveKind::Tile,
+                 "BM = " + Twine(s.bm()) + " is not a multiple of 64 rows per "
+                 "consumer warpgroup (" + Twine(consumers) + ")");
+  if (s.bn() % n)
+    return error(DirectiveKind::Tile, "BN = " + Twine(s.bn()) +
+                                          " is not a multiple of the wgmma N = " +
+                                          Twine(n));
+  if (s.bk() * elementBytes % kSwizzleBytes)
+    return error(DirectiveKind::Tile,
+                 "BK = " + Twine(s.bk()) + " (" + Twine(s.bk() * elementBytes) +
+                     " bytes) is not a multiple of the 128-byte rows of the "
+                     "swizzled tiles (" +
+                     Twine(rowElements) + " " + stringify(p.a) + " elements)");
+  // TMA boxes have at most 256 rows; an MN-major operand is cut into
+  // 128-byte columns, which the wgmma tiles must not straddle.
+  for (const TmaOperand *t : {&kernel.a, &kernel.b}) {
+    Part part = t->operand == Operand::A ? Part(Part::Kind::AType)
+                                         : Part(Part::Kind::BType);
+    const char *name = t->operand == Operand::A ? "A" : "B";
+    if (t->boxOuter > 256)
+      return error(DirectiveKind::Tile,
+                   Twine("a TMA box has at most 256 rows: the tile of ") +
+                       name + " needs " + Twine(t->boxOuter));
+    int64_t mnExtent = t->operand == Operand::A ? 64 : n;
+    if (!t->kMajor && mnExtent % rowElements)
+      return error(part, Twine("with ") + name +
+                             " stored M- or N-major, the wgmma tile (" +
+                             Twine(mnExtent) + ") must be a multiple of " +
+                             Twine(rowElements) + " elements");
+  }
+
+  // TMA reads rows that start at multiples of 16 bytes; C is stored in
+  // pairs of adjacent columns where it is row-major. (Sizes given at launch:
+  // the contract's leading-dimension multiples say so, and the runtime
+  // checks them.)
+  const std::pair<Operand, int64_t> multiples[] = {
+      {Operand::A, 16 / elementBytes},
+      {Operand::B, 16 / elementBytes},
+      {Operand::C, p.cLayout == MatrixLayout::Row ? 2 : 1}};
+  for (auto [operand, multiple] : multiples) {
+    std::optional<int64_t> ld = p.leadingDimension(operand);
+    if (!ld || *ld % multiple == 0)
+      continue;
+    const char *names[] = {"A", "B", "C"};
+    Part part = operand == Operand::A   ? Part(Part::Kind::AType)
+                : operand == Operand::B ? Part(Part::Kind::BType)
+                                        : Part(Part::Kind::CType);
+    return error(part, Twine("the wgmma kernel needs the leading dimension "
+                             "of ") +
+                           names[int(operand)] + " (" + Twine(*ld) +
+                           ") to be a multiple of " + Twine(multiple) +
+                           (operand == Operand::C
+                                ? " (it stores pairs of columns)"
+                                : " (TMA reads rows of 16-byte multiples)"));
+  }
+
+  facts.threadsPerBlock = kernel.threads;
+  facts.sharedBytes = kernel.sharedBytes;
+  int64_t budget =
+      kernel.consumerRegisters ? kernel.consumerRegisters : kMaxRegistersPerThread;
+  // Accumulators plus descriptors, addresses and the epilogue's values.
+  facts.registers = satAdd(kernel.accumulators, 40);
+  facts.registerCap = budget;
+  facts.registerPressure = facts.registers;
+  if (facts.registers > budget)
+    return error(DirectiveKind::Tile,
+                 "a consumer thread holds " + Twine(kernel.accumulators) +
+                     " accumulators of the " + Twine(kernel.rowsPerConsumer) +
+                     "x" + Twine(s.bn()) +
+                     " tile of its warpgroup, and needs about " +
+                     Twine(facts.registers) + " registers, more than the " +
+                     Twine(budget) + " it can have");
+  if (arch && facts.sharedBytes > arch->sharedMemoryLimit)
+    return error(DirectiveKind::Pipeline,
+                 "the tiles need " + Twine(facts.sharedBytes) +
+                     " bytes of shared memory (" + Twine(s.stages) +
+                     " stages), more than the " + arch->name + " limit of " +
+                     Twine(arch->sharedMemoryLimit) + " bytes");
+  return true;
+}
+
 std::optional<ScheduleFacts> Rules::run() {
+  if (!checkHopperDirectives())
+    return std::nullopt;
+  if (s.hasWgmma()) {
+    if (!checkProblem() || !checkTypes() || !checkWarpgroup())
+      return std::nullopt;
+    return facts;
+  }
   if (!checkProblem() || !checkTypes() || !checkThreads() ||
       !checkPromoteAndPipeline() || !checkVectorize() ||
       !checkCooperativeLoads() || !checkSizes() || !checkSharedMemory() ||
@@ -621,6 +782,15 @@ std::optional<ScheduleFacts> Rules::run() {
 bool Rules::checkImplemented() {
   if (s.splitK)
     return notYet(DirectiveKind::SplitK, "directive 'split-k'");
+  if (s.hasWgmma()) {
+    if (!s.tmaA || !s.tmaB)
+      return notYet(DirectiveKind::Wgmma, "'wgmma' without 'tma a b'");
+    if (!s.consumers)
+      return notYet(DirectiveKind::Wgmma, "'wgmma' without 'warp-specialize'");
+    if (p.batched)
+      return notYet(Part::Kind::Batch, "a batch with 'wgmma'");
+    return true;
+  }
   bool columnMajorOperand =
       p.aLayout == MatrixLayout::Col || p.bLayout == MatrixLayout::Col;
   // The pieces the block-cooperative copies move (global-load wide).
@@ -742,8 +912,8 @@ bool gemmc::verifyScheduleStructure(const Schedule &s,
     return error("pad, stages, raster, unroll and split_k must be in range");
   if (s.transposeA && !s.promoteA)
     return error("transpose_a needs A promoted");
-  if ((s.pad || s.stages > 1) && !s.hasPromotion())
-    return error("pad and stages need promote");
+  if ((s.pad || s.stages > 1) && !s.hasPromotion() && !s.hasWgmma())
+    return error("pad and stages need promote or wgmma");
   if (s.swizzle && (s.pad || s.transposeA || !s.hasPromotion() || !s.hasMma()))
     return error("swizzle needs promote and mma, and neither pad nor "
                  "transpose_a");
@@ -751,5 +921,16 @@ bool gemmc::verifyScheduleStructure(const Schedule &s,
     return error("cp_async needs 2 or more stages and no transpose_a");
   if (s.mma && (!s.warpTile || s.registerTile))
     return error("mma needs a warp_tile and no register_tile");
+  if (s.wgmma && (!positive(*s.wgmma) || s.bk() % (*s.wgmma)[2] ||
+                  s.bn() % (*s.wgmma)[1]))
+    return error("wgmma sizes must be positive and divide the tile");
+  if (s.wgmma && (s.mma || s.hasPromotion() || s.warpTile || s.registerTile))
+    return error("wgmma excludes mma, promote, warp_tile and register_tile");
+  if (s.consumers && (*s.consumers < 1 || *s.consumers > 2 ||
+                      s.bm() % (64 * *s.consumers)))
+    return error("warp_specialize must be 1 or 2 dividing the tile's rows in "
+                 "64s");
+  if (!s.wgmma && (s.tmaA || s.tmaB || s.consumers || s.persistent))
+    return error("tma, warp_specialize and persistent need wgmma");
   return true;
 }

@@ -174,12 +174,16 @@ void gemmc::printScheduleFields(llvm::raw_ostream &os, const Schedule &s) {
 }
 
 int64_t Schedule::threadsPerBlock() const {
+  if (hasWgmma())
+    return satMul(kWarpgroupSize, satAdd(consumers.value_or(1), 1));
   if (hasMma())
     return satMul(kWarpSize, satMul(bm() / wm(), bn() / wn()));
   return satMul(bm() / tm(), bn() / tn());
 }
 
 int64_t Schedule::innerSteps() const {
+  if (hasWgmma())
+    return bk() / (*wgmma)[2];
   return hasMma() ? bk() / (*mma)[2] : bk();
 }
 

@@ -58,6 +58,14 @@ StringRef gemmc::stringify(DirectiveKind kind) {
     return "pipeline";
   case DirectiveKind::Raster:
     return "raster";
+  case DirectiveKind::Wgmma:
+    return "wgmma";
+  case DirectiveKind::Tma:
+    return "tma";
+  case DirectiveKind::WarpSpecialize:
+    return "warp-specialize";
+  case DirectiveKind::Persistent:
+    return "persistent";
   case DirectiveKind::SplitK:
     return "split-k";
   case DirectiveKind::Unroll:

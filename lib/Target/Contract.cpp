@@ -3,6 +3,8 @@
 #include "gemmc/Target/Contract.h"
 #include "gemmc/Dialect/Gemm/IR/GemmDialect.h"
 #include "gemmc/Dialect/Gemm/IR/KernelABI.h"
+#include "gemmc/Schedule/Warpgroup.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -13,6 +15,9 @@ using namespace mlir::gemm;
 /// have `index` bits (`memrefR.iN`).
 static std::string describeParameter(Type type, bool descriptors,
                                      unsigned index) {
+  // A CUtensorMap, passed by value (gemm-grid-constant).
+  if (isa<LLVM::LLVMPointerType>(type))
+    return "tensormap";
   auto memref = dyn_cast<MemRefType>(type);
   if (!memref) {
     std::string text;
@@ -62,8 +67,8 @@ FailureOr<KernelContract> mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel,
 }
 
 static void printGridDim(llvm::raw_ostream &os, GridDim dim) {
-  if (dim.dim == Dim::One) {
-    os << "1";
+  if (dim.dim == Dim::One || dim.dim == Dim::SMs) {
+    os << stringifyDim(dim.dim);
     return;
   }
   os << stringifyDim(dim.dim) << "/" << dim.divisor;
@@ -79,9 +84,13 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
   ScheduleAttr schedule = contract.schedule;
   LaunchAttr launch = contract.launch;
 
+  const gemmc::Schedule &model = schedule.getValue();
+  // Version 2 adds tensor maps and the persistent grid: a reader of
+  // version 1 refuses such a kernel rather than launch it wrongly.
+  bool v2 = model.tmaA || model.tmaB || model.persistent;
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "// gemmc-contract-begin v1\n";
+  os << "// gemmc-contract-begin " << (v2 ? "v2" : "v1") << "\n";
   os << "// entry: " << contract.entry << "\n";
   os << "// arch: " << contract.arch << "\n";
   os << "// block: ";
@@ -96,6 +105,15 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
   for (const auto &[name, type] : contract.params)
     os << " " << name << ":" << type;
   os << "\n// alignment: 16\n";
+  // The boxes of the tensor maps the runtime encodes (innermost first, in
+  // elements), all with the 128-byte swizzle.
+  if (model.tmaA || model.tmaB) {
+    gemmc::WarpgroupKernel kernel =
+        gemmc::getWarpgroupKernel(getProblemModel(problem), model);
+    os << "// tensor-maps: A=" << kernel.a.boxInner << "x" << kernel.a.boxOuter
+       << " B=" << kernel.b.boxInner << "x" << kernel.b.boxOuter
+       << " swizzle=128\n";
+  }
   if (contract.descriptors) {
     ArrayRef<int64_t> ld = launch.getLdMultiple();
     os << "// leading-dim-multiple: a=" << ld[0] << " b=" << ld[1]
@@ -126,7 +144,7 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
   printMatrix(os, "c", problem.getCType(), problem.getCLayout());
   os << " acc=" << problem.getAccType();
   // f32 inputs on tensor cores are rounded to tf32 (math = tf32).
-  if (problem.getAType().isF32() && schedule.getValue().hasMma())
+  if (problem.getAType().isF32() && (model.hasMma() || model.hasWgmma()))
     os << " math=tf32";
   if (!contract.batch.empty())
     os << " batch=" << size(contract.batch[0])

@@ -32,10 +32,12 @@ const char *gemmc::rt::toString(Layout layout) {
 
 unsigned gemmc::rt::sizeOf(DType type) { return type == DType::F32 ? 4 : 2; }
 
-int64_t GridExpr::evaluate(int64_t m, int64_t n, int64_t k,
-                           int64_t batch) const {
+int64_t GridExpr::evaluate(int64_t m, int64_t n, int64_t k, int64_t batch,
+                           int64_t multiprocessors) const {
   int64_t extent = 1;
   switch (dim) {
+  case 'S':
+    return multiprocessors;
   case 'B':
     extent = batch;
     break;
@@ -57,6 +59,8 @@ int64_t GridExpr::evaluate(int64_t m, int64_t n, int64_t k,
 std::string GridExpr::str() const {
   if (dim == '1')
     return "1";
+  if (dim == 'S')
+    return "SM";
   return std::string(1, dim) + "/" + std::to_string(divisor);
 }
 
@@ -136,6 +140,10 @@ static bool parseGrid(const std::string &word, GridExpr &expr) {
     expr = GridExpr{};
     return true;
   }
+  if (word == "SM") {
+    expr = GridExpr{'S', 1};
+    return true;
+  }
   if (word.size() < 3 || word[1] != '/' ||
       (word[0] != 'M' && word[0] != 'N' && word[0] != 'K' && word[0] != 'B'))
     return false;
@@ -208,7 +216,9 @@ static bool parseProblem(const std::string &text, Problem &problem) {
 
 bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
                               std::string &error) {
+  // Version 2 adds tensor maps and persistent grids (docs/contract.md).
   const std::string begin = "// gemmc-contract-begin v1";
+  const std::string beginV2 = "// gemmc-contract-begin v2";
   const std::string end = "// gemmc-contract-end";
   std::istringstream is(ptx);
   std::string line;
@@ -221,7 +231,7 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
     if (!line.empty() && line.back() == '\r')
       line.pop_back();
     if (!inside) {
-      inside = line == begin;
+      inside = line == begin || line == beginV2;
       if (!inside && line.rfind("// gemmc-contract-begin", 0) == 0) {
         error = "line " + std::to_string(lineNo) +
                 ": unsupported contract version: " + line;
@@ -332,11 +342,14 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
     bool scalar =
         param.kind == "f32" && (param.name == "alpha" || param.name == "beta");
     contract.alphaBeta = contract.alphaBeta || scalar;
-    if (!pointer && !size && !scalar) {
+    bool tensorMap = param.kind == "tensormap" &&
+                     (param.name == "tmap-A" || param.name == "tmap-B");
+    if (!pointer && !size && !scalar && !tensorMap) {
       error = "line " + std::to_string(fieldLines["params"]) +
               ": unsupported kernel parameter '" + word +
               "' (known: A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 "
-              "beta:f32 bias:ptr, and memref2|3.i32|i64 for A, B, C, bias)";
+              "beta:f32 bias:ptr, memref2|3.i32|i64 for A, B, C, bias, and "
+              "tmap-A:tensormap tmap-B:tensormap)";
       return false;
     }
     contract.params.push_back(param);
@@ -358,6 +371,34 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
     error = "line " + std::to_string(fieldLines["params"]) +
             ": a kernel takes both alpha:f32 and beta:f32, or neither";
     return false;
+  }
+  // `tensor-maps: A=IxO B=IxO swizzle=128`, with a tmap parameter each.
+  int maps = std::count_if(
+      contract.params.begin(), contract.params.end(),
+      [](const Param &p) { return p.kind == "tensormap"; });
+  contract.tensorMaps = fields.count("tensor-maps") != 0;
+  if (contract.tensorMaps != (maps != 0)) {
+    error = "the tensor-map parameters and the 'tensor-maps' field come "
+            "together";
+    return false;
+  }
+  if (contract.tensorMaps) {
+    std::map<std::string, std::string> parts;
+    for (const std::string &word : splitWords(fields["tensor-maps"])) {
+      size_t eq = word.find('=');
+      if (eq == std::string::npos)
+        return bad("tensor-maps");
+      parts[word.substr(0, eq)] = word.substr(eq + 1);
+    }
+    auto box = [&](const std::string &text, TensorMapBox &b) {
+      size_t x = text.find('x');
+      return x != std::string::npos && parseInt(text.substr(0, x), b.inner) &&
+             parseInt(text.substr(x + 1), b.outer) && b.inner > 0 &&
+             b.outer > 0 && b.inner <= 256 && b.outer <= 256;
+    };
+    if (parts.size() != 3 || parts["swizzle"] != "128" ||
+        !box(parts["A"], contract.boxA) || !box(parts["B"], contract.boxB))
+      return bad("tensor-maps");
   }
   if (fields.count("alignment") &&
       (!parseInt(fields["alignment"], contract.alignment) ||
@@ -468,6 +509,9 @@ static bool acceptsLeadingDims(const Contract &contract, const Problem &p,
             std::to_string(m.ld) + ") must be at least " +
             std::to_string(m.dense) + " and a multiple of " +
             std::to_string(multiple);
+      if (contract.tensorMaps && i < 2)
+        why += " (the kernel reads it with TMA, whose rows start at "
+               "multiples of 16 bytes)";
       return false;
     }
     if (k.batch != 1 && p.batch > 1 &&
@@ -545,7 +589,8 @@ bool gemmc::rt::accepts(const Contract &contract, const Problem &p,
 
 std::string gemmc::rt::formatContract(const Contract &c) {
   std::ostringstream os;
-  os << "// gemmc-contract-begin v1\n";
+  bool v2 = c.tensorMaps || c.grid[0].dim == 'S';
+  os << "// gemmc-contract-begin " << (v2 ? "v2" : "v1") << "\n";
   os << "// entry: " << c.entry << "\n";
   os << "// arch: " << c.arch << "\n";
   os << "// block: " << c.block[0] << " " << c.block[1] << " " << c.block[2]
@@ -557,6 +602,9 @@ std::string gemmc::rt::formatContract(const Contract &c) {
   for (const Param &p : c.params)
     os << " " << p.name << ":" << p.kind;
   os << "\n// alignment: " << c.alignment << "\n";
+  if (c.tensorMaps)
+    os << "// tensor-maps: A=" << c.boxA.inner << "x" << c.boxA.outer
+       << " B=" << c.boxB.inner << "x" << c.boxB.outer << " swizzle=128\n";
   os << "// semantics: " << c.semantics << "\n";
   if (!c.bias.empty() || c.relu) {
     os << "// epilogue:";

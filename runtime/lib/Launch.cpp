@@ -25,6 +25,40 @@ ContractKernel::ContractKernel(const std::string &ptx, const std::string &file,
     GEMMC_CU(api.cuFuncSetAttribute(
         function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
         static_cast<int>(spec.dynamicSharedBytes)));
+  CUdevice device;
+  GEMMC_CU(api.cuCtxGetDevice(&device));
+  GEMMC_CU(api.cuDeviceGetAttribute(
+      &multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
+}
+
+/// The tensor map of operand A or B (`name`) of `p` at `base`: 2-D, the
+/// contiguous dimension first, its rows `ld` elements apart, read in boxes
+/// of `box` into 128-byte-swizzled shared memory; reads past the matrix
+/// fill zeros.
+static CUtensorMap encodeTensorMap(const std::string &name, const Problem &p,
+                                   CUdeviceptr base, TensorMapBox box) {
+  bool isA = name == "tmap-A";
+  Layout layout = isA ? p.aLayout : p.bLayout;
+  int64_t rows = isA ? p.m : p.k, cols = isA ? p.k : p.n;
+  DType type = isA ? p.a : p.b;
+  int64_t ld = isA ? p.ldOfA() : p.ldOfB();
+  bool rowMajor = layout == Layout::Row;
+  cuuint64_t dims[2] = {cuuint64_t(rowMajor ? cols : rows),
+                        cuuint64_t(rowMajor ? rows : cols)};
+  cuuint64_t strides[1] = {cuuint64_t(ld) * sizeOf(type)};
+  cuuint32_t boxDims[2] = {cuuint32_t(box.inner), cuuint32_t(box.outer)};
+  cuuint32_t elementStrides[2] = {1, 1};
+  CUtensorMapDataType dataType =
+      type == DType::F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+      : type == DType::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                            : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  CUtensorMap map;
+  GEMMC_CU(DriverApi::get().cuTensorMapEncodeTiled(
+      &map, dataType, 2, reinterpret_cast<void *>(base), dims, strides,
+      boxDims, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  return map;
 }
 
 std::string ContractKernel::whyNot(const Problem &problem) const {
@@ -76,6 +110,7 @@ void ContractKernel::launch(const Operands &operands,
   std::vector<float> scalars(spec.params.size());
   std::vector<std::vector<int64_t>> fields(spec.params.size());
   std::vector<std::vector<int32_t>> fields32(spec.params.size());
+  std::vector<CUtensorMap> maps(spec.params.size());
   std::vector<void *> args;
   for (size_t i = 0; i < spec.params.size(); ++i) {
     const std::string &name = spec.params[i].name;
@@ -100,6 +135,14 @@ void ContractKernel::launch(const Operands &operands,
       }
       continue;
     }
+    if (kind == "tensormap") {
+      // Passed by value: the launch copies the 128 bytes.
+      maps[i] = encodeTensorMap(name, p,
+                                name == "tmap-A" ? operands.a : operands.b,
+                                name == "tmap-A" ? spec.boxA : spec.boxB);
+      args.push_back(&maps[i]);
+      continue;
+    }
     if (spec.params[i].kind == "f32") {
       scalars[i] = name == "alpha" ? p.alpha : p.beta;
       args.push_back(&scalars[i]);
@@ -110,7 +153,8 @@ void ContractKernel::launch(const Operands &operands,
   }
   unsigned grid[3];
   for (int i = 0; i < 3; ++i)
-    grid[i] = unsigned(spec.grid[i].evaluate(p.m, p.n, p.k, p.batch));
+    grid[i] = unsigned(
+        spec.grid[i].evaluate(p.m, p.n, p.k, p.batch, multiprocessors));
   GEMMC_CU(DriverApi::get().cuLaunchKernel(
       function, grid[0], grid[1], grid[2], spec.block[0], spec.block[1],
       spec.block[2], unsigned(spec.dynamicSharedBytes), nullptr, args.data(),

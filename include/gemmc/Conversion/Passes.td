@@ -21,9 +21,12 @@ def ConvertGemmToGPU : Pass<"convert-gemm-to-gpu", "::mlir::ModuleOp"> {
     `relu` becomes `gemm.relu`. With a `batch`, the matrices are
     count x rows x cols memrefs strided by the batch strides, the body's
     `gemm.matmul` takes the GEMM of `blockIdx.z` through rank-reducing
-    subviews, and the function keeps the batch as `gemm.batch`.
+    subviews, and the function keeps the batch as `gemm.batch`. A schedule
+    with `tma a b` adds the tensor maps of A and B as the last arguments
+    (`!llvm.ptr`: the address of a parameter the runtime passes by value).
   }];
   let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect"
   ];

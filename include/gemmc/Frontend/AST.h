@@ -91,8 +91,9 @@ struct Directive {
   /// mma instruction shape (M, N, K of mNnNkK).
   llvm::SmallVector<int64_t, 3> shape;
 
-  /// promote: which operands go to shared memory, and how they are laid out.
-  bool promoteA = false, promoteB = false;
+  /// promote and tma: which operands (promote: to shared memory, and how
+  /// they are laid out there).
+  bool operandA = false, operandB = false;
   int64_t pad = 0;      ///< elements of padding per shared-memory row
   bool swizzle = false; ///< XOR swizzle instead of padding
   bool transposeA = false;
@@ -106,7 +107,7 @@ struct Directive {
   bool cpAsync = false;
 
   /// raster: group size; split-k: number of splits; unroll: factor (0 means
-  /// full).
+  /// full); warp-specialize: consumer warpgroups.
   int64_t count = 0;
 
   /// edges: `split` (copies of tiles inside the matrix unguarded) or

@@ -52,6 +52,8 @@ inline constexpr int64_t kStaticSharedMemoryLimit = 48 * 1024;
 /// Threads a block may have, and lanes of a warp.
 inline constexpr int64_t kMaxThreadsPerBlock = 1024;
 inline constexpr int64_t kWarpSize = 32;
+/// Four consecutive warps that issue wgmma together.
+inline constexpr int64_t kWarpgroupSize = 128;
 
 /// Shared-memory buffers start at multiples of this many bytes.
 inline constexpr int64_t kSharedBufferAlignment = 16;
@@ -124,6 +126,17 @@ struct Schedule {
   std::optional<std::array<int64_t, 3>> mma;
   /// `edges split`: guarded copies lowered twice, unguarded inside.
   bool splitEdges = false;
+  /// `wgmma mMnNkK`: Hopper's warpgroup MMA of this shape (sm_90a), reading
+  /// A and B from shared memory (gemmc/Schedule/Warpgroup.h).
+  std::optional<std::array<int64_t, 3>> wgmma;
+  /// `tma a b`: tiles of A and B copied by the tensor memory accelerator
+  /// into 128-byte-swizzled shared memory, completing on mbarriers.
+  bool tmaA = false, tmaB = false;
+  /// `warp-specialize N`: a producer warpgroup issues the copies, N consumer
+  /// warpgroups the wgmma.
+  std::optional<int64_t> consumers;
+  /// `persistent`: one block per multiprocessor, looping over the tiles.
+  bool persistent = false;
 
   bool operator==(const Schedule &other) const;
   bool operator!=(const Schedule &other) const { return !(*this == other); }
@@ -138,6 +151,7 @@ struct Schedule {
   int64_t wm() const { return warpTile ? (*warpTile)[0] : 0; }
   int64_t wn() const { return warpTile ? (*warpTile)[1] : 0; }
   bool hasMma() const { return mma.has_value(); }
+  bool hasWgmma() const { return wgmma.has_value(); }
   bool hasPromotion() const { return promoteA || promoteB; }
   bool isPipelined() const {
     return stages != 1 || registerDoubleBuffer || cpAsync;
@@ -147,15 +161,18 @@ struct Schedule {
   int64_t sharedStoreWidth() const { return vectorize ? (*vectorize)[2] : 1; }
   int64_t globalStoreWidth() const { return vectorize ? (*vectorize)[3] : 1; }
 
-  /// Threads per block: one per register tile of the block tile, or a warp
-  /// per warp tile with mma. Saturates rather than overflows.
+  /// Threads per block: one per register tile of the block tile, a warp
+  /// per warp tile with mma, or a warpgroup of 128 per consumer and one for
+  /// the producer with wgmma. Saturates rather than overflows.
   int64_t threadsPerBlock() const;
   /// Steps of the inner loop over BK: BK, or BK / K of the mma shape.
   int64_t innerSteps() const;
   /// The width of the kernel's index arithmetic: 64 bits where it uses
   /// nvgpu's ops (mma.sync, ldmatrix, cp.async), whose lowering computes in
   /// 64 bits, else 32.
-  unsigned indexBitwidth() const { return hasMma() || cpAsync ? 64 : 32; }
+  unsigned indexBitwidth() const {
+    return hasMma() || hasWgmma() || cpAsync ? 64 : 32;
+  }
 
   /// The registers of the accumulators and of one step's operand fragments
   /// that the register cap weighs (gemmc/Schedule/Registers.h).
@@ -248,6 +265,10 @@ void visitScheduleFields(Visitor &&visit, S &...s) {
   visit(shape("mma", s.mma)...);
   visit(optional("split_k", s.splitK)...);
   visit(flag("split_edges", s.splitEdges)...);
+  visit(shape("wgmma", s.wgmma)...);
+  visit(operands("tma", s.tmaA, s.tmaB)...);
+  visit(optional("warp_specialize", s.consumers)...);
+  visit(flag("persistent", s.persistent)...);
 }
 
 /// The body of `#gemm.schedule<...>`: `tile = 128x128x8, coalesce, ...`.

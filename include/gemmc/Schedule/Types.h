@@ -35,6 +35,10 @@ enum class DirectiveKind {
   SplitK,
   Unroll,
   Edges,
+  Wgmma,
+  Tma,
+  WarpSpecialize,
+  Persistent,
 };
 
 llvm::StringRef stringify(DirectiveKind kind);

@@ -8,6 +8,7 @@
 #include "gemmc/Conversion/Passes.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/IR/KernelABI.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -83,7 +84,9 @@ static void outlineKernel(KernelOp kernel) {
   // beta for `C = alpha * A * B + beta * C`, then the bias: a 1 x N row (one
   // value per column of C) or an M x 1 column, in C's type.
   std::optional<StringRef> bias = kernel.getBias();
-  KernelABI abi(kernel.getAlphaBeta(), bias.has_value());
+  const gemmc::Schedule &schedule = kernel.getSchedule().getValue();
+  KernelABI abi(kernel.getAlphaBeta(), bias.has_value(),
+                schedule.tmaA || schedule.tmaB);
   SmallVector<Type, 6> argTypes;
   SmallVector<unsigned, 4> pointers;
   for (auto [i, role] : llvm::enumerate(abi.getRoles())) {
@@ -104,6 +107,12 @@ static void outlineKernel(KernelOp kernel) {
                                          : ArrayRef<int64_t>{1, problem.getN()},
                           problem.getCType()));
       pointers.push_back(i);
+      break;
+    case KernelArg::TensorMapA:
+    case KernelArg::TensorMapB:
+      // The address of the CUtensorMap the runtime passes by value (a
+      // grid-constant parameter once lowered: gemm-grid-constant).
+      argTypes.push_back(LLVM::LLVMPointerType::get(ctx));
       break;
     }
   }

@@ -28,11 +28,13 @@ unsigned sizeOf(DType type);
 
 /// One grid extent: ceildiv(dim, divisor) where dim is M, N or K, or 1.
 struct GridExpr {
-  char dim = '1'; ///< 'M', 'N', 'K' or '1'.
+  char dim = '1'; ///< 'M', 'N', 'K', 'B', 'S' or '1'.
   int64_t divisor = 1;
 
-  /// 'B' is the batch count.
-  int64_t evaluate(int64_t m, int64_t n, int64_t k, int64_t batch = 1) const;
+  /// 'B' is the batch count, 'S' (`SM`, a persistent grid) the number of
+  /// multiprocessors.
+  int64_t evaluate(int64_t m, int64_t n, int64_t k, int64_t batch = 1,
+                   int64_t multiprocessors = 1) const;
   std::string str() const;
 };
 
@@ -72,12 +74,22 @@ struct Problem {
   std::string str() const;
 };
 
+/// The box of a tensor map (`tensor-maps: A=64x128 B=64x256 swizzle=128`):
+/// `inner` x `outer` elements, innermost (the matrix's contiguous
+/// dimension) first, with the 128-byte swizzle.
+struct TensorMapBox {
+  int64_t inner = 0, outer = 0;
+};
+
 /// A kernel parameter: `NAME:KIND`. Pointers are A, B, C (`ptr`); sizes are
 /// M, N, K (`i32`); the epilogue's scalars alpha and beta (`f32`) and its
 /// bias vector (`bias:ptr`). A kernel whose sizes are given at launch takes
 /// A, B, C and the bias as memref descriptors, `memrefR.iB`: R = 2 (a
 /// matrix) or 3 (a batch), index fields of B = 32 or 64 bits; each is
 /// 3 + 2R kernel parameters (pointer, pointer, offset, R sizes, R strides).
+/// A kernel with TMA takes the tensor maps of A and B (`tmap-A:tensormap`,
+/// `tmap-B:tensormap`, contract version 2): 128-byte CUtensorMap structs
+/// passed by value, which the launcher encodes from the operands.
 struct Param {
   std::string name;
   std::string kind;
@@ -108,6 +120,9 @@ struct Contract {
   bool descriptors() const;
   /// Bits of the descriptors' index fields (32 or 64).
   int indexBits() const;
+  /// `tensor-maps:` (version 2): the boxes of A's and B's tensor maps.
+  bool tensorMaps = false;
+  TensorMapBox boxA, boxB;
   std::string schedule;
   std::string source;
 };

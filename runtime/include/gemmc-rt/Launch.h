@@ -40,6 +40,8 @@ private:
   Module module;
   CUfunction function = nullptr;
   KernelInfo jitInfo;
+  /// The device's multiprocessors: a persistent grid's size.
+  int multiprocessors = 1;
 };
 
 } // namespace gemmc::rt

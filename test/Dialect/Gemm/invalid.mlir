@@ -26,9 +26,9 @@ gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f
 
 // -----
 
-// expected-error @+2 {{unknown schedule directive 'wgmma'}}
+// expected-error @+2 {{unknown schedule directive 'tcgen05'}}
 // expected-error @+1 {{failed to parse Gemm_ScheduleAttr parameter 'value'}}
-gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x1, wgmma>
+gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x1, tcgen05>
 
 // -----
 
@@ -88,7 +88,7 @@ func.func @bad_acc(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<32x32x
 
 // -----
 
-// expected-error @+1 {{expected M, N, K or B}}
+// expected-error @+1 {{expected M, N, K, B or SM}}
 func.func @bad_launch() attributes {gemm.launch = #gemm.launch<block = [256, 1, 1], grid = [Q / 128, M / 64, 1], shared = 0>}
 
 // -----

@@ -306,7 +306,7 @@ gemmc::Problem mlir::gemm::getProblemModel(ProblemAttr attr) {
 
 static void printGridDim(AsmPrinter &printer, GridDim dim) {
   printer << stringifyDim(dim.dim);
-  if (dim.dim != Dim::One)
+  if (dim.dim != Dim::One && dim.dim != Dim::SMs)
     printer << " / " << dim.divisor;
 }
 
@@ -327,8 +327,13 @@ static ParseResult parseGridDim(AsmParser &parser, GridDim &dim) {
     return failure();
   std::optional<Dim> parsed = symbolizeDim(name);
   if (!parsed || *parsed == Dim::One)
-    return parser.emitError(loc, "expected M, N, K or B");
+    return parser.emitError(loc, "expected M, N, K, B or SM");
   dim.dim = *parsed;
+  // SM: one block per multiprocessor (a persistent grid).
+  if (dim.dim == Dim::SMs) {
+    dim.divisor = 1;
+    return success();
+  }
   if (parser.parseSlash() || parser.parseInteger(dim.divisor))
     return failure();
   if (dim.divisor <= 0)

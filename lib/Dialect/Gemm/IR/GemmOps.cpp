@@ -25,8 +25,9 @@ ScheduleAttr mlir::gemm::lookupSchedule(Operation *op) {
 /// kernel's epilogue and batch; f32 inputs on tensor cores compute in tf32.
 static gemmc::Problem getKernelProblem(KernelOp kernel) {
   gemmc::Problem problem = getProblemModel(kernel.getProblem());
+  const gemmc::Schedule &schedule = kernel.getSchedule().getValue();
   problem.tf32 = problem.a == gemmc::ElementType::F32 &&
-                 kernel.getSchedule().getValue().hasMma();
+                 (schedule.hasMma() || schedule.hasWgmma());
   problem.alphaBeta = kernel.getAlphaBeta();
   if (std::optional<StringRef> bias = kernel.getBias())
     problem.bias = *bias == "row" ? gemmc::BiasKind::Row : gemmc::BiasKind::Col;

@@ -1,6 +1,7 @@
 //===- KernelABI.cpp - the roles of a gemmc kernel's arguments ------------===//
 
 #include "gemmc/Dialect/Gemm/IR/KernelABI.h"
+#include "gemmc/Dialect/Gemm/IR/GemmAttrs.h"
 #include "gemmc/Dialect/Gemm/IR/GemmDialect.h"
 
 using namespace mlir;
@@ -20,20 +21,36 @@ StringRef mlir::gemm::stringifyKernelArg(KernelArg role) {
     return "beta";
   case KernelArg::Bias:
     return "bias";
+  case KernelArg::TensorMapA:
+    return "tmap-A";
+  case KernelArg::TensorMapB:
+    return "tmap-B";
   }
   llvm_unreachable("unknown kernel argument");
 }
 
-KernelABI::KernelABI(bool alphaBeta, bool bias)
+KernelABI::KernelABI(bool alphaBeta, bool bias, bool tensorMaps)
     : roles({KernelArg::A, KernelArg::B, KernelArg::C}) {
   if (alphaBeta)
     roles.append({KernelArg::Alpha, KernelArg::Beta});
   if (bias)
     roles.push_back(KernelArg::Bias);
+  if (tensorMaps)
+    roles.append({KernelArg::TensorMapA, KernelArg::TensorMapB});
 }
 
 KernelABI KernelABI::of(Operation *kernel) {
-  return KernelABI(kernel->hasAttr(kAlphaBetaAttr), kernel->hasAttr(kBiasAttr));
+  auto schedule = kernel->getAttrOfType<ScheduleAttr>(kScheduleAttr);
+  bool tensorMaps =
+      schedule && (schedule.getValue().tmaA || schedule.getValue().tmaB);
+  return KernelABI(kernel->hasAttr(kAlphaBetaAttr), kernel->hasAttr(kBiasAttr),
+                   tensorMaps);
+}
+
+unsigned KernelABI::getNumTensorMaps() const {
+  return llvm::count_if(roles, [](KernelArg role) {
+    return role == KernelArg::TensorMapA || role == KernelArg::TensorMapB;
+  });
 }
 
 std::optional<unsigned> KernelABI::indexOf(KernelArg role) const {

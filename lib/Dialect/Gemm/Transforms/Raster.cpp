@@ -12,28 +12,6 @@ namespace mlir::gemm {
 using namespace mlir;
 using namespace mlir::gemm;
 
-/// The grouped ("rasterised") order: the linear block index walks `group`
-/// block rows column by column. Returns the block row and column to compute.
-static std::pair<Value, Value> rasterize(OpBuilder &b, Location loc,
-                                         Value blockX, Value blockY, Value rows,
-                                         Value cols, int64_t group) {
-  auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
-  Value pid = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, blockY, cols), blockX);
-  std::optional<int64_t> knownCols = getConstantIntValue(cols);
-  Value perGroup =
-      knownCols ? c(group * *knownCols)
-                : arith::MulIOp::create(b, loc, c(group), cols).getResult();
-  Value groupId = arith::DivUIOp::create(b, loc, pid, perGroup);
-  Value firstRow = arith::MulIOp::create(b, loc, groupId, c(group));
-  Value rowsLeft = arith::SubIOp::create(b, loc, rows, firstRow);
-  Value groupRows = arith::MinUIOp::create(b, loc, rowsLeft, c(group));
-  Value inGroup = arith::RemUIOp::create(b, loc, pid, perGroup);
-  Value row = arith::AddIOp::create(
-      b, loc, firstRow, arith::RemUIOp::create(b, loc, inGroup, groupRows));
-  Value col = arith::DivUIOp::create(b, loc, inGroup, groupRows);
-  return {row, col};
-}
 
 namespace {
 struct GemmRasterPass
@@ -41,7 +19,9 @@ struct GemmRasterPass
   void runOnOperation() override {
     gpu::GPUFuncOp func = getOperation();
     auto schedule = func->getAttrOfType<ScheduleAttr>(kScheduleAttr);
-    if (!schedule || !schedule.getValue().raster)
+    // gemm-warpgroup orders a wgmma kernel's tiles itself.
+    if (!schedule || !schedule.getValue().raster ||
+        schedule.getValue().hasWgmma())
       return;
     gpu::BlockIdOp blockX, blockY;
     func.walk([&](gpu::BlockIdOp op) {
@@ -67,8 +47,10 @@ struct GemmRasterPass
       rows = gpu::GridDimOp::create(b, loc, gpu::Dimension::y);
       cols = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
     }
-    auto [row, col] = rasterize(b, loc, blockX, blockY, rows, cols,
-                                *schedule.getValue().raster);
+    Value rowStart = arith::MulIOp::create(b, loc, blockY, cols);
+    Value linear = arith::AddIOp::create(b, loc, rowStart, blockX);
+    auto [row, col] =
+        rasterize(b, loc, linear, rows, cols, *schedule.getValue().raster);
     // Uses after the swizzle (its last op computes the column) take the
     // swizzled indices; the swizzle keeps the hardware ones.
     Operation *swizzleEnd = col.getDefiningOp();

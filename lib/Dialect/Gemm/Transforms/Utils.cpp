@@ -69,3 +69,22 @@ Value mlir::gemm::extendToF32(OpBuilder &b, Location loc, Value vector) {
     return vector;
   return arith::ExtFOp::create(b, loc, type.clone(b.getF32Type()), vector);
 }
+
+std::pair<Value, Value> mlir::gemm::rasterize(OpBuilder &b, Location loc,
+                                              Value linear, Value rows,
+                                              Value cols, int64_t group) {
+  auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
+  std::optional<int64_t> knownCols = getConstantIntValue(cols);
+  Value perGroup =
+      knownCols ? c(group * *knownCols)
+                : arith::MulIOp::create(b, loc, c(group), cols).getResult();
+  Value groupId = arith::DivUIOp::create(b, loc, linear, perGroup);
+  Value firstRow = arith::MulIOp::create(b, loc, groupId, c(group));
+  Value rowsLeft = arith::SubIOp::create(b, loc, rows, firstRow);
+  Value groupRows = arith::MinUIOp::create(b, loc, rowsLeft, c(group));
+  Value inGroup = arith::RemUIOp::create(b, loc, linear, perGroup);
+  Value rowInGroup = arith::RemUIOp::create(b, loc, inGroup, groupRows);
+  Value row = arith::AddIOp::create(b, loc, firstRow, rowInGroup);
+  Value col = arith::DivUIOp::create(b, loc, inGroup, groupRows);
+  return {row, col};
+}

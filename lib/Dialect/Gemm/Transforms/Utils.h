@@ -71,6 +71,13 @@ OpFoldResult kLoopExtent(OpBuilder &b, Location loc, Operation *matmul, Value a,
 Value readAlongRow(OpBuilder &b, Location loc, VectorType type, Value memref,
                    Value row, Value col);
 
+/// The grouped ("rasterised") order of a rows x cols grid of tiles: the
+/// linear tile index `linear` walks `group` tile rows column by column, so
+/// that consecutive tiles share tiles of A and B in L2. Returns the tile
+/// row and column.
+std::pair<Value, Value> rasterize(OpBuilder &b, Location loc, Value linear,
+                                  Value rows, Value cols, int64_t group);
+
 /// `vector` with f32 elements: itself, or extended from f16 or bf16.
 Value extendToF32(OpBuilder &b, Location loc, Value vector);
 

@@ -72,7 +72,9 @@ struct GemmVectorizePass
       if (failed(result))
         return signalPassFailure();
     }
-    recordLeadingDimensionMultiples(func);
+    // gemm-warpgroup records a wgmma kernel's multiples (TMA's among them).
+    if (!schedule || !schedule.getValue().hasWgmma())
+      recordLeadingDimensionMultiples(func);
   }
 };
 } // namespace

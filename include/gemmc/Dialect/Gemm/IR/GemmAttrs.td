@@ -31,7 +31,9 @@ def Gemm_Dim : I32EnumAttr<"Dim", "a dimension of the GEMM problem", [
     I32EnumAttrCase<"M", 1, "M">,
     I32EnumAttrCase<"N", 2, "N">,
     I32EnumAttrCase<"K", 3, "K">,
-    I32EnumAttrCase<"Batch", 4, "B">
+    I32EnumAttrCase<"Batch", 4, "B">,
+    // The number of multiprocessors: a persistent grid.
+    I32EnumAttrCase<"SMs", 5, "SM">
   ]> {
   let cppNamespace = "::mlir::gemm";
   let genSpecializedAttr = 0;

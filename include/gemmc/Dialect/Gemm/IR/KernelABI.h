@@ -1,11 +1,14 @@
 //===- KernelABI.h - the roles of a gemmc kernel's arguments ----*- C++ -*-===//
 //
 // A kernel's arguments, in order: the matrices A, B and C, then alpha and
-// beta (f32) with `epilogue = alpha-beta`, then the bias vector. One module
+// beta (f32) with `epilogue = alpha-beta`, then the bias vector, then with
+// `tma a b` the tensor maps of A and B (128-byte CUtensorMap structs the
+// runtime encodes and passes by value; last, so that they stay the last
+// parameters of the lowered kernel however the matrices expand). One module
 // names them: convert-gemm-to-gpu builds the signature from it, the
-// epilogue finds alpha, beta and the bias through it, and the contract
-// writer lists the parameters from it (docs/contract.md). Later roles
-// (tensor maps) are added here.
+// epilogue finds alpha, beta and the bias through it, the wgmma kernel its
+// tensor maps, and the contract writer lists the parameters from it
+// (docs/contract.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,24 +23,26 @@ namespace mlir::gemm {
 
 /// The matrices come first, A, B, C (0, 1, 2: convert-gemm-to-gpu indexes
 /// its matrix types by them).
-enum class KernelArg { A, B, C, Alpha, Beta, Bias };
+enum class KernelArg { A, B, C, Alpha, Beta, Bias, TensorMapA, TensorMapB };
 
 /// The name of a role in the contract's `params:` line: A, B, C, alpha,
-/// beta, bias.
+/// beta, bias, tmap-A, tmap-B.
 StringRef stringifyKernelArg(KernelArg role);
 
 /// The argument list of a kernel.
 class KernelABI {
 public:
-  KernelABI(bool alphaBeta, bool bias);
-  /// The ABI of a kernel function, from its gemm.alpha_beta and gemm.bias
-  /// attributes.
+  KernelABI(bool alphaBeta, bool bias, bool tensorMaps);
+  /// The ABI of a kernel function, from its gemm.alpha_beta, gemm.bias and
+  /// gemm.schedule attributes.
   static KernelABI of(Operation *kernel);
 
   /// The roles, in argument order.
   ArrayRef<KernelArg> getRoles() const { return roles; }
   /// The position of `role`, or std::nullopt where the kernel has none.
   std::optional<unsigned> indexOf(KernelArg role) const;
+  /// The number of tensor maps, the last arguments.
+  unsigned getNumTensorMaps() const;
 
 private:
   SmallVector<KernelArg, 6> roles;

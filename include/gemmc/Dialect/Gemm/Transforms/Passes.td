@@ -5,6 +5,49 @@
 
 include "mlir/Pass/PassBase.td"
 
+def GemmWarpgroup : Pass<"gemm-warpgroup", "::mlir::gpu::GPUFuncOp"> {
+  let summary = "Lower a wgmma schedule to Hopper's warp-specialised kernel";
+  let description = [{
+    For a kernel whose schedule has `wgmma` (sm_90a), replaces the
+    grid-level `gemm.matmul` with the whole kernel of
+    `gemmc/Schedule/Warpgroup.h`: the mbarriers and tiles in 1024-byte
+    aligned dynamic shared memory; a producer warpgroup (`setmaxnreg.dec`)
+    whose first thread waits on each stage's "empty" barrier, arms its
+    "full" barrier with the stage's bytes and issues the TMA copies of A and
+    B (`cp.async.bulk.tensor` through the tensor-map arguments); consumer
+    warpgroups (`setmaxnreg.inc` with two) that wait on "full" with
+    `mbarrier.try_wait.parity`, issue `wgmma.mma_async` on shared-memory
+    descriptors into f32 accumulators, keep one group in flight and release
+    each stage once its wgmma completed; then store C from the accumulators
+    with the epilogue (alpha/beta, bias, ReLU), guarded by the bounds where
+    the sizes allow tails. With `persistent` each block loops over the
+    tiles (blockIdx.x, stepping by gridDim.x); `raster G` walks them in
+    groups of G tile rows. Other kernels are left alone.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def GemmGridConstant : Pass<"gemm-grid-constant", "::mlir::LLVM::LLVMFuncOp"> {
+  let summary = "Pass a kernel's tensor maps by value as grid constants";
+  let description = [{
+    Runs after the GPU-to-NVVM conversion (a `gpu.func` cannot declare it):
+    marks the tensor-map parameters of a kernel with `tma` (the last ones,
+    by the kernel ABI) `llvm.byval = !llvm.array<128 x i8>`, `llvm.align =
+    64` and `nvvm.grid_constant`, so that PTX declares them
+    `.param .align 64 .b8 name[128]` and the kernel reads the runtime's
+    CUtensorMap in parameter space, with no copy.
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
+}
+
 def GemmTileBlocks : Pass<"gemm-tile-blocks", "::mlir::gpu::GPUFuncOp"> {
   let summary = "Distribute a gemm.matmul over thread blocks";
   let description = [{

@@ -1,0 +1,608 @@
+//===- Warpgroup.cpp - Hopper's warp-specialised wgmma kernel -------------===//
+//
+// Lowers a kernel whose schedule has `wgmma` to the kernel of
+// gemmc/Schedule/Warpgroup.h, whose layout (shared memory, TMA boxes,
+// descriptor strides, registers) it takes from the schedule model:
+//
+//   thread 0: init full[s] (1 arrival + the stage's bytes), empty[s] (one
+//             arrival per consumer warpgroup); fence; barrier
+//   warpgroup 0 (producer), thread 0, for each (tile, k tile) `it`:
+//     wait empty[it % S] (parity of the round before), arm full[it % S]
+//     with the stage's bytes, TMA-copy the boxes of A and B into stage
+//   warpgroups 1.. (consumers), for each tile:
+//     for each k tile: wait full[it % S]; wgmma.fence; wgmma.mma_async
+//     over the stage; commit; wait until one group is in flight; release
+//     the previous stage (empty, one arrival per warpgroup)
+//     wait for the last group, release its stage, store C with the
+//     epilogue from the accumulators
+//
+//===----------------------------------------------------------------------===//
+
+#include "Epilogue.h"
+#include "Utils.h"
+#include "gemmc/Dialect/Gemm/IR/GemmOps.h"
+#include "gemmc/Dialect/Gemm/IR/KernelABI.h"
+#include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+#include "gemmc/Schedule/Warpgroup.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::gemm {
+#define GEN_PASS_DEF_GEMMWARPGROUP
+#include "gemmc/Dialect/Gemm/Transforms/Passes.h.inc"
+} // namespace mlir::gemm
+
+using namespace mlir;
+using namespace mlir::gemm;
+using gemmc::TmaOperand;
+using gemmc::WarpgroupKernel;
+
+/// The symbol of the kernels' dynamic shared memory.
+static constexpr StringLiteral kSharedMemorySymbol = "gemmc_shared";
+
+/// The suspend-time hint of the mbarrier waits, in nanoseconds.
+static constexpr int64_t kWaitHintNs = 10000000;
+
+namespace {
+/// Builds the kernel into `func` (whose body it replaces).
+class KernelBuilder {
+public:
+  KernelBuilder(gpu::GPUFuncOp func, const gemmc::Problem &problem,
+                const gemmc::Schedule &schedule, const WarpgroupKernel &kernel)
+      : func(func), p(problem), s(schedule), k(kernel),
+        loc(func.getLoc()), b(func.getContext()) {}
+
+  LogicalResult build(MatmulOp matmul);
+
+private:
+  Value index(int64_t v) { return indexConstant(b, loc, v); }
+  Value i32(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 32);
+  }
+  Value i64(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 64);
+  }
+  Value toI32(Value v) {
+    return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
+  }
+  /// A pointer `offset` bytes (an i32) into the dynamic shared memory.
+  Value sharedPointer(Value offset) {
+    return LLVM::GEPOp::create(b, loc, sharedBase.getType(), b.getI8Type(),
+                               sharedBase, ValueRange{offset});
+  }
+  /// The mbarrier at `offset` + 8 * stage.
+  Value barrier(int64_t offset, Value stage) {
+    Value stage32 = toI32(stage);
+    Value scaled = arith::MulIOp::create(b, loc, stage32, i32(8));
+    Value at = arith::AddIOp::create(b, loc, scaled, i32(offset));
+    return sharedPointer(at);
+  }
+
+  void buildPrologue();
+  void buildProducer(Value tileStart, Value tileStep);
+  LogicalResult buildConsumer(Value tileStart, Value tileStep);
+  /// The tile row and column (in tiles) of linear tile `tile`.
+  std::pair<Value, Value> tileCoordinates(Value tile);
+  /// The stage and the phase parity (i32) of pipeline iteration `it`.
+  std::pair<Value, Value> stageAndPhase(Value it);
+  void copyOperand(const TmaOperand &t, Value map, int64_t offset,
+                   int64_t stride, Value stage, Value mn0, Value k0,
+                   Value full);
+  /// The descriptor of stage 0, row 0 of `t` at `offset` in shared memory.
+  Value baseDescriptor(const TmaOperand &t, int64_t offset);
+  LogicalResult storeC(ArrayRef<Value> accumulators, Value row0, Value col0);
+
+  gpu::GPUFuncOp func;
+  const gemmc::Problem &p;
+  const gemmc::Schedule &s;
+  const WarpgroupKernel &k;
+  Location loc;
+  OpBuilder b;
+
+  Value sharedBase, sharedAddress;
+  Value a, bMatrix, c, mapA, mapB;
+  Value m, n, kExtent, tilesM, tilesN, numTiles, kTiles;
+  Value threadId, warpgroup;
+};
+} // namespace
+
+std::pair<Value, Value> KernelBuilder::tileCoordinates(Value tile) {
+  if (s.raster)
+    return rasterize(b, loc, tile, tilesM, tilesN, *s.raster);
+  Value row = arith::DivUIOp::create(b, loc, tile, tilesN);
+  Value col = arith::RemUIOp::create(b, loc, tile, tilesN);
+  return {row, col};
+}
+
+std::pair<Value, Value> KernelBuilder::stageAndPhase(Value it) {
+  Value stage = arith::RemUIOp::create(b, loc, it, index(k.stages));
+  Value round = arith::DivUIOp::create(b, loc, it, index(k.stages));
+  Value parity = arith::RemUIOp::create(b, loc, round, index(2));
+  return {stage, toI32(parity)};
+}
+
+void KernelBuilder::buildPrologue() {
+  Value zero = index(0);
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      threadId, zero);
+  auto init = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&init.getThenRegion().front());
+    for (int64_t stage = 0; stage < k.stages; ++stage) {
+      Value full = sharedPointer(i32(k.fullBarrierOffset + 8 * stage));
+      NVVM::MBarrierInitOp::create(b, loc, full, i32(1), Value());
+      Value empty = sharedPointer(i32(k.emptyBarrierOffset + 8 * stage));
+      NVVM::MBarrierInitOp::create(b, loc, empty, i32(k.consumers), Value());
+    }
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+  }
+  gpu::BarrierOp::create(b, loc);
+}
+
+void KernelBuilder::copyOperand(const TmaOperand &t, Value map,
+                                int64_t offset, int64_t stride, Value stage,
+                                Value mn0, Value k0, Value full) {
+  Value stage32 = toI32(stage);
+  Value stageOffset = arith::MulIOp::create(b, loc, stage32, i32(stride));
+  for (int64_t chunk = 0; chunk < t.chunks; ++chunk) {
+    Value at = arith::AddIOp::create(b, loc, stageOffset,
+                                     i32(offset + chunk * t.chunkBytes));
+    // The block's own shared memory, as the cluster's address space names
+    // it (the form every PTX version since 8.0 takes).
+    Value local = sharedPointer(at);
+    auto clusterType = LLVM::LLVMPointerType::get(b.getContext(), 7);
+    Value dst = LLVM::AddrSpaceCastOp::create(b, loc, clusterType, local);
+    // Coordinates innermost first: the contiguous dimension, cut into
+    // 128-byte boxes, then the other.
+    Value inner = t.kMajor ? k0 : mn0;
+    Value outer = t.kMajor ? mn0 : k0;
+    Value innerAt = arith::AddIOp::create(b, loc, inner, i32(chunk * t.boxInner));
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, dst, map, ValueRange{innerAt, outer}, full,
+        /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/Value(),
+        /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+        /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
+  }
+}
+
+void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
+  NVVM::SetMaxRegisterOp::create(b, loc, k.producerRegisters,
+                                 NVVM::SetMaxRegisterAction::decrease);
+  Value issuer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       threadId, index(0));
+  auto ifIssuer = scf::IfOp::create(b, loc, issuer, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifIssuer.getThenRegion().front());
+  auto tiles = scf::ForOp::create(b, loc, tileStart, numTiles, tileStep,
+                                  ValueRange{index(0)});
+  b.setInsertionPointToStart(tiles.getBody());
+  auto [tileRow, tileCol] = tileCoordinates(tiles.getInductionVar());
+  Value row0 = toI32(arith::MulIOp::create(b, loc, tileRow, index(s.bm())));
+  Value col0 = toI32(arith::MulIOp::create(b, loc, tileCol, index(s.bn())));
+  auto steps = scf::ForOp::create(b, loc, index(0), kTiles, index(1),
+                                  ValueRange{tiles.getRegionIterArg(0)});
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(steps.getBody());
+    Value it = steps.getRegionIterArg(0);
+    auto [stage, parity] = stageAndPhase(it);
+    // A fresh barrier completes the phase before its first: the first
+    // round of waits on "empty" passes at once.
+    Value previous = arith::XOrIOp::create(b, loc, parity, i32(1));
+    Value empty = barrier(k.emptyBarrierOffset, stage);
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, empty, previous,
+                                          i32(kWaitHintNs));
+    Value full = barrier(k.fullBarrierOffset, stage);
+    NVVM::MBarrierArriveExpectTxOp::create(
+        b, loc, Type(), full, i32(k.stageTransactionBytes),
+        NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
+    Value kIndex =
+        arith::MulIOp::create(b, loc, steps.getInductionVar(), index(s.bk()));
+    Value k0 = toI32(kIndex);
+    copyOperand(k.a, mapA, k.aOffset, k.aStageStride, stage, row0, k0, full);
+    copyOperand(k.b, mapB, k.bOffset, k.bStageStride, stage, col0, k0, full);
+    Value next = arith::AddIOp::create(b, loc, it, index(1));
+    scf::YieldOp::create(b, loc, next);
+  }
+  scf::YieldOp::create(b, loc, steps.getResult(0));
+}
+
+Value KernelBuilder::baseDescriptor(const TmaOperand &t, int64_t offset) {
+  // Bits 0-13: the address >> 4; 16-29: the leading byte offset >> 4;
+  // 32-45: the stride byte offset >> 4; 62-63: 1 for the 128-byte swizzle.
+  Value address = arith::AddIOp::create(b, loc, sharedAddress, i32(offset));
+  Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), address);
+  Value field = arith::ShRUIOp::create(b, loc, wide, i64(4));
+  Value masked = arith::AndIOp::create(b, loc, field, i64(0x3FFF));
+  uint64_t constant = (uint64_t(t.leadingByteOffset() >> 4) << 16) |
+                      (uint64_t(t.strideByteOffset() >> 4) << 32) |
+                      (uint64_t(1) << 62);
+  return arith::OrIOp::create(b, loc, masked, i64(int64_t(constant)));
+}
+
+LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
+  MLIRContext *ctx = b.getContext();
+  if (k.consumerRegisters)
+    NVVM::SetMaxRegisterOp::create(b, loc, k.consumerRegisters,
+                                   NVVM::SetMaxRegisterAction::increase);
+  Value consumer = arith::SubIOp::create(b, loc, warpgroup, index(1));
+  Value laneInGroup =
+      arith::RemUIOp::create(b, loc, threadId, index(gemmc::kWarpgroupSize));
+  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       laneInGroup, index(0));
+  // The descriptors of this warpgroup's rows of A in stage 0, and of B.
+  int64_t e = k.elementBytes;
+  Value descA = baseDescriptor(k.a, k.aOffset);
+  Value rowsOffset = arith::MulIOp::create(
+      b, loc, consumer, index(k.a.offsetOf(k.rowsPerConsumer, 0, e) >> 4));
+  Value rowsField = arith::IndexCastOp::create(b, loc, b.getI64Type(), rowsOffset);
+  descA = arith::AddIOp::create(b, loc, descA, rowsField);
+  Value descB = baseDescriptor(k.b, k.bOffset);
+
+  auto accType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(k.instN / 2, b.getF32Type()));
+  int64_t numAcc = k.mTiles * k.nTiles;
+  auto shape = NVVM::MMAShapeAttr::get(ctx, k.instM, k.instN, k.instK);
+  NVVM::WGMMATypes inputType = p.a == gemmc::ElementType::F16
+                                   ? NVVM::WGMMATypes::f16
+                               : p.a == gemmc::ElementType::BF16
+                                   ? NVVM::WGMMATypes::bf16
+                                   : NVVM::WGMMATypes::tf32;
+  // wgmma's "row" A and "col" B are K-major.
+  NVVM::MMALayout layoutA =
+      k.a.kMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col;
+  NVVM::MMALayout layoutB =
+      k.b.kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+
+  auto tiles = scf::ForOp::create(b, loc, tileStart, numTiles, tileStep,
+                                  ValueRange{index(0)});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(tiles.getBody());
+  auto [tileRow, tileCol] = tileCoordinates(tiles.getInductionVar());
+  SmallVector<Value> inits = {tiles.getRegionIterArg(0)};
+  for (int64_t i = 0; i < numAcc; ++i)
+    inits.push_back(LLVM::ZeroOp::create(b, loc, accType));
+  auto steps = scf::ForOp::create(b, loc, index(0), kTiles, index(1), inits);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(steps.getBody());
+    Value it = steps.getRegionIterArg(0);
+    auto [stage, parity] = stageAndPhase(it);
+    Value full = barrier(k.fullBarrierOffset, stage);
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, full, parity,
+                                          i32(kWaitHintNs));
+    Value stage64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), stage);
+    Value aStage = arith::MulIOp::create(b, loc, stage64,
+                                         i64(k.aStageStride >> 4));
+    Value bStage = arith::MulIOp::create(b, loc, stage64,
+                                         i64(k.bStageStride >> 4));
+    Value stageDescA = arith::AddIOp::create(b, loc, descA, aStage);
+    Value stageDescB = arith::AddIOp::create(b, loc, descB, bStage);
+    SmallVector<Value> acc(steps.getRegionIterArgs().drop_front());
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    for (int64_t kk = 0; kk < k.kSteps; ++kk) {
+      for (int64_t mt = 0; mt < k.mTiles; ++mt) {
+        int64_t offsetA = k.a.offsetOf(mt * k.instM, kk * k.instK, e);
+        Value opA = arith::AddIOp::create(b, loc, stageDescA, i64(offsetA >> 4));
+        for (int64_t nt = 0; nt < k.nTiles; ++nt) {
+          int64_t offsetB = k.b.offsetOf(nt * k.instN, kk * k.instK, e);
+          Value opB =
+              arith::AddIOp::create(b, loc, stageDescB, i64(offsetB >> 4));
+          Value &d = acc[mt * k.nTiles + nt];
+          d = NVVM::WgmmaMmaAsyncOp::create(
+              b, loc, accType, d, opA, opB, shape, inputType, inputType,
+              NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+              NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA,
+              layoutB, /*satfinite=*/nullptr);
+        }
+      }
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    // One group stays in flight: the one before it has read its stage.
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    Value notFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                           steps.getInductionVar(), index(0));
+    Value release = arith::AndIOp::create(b, loc, notFirst, leader);
+    auto ifRelease = scf::IfOp::create(b, loc, release, false);
+    {
+      OpBuilder::InsertionGuard then(b);
+      b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
+      Value before = arith::AddIOp::create(b, loc, it, index(k.stages - 1));
+      Value previousStage = arith::RemUIOp::create(b, loc, before, index(k.stages));
+      Value empty = barrier(k.emptyBarrierOffset, previousStage);
+      NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, Value());
+    }
+    SmallVector<Value> yields = {arith::AddIOp::create(b, loc, it, index(1))};
+    yields.append(acc);
+    scf::YieldOp::create(b, loc, yields);
+  }
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  Value end = steps.getResult(0);
+  // The last stage this tile used, once its wgmma completed.
+  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kTiles,
+                                    index(0));
+  Value release = arith::AndIOp::create(b, loc, any, leader);
+  auto ifRelease = scf::IfOp::create(b, loc, release, false);
+  {
+    OpBuilder::InsertionGuard then(b);
+    b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
+    Value before = arith::AddIOp::create(b, loc, end, index(k.stages - 1));
+    Value lastStage = arith::RemUIOp::create(b, loc, before, index(k.stages));
+    Value empty = barrier(k.emptyBarrierOffset, lastStage);
+    NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, Value());
+  }
+  Value tileRow0 = arith::MulIOp::create(b, loc, tileRow, index(s.bm()));
+  Value ownRows =
+      arith::MulIOp::create(b, loc, consumer, index(k.rowsPerConsumer));
+  Value row0 = arith::AddIOp::create(b, loc, tileRow0, ownRows);
+  Value col0 = arith::MulIOp::create(b, loc, tileCol, index(s.bn()));
+  SmallVector<Value> results(steps.getResults().drop_front());
+  if (failed(storeC(results, row0, col0)))
+    return failure();
+  scf::YieldOp::create(b, loc, end);
+  return success();
+}
+
+LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
+                                    Value col0) {
+  // The accumulator layout of wgmma m64nN (f32): thread t of the warpgroup
+  // holds, for i in [0, N/2), row 16 * (t / 32) + (t % 32) / 4 + 8 * (i / 2
+  // % 2) and column 8 * (i / 4) + 2 * (t % 4) + i % 2: pairs of adjacent
+  // columns.
+  Value lane = arith::RemUIOp::create(b, loc, threadId, index(32));
+  Value warp = arith::DivUIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, threadId,
+                                     index(gemmc::kWarpgroupSize))
+                  .getResult(),
+      index(32));
+  Value warpRow = arith::MulIOp::create(b, loc, warp, index(16));
+  Value laneRow = arith::DivUIOp::create(b, loc, lane, index(4));
+  Value threadRow = arith::AddIOp::create(b, loc, warpRow, laneRow);
+  Value laneCol = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, lane, index(4)).getResult(),
+      index(2));
+  Value rowBase = arith::AddIOp::create(b, loc, row0, threadRow);
+  Value colBase = arith::AddIOp::create(b, loc, col0, laneCol);
+
+  Type cType = cast<MemRefType>(c.getType()).getElementType();
+  bool rowMajor = p.cLayout == gemmc::MatrixLayout::Row;
+  auto pairType = VectorType::get({2}, cType);
+  auto f32Pair = VectorType::get({2}, b.getF32Type());
+  // Tiles inside the matrix store unguarded; the others element by
+  // element inside the bounds.
+  bool tails = p.isDynamic() || *p.m % s.bm() || *p.n % s.bn();
+
+  auto stores = [&](OpBuilder &ob, const EpilogueValues &epilogue,
+                    bool guarded) {
+    for (auto [index, acc] : llvm::enumerate(accumulators)) {
+      int64_t mt = index / k.nTiles, nt = index % k.nTiles;
+      for (int64_t i = 0; i < k.instN / 2; i += 2) {
+        int64_t dRow = mt * k.instM + 8 * ((i / 2) % 2);
+        int64_t dCol = nt * k.instN + 8 * (i / 4);
+        Value row = addOffset(ob, loc, rowBase, dRow);
+        Value col = addOffset(ob, loc, colBase, dCol);
+        Value x = LLVM::ExtractValueOp::create(ob, loc, acc, i);
+        Value y = LLVM::ExtractValueOp::create(ob, loc, acc, i + 1);
+        Value pair = vector::FromElementsOp::create(ob, loc, f32Pair,
+                                                    ValueRange{x, y});
+        Value col1 = addOffset(ob, loc, col, 1);
+        auto position = [&]() { return std::make_pair(row, col); };
+        if (!guarded && rowMajor) {
+          Value old;
+          if (epilogue.readsC) {
+            Value read = vector::LoadOp::create(ob, loc, pairType, c,
+                                                ValueRange{row, col});
+            old = extendToF32(ob, loc, read);
+          }
+          Value value = epilogue.apply(ob, loc, pair, old, c, position);
+          Value narrow = value;
+          if (cType != ob.getF32Type())
+            narrow = arith::TruncFOp::create(ob, loc, pairType, value);
+          vector::StoreOp::create(
+              ob, loc, narrow, c, ValueRange{row, col}, /*nontemporal=*/false,
+              llvm::MaybeAlign(2 * cType.getIntOrFloatBitWidth() / 8));
+          continue;
+        }
+        // Element by element: a column-major C, or past the edges.
+        for (int64_t j = 0; j < 2; ++j) {
+          Value at = j ? col1 : col;
+          Value element = j ? y : x;
+          auto storeOne = [&](OpBuilder &eb) {
+            Value old;
+            if (epilogue.readsC) {
+              Value read = memref::LoadOp::create(eb, loc, c, ValueRange{row, at});
+              old = cType == eb.getF32Type()
+                        ? read
+                        : arith::ExtFOp::create(eb, loc, eb.getF32Type(), read)
+                              .getResult();
+            }
+            auto where = [&]() { return std::make_pair(row, at); };
+            Value value = epilogue.apply(eb, loc, element, old, c, where);
+            if (cType != eb.getF32Type())
+              value = arith::TruncFOp::create(eb, loc, cType, value);
+            memref::StoreOp::create(eb, loc, value, c, ValueRange{row, at});
+          };
+          if (!guarded) {
+            storeOne(ob);
+            continue;
+          }
+          Value inRows = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ult,
+                                               row, m);
+          Value inCols = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ult,
+                                               at, n);
+          Value inside = arith::AndIOp::create(ob, loc, inRows, inCols);
+          auto ifInside = scf::IfOp::create(ob, loc, inside, false);
+          OpBuilder tb = OpBuilder::atBlockBegin(&ifInside.getThenRegion().front());
+          tb.setInsertionPoint(ifInside.getThenRegion().front().getTerminator());
+          storeOne(tb);
+        }
+      }
+    }
+  };
+
+  // The epilogue reads the kernel's attributes from an op inside it.
+  Operation *at = b.getInsertionBlock()->getParentOp();
+  return buildEpilogue(
+      b, loc, at, c, [&](OpBuilder &ob, const EpilogueValues &epilogue) {
+        if (!tails) {
+          stores(ob, epilogue, /*guarded=*/false);
+          return;
+        }
+        Value tileRowEnd = addOffset(ob, loc, row0, k.rowsPerConsumer);
+        Value tileColEnd = addOffset(ob, loc, col0, s.bn());
+        Value rowsInside = arith::CmpIOp::create(
+            ob, loc, arith::CmpIPredicate::ule, tileRowEnd, m);
+        Value colsInside = arith::CmpIOp::create(
+            ob, loc, arith::CmpIPredicate::ule, tileColEnd, n);
+        Value inside = arith::AndIOp::create(ob, loc, rowsInside, colsInside);
+        scf::IfOp::create(
+            ob, loc, inside,
+            [&](OpBuilder &tb, Location) {
+              stores(tb, epilogue, /*guarded=*/false);
+              scf::YieldOp::create(tb, loc);
+            },
+            [&](OpBuilder &eb, Location) {
+              stores(eb, epilogue, /*guarded=*/true);
+              scf::YieldOp::create(eb, loc);
+            });
+      });
+}
+
+LogicalResult KernelBuilder::build(MatmulOp matmul) {
+  a = getKernelArgument(func, KernelArg::A);
+  bMatrix = getKernelArgument(func, KernelArg::B);
+  c = getKernelArgument(func, KernelArg::C);
+  mapA = getKernelArgument(func, KernelArg::TensorMapA);
+  mapB = getKernelArgument(func, KernelArg::TensorMapB);
+  if (!a || !bMatrix || !c || !mapA || !mapB)
+    return func.emitOpError("lacks the matrices or tensor maps of the "
+                            "kernel ABI");
+  if (matmul.getA() != a || matmul.getB() != bMatrix || matmul.getC() != c)
+    return matmul.emitOpError("of a wgmma kernel must multiply the kernel's "
+                              "own matrices");
+
+  // The dynamic shared memory, 1024-byte aligned for the swizzled tiles.
+  auto gpuModule = func->getParentOfType<gpu::GPUModuleOp>();
+  auto arrayType = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
+  if (!gpuModule.lookupSymbol(kSharedMemorySymbol)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(gpuModule.getBody());
+    LLVM::GlobalOp::create(b, loc, arrayType, /*isConstant=*/false,
+                           LLVM::Linkage::External, kSharedMemorySymbol,
+                           /*value=*/Attribute(), /*alignment=*/1024,
+                           /*addrSpace=*/3);
+  }
+
+  Block &body = func.getBody().front();
+  b.setInsertionPointToStart(&body);
+  auto sharedType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  sharedBase =
+      LLVM::AddressOfOp::create(b, loc, sharedType, kSharedMemorySymbol);
+  sharedAddress = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), sharedBase);
+  threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  warpgroup =
+      arith::DivUIOp::create(b, loc, threadId, index(gemmc::kWarpgroupSize));
+  auto extent = [&](Value matrix, unsigned dim) {
+    return getValueOrCreateConstantIndexOp(b, loc,
+                                           extentOf(b, loc, matrix, dim));
+  };
+  m = extent(c, 0);
+  n = extent(c, 1);
+  kExtent = extent(a, 1);
+  auto ceilDiv = [&](Value x, int64_t y) -> Value {
+    return arith::CeilDivUIOp::create(b, loc, x, index(y));
+  };
+  tilesM = ceilDiv(m, s.bm());
+  tilesN = ceilDiv(n, s.bn());
+  numTiles = arith::MulIOp::create(b, loc, tilesM, tilesN);
+  kTiles = ceilDiv(kExtent, s.bk());
+  // A persistent grid walks the tiles from its block by the grid's size;
+  // otherwise each block computes the tile of its linear index.
+  Value tileStart, tileStep;
+  if (s.persistent) {
+    tileStart = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    tileStep = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  } else {
+    Value x = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value y = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+    Value rowStart = arith::MulIOp::create(b, loc, y, tilesN);
+    tileStart = arith::AddIOp::create(b, loc, rowStart, x);
+    tileStep = numTiles;
+  }
+
+  buildPrologue();
+  Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           warpgroup, index(0));
+  auto roles = scf::IfOp::create(b, loc, isProducer, /*withElseRegion=*/true);
+  b.setInsertionPointToStart(&roles.getThenRegion().front());
+  buildProducer(tileStart, tileStep);
+  b.setInsertionPointToStart(&roles.getElseRegion().front());
+  if (failed(buildConsumer(tileStart, tileStep)))
+    return failure();
+  matmul.erase();
+  return success();
+}
+
+/// Sets the launch: threads, grid (or one block per multiprocessor), the
+/// dynamic shared memory, and the attributes the contract reads.
+static void setLaunch(gpu::GPUFuncOp func, const gemmc::Problem &p,
+                      const gemmc::Schedule &s, const WarpgroupKernel &k) {
+  OpBuilder b(func.getContext());
+  int32_t blockSize[] = {static_cast<int32_t>(k.threads), 1, 1};
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(blockSize));
+  bool tails = p.isDynamic() || *p.m % s.bm() || *p.n % s.bn() ||
+               *p.k % s.bk();
+  if (tails)
+    func->setAttr(kTailsAttr, b.getUnitAttr());
+  SmallVector<GridDim, 3> grid;
+  if (s.persistent)
+    grid = {{Dim::SMs, 1}, {Dim::One, 1}, {Dim::One, 1}};
+  else
+    grid = {{Dim::N, s.bn()}, {Dim::M, s.bm()}, {Dim::One, 1}};
+  // TMA reads rows of A and B at 16-byte multiples; C is stored in pairs
+  // of adjacent columns where it is row-major.
+  int64_t tmaMultiple = 16 / k.elementBytes;
+  int64_t cMultiple = p.cLayout == gemmc::MatrixLayout::Row ? 2 : 1;
+  func->setAttr(kLaunchAttr,
+                LaunchAttr::get(b.getContext(), {k.threads, 1, 1}, grid,
+                                k.sharedBytes)
+                    .withIndexBitwidth(s.indexBitwidth())
+                    .withLdMultiple({tmaMultiple, tmaMultiple, cMultiple}));
+}
+
+namespace {
+struct GemmWarpgroupPass
+    : public mlir::gemm::impl::GemmWarpgroupBase<GemmWarpgroupPass> {
+  void runOnOperation() override {
+    gpu::GPUFuncOp func = getOperation();
+    auto schedule = func->getAttrOfType<ScheduleAttr>(kScheduleAttr);
+    auto problem = func->getAttrOfType<ProblemAttr>(kProblemAttr);
+    if (!schedule || !schedule.getValue().hasWgmma())
+      return;
+    if (!problem) {
+      func.emitOpError("a wgmma kernel needs its gemm.problem");
+      return signalPassFailure();
+    }
+    FailureOr<SmallVector<MatmulOp>> matmuls =
+        collectMatmuls(func, [](MatmulOp op, const gemmc::Schedule &) {
+          return op.getLevel() == Level::Grid;
+        });
+    if (failed(matmuls))
+      return signalPassFailure();
+    if (matmuls->size() != 1) {
+      func.emitOpError("expected one grid-level gemm.matmul, found ")
+          << matmuls->size();
+      return signalPassFailure();
+    }
+    gemmc::Problem p = getProblemModel(problem);
+    const gemmc::Schedule &s = schedule.getValue();
+    WarpgroupKernel kernel = gemmc::getWarpgroupKernel(p, s);
+    setLaunch(func, p, s, kernel);
+    if (failed(KernelBuilder(func, p, s, kernel).build(matmuls->front())))
+      return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,93 @@
+//===- Warpgroup.cpp - the Hopper kernel a wgmma schedule implies ---------===//
+
+#include "gemmc/Schedule/Warpgroup.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace gemmc;
+
+int64_t TmaOperand::leadingByteOffset() const {
+  // K-major with the 128-byte swizzle: one wgmma's K step (32 bytes) lies
+  // within a swizzled row, and the field is unused (1 by convention).
+  // MN-major: the distance between 128-byte-wide chunks along M or N.
+  return kMajor ? 16 : chunkBytes;
+}
+
+int64_t TmaOperand::offsetOf(int64_t mn, int64_t kElements,
+                             int64_t elementBytes) const {
+  int64_t kBytes = kElements * elementBytes;
+  if (kMajor) {
+    // Chunks along K of 128 bytes; rows of M or N are 128 bytes apart in a
+    // chunk, and a K step inside a swizzled row is a plain byte offset (the
+    // swizzle is applied to the address bits by the hardware).
+    return (kBytes / kSwizzleBytes) * chunkBytes + mn * kSwizzleBytes +
+           kBytes % kSwizzleBytes;
+  }
+  // Chunks along M or N of 128 bytes; rows of K are 128 bytes apart.
+  int64_t elementsPerRow = kSwizzleBytes / elementBytes;
+  return (mn / elementsPerRow) * chunkBytes + kElements * kSwizzleBytes;
+}
+
+/// The boxes of one operand's BK x `mnExtent` tile.
+static TmaOperand layOut(Operand operand, bool kMajor, int64_t bk,
+                         int64_t mnExtent, int64_t elementBytes) {
+  int64_t elementsPerRow = kSwizzleBytes / elementBytes;
+  TmaOperand t;
+  t.operand = operand;
+  t.kMajor = kMajor;
+  t.boxInner = elementsPerRow;
+  if (kMajor) {
+    t.boxOuter = mnExtent;
+    t.chunks = llvm::divideCeil(bk, elementsPerRow);
+  } else {
+    t.boxOuter = bk;
+    t.chunks = llvm::divideCeil(mnExtent, elementsPerRow);
+  }
+  t.chunkBytes = t.boxOuter * kSwizzleBytes;
+  return t;
+}
+
+WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p,
+                                          const Schedule &s) {
+  WarpgroupKernel k;
+  k.consumers = s.consumers.value_or(1);
+  k.threads = s.threadsPerBlock();
+  k.stages = s.stages;
+  if (s.wgmma) {
+    k.instM = (*s.wgmma)[0];
+    k.instN = (*s.wgmma)[1];
+    k.instK = (*s.wgmma)[2];
+  }
+  k.elementBytes = sizeInBytes(p.a);
+  k.rowsPerConsumer = s.bm() / k.consumers;
+  k.mTiles = k.rowsPerConsumer / std::max<int64_t>(k.instM, 1);
+  k.nTiles = k.instN ? s.bn() / k.instN : 0;
+  k.kSteps = k.instK ? s.bk() / k.instK : 0;
+  k.a = layOut(Operand::A, p.aLayout == MatrixLayout::Row, s.bk(), s.bm(),
+               k.elementBytes);
+  k.b = layOut(Operand::B, p.bLayout == MatrixLayout::Col, s.bk(), s.bn(),
+               k.elementBytes);
+
+  // Every stage of a swizzled tile starts on a 1024-byte boundary.
+  auto alignAtom = [](int64_t bytes) {
+    return llvm::alignTo(bytes, kSwizzleAtomBytes);
+  };
+  k.aStageStride = alignAtom(k.a.stageBytes());
+  k.bStageStride = alignAtom(k.b.stageBytes());
+  k.aOffset = 0;
+  k.bOffset = k.stages * k.aStageStride;
+  k.fullBarrierOffset = k.bOffset + k.stages * k.bStageStride;
+  k.emptyBarrierOffset = k.fullBarrierOffset + 8 * k.stages;
+  k.sharedBytes = k.emptyBarrierOffset + 8 * k.stages;
+  k.stageTransactionBytes = k.a.stageBytes() + k.b.stageBytes();
+
+  // 64K registers per multiprocessor: the producer keeps 40, the
+  // consumers share the rest (a multiple of 8, at most 256). With one
+  // consumer the 255 a thread may have at entry are enough.
+  k.producerRegisters = 40;
+  int64_t perConsumer =
+      (65536 / kWarpgroupSize - k.producerRegisters) / k.consumers;
+  k.consumerRegisters = k.consumers == 1 ? 0 : std::min<int64_t>(
+                                                   perConsumer / 8 * 8, 256);
+  k.accumulators = k.mTiles * s.bn() / 2;
+  return k;
+}
