@@ -1,0 +1,51 @@
+// RUN: gemmc-opt %s -pass-pipeline='builtin.module(gpu.module(gpu.func(gemm-warpgroup)))' | FileCheck %s
+
+// A wgmma schedule becomes Hopper's warp-specialised kernel: 128x256x64
+// tiles, two consumer warpgroups of m64n256k16, two stages, a persistent
+// grid in groups of 2 tile rows.
+module attributes {gpu.container_module} {
+  gpu.module @wg_module {
+    gpu.func @wg(%a: memref<256x128xf16>, %b: memref<128x512xf16>, %c: memref<256x512xf16>, %ta: !llvm.ptr, %tb: !llvm.ptr) kernel attributes {gemm.problem = #gemm.problem<256x512x128, a = f16 row, b = f16 row, c = f16 row, acc = f32>, gemm.schedule = #gemm.schedule<tile = 128x256x64, stages = 2, raster = 2, wgmma = 64x256x16, tma = [a, b], warp_specialize = 2, persistent>} {
+      gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>} : memref<256x128xf16>, memref<128x512xf16>, memref<256x512xf16>
+      gpu.return
+    }
+  }
+}
+
+// The dynamic shared memory, 1024-byte aligned for the swizzled tiles:
+// A's stages (2 x 16 KB), B's (2 x 32 KB), then the full and empty
+// mbarriers.
+// CHECK: llvm.mlir.global external @gemmc_shared() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
+// CHECK-LABEL: gpu.func @wg
+// CHECK-SAME: gemm.launch = #gemm.launch<block = [384, 1, 1], grid = [SM, 1, 1], shared = 98336, index = 64, ld_multiple = [8, 8, 2]>
+// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
+// CHECK-NOT: gemm.matmul
+// Thread 0 initialises full[s] (one arrival, the producer's) and empty[s]
+// (one per consumer warpgroup), then the block synchronises.
+// CHECK: %[[FULL0:.*]] = llvm.getelementptr %{{.*}}[%c98304_i32]
+// CHECK: nvvm.mbarrier.init %[[FULL0]], %c1_i32
+// CHECK: %[[EMPTY0:.*]] = llvm.getelementptr %{{.*}}[%c98320_i32]
+// CHECK: nvvm.mbarrier.init %[[EMPTY0]], %c2_i32
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK: gpu.barrier
+// The producer warpgroup gives registers back; its thread 0 walks the
+// tiles from blockIdx.x by gridDim.x.
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}}
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c49152_i32
+// One 64x128 box of A (K first) and four 64x64 boxes of B (N first).
+// CHECK-COUNT-5: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// The consumers take the registers, wait on full[s], and issue four K
+// steps of m64n256k16 on descriptors (K-major A, N-major B: "row", "row").
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// C from the accumulators in pairs of columns (static sizes that the tiles
+// divide: no guards).
+// CHECK: vector.store {{.*}} {alignment = 4 : i64} : memref<256x512xf16>, vector<2xf16>
