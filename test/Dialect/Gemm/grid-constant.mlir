@@ -8,7 +8,7 @@ gpu.module @m {
   // CHECK-SAME: (%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr,
   // CHECK-SAME: %{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant},
   // CHECK-SAME: %{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
-  llvm.func @maps(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %ta: !llvm.ptr, %tb: !llvm.ptr) attributes {gemm.schedule = #gemm.schedule<tile = 128x256x64, wgmma = 64x256x16, tma = [a, b], warp_specialize = 2>} {
+  llvm.func @maps(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %ta: !llvm.ptr, %tb: !llvm.ptr) attributes {nvvm.kernel, gemm.schedule = #gemm.schedule<tile = 128x256x64, wgmma = 64x256x16, tma = [a, b], warp_specialize = 2>} {
     llvm.return
   }
   // Without tma nothing changes.

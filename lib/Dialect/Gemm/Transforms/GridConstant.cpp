@@ -29,6 +29,8 @@ struct GemmGridConstantPass
     : public mlir::gemm::impl::GemmGridConstantBase<GemmGridConstantPass> {
   void runOnOperation() override {
     LLVM::LLVMFuncOp func = getOperation();
+    if (!func->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
+      return;
     unsigned maps = KernelABI::of(func).getNumTensorMaps();
     if (maps == 0)
       return;
