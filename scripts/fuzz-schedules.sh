@@ -27,7 +27,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 ptxas=${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
-arches=sm_90,sm_80
+# sm_90a decides acceptance: the Hopper schedules (wgmma, tma) need it, and
+# it compiles every other schedule as sm_90 does.
+arches=sm_90a,sm_80
 
 # Draws and compiles in $jobs processes side by side; every one must end
 # without a failure (a crash prints the schedule it died on).

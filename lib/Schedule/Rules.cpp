@@ -675,6 +675,13 @@ bool Rules::checkWarpgroup() {
     return error(DirectiveKind::WarpSpecialize,
                  "'warp-specialize' takes 1 or 2 consumer warpgroups, got " +
                      Twine(consumers));
+  // The consumers release a stage once the wgmma after it is issued (one
+  // group stays in flight): with one stage the producer would wait for ever.
+  if (s.stages < 2)
+    return error(s.isPipelined() ? Part(DirectiveKind::Pipeline)
+                                 : Part(DirectiveKind::Wgmma),
+                 "the wgmma kernel keeps one stage's wgmma in flight while "
+                 "the next stage loads: it needs 'pipeline stages 2' or more");
   if (s.stages > 8)
     return error(DirectiveKind::Pipeline,
                  "at most 8 pipeline stages, got " + Twine(s.stages));
@@ -754,6 +761,16 @@ bool Rules::checkWarpgroup() {
                      " tile of its warpgroup, and needs about " +
                      Twine(facts.registers) + " registers, more than the " +
                      Twine(budget) + " it can have");
+  // The stores of C at the matrix's edges are guarded element by element;
+  // with a full tile of accumulators live, ptxas may then spill (seen from
+  // 128 accumulators on, depending on C's type and the warpgroups).
+  bool tails = p.isDynamic() || *p.m % s.bm() || *p.n % s.bn();
+  if (tails && kernel.accumulators >= 128)
+    warning(DirectiveKind::Tile,
+            "the kernel may spill registers to local memory: its stores of "
+            "C at the matrix's edges are guarded element by element while " +
+                Twine(kernel.accumulators) +
+                " accumulators per consumer thread are live (ptxas -v tells)");
   if (arch && facts.sharedBytes > arch->sharedMemoryLimit)
     return error(DirectiveKind::Pipeline,
                  "the tiles need " + Twine(facts.sharedBytes) +

@@ -181,10 +181,82 @@ static int64_t drawSize(Draw &d, int64_t tile, int64_t maxSize) {
   return size;
 }
 
+/// A schedule for Hopper's warpgroup kernel (sm_90a): wgmma, tma,
+/// warp-specialize, a pipeline, persistent and raster, over the types,
+/// layouts, sizes (static or `?`) and epilogues. Mostly within the rules;
+/// sometimes not, so that the refusals are exercised too.
+static std::string generateHopper(Draw &d, const std::string &name,
+                                  const GeneratorOptions &options) {
+  Kind kind = d.pick({Kind::F16, Kind::BF16, Kind::TF32});
+  int64_t bytes = kind == Kind::TF32 ? 4 : 2;
+  int64_t consumers = d.chance(0.95) ? d.pick({1, 2, 2}) : 3;
+  int64_t n = d.chance(0.8) ? d.pick({64, 128, 128, 256})
+                            : 8 * d.uniform(1, 32);
+  int64_t bn = n * d.pick({1, 1, 2});
+  int64_t bm = 64 * consumers * d.pick({1, 1, 2});
+  int64_t bk = 128 / bytes * d.pick({1, 1, 2});
+  bool aRow = kind == Kind::TF32 ? d.chance(0.97) : d.chance(0.75);
+  bool bRow = kind == Kind::TF32 ? d.chance(0.03) : d.chance(0.6);
+  bool cRow = d.chance(0.75);
+  std::string problem;
+  auto statement = [&](const std::string &text) {
+    problem += "    " + text + "\n";
+  };
+  bool dynamic = d.chance(0.5);
+  const char *dims[3] = {"m", "n", "k"};
+  for (const char *dim : dims) {
+    // Static sizes mostly keep rows at 16-byte multiples for TMA.
+    int64_t size = d.uniform(1, options.maxSize);
+    if (d.chance(0.85))
+      size = (size + 7) / 8 * 8;
+    statement(std::string(dim) + " = " +
+              (dynamic ? std::string("?") : std::to_string(size)));
+  }
+  std::string element = elementName(kind);
+  std::string cElement =
+      kind != Kind::TF32 && d.chance(0.3) ? std::string("f32") : element;
+  auto layout = [](bool row) { return row ? " row" : " col"; };
+  statement("a = " + element + layout(aRow));
+  statement("b = " + element + layout(bRow));
+  statement("c = " + cElement + layout(cRow));
+  if (kind == Kind::TF32 && d.chance(0.97))
+    statement("math = tf32");
+  if (d.chance(0.4))
+    statement("epilogue = alpha-beta");
+  if (d.chance(0.3))
+    statement(std::string("bias = ") + (d.chance(0.5) ? "row" : "col"));
+  if (d.chance(0.25))
+    statement("activation = relu");
+
+  std::string schedule;
+  auto directive = [&](const std::string &text) {
+    schedule += "    " + text + "\n";
+  };
+  directive("tile " + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
+            std::to_string(bk));
+  directive("wgmma m64n" + std::to_string(n) + "k" +
+            std::to_string(kind == Kind::TF32 ? 8 : 16));
+  if (d.chance(0.98))
+    directive("tma a b");
+  int64_t stages = d.pick({1, 2, 3, 4, 4, 5, 6});
+  if (stages > 1)
+    directive("pipeline stages " + std::to_string(stages));
+  if (d.chance(0.98))
+    directive("warp-specialize " + std::to_string(consumers));
+  if (d.chance(0.5))
+    directive("persistent");
+  if (d.chance(0.4))
+    directive("raster " + std::to_string(d.pick({1, 2, 4, 8})));
+  return "kernel " + name + " {\n  problem {\n" + problem +
+         "  }\n  schedule {\n" + schedule + "  }\n}\n";
+}
+
 std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
                                           const std::string &name,
                                           const GeneratorOptions &options) {
   Draw d(rng);
+  if (options.hopper && d.chance(0.2))
+    return generateHopper(d, name, options);
   Plan p;
   p.kind = d.pick({Kind::Simt, Kind::Simt, Kind::F16, Kind::BF16, Kind::TF32});
   p.mma = p.kind != Kind::Simt;

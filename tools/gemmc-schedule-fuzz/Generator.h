@@ -21,6 +21,8 @@ namespace gemmc::fuzz {
 struct GeneratorOptions {
   /// Largest static size M, N or K drawn (tails included).
   int64_t maxSize = 640;
+  /// Also draw Hopper's warpgroup schedules (a fifth of them): for sm_90a.
+  bool hopper = false;
 };
 
 /// One random schedule file whose kernel is called `name`.

@@ -200,6 +200,7 @@ int main(int argc, char **argv) {
 
   gemmc::fuzz::GeneratorOptions generatorOptions;
   generatorOptions.maxSize = maxSize;
+  generatorOptions.hopper = arches.front() == "sm_90a";
   std::map<std::string, int64_t> rejected;
   std::map<std::string, int64_t> acceptedPerArch;
   std::string manifest;

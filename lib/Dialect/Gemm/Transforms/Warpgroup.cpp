@@ -377,8 +377,8 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
 
   auto stores = [&](OpBuilder &ob, const EpilogueValues &epilogue,
                     bool guarded) {
-    for (auto [index, acc] : llvm::enumerate(accumulators)) {
-      int64_t mt = index / k.nTiles, nt = index % k.nTiles;
+    for (auto [position, acc] : llvm::enumerate(accumulators)) {
+      int64_t mt = position / k.nTiles, nt = position % k.nTiles;
       for (int64_t i = 0; i < k.instN / 2; i += 2) {
         int64_t dRow = mt * k.instM + 8 * ((i / 2) % 2);
         int64_t dCol = nt * k.instN + 8 * (i / 4);
