@@ -182,7 +182,8 @@ void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
   auto [tileRow, tileCol] = tileCoordinates(tiles.getInductionVar());
   Value row0 = toI32(arith::MulIOp::create(b, loc, tileRow, index(s.bm())));
   Value col0 = toI32(arith::MulIOp::create(b, loc, tileCol, index(s.bn())));
-  auto steps = scf::ForOp::create(b, loc, index(0), kTiles, index(1),
+  Value zero = index(0), one = index(1);
+  auto steps = scf::ForOp::create(b, loc, zero, kTiles, one,
                                   ValueRange{tiles.getRegionIterArg(0)});
   {
     OpBuilder::InsertionGuard inner(b);
@@ -265,7 +266,8 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
   SmallVector<Value> inits = {tiles.getRegionIterArg(0)};
   for (int64_t i = 0; i < numAcc; ++i)
     inits.push_back(LLVM::ZeroOp::create(b, loc, accType));
-  auto steps = scf::ForOp::create(b, loc, index(0), kTiles, index(1), inits);
+  Value zero = index(0), one = index(1);
+  auto steps = scf::ForOp::create(b, loc, zero, kTiles, one, inits);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(steps.getBody());
@@ -353,17 +355,14 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
   // % 2) and column 8 * (i / 4) + 2 * (t % 4) + i % 2: pairs of adjacent
   // columns.
   Value lane = arith::RemUIOp::create(b, loc, threadId, index(32));
-  Value warp = arith::DivUIOp::create(
-      b, loc, arith::RemUIOp::create(b, loc, threadId,
-                                     index(gemmc::kWarpgroupSize))
-                  .getResult(),
-      index(32));
+  Value inGroup =
+      arith::RemUIOp::create(b, loc, threadId, index(gemmc::kWarpgroupSize));
+  Value warp = arith::DivUIOp::create(b, loc, inGroup, index(32));
   Value warpRow = arith::MulIOp::create(b, loc, warp, index(16));
   Value laneRow = arith::DivUIOp::create(b, loc, lane, index(4));
   Value threadRow = arith::AddIOp::create(b, loc, warpRow, laneRow);
-  Value laneCol = arith::MulIOp::create(
-      b, loc, arith::RemUIOp::create(b, loc, lane, index(4)).getResult(),
-      index(2));
+  Value quad = arith::RemUIOp::create(b, loc, lane, index(4));
+  Value laneCol = arith::MulIOp::create(b, loc, quad, index(2));
   Value rowBase = arith::AddIOp::create(b, loc, row0, threadRow);
   Value colBase = arith::AddIOp::create(b, loc, col0, laneCol);
 
