@@ -90,6 +90,9 @@ private:
   void copyOperand(const TmaOperand &t, Value map, int64_t offset,
                    int64_t stride, Value stage, Value mn0, Value k0,
                    Value full);
+  /// Where `when` holds (a warpgroup's leader), arrives on the "empty"
+  /// barrier of the stage of pipeline iteration `it` - 1.
+  void releaseStageBefore(Value it, Value when);
   /// The descriptor of stage 0, row 0 of `t` at `offset` in shared memory.
   Value baseDescriptor(const TmaOperand &t, int64_t offset);
   LogicalResult storeC(ArrayRef<Value> accumulators, Value row0, Value col0);
@@ -211,6 +214,16 @@ void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
   scf::YieldOp::create(b, loc, steps.getResult(0));
 }
 
+void KernelBuilder::releaseStageBefore(Value it, Value when) {
+  auto ifRelease = scf::IfOp::create(b, loc, when, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard then(b);
+  b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
+  Value before = arith::AddIOp::create(b, loc, it, index(k.stages - 1));
+  Value stage = arith::RemUIOp::create(b, loc, before, index(k.stages));
+  Value empty = barrier(k.emptyBarrierOffset, stage);
+  NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, Value());
+}
+
 Value KernelBuilder::baseDescriptor(const TmaOperand &t, int64_t offset) {
   // Bits 0-13: the address >> 4; 16-29: the leading byte offset >> 4;
   // 32-45: the stride byte offset >> 4; 62-63: 1 for the 128-byte swizzle.
@@ -307,16 +320,7 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
     Value notFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
                                            steps.getInductionVar(), index(0));
-    Value release = arith::AndIOp::create(b, loc, notFirst, leader);
-    auto ifRelease = scf::IfOp::create(b, loc, release, false);
-    {
-      OpBuilder::InsertionGuard then(b);
-      b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
-      Value before = arith::AddIOp::create(b, loc, it, index(k.stages - 1));
-      Value previousStage = arith::RemUIOp::create(b, loc, before, index(k.stages));
-      Value empty = barrier(k.emptyBarrierOffset, previousStage);
-      NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, Value());
-    }
+    releaseStageBefore(it, arith::AndIOp::create(b, loc, notFirst, leader));
     SmallVector<Value> yields = {arith::AddIOp::create(b, loc, it, index(1))};
     yields.append(acc);
     scf::YieldOp::create(b, loc, yields);
@@ -326,16 +330,7 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
   // The last stage this tile used, once its wgmma completed.
   Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kTiles,
                                     index(0));
-  Value release = arith::AndIOp::create(b, loc, any, leader);
-  auto ifRelease = scf::IfOp::create(b, loc, release, false);
-  {
-    OpBuilder::InsertionGuard then(b);
-    b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
-    Value before = arith::AddIOp::create(b, loc, end, index(k.stages - 1));
-    Value lastStage = arith::RemUIOp::create(b, loc, before, index(k.stages));
-    Value empty = barrier(k.emptyBarrierOffset, lastStage);
-    NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, Value());
-  }
+  releaseStageBefore(end, arith::AndIOp::create(b, loc, any, leader));
   Value tileRow0 = arith::MulIOp::create(b, loc, tileRow, index(s.bm()));
   Value ownRows =
       arith::MulIOp::create(b, loc, consumer, index(k.rowsPerConsumer));
