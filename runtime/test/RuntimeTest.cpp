@@ -311,7 +311,14 @@ TEST(Contract, RejectsMalformedContracts) {
       parseContract(replace(kFixed, "C:ptr", "C:ptr gamma:f32"), c, error));
   EXPECT_EQ(error, "line 12: unsupported kernel parameter 'gamma:f32' (known: "
                    "A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 beta:f32 "
-                   "bias:ptr, and memref2|3.i32|i64 for A, B, C, bias)");
+                   "bias:ptr, memref2|3.i32|i64 for A, B, C, bias, and "
+                   "tmap-A:tensormap tmap-B:tensormap)");
+  // Tensor-map parameters come with the boxes of their maps.
+  EXPECT_FALSE(parseContract(
+      replace(kFixed, "C:ptr", "C:ptr tmap-A:tensormap tmap-B:tensormap"), c,
+      error));
+  EXPECT_EQ(error, "the tensor-map parameters and the 'tensor-maps' field "
+                   "come together");
   EXPECT_FALSE(
       parseContract(replace(kFixed, "C:ptr", "C:ptr bias:ptr"), c, error));
   EXPECT_EQ(error, "line 12: a bias:ptr parameter needs 'epilogue: bias=row' "
@@ -323,9 +330,10 @@ TEST(Contract, RejectsMalformedContracts) {
   EXPECT_FALSE(parseContract(replace(kFixed, "m=1024", "m=?"), c, error));
   EXPECT_EQ(error, "the problem's size M is given at launch but is not a "
                    "kernel parameter");
-  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v2"), c, error));
+  // Version 2 (tensor maps, persistent grids) is read; a later one is not.
+  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v3"), c, error));
   EXPECT_EQ(error, "line 6: unsupported contract version: "
-                   "// gemmc-contract-begin v2");
+                   "// gemmc-contract-begin v3");
   EXPECT_FALSE(parseContract(replace(kFixed, "// entry: sgemm_coalesced\n", ""),
                              c, error));
   EXPECT_EQ(error, "the kernel contract has no 'entry' field");
