@@ -24,6 +24,8 @@ static void printOperands(llvm::raw_ostream &os, const Directive &d) {
     os << " a";
   if (d.operandB)
     os << " b";
+  if (d.operandC)
+    os << " c";
 }
 
 static void printDirective(llvm::raw_ostream &os, const Directive &d) {
@@ -32,6 +34,7 @@ static void printDirective(llvm::raw_ostream &os, const Directive &d) {
   case DirectiveKind::Tile:
   case DirectiveKind::RegisterTile:
   case DirectiveKind::WarpTile:
+  case DirectiveKind::Cluster:
     os << " ";
     printShape(os, d.shape);
     break;

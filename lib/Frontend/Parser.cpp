@@ -103,7 +103,8 @@ private:
   bool parseVectorize(Directive &d);
   bool parseMma(Directive &d);
   bool parseWgmma(Directive &d);
-  bool parseOperands(Directive &d, StringRef what, StringRef verb);
+  bool parseOperands(Directive &d, StringRef what, StringRef verb,
+                     bool withC = false);
   bool parseInstructionShape(Directive &d, StringRef expected);
   bool parsePipeline(Directive &d);
   bool parseUnroll(Directive &d);
@@ -347,17 +348,22 @@ bool Parser::parseProblem(ProblemDecl &problem) {
 // Schedule
 //===----------------------------------------------------------------------===//
 
-bool Parser::parseOperands(Directive &d, StringRef what, StringRef verb) {
-  while (tok.isKeyword("a") || tok.isKeyword("b")) {
-    bool &operand = tok.spelling == "a" ? d.operandA : d.operandB;
+bool Parser::parseOperands(Directive &d, StringRef what, StringRef verb,
+                           bool withC) {
+  while (tok.isKeyword("a") || tok.isKeyword("b") ||
+         (withC && tok.isKeyword("c"))) {
+    bool &operand = tok.spelling == "a"   ? d.operandA
+                    : tok.spelling == "b" ? d.operandB
+                                          : d.operandC;
     if (operand)
       return error("operand '" + tok.spelling + "' is " + verb + " twice");
     operand = true;
     consume();
   }
-  if (!d.operandA && !d.operandB)
+  if (!d.operandA && !d.operandB && !d.operandC)
     return error("expected the operands to " + what +
-                 " ('a', 'b' or both), got " + describe());
+                 (withC ? " ('a', 'b', 'c')" : " ('a', 'b' or both)") +
+                 ", got " + describe());
   return true;
 }
 
@@ -497,6 +503,7 @@ static std::optional<DirectiveKind> getDirectiveKind(StringRef name) {
       .Case("tma", DirectiveKind::Tma)
       .Case("warp-specialize", DirectiveKind::WarpSpecialize)
       .Case("persistent", DirectiveKind::Persistent)
+      .Case("cluster", DirectiveKind::Cluster)
       .Default(std::nullopt);
 }
 
@@ -559,12 +566,15 @@ bool Parser::parseDirective(ScheduleDecl &schedule) {
     ok = parseWgmma(d);
     break;
   case DirectiveKind::Tma:
-    ok = parseOperands(d, "copy with TMA", "copied");
+    ok = parseOperands(d, "copy with TMA", "copied", /*withC=*/true);
     break;
   case DirectiveKind::WarpSpecialize:
     ok = parsePositive(d.count, "a number of consumer warpgroups");
     break;
   case DirectiveKind::Persistent:
+    break;
+  case DirectiveKind::Cluster:
+    ok = parseShape(d, "CMxCN", 2, 2);
     break;
   }
   if (!ok)

@@ -103,12 +103,16 @@ static Schedule buildSchedule(const ScheduleDecl &decl) {
     case DirectiveKind::Tma:
       s.tmaA = d.operandA;
       s.tmaB = d.operandB;
+      s.tmaC = d.operandC;
       break;
     case DirectiveKind::WarpSpecialize:
       s.consumers = d.count;
       break;
     case DirectiveKind::Persistent:
       s.persistent = true;
+      break;
+    case DirectiveKind::Cluster:
+      s.cluster = shape2(d);
       break;
     }
   }

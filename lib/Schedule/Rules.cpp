@@ -62,6 +62,7 @@ private:
   bool checkRegisters();
   bool checkHopperDirectives();
   bool checkWarpgroup();
+  bool checkCluster();
   void warnOfSpills(Part at, int64_t acc, int64_t fragments);
 
   /// The directive that makes the threads: the warp tile with mma, else the
@@ -617,9 +618,10 @@ void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
 bool Rules::checkHopperDirectives() {
   if (!s.hasWgmma()) {
     const std::pair<bool, DirectiveKind> needWgmma[] = {
-        {s.tmaA || s.tmaB, DirectiveKind::Tma},
+        {s.hasTma() || s.tmaC, DirectiveKind::Tma},
         {s.consumers.has_value(), DirectiveKind::WarpSpecialize},
-        {s.persistent, DirectiveKind::Persistent}};
+        {s.persistent, DirectiveKind::Persistent},
+        {s.cluster.has_value(), DirectiveKind::Cluster}};
     for (auto [given, directive] : needWgmma)
       if (given)
         return error(directive, "'" + stringify(directive) +
@@ -685,6 +687,8 @@ bool Rules::checkWarpgroup() {
   if (s.stages > 8)
     return error(DirectiveKind::Pipeline,
                  "at most 8 pipeline stages, got " + Twine(s.stages));
+  if (!checkCluster())
+    return false;
   WarpgroupKernel kernel = getWarpgroupKernel(p, s);
   int64_t elementBytes = kernel.elementBytes;
   int64_t rowElements = kSwizzleBytes / elementBytes;
@@ -718,16 +722,46 @@ bool Rules::checkWarpgroup() {
                              " stored M- or N-major, the wgmma tile (" +
                              Twine(mnExtent) + ") must be a multiple of " +
                              Twine(rowElements) + " elements");
+    // A cluster's blocks each copy a slice of the box's rows, on whole
+    // swizzle atoms of 8 rows.
+    if (t->boxOuter % (8 * t->multicast))
+      return error(DirectiveKind::Cluster,
+                   Twine("the ") + Twine(t->multicast) +
+                       " blocks that share the tile of " + name +
+                       " each multicast a slice of its " +
+                       Twine(t->boxOuter) +
+                       " box rows, which must be a multiple of 8 rows");
   }
+  if (kernel.c) {
+    bool rowMajor = kernel.c->rowMajor;
+    std::optional<int64_t> extent = rowMajor ? p.n : p.m;
+    int64_t multiple = kernel.c->sizeMultiple();
+    if (extent && *extent % multiple)
+      return error(DirectiveKind::Tma,
+                   Twine("'tma c' stores C in 16-byte units along its ") +
+                       (rowMajor ? "rows" : "columns") + ": " +
+                       (rowMajor ? "N = " : "M = ") + Twine(*extent) +
+                       " is not a multiple of " + Twine(multiple) +
+                       " (the last unit would write past the matrix)");
+  }
+  if (kernel.c && s.bn() % kernel.c->groupColumns)
+    return error(DirectiveKind::Tile,
+                 "'tma c' stores C in 128-byte groups of " +
+                     Twine(kernel.c->groupColumns) + " " + stringify(p.c) +
+                     " columns: BN = " + Twine(s.bn()) +
+                     " is not a multiple of them");
 
-  // TMA reads rows that start at multiples of 16 bytes; C is stored in
-  // pairs of adjacent columns where it is row-major. (Sizes given at launch:
-  // the contract's leading-dimension multiples say so, and the runtime
-  // checks them.)
+  // TMA reads and writes rows that start at multiples of 16 bytes; C is
+  // otherwise stored in pairs of adjacent columns where it is row-major.
+  // (Sizes given at launch: the contract's leading-dimension multiples say
+  // so, and the runtime checks them.)
+  int64_t cMultiple = kernel.c ? 16 / kernel.c->elementBytes
+                      : p.cLayout == MatrixLayout::Row ? 2
+                                                       : 1;
   const std::pair<Operand, int64_t> multiples[] = {
       {Operand::A, 16 / elementBytes},
       {Operand::B, 16 / elementBytes},
-      {Operand::C, p.cLayout == MatrixLayout::Row ? 2 : 1}};
+      {Operand::C, cMultiple}};
   for (auto [operand, multiple] : multiples) {
     std::optional<int64_t> ld = p.leadingDimension(operand);
     if (!ld || *ld % multiple == 0)
@@ -740,9 +774,9 @@ bool Rules::checkWarpgroup() {
                              "of ") +
                            names[int(operand)] + " (" + Twine(*ld) +
                            ") to be a multiple of " + Twine(multiple) +
-                           (operand == Operand::C
+                           (operand == Operand::C && !kernel.c
                                 ? " (it stores pairs of columns)"
-                                : " (TMA reads rows of 16-byte multiples)"));
+                                : " (TMA copies rows of 16-byte multiples)"));
   }
 
   facts.threadsPerBlock = kernel.threads;
@@ -761,22 +795,43 @@ bool Rules::checkWarpgroup() {
                      " tile of its warpgroup, and needs about " +
                      Twine(facts.registers) + " registers, more than the " +
                      Twine(budget) + " it can have");
-  // The stores of C at the matrix's edges are guarded element by element;
-  // with a full tile of accumulators live, ptxas may then spill (seen from
-  // 128 accumulators on, depending on C's type and the warpgroups).
-  bool tails = p.isDynamic() || *p.m % s.bm() || *p.n % s.bn();
-  if (tails && kernel.accumulators >= 128)
+  // The stores of C at the matrix's edges are guarded element by element
+  // (TMA clips them with `tma c`); with a full tile of accumulators live,
+  // ptxas may then spill (seen from 128 accumulators on, depending on C's
+  // type and the warpgroups).
+  if (!kernel.c && hasEdgeTiles(p, s) && kernel.accumulators >= 128)
     warning(DirectiveKind::Tile,
             "the kernel may spill registers to local memory: its stores of "
             "C at the matrix's edges are guarded element by element while " +
                 Twine(kernel.accumulators) +
-                " accumulators per consumer thread are live (ptxas -v tells)");
+                " accumulators per consumer thread are live (ptxas -v tells; "
+                "'tma c' stores through shared memory instead)");
   if (arch && facts.sharedBytes > arch->sharedMemoryLimit)
     return error(DirectiveKind::Pipeline,
                  "the tiles need " + Twine(facts.sharedBytes) +
                      " bytes of shared memory (" + Twine(s.stages) +
                      " stages), more than the " + arch->name + " limit of " +
                      Twine(arch->sharedMemoryLimit) + " bytes");
+  return true;
+}
+
+bool Rules::checkCluster() {
+  if (!s.cluster)
+    return true;
+  int64_t cm = s.clusterM(), cn = s.clusterN();
+  if (!llvm::isPowerOf2_64(cm) || !llvm::isPowerOf2_64(cn) ||
+      cm * cn > kMaxClusterSize)
+    return error(DirectiveKind::Cluster,
+                 "a cluster is a power of two of tile rows by a power of two "
+                 "of tile columns, at most " +
+                     Twine(kMaxClusterSize) + " blocks; got " + Twine(cm) +
+                     "x" + Twine(cn));
+  // The blocks of a cluster walk the same tiles in step (their copies feed
+  // each other): a grid of whole clusters that loops over the tiles.
+  if (!s.persistent)
+    return error(DirectiveKind::Cluster,
+                 "a cluster's blocks walk the tiles together: 'cluster' "
+                 "needs 'persistent'");
   return true;
 }
 
@@ -947,7 +1002,13 @@ bool gemmc::verifyScheduleStructure(const Schedule &s,
                       s.bm() % (64 * *s.consumers)))
     return error("warp_specialize must be 1 or 2 dividing the tile's rows in "
                  "64s");
-  if (!s.wgmma && (s.tmaA || s.tmaB || s.consumers || s.persistent))
-    return error("tma, warp_specialize and persistent need wgmma");
+  if (!s.wgmma &&
+      (s.hasTma() || s.tmaC || s.consumers || s.persistent || s.cluster))
+    return error("tma, warp_specialize, persistent and cluster need wgmma");
+  if (s.tmaC && !s.hasTma())
+    return error("tma of c needs tma of a and b");
+  if (s.cluster && ((*s.cluster)[0] < 1 || (*s.cluster)[1] < 1 ||
+                    !s.persistent))
+    return error("cluster sizes must be positive, with persistent");
   return true;
 }

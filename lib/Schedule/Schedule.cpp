@@ -5,6 +5,7 @@
 #include "gemmc/Schedule/Saturating.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
+#include <tuple>
 
 using namespace gemmc;
 using llvm::StringRef;
@@ -70,8 +71,9 @@ template <typename Field> static auto fieldValue(const Field &field) {
   return field.value;
 }
 template <typename T>
-static std::pair<bool, bool> fieldValue(const OperandsField<T> &field) {
-  return {field.a, field.b};
+static std::tuple<bool, bool, bool>
+fieldValue(const OperandsField<T> &field) {
+  return {field.a, field.b, field.c && *field.c};
 }
 
 bool Schedule::operator==(const Schedule &other) const {
@@ -161,10 +163,18 @@ struct FieldPrinter {
       os << *f.value;
   }
   void operator()(OperandsField<const bool> f) {
-    if (!f.a && !f.b)
+    llvm::SmallVector<llvm::StringRef, 3> names;
+    if (f.a)
+      names.push_back("a");
+    if (f.b)
+      names.push_back("b");
+    if (f.c && *f.c)
+      names.push_back("c");
+    if (names.empty())
       return;
-    entry(f.key) << " = [" << (f.a ? "a" : "") << (f.a && f.b ? ", " : "")
-                 << (f.b ? "b" : "") << "]";
+    entry(f.key) << " = [";
+    llvm::interleaveComma(names, os);
+    os << "]";
   }
 };
 } // namespace

@@ -66,6 +66,8 @@ StringRef gemmc::stringify(DirectiveKind kind) {
     return "warp-specialize";
   case DirectiveKind::Persistent:
     return "persistent";
+  case DirectiveKind::Cluster:
+    return "cluster";
   case DirectiveKind::SplitK:
     return "split-k";
   case DirectiveKind::Unroll:

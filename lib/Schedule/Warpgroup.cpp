@@ -66,6 +66,25 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p,
                k.elementBytes);
   k.b = layOut(Operand::B, p.bLayout == MatrixLayout::Col, s.bk(), s.bn(),
                k.elementBytes);
+  // The blocks of a cluster row compute the same rows of C and share A's
+  // tile; those of a column share B's.
+  k.clusterM = s.clusterM();
+  k.clusterN = s.clusterN();
+  k.a.multicast = k.clusterN;
+  k.b.multicast = k.clusterM;
+  k.emptyArrivals = k.consumers * (k.clusterM + k.clusterN - 1);
+  if (s.tmaC) {
+    TmaStore c;
+    c.rowMajor = p.cLayout == MatrixLayout::Row;
+    c.elementBytes = sizeInBytes(p.c);
+    int64_t lineElements = kSwizzleBytes / c.elementBytes;
+    c.groupColumns = lineElements;
+    c.groupsPerTile = k.mTiles * (s.bn() / std::max<int64_t>(lineElements, 1));
+    c.boxInner = lineElements;
+    c.boxOuter = c.rowMajor ? c.groupRows : c.groupColumns;
+    c.boxes = c.rowMajor ? 1 : c.groupRows / lineElements;
+    k.c = c;
+  }
 
   // Every stage of a swizzled tile starts on a 1024-byte boundary.
   auto alignAtom = [](int64_t bytes) {
@@ -75,7 +94,11 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p,
   k.bStageStride = alignAtom(k.b.stageBytes());
   k.aOffset = 0;
   k.bOffset = k.stages * k.aStageStride;
-  k.fullBarrierOffset = k.bOffset + k.stages * k.bStageStride;
+  k.cOffset = k.bOffset + k.stages * k.bStageStride;
+  int64_t cBytes = k.c ? alignAtom(k.c->groupBytes()) * TmaStore::kBuffers *
+                             k.consumers
+                       : 0;
+  k.fullBarrierOffset = k.cOffset + cBytes;
   k.emptyBarrierOffset = k.fullBarrierOffset + 8 * k.stages;
   k.sharedBytes = k.emptyBarrierOffset + 8 * k.stages;
   k.stageTransactionBytes = k.a.stageBytes() + k.b.stageBytes();
@@ -90,4 +113,13 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p,
                                                    perConsumer / 8 * 8, 256);
   k.accumulators = k.mTiles * s.bn() / 2;
   return k;
+}
+
+bool gemmc::hasEdgeTiles(const Problem &p, const Schedule &s) {
+  if (p.isDynamic())
+    return true;
+  int64_t tilesM = llvm::divideCeil(*p.m, s.bm());
+  int64_t tilesN = llvm::divideCeil(*p.n, s.bn());
+  return *p.m % s.bm() || *p.n % s.bn() || tilesM % s.clusterM() ||
+         tilesN % s.clusterN();
 }

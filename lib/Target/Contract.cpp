@@ -85,12 +85,15 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
   LaunchAttr launch = contract.launch;
 
   const gemmc::Schedule &model = schedule.getValue();
-  // Version 2 adds tensor maps and the persistent grid: a reader of
-  // version 1 refuses such a kernel rather than launch it wrongly.
-  bool v2 = model.tmaA || model.tmaB || model.persistent;
+  // Version 2 adds tensor maps and the persistent grid, version 3 C's
+  // tensor map and clusters: a reader of an older version refuses such a
+  // kernel rather than launch it wrongly.
+  int version = model.tmaC || model.cluster                    ? 3
+                : model.hasTma() || model.persistent ? 2
+                                                               : 1;
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "// gemmc-contract-begin " << (v2 ? "v2" : "v1") << "\n";
+  os << "// gemmc-contract-begin v" << version << "\n";
   os << "// entry: " << contract.entry << "\n";
   os << "// arch: " << contract.arch << "\n";
   os << "// block: ";
@@ -98,7 +101,11 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
   os << "\n// grid: ";
   llvm::interleave(
       launch.getGrid(), os, [&](GridDim dim) { printGridDim(os, dim); }, " ");
-  os << "\n// dynamic-shared-bytes: " << launch.getSharedBytes() << "\n";
+  os << "\n";
+  // Blocks per cluster (x y z): launched with cuLaunchKernelEx.
+  if (model.cluster)
+    os << "// cluster: " << model.clusterSize() << " 1 1\n";
+  os << "// dynamic-shared-bytes: " << launch.getSharedBytes() << "\n";
   // Sizes given at launch: each matrix is a memref descriptor (pointer,
   // pointer, offset, sizes, strides: one kernel parameter each).
   os << "// params:";
@@ -106,13 +113,26 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
     os << " " << name << ":" << type;
   os << "\n// alignment: 16\n";
   // The boxes of the tensor maps the runtime encodes (innermost first, in
-  // elements), all with the 128-byte swizzle.
-  if (model.tmaA || model.tmaB) {
+  // elements), all with the 128-byte swizzle; in a cluster each block
+  // copies a slice of A's and B's tiles.
+  if (model.hasTma()) {
     gemmc::WarpgroupKernel kernel =
         gemmc::getWarpgroupKernel(getProblemModel(problem), model);
-    os << "// tensor-maps: A=" << kernel.a.boxInner << "x" << kernel.a.boxOuter
-       << " B=" << kernel.b.boxInner << "x" << kernel.b.boxOuter
-       << " swizzle=128\n";
+    os << "// tensor-maps: A=" << kernel.a.boxInner << "x"
+       << kernel.a.sliceRows() << " B=" << kernel.b.boxInner << "x"
+       << kernel.b.sliceRows();
+    if (kernel.c)
+      os << " C=" << kernel.c->boxInner << "x" << kernel.c->boxOuter;
+    os << " swizzle=128\n";
+  }
+  // Sizes given at launch that `tma c` can store (in 16-byte units).
+  if (contract.descriptors && model.tmaC) {
+    gemmc::WarpgroupKernel kernel =
+        gemmc::getWarpgroupKernel(getProblemModel(problem), model);
+    bool rowMajor = kernel.c->rowMajor;
+    int64_t multiple = kernel.c->sizeMultiple();
+    os << "// size-multiple: m=" << (rowMajor ? 1 : multiple)
+       << " n=" << (rowMajor ? multiple : 1) << " k=1\n";
   }
   if (contract.descriptors) {
     ArrayRef<int64_t> ld = launch.getLdMultiple();

@@ -216,9 +216,11 @@ static bool parseProblem(const std::string &text, Problem &problem) {
 
 bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
                               std::string &error) {
-  // Version 2 adds tensor maps and persistent grids (docs/contract.md).
+  // Version 2 adds tensor maps and persistent grids, version 3 C's tensor
+  // map and clusters (docs/contract.md).
   const std::string begin = "// gemmc-contract-begin v1";
   const std::string beginV2 = "// gemmc-contract-begin v2";
+  const std::string beginV3 = "// gemmc-contract-begin v3";
   const std::string end = "// gemmc-contract-end";
   std::istringstream is(ptx);
   std::string line;
@@ -231,7 +233,7 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
     if (!line.empty() && line.back() == '\r')
       line.pop_back();
     if (!inside) {
-      inside = line == begin || line == beginV2;
+      inside = line == begin || line == beginV2 || line == beginV3;
       if (!inside && line.rfind("// gemmc-contract-begin", 0) == 0) {
         error = "line " + std::to_string(lineNo) +
                 ": unsupported contract version: " + line;
@@ -343,13 +345,14 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
         param.kind == "f32" && (param.name == "alpha" || param.name == "beta");
     contract.alphaBeta = contract.alphaBeta || scalar;
     bool tensorMap = param.kind == "tensormap" &&
-                     (param.name == "tmap-A" || param.name == "tmap-B");
+                     (param.name == "tmap-A" || param.name == "tmap-B" ||
+                      param.name == "tmap-C");
     if (!pointer && !size && !scalar && !tensorMap) {
       error = "line " + std::to_string(fieldLines["params"]) +
               ": unsupported kernel parameter '" + word +
               "' (known: A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 "
               "beta:f32 bias:ptr, memref2|3.i32|i64 for A, B, C, bias, and "
-              "tmap-A:tensormap tmap-B:tensormap)";
+              "tmap-A:tensormap tmap-B:tensormap tmap-C:tensormap)";
       return false;
     }
     contract.params.push_back(param);
@@ -396,9 +399,33 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
              parseInt(text.substr(x + 1), b.outer) && b.inner > 0 &&
              b.outer > 0 && b.inner <= 256 && b.outer <= 256;
     };
-    if (parts.size() != 3 || parts["swizzle"] != "128" ||
-        !box(parts["A"], contract.boxA) || !box(parts["B"], contract.boxB))
+    bool hasC = parts.count("C") != 0;
+    if (parts.size() != (hasC ? 4u : 3u) || parts["swizzle"] != "128" ||
+        !box(parts["A"], contract.boxA) || !box(parts["B"], contract.boxB) ||
+        (hasC && !box(parts["C"], contract.boxC)))
       return bad("tensor-maps");
+    if (maps != (hasC ? 3 : 2)) {
+      error = "line " + std::to_string(fieldLines["tensor-maps"]) +
+              ": the tensor-map parameters and the boxes of 'tensor-maps' "
+              "differ";
+      return false;
+    }
+  }
+  // `cluster: X Y Z`: blocks per cluster, at most 8 (the portable size).
+  if (fields.count("cluster")) {
+    std::vector<std::string> dims = splitWords(fields["cluster"]);
+    if (dims.size() != 3)
+      return bad("cluster");
+    int64_t blocks = 1;
+    for (int i = 0; i < 3; ++i) {
+      int64_t v;
+      if (!parseInt(dims[i], v) || v <= 0 || v > 8)
+        return bad("cluster");
+      contract.cluster[i] = unsigned(v);
+      blocks *= v;
+    }
+    if (blocks > 8)
+      return bad("cluster");
   }
   if (fields.count("alignment") &&
       (!parseInt(fields["alignment"], contract.alignment) ||
@@ -509,8 +536,8 @@ static bool acceptsLeadingDims(const Contract &contract, const Problem &p,
             std::to_string(m.ld) + ") must be at least " +
             std::to_string(m.dense) + " and a multiple of " +
             std::to_string(multiple);
-      if (contract.tensorMaps && i < 2)
-        why += " (the kernel reads it with TMA, whose rows start at "
+      if (contract.tensorMaps && (i < 2 || contract.storesWithTma()))
+        why += " (the kernel copies it with TMA, whose rows start at "
                "multiples of 16 bytes)";
       return false;
     }
@@ -554,6 +581,8 @@ bool gemmc::rt::accepts(const Contract &contract, const Problem &p,
     if (want % multiple != 0) {
       why = std::string(name) + " = " + std::to_string(want) +
             " is not a multiple of " + std::to_string(multiple);
+      if (contract.storesWithTma())
+        why += " (the kernel stores C with TMA, in 16-byte units)";
       return false;
     }
   }
@@ -589,22 +618,31 @@ bool gemmc::rt::accepts(const Contract &contract, const Problem &p,
 
 std::string gemmc::rt::formatContract(const Contract &c) {
   std::ostringstream os;
-  bool v2 = c.tensorMaps || c.grid[0].dim == 'S';
-  os << "// gemmc-contract-begin " << (v2 ? "v2" : "v1") << "\n";
+  int version = c.storesWithTma() || c.clusterSize() > 1 ? 3
+                : c.tensorMaps || c.grid[0].dim == 'S'     ? 2
+                                                           : 1;
+  os << "// gemmc-contract-begin v" << version << "\n";
   os << "// entry: " << c.entry << "\n";
   os << "// arch: " << c.arch << "\n";
   os << "// block: " << c.block[0] << " " << c.block[1] << " " << c.block[2]
      << "\n";
   os << "// grid: " << c.grid[0].str() << " " << c.grid[1].str() << " "
      << c.grid[2].str() << "\n";
+  if (c.clusterSize() > 1)
+    os << "// cluster: " << c.cluster[0] << " " << c.cluster[1] << " "
+       << c.cluster[2] << "\n";
   os << "// dynamic-shared-bytes: " << c.dynamicSharedBytes << "\n";
   os << "// params:";
   for (const Param &p : c.params)
     os << " " << p.name << ":" << p.kind;
   os << "\n// alignment: " << c.alignment << "\n";
-  if (c.tensorMaps)
+  if (c.tensorMaps) {
     os << "// tensor-maps: A=" << c.boxA.inner << "x" << c.boxA.outer
-       << " B=" << c.boxB.inner << "x" << c.boxB.outer << " swizzle=128\n";
+       << " B=" << c.boxB.inner << "x" << c.boxB.outer;
+    if (c.storesWithTma())
+      os << " C=" << c.boxC.inner << "x" << c.boxC.outer;
+    os << " swizzle=128\n";
+  }
   os << "// semantics: " << c.semantics << "\n";
   if (!c.bias.empty() || c.relu) {
     os << "// epilogue:";

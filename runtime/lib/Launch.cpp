@@ -28,20 +28,65 @@ ContractKernel::ContractKernel(const std::string &ptx, const std::string &file,
   CUdevice device;
   GEMMC_CU(api.cuCtxGetDevice(&device));
   GEMMC_CU(api.cuDeviceGetAttribute(
-      &multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
+      &residentBlocks, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
+  if (spec.clusterSize() > 1) {
+    // Not every multiprocessor can host a block of a cluster (a cluster
+    // lives in one GPC): a persistent grid of whole clusters that all run
+    // at once.
+    CUlaunchAttribute attribute;
+    // (The query's grid, like a launch's, is whole clusters.)
+    unsigned size = spec.clusterSize();
+    CUlaunchConfig config =
+        launchConfig(unsigned(residentBlocks) / size * size, attribute);
+    int clusters = 0;
+    GEMMC_CU(api.cuOccupancyMaxActiveClusters(&clusters, function, &config));
+    if (clusters < 1)
+      throw std::runtime_error(file + ": no cluster of " +
+                               std::to_string(spec.clusterSize()) +
+                               " blocks of kernel '" + spec.entry +
+                               "' fits on the device");
+    residentBlocks = clusters * int(spec.clusterSize());
+  }
 }
 
-/// The tensor map of operand A or B (`name`) of `p` at `base`: 2-D, the
-/// contiguous dimension first, its rows `ld` elements apart, read in boxes
-/// of `box` into 128-byte-swizzled shared memory; reads past the matrix
-/// fill zeros.
+CUlaunchConfig ContractKernel::launchConfig(unsigned gridX,
+                                            CUlaunchAttribute &cluster) const {
+  CUlaunchConfig config = {};
+  config.gridDimX = gridX;
+  config.gridDimY = 1;
+  config.gridDimZ = 1;
+  config.blockDimX = spec.block[0];
+  config.blockDimY = spec.block[1];
+  config.blockDimZ = spec.block[2];
+  config.sharedMemBytes = unsigned(spec.dynamicSharedBytes);
+  cluster = {};
+  cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  cluster.value.clusterDim.x = spec.cluster[0];
+  cluster.value.clusterDim.y = spec.cluster[1];
+  cluster.value.clusterDim.z = spec.cluster[2];
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  return config;
+}
+
+/// The tensor map of operand A, B or C (`name`) of `p` at `base`: 2-D, the
+/// contiguous dimension first, its rows `ld` elements apart, copied in
+/// boxes of `box` to or from 128-byte-swizzled shared memory; reads past
+/// the matrix fill zeros, writes past it are dropped.
 static CUtensorMap encodeTensorMap(const std::string &name, const Problem &p,
                                    CUdeviceptr base, TensorMapBox box) {
-  bool isA = name == "tmap-A";
-  Layout layout = isA ? p.aLayout : p.bLayout;
-  int64_t rows = isA ? p.m : p.k, cols = isA ? p.k : p.n;
-  DType type = isA ? p.a : p.b;
-  int64_t ld = isA ? p.ldOfA() : p.ldOfB();
+  struct Matrix {
+    Layout layout;
+    int64_t rows, cols;
+    DType type;
+    int64_t ld;
+  } matrix = name == "tmap-A"   ? Matrix{p.aLayout, p.m, p.k, p.a, p.ldOfA()}
+             : name == "tmap-B" ? Matrix{p.bLayout, p.k, p.n, p.b, p.ldOfB()}
+                                : Matrix{p.cLayout, p.m, p.n, p.c, p.ldOfC()};
+  Layout layout = matrix.layout;
+  int64_t rows = matrix.rows, cols = matrix.cols;
+  DType type = matrix.type;
+  int64_t ld = matrix.ld;
   bool rowMajor = layout == Layout::Row;
   cuuint64_t dims[2] = {cuuint64_t(rowMajor ? cols : rows),
                         cuuint64_t(rowMajor ? rows : cols)};
@@ -138,8 +183,12 @@ void ContractKernel::launch(const Operands &operands,
     if (kind == "tensormap") {
       // Passed by value: the launch copies the 128 bytes.
       maps[i] = encodeTensorMap(name, p,
-                                name == "tmap-A" ? operands.a : operands.b,
-                                name == "tmap-A" ? spec.boxA : spec.boxB);
+                                name == "tmap-A"   ? operands.a
+                                : name == "tmap-B" ? operands.b
+                                                   : operands.c,
+                                name == "tmap-A"   ? spec.boxA
+                                : name == "tmap-B" ? spec.boxB
+                                                   : spec.boxC);
       args.push_back(&maps[i]);
       continue;
     }
@@ -154,7 +203,18 @@ void ContractKernel::launch(const Operands &operands,
   unsigned grid[3];
   for (int i = 0; i < 3; ++i)
     grid[i] = unsigned(
-        spec.grid[i].evaluate(p.m, p.n, p.k, p.batch, multiprocessors));
+        spec.grid[i].evaluate(p.m, p.n, p.k, p.batch, residentBlocks));
+  if (spec.clusterSize() > 1) {
+    // The cluster's dimension as a launch attribute (the PTX states it too,
+    // .reqnctapercluster).
+    CUlaunchAttribute attribute;
+    CUlaunchConfig config = launchConfig(grid[0], attribute);
+    config.gridDimY = grid[1];
+    config.gridDimZ = grid[2];
+    GEMMC_CU(DriverApi::get().cuLaunchKernelEx(&config, function, args.data(),
+                                               nullptr));
+    return;
+  }
   GEMMC_CU(DriverApi::get().cuLaunchKernel(
       function, grid[0], grid[1], grid[2], spec.block[0], spec.block[1],
       spec.block[2], unsigned(spec.dynamicSharedBytes), nullptr, args.data(),

@@ -311,6 +311,15 @@ static std::vector<Loaded> loadKernels(const BenchOptions &o) {
   for (const std::string &file : o.kernels) {
     auto kernel =
         std::make_unique<ContractKernel>(readFile(file), file, o.optLevel);
+    const Contract &contract = kernel->contract();
+    if (contract.grid[0].dim == 'S')
+      std::cerr << file << ": persistent grid of "
+                << kernel->persistentBlocks() << " blocks"
+                << (contract.clusterSize() > 1
+                        ? " in clusters of " +
+                              std::to_string(contract.clusterSize())
+                        : std::string())
+                << "\n";
     kernels.push_back({file, std::move(kernel)});
   }
   return kernels;

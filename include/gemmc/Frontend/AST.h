@@ -87,13 +87,14 @@ struct Directive {
   DirectiveKind kind = DirectiveKind::Tile;
   llvm::SMLoc loc;
 
-  /// tile (BMxBN[xBK]), register-tile (TMxTN), warp-tile (WMxWN), and the
+  /// tile (BMxBN[xBK]), register-tile (TMxTN), warp-tile (WMxWN), cluster
+  /// (CMxCN), and the
   /// mma instruction shape (M, N, K of mNnNkK).
   llvm::SmallVector<int64_t, 3> shape;
 
   /// promote and tma: which operands (promote: to shared memory, and how
-  /// they are laid out there).
-  bool operandA = false, operandB = false;
+  /// they are laid out there); tma may name C too.
+  bool operandA = false, operandB = false, operandC = false;
   int64_t pad = 0;      ///< elements of padding per shared-memory row
   bool swizzle = false; ///< XOR swizzle instead of padding
   bool transposeA = false;

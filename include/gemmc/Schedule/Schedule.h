@@ -129,14 +129,19 @@ struct Schedule {
   /// `wgmma mMnNkK`: Hopper's warpgroup MMA of this shape (sm_90a), reading
   /// A and B from shared memory (gemmc/Schedule/Warpgroup.h).
   std::optional<std::array<int64_t, 3>> wgmma;
-  /// `tma a b`: tiles of A and B copied by the tensor memory accelerator
-  /// into 128-byte-swizzled shared memory, completing on mbarriers.
-  bool tmaA = false, tmaB = false;
+  /// `tma a b [c]`: tiles of A and B copied by the tensor memory
+  /// accelerator into 128-byte-swizzled shared memory, completing on
+  /// mbarriers; with `c`, C stored through shared memory by TMA.
+  bool tmaA = false, tmaB = false, tmaC = false;
   /// `warp-specialize N`: a producer warpgroup issues the copies, N consumer
   /// warpgroups the wgmma.
   std::optional<int64_t> consumers;
   /// `persistent`: one block per multiprocessor, looping over the tiles.
   bool persistent = false;
+  /// `cluster CMxCN`: thread-block clusters of CM tile rows by CN tile
+  /// columns; the blocks of a row share A's tile and those of a column
+  /// B's, each copying a slice that TMA multicasts to all of them.
+  std::optional<std::array<int64_t, 2>> cluster;
 
   bool operator==(const Schedule &other) const;
   bool operator!=(const Schedule &other) const { return !(*this == other); }
@@ -152,6 +157,12 @@ struct Schedule {
   int64_t wn() const { return warpTile ? (*warpTile)[1] : 0; }
   bool hasMma() const { return mma.has_value(); }
   bool hasWgmma() const { return wgmma.has_value(); }
+  /// Whether TMA copies A or B.
+  bool hasTma() const { return tmaA || tmaB; }
+  /// The cluster's tile rows and columns, and blocks (1 without one).
+  int64_t clusterM() const { return cluster ? (*cluster)[0] : 1; }
+  int64_t clusterN() const { return cluster ? (*cluster)[1] : 1; }
+  int64_t clusterSize() const { return clusterM() * clusterN(); }
   bool hasPromotion() const { return promoteA || promoteB; }
   bool isPipelined() const {
     return stages != 1 || registerDoubleBuffer || cpAsync;
@@ -217,10 +228,11 @@ template <typename T> struct OptionalIntField {
   T &value;
   llvm::StringRef zeroKeyword;
 };
-/// `key = [a, b]`: which of A and B:
+/// `key = [a, b]`: which of A and B (and C, where the field has `c`):
 template <typename T> struct OperandsField {
   llvm::StringRef key;
   T &a, &b;
+  T *c = nullptr;
 };
 
 /// Calls `visit` on each field of the schedules `s` (one or more, const or
@@ -245,8 +257,9 @@ void visitScheduleFields(Visitor &&visit, S &...s) {
   auto optional = [](llvm::StringRef k, auto &v, llvm::StringRef zero = "") {
     return OptionalIntField<std::remove_reference_t<decltype(v)>>{k, v, zero};
   };
-  auto operands = [](llvm::StringRef k, auto &a, auto &b) {
-    return OperandsField<std::remove_reference_t<decltype(a)>>{k, a, b};
+  auto operands = [](llvm::StringRef k, auto &a, auto &b,
+                     decltype(&a) c = nullptr) {
+    return OperandsField<std::remove_reference_t<decltype(a)>>{k, a, b, c};
   };
   visit(shape("tile", s.tile)...);
   visit(flag("coalesce", s.coalesce)...);
@@ -266,9 +279,10 @@ void visitScheduleFields(Visitor &&visit, S &...s) {
   visit(optional("split_k", s.splitK)...);
   visit(flag("split_edges", s.splitEdges)...);
   visit(shape("wgmma", s.wgmma)...);
-  visit(operands("tma", s.tmaA, s.tmaB)...);
+  visit(operands("tma", s.tmaA, s.tmaB, &s.tmaC)...);
   visit(optional("warp_specialize", s.consumers)...);
   visit(flag("persistent", s.persistent)...);
+  visit(shape("cluster", s.cluster)...);
 }
 
 /// The body of `#gemm.schedule<...>`: `tile = 128x128x8, coalesce, ...`.

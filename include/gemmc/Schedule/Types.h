@@ -39,6 +39,7 @@ enum class DirectiveKind {
   Tma,
   WarpSpecialize,
   Persistent,
+  Cluster,
 };
 
 llvm::StringRef stringify(DirectiveKind kind);

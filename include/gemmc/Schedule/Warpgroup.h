@@ -19,12 +19,18 @@
 
 #include "gemmc/Schedule/Schedule.h"
 
+#include <optional>
+
 namespace gemmc {
 
 /// The 128-byte swizzle TMA writes and wgmma reads: rows of 128 bytes in
 /// atoms of 8 rows (1024 bytes, the alignment a swizzled tile needs).
 inline constexpr int64_t kSwizzleBytes = 128;
 inline constexpr int64_t kSwizzleAtomBytes = 1024;
+
+/// The most blocks a cluster may have without opting in to non-portable
+/// sizes.
+inline constexpr int64_t kMaxClusterSize = 8;
 
 /// How one operand's tile of a stage lies in shared memory: `chunks` TMA
 /// boxes of `boxInner` x `boxOuter` elements (innermost first, as
@@ -37,8 +43,13 @@ struct TmaOperand {
   /// K is the contiguous dimension.
   bool kMajor = true;
   int64_t boxInner = 0, boxOuter = 0, chunks = 0, chunkBytes = 0;
+  /// The blocks of a cluster that share this tile (1 without multicast):
+  /// each copies `sliceRows()` of every box's rows and TMA multicasts them
+  /// to all; the tensor map's box is boxInner x sliceRows().
+  int64_t multicast = 1;
 
   int64_t stageBytes() const { return chunks * chunkBytes; }
+  int64_t sliceRows() const { return boxOuter / multicast; }
   /// The wgmma descriptor's leading and stride byte offsets.
   int64_t leadingByteOffset() const;
   int64_t strideByteOffset() const { return kSwizzleAtomBytes; }
@@ -46,6 +57,29 @@ struct TmaOperand {
   /// starts at row (of M or N) `mn` and step `kStep` of K (each `kElems`
   /// elements of `elementBytes`).
   int64_t offsetOf(int64_t mn, int64_t kElements, int64_t elementBytes) const;
+};
+
+/// How a consumer warpgroup stores C through shared memory with TMA (`tma
+/// c`): in groups of 64 rows (one wgmma tile) by `groupColumns` (128 bytes
+/// of C), two buffers deep. A row-major group is one TMA box of 64 rows of
+/// 128 bytes; a column-major one `boxes` boxes of `boxInner` rows (128
+/// bytes) by `groupColumns` columns. Boxes are 128-byte swizzled: byte `x`
+/// of line `l` (a row of a row-major box, a column of a column-major one)
+/// lies at 128 * l + ((x / 16) ^ (l % 8)) * 16 + x % 16.
+struct TmaStore {
+  bool rowMajor = true;
+  int64_t elementBytes = 4;
+  int64_t groupRows = 64, groupColumns = 0, groupsPerTile = 0;
+  /// The tensor map's box (innermost first), and boxes per group.
+  int64_t boxInner = 0, boxOuter = 0, boxes = 1;
+  static constexpr int64_t kBuffers = 2;
+
+  int64_t boxBytes() const { return boxInner * boxOuter * elementBytes; }
+  int64_t groupBytes() const { return boxes * boxBytes(); }
+  /// TMA clips stores past the matrix in 16-byte units of its contiguous
+  /// dimension (measured on an H200: the rest of such a unit is written):
+  /// N (row-major C) or M (column-major) must be a multiple of this.
+  int64_t sizeMultiple() const { return 16 / elementBytes; }
 };
 
 /// The Hopper kernel of a wgmma schedule.
@@ -59,10 +93,18 @@ struct WarpgroupKernel {
   /// Rows of C per consumer warpgroup, and the wgmma tiles it covers.
   int64_t rowsPerConsumer = 0, mTiles = 0, nTiles = 0, kSteps = 0;
   TmaOperand a, b;
-  /// The shared-memory map: A's stages, B's stages, then the mbarriers
-  /// (full, then empty, 8 bytes each); the whole is requested dynamically
-  /// and aligned to 1024 bytes.
-  int64_t aOffset = 0, bOffset = 0, fullBarrierOffset = 0,
+  /// With `tma c`: how C is stored.
+  std::optional<TmaStore> c;
+  /// The cluster: tile rows by tile columns of blocks.
+  int64_t clusterM = 1, clusterN = 1;
+  /// Arrivals that release a stage: each consumer warpgroup of every
+  /// block whose producer writes into it (the block itself, the blocks of
+  /// its cluster row and those of its cluster column).
+  int64_t emptyArrivals = 1;
+  /// The shared-memory map: A's stages, B's stages, C's store buffers (two
+  /// per consumer), then the mbarriers (full, then empty, 8 bytes each);
+  /// the whole is requested dynamically and aligned to 1024 bytes.
+  int64_t aOffset = 0, bOffset = 0, cOffset = 0, fullBarrierOffset = 0,
           emptyBarrierOffset = 0, sharedBytes = 0;
   /// Bytes from one stage of A (B) to the next: a multiple of 1024.
   int64_t aStageStride = 0, bStageStride = 0;
@@ -79,6 +121,11 @@ struct WarpgroupKernel {
 /// meaningful where checkSchedule accepts them.
 WarpgroupKernel getWarpgroupKernel(const Problem &problem,
                                    const Schedule &schedule);
+
+/// Whether some tiles of C, in `schedule`'s grid, reach past the matrix's
+/// edges or lie wholly outside it (a cluster's blocks beyond the last tile
+/// row or column): their stores must be guarded or clipped.
+bool hasEdgeTiles(const Problem &problem, const Schedule &schedule);
 
 } // namespace gemmc
 

@@ -85,8 +85,8 @@ static void outlineKernel(KernelOp kernel) {
   // value per column of C) or an M x 1 column, in C's type.
   std::optional<StringRef> bias = kernel.getBias();
   const gemmc::Schedule &schedule = kernel.getSchedule().getValue();
-  KernelABI abi(kernel.getAlphaBeta(), bias.has_value(),
-                schedule.tmaA || schedule.tmaB);
+  KernelABI abi =
+      KernelABI::get(kernel.getAlphaBeta(), bias.has_value(), schedule);
   SmallVector<Type, 6> argTypes;
   SmallVector<unsigned, 4> pointers;
   for (auto [i, role] : llvm::enumerate(abi.getRoles())) {
@@ -110,6 +110,7 @@ static void outlineKernel(KernelOp kernel) {
       break;
     case KernelArg::TensorMapA:
     case KernelArg::TensorMapB:
+    case KernelArg::TensorMapC:
       // The address of the CUtensorMap the runtime passes by value (a
       // grid-constant parameter once lowered: gemm-grid-constant).
       argTypes.push_back(LLVM::LLVMPointerType::get(ctx));

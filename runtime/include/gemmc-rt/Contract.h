@@ -88,8 +88,9 @@ struct TensorMapBox {
 /// matrix) or 3 (a batch), index fields of B = 32 or 64 bits; each is
 /// 3 + 2R kernel parameters (pointer, pointer, offset, R sizes, R strides).
 /// A kernel with TMA takes the tensor maps of A and B (`tmap-A:tensormap`,
-/// `tmap-B:tensormap`, contract version 2): 128-byte CUtensorMap structs
-/// passed by value, which the launcher encodes from the operands.
+/// `tmap-B:tensormap`, contract version 2) and of C where it stores C with
+/// TMA (`tmap-C:tensormap`, version 3): 128-byte CUtensorMap structs passed
+/// by value, which the launcher encodes from the operands.
 struct Param {
   std::string name;
   std::string kind;
@@ -120,9 +121,15 @@ struct Contract {
   bool descriptors() const;
   /// Bits of the descriptors' index fields (32 or 64).
   int indexBits() const;
-  /// `tensor-maps:` (version 2): the boxes of A's and B's tensor maps.
+  /// `tensor-maps:` (version 2): the boxes of A's and B's tensor maps, and
+  /// of C's where `C=IxO` is given (version 3; boxC.inner is 0 otherwise).
   bool tensorMaps = false;
-  TensorMapBox boxA, boxB;
+  TensorMapBox boxA, boxB, boxC;
+  bool storesWithTma() const { return boxC.inner != 0; }
+  /// `cluster: X Y Z` (version 3): blocks per thread-block cluster, launched
+  /// with cuLaunchKernelEx.
+  unsigned cluster[3] = {1, 1, 1};
+  unsigned clusterSize() const { return cluster[0] * cluster[1] * cluster[2]; }
   std::string schedule;
   std::string source;
 };

@@ -50,6 +50,8 @@ struct DriverApi {
   X(cuFuncGetAttribute)                                                        \
   X(cuFuncSetAttribute)                                                        \
   X(cuLaunchKernel)                                                            \
+  X(cuLaunchKernelEx)                                                          \
+  X(cuOccupancyMaxActiveClusters)                                              \
   X(cuTensorMapEncodeTiled)                                                    \
   X(cuMemAlloc)                                                                \
   X(cuMemFree)                                                                 \

@@ -26,6 +26,8 @@ public:
 
   const Contract &contract() const { return spec; }
   const KernelInfo &info() const { return jitInfo; }
+  /// The blocks of a persistent grid (`grid: SM`) on this device.
+  int persistentBlocks() const { return residentBlocks; }
 
   /// Returns an empty string if the kernel can compute `problem`, otherwise
   /// why not.
@@ -36,12 +38,18 @@ public:
   void launch(const Operands &operands, const Problem &problem) const;
 
 private:
+  /// The launch of a cluster kernel with a grid of `gridX` x 1 x 1
+  /// (`cluster` holds its one attribute).
+  CUlaunchConfig launchConfig(unsigned gridX,
+                              CUlaunchAttribute &cluster) const;
+
   Contract spec;
   Module module;
   CUfunction function = nullptr;
   KernelInfo jitInfo;
-  /// The device's multiprocessors: a persistent grid's size.
-  int multiprocessors = 1;
+  /// A persistent grid's size: the device's multiprocessors, or for a
+  /// cluster kernel the blocks of as many clusters as fit at once.
+  int residentBlocks = 1;
 };
 
 } // namespace gemmc::rt

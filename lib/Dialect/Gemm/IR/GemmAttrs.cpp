@@ -208,10 +208,16 @@ struct ScheduleFieldParser {
       SMLoc loc = parser.getCurrentLocation();
       if (parser.parseKeyword(&operand))
         return failure();
-      if (operand != "a" && operand != "b")
-        return parser.emitError(loc, "expected 'a' or 'b'");
-      (operand == "a" ? f.a : f.b) = true;
-      return success();
+      if (operand == "a" || operand == "b") {
+        (operand == "a" ? f.a : f.b) = true;
+        return success();
+      }
+      if (operand == "c" && f.c) {
+        *f.c = true;
+        return success();
+      }
+      return parser.emitError(loc, f.c ? "expected 'a', 'b' or 'c'"
+                                       : "expected 'a' or 'b'");
     };
     result = failure(parser.parseEqual() ||
                      parser.parseCommaSeparatedList(

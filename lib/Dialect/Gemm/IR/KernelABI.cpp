@@ -25,11 +25,14 @@ StringRef mlir::gemm::stringifyKernelArg(KernelArg role) {
     return "tmap-A";
   case KernelArg::TensorMapB:
     return "tmap-B";
+  case KernelArg::TensorMapC:
+    return "tmap-C";
   }
   llvm_unreachable("unknown kernel argument");
 }
 
-KernelABI::KernelABI(bool alphaBeta, bool bias, bool tensorMaps)
+KernelABI::KernelABI(bool alphaBeta, bool bias, bool tensorMaps,
+                     bool tensorMapC)
     : roles({KernelArg::A, KernelArg::B, KernelArg::C}) {
   if (alphaBeta)
     roles.append({KernelArg::Alpha, KernelArg::Beta});
@@ -37,19 +40,29 @@ KernelABI::KernelABI(bool alphaBeta, bool bias, bool tensorMaps)
     roles.push_back(KernelArg::Bias);
   if (tensorMaps)
     roles.append({KernelArg::TensorMapA, KernelArg::TensorMapB});
+  if (tensorMapC)
+    roles.push_back(KernelArg::TensorMapC);
+}
+
+KernelABI KernelABI::get(bool alphaBeta, bool bias,
+                         const gemmc::Schedule &schedule) {
+  return KernelABI(alphaBeta, bias, schedule.hasTma(), schedule.tmaC);
 }
 
 KernelABI KernelABI::of(Operation *kernel) {
   auto schedule = kernel->getAttrOfType<ScheduleAttr>(kScheduleAttr);
-  bool tensorMaps =
-      schedule && (schedule.getValue().tmaA || schedule.getValue().tmaB);
-  return KernelABI(kernel->hasAttr(kAlphaBetaAttr), kernel->hasAttr(kBiasAttr),
-                   tensorMaps);
+  bool alphaBeta = kernel->hasAttr(kAlphaBetaAttr);
+  bool bias = kernel->hasAttr(kBiasAttr);
+  if (!schedule)
+    return KernelABI(alphaBeta, bias, /*tensorMaps=*/false,
+                     /*tensorMapC=*/false);
+  return get(alphaBeta, bias, schedule.getValue());
 }
 
 unsigned KernelABI::getNumTensorMaps() const {
   return llvm::count_if(roles, [](KernelArg role) {
-    return role == KernelArg::TensorMapA || role == KernelArg::TensorMapB;
+    return role == KernelArg::TensorMapA || role == KernelArg::TensorMapB ||
+           role == KernelArg::TensorMapC;
   });
 }
 

@@ -14,7 +14,17 @@
 //     over the stage; commit; wait until one group is in flight; release
 //     the previous stage (empty, one arrival per warpgroup)
 //     wait for the last group, release its stage, store C with the
-//     epilogue from the accumulators
+//     epilogue from the accumulators: directly, or with `tma c` through
+//     two shared-memory buffers per warpgroup that TMA stores (one group
+//     of 64 rows x 128 bytes at a time; the matrix's edges clip them)
+//
+// In a cluster (`cluster CMxCN`, persistent) the blocks walk the cluster's
+// tiles in step: block (rm, rn) of the cluster computes tile row
+// CM * r + rm and column CN * c + rn of cluster tile (r, c). The blocks of
+// a cluster row share A's tile, each copying 1/CN of its rows and
+// multicasting them to the row; likewise B in a column. A stage is free
+// once the consumers of every block that writes into it have released it:
+// they arrive on the "empty" barriers of their row's and column's blocks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -81,6 +91,8 @@ private:
   }
 
   void buildPrologue();
+  /// All threads of the cluster's blocks meet (a cluster kernel only).
+  void clusterBarrier();
   void buildProducer(Value tileStart, Value tileStep);
   LogicalResult buildConsumer(Value tileStart, Value tileStep);
   /// The tile row and column (in tiles) of linear tile `tile`.
@@ -91,11 +103,20 @@ private:
                    int64_t stride, Value stage, Value mn0, Value k0,
                    Value full);
   /// Where `when` holds (a warpgroup's leader), arrives on the "empty"
-  /// barrier of the stage of pipeline iteration `it` - 1.
+  /// barrier of the stage of pipeline iteration `it` - 1 (of each block
+  /// that writes into the stage, in a cluster).
   void releaseStageBefore(Value it, Value when);
+  /// Arrives on the mbarrier `local` of the cluster's block `rank`.
+  void arriveRemote(Value local, Value rank);
   /// The descriptor of stage 0, row 0 of `t` at `offset` in shared memory.
   Value baseDescriptor(const TmaOperand &t, int64_t offset);
   LogicalResult storeC(ArrayRef<Value> accumulators, Value row0, Value col0);
+  /// `tma c`: stores C through shared memory with TMA.
+  LogicalResult storeCWithTma(ArrayRef<Value> accumulators, Value consumer,
+                              Value leader, Value row0, Value col0);
+  /// The byte offset, in a group of C's store buffer, of the element at
+  /// (`row`, `col`) of the group (i32 values).
+  Value groupOffset(Value row, Value col);
 
   gpu::GPUFuncOp func;
   const gemmc::Problem &p;
@@ -105,18 +126,33 @@ private:
   OpBuilder b;
 
   Value sharedBase, sharedAddress;
-  Value a, bMatrix, c, mapA, mapB;
+  Value a, bMatrix, c, mapA, mapB, mapC;
   Value m, n, kExtent, tilesM, tilesN, numTiles, kTiles;
   Value threadId, warpgroup;
+  /// In a cluster: the block's rank and its tile row and column in the
+  /// cluster (index), and the cluster tiles' rows and columns.
+  Value rank, rankM, rankN, clusterTilesM, clusterTilesN;
 };
 } // namespace
 
 std::pair<Value, Value> KernelBuilder::tileCoordinates(Value tile) {
-  if (s.raster)
-    return rasterize(b, loc, tile, tilesM, tilesN, *s.raster);
-  Value row = arith::DivUIOp::create(b, loc, tile, tilesN);
-  Value col = arith::RemUIOp::create(b, loc, tile, tilesN);
-  return {row, col};
+  // Without a cluster, each cluster tile is one tile.
+  Value rows = s.cluster ? clusterTilesM : tilesM;
+  Value cols = s.cluster ? clusterTilesN : tilesN;
+  Value row, col;
+  if (s.raster) {
+    std::tie(row, col) = rasterize(b, loc, tile, rows, cols, *s.raster);
+  } else {
+    row = arith::DivUIOp::create(b, loc, tile, cols);
+    col = arith::RemUIOp::create(b, loc, tile, cols);
+  }
+  if (!s.cluster)
+    return {row, col};
+  Value rowStart = arith::MulIOp::create(b, loc, row, index(k.clusterM));
+  Value colStart = arith::MulIOp::create(b, loc, col, index(k.clusterN));
+  Value ownRow = arith::AddIOp::create(b, loc, rowStart, rankM);
+  Value ownCol = arith::AddIOp::create(b, loc, colStart, rankN);
+  return {ownRow, ownCol};
 }
 
 std::pair<Value, Value> KernelBuilder::stageAndPhase(Value it) {
@@ -138,11 +174,21 @@ void KernelBuilder::buildPrologue() {
       Value full = sharedPointer(i32(k.fullBarrierOffset + 8 * stage));
       NVVM::MBarrierInitOp::create(b, loc, full, i32(1), Value());
       Value empty = sharedPointer(i32(k.emptyBarrierOffset + 8 * stage));
-      NVVM::MBarrierInitOp::create(b, loc, empty, i32(k.consumers), Value());
+      NVVM::MBarrierInitOp::create(b, loc, empty, i32(k.emptyArrivals),
+                                   Value());
     }
     NVVM::FenceMbarrierInitOp::create(b, loc);
   }
   gpu::BarrierOp::create(b, loc);
+  // The peers' copies and arrivals find the barriers initialised.
+  if (s.cluster)
+    clusterBarrier();
+}
+
+void KernelBuilder::clusterBarrier() {
+  UnitAttr aligned = b.getUnitAttr();
+  NVVM::ClusterArriveOp::create(b, loc, aligned);
+  NVVM::ClusterWaitOp::create(b, loc, aligned);
 }
 
 void KernelBuilder::copyOperand(const TmaOperand &t, Value map,
@@ -150,6 +196,24 @@ void KernelBuilder::copyOperand(const TmaOperand &t, Value map,
                                 Value mn0, Value k0, Value full) {
   Value stage32 = toI32(stage);
   Value stageOffset = arith::MulIOp::create(b, loc, stage32, i32(stride));
+  // Shared by a cluster row (A) or column (B): this block copies slice
+  // `slice` of each box's rows and multicasts it to the blocks of `mask`.
+  Value slice, mask, sliceOffset;
+  if (t.multicast > 1) {
+    bool isA = t.operand == gemmc::Operand::A;
+    slice = toI32(isA ? rankN : rankM);
+    Value rm = toI32(rankM), rn = toI32(rankN);
+    // Ranks are rm + CM * rn: A goes to rm + CM * j, B to i + CM * rn.
+    int64_t pattern = 0;
+    for (int64_t j = 0; j < t.multicast; ++j)
+      pattern |= int64_t(1) << (isA ? k.clusterM * j : j);
+    Value first = isA ? rm : arith::MulIOp::create(b, loc, rn, i32(k.clusterM));
+    Value bits = arith::ShLIOp::create(b, loc, i32(pattern), first);
+    mask = arith::TruncIOp::create(b, loc, b.getI16Type(), bits);
+    sliceOffset = arith::MulIOp::create(
+        b, loc, slice, i32(t.sliceRows() * gemmc::kSwizzleBytes));
+    stageOffset = arith::AddIOp::create(b, loc, stageOffset, sliceOffset);
+  }
   for (int64_t chunk = 0; chunk < t.chunks; ++chunk) {
     Value at = arith::AddIOp::create(b, loc, stageOffset,
                                      i32(offset + chunk * t.chunkBytes));
@@ -163,9 +227,13 @@ void KernelBuilder::copyOperand(const TmaOperand &t, Value map,
     Value inner = t.kMajor ? k0 : mn0;
     Value outer = t.kMajor ? mn0 : k0;
     Value innerAt = arith::AddIOp::create(b, loc, inner, i32(chunk * t.boxInner));
+    if (slice) {
+      Value sliceRow = arith::MulIOp::create(b, loc, slice, i32(t.sliceRows()));
+      outer = arith::AddIOp::create(b, loc, outer, sliceRow);
+    }
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
         b, loc, dst, map, ValueRange{innerAt, outer}, full,
-        /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/Value(),
+        /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/mask,
         /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
         /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
   }
@@ -221,7 +289,33 @@ void KernelBuilder::releaseStageBefore(Value it, Value when) {
   Value before = arith::AddIOp::create(b, loc, it, index(k.stages - 1));
   Value stage = arith::RemUIOp::create(b, loc, before, index(k.stages));
   Value empty = barrier(k.emptyBarrierOffset, stage);
-  NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, Value());
+  if (!s.cluster) {
+    NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, Value());
+    return;
+  }
+  // The blocks of this block's cluster row (itself included) and column
+  // (the others).
+  Value rm = toI32(rankM), rn = toI32(rankN);
+  Value rowBase = arith::MulIOp::create(b, loc, rn, i32(k.clusterM));
+  for (int64_t j = 0; j < k.clusterN; ++j) {
+    Value column = i32(k.clusterM * j);
+    arriveRemote(empty, arith::AddIOp::create(b, loc, rm, column));
+  }
+  for (int64_t d = 1; d < k.clusterM; ++d) {
+    Value shifted = arith::AddIOp::create(b, loc, rm, i32(d));
+    Value i = arith::RemUIOp::create(b, loc, shifted, i32(k.clusterM));
+    arriveRemote(empty, arith::AddIOp::create(b, loc, rowBase, i));
+  }
+}
+
+void KernelBuilder::arriveRemote(Value local, Value peer) {
+  auto clusterType = LLVM::LLVMPointerType::get(b.getContext(), 7);
+  Value remote = NVVM::MapaOp::create(b, loc, clusterType, local, peer);
+  // The default release.cta: the stage's reads were wgmma's, complete at
+  // its wait, and the peer only copies into it. (A release at cluster
+  // scope held the warpgroup at every stage: 0.65x of the CTA scope's
+  // speed on an H200.)
+  NVVM::MBarrierArriveOp::create(b, loc, Type(), remote, Value());
 }
 
 Value KernelBuilder::baseDescriptor(const TmaOperand &t, int64_t offset) {
@@ -337,10 +431,235 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
   Value row0 = arith::AddIOp::create(b, loc, tileRow0, ownRows);
   Value col0 = arith::MulIOp::create(b, loc, tileCol, index(s.bn()));
   SmallVector<Value> results(steps.getResults().drop_front());
-  if (failed(storeC(results, row0, col0)))
+  if (failed(k.c ? storeCWithTma(results, consumer, leader, row0, col0)
+                 : storeC(results, row0, col0)))
     return failure();
   scf::YieldOp::create(b, loc, end);
+  if (!k.c)
+    return success();
+  // The block's shared memory must outlive the last stores' reads of it.
+  b.setInsertionPointAfter(tiles);
+  auto ifLeader = scf::IfOp::create(b, loc, leader, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, /*read=*/nullptr);
   return success();
+}
+
+Value KernelBuilder::groupOffset(Value row, Value col) {
+  const gemmc::TmaStore &t = *k.c;
+  int64_t lineElements = gemmc::kSwizzleBytes / t.elementBytes;
+  // A row of a row-major group is a line; a column-major group's boxes
+  // each hold `lineElements` rows, its columns the lines.
+  Value line = col, element = row, box;
+  if (t.rowMajor) {
+    line = row;
+    element = col;
+  } else {
+    box = arith::DivUIOp::create(b, loc, row, i32(lineElements));
+    element = arith::RemUIOp::create(b, loc, row, i32(lineElements));
+  }
+  Value x = arith::MulIOp::create(b, loc, element, i32(t.elementBytes));
+  Value unit = arith::ShRUIOp::create(b, loc, x, i32(4));
+  Value phase = arith::AndIOp::create(b, loc, line, i32(7));
+  Value swizzled = arith::XOrIOp::create(b, loc, unit, phase);
+  Value unitOffset = arith::ShLIOp::create(b, loc, swizzled, i32(4));
+  Value inUnit = arith::AndIOp::create(b, loc, x, i32(15));
+  Value lineOffset =
+      arith::MulIOp::create(b, loc, line, i32(gemmc::kSwizzleBytes));
+  Value offset = arith::AddIOp::create(b, loc, lineOffset, unitOffset);
+  offset = arith::OrIOp::create(b, loc, offset, inUnit);
+  if (box) {
+    Value boxOffset = arith::MulIOp::create(b, loc, box, i32(t.boxBytes()));
+    offset = arith::AddIOp::create(b, loc, offset, boxOffset);
+  }
+  return offset;
+}
+
+LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
+                                           Value consumer, Value leader,
+                                           Value row0, Value col0) {
+  const gemmc::TmaStore &t = *k.c;
+  // The accumulator layout of wgmma m64nN (f32) as in storeC.
+  Value lane = arith::RemUIOp::create(b, loc, threadId, index(32));
+  Value inGroup =
+      arith::RemUIOp::create(b, loc, threadId, index(gemmc::kWarpgroupSize));
+  Value warp = arith::DivUIOp::create(b, loc, inGroup, index(32));
+  Value warpRow = arith::MulIOp::create(b, loc, warp, index(16));
+  Value laneRow = arith::DivUIOp::create(b, loc, lane, index(4));
+  Value threadRow = arith::AddIOp::create(b, loc, warpRow, laneRow);
+  Value quad = arith::RemUIOp::create(b, loc, lane, index(4));
+  Value laneCol = arith::MulIOp::create(b, loc, quad, index(2));
+  Value threadRow32 = toI32(threadRow), laneCol32 = toI32(laneCol);
+
+  Type cType = cast<MemRefType>(c.getType()).getElementType();
+  int64_t cBytes = t.elementBytes;
+  auto pairType = VectorType::get({2}, cType);
+  auto f32Pair = VectorType::get({2}, b.getF32Type());
+  auto sharedType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  // Tiles may reach past the matrix (TMA clips their stores): the reads of
+  // C and of the bias are then clamped into it.
+  bool edges = gemmc::hasEdgeTiles(p, s);
+  Value lastRow, lastCol;
+  if (edges) {
+    lastRow = arith::SubIOp::create(b, loc, m, index(1));
+    lastCol = arith::SubIOp::create(b, loc, n, index(1));
+  }
+  auto clamp = [&](OpBuilder &ob, Value v, Value last) -> Value {
+    if (!edges)
+      return v;
+    return arith::MinUIOp::create(ob, loc, v, last);
+  };
+  // This warpgroup's buffers, and its named barrier (0 is the block's).
+  int64_t bufferStride =
+      llvm::alignTo(t.groupBytes(), gemmc::kSwizzleAtomBytes);
+  Value consumer32 = toI32(consumer);
+  Value ownBuffers = arith::MulIOp::create(
+      b, loc, consumer32, i32(bufferStride * gemmc::TmaStore::kBuffers));
+  Value buffers = arith::AddIOp::create(b, loc, ownBuffers, i32(k.cOffset));
+  Value barrierId = arith::AddIOp::create(b, loc, consumer32, i32(1));
+  Value groupThreads = i32(gemmc::kWarpgroupSize);
+  Value row0_32 = toI32(row0), col0_32 = toI32(col0);
+  int64_t groupsPerRow = s.bn() / t.groupColumns;
+
+  // The element values of one group, with the epilogue applied, written to
+  // its buffer at `base`.
+  auto writeGroup = [&](OpBuilder &ob, const EpilogueValues &epilogue,
+                        int64_t mt, int64_t g, Value base) {
+    for (int64_t nt = 0; nt < k.nTiles; ++nt) {
+      Value acc = accumulators[mt * k.nTiles + nt];
+      for (int64_t i = 0; i < k.instN / 2; i += 2) {
+        int64_t dCol = nt * k.instN + 8 * (i / 4);
+        if (dCol / t.groupColumns != g)
+          continue;
+        int64_t dRow = 8 * ((i / 2) % 2);
+        Value localRow = arith::AddIOp::create(ob, loc, threadRow32, i32(dRow));
+        Value localCol = arith::AddIOp::create(ob, loc, laneCol32,
+                                               i32(dCol % t.groupColumns));
+        Value row = addOffset(ob, loc, row0, mt * k.instM + dRow);
+        row = arith::AddIOp::create(ob, loc, row, threadRow);
+        Value col = addOffset(ob, loc, col0, dCol);
+        col = arith::AddIOp::create(ob, loc, col, laneCol);
+        Value x = LLVM::ExtractValueOp::create(ob, loc, acc, i);
+        Value y = LLVM::ExtractValueOp::create(ob, loc, acc, i + 1);
+        SmallVector<Value, 2> values;
+        if (!edges && t.rowMajor) {
+          // A pair along the row, read and applied at once.
+          Value pair = vector::FromElementsOp::create(ob, loc, f32Pair,
+                                                      ValueRange{x, y});
+          Value old;
+          if (epilogue.readsC) {
+            Value read = vector::LoadOp::create(ob, loc, pairType, c,
+                                                ValueRange{row, col});
+            old = extendToF32(ob, loc, read);
+          }
+          auto position = [&]() { return std::make_pair(row, col); };
+          values.push_back(epilogue.apply(ob, loc, pair, old, c, position));
+        } else {
+          for (int64_t j = 0; j < 2; ++j) {
+            Value at = addOffset(ob, loc, col, j);
+            Value readRow = clamp(ob, row, lastRow);
+            Value readCol = clamp(ob, at, lastCol);
+            Value old;
+            if (epilogue.readsC) {
+              Value read = memref::LoadOp::create(ob, loc, c,
+                                                  ValueRange{readRow, readCol});
+              old = cType == ob.getF32Type()
+                        ? read
+                        : arith::ExtFOp::create(ob, loc, ob.getF32Type(), read)
+                              .getResult();
+            }
+            auto position = [&]() { return std::make_pair(readRow, readCol); };
+            values.push_back(
+                epilogue.apply(ob, loc, j ? y : x, old, c, position));
+          }
+        }
+        if (t.rowMajor) {
+          Value pair = values.size() == 1
+                           ? values[0]
+                           : vector::FromElementsOp::create(ob, loc, f32Pair,
+                                                            values)
+                                 .getResult();
+          if (cType != ob.getF32Type())
+            pair = arith::TruncFOp::create(ob, loc, pairType, pair);
+          Value offset = groupOffset(localRow, localCol);
+          Value at = arith::AddIOp::create(ob, loc, base, offset);
+          Value ptr = LLVM::GEPOp::create(ob, loc, sharedType, ob.getI8Type(),
+                                          sharedBase, ValueRange{at});
+          LLVM::StoreOp::create(ob, loc, pair, ptr, 2 * cBytes);
+          continue;
+        }
+        for (int64_t j = 0; j < 2; ++j) {
+          Value value = values[j];
+          if (cType != ob.getF32Type())
+            value = arith::TruncFOp::create(ob, loc, cType, value);
+          Value elementCol = arith::AddIOp::create(ob, loc, localCol, i32(j));
+          Value offset = groupOffset(localRow, elementCol);
+          Value at = arith::AddIOp::create(ob, loc, base, offset);
+          Value ptr = LLVM::GEPOp::create(ob, loc, sharedType, ob.getI8Type(),
+                                          sharedBase, ValueRange{at});
+          LLVM::StoreOp::create(ob, loc, value, ptr, cBytes);
+        }
+      }
+    }
+  };
+
+  auto stores = [&](OpBuilder &ob, const EpilogueValues &epilogue) {
+    OpBuilder::InsertionGuard guard(ob);
+    for (int64_t q = 0; q < t.groupsPerTile; ++q) {
+      int64_t mt = q / groupsPerRow, g = q % groupsPerRow;
+      int64_t buffer = q % gemmc::TmaStore::kBuffers;
+      Value base = arith::AddIOp::create(ob, loc, buffers,
+                                         i32(buffer * bufferStride));
+      // The buffer's previous store has read it: at most one other is in
+      // flight (none at a tile's first group, whose buffers the last
+      // tile's stores may still read).
+      auto ifLeader = scf::IfOp::create(ob, loc, leader, false);
+      {
+        OpBuilder::InsertionGuard then(ob);
+        ob.setInsertionPointToStart(&ifLeader.getThenRegion().front());
+        NVVM::CpAsyncBulkWaitGroupOp::create(ob, loc, q == 0 ? 0 : 1,
+                                             ob.getUnitAttr());
+      }
+      NVVM::BarrierOp::create(ob, loc, Type(), barrierId, groupThreads,
+                              /*reductionOp=*/nullptr,
+                              /*reductionPredicate=*/Value());
+      writeGroup(ob, epilogue, mt, g, base);
+      // The writes, by the generic proxy, before TMA reads them.
+      NVVM::FenceProxyOp::create(
+          ob, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(ob.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+      NVVM::BarrierOp::create(ob, loc, Type(), barrierId, groupThreads,
+                              /*reductionOp=*/nullptr,
+                              /*reductionPredicate=*/Value());
+      auto ifIssuer = scf::IfOp::create(ob, loc, leader, false);
+      OpBuilder::InsertionGuard then(ob);
+      ob.setInsertionPointToStart(&ifIssuer.getThenRegion().front());
+      Value groupRow =
+          arith::AddIOp::create(ob, loc, row0_32, i32(mt * k.instM));
+      Value groupCol =
+          arith::AddIOp::create(ob, loc, col0_32, i32(g * t.groupColumns));
+      for (int64_t box = 0; box < t.boxes; ++box) {
+        Value at = arith::AddIOp::create(ob, loc, base, i32(box * t.boxBytes()));
+        Value src = LLVM::GEPOp::create(ob, loc, sharedType, ob.getI8Type(),
+                                        sharedBase, ValueRange{at});
+        // Coordinates innermost first.
+        SmallVector<Value, 2> coordinates = {groupCol, groupRow};
+        if (!t.rowMajor) {
+          Value boxRow =
+              arith::AddIOp::create(ob, loc, groupRow, i32(box * t.boxInner));
+          coordinates = {boxRow, groupCol};
+        }
+        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+            ob, loc, mapC, src, coordinates, /*l2CacheHint=*/Value(),
+            NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
+      }
+      NVVM::CpAsyncBulkCommitGroupOp::create(ob, loc);
+    }
+  };
+
+  Operation *at = b.getInsertionBlock()->getParentOp();
+  return buildEpilogue(b, loc, at, c, stores);
 }
 
 LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
@@ -367,7 +686,7 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
   auto f32Pair = VectorType::get({2}, b.getF32Type());
   // Tiles inside the matrix store unguarded; the others element by
   // element inside the bounds.
-  bool tails = p.isDynamic() || *p.m % s.bm() || *p.n % s.bn();
+  bool tails = gemmc::hasEdgeTiles(p, s);
 
   auto stores = [&](OpBuilder &ob, const EpilogueValues &epilogue,
                     bool guarded) {
@@ -471,7 +790,8 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
   c = getKernelArgument(func, KernelArg::C);
   mapA = getKernelArgument(func, KernelArg::TensorMapA);
   mapB = getKernelArgument(func, KernelArg::TensorMapB);
-  if (!a || !bMatrix || !c || !mapA || !mapB)
+  mapC = getKernelArgument(func, KernelArg::TensorMapC);
+  if (!a || !bMatrix || !c || !mapA || !mapB || (k.c && !mapC))
     return func.emitOpError("lacks the matrices or tensor maps of the "
                             "kernel ABI");
   if (matmul.getA() != a || matmul.getB() != bMatrix || matmul.getC() != c)
@@ -514,9 +834,24 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
   numTiles = arith::MulIOp::create(b, loc, tilesM, tilesN);
   kTiles = ceilDiv(kExtent, s.bk());
   // A persistent grid walks the tiles from its block by the grid's size;
-  // otherwise each block computes the tile of its linear index.
+  // otherwise each block computes the tile of its linear index. A cluster
+  // walks the cluster tiles from its index by the clusters of the grid.
   Value tileStart, tileStep;
-  if (s.persistent) {
+  if (s.cluster) {
+    auto i32Type = b.getI32Type();
+    Value rank32 = NVVM::ClusterId::create(b, loc, i32Type);
+    rank = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), rank32);
+    rankM = arith::RemUIOp::create(b, loc, rank, index(k.clusterM));
+    rankN = arith::DivUIOp::create(b, loc, rank, index(k.clusterM));
+    clusterTilesM = ceilDiv(tilesM, k.clusterM);
+    clusterTilesN = ceilDiv(tilesN, k.clusterN);
+    numTiles = arith::MulIOp::create(b, loc, clusterTilesM, clusterTilesN);
+    Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value blocks = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    int64_t size = s.clusterSize();
+    tileStart = arith::DivUIOp::create(b, loc, block, index(size));
+    tileStep = arith::DivUIOp::create(b, loc, blocks, index(size));
+  } else if (s.persistent) {
     tileStart = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     tileStep = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
   } else {
@@ -536,6 +871,12 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
   b.setInsertionPointToStart(&roles.getElseRegion().front());
   if (failed(buildConsumer(tileStart, tileStep)))
     return failure();
+  // No block leaves while its peers may still copy into it or arrive on
+  // its barriers.
+  if (s.cluster) {
+    b.setInsertionPointAfter(roles);
+    clusterBarrier();
+  }
   matmul.erase();
   return success();
 }
@@ -547,19 +888,23 @@ static void setLaunch(gpu::GPUFuncOp func, const gemmc::Problem &p,
   OpBuilder b(func.getContext());
   int32_t blockSize[] = {static_cast<int32_t>(k.threads), 1, 1};
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(blockSize));
-  bool tails = p.isDynamic() || *p.m % s.bm() || *p.n % s.bn() ||
-               *p.k % s.bk();
-  if (tails)
+  if (s.cluster) {
+    int32_t clusterSize[] = {static_cast<int32_t>(s.clusterSize()), 1, 1};
+    func.setKnownClusterSizeAttr(b.getDenseI32ArrayAttr(clusterSize));
+  }
+  if (gemmc::hasEdgeTiles(p, s) || *p.k % s.bk())
     func->setAttr(kTailsAttr, b.getUnitAttr());
   SmallVector<GridDim, 3> grid;
   if (s.persistent)
     grid = {{Dim::SMs, 1}, {Dim::One, 1}, {Dim::One, 1}};
   else
     grid = {{Dim::N, s.bn()}, {Dim::M, s.bm()}, {Dim::One, 1}};
-  // TMA reads rows of A and B at 16-byte multiples; C is stored in pairs
+  // TMA copies rows of 16-byte multiples; C is otherwise stored in pairs
   // of adjacent columns where it is row-major.
   int64_t tmaMultiple = 16 / k.elementBytes;
-  int64_t cMultiple = p.cLayout == gemmc::MatrixLayout::Row ? 2 : 1;
+  int64_t cMultiple = k.c ? 16 / k.c->elementBytes
+                      : p.cLayout == gemmc::MatrixLayout::Row ? 2
+                                                              : 1;
   func->setAttr(kLaunchAttr,
                 LaunchAttr::get(b.getContext(), {k.threads, 1, 1}, grid,
                                 k.sharedBytes)

@@ -2,7 +2,8 @@
 //
 // A kernel's arguments, in order: the matrices A, B and C, then alpha and
 // beta (f32) with `epilogue = alpha-beta`, then the bias vector, then with
-// `tma a b` the tensor maps of A and B (128-byte CUtensorMap structs the
+// `tma a b` the tensor maps of A and B, and of C with `tma c` (128-byte
+// CUtensorMap structs the
 // runtime encodes and passes by value; last, so that they stay the last
 // parameters of the lowered kernel however the matrices expand). One module
 // names them: convert-gemm-to-gpu builds the signature from it, the
@@ -15,6 +16,7 @@
 #ifndef GEMMC_DIALECT_GEMM_IR_KERNELABI_H
 #define GEMMC_DIALECT_GEMM_IR_KERNELABI_H
 
+#include "gemmc/Schedule/Schedule.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Support/LLVM.h"
@@ -23,16 +25,30 @@ namespace mlir::gemm {
 
 /// The matrices come first, A, B, C (0, 1, 2: convert-gemm-to-gpu indexes
 /// its matrix types by them).
-enum class KernelArg { A, B, C, Alpha, Beta, Bias, TensorMapA, TensorMapB };
+enum class KernelArg {
+  A,
+  B,
+  C,
+  Alpha,
+  Beta,
+  Bias,
+  TensorMapA,
+  TensorMapB,
+  TensorMapC
+};
 
 /// The name of a role in the contract's `params:` line: A, B, C, alpha,
-/// beta, bias, tmap-A, tmap-B.
+/// beta, bias, tmap-A, tmap-B, tmap-C.
 StringRef stringifyKernelArg(KernelArg role);
 
 /// The argument list of a kernel.
 class KernelABI {
 public:
-  KernelABI(bool alphaBeta, bool bias, bool tensorMaps);
+  /// `tensorMaps` of A and B, and of C with `tensorMapC`.
+  KernelABI(bool alphaBeta, bool bias, bool tensorMaps, bool tensorMapC);
+  /// The ABI of a kernel of `schedule` with its epilogue's arguments.
+  static KernelABI get(bool alphaBeta, bool bias,
+                       const gemmc::Schedule &schedule);
   /// The ABI of a kernel function, from its gemm.alpha_beta, gemm.bias and
   /// gemm.schedule attributes.
   static KernelABI of(Operation *kernel);
