@@ -795,17 +795,22 @@ bool Rules::checkWarpgroup() {
                      " tile of its warpgroup, and needs about " +
                      Twine(facts.registers) + " registers, more than the " +
                      Twine(budget) + " it can have");
-  // The stores of C at the matrix's edges are guarded element by element
-  // (TMA clips them with `tma c`); with a full tile of accumulators live,
-  // ptxas may then spill (seen from 128 accumulators on, depending on C's
-  // type and the warpgroups).
-  if (!kernel.c && hasEdgeTiles(p, s) && kernel.accumulators >= 128)
+  // The stores of C at the matrix's edges are guarded element by element,
+  // or with `tma c` clipped by TMA but C read (beta) element by element at
+  // clamped positions; with a full tile of accumulators live, ptxas may
+  // then spill (seen from 128 accumulators on, depending on C's type and
+  // the warpgroups).
+  if (hasEdgeTiles(p, s) && kernel.accumulators >= 128 &&
+      (!kernel.c || p.alphaBeta))
     warning(DirectiveKind::Tile,
-            "the kernel may spill registers to local memory: its stores of "
-            "C at the matrix's edges are guarded element by element while " +
-                Twine(kernel.accumulators) +
-                " accumulators per consumer thread are live (ptxas -v tells; "
-                "'tma c' stores through shared memory instead)");
+            Twine("the kernel may spill registers to local memory: at the "
+                  "matrix's edges it ") +
+                (kernel.c ? "reads C element by element"
+                          : "stores C element by element") +
+                " while " + Twine(kernel.accumulators) +
+                " accumulators per consumer thread are live (ptxas -v tells" +
+                (kernel.c ? ")" : "; 'tma c' stores through shared memory "
+                                  "instead)"));
   if (arch && facts.sharedBytes > arch->sharedMemoryLimit)
     return error(DirectiveKind::Pipeline,
                  "the tiles need " + Twine(facts.sharedBytes) +

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The schedule fuzzer's GPU part (docs/fuzzing.md): each accepted schedule's
-# kernel (FILE.sm_90.ptx in DIR, as scripts/fuzz-schedules.sh writes them)
+# kernel (FILE.sm_90.ptx or FILE.sm_90a.ptx in DIR, as gemmc-schedule-fuzz
+# writes them)
 # verified by gemm-bench in a process of its own (a kernel that faults
 # takes only its own context down): one case of `--sweep random`, so at the
 # kernel's own sizes, or random ones for `?`, with its layouts, epilogue and
@@ -33,7 +34,7 @@ mkdir -p "$logs"
 # draws the same sizes, alpha and beta.
 one() {
   local f=$1 name status
-  name=$(basename "$f" .sm_90.ptx)
+  name=$(basename "$f" | sed 's/\.sm_90a\{0,1\}\.ptx$//')
   local seed
   seed=$(printf '%s' "$name" | cksum | cut -d' ' -f1)
   timeout 300 "$bench" --sweep random --count 1 --max-size "$maxsize" \
@@ -50,7 +51,7 @@ one() {
 export -f one
 export bench maxsize logs
 
-ls "$dir"/*.sm_90.ptx | xargs -P "$jobs" -I{} bash -c 'one {}' \
+ls "$dir"/*.sm_90*.ptx | xargs -P "$jobs" -I{} bash -c 'one {}' \
   | sort > "$out/results.txt"
 if grep -q ' nogpu$' "$out/results.txt"; then
   echo "fuzz-gpu: no GPU"
@@ -63,8 +64,8 @@ checked=0 memerrors=0
 if [ "$memcheck" -gt 0 ] && command -v compute-sanitizer > /dev/null; then
   total=$(wc -l < "$out/results.txt")
   step=$(( total / memcheck > 0 ? total / memcheck : 1 ))
-  for f in $(ls "$dir"/*.sm_90.ptx | awk -v s="$step" 'NR % s == 0'); do
-    name=$(basename "$f" .sm_90.ptx)
+  for f in $(ls "$dir"/*.sm_90*.ptx | awk -v s="$step" 'NR % s == 0'); do
+    name=$(basename "$f" | sed 's/\.sm_90a\{0,1\}\.ptx$//')
     seed=$(printf '%s' "$name" | cksum | cut -d' ' -f1)
     checked=$((checked + 1))
     if ! compute-sanitizer --tool memcheck --error-exitcode 9 \

@@ -312,7 +312,7 @@ TEST(Contract, RejectsMalformedContracts) {
   EXPECT_EQ(error, "line 12: unsupported kernel parameter 'gamma:f32' (known: "
                    "A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 beta:f32 "
                    "bias:ptr, memref2|3.i32|i64 for A, B, C, bias, and "
-                   "tmap-A:tensormap tmap-B:tensormap)");
+                   "tmap-A:tensormap tmap-B:tensormap tmap-C:tensormap)");
   // Tensor-map parameters come with the boxes of their maps.
   EXPECT_FALSE(parseContract(
       replace(kFixed, "C:ptr", "C:ptr tmap-A:tensormap tmap-B:tensormap"), c,
@@ -330,15 +330,85 @@ TEST(Contract, RejectsMalformedContracts) {
   EXPECT_FALSE(parseContract(replace(kFixed, "m=1024", "m=?"), c, error));
   EXPECT_EQ(error, "the problem's size M is given at launch but is not a "
                    "kernel parameter");
-  // Version 2 (tensor maps, persistent grids) is read; a later one is not.
-  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v3"), c, error));
+  // Versions 2 and 3 (tensor maps, persistent grids, clusters) are read;
+  // a later one is not.
+  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v4"), c, error));
   EXPECT_EQ(error, "line 6: unsupported contract version: "
-                   "// gemmc-contract-begin v3");
+                   "// gemmc-contract-begin v4");
   EXPECT_FALSE(parseContract(replace(kFixed, "// entry: sgemm_coalesced\n", ""),
                              c, error));
   EXPECT_EQ(error, "the kernel contract has no 'entry' field");
   EXPECT_FALSE(parseContract(replace(kDynamic, "n=64", "n=0"), c, error));
   EXPECT_NE(error.find("malformed 'size-multiple'"), std::string::npos);
+}
+
+static const char *kCluster = R"(
+// gemmc-contract-begin v3
+// entry: hopper_f16
+// arch: sm_90a
+// block: 384 1 1
+// grid: SM 1 1
+// cluster: 2 1 1
+// dynamic-shared-bytes: 229440
+// params: A:memref2.i64 B:memref2.i64 C:memref2.i64 tmap-A:tensormap tmap-B:tensormap tmap-C:tensormap
+// alignment: 16
+// tensor-maps: A=64x128 B=64x32 C=64x64 swizzle=128
+// semantics: C = A * B
+// problem: m=? n=? k=? a=f16:row b=f16:row c=f16:row acc=f32
+// leading-dim-multiple: a=8 b=8 c=8
+// size-multiple: m=1 n=8 k=1
+// gemmc-contract-end
+)";
+
+TEST(Contract, ReadsClustersAndCsTensorMap) {
+  Contract c;
+  std::string error;
+  ASSERT_TRUE(parseContract(kCluster, c, error)) << error;
+  EXPECT_EQ(c.clusterSize(), 2u);
+  EXPECT_EQ(c.cluster[0], 2u);
+  EXPECT_EQ(c.cluster[1], 1u);
+  EXPECT_TRUE(c.tensorMaps);
+  EXPECT_TRUE(c.storesWithTma());
+  EXPECT_EQ(c.boxB.inner, 64);
+  EXPECT_EQ(c.boxB.outer, 32);
+  EXPECT_EQ(c.boxC.inner, 64);
+  EXPECT_EQ(c.boxC.outer, 64);
+  EXPECT_EQ(c.multipleN, 8);
+  // Written back as read, version 3.
+  Contract again;
+  ASSERT_TRUE(parseContract(formatContract(c), again, error)) << error;
+  EXPECT_EQ(formatContract(again), formatContract(c));
+  EXPECT_NE(formatContract(c).find("// gemmc-contract-begin v3"),
+            std::string::npos);
+  EXPECT_NE(formatContract(c).find("// cluster: 2 1 1"), std::string::npos);
+
+  // TMA stores C in 16-byte units: N must be a multiple of 8 (f16).
+  Problem p = c.problem;
+  p.m = 100;
+  p.n = 100;
+  p.k = 64;
+  std::string why;
+  EXPECT_FALSE(accepts(c, p, why));
+  EXPECT_EQ(why, "N = 100 is not a multiple of 8 (the kernel stores C with "
+                 "TMA, in 16-byte units)");
+  p.n = 104;
+  p.ldc = 108;
+  EXPECT_FALSE(accepts(c, p, why));
+  EXPECT_EQ(why, "the leading dimension of C (108) must be at least 104 and "
+                 "a multiple of 8 (the kernel copies it with TMA, whose rows "
+                 "start at multiples of 16 bytes)");
+  p.ldc = 112;
+  EXPECT_TRUE(accepts(c, p, why)) << why;
+
+  // Malformed: a cluster of 9 blocks, a C box without its parameter.
+  EXPECT_FALSE(
+      parseContract(replace(kCluster, "cluster: 2 1 1", "cluster: 3 3 1"), c,
+                    error));
+  EXPECT_EQ(error, "line 7: malformed 'cluster' field: '3 3 1'");
+  EXPECT_FALSE(parseContract(
+      replace(kCluster, " tmap-C:tensormap", ""), c, error));
+  EXPECT_EQ(error, "line 11: the tensor-map parameters and the boxes of "
+                   "'tensor-maps' differ");
 }
 
 TEST(Host, HalfConversionsRoundToNearestEven) {

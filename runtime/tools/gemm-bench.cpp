@@ -105,9 +105,13 @@ static std::vector<Case> sweepCases(const BenchOptions &o,
     Case cs;
     Problem &p = cs.p;
     p = c.problem;
-    p.m = c.problem.m ? c.problem.m : drawSize();
-    p.n = c.problem.n ? c.problem.n : drawSize();
-    p.k = c.problem.k ? c.problem.k : drawSize();
+    // Sizes at launch, rounded up to the multiples the contract asks for.
+    auto draw = [&](int64_t fixed, int64_t multiple) {
+      return fixed ? fixed : (drawSize() + multiple - 1) / multiple * multiple;
+    };
+    p.m = draw(c.problem.m, c.multipleM);
+    p.n = draw(c.problem.n, c.multipleN);
+    p.k = draw(c.problem.k, c.multipleK);
     p.bias = c.bias;
     p.relu = c.relu;
     if (p.batch == 0) // `batch=?`

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gemmc/Schedule/Schedule.h"
+#include "gemmc/Schedule/Warpgroup.h"
 #include <gtest/gtest.h>
 #include <vector>
 
@@ -169,4 +170,66 @@ TEST(ScheduleModel, StructureAndEquality) {
   EXPECT_FALSE(verifyScheduleStructure(t, std::ref(bad)));
   ASSERT_TRUE(bad.firstError());
   EXPECT_EQ(bad.firstError()->part, Part(Part::Kind::Schedule));
+}
+
+/// examples/hopper-f16.gemm: 128x256x64, m64n256k16, tma a b c, 4 stages,
+/// 2 consumers, persistent, a 2x1 cluster.
+static Schedule hopperF16() {
+  Schedule s;
+  s.tile = {128, 256, 64};
+  s.wgmma = {{64, 256, 16}};
+  s.tmaA = s.tmaB = s.tmaC = true;
+  s.stages = 4;
+  s.consumers = 2;
+  s.persistent = true;
+  s.raster = 8;
+  s.cluster = {{2, 1}};
+  return s;
+}
+
+TEST(Warpgroup, ClusterAndTmaStoreLayout) {
+  Problem p = squareF32(8192);
+  p.a = p.b = p.c = ElementType::F16;
+  Schedule s = hopperF16();
+  WarpgroupKernel k = getWarpgroupKernel(p, s);
+  // B (row-major: N-major) is shared by the cluster's column of 2 blocks:
+  // each copies 32 of the 64 K rows of every box. A is not multicast.
+  EXPECT_EQ(k.b.multicast, 2);
+  EXPECT_EQ(k.b.sliceRows(), 32);
+  EXPECT_EQ(k.a.multicast, 1);
+  EXPECT_EQ(k.a.sliceRows(), 128);
+  // "empty" counts 2 consumers of each of the 2 blocks that write a stage.
+  EXPECT_EQ(k.emptyArrivals, 4);
+  // C: groups of 64 rows x 64 f16 columns (128 bytes), 4 per consumer.
+  ASSERT_TRUE(k.c);
+  EXPECT_EQ(k.c->groupColumns, 64);
+  EXPECT_EQ(k.c->groupsPerTile, 4);
+  EXPECT_EQ(k.c->groupBytes(), 8192);
+  EXPECT_EQ(k.c->sizeMultiple(), 8);
+  // 4 stages of 48 KB, 2 x 2 buffers of 8 KB, 8 mbarriers.
+  EXPECT_EQ(k.cOffset, 4 * 49152);
+  EXPECT_EQ(k.sharedBytes, 4 * 49152 + 4 * 8192 + 8 * 8);
+  // A column-major f32 C: each group is two boxes of 32 rows x 32 columns.
+  p.c = ElementType::F32;
+  p.cLayout = MatrixLayout::Col;
+  k = getWarpgroupKernel(p, s);
+  EXPECT_EQ(k.c->boxInner, 32);
+  EXPECT_EQ(k.c->boxOuter, 32);
+  EXPECT_EQ(k.c->boxes, 2);
+  EXPECT_EQ(k.c->sizeMultiple(), 4);
+}
+
+TEST(Warpgroup, EdgeTilesIncludeAClustersPadding) {
+  Problem p = squareF32(8192);
+  p.a = p.b = p.c = ElementType::F16;
+  Schedule s = hopperF16();
+  EXPECT_FALSE(hasEdgeTiles(p, s));
+  // 8192 + 128 rows: 65 tile rows, the last cluster's second block lies
+  // wholly outside C.
+  p.m = 8192 + 128;
+  EXPECT_TRUE(hasEdgeTiles(p, s));
+  s.cluster.reset();
+  EXPECT_FALSE(hasEdgeTiles(p, s));
+  p.m.reset();
+  EXPECT_TRUE(hasEdgeTiles(p, s));
 }

@@ -181,8 +181,9 @@ static int64_t drawSize(Draw &d, int64_t tile, int64_t maxSize) {
   return size;
 }
 
-/// A schedule for Hopper's warpgroup kernel (sm_90a): wgmma, tma,
-/// warp-specialize, a pipeline, persistent and raster, over the types,
+/// A schedule for Hopper's warpgroup kernel (sm_90a): wgmma, tma (of C
+/// too), warp-specialize, a pipeline, persistent, raster and clusters, over
+/// the types,
 /// layouts, sizes (static or `?`) and epilogues. Mostly within the rules;
 /// sometimes not, so that the refusals are exercised too.
 static std::string generateHopper(Draw &d, const std::string &name,
@@ -237,16 +238,23 @@ static std::string generateHopper(Draw &d, const std::string &name,
   directive("wgmma m64n" + std::to_string(n) + "k" +
             std::to_string(kind == Kind::TF32 ? 8 : 16));
   if (d.chance(0.98))
-    directive("tma a b");
+    directive(d.chance(0.4) ? "tma a b c" : "tma a b");
   int64_t stages = d.pick({1, 2, 3, 4, 4, 5, 6});
   if (stages > 1)
     directive("pipeline stages " + std::to_string(stages));
   if (d.chance(0.98))
     directive("warp-specialize " + std::to_string(consumers));
-  if (d.chance(0.5))
+  bool persistent = d.chance(0.5);
+  if (persistent)
     directive("persistent");
   if (d.chance(0.4))
     directive("raster " + std::to_string(d.pick({1, 2, 4, 8})));
+  // Clusters need a persistent grid (mostly given) and sizes of powers of
+  // two up to 8 blocks (a few are not).
+  if (d.chance(persistent ? 0.4 : 0.03))
+    directive("cluster " +
+              std::string(d.pick({"2x1", "2x1", "1x2", "2x2", "4x1", "1x4",
+                                  "4x2", "1x1", "3x1"})));
   return "kernel " + name + " {\n  problem {\n" + problem +
          "  }\n  schedule {\n" + schedule + "  }\n}\n";
 }

@@ -41,3 +41,10 @@ func.func @schedule_fields_mma() attributes {gemm.schedule = #gemm.schedule<tile
 func.func @schedule_fields_simt() attributes {gemm.schedule = #gemm.schedule<unroll = 2, tile = 64x64x8, promote = [b], coalesce, split_k = 2, pad = 1, register_tile = 4x4>} {
   return
 }
+
+// Hopper's fields: `tma` names C too, `cluster` is CMxCN.
+// CHECK-LABEL: func.func @schedule_fields_wgmma
+// CHECK: gemm.schedule = #gemm.schedule<tile = 128x256x64, stages = 4, raster = 8, wgmma = 64x256x16, tma = [a, b, c], warp_specialize = 2, persistent, cluster = 2x1>
+func.func @schedule_fields_wgmma() attributes {gemm.schedule = #gemm.schedule<tile = 128x256x64, cluster = 2x1, tma = [c, a, b], wgmma = 64x256x16, stages = 4, warp_specialize = 2, persistent, raster = 8>} {
+  return
+}

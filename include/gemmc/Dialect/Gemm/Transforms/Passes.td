@@ -18,11 +18,18 @@ def GemmWarpgroup : Pass<"gemm-warpgroup", "::mlir::gpu::GPUFuncOp"> {
     warpgroups (`setmaxnreg.inc` with two) that wait on "full" with
     `mbarrier.try_wait.parity`, issue `wgmma.mma_async` on shared-memory
     descriptors into f32 accumulators, keep one group in flight and release
-    each stage once its wgmma completed; then store C from the accumulators
-    with the epilogue (alpha/beta, bias, ReLU), guarded by the bounds where
-    the sizes allow tails. With `persistent` each block loops over the
-    tiles (blockIdx.x, stepping by gridDim.x); `raster G` walks them in
-    groups of G tile rows. Other kernels are left alone.
+    each stage once its wgmma completed; then store C with the epilogue
+    (alpha/beta, bias, ReLU): from the accumulators, guarded by the bounds
+    where the sizes allow tails, or with `tma ... c` through two swizzled
+    shared-memory buffers per consumer that TMA stores (clipped at the
+    edges; `fence.proxy.async`, a named barrier per warpgroup, bulk groups).
+    With `persistent` each block loops over the tiles (blockIdx.x, stepping
+    by gridDim.x); `raster G` walks them in groups of G tile rows. With
+    `cluster CMxCN` the cluster's blocks walk its tiles together, copy
+    slices of the shared A and B tiles multicast to their cluster row and
+    column, release stages on their peers' "empty" barriers (`mapa`), and
+    meet at the start and the end (`barrier.cluster`). Other kernels are
+    left alone.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
