@@ -110,6 +110,11 @@ private:
   void arriveRemote(Value local, Value rank);
   /// The descriptor of stage 0, row 0 of `t` at `offset` in shared memory.
   Value baseDescriptor(const TmaOperand &t, int64_t offset);
+  /// The accumulator layout of wgmma m64nN (f32): thread t of the
+  /// warpgroup holds, for i in [0, N/2), row 16 * (t / 32) + (t % 32) / 4 +
+  /// 8 * (i / 2 % 2) and column 8 * (i / 4) + 2 * (t % 4) + i % 2 (pairs of
+  /// adjacent columns). Returns the thread's part: its row and first column.
+  std::pair<Value, Value> accumulatorPosition();
   LogicalResult storeC(ArrayRef<Value> accumulators, Value row0, Value col0);
   /// `tma c`: stores C through shared memory with TMA.
   LogicalResult storeCWithTma(ArrayRef<Value> accumulators, Value consumer,
@@ -479,16 +484,8 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
                                            Value consumer, Value leader,
                                            Value row0, Value col0) {
   const gemmc::TmaStore &t = *k.c;
-  // The accumulator layout of wgmma m64nN (f32) as in storeC.
-  Value lane = arith::RemUIOp::create(b, loc, threadId, index(32));
-  Value inGroup =
-      arith::RemUIOp::create(b, loc, threadId, index(gemmc::kWarpgroupSize));
-  Value warp = arith::DivUIOp::create(b, loc, inGroup, index(32));
-  Value warpRow = arith::MulIOp::create(b, loc, warp, index(16));
-  Value laneRow = arith::DivUIOp::create(b, loc, lane, index(4));
-  Value threadRow = arith::AddIOp::create(b, loc, warpRow, laneRow);
-  Value quad = arith::RemUIOp::create(b, loc, lane, index(4));
-  Value laneCol = arith::MulIOp::create(b, loc, quad, index(2));
+  Value threadRow, laneCol;
+  std::tie(threadRow, laneCol) = accumulatorPosition();
   Value threadRow32 = toI32(threadRow), laneCol32 = toI32(laneCol);
 
   Type cType = cast<MemRefType>(c.getType()).getElementType();
@@ -662,12 +659,7 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
   return buildEpilogue(b, loc, at, c, stores);
 }
 
-LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
-                                    Value col0) {
-  // The accumulator layout of wgmma m64nN (f32): thread t of the warpgroup
-  // holds, for i in [0, N/2), row 16 * (t / 32) + (t % 32) / 4 + 8 * (i / 2
-  // % 2) and column 8 * (i / 4) + 2 * (t % 4) + i % 2: pairs of adjacent
-  // columns.
+std::pair<Value, Value> KernelBuilder::accumulatorPosition() {
   Value lane = arith::RemUIOp::create(b, loc, threadId, index(32));
   Value inGroup =
       arith::RemUIOp::create(b, loc, threadId, index(gemmc::kWarpgroupSize));
@@ -677,6 +669,13 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
   Value threadRow = arith::AddIOp::create(b, loc, warpRow, laneRow);
   Value quad = arith::RemUIOp::create(b, loc, lane, index(4));
   Value laneCol = arith::MulIOp::create(b, loc, quad, index(2));
+  return {threadRow, laneCol};
+}
+
+LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
+                                    Value col0) {
+  Value threadRow, laneCol;
+  std::tie(threadRow, laneCol) = accumulatorPosition();
   Value rowBase = arith::AddIOp::create(b, loc, row0, threadRow);
   Value colBase = arith::AddIOp::create(b, loc, col0, laneCol);
 
