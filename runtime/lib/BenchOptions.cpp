@@ -40,6 +40,11 @@ const char *gemmc::rt::kBenchUsage =
     "                     alpha-beta kernels; each case runs one kernel\n"
     "                     (in turn) with its layouts and batch, and cuBLAS\n"
     "  --count N          cases of the sweep (default 100); --seed seeds it\n"
+    "  --shapes FILE      time a list of problems (one `MxNxK [lda=L ldb=L\n"
+    "                     ldc=L]` per line, `#` comments): each kernel that\n"
+    "                     takes one runs it; prints the best kernel's ratio\n"
+    "                     to cuBLAS per problem and their geometric mean\n"
+    "  --shape-summary FILE  also write that summary as CSV\n"
     "  --relu             then ReLU; kernels run only with the epilogue\n"
     "                     their contract states (cuBLAS's result gets the\n"
     "                     bias and ReLU on the host, untimed)\n"
@@ -234,6 +239,12 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
     } else if (arg == "--max-size") {
       if (!number(o.maxSize, 1, 1 << 16))
         return false;
+    } else if (arg == "--shapes") {
+      if (!value(o.shapesFile))
+        return false;
+    } else if (arg == "--shape-summary") {
+      if (!value(o.shapeSummary))
+        return false;
     } else if (arg == "--relu") {
       o.relu = true;
     } else if (arg == "--tolerance") {
@@ -272,8 +283,18 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
     error = "nothing to run: no kernel given and --no-cublas";
     return false;
   }
-  if (o.kernels.empty() && o.sizes.empty()) {
+  if (o.kernels.empty() && o.sizes.empty() && o.shapesFile.empty()) {
     error = "cuBLAS alone needs --size";
+    return false;
+  }
+  if (!o.shapesFile.empty() &&
+      (o.sweep || !o.sizes.empty() || o.lda || o.ldb || o.ldc)) {
+    error = "--shapes gives the problems: not with --size, --sweep or "
+            "--lda/--ldb/--ldc";
+    return false;
+  }
+  if (!o.shapeSummary.empty() && o.shapesFile.empty()) {
+    error = "--shape-summary needs --shapes";
     return false;
   }
   if (o.sweep && o.kernels.empty()) {
@@ -282,6 +303,57 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
   }
   if (o.math == MathMode::TF32 && o.type != DType::F32) {
     error = "--math tf32 applies to f32 inputs only";
+    return false;
+  }
+  return true;
+}
+
+std::string Shape::label() const {
+  std::string text = std::to_string(size.m) + "x" + std::to_string(size.n) +
+                     "x" + std::to_string(size.k);
+  const std::pair<const char *, int64_t> lds[] = {
+      {"lda", lda}, {"ldb", ldb}, {"ldc", ldc}};
+  for (auto [name, ld] : lds)
+    if (ld)
+      text += std::string(" ") + name + "=" + std::to_string(ld);
+  return text;
+}
+
+bool gemmc::rt::parseShapes(const std::string &text,
+                            std::vector<Shape> &shapes, std::string &error) {
+  shapes.clear();
+  std::istringstream is(text);
+  std::string line;
+  for (int lineNo = 1; std::getline(is, line); ++lineNo) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    std::string word;
+    if (!(words >> word))
+      continue;
+    auto bad = [&](const std::string &what) {
+      error = "line " + std::to_string(lineNo) + ": " + what;
+      return false;
+    };
+    std::vector<Size> sizes;
+    if (!parseSizes(word, sizes) || sizes.size() != 1)
+      return bad("expected MxNxK, got '" + word + "'");
+    Shape shape;
+    shape.size = sizes.front();
+    while (words >> word) {
+      size_t eq = word.find('=');
+      std::string key = word.substr(0, eq);
+      int64_t *ld = key == "lda"   ? &shape.lda
+                    : key == "ldb" ? &shape.ldb
+                    : key == "ldc" ? &shape.ldc
+                                   : nullptr;
+      if (eq == std::string::npos || !ld ||
+          !parseInt64(word.substr(eq + 1), *ld) || *ld < 1)
+        return bad("expected lda=L, ldb=L or ldc=L, got '" + word + "'");
+    }
+    shapes.push_back(shape);
+  }
+  if (shapes.empty()) {
+    error = "no problem in the shapes file";
     return false;
   }
   return true;

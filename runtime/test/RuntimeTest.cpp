@@ -643,6 +643,46 @@ TEST(BenchOptions, RejectsBadUsage) {
   EXPECT_EQ(error, "--sweep runs kernels: give at least one");
 }
 
+TEST(BenchOptions, ReadsAShapesFile) {
+  std::vector<Shape> shapes;
+  std::string error;
+  ASSERT_TRUE(parseShapes("# skinny\n1x4096x4096\n\n777x333x2048 lda=2056 "
+                          "ldc=340  # odd\n512\n",
+                          shapes, error))
+      << error;
+  ASSERT_EQ(shapes.size(), 3u);
+  EXPECT_EQ(shapes[0].label(), "1x4096x4096");
+  EXPECT_EQ(shapes[1].lda, 2056);
+  EXPECT_EQ(shapes[1].ldb, 0);
+  EXPECT_EQ(shapes[1].ldc, 340);
+  EXPECT_EQ(shapes[1].label(), "777x333x2048 lda=2056 ldc=340");
+  EXPECT_EQ(shapes[2].size.k, 512);
+  EXPECT_FALSE(parseShapes("64x64x64\n64x64 ld=3\n", shapes, error));
+  EXPECT_EQ(error, "line 2: expected MxNxK, got '64x64'");
+  EXPECT_FALSE(parseShapes("64x64x64 ldd=3\n", shapes, error));
+  EXPECT_EQ(error, "line 1: expected lda=L, ldb=L or ldc=L, got 'ldd=3'");
+  EXPECT_FALSE(parseShapes("# nothing\n", shapes, error));
+  EXPECT_EQ(error, "no problem in the shapes file");
+
+  BenchOptions o;
+  EXPECT_TRUE(parseBenchOptions({"--shapes", "s.txt", "--shape-summary",
+                                 "s.csv", "k.ptx"},
+                                o, error))
+      << error;
+  EXPECT_EQ(o.shapesFile, "s.txt");
+  EXPECT_EQ(o.shapeSummary, "s.csv");
+  BenchOptions bad;
+  EXPECT_FALSE(parseBenchOptions({"--shapes", "s.txt", "--size", "64",
+                                  "k.ptx"},
+                                 bad, error));
+  EXPECT_EQ(error, "--shapes gives the problems: not with --size, --sweep "
+                   "or --lda/--ldb/--ldc");
+  BenchOptions lone;
+  EXPECT_FALSE(
+      parseBenchOptions({"--shape-summary", "s.csv", "k.ptx"}, lone, error));
+  EXPECT_EQ(error, "--shape-summary needs --shapes");
+}
+
 TEST(BenchOptions, TolerancesFollowPrecision) {
   // At K = 1 the f32 sum adds 2 u = 2^-23 to the rounding of the output.
   double u2 = std::ldexp(1.0, -23);

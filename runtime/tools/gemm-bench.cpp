@@ -61,6 +61,16 @@ struct Case {
   Size size;
   MathMode math = MathMode::Exact;
   std::vector<const Loaded *> run;
+  /// `--shapes`: the line's problem.
+  std::string label;
+};
+
+/// `--shapes`: how one problem went, from the best kernel that took it.
+struct ShapeOutcome {
+  std::string label, kernel;
+  /// "run", "refused" (no kernel takes it) or "FAIL".
+  std::string status;
+  double ms = NAN, cublasMs = NAN, ratio = NAN;
 };
 } // namespace
 
@@ -359,7 +369,7 @@ static void takeProblemFromKernels(BenchOptions &o,
 static std::vector<Case> buildCases(const BenchOptions &o,
                                     const std::vector<Loaded> &kernels) {
   std::vector<Size> sizes = o.sizes;
-  if (sizes.empty() && !o.sweep)
+  if (sizes.empty() && !o.sweep && o.shapes.empty())
     for (const Loaded &l : kernels) {
       const Problem &p = l.kernel->contract().problem;
       if (p.m && p.n && p.k &&
@@ -368,14 +378,20 @@ static std::vector<Case> buildCases(const BenchOptions &o,
           }))
         sizes.push_back({p.m, p.n, p.k});
     }
-  if (sizes.empty() && !o.sweep)
+  if (sizes.empty() && !o.sweep && o.shapes.empty())
     throw std::runtime_error("no problem size: the kernels take their "
                              "sizes at launch; give --size");
 
   std::vector<Case> cases;
   if (o.sweep)
     cases = sweepCases(o, kernels);
-  for (const Size &size : sizes) {
+  // `--shapes`: each line's sizes and leading dimensions.
+  std::vector<Shape> shapes = o.shapes;
+  if (shapes.empty())
+    for (const Size &size : sizes)
+      shapes.push_back({size, o.lda, o.ldb, o.ldc});
+  for (const Shape &shape : shapes) {
+    const Size &size = shape.size;
     Case cs;
     Problem &p = cs.p;
     p.m = size.m, p.n = size.n, p.k = size.k;
@@ -386,8 +402,10 @@ static std::vector<Case> buildCases(const BenchOptions &o,
     p.bias = o.bias, p.relu = o.relu;
     p.batch = o.batch;
     p.strideA = o.strideA, p.strideB = o.strideB, p.strideC = o.strideC;
-    p.lda = o.lda, p.ldb = o.ldb, p.ldc = o.ldc;
+    p.lda = shape.lda, p.ldb = shape.ldb, p.ldc = shape.ldc;
     cs.size = size;
+    if (!o.shapes.empty())
+      cs.label = shape.label();
     cs.math = o.math;
     for (const Loaded &l : kernels)
       cs.run.push_back(&l);
@@ -664,6 +682,73 @@ void CaseRun::runKernel(const Loaded &l) {
   bench.results.push_back(r);
 }
 
+/// `--shapes`: the outcome of the case whose results are `results`
+/// (cuBLAS's first where it ran): the fastest verified kernel against
+/// cuBLAS.
+static ShapeOutcome shapeOutcome(const Case &cs,
+                                 const std::vector<Result> &results) {
+  ShapeOutcome out;
+  out.label = cs.label;
+  out.status = "refused";
+  for (const Result &r : results) {
+    if (r.kernel == "cuBLAS") {
+      out.cublasMs = r.ms;
+      continue;
+    }
+    if (r.status == "FAIL")
+      out.status = "FAIL";
+    if (r.status != "PASS" || out.status == "FAIL")
+      continue;
+    if (out.status != "run" || r.ms < out.ms) {
+      out.status = "run";
+      out.kernel = r.kernel;
+      out.ms = r.ms;
+    }
+  }
+  out.ratio = out.cublasMs / out.ms;
+  return out;
+}
+
+/// `--shapes`: each problem's best kernel and ratio, then the geometric
+/// mean of the ratios, the lowest, and the problems refused or failed.
+static void printShapes(const BenchOptions &o,
+                        const std::vector<ShapeOutcome> &outcomes) {
+  std::printf("\n%-44s %-24s %10s %10s %9s\n", "problem", "best kernel",
+              "ms", "cuBLAS ms", "xcuBLAS");
+  double logSum = 0;
+  int timed = 0, refused = 0, failed = 0;
+  const ShapeOutcome *lowest = nullptr;
+  for (const ShapeOutcome &s : outcomes) {
+    std::printf("%-44s %-24s %10.4f %10.4f %9.3f%s\n", s.label.c_str(),
+                s.status == "run" ? s.kernel.c_str() : s.status.c_str(), s.ms,
+                s.cublasMs, s.ratio,
+                s.status == "run" ? "" : ("  " + s.status).c_str());
+    refused += s.status == "refused";
+    failed += s.status == "FAIL";
+    if (s.status != "run" || !(s.ratio > 0))
+      continue;
+    logSum += std::log(s.ratio);
+    ++timed;
+    if (!lowest || s.ratio < lowest->ratio)
+      lowest = &s;
+  }
+  std::printf("shapes: %zu problems, %d timed, %d refused by every kernel, "
+              "%d failed\n",
+              outcomes.size(), timed, refused, failed);
+  if (timed)
+    std::printf("geometric mean x cuBLAS: %.3f over %d problems; lowest "
+                "%.3f (%s, %s)\n",
+                std::exp(logSum / timed), timed, lowest->ratio,
+                lowest->label.c_str(), lowest->kernel.c_str());
+  if (o.shapeSummary.empty())
+    return;
+  std::ofstream csv(o.shapeSummary);
+  csv << "problem,kernel,status,ms,cublas_ms,ratio\n";
+  for (const ShapeOutcome &s : outcomes)
+    csv << s.label << "," << s.kernel << "," << s.status << "," << s.ms << ","
+        << s.cublasMs << "," << s.ratio << "\n";
+}
+
 /// The line under the table: what was run and how.
 static void printSummary(const BenchOptions &o, const Bench &bench) {
   if (o.sweep) {
@@ -714,6 +799,19 @@ int main(int argc, char **argv) {
     return 0;
   }
 
+  if (!o.shapesFile.empty()) {
+    try {
+      if (!parseShapes(readFile(o.shapesFile), o.shapes, error)) {
+        std::cerr << "gemm-bench: error: " << o.shapesFile << ": " << error
+                  << "\n";
+        return 2;
+      }
+    } catch (const std::exception &e) {
+      std::cerr << "gemm-bench: error: " << e.what() << "\n";
+      return 2;
+    }
+  }
+
   Device device;
   try {
     device = Device::open(o.device);
@@ -726,6 +824,7 @@ int main(int argc, char **argv) {
   }
 
   Bench bench(o, device);
+  std::vector<ShapeOutcome> outcomes;
   std::string gpu;
   try {
     gpu = describeGpu(device);
@@ -745,11 +844,16 @@ int main(int argc, char **argv) {
       bench.total += cs.run.size() + (cublas ? 1 : 0);
 
     for (const Case &cs : cases) {
+      size_t first = bench.results.size();
       CaseRun run(bench, cs);
       if (cublas)
         run.runCublas();
       for (const Loaded *l : cs.run)
         run.runKernel(*l);
+      if (!cs.label.empty())
+        outcomes.push_back(shapeOutcome(
+            cs, std::vector<Result>(bench.results.begin() + first,
+                                    bench.results.end())));
     }
     printSummary(o, bench);
   } catch (const std::exception &e) {
@@ -758,6 +862,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   printTable(bench.results);
+  if (!outcomes.empty())
+    printShapes(o, outcomes);
   if (!o.csv.empty())
     writeCsv(o.csv, gpu, bench.results);
   if (!o.json.empty())

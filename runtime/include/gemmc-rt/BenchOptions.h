@@ -16,6 +16,16 @@ struct Size {
   int64_t m = 0, n = 0, k = 0;
 };
 
+/// One problem of a `--shapes` file: its sizes and leading dimensions (0:
+/// dense).
+struct Shape {
+  Size size;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+
+  /// `MxNxK`, with ` lda=… ldb=… ldc=…` where given.
+  std::string label() const;
+};
+
 struct BenchOptions {
   std::vector<std::string> kernels; ///< PTX files
   std::vector<Size> sizes;          ///< empty: each fixed kernel's own size
@@ -47,6 +57,12 @@ struct BenchOptions {
   /// and batches), each verified against cuBLAS and fp64, none timed.
   bool sweep = false;
   int64_t count = 100, maxSize = 3000;
+  /// `--shapes FILE`: a list of problems (parseShapes), each run by every
+  /// kernel that takes it and by cuBLAS, summarised by the best kernel's
+  /// ratio and their geometric mean; `--shape-summary FILE` writes that
+  /// summary as CSV.
+  std::string shapesFile, shapeSummary;
+  std::vector<Shape> shapes;
   int optLevel = 4;
   int device = 0;
   std::string csv, json;
@@ -60,6 +76,12 @@ bool parseBenchOptions(const std::vector<std::string> &args,
 
 /// Parses `4096`, `4096x2048x1024` or a comma-separated list of them.
 bool parseSizes(const std::string &text, std::vector<Size> &sizes);
+
+/// Parses a shapes file: one problem per line, `MxNxK` (or `N` for N^3)
+/// then optionally `lda=L ldb=L ldc=L`; `#` starts a comment. Returns false
+/// with `error` naming the line.
+bool parseShapes(const std::string &text, std::vector<Shape> &shapes,
+                 std::string &error);
 
 /// The default tolerance on the relative Frobenius error for a precision;
 /// docs/benchmarks.md justifies each.
