@@ -115,22 +115,21 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
   // The boxes of the tensor maps the runtime encodes (innermost first, in
   // elements), all with the 128-byte swizzle; in a cluster each block
   // copies a slice of A's and B's tiles.
-  if (model.hasTma()) {
-    gemmc::WarpgroupKernel kernel =
-        gemmc::getWarpgroupKernel(getProblemModel(problem), model);
-    os << "// tensor-maps: A=" << kernel.a.boxInner << "x"
-       << kernel.a.sliceRows() << " B=" << kernel.b.boxInner << "x"
-       << kernel.b.sliceRows();
-    if (kernel.c)
-      os << " C=" << kernel.c->boxInner << "x" << kernel.c->boxOuter;
+  std::optional<gemmc::WarpgroupKernel> kernel;
+  if (model.hasTma())
+    kernel = gemmc::getWarpgroupKernel(getProblemModel(problem), model);
+  if (kernel) {
+    os << "// tensor-maps: A=" << kernel->a.boxInner << "x"
+       << kernel->a.sliceRows() << " B=" << kernel->b.boxInner << "x"
+       << kernel->b.sliceRows();
+    if (kernel->c)
+      os << " C=" << kernel->c->boxInner << "x" << kernel->c->boxOuter;
     os << " swizzle=128\n";
   }
   // Sizes given at launch that `tma c` can store (in 16-byte units).
-  if (contract.descriptors && model.tmaC) {
-    gemmc::WarpgroupKernel kernel =
-        gemmc::getWarpgroupKernel(getProblemModel(problem), model);
-    bool rowMajor = kernel.c->rowMajor;
-    int64_t multiple = kernel.c->sizeMultiple();
+  if (contract.descriptors && kernel && kernel->c) {
+    bool rowMajor = kernel->c->rowMajor;
+    int64_t multiple = kernel->c->sizeMultiple();
     os << "// size-multiple: m=" << (rowMajor ? 1 : multiple)
        << " n=" << (rowMajor ? multiple : 1) << " k=1\n";
   }

@@ -115,6 +115,13 @@ private:
   /// 8 * (i / 2 % 2) and column 8 * (i / 4) + 2 * (t % 4) + i % 2 (pairs of
   /// adjacent columns). Returns the thread's part: its row and first column.
   std::pair<Value, Value> accumulatorPosition();
+  /// The value `epilogue` gives the f32 accumulators `acc` at (`row`,
+  /// `col`) of C, reading C there where it reads C: a pair along a row
+  /// (vector<2xf32>), or one element.
+  Value epiloguePair(OpBuilder &ob, const EpilogueValues &epilogue, Value acc,
+                     Value row, Value col);
+  Value epilogueElement(OpBuilder &ob, const EpilogueValues &epilogue,
+                        Value acc, Value row, Value col);
   LogicalResult storeC(ArrayRef<Value> accumulators, Value row0, Value col0);
   /// `tma c`: stores C through shared memory with TMA.
   LogicalResult storeCWithTma(ArrayRef<Value> accumulators, Value consumer,
@@ -543,31 +550,14 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
           // A pair along the row, read and applied at once.
           Value pair = vector::FromElementsOp::create(ob, loc, f32Pair,
                                                       ValueRange{x, y});
-          Value old;
-          if (epilogue.readsC) {
-            Value read = vector::LoadOp::create(ob, loc, pairType, c,
-                                                ValueRange{row, col});
-            old = extendToF32(ob, loc, read);
-          }
-          auto position = [&]() { return std::make_pair(row, col); };
-          values.push_back(epilogue.apply(ob, loc, pair, old, c, position));
+          values.push_back(epiloguePair(ob, epilogue, pair, row, col));
         } else {
           for (int64_t j = 0; j < 2; ++j) {
             Value at = addOffset(ob, loc, col, j);
             Value readRow = clamp(ob, row, lastRow);
             Value readCol = clamp(ob, at, lastCol);
-            Value old;
-            if (epilogue.readsC) {
-              Value read = memref::LoadOp::create(ob, loc, c,
-                                                  ValueRange{readRow, readCol});
-              old = cType == ob.getF32Type()
-                        ? read
-                        : arith::ExtFOp::create(ob, loc, ob.getF32Type(), read)
-                              .getResult();
-            }
-            auto position = [&]() { return std::make_pair(readRow, readCol); };
             values.push_back(
-                epilogue.apply(ob, loc, j ? y : x, old, c, position));
+                epilogueElement(ob, epilogue, j ? y : x, readRow, readCol));
           }
         }
         if (t.rowMajor) {
@@ -672,6 +662,35 @@ std::pair<Value, Value> KernelBuilder::accumulatorPosition() {
   return {threadRow, laneCol};
 }
 
+Value KernelBuilder::epiloguePair(OpBuilder &ob,
+                                  const EpilogueValues &epilogue, Value acc,
+                                  Value row, Value col) {
+  Type cType = cast<MemRefType>(c.getType()).getElementType();
+  Value old;
+  if (epilogue.readsC) {
+    Value read = vector::LoadOp::create(ob, loc, VectorType::get({2}, cType),
+                                        c, ValueRange{row, col});
+    old = extendToF32(ob, loc, read);
+  }
+  auto position = [&]() { return std::make_pair(row, col); };
+  return epilogue.apply(ob, loc, acc, old, c, position);
+}
+
+Value KernelBuilder::epilogueElement(OpBuilder &ob,
+                                     const EpilogueValues &epilogue, Value acc,
+                                     Value row, Value col) {
+  Value old;
+  if (epilogue.readsC) {
+    Value read = memref::LoadOp::create(ob, loc, c, ValueRange{row, col});
+    old = read.getType() == ob.getF32Type()
+              ? read
+              : arith::ExtFOp::create(ob, loc, ob.getF32Type(), read)
+                    .getResult();
+  }
+  auto position = [&]() { return std::make_pair(row, col); };
+  return epilogue.apply(ob, loc, acc, old, c, position);
+}
+
 LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
                                     Value col0) {
   Value threadRow, laneCol;
@@ -701,15 +720,8 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
         Value pair = vector::FromElementsOp::create(ob, loc, f32Pair,
                                                     ValueRange{x, y});
         Value col1 = addOffset(ob, loc, col, 1);
-        auto position = [&]() { return std::make_pair(row, col); };
         if (!guarded && rowMajor) {
-          Value old;
-          if (epilogue.readsC) {
-            Value read = vector::LoadOp::create(ob, loc, pairType, c,
-                                                ValueRange{row, col});
-            old = extendToF32(ob, loc, read);
-          }
-          Value value = epilogue.apply(ob, loc, pair, old, c, position);
+          Value value = epiloguePair(ob, epilogue, pair, row, col);
           Value narrow = value;
           if (cType != ob.getF32Type())
             narrow = arith::TruncFOp::create(ob, loc, pairType, value);
@@ -723,16 +735,7 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
           Value at = j ? col1 : col;
           Value element = j ? y : x;
           auto storeOne = [&](OpBuilder &eb) {
-            Value old;
-            if (epilogue.readsC) {
-              Value read = memref::LoadOp::create(eb, loc, c, ValueRange{row, at});
-              old = cType == eb.getF32Type()
-                        ? read
-                        : arith::ExtFOp::create(eb, loc, eb.getF32Type(), read)
-                              .getResult();
-            }
-            auto where = [&]() { return std::make_pair(row, at); };
-            Value value = epilogue.apply(eb, loc, element, old, c, where);
+            Value value = epilogueElement(eb, epilogue, element, row, at);
             if (cType != eb.getF32Type())
               value = arith::TruncFOp::create(eb, loc, cType, value);
             memref::StoreOp::create(eb, loc, value, c, ValueRange{row, at});
