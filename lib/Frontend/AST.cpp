@@ -127,5 +127,8 @@ void gemmc::dump(const KernelDecl &kernel, const ScheduleFacts &facts,
   }
   os << "  facts threads=" << facts.threadsPerBlock
      << " shared-bytes=" << facts.sharedBytes << " registers~"
-     << facts.registers << "\n";
+     << facts.registers;
+  if (facts.workspaceFloatsPerTile)
+    os << " workspace-floats-per-tile=" << facts.workspaceFloatsPerTile;
+  os << "\n";
 }

@@ -190,6 +190,7 @@ bool Rules::checkThreads() {
 
   int64_t threads = s.threadsPerBlock();
   facts.threadsPerBlock = threads;
+  facts.workspaceFloatsPerTile = s.workspaceFloatsPerTile();
   std::string text = "tile " + std::to_string(bm) + "x" + std::to_string(bn);
   if (s.hasMma())
     text += " with warp tile " + std::to_string(wm) + "x" + std::to_string(wn);
@@ -857,8 +858,12 @@ std::optional<ScheduleFacts> Rules::run() {
 }
 
 bool Rules::checkImplemented() {
-  if (s.splitK)
-    return notYet(DirectiveKind::SplitK, "directive 'split-k'");
+  // Split-K runs the splits along the grid's z, which a batch takes, and
+  // reduces the register accumulators of mma.sync and SIMT kernels.
+  if (s.splitK && s.hasWgmma())
+    return notYet(DirectiveKind::SplitK, "'split-k' with 'wgmma'");
+  if (s.splitK && p.batched)
+    return notYet(DirectiveKind::SplitK, "'split-k' with a batch");
   if (s.hasWgmma()) {
     if (!s.tmaA || !s.tmaB)
       return notYet(DirectiveKind::Wgmma, "'wgmma' without 'tma a b'");

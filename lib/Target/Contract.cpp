@@ -67,7 +67,11 @@ FailureOr<KernelContract> mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel,
 }
 
 static void printGridDim(llvm::raw_ostream &os, GridDim dim) {
-  if (dim.dim == Dim::One || dim.dim == Dim::SMs) {
+  if (dim.dim == Dim::One) {
+    os << dim.divisor;
+    return;
+  }
+  if (dim.dim == Dim::SMs) {
     os << stringifyDim(dim.dim);
     return;
   }
@@ -86,11 +90,12 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
 
   const gemmc::Schedule &model = schedule.getValue();
   // Version 2 adds tensor maps and the persistent grid, version 3 C's
-  // tensor map and clusters: a reader of an older version refuses such a
-  // kernel rather than launch it wrongly.
-  int version = model.tmaC || model.cluster                    ? 3
+  // tensor map and clusters, version 4 split-K's workspace: a reader of an
+  // older version refuses such a kernel rather than launch it wrongly.
+  int version = model.splitK                       ? 4
+                : model.tmaC || model.cluster      ? 3
                 : model.hasTma() || model.persistent ? 2
-                                                               : 1;
+                                                     : 1;
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "// gemmc-contract-begin v" << version << "\n";
@@ -106,6 +111,11 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
   if (model.cluster)
     os << "// cluster: " << model.clusterSize() << " 1 1\n";
   os << "// dynamic-shared-bytes: " << launch.getSharedBytes() << "\n";
+  // Split-K: the grid's z is the splits; per tile of C (grid x by y) the
+  // workspace holds `workspace` floats and the counters one i32.
+  if (model.splitK)
+    os << "// split-k: splits=" << model.splits()
+       << " workspace=" << model.workspaceFloatsPerTile() << "\n";
   // Sizes given at launch: each matrix is a memref descriptor (pointer,
   // pointer, offset, sizes, strides: one kernel parameter each).
   os << "// params:";

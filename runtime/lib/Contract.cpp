@@ -3,6 +3,7 @@
 #include "gemmc-rt/Contract.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -51,14 +52,14 @@ int64_t GridExpr::evaluate(int64_t m, int64_t n, int64_t k, int64_t batch,
     extent = k;
     break;
   default:
-    return 1;
+    return divisor;
   }
   return (extent + divisor - 1) / divisor;
 }
 
 std::string GridExpr::str() const {
   if (dim == '1')
-    return "1";
+    return std::to_string(divisor);
   if (dim == 'S')
     return "SM";
   return std::string(1, dim) + "/" + std::to_string(divisor);
@@ -136,9 +137,10 @@ static std::vector<std::string> splitWords(const std::string &text) {
 }
 
 static bool parseGrid(const std::string &word, GridExpr &expr) {
-  if (word == "1") {
+  // A fixed count of blocks: 1, or split-K's splits.
+  if (!word.empty() && std::isdigit(static_cast<unsigned char>(word[0]))) {
     expr = GridExpr{};
-    return true;
+    return parseInt(word, expr.divisor) && expr.divisor > 0;
   }
   if (word == "SM") {
     expr = GridExpr{'S', 1};
@@ -217,10 +219,11 @@ static bool parseProblem(const std::string &text, Problem &problem) {
 bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
                               std::string &error) {
   // Version 2 adds tensor maps and persistent grids, version 3 C's tensor
-  // map and clusters (docs/contract.md).
+  // map and clusters, version 4 split-K (docs/contract.md).
   const std::string begin = "// gemmc-contract-begin v1";
   const std::string beginV2 = "// gemmc-contract-begin v2";
   const std::string beginV3 = "// gemmc-contract-begin v3";
+  const std::string beginV4 = "// gemmc-contract-begin v4";
   const std::string end = "// gemmc-contract-end";
   std::istringstream is(ptx);
   std::string line;
@@ -233,7 +236,8 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
     if (!line.empty() && line.back() == '\r')
       line.pop_back();
     if (!inside) {
-      inside = line == begin || line == beginV2 || line == beginV3;
+      inside = line == begin || line == beginV2 || line == beginV3 ||
+               line == beginV4;
       if (!inside && line.rfind("// gemmc-contract-begin", 0) == 0) {
         error = "line " + std::to_string(lineNo) +
                 ": unsupported contract version: " + line;
@@ -344,6 +348,11 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
     bool scalar =
         param.kind == "f32" && (param.name == "alpha" || param.name == "beta");
     contract.alphaBeta = contract.alphaBeta || scalar;
+    bool workspace =
+        (param.name == "workspace" || param.name == "counters") &&
+        (param.kind == "ptr" || param.kind == "memref1.i32" ||
+         param.kind == "memref1.i64");
+    pointer = pointer || workspace;
     bool tensorMap = param.kind == "tensormap" &&
                      (param.name == "tmap-A" || param.name == "tmap-B" ||
                       param.name == "tmap-C");
@@ -351,7 +360,8 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
       error = "line " + std::to_string(fieldLines["params"]) +
               ": unsupported kernel parameter '" + word +
               "' (known: A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 "
-              "beta:f32 bias:ptr, memref2|3.i32|i64 for A, B, C, bias, and "
+              "beta:f32 bias:ptr, memref2|3.i32|i64 for A, B, C, bias, "
+              "workspace:ptr counters:ptr or memref1.i32|i64, and "
               "tmap-A:tensormap tmap-B:tensormap tmap-C:tensormap)";
       return false;
     }
@@ -411,6 +421,33 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
       return false;
     }
   }
+  // `split-k: splits=S workspace=F`, with the workspace and counters
+  // parameters.
+  int workspaceParams = std::count_if(
+      contract.params.begin(), contract.params.end(), [](const Param &p) {
+        return p.name == "workspace" || p.name == "counters";
+      });
+  contract.splits = 1;
+  contract.workspacePerTile = 0;
+  if (fields.count("split-k")) {
+    std::map<std::string, std::string> parts;
+    for (const std::string &word : splitWords(fields["split-k"])) {
+      size_t eq = word.find('=');
+      if (eq == std::string::npos)
+        return bad("split-k");
+      parts[word.substr(0, eq)] = word.substr(eq + 1);
+    }
+    if (parts.size() != 2 || !parseInt(parts["splits"], contract.splits) ||
+        !parseInt(parts["workspace"], contract.workspacePerTile) ||
+        contract.splits < 2 || contract.workspacePerTile <= 0)
+      return bad("split-k");
+  }
+  if ((workspaceParams == 2) != contract.splitsK() ||
+      (workspaceParams != 0 && workspaceParams != 2)) {
+    error = "the workspace:... and counters:... parameters and the 'split-k' "
+            "field come together";
+    return false;
+  }
   // `cluster: X Y Z`: blocks per cluster, at most 8 (the portable size).
   if (fields.count("cluster")) {
     std::vector<std::string> dims = splitWords(fields["cluster"]);
@@ -467,10 +504,11 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
   int descriptors = 0;
   for (const Param &p : contract.params)
     descriptors += p.kind.rfind("memref", 0) == 0;
-  if (descriptors != 0 && descriptors != 3 + !contract.bias.empty()) {
+  if (descriptors != 0 &&
+      descriptors != 3 + !contract.bias.empty() + workspaceParams) {
     error = "line " + std::to_string(fieldLines["params"]) +
-            ": A, B, C (and the bias) are all pointers or all memref "
-            "descriptors";
+            ": A, B, C (and the bias, the workspace and counters) are all "
+            "pointers or all memref descriptors";
     return false;
   }
   if (descriptors)
@@ -490,6 +528,11 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
     }
   }
   return true;
+}
+
+int64_t Contract::tiles(const Problem &problem) const {
+  return grid[0].evaluate(problem.m, problem.n, problem.k) *
+         grid[1].evaluate(problem.m, problem.n, problem.k);
 }
 
 bool Contract::descriptors() const {
@@ -605,6 +648,13 @@ bool gemmc::rt::accepts(const Contract &contract, const Problem &p,
   }
   if (!acceptsLeadingDims(contract, p, why))
     return false;
+  // Split-K's workspace is indexed like the matrices, in 32 bits.
+  if (contract.splitsK() &&
+      contract.tiles(p) > (int64_t(1) << 31) / contract.workspacePerTile) {
+    why = "split-k's workspace for " + std::to_string(contract.tiles(p)) +
+          " tiles of C would exceed 2^31 floats";
+    return false;
+  }
   if (!contract.alphaBeta && (p.alpha != 1 || p.beta != 0)) {
     why = "the kernel computes C = A * B: it takes no alpha and beta";
     return false;
@@ -618,7 +668,8 @@ bool gemmc::rt::accepts(const Contract &contract, const Problem &p,
 
 std::string gemmc::rt::formatContract(const Contract &c) {
   std::ostringstream os;
-  int version = c.storesWithTma() || c.clusterSize() > 1 ? 3
+  int version = c.splitsK()                                 ? 4
+                : c.storesWithTma() || c.clusterSize() > 1 ? 3
                 : c.tensorMaps || c.grid[0].dim == 'S'     ? 2
                                                            : 1;
   os << "// gemmc-contract-begin v" << version << "\n";
@@ -632,6 +683,9 @@ std::string gemmc::rt::formatContract(const Contract &c) {
     os << "// cluster: " << c.cluster[0] << " " << c.cluster[1] << " "
        << c.cluster[2] << "\n";
   os << "// dynamic-shared-bytes: " << c.dynamicSharedBytes << "\n";
+  if (c.splitsK())
+    os << "// split-k: splits=" << c.splits
+       << " workspace=" << c.workspacePerTile << "\n";
   os << "// params:";
   for (const Param &p : c.params)
     os << " " << p.name << ":" << p.kind;

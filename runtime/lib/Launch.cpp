@@ -118,6 +118,17 @@ std::string ContractKernel::whyNot(const Problem &problem) const {
   return "";
 }
 
+void ContractKernel::reserveWorkspace(const Problem &problem) const {
+  size_t tiles = size_t(spec.tiles(problem));
+  size_t floats = tiles * size_t(spec.workspacePerTile);
+  if (!workspace || workspace->size() < floats * sizeof(float))
+    workspace = std::make_unique<DeviceBuffer>(floats * sizeof(float));
+  if (!counters || counters->size() < tiles * sizeof(int32_t)) {
+    counters = std::make_unique<DeviceBuffer>(tiles * sizeof(int32_t));
+    counters->fill32(0);
+  }
+}
+
 /// The offset, sizes and strides of the memref descriptor of matrix `name`
 /// (rank 2, or 3 for a batch) in its logical orientation: A is M x K, B
 /// K x N, C M x N, a row bias M x 1, a column bias 1 x N.
@@ -157,19 +168,30 @@ void ContractKernel::launch(const Operands &operands,
   std::vector<std::vector<int32_t>> fields32(spec.params.size());
   std::vector<CUtensorMap> maps(spec.params.size());
   std::vector<void *> args;
+  if (spec.splitsK())
+    reserveWorkspace(p);
   for (size_t i = 0; i < spec.params.size(); ++i) {
     const std::string &name = spec.params[i].name;
     const std::string &kind = spec.params[i].kind;
     if (kind == "ptr" || kind.rfind("memref", 0) == 0) {
-      pointers[i] = name == "A"      ? operands.a
-                    : name == "B"    ? operands.b
-                    : name == "bias" ? operands.bias
-                                     : operands.c;
+      pointers[i] = name == "A"           ? operands.a
+                    : name == "B"         ? operands.b
+                    : name == "bias"      ? operands.bias
+                    : name == "workspace" ? workspace->ptr()
+                    : name == "counters"  ? counters->ptr()
+                                          : operands.c;
       args.push_back(&pointers[i]);
       if (kind == "ptr")
         continue;
       args.push_back(&pointers[i]);
-      fields[i] = descriptorFields(name, kind[6] - '0', p);
+      // A 1-D buffer: offset, size, stride.
+      if (kind[6] == '1')
+        fields[i] = {0,
+                     spec.tiles(p) *
+                         (name == "workspace" ? spec.workspacePerTile : 1),
+                     1};
+      else
+        fields[i] = descriptorFields(name, kind[6] - '0', p);
       if (spec.indexBits() == 32) {
         fields32[i].assign(fields[i].begin(), fields[i].end());
         for (int32_t &field : fields32[i])

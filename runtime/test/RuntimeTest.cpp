@@ -275,8 +275,8 @@ TEST(Contract, ReadsMemrefDescriptors) {
   // Matrices are all pointers or all descriptors.
   EXPECT_FALSE(
       parseContract(replace(kDescriptors, "B:memref2.i32", "B:ptr"), c, error));
-  EXPECT_EQ(error, "line 8: A, B, C (and the bias) are all pointers or all "
-                   "memref descriptors");
+  EXPECT_EQ(error, "line 8: A, B, C (and the bias, the workspace and counters) "
+                   "are all pointers or all memref descriptors");
   EXPECT_FALSE(parseContract(
       replace(kDescriptors, "a=4 b=4 c=2", "a=4 b=0 c=2"), c, error));
   EXPECT_NE(error.find("malformed 'leading-dim-multiple'"), std::string::npos);
@@ -311,7 +311,8 @@ TEST(Contract, RejectsMalformedContracts) {
       parseContract(replace(kFixed, "C:ptr", "C:ptr gamma:f32"), c, error));
   EXPECT_EQ(error, "line 12: unsupported kernel parameter 'gamma:f32' (known: "
                    "A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 beta:f32 "
-                   "bias:ptr, memref2|3.i32|i64 for A, B, C, bias, and "
+                   "bias:ptr, memref2|3.i32|i64 for A, B, C, bias, "
+                   "workspace:ptr counters:ptr or memref1.i32|i64, and "
                    "tmap-A:tensormap tmap-B:tensormap tmap-C:tensormap)");
   // Tensor-map parameters come with the boxes of their maps.
   EXPECT_FALSE(parseContract(
@@ -330,16 +331,81 @@ TEST(Contract, RejectsMalformedContracts) {
   EXPECT_FALSE(parseContract(replace(kFixed, "m=1024", "m=?"), c, error));
   EXPECT_EQ(error, "the problem's size M is given at launch but is not a "
                    "kernel parameter");
-  // Versions 2 and 3 (tensor maps, persistent grids, clusters) are read;
-  // a later one is not.
-  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v4"), c, error));
+  // Versions 2 to 4 (tensor maps, persistent grids, clusters, split-K)
+  // are read; a later one is not.
+  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v5"), c, error));
   EXPECT_EQ(error, "line 6: unsupported contract version: "
-                   "// gemmc-contract-begin v4");
+                   "// gemmc-contract-begin v5");
   EXPECT_FALSE(parseContract(replace(kFixed, "// entry: sgemm_coalesced\n", ""),
                              c, error));
   EXPECT_EQ(error, "the kernel contract has no 'entry' field");
   EXPECT_FALSE(parseContract(replace(kDynamic, "n=64", "n=0"), c, error));
   EXPECT_NE(error.find("malformed 'size-multiple'"), std::string::npos);
+}
+
+static const char *kSplitK = R"(
+// gemmc-contract-begin v4
+// entry: splitk_mma
+// arch: sm_90
+// block: 128 1 1
+// grid: N/64 M/64 4
+// dynamic-shared-bytes: 0
+// split-k: splits=4 workspace=16384
+// params: A:memref2.i64 B:memref2.i64 C:memref2.i64 alpha:f32 beta:f32 workspace:memref1.i64 counters:memref1.i64
+// alignment: 16
+// leading-dim-multiple: a=8 b=8 c=2
+// semantics: C = alpha * A * B + beta * C
+// problem: m=? n=? k=? a=f16:row b=f16:row c=f16:row acc=f32
+// gemmc-contract-end
+)";
+
+TEST(Contract, ReadsSplitK) {
+  Contract c;
+  std::string error;
+  ASSERT_TRUE(parseContract(kSplitK, c, error)) << error;
+  EXPECT_TRUE(c.splitsK());
+  EXPECT_EQ(c.splits, 4);
+  EXPECT_EQ(c.workspacePerTile, 16384);
+  // The splits are a fixed count of blocks along z.
+  EXPECT_EQ(c.grid[2].evaluate(100, 100, 100), 4);
+  EXPECT_EQ(c.grid[2].str(), "4");
+  Problem p = c.problem;
+  p.m = 130;
+  p.n = 64;
+  p.k = 1000;
+  EXPECT_EQ(c.tiles(p), 3);
+  std::string why;
+  EXPECT_TRUE(accepts(c, p, why)) << why;
+  // The workspace is indexed in 32 bits.
+  p.m = p.n = 1 << 15;
+  EXPECT_FALSE(accepts(c, p, why));
+  EXPECT_EQ(why, "split-k's workspace for 262144 tiles of C would exceed 2^31 "
+                 "floats");
+  // Written back as read, version 4.
+  Contract again;
+  ASSERT_TRUE(parseContract(formatContract(c), again, error)) << error;
+  EXPECT_EQ(formatContract(again), formatContract(c));
+  EXPECT_NE(formatContract(c).find("// split-k: splits=4 workspace=16384"),
+            std::string::npos);
+
+  // Malformed: one split, the field without its parameters, and the other
+  // way round.
+  EXPECT_FALSE(parseContract(replace(kSplitK, "splits=4", "splits=1"), c,
+                             error));
+  EXPECT_EQ(error, "line 8: malformed 'split-k' field: 'splits=1 "
+                   "workspace=16384'");
+  EXPECT_FALSE(parseContract(
+      replace(kSplitK, " workspace:memref1.i64 counters:memref1.i64", ""), c,
+      error));
+  EXPECT_EQ(error, "the workspace:... and counters:... parameters and the "
+                   "'split-k' field come together");
+  EXPECT_FALSE(parseContract(
+      replace(kSplitK, "// split-k: splits=4 workspace=16384\n", ""), c,
+      error));
+  EXPECT_EQ(error, "the workspace:... and counters:... parameters and the "
+                   "'split-k' field come together");
+  EXPECT_FALSE(parseContract(replace(kSplitK, "M/64 4", "M/64 0"), c, error));
+  EXPECT_EQ(error, "line 6: malformed 'grid' field: 'N/64 M/64 0'");
 }
 
 static const char *kCluster = R"(

@@ -140,11 +140,24 @@ TEST(ScheduleModel, NotImplementedYet) {
   Schedule s;
   s.tile = {32, 32, 1};
   s.splitK = 2;
+  Collected plain;
+  EXPECT_TRUE(checkImplemented(squareF32(256), s, std::ref(plain)));
+  Problem batch = squareF32(256);
+  batch.batched = true;
   Collected diagnostics;
-  EXPECT_FALSE(checkImplemented(squareF32(256), s, std::ref(diagnostics)));
+  EXPECT_FALSE(checkImplemented(batch, s, std::ref(diagnostics)));
   ASSERT_TRUE(diagnostics.firstError());
   EXPECT_EQ(diagnostics.firstError()->message,
-            "directive 'split-k' is not implemented yet");
+            "'split-k' with a batch is not implemented yet");
+}
+
+TEST(ScheduleModel, SplitKWorkspace) {
+  Schedule s = sgemmBest();
+  EXPECT_EQ(s.splits(), 1);
+  EXPECT_EQ(s.workspaceFloatsPerTile(), 0);
+  s.splitK = 4;
+  EXPECT_EQ(s.splits(), 4);
+  EXPECT_EQ(s.workspaceFloatsPerTile(), 4 * s.bm() * s.bn());
 }
 
 TEST(ScheduleModel, StructureAndEquality) {

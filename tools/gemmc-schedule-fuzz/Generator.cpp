@@ -444,8 +444,10 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   }
   if (d.chance(0.25))
     directive(std::string("edges ") + (d.chance(0.6) ? "split" : "guard"));
-  if (d.chance(0.02))
-    directive("split-k 2");
+  // Split-K, uneven counts included (a static K not a multiple of splits
+  // x BK is refused).
+  if (d.chance(0.15))
+    directive("split-k " + std::to_string(d.pick({2, 3, 4, 8, 16})));
 
   return "kernel " + name + " {\n  problem {\n" + problem +
          "  }\n  schedule {\n" + schedule + "  }\n}\n";

@@ -164,6 +164,13 @@ struct Schedule {
   int64_t clusterN() const { return cluster ? (*cluster)[1] : 1; }
   int64_t clusterSize() const { return clusterM() * clusterN(); }
   bool hasPromotion() const { return promoteA || promoteB; }
+  /// The blocks that share a tile of C along K (`split-k S`), 1 without.
+  int64_t splits() const { return splitK.value_or(1); }
+  /// Split-K's workspace per tile of C: the f32 partial tiles of its splits
+  /// (splits x BM x BN floats), besides one arrival counter; 0 without.
+  int64_t workspaceFloatsPerTile() const {
+    return splitK ? splits() * bm() * bn() : 0;
+  }
   bool isPipelined() const {
     return stages != 1 || registerDoubleBuffer || cpAsync;
   }
@@ -374,6 +381,8 @@ struct ScheduleFacts {
   /// and the cap its kernel gets: a warning comes when the one gets within
   /// an eighth (a quarter before sm_90) of the other.
   int64_t registerPressure = 0, registerCap = 0;
+  /// Split-K's workspace per tile of C, in floats (0 without split-K).
+  int64_t workspaceFloatsPerTile = 0;
 };
 
 /// The rules of docs/dsl.md. Reports the first error (with its notes) and

@@ -87,6 +87,15 @@ static void outlineKernel(KernelOp kernel) {
   const gemmc::Schedule &schedule = kernel.getSchedule().getValue();
   KernelABI abi =
       KernelABI::get(kernel.getAlphaBeta(), bias.has_value(), schedule);
+  // Split-K's workspace: per tile of C, the splits' partial tiles, and an
+  // arrival counter (sized at launch with the problem).
+  int64_t tiles = ShapedType::kDynamic;
+  if (!dynamic)
+    tiles = llvm::divideCeil(problem.getM(), schedule.bm()) *
+            llvm::divideCeil(problem.getN(), schedule.bn());
+  auto perTile = [&](int64_t count) {
+    return dynamic ? ShapedType::kDynamic : tiles * count;
+  };
   SmallVector<Type, 6> argTypes;
   SmallVector<unsigned, 4> pointers;
   for (auto [i, role] : llvm::enumerate(abi.getRoles())) {
@@ -106,6 +115,17 @@ static void outlineKernel(KernelOp kernel) {
           MemRefType::get(*bias == "row" ? ArrayRef<int64_t>{problem.getM(), 1}
                                          : ArrayRef<int64_t>{1, problem.getN()},
                           problem.getCType()));
+      pointers.push_back(i);
+      break;
+    case KernelArg::Workspace:
+      argTypes.push_back(
+          MemRefType::get({perTile(schedule.workspaceFloatsPerTile())},
+                          builder.getF32Type()));
+      pointers.push_back(i);
+      break;
+    case KernelArg::Counters:
+      argTypes.push_back(
+          MemRefType::get({perTile(1)}, builder.getI32Type()));
       pointers.push_back(i);
       break;
     case KernelArg::TensorMapA:

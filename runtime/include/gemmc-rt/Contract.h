@@ -29,6 +29,7 @@ unsigned sizeOf(DType type);
 /// One grid extent: ceildiv(dim, divisor) where dim is M, N or K, or 1.
 struct GridExpr {
   char dim = '1'; ///< 'M', 'N', 'K', 'B', 'S' or '1'.
+  /// For '1', a fixed count of blocks (1, or split-K's splits).
   int64_t divisor = 1;
 
   /// 'B' is the batch count, 'S' (`SM`, a persistent grid) the number of
@@ -130,6 +131,14 @@ struct Contract {
   /// with cuLaunchKernelEx.
   unsigned cluster[3] = {1, 1, 1};
   unsigned clusterSize() const { return cluster[0] * cluster[1] * cluster[2]; }
+  /// `split-k: splits=S workspace=F` (version 4): S blocks along the grid's
+  /// z share each tile of C, through a workspace of F floats per tile
+  /// (`workspace` parameter) and an i32 counter per tile (`counters`, zero
+  /// before the first launch; the kernel leaves them zero).
+  int64_t splits = 1, workspacePerTile = 0;
+  bool splitsK() const { return splits > 1; }
+  /// The tiles of C (grid x times y) of `problem`, for split-K's workspace.
+  int64_t tiles(const Problem &problem) const;
   std::string schedule;
   std::string source;
 };

@@ -6,6 +6,7 @@
 #include "gemmc-rt/Contract.h"
 #include "gemmc-rt/Driver.h"
 
+#include <memory>
 #include <string>
 
 namespace gemmc::rt {
@@ -50,6 +51,11 @@ private:
   /// A persistent grid's size: the device's multiprocessors, or for a
   /// cluster kernel the blocks of as many clusters as fit at once.
   int residentBlocks = 1;
+  /// Split-K's workspace and counters, grown to the largest problem
+  /// launched (launches on one stream use them in turn).
+  mutable std::unique_ptr<DeviceBuffer> workspace, counters;
+  /// The workspace and counters for `problem`, allocated on first need.
+  void reserveWorkspace(const Problem &problem) const;
 };
 
 } // namespace gemmc::rt

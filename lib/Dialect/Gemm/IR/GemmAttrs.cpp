@@ -311,21 +311,26 @@ gemmc::Problem mlir::gemm::getProblemModel(ProblemAttr attr) {
 //===----------------------------------------------------------------------===//
 
 static void printGridDim(AsmPrinter &printer, GridDim dim) {
+  // A fixed number of blocks (1, or split-K's splits).
+  if (dim.dim == Dim::One) {
+    printer << dim.divisor;
+    return;
+  }
   printer << stringifyDim(dim.dim);
-  if (dim.dim != Dim::One && dim.dim != Dim::SMs)
+  if (dim.dim != Dim::SMs)
     printer << " / " << dim.divisor;
 }
 
 static ParseResult parseGridDim(AsmParser &parser, GridDim &dim) {
   SMLoc loc = parser.getCurrentLocation();
-  int64_t one = 0;
-  OptionalParseResult number = parser.parseOptionalInteger(one);
+  int64_t count = 0;
+  OptionalParseResult number = parser.parseOptionalInteger(count);
   if (number.has_value()) {
     if (failed(*number))
       return failure();
-    if (one != 1)
-      return parser.emitError(loc, "expected 1 or DIM / DIVISOR");
-    dim = GridDim{Dim::One, 1};
+    if (count < 1)
+      return parser.emitError(loc, "expected a positive count or DIM / DIVISOR");
+    dim = GridDim{Dim::One, count};
     return success();
   }
   StringRef name;

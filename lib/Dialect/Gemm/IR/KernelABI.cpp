@@ -21,6 +21,10 @@ StringRef mlir::gemm::stringifyKernelArg(KernelArg role) {
     return "beta";
   case KernelArg::Bias:
     return "bias";
+  case KernelArg::Workspace:
+    return "workspace";
+  case KernelArg::Counters:
+    return "counters";
   case KernelArg::TensorMapA:
     return "tmap-A";
   case KernelArg::TensorMapB:
@@ -31,13 +35,15 @@ StringRef mlir::gemm::stringifyKernelArg(KernelArg role) {
   llvm_unreachable("unknown kernel argument");
 }
 
-KernelABI::KernelABI(bool alphaBeta, bool bias, bool tensorMaps,
-                     bool tensorMapC)
+KernelABI::KernelABI(bool alphaBeta, bool bias, bool workspace,
+                     bool tensorMaps, bool tensorMapC)
     : roles({KernelArg::A, KernelArg::B, KernelArg::C}) {
   if (alphaBeta)
     roles.append({KernelArg::Alpha, KernelArg::Beta});
   if (bias)
     roles.push_back(KernelArg::Bias);
+  if (workspace)
+    roles.append({KernelArg::Workspace, KernelArg::Counters});
   if (tensorMaps)
     roles.append({KernelArg::TensorMapA, KernelArg::TensorMapB});
   if (tensorMapC)
@@ -46,7 +52,8 @@ KernelABI::KernelABI(bool alphaBeta, bool bias, bool tensorMaps,
 
 KernelABI KernelABI::get(bool alphaBeta, bool bias,
                          const gemmc::Schedule &schedule) {
-  return KernelABI(alphaBeta, bias, schedule.hasTma(), schedule.tmaC);
+  return KernelABI(alphaBeta, bias, schedule.splitK.has_value(),
+                   schedule.hasTma(), schedule.tmaC);
 }
 
 KernelABI KernelABI::of(Operation *kernel) {
@@ -54,8 +61,8 @@ KernelABI KernelABI::of(Operation *kernel) {
   bool alphaBeta = kernel->hasAttr(kAlphaBetaAttr);
   bool bias = kernel->hasAttr(kBiasAttr);
   if (!schedule)
-    return KernelABI(alphaBeta, bias, /*tensorMaps=*/false,
-                     /*tensorMapC=*/false);
+    return KernelABI(alphaBeta, bias, /*workspace=*/false,
+                     /*tensorMaps=*/false, /*tensorMapC=*/false);
   return get(alphaBeta, bias, schedule.getValue());
 }
 

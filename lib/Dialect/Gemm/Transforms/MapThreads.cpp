@@ -8,6 +8,7 @@
 
 #include "Bounds.h"
 #include "Epilogue.h"
+#include "SplitK.h"
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
@@ -116,6 +117,9 @@ static LogicalResult mapThreads(MatmulOp matmul) {
         scf::YieldOp::create(b, l, sum);
       });
   loop->setAttr(kKLoopAttr, builder.getUnitAttr());
+  SmallVector<Value> accs(loop.getResults());
+  if (failed(reduceSplits(builder, loc, matmul, accs)))
+    return failure();
   LogicalResult built = buildEpilogue(
       builder, loc, matmul, matmul.getC(),
       [&](OpBuilder &b, const EpilogueValues &e) {
@@ -127,7 +131,7 @@ static LogicalResult mapThreads(MatmulOp matmul) {
                           accType);
         Value result =
             castFloat(b, loc,
-                      e.apply(b, loc, loop.getResult(0), old, matmul.getC(),
+                      e.apply(b, loc, accs[0], old, matmul.getC(),
                               [&] { return std::make_pair(row, col); }),
                       cType.getElementType());
         OpBuilder::InsertionGuard guard(b);

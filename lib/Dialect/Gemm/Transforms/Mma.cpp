@@ -1,6 +1,7 @@
 //===- Mma.cpp - a warp's tile on tensor cores with mma.sync --------------===//
 
 #include "Epilogue.h"
+#include "SplitK.h"
 #include "MmaLayout.h"
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
@@ -154,6 +155,10 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
       });
   loop->setAttr(kKLoopAttr, b.getUnitAttr());
 
+  SmallVector<Value> accs(loop.getResults());
+  if (failed(reduceSplits(b, loc, matmul, accs)))
+    return failure();
+
   // Lane l holds rows l / 4 and l / 4 + 8, columns 2 (l mod 4) + {0, 1}, of
   // each 16 x 8 fragment of C.
   Value lane = getLaneId(b, loc);
@@ -190,7 +195,7 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
           for (int64_t ni = 0; ni < nTiles; ++ni)
             for (int64_t half = 0; half < 2; ++half) {
               Value pair = vector::ExtractOp::create(
-                  sb, loc, loop.getResult(mi * nTiles + ni), half);
+                  sb, loc, accs[mi * nTiles + ni], half);
               pair = e.apply(sb, loc, pair, olds[ni * 2 + half], matmul.getC(),
                              [&] {
                                Value row = rowOf(sb, mi, half);

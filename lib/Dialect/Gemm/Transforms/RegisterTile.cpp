@@ -1,6 +1,7 @@
 //===- RegisterTile.cpp - TM x TN results per thread, in registers --------===//
 
 #include "Epilogue.h"
+#include "SplitK.h"
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
@@ -151,6 +152,10 @@ static LogicalResult registerTile(MatmulOp matmul) {
       });
   loop->setAttr(kKLoopAttr, b.getUnitAttr());
 
+  SmallVector<Value> accs(loop.getResults());
+  if (failed(reduceSplits(b, loc, matmul, accs)))
+    return failure();
+
   MLIRContext *ctx = b.getContext();
   AffineMap alongColumns = AffineMap::get(2, 0, getAffineDimExpr(1, ctx));
   bool inBounds[] = {true};
@@ -174,13 +179,13 @@ static LogicalResult registerTile(MatmulOp matmul) {
               Value col = colOf(sb, j);
               olds[j] = readAlongRow(
                   sb, loc,
-                  cast<VectorType>(loop.getResult(i * colChunks + j).getType()),
+                  cast<VectorType>(accs[i * colChunks + j].getType()),
                   cOperand.memref, row, col);
             }
           Value row = rowOf(sb, i);
           for (int64_t j = 0; j < colChunks; ++j) {
             Value col = colOf(sb, j);
-            Value value = e.apply(sb, loc, loop.getResult(i * colChunks + j),
+            Value value = e.apply(sb, loc, accs[i * colChunks + j],
                                   olds[j], cOperand.memref,
                                   [&] { return std::make_pair(row, col); });
             vector::TransferWriteOp::create(sb, loc, value, cOperand.memref,

@@ -15,6 +15,38 @@ namespace mlir::gemm {
 using namespace mlir;
 using namespace mlir::gemm;
 
+/// Split-K: the range of K of split blockIdx.z out of `splits`, as
+/// (start, extent). Every split but the last covers the same whole number of
+/// BK steps, so that no split reads into the next (the guards of tails stop
+/// at the matrix's edge only); splits past K get an empty range at 0. Static
+/// where K is (the rules ask K to be a multiple of splits x BK).
+static std::pair<OpFoldResult, OpFoldResult>
+splitRange(OpBuilder &b, Location loc, OpFoldResult k, int64_t splits,
+           int64_t bk) {
+  Value z = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  if (std::optional<int64_t> known = getConstantIntValue(k)) {
+    int64_t chunk = *known / splits;
+    Value start = arith::MulIOp::create(b, loc, z, indexConstant(b, loc, chunk));
+    return {start, b.getIndexAttr(chunk)};
+  }
+  // chunk = ceil(K / (splits * BK)) * BK; extent = clamp(K - start, 0, chunk).
+  Value kValue = getValueOrCreateConstantIndexOp(b, loc, k);
+  Value steps = arith::CeilDivUIOp::create(
+      b, loc, kValue, indexConstant(b, loc, splits * bk));
+  Value chunk = arith::MulIOp::create(b, loc, steps, indexConstant(b, loc, bk));
+  Value start = arith::MulIOp::create(b, loc, z, chunk);
+  Value left = arith::SubIOp::create(b, loc, kValue, start);
+  Value upTo = arith::MinSIOp::create(b, loc, left, chunk);
+  Value zero = indexConstant(b, loc, 0);
+  Value extent = arith::MaxSIOp::create(b, loc, upTo, zero);
+  // An empty split's view starts at K = 0: the guards clamp accesses past
+  // the matrix to the start of the block's view, which must lie inside it.
+  Value empty =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, extent, zero);
+  Value inside = arith::SelectOp::create(b, loc, empty, zero, start);
+  return {inside, extent};
+}
+
 static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
   const gemmc::Schedule &schedule = getKernelSchedule(matmul);
   auto cType = cast<MemRefType>(matmul.getC().getType());
@@ -31,19 +63,23 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
 
   OpBuilder builder(matmul);
   Location loc = matmul.getLoc();
+  OpFoldResult kStart = builder.getIndexAttr(0);
   OpFoldResult kExtent = extentOf(builder, loc, matmul.getA(), 1);
+  int64_t splits = schedule.splits();
+  if (splits > 1)
+    std::tie(kStart, kExtent) = splitRange(builder, loc, kExtent, splits,
+                                           schedule.bk());
   Value blockX = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::x);
   Value blockY = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::y);
   Value rowOffset = arith::MulIOp::create(
       builder, loc, blockY, arith::ConstantIndexOp::create(builder, loc, bm));
   Value colOffset = arith::MulIOp::create(
       builder, loc, blockX, arith::ConstantIndexOp::create(builder, loc, bn));
-  OpFoldResult zero = builder.getIndexAttr(0);
 
   OpFoldResult rows = builder.getIndexAttr(bm), cols = builder.getIndexAttr(bn);
-  Value a = createTileView(builder, loc, matmul.getA(), rowOffset, zero, rows,
-                           kExtent);
-  Value b = createTileView(builder, loc, matmul.getB(), zero, colOffset,
+  Value a = createTileView(builder, loc, matmul.getA(), rowOffset, kStart,
+                           rows, kExtent);
+  Value b = createTileView(builder, loc, matmul.getB(), kStart, colOffset,
                            kExtent, cols);
   Value c = createTileView(builder, loc, matmul.getC(), rowOffset, colOffset,
                            rows, cols);
@@ -59,7 +95,7 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
   if (!dynamic) {
     int32_t gridSize[] = {static_cast<int32_t>(llvm::divideCeil(n, bn)),
                           static_cast<int32_t>(llvm::divideCeil(m, bm)),
-                          static_cast<int32_t>(batch ? batch[0] : 1)};
+                          static_cast<int32_t>(batch ? batch[0] : splits)};
     func.setKnownGridSizeAttr(builder.getDenseI32ArrayAttr(gridSize));
   }
   // The register cap of the schedule model, which warns where the schedule
@@ -70,7 +106,7 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
                   builder.getI32IntegerAttr(int32_t(cap)));
   GridDim grid[] = {{Dim::N, bn},
                     {Dim::M, bm},
-                    batch ? GridDim{Dim::Batch, 1} : GridDim{Dim::One, 1}};
+                    batch ? GridDim{Dim::Batch, 1} : GridDim{Dim::One, splits}};
   func->setAttr(kLaunchAttr,
                 LaunchAttr::get(builder.getContext(), {threads, 1, 1}, grid,
                                 /*sharedBytes=*/0)

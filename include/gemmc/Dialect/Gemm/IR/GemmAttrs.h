@@ -16,7 +16,8 @@
 
 namespace mlir::gemm {
 
-/// One grid extent: ceildiv(dim, divisor), or 1 when `dim` is `Dim::One`.
+/// One grid extent: ceildiv(dim, divisor), or where `dim` is `Dim::One` a
+/// fixed count of blocks, `divisor` (1, or split-K's splits).
 struct GridDim {
   Dim dim = Dim::One;
   int64_t divisor = 1;

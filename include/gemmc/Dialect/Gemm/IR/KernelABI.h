@@ -2,6 +2,8 @@
 //
 // A kernel's arguments, in order: the matrices A, B and C, then alpha and
 // beta (f32) with `epilogue = alpha-beta`, then the bias vector, then with
+// `split-k` the workspace (f32 partial tiles) and its arrival counters (i32,
+// zero before the first launch; the kernel leaves them zero), then with
 // `tma a b` the tensor maps of A and B, and of C with `tma c` (128-byte
 // CUtensorMap structs the
 // runtime encodes and passes by value; last, so that they stay the last
@@ -32,20 +34,23 @@ enum class KernelArg {
   Alpha,
   Beta,
   Bias,
+  Workspace,
+  Counters,
   TensorMapA,
   TensorMapB,
   TensorMapC
 };
 
 /// The name of a role in the contract's `params:` line: A, B, C, alpha,
-/// beta, bias, tmap-A, tmap-B, tmap-C.
+/// beta, bias, workspace, counters, tmap-A, tmap-B, tmap-C.
 StringRef stringifyKernelArg(KernelArg role);
 
 /// The argument list of a kernel.
 class KernelABI {
 public:
   /// `tensorMaps` of A and B, and of C with `tensorMapC`.
-  KernelABI(bool alphaBeta, bool bias, bool tensorMaps, bool tensorMapC);
+  KernelABI(bool alphaBeta, bool bias, bool workspace, bool tensorMaps,
+            bool tensorMapC);
   /// The ABI of a kernel of `schedule` with its epilogue's arguments.
   static KernelABI get(bool alphaBeta, bool bias,
                        const gemmc::Schedule &schedule);
