@@ -10,6 +10,7 @@
 
 #include "SplitK.h"
 #include "Accesses.h"
+#include "Bounds.h"
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/KernelABI.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -72,6 +73,30 @@ static Value loadAt(OpBuilder &b, Location loc, Type type, Value memref,
   return memref::LoadOp::create(b, loc, memref, index);
 }
 
+SplitRange mlir::gemm::getSplitRange(OpBuilder &b, Location loc,
+                                      OpFoldResult k, int64_t splits,
+                                      int64_t bk) {
+  Value z = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  if (std::optional<int64_t> known = getConstantIntValue(k)) {
+    int64_t chunk = *known / splits;
+    Value start =
+        arith::MulIOp::create(b, loc, z, indexConstant(b, loc, chunk));
+    return {start, b.getIndexAttr(chunk), Value()};
+  }
+  Value kValue = getValueOrCreateConstantIndexOp(b, loc, k);
+  Value steps = arith::CeilDivUIOp::create(
+      b, loc, kValue, indexConstant(b, loc, splits * bk));
+  Value chunk = arith::MulIOp::create(b, loc, steps, indexConstant(b, loc, bk));
+  Value start = arith::MulIOp::create(b, loc, z, chunk);
+  Value empty =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, start, kValue);
+  Value zero = indexConstant(b, loc, 0);
+  Value from = arith::SelectOp::create(b, loc, empty, zero, start);
+  Value left = arith::SubIOp::create(b, loc, kValue, from);
+  Value extent = arith::MinUIOp::create(b, loc, left, chunk);
+  return {from, extent, empty};
+}
+
 LogicalResult mlir::gemm::reduceSplits(OpBuilder &b, Location loc,
                                        MatmulOp matmul,
                                        SmallVectorImpl<Value> &accs) {
@@ -125,6 +150,20 @@ LogicalResult mlir::gemm::reduceSplits(OpBuilder &b, Location loc,
     return arith::AddIOp::create(ib, loc, strip, threadOffset).getResult();
   };
 
+  // A split past K counts in with zeros (it computed split 0's range).
+  if (!viewsMatrix(matmul.getA()))
+    return matmul.emitOpError("split-k cannot find the extent of K");
+  Value zeroIndex = c(0);
+  MatrixPoint origin =
+      pointInMatrix(b, loc, matmul.getA(), zeroIndex, zeroIndex);
+  if (Value empty = getSplitRange(b, loc, origin.cols, splits, s.bk()).empty) {
+    for (Value &piece : pieces) {
+      Type type = piece.getType();
+      Value zero = arith::ConstantOp::create(
+          b, loc, type, cast<TypedAttr>(b.getZeroAttr(type)));
+      piece = arith::SelectOp::create(b, loc, empty, zero, piece);
+    }
+  }
   Value splitOffset = arith::MulIOp::create(b, loc, split, c(tileFloats));
   Value mine = arith::AddIOp::create(b, loc, tileBase, splitOffset);
   for (auto [i, piece] : llvm::enumerate(pieces))

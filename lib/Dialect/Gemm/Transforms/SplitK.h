@@ -16,6 +16,22 @@
 
 namespace mlir::gemm {
 
+/// The range of K of split blockIdx.z out of `splits` of a loop over `k`
+/// (static or given at launch) in steps of `bk`. Every split but the last
+/// covers the same whole number of BK steps, ceil(K / (splits x BK)) x BK,
+/// so that no split reads into the next (the guards of tails stop at the
+/// matrix's edge only). A split past K is `empty`: it covers split 0's range
+/// instead (loops over K assume one step at least; its views stay inside
+/// the matrix, where the guards clamp to) and counts in with zeros. With a
+/// static K (a multiple of splits x BK: the rules ask it) all is static.
+struct SplitRange {
+  OpFoldResult start, extent;
+  /// Null where no split can be empty.
+  Value empty;
+};
+SplitRange getSplitRange(OpBuilder &b, Location loc, OpFoldResult k,
+                         int64_t splits, int64_t bk);
+
 /// Split-K's reduction of one thread's accumulators `accs` (f32 scalars or
 /// vectors) of `matmul`'s kernel, deterministic: every block stores its
 /// partials into the workspace (its tile's slot for its split, each

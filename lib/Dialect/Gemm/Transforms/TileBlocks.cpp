@@ -1,5 +1,6 @@
 //===- TileBlocks.cpp - distribute a gemm.matmul over thread blocks -------===//
 
+#include "SplitK.h"
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
@@ -14,38 +15,6 @@ namespace mlir::gemm {
 
 using namespace mlir;
 using namespace mlir::gemm;
-
-/// Split-K: the range of K of split blockIdx.z out of `splits`, as
-/// (start, extent). Every split but the last covers the same whole number of
-/// BK steps, so that no split reads into the next (the guards of tails stop
-/// at the matrix's edge only); splits past K get an empty range at 0. Static
-/// where K is (the rules ask K to be a multiple of splits x BK).
-static std::pair<OpFoldResult, OpFoldResult>
-splitRange(OpBuilder &b, Location loc, OpFoldResult k, int64_t splits,
-           int64_t bk) {
-  Value z = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-  if (std::optional<int64_t> known = getConstantIntValue(k)) {
-    int64_t chunk = *known / splits;
-    Value start = arith::MulIOp::create(b, loc, z, indexConstant(b, loc, chunk));
-    return {start, b.getIndexAttr(chunk)};
-  }
-  // chunk = ceil(K / (splits * BK)) * BK; extent = clamp(K - start, 0, chunk).
-  Value kValue = getValueOrCreateConstantIndexOp(b, loc, k);
-  Value steps = arith::CeilDivUIOp::create(
-      b, loc, kValue, indexConstant(b, loc, splits * bk));
-  Value chunk = arith::MulIOp::create(b, loc, steps, indexConstant(b, loc, bk));
-  Value start = arith::MulIOp::create(b, loc, z, chunk);
-  Value left = arith::SubIOp::create(b, loc, kValue, start);
-  Value upTo = arith::MinSIOp::create(b, loc, left, chunk);
-  Value zero = indexConstant(b, loc, 0);
-  Value extent = arith::MaxSIOp::create(b, loc, upTo, zero);
-  // An empty split's view starts at K = 0: the guards clamp accesses past
-  // the matrix to the start of the block's view, which must lie inside it.
-  Value empty =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, extent, zero);
-  Value inside = arith::SelectOp::create(b, loc, empty, zero, start);
-  return {inside, extent};
-}
 
 static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
   const gemmc::Schedule &schedule = getKernelSchedule(matmul);
@@ -66,9 +35,12 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
   OpFoldResult kStart = builder.getIndexAttr(0);
   OpFoldResult kExtent = extentOf(builder, loc, matmul.getA(), 1);
   int64_t splits = schedule.splits();
-  if (splits > 1)
-    std::tie(kStart, kExtent) = splitRange(builder, loc, kExtent, splits,
-                                           schedule.bk());
+  if (splits > 1) {
+    SplitRange range = getSplitRange(builder, loc, kExtent, splits,
+                                     schedule.bk());
+    kStart = range.start;
+    kExtent = range.extent;
+  }
   Value blockX = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::x);
   Value blockY = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::y);
   Value rowOffset = arith::MulIOp::create(
