@@ -136,6 +136,18 @@ static std::vector<std::string> splitWords(const std::string &text) {
   return words;
 }
 
+/// The `key=value` words of a field; false if a word has no `=`.
+static bool parseKeyValues(const std::string &text,
+                           std::map<std::string, std::string> &parts) {
+  for (const std::string &word : splitWords(text)) {
+    size_t eq = word.find('=');
+    if (eq == std::string::npos)
+      return false;
+    parts[word.substr(0, eq)] = word.substr(eq + 1);
+  }
+  return true;
+}
+
 static bool parseGrid(const std::string &word, GridExpr &expr) {
   // A fixed count of blocks: 1, or split-K's splits.
   if (!word.empty() && std::isdigit(static_cast<unsigned char>(word[0]))) {
@@ -397,12 +409,8 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
   }
   if (contract.tensorMaps) {
     std::map<std::string, std::string> parts;
-    for (const std::string &word : splitWords(fields["tensor-maps"])) {
-      size_t eq = word.find('=');
-      if (eq == std::string::npos)
-        return bad("tensor-maps");
-      parts[word.substr(0, eq)] = word.substr(eq + 1);
-    }
+    if (!parseKeyValues(fields["tensor-maps"], parts))
+      return bad("tensor-maps");
     auto box = [&](const std::string &text, TensorMapBox &b) {
       size_t x = text.find('x');
       return x != std::string::npos && parseInt(text.substr(0, x), b.inner) &&
@@ -431,12 +439,8 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
   contract.workspacePerTile = 0;
   if (fields.count("split-k")) {
     std::map<std::string, std::string> parts;
-    for (const std::string &word : splitWords(fields["split-k"])) {
-      size_t eq = word.find('=');
-      if (eq == std::string::npos)
-        return bad("split-k");
-      parts[word.substr(0, eq)] = word.substr(eq + 1);
-    }
+    if (!parseKeyValues(fields["split-k"], parts))
+      return bad("split-k");
     if (parts.size() != 2 || !parseInt(parts["splits"], contract.splits) ||
         !parseInt(parts["workspace"], contract.workspacePerTile) ||
         contract.splits < 2 || contract.workspacePerTile <= 0)
@@ -475,12 +479,8 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
   auto multiples = [&](const char *field, const char *const keys[3],
                        int64_t *const values[3]) {
     std::map<std::string, std::string> parts;
-    for (const std::string &word : splitWords(fields[field])) {
-      size_t eq = word.find('=');
-      if (eq == std::string::npos)
-        return false;
-      parts[word.substr(0, eq)] = word.substr(eq + 1);
-    }
+    if (!parseKeyValues(fields[field], parts))
+      return false;
     for (int i = 0; i < 3; ++i)
       if (parts.size() != 3 || !parseInt(parts[keys[i]], *values[i]) ||
           *values[i] <= 0)
