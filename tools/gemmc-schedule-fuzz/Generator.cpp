@@ -444,10 +444,16 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   }
   if (d.chance(0.25))
     directive(std::string("edges ") + (d.chance(0.6) ? "split" : "guard"));
-  // Split-K, uneven counts included (a static K not a multiple of splits
-  // x BK is refused).
-  if (d.chance(0.15))
-    directive("split-k " + std::to_string(d.pick({2, 3, 4, 8, 16})));
+  // Split-K: with a static K, mostly counts that split it into multiples
+  // of BK (the rule; other counts are refused, and drawn now and then).
+  if (d.chance(0.15)) {
+    std::vector<int64_t> counts;
+    for (int64_t count : {2, 3, 4, 8, 16})
+      if (dynamicDims[2] || sizes[2] % (count * p.bk) == 0 || d.chance(0.1))
+        counts.push_back(count);
+    if (!counts.empty())
+      directive("split-k " + std::to_string(d.pick(counts)));
+  }
 
   return "kernel " + name + " {\n  problem {\n" + problem +
          "  }\n  schedule {\n" + schedule + "  }\n}\n";
