@@ -136,6 +136,24 @@ static std::vector<std::string> splitWords(const std::string &text) {
   return words;
 }
 
+/// `X Y Z`: three positive extents whose product (and so each) is at most
+/// `most` (a block's threads, a cluster's blocks).
+static bool parseExtents(const std::string &text, int64_t most,
+                         unsigned extents[3]) {
+  std::vector<std::string> words = splitWords(text);
+  if (words.size() != 3)
+    return false;
+  int64_t product = 1;
+  for (int i = 0; i < 3; ++i) {
+    int64_t v;
+    if (!parseInt(words[i], v) || v <= 0 || v > most)
+      return false;
+    extents[i] = static_cast<unsigned>(v);
+    product *= v;
+  }
+  return product <= most;
+}
+
 /// The `key=value` words of a field; false if a word has no `=`.
 static bool parseKeyValues(const std::string &text,
                            std::map<std::string, std::string> &parts) {
@@ -304,18 +322,7 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
   contract.schedule = fields["schedule"];
   contract.source = fields["source"];
 
-  std::vector<std::string> block = splitWords(fields["block"]);
-  if (block.size() != 3)
-    return bad("block");
-  int64_t threads = 1;
-  for (int i = 0; i < 3; ++i) {
-    int64_t v;
-    if (!parseInt(block[i], v) || v <= 0 || v > 1024)
-      return bad("block");
-    contract.block[i] = static_cast<unsigned>(v);
-    threads *= v;
-  }
-  if (threads > 1024)
+  if (!parseExtents(fields["block"], 1024, contract.block))
     return bad("block");
 
   std::vector<std::string> grid = splitWords(fields["grid"]);
@@ -453,21 +460,9 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
     return false;
   }
   // `cluster: X Y Z`: blocks per cluster, at most 8 (the portable size).
-  if (fields.count("cluster")) {
-    std::vector<std::string> dims = splitWords(fields["cluster"]);
-    if (dims.size() != 3)
-      return bad("cluster");
-    int64_t blocks = 1;
-    for (int i = 0; i < 3; ++i) {
-      int64_t v;
-      if (!parseInt(dims[i], v) || v <= 0 || v > 8)
-        return bad("cluster");
-      contract.cluster[i] = unsigned(v);
-      blocks *= v;
-    }
-    if (blocks > 8)
-      return bad("cluster");
-  }
+  if (fields.count("cluster") &&
+      !parseExtents(fields["cluster"], 8, contract.cluster))
+    return bad("cluster");
   if (fields.count("alignment") &&
       (!parseInt(fields["alignment"], contract.alignment) ||
        contract.alignment <= 0))
