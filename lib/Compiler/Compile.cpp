@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gemmc/Compiler/Compile.h"
+#include "gemmc/Dialect/Gemm/IR/GemmDialect.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Frontend/MLIRGen.h"
 #include "gemmc/Frontend/Parser.h"
@@ -22,31 +23,143 @@
 using namespace mlir;
 using namespace gemmc;
 
-/// Parses and checks the schedule file, and builds the gemm dialect from it;
-/// reports errors through `sourceMgr`. With EmitKind::AST, prints the
-/// checked schedule instead and returns a null module with `done` set.
+/// Parses and checks the schedule file, and builds the gemm dialect from it:
+/// one `gemm.kernel`, or one per variant of a family, in one module; reports
+/// errors through `sourceMgr`. With EmitKind::AST, prints the checked
+/// schedules instead and returns a null module with `done` set.
 static OwningOpRef<ModuleOp> parseSchedule(MLIRContext &ctx,
                                            llvm::SourceMgr &sourceMgr,
                                            const CompileOptions &options,
-                                           llvm::raw_ostream &os, bool &done) {
-  std::optional<KernelDecl> kernel = parseScheduleFile(sourceMgr);
-  if (!kernel)
+                                           llvm::raw_ostream &os, bool &done,
+                                           std::optional<KernelDecl> &file) {
+  file = parseScheduleFile(sourceMgr);
+  if (!file)
     return nullptr;
-  std::optional<CheckedKernel> checked =
-      checkSchedule(*kernel, sourceMgr, options.arch);
-  if (!checked)
+  if (file->isFamily() && !checkFamily(*file, sourceMgr))
     return nullptr;
+  SmallVector<KernelDecl, 1> kernels = getKernels(*file);
+  SmallVector<CheckedKernel, 1> checked;
+  for (const KernelDecl &kernel : kernels) {
+    std::optional<CheckedKernel> result =
+        checkSchedule(kernel, sourceMgr, options.arch);
+    if (!result)
+      return nullptr;
+    checked.push_back(std::move(*result));
+  }
   if (options.emit == EmitKind::AST) {
-    dump(*kernel, checked->facts, os);
+    for (auto [i, kernel] : llvm::enumerate(kernels)) {
+      if (file->isFamily())
+        os << "variant " << file->variants[i].name << " when "
+           << getShapeRange(file->variants[i]).str() << "\n";
+      dump(kernel, checked[i].facts, os);
+    }
     done = true;
     return nullptr;
   }
-  if (!checkImplemented(*kernel, *checked, sourceMgr))
-    return nullptr;
-  OwningOpRef<ModuleOp> module = mlirGen(ctx, *kernel, *checked, sourceMgr);
+  for (auto [kernel, result] : llvm::zip(kernels, checked))
+    if (!checkImplemented(kernel, result, sourceMgr))
+      return nullptr;
+  OwningOpRef<ModuleOp> module = createModule(ctx, *file, sourceMgr);
+  for (auto [kernel, result] : llvm::zip(kernels, checked))
+    mlirGen(*module, kernel, result, sourceMgr);
   if (failed(verify(*module)))
     return nullptr;
   return module;
+}
+
+/// A family is one PTX module: moves the kernels of every gpu.module into
+/// the first, renamed after the family. The modules hold the kernels and
+/// the declarations they share (the dynamic shared memory), which must
+/// agree.
+static LogicalResult mergeGPUModules(ModuleOp module, StringRef family) {
+  auto modules = llvm::to_vector(module.getOps<gpu::GPUModuleOp>());
+  if (modules.size() < 2)
+    return success();
+  gpu::GPUModuleOp first = modules.front();
+  Block *body = first.getBody();
+  for (gpu::GPUModuleOp other : llvm::drop_begin(modules)) {
+    for (Operation &op : llvm::make_early_inc_range(*other.getBody())) {
+      if (op.hasTrait<OpTrait::IsTerminator>())
+        continue;
+      auto symbol = dyn_cast<SymbolOpInterface>(op);
+      Operation *existing =
+          symbol ? SymbolTable::lookupSymbolIn(first, symbol.getNameAttr())
+                 : nullptr;
+      if (!existing) {
+        op.moveBefore(body, body->end());
+        continue;
+      }
+      if (!OperationEquivalence::isEquivalentTo(
+              &op, existing, OperationEquivalence::ignoreValueEquivalence,
+              /*markEquivalent=*/nullptr,
+              OperationEquivalence::IgnoreLocations))
+        return op.emitError("the variants of family '")
+               << family << "' declare '" << symbol.getName()
+               << "' differently";
+      op.erase();
+    }
+    other.erase();
+  }
+  first.setName((family + "_module").str());
+  return success();
+}
+
+/// The index width of the kernels' arithmetic and descriptors is one per
+/// module (the lowering's option): a family's variants take the widest.
+static void unifyIndexWidth(ModuleOp module) {
+  unsigned widest = 32;
+  SmallVector<gpu::GPUFuncOp> kernels;
+  module.walk([&](gpu::GPUFuncOp func) {
+    auto launch = func->getAttrOfType<gemm::LaunchAttr>(gemm::kLaunchAttr);
+    if (!func.isKernel() || !launch)
+      return;
+    widest = std::max(widest, launch.getIndexBitwidth());
+    kernels.push_back(func);
+  });
+  for (gpu::GPUFuncOp func : kernels) {
+    auto launch = func->getAttrOfType<gemm::LaunchAttr>(gemm::kLaunchAttr);
+    func->setAttr(gemm::kLaunchAttr, launch.withIndexBitwidth(widest));
+  }
+}
+
+/// Whether a variant's kernel takes every problem of its family's sizes:
+/// no condition, no leading-dimension multiple, no size multiple.
+static bool takesEveryProblem(const gemm::KernelContract &contract) {
+  return contract.when.isAll() &&
+         llvm::all_of(contract.launch.getLdMultiple(),
+                      [](int64_t multiple) { return multiple == 1; }) &&
+         !contract.schedule.getValue().tmaC;
+}
+
+/// Records each variant's place and sizes in its contract, and checks that
+/// the family refuses no problem its sizes allow.
+static LogicalResult
+describeFamily(const KernelDecl &file, MutableArrayRef<gemm::KernelContract> contracts,
+               llvm::SourceMgr &sourceMgr) {
+  for (auto [i, contract] : llvm::enumerate(contracts)) {
+    // The kernels come in the order of the variants (mlirGen's order).
+    const VariantDecl &variant = file.variants[i];
+    assert(contract.entry == file.name + "_" + variant.name &&
+           "kernels out of the variants' order");
+    contract.family = file.name;
+    contract.variant = unsigned(i);
+    contract.variants = unsigned(contracts.size());
+    contract.when = getShapeRange(variant);
+  }
+  if (!contracts.front().descriptors ||
+      llvm::any_of(contracts, takesEveryProblem))
+    return success();
+  const VariantDecl &last = file.variants.back();
+  ArrayRef<int64_t> multiples = contracts.back().launch.getLdMultiple();
+  sourceMgr.PrintMessage(
+      last.loc, llvm::SourceMgr::DK_Error,
+      "family '" + file.name +
+          "' refuses some problems: no variant without 'when' takes every "
+          "leading dimension (the last asks multiples of " +
+          llvm::Twine(multiples[0]) + ", " + llvm::Twine(multiples[1]) +
+          " and " + llvm::Twine(multiples[2]) +
+          " for a, b and c); add one with 'vectorize 1'");
+  return failure();
 }
 
 static LogicalResult
@@ -64,8 +177,9 @@ LogicalResult gemmc::compileSchedule(MLIRContext &ctx,
                                      const CompileOptions &options,
                                      llvm::raw_ostream &os) {
   bool done = false;
+  std::optional<KernelDecl> file;
   OwningOpRef<ModuleOp> module =
-      parseSchedule(ctx, sourceMgr, options, os, done);
+      parseSchedule(ctx, sourceMgr, options, os, done, file);
   if (done)
     return success();
   if (!module)
@@ -77,6 +191,9 @@ LogicalResult gemmc::compileSchedule(MLIRContext &ctx,
 
   if (failed(runPipeline(*module, options, gemm::buildScheduleToGPUPipeline)))
     return failure();
+  if (file->isFamily() && failed(mergeGPUModules(*module, file->name)))
+    return failure();
+  unifyIndexWidth(*module);
   if (options.emit == EmitKind::GPU) {
     module->print(os);
     return success();
@@ -95,6 +212,8 @@ LogicalResult gemmc::compileSchedule(MLIRContext &ctx,
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
+    return failure();
+  if (file->isFamily() && failed(describeFamily(*file, contracts, sourceMgr)))
     return failure();
 
   // The kernels' launch attributes give the index width (the schedule

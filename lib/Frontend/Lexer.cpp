@@ -112,6 +112,16 @@ Token Lexer::lex() {
     return makeToken(Token::Comma, start);
   case '?':
     return makeToken(Token::Question, start);
+  case '<':
+  case '>':
+    if (cur != end && *cur == '=') {
+      ++cur;
+      return makeToken(c == '<' ? Token::LessEqual : Token::GreaterEqual,
+                       start);
+    }
+    return emitError(start, llvm::Twine("unexpected character '") + llvm::Twine(c) +
+                                "' (a variant's condition is 'm <= 64' or "
+                                "'m >= 64')");
   case '-':
     if (cur != end && llvm::isDigit(*cur))
       return emitError(start, "negative numbers are not allowed here");

@@ -52,13 +52,19 @@ static std::array<int64_t, 4> getBatch(const Problem &p) {
   return {count, m * k, k * n, m * n};
 }
 
-OwningOpRef<ModuleOp> gemmc::mlirGen(MLIRContext &ctx, const KernelDecl &kernel,
-                                     const CheckedKernel &checked,
-                                     const llvm::SourceMgr &sourceMgr) {
+OwningOpRef<ModuleOp> gemmc::createModule(MLIRContext &ctx,
+                                          const KernelDecl &kernel,
+                                          const llvm::SourceMgr &sourceMgr) {
   ctx.getOrLoadDialect<gemm::GemmDialect>();
+  return ModuleOp::create(getLocation(ctx, sourceMgr, kernel.loc));
+}
+
+void gemmc::mlirGen(ModuleOp module, const KernelDecl &kernel,
+                    const CheckedKernel &checked,
+                    const llvm::SourceMgr &sourceMgr) {
+  MLIRContext &ctx = *module.getContext();
   Location loc = getLocation(ctx, sourceMgr, kernel.loc);
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  OpBuilder builder(module->getBodyRegion());
+  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
 
   const Problem &p = checked.problem;
   auto size = [](std::optional<int64_t> value) {
@@ -80,5 +86,4 @@ OwningOpRef<ModuleOp> gemmc::mlirGen(MLIRContext &ctx, const KernelDecl &kernel,
     batch = builder.getDenseI64ArrayAttr(getBatch(p));
   gemm::KernelOp::create(builder, loc, kernel.name, problem, schedule,
                          p.alphaBeta, bias, p.relu, batch);
-  return module;
 }

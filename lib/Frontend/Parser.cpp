@@ -97,7 +97,10 @@ private:
   bool parseProblem(ProblemDecl &problem);
   bool parseProblemStatement(ProblemDecl &problem);
   bool parseBatch(BatchDecl &batch);
-  bool parseSchedule(ScheduleDecl &schedule);
+  bool parseSchedule(ScheduleDecl &schedule, StringRef what);
+  bool parseName(std::string &name, StringRef what);
+  bool parseVariant(KernelDecl &kernel);
+  bool parseCondition(VariantDecl &variant);
   bool parseDirective(ScheduleDecl &schedule);
   bool parsePromote(Directive &d);
   bool parseVectorize(Directive &d);
@@ -583,9 +586,9 @@ bool Parser::parseDirective(ScheduleDecl &schedule) {
   return true;
 }
 
-bool Parser::parseSchedule(ScheduleDecl &schedule) {
+bool Parser::parseSchedule(ScheduleDecl &schedule, StringRef what) {
   SMLoc open = tok.getLoc();
-  if (!expect(Token::LBrace, "'{' after 'schedule'"))
+  if (!expect(Token::LBrace, ("'{' after " + what).str()))
     return false;
   while (!tok.is(Token::RBrace) && !tok.is(Token::Eof)) {
     if (!parseDirective(schedule))
@@ -593,12 +596,81 @@ bool Parser::parseSchedule(ScheduleDecl &schedule) {
     if (tok.is(Token::Semicolon))
       consume();
   }
-  return parseClosingBrace(open, "'schedule' section");
+  return parseClosingBrace(open, (what + " section").str());
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel families
+//===----------------------------------------------------------------------===//
+
+/// `m <= 64` or `k >= 4096`.
+bool Parser::parseCondition(VariantDecl &variant) {
+  ConditionDecl condition;
+  condition.loc = tok.getLoc();
+  if (!tok.is(Token::Identifier) || tok.spelling.size() != 1 ||
+      !StringRef("mnk").contains(tok.spelling[0]))
+    return error("expected 'm', 'n' or 'k' in a condition, got " +
+                 describe());
+  condition.dim = tok.spelling[0];
+  consume();
+  if (!tok.is(Token::LessEqual) && !tok.is(Token::GreaterEqual))
+    return error(Twine("expected '<=' or '>=' after '") + Twine(condition.dim) +
+                 "', got " + describe());
+  condition.atMost = tok.is(Token::LessEqual);
+  consume();
+  if (!parsePositive(condition.value,
+                     Twine("the bound of '") + Twine(condition.dim) + "'"))
+    return false;
+  variant.conditions.push_back(condition);
+  return true;
+}
+
+/// `variant NAME [when COND {, COND}] { DIRECTIVE ... }`.
+bool Parser::parseVariant(KernelDecl &kernel) {
+  VariantDecl variant;
+  consume();
+  variant.loc = tok.getLoc();
+  if (!parseName(variant.name, "variant"))
+    return false;
+  for (const VariantDecl &other : kernel.variants)
+    if (other.name == variant.name) {
+      error(variant.loc, "variant '" + variant.name + "' is given twice");
+      note(other.loc, "first given here");
+      return false;
+    }
+  if (consumeIf("when")) {
+    if (!parseCondition(variant))
+      return false;
+    while (tok.is(Token::Comma)) {
+      consume();
+      if (!parseCondition(variant))
+        return false;
+    }
+  }
+  variant.schedule.loc = variant.loc;
+  if (!parseSchedule(variant.schedule, "variant '" + variant.name + "'"))
+    return false;
+  kernel.variants.push_back(std::move(variant));
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
 // File
 //===----------------------------------------------------------------------===//
+
+/// A kernel's or a variant's name: a PTX identifier.
+bool Parser::parseName(std::string &name, StringRef what) {
+  if (!tok.is(Token::Identifier))
+    return error("expected the " + what + "'s name after '" + what +
+                 "', got " + describe());
+  name = tok.spelling.str();
+  if (name.find('-') != std::string::npos)
+    return error(what + " name '" + name +
+                 "' is not a valid PTX identifier (use letters, digits and "
+                 "'_')");
+  consume();
+  return true;
+}
 
 std::optional<KernelDecl> Parser::parseFile() {
   if (tok.is(Token::Eof)) {
@@ -613,18 +685,9 @@ std::optional<KernelDecl> Parser::parseFile() {
     return std::nullopt;
   }
   consume();
-  if (!tok.is(Token::Identifier)) {
-    error("expected the kernel's name after 'kernel', got " + describe());
-    return std::nullopt;
-  }
-  kernel.name = tok.spelling.str();
-  if (kernel.name.find('-') != std::string::npos) {
-    error("kernel name '" + kernel.name +
-          "' is not a valid PTX identifier (use letters, digits and '_')");
-    return std::nullopt;
-  }
   kernel.loc = tok.getLoc();
-  consume();
+  if (!parseName(kernel.name, "kernel"))
+    return std::nullopt;
 
   SMLoc open = tok.getLoc();
   if (!expect(Token::LBrace, "'{' after the kernel's name"))
@@ -642,18 +705,30 @@ std::optional<KernelDecl> Parser::parseFile() {
       kernel.problem = std::move(problem);
       continue;
     }
-    if (tok.isKeyword("schedule")) {
+    bool isSchedule = tok.isKeyword("schedule");
+    if ((isSchedule && kernel.isFamily()) ||
+        (tok.isKeyword("variant") && kernel.schedule)) {
+      error("a kernel has a 'schedule' section or 'variant' sections, not "
+            "both");
+      return std::nullopt;
+    }
+    if (isSchedule) {
       if (!checkUnique(kernel.schedule, "schedule", loc))
         return std::nullopt;
       consume();
       ScheduleDecl schedule;
       schedule.loc = loc;
-      if (!parseSchedule(schedule))
+      if (!parseSchedule(schedule, "'schedule'"))
         return std::nullopt;
       kernel.schedule = std::move(schedule);
       continue;
     }
-    error("expected 'problem' or 'schedule', got " + describe());
+    if (tok.isKeyword("variant")) {
+      if (!parseVariant(kernel))
+        return std::nullopt;
+      continue;
+    }
+    error("expected 'problem', 'schedule' or 'variant', got " + describe());
     return std::nullopt;
   }
   if (!parseClosingBrace(open, "kernel"))

@@ -245,3 +245,63 @@ bool gemmc::checkImplemented(const KernelDecl &kernel,
   return gemmc::checkImplemented(checked.problem, checked.schedule,
                                  Reporter(kernel, sourceMgr));
 }
+
+//===----------------------------------------------------------------------===//
+// Kernel families
+//===----------------------------------------------------------------------===//
+
+llvm::SmallVector<KernelDecl, 1> gemmc::getKernels(const KernelDecl &kernel) {
+  llvm::SmallVector<KernelDecl, 1> kernels;
+  if (!kernel.isFamily()) {
+    kernels.push_back(kernel);
+    return kernels;
+  }
+  for (const VariantDecl &variant : kernel.variants) {
+    KernelDecl &k = kernels.emplace_back();
+    k.name = kernel.name + "_" + variant.name;
+    k.loc = variant.loc;
+    k.problem = kernel.problem;
+    k.schedule = variant.schedule;
+  }
+  return kernels;
+}
+
+ShapeRange gemmc::getShapeRange(const VariantDecl &variant) {
+  ShapeRange range;
+  for (const ConditionDecl &c : variant.conditions)
+    range.constrain(ShapeRange::dimension(c.dim), c.atMost, c.value);
+  return range;
+}
+
+bool gemmc::checkFamily(const KernelDecl &kernel, SourceMgr &sourceMgr) {
+  auto error = [&](SMLoc loc, const Twine &message) {
+    sourceMgr.PrintMessage(loc, SourceMgr::DK_Error, message);
+    return false;
+  };
+  if (!kernel.problem)
+    return error(kernel.loc,
+                 "kernel '" + kernel.name + "' has no 'problem' section");
+  const ProblemDecl &p = *kernel.problem;
+  for (const VariantDecl &variant : kernel.variants) {
+    for (const ConditionDecl &c : variant.conditions) {
+      const std::optional<SizeDecl> &size =
+          c.dim == 'm' ? p.m : c.dim == 'n' ? p.n : p.k;
+      if (size && !size->isDynamic())
+        return error(c.loc, Twine("a condition on '") + Twine(c.dim) +
+                                "', which the problem fixes at " +
+                                Twine(*size->value) +
+                                ": conditions name sizes given at launch (" +
+                                Twine(c.dim) + " = ?)");
+    }
+    if (getShapeRange(variant).isEmpty())
+      return error(variant.loc, "variant '" + variant.name +
+                                    "' can never run: its conditions leave "
+                                    "no size");
+  }
+  const VariantDecl &last = kernel.variants.back();
+  if (!last.conditions.empty())
+    return error(last.conditions.front().loc,
+                 "the last variant of a family takes every problem the "
+                 "others do not: it has no 'when'");
+  return true;
+}

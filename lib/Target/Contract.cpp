@@ -90,16 +90,28 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
 
   const gemmc::Schedule &model = schedule.getValue();
   // Version 2 adds tensor maps and the persistent grid, version 3 C's
-  // tensor map and clusters, version 4 split-K's workspace: a reader of an
-  // older version refuses such a kernel rather than launch it wrongly.
-  int version = model.splitK                       ? 4
-                : model.tmaC || model.cluster      ? 3
-                : model.hasTma() || model.persistent ? 2
-                                                     : 1;
+  // tensor map and clusters, version 4 split-K's workspace, version 5 a
+  // family's variant: a reader of an older version refuses such a kernel
+  // rather than launch it wrongly (or for problems it is not for).
+  int version = 1;
+  if (!contract.family.empty())
+    version = 5;
+  else if (model.splitK)
+    version = 4;
+  else if (model.tmaC || model.cluster)
+    version = 3;
+  else if (model.hasTma() || model.persistent)
+    version = 2;
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "// gemmc-contract-begin v" << version << "\n";
   os << "// entry: " << contract.entry << "\n";
+  // A family's variant: its place in the order of choice, and its sizes.
+  if (!contract.family.empty()) {
+    os << "// family: " << contract.family << " " << contract.variant + 1
+       << "/" << contract.variants << "\n";
+    os << "// when: " << contract.when.str() << "\n";
+  }
   os << "// arch: " << contract.arch << "\n";
   os << "// block: ";
   llvm::interleave(launch.getBlock(), os, " ");

@@ -246,19 +246,100 @@ static bool parseProblem(const std::string &text, Problem &problem) {
          parseDType(fields["acc"], problem.acc);
 }
 
-bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
-                              std::string &error) {
+bool SizeRange::contains(int64_t m, int64_t n, int64_t k) const {
+  const int64_t sizes[3] = {m, n, k};
+  for (int d = 0; d < 3; ++d)
+    if (sizes[d] < lo[d] || sizes[d] > hi[d])
+      return false;
+  return true;
+}
+
+bool SizeRange::isAll() const {
+  for (int d = 0; d < 3; ++d)
+    if (lo[d] != 1 || hi[d] != kUnbounded)
+      return false;
+  return true;
+}
+
+std::string SizeRange::str() const {
+  if (isAll())
+    return "any";
+  std::string text;
+  for (int d = 0; d < 3; ++d) {
+    bool low = lo[d] != 1, high = hi[d] != kUnbounded;
+    if (!low && !high)
+      continue;
+    if (!text.empty())
+      text += " ";
+    std::string dim(1, "mnk"[d]);
+    if (low && high)
+      text += std::to_string(lo[d]) + "<=" + dim + "<=" + std::to_string(hi[d]);
+    else if (low)
+      text += dim + ">=" + std::to_string(lo[d]);
+    else
+      text += dim + "<=" + std::to_string(hi[d]);
+  }
+  return text;
+}
+
+/// `any`, or words `m<=64`, `k>=4096`, `256<=m<=1024`, at most one per
+/// dimension, each range non-empty.
+bool gemmc::rt::parseSizeRange(const std::string &text, SizeRange &range) {
+  range = SizeRange();
+  std::vector<std::string> words = splitWords(text);
+  if (words.size() == 1 && words[0] == "any")
+    return true;
+  if (words.empty())
+    return false;
+  bool seen[3] = {false, false, false};
+  for (const std::string &word : words) {
+    size_t dimAt = word.find_first_of("mnk");
+    if (dimAt == std::string::npos)
+      return false;
+    int d = word[dimAt] == 'm' ? 0 : word[dimAt] == 'n' ? 1 : 2;
+    if (seen[d])
+      return false;
+    seen[d] = true;
+    std::string before = word.substr(0, dimAt), after = word.substr(dimAt + 1);
+    auto bound = [](const std::string &digits, int64_t &value) {
+      return parseInt(digits, value) && value >= 1;
+    };
+    if (!before.empty()) {
+      if (before.size() < 3 || before.compare(before.size() - 2, 2, "<=") ||
+          !bound(before.substr(0, before.size() - 2), range.lo[d]))
+        return false;
+      if (after.empty())
+        continue;
+      if (after.compare(0, 2, "<=") || !bound(after.substr(2), range.hi[d]))
+        return false;
+    } else if (!after.compare(0, 2, "<=")) {
+      if (!bound(after.substr(2), range.hi[d]))
+        return false;
+    } else if (after.compare(0, 2, ">=") ||
+               !bound(after.substr(2), range.lo[d])) {
+      return false;
+    }
+    if (range.lo[d] > range.hi[d])
+      return false;
+  }
+  return true;
+}
+
+/// Parses the next contract block of `is` (read up to line `lineNo`).
+/// Sets `found` to whether there was one; an error leaves `error` set.
+static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
+                              Contract &contract, std::string &error,
+                              bool &found) {
   // Version 2 adds tensor maps and persistent grids, version 3 C's tensor
-  // map and clusters, version 4 split-K (docs/contract.md).
+  // map and clusters, version 4 split-K, version 5 a family's variants
+  // (docs/contract.md).
   const std::string begin = "// gemmc-contract-begin v1";
-  const std::string beginV2 = "// gemmc-contract-begin v2";
-  const std::string beginV3 = "// gemmc-contract-begin v3";
-  const std::string beginV4 = "// gemmc-contract-begin v4";
+  const std::string prefix = "// gemmc-contract-begin v";
   const std::string end = "// gemmc-contract-end";
-  std::istringstream is(ptx);
   std::string line;
-  unsigned lineNo = 0;
   bool inside = false, done = false;
+  found = false;
+  int version = 0;
   std::map<std::string, std::string> fields;
   std::map<std::string, unsigned> fieldLines;
   while (!done && std::getline(is, line)) {
@@ -266,8 +347,11 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
     if (!line.empty() && line.back() == '\r')
       line.pop_back();
     if (!inside) {
-      inside = line == begin || line == beginV2 || line == beginV3 ||
-               line == beginV4;
+      inside = line.size() == prefix.size() + 1 &&
+               line.rfind(prefix, 0) == 0 && line.back() >= '1' &&
+               line.back() <= '5';
+      if (inside)
+        version = line.back() - '0';
       if (!inside && line.rfind("// gemmc-contract-begin", 0) == 0) {
         error = "line " + std::to_string(lineNo) +
                 ": unsupported contract version: " + line;
@@ -298,6 +382,7 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
     error = "no kernel contract ('" + begin + "') in the PTX";
     return false;
   }
+  found = true;
   if (!done) {
     error = "the kernel contract has no '" + end + "' line";
     return false;
@@ -317,6 +402,31 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
   };
 
   contract.entry = fields["entry"];
+  // `family: NAME I/N` and `when: RANGE` come together, in version 5.
+  contract.family.clear();
+  contract.variant = contract.variants = 1;
+  contract.when = SizeRange();
+  if (fields.count("family") != fields.count("when") ||
+      (version == 5) != (fields.count("family") != 0)) {
+    error = "a variant's contract (version 5) has 'family' and 'when' "
+            "fields, and no other has";
+    return false;
+  }
+  if (fields.count("family")) {
+    std::vector<std::string> words = splitWords(fields["family"]);
+    size_t slash = words.size() == 2 ? words[1].find('/') : std::string::npos;
+    int64_t index = 0, count = 0;
+    if (slash == std::string::npos ||
+        !parseInt(words[1].substr(0, slash), index) ||
+        !parseInt(words[1].substr(slash + 1), count) || index < 1 ||
+        index > count || count > 1024)
+      return bad("family");
+    contract.family = words[0];
+    contract.variant = int(index);
+    contract.variants = int(count);
+    if (!parseSizeRange(fields["when"], contract.when))
+      return bad("when");
+  }
   contract.arch = fields["arch"];
   contract.semantics = fields["semantics"];
   contract.schedule = fields["schedule"];
@@ -525,6 +635,50 @@ bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
   return true;
 }
 
+bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
+                              std::string &error) {
+  std::istringstream is(ptx);
+  unsigned lineNo = 0;
+  bool found = false;
+  return parseNextContract(is, lineNo, contract, error, found);
+}
+
+bool gemmc::rt::parseContracts(const std::string &ptx,
+                               std::vector<Contract> &contracts,
+                               std::string &error) {
+  std::istringstream is(ptx);
+  unsigned lineNo = 0;
+  contracts.clear();
+  for (;;) {
+    Contract contract;
+    bool found = false;
+    if (!parseNextContract(is, lineNo, contract, error, found)) {
+      if (found || contracts.empty())
+        return false;
+      error.clear();
+      break;
+    }
+    contracts.push_back(std::move(contract));
+  }
+  // One kernel, or variants 1..N of one family.
+  const Contract &first = contracts.front();
+  bool family = !first.family.empty();
+  if (!family && contracts.size() == 1)
+    return true;
+  for (size_t i = 0; i < contracts.size(); ++i) {
+    const Contract &c = contracts[i];
+    if (c.family != first.family || c.variant != int(i) + 1 ||
+        c.variants != int(contracts.size()) || !family) {
+      error = "contract " + std::to_string(i + 1) + " ('" + c.entry +
+              "'): the contracts of a PTX module are one kernel's, or the "
+              "variants 1.." +
+              std::to_string(contracts.size()) + " of one family in turn";
+      return false;
+    }
+  }
+  return true;
+}
+
 int64_t Contract::tiles(const Problem &problem) const {
   return grid[0].evaluate(problem.m, problem.n, problem.k) *
          grid[1].evaluate(problem.m, problem.n, problem.k);
@@ -661,14 +815,41 @@ bool gemmc::rt::accepts(const Contract &contract, const Problem &p,
   return true;
 }
 
+int gemmc::rt::selectVariant(
+    const std::vector<Contract> &variants, const Problem &problem,
+    std::string &why, const std::function<std::string(size_t)> &whyNot) {
+  why.clear();
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const Contract &c = variants[i];
+    std::string reason;
+    if (!c.when.contains(problem.m, problem.n, problem.k))
+      reason = "the sizes are not " + c.when.str();
+    else if (whyNot)
+      reason = whyNot(i);
+    else
+      accepts(c, problem, reason);
+    if (reason.empty())
+      return int(i);
+    if (variants.size() == 1)
+      why = reason;
+    else
+      why += (why.empty() ? "" : "; ") + c.entry + ": " + reason;
+  }
+  return -1;
+}
+
 std::string gemmc::rt::formatContract(const Contract &c) {
   std::ostringstream os;
-  int version = c.splitsK()                                 ? 4
+  int version = !c.family.empty()                           ? 5
+                : c.splitsK()                               ? 4
                 : c.storesWithTma() || c.clusterSize() > 1 ? 3
                 : c.tensorMaps || c.grid[0].dim == 'S'     ? 2
                                                            : 1;
   os << "// gemmc-contract-begin v" << version << "\n";
   os << "// entry: " << c.entry << "\n";
+  if (!c.family.empty())
+    os << "// family: " << c.family << " " << c.variant << "/" << c.variants
+       << "\n// when: " << c.when.str() << "\n";
   os << "// arch: " << c.arch << "\n";
   os << "// block: " << c.block[0] << " " << c.block[1] << " " << c.block[2]
      << "\n";

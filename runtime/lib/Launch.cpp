@@ -17,8 +17,13 @@ static Contract parseOrThrow(const std::string &ptx, const std::string &file) {
 
 ContractKernel::ContractKernel(const std::string &ptx, const std::string &file,
                                int optLevel)
-    : spec(parseOrThrow(ptx, file)), module(ptx, file, optLevel) {
-  function = module.getFunction(spec.entry);
+    : ContractKernel(std::make_shared<const Module>(ptx, file, optLevel),
+                     parseOrThrow(ptx, file), file) {}
+
+ContractKernel::ContractKernel(std::shared_ptr<const Module> loaded,
+                               Contract contract, const std::string &file)
+    : spec(std::move(contract)), module(std::move(loaded)) {
+  function = module->getFunction(spec.entry);
   jitInfo = Module::getInfo(function);
   const DriverApi &api = DriverApi::get();
   if (spec.dynamicSharedBytes > 48 * 1024)
@@ -241,4 +246,24 @@ void ContractKernel::launch(const Operands &operands,
       function, grid[0], grid[1], grid[2], spec.block[0], spec.block[1],
       spec.block[2], unsigned(spec.dynamicSharedBytes), nullptr, args.data(),
       nullptr));
+}
+
+KernelFamily::KernelFamily(const std::string &ptx, const std::string &file,
+                           int optLevel) {
+  std::string error;
+  if (!parseContracts(ptx, contracts, error))
+    throw std::runtime_error(file + ": " + error);
+  auto module = std::make_shared<const Module>(ptx, file, optLevel);
+  for (const Contract &contract : contracts)
+    kernels.push_back(std::make_unique<ContractKernel>(module, contract, file));
+  const Contract &first = kernels.front()->contract();
+  familyName = first.family.empty() ? first.entry : first.family;
+}
+
+const ContractKernel *KernelFamily::select(const Problem &problem,
+                                           std::string &why) const {
+  int index = selectVariant(contracts, problem, why, [&](size_t i) {
+    return kernels[i]->whyNot(problem);
+  });
+  return index < 0 ? nullptr : kernels[size_t(index)].get();
 }

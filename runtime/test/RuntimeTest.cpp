@@ -331,11 +331,11 @@ TEST(Contract, RejectsMalformedContracts) {
   EXPECT_FALSE(parseContract(replace(kFixed, "m=1024", "m=?"), c, error));
   EXPECT_EQ(error, "the problem's size M is given at launch but is not a "
                    "kernel parameter");
-  // Versions 2 to 4 (tensor maps, persistent grids, clusters, split-K)
-  // are read; a later one is not.
-  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v5"), c, error));
+  // Versions 2 to 5 (tensor maps, persistent grids, clusters, split-K,
+  // families) are read; a later one is not.
+  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v6"), c, error));
   EXPECT_EQ(error, "line 6: unsupported contract version: "
-                   "// gemmc-contract-begin v5");
+                   "// gemmc-contract-begin v6");
   EXPECT_FALSE(parseContract(replace(kFixed, "// entry: sgemm_coalesced\n", ""),
                              c, error));
   EXPECT_EQ(error, "the kernel contract has no 'entry' field");
@@ -358,6 +358,97 @@ static const char *kSplitK = R"(
 // problem: m=? n=? k=? a=f16:row b=f16:row c=f16:row acc=f32
 // gemmc-contract-end
 )";
+
+/// One variant of a family's contract (version 5): `place` of 3, `when`,
+/// the leading-dimension multiple of every matrix.
+static std::string variantContract(int place, const std::string &when,
+                                   int ldMultiple) {
+  std::string m = std::to_string(ldMultiple);
+  return "// gemmc-contract-begin v5\n"
+         "// entry: fam_" + std::to_string(place) + "\n"
+         "// family: fam " + std::to_string(place) + "/3\n"
+         "// when: " + when + "\n"
+         "// block: 256 1 1\n"
+         "// grid: N/64 M/64 1\n"
+         "// dynamic-shared-bytes: 0\n"
+         "// params: A:memref2.i64 B:memref2.i64 C:memref2.i64\n"
+         "// leading-dim-multiple: a=" + m + " b=" + m + " c=" + m + "\n"
+         "// problem: m=? n=? k=? a=f32:row b=f32:row c=f32:row acc=f32\n"
+         "// gemmc-contract-end\n";
+}
+
+TEST(Contract, SelectsAFamilysVariant) {
+  std::string ptx = variantContract(1, "m<=64 k>=4096", 4) +
+                    variantContract(2, "any", 4) +
+                    variantContract(3, "any", 1);
+  std::vector<Contract> family;
+  std::string error;
+  ASSERT_TRUE(parseContracts(ptx, family, error)) << error;
+  ASSERT_EQ(family.size(), 3u);
+  EXPECT_EQ(family[0].family, "fam");
+  EXPECT_EQ(family[2].variant, 3);
+  EXPECT_EQ(family[0].when.str(), "m<=64 k>=4096");
+  // parseContract reads the first block only.
+  Contract first;
+  ASSERT_TRUE(parseContract(ptx, first, error)) << error;
+  EXPECT_EQ(first.entry, "fam_1");
+
+  Problem p = family[0].problem;
+  p.m = 32, p.n = 100, p.k = 8192;
+  std::string why;
+  // Skinny with a long K: the first variant.
+  EXPECT_EQ(selectVariant(family, p, why), 0) << why;
+  // A short K: not the first's sizes, the second takes it.
+  p.k = 1000;
+  EXPECT_EQ(selectVariant(family, p, why), 1) << why;
+  // A leading dimension no multiple of 4: only the fallback.
+  p.k = 8192;
+  p.lda = 8193;
+  EXPECT_EQ(selectVariant(family, p, why), 2) << why;
+  // Nothing takes a problem of other types: each variant's reason.
+  p.a = DType::F16;
+  EXPECT_EQ(selectVariant(family, p, why), -1);
+  EXPECT_EQ(why.find("fam_1: "), 0u) << why;
+  EXPECT_NE(why.find("; fam_2: "), std::string::npos) << why;
+  EXPECT_NE(why.find("; fam_3: "), std::string::npos) << why;
+
+  // Written back as read, version 5.
+  Contract again;
+  ASSERT_TRUE(parseContract(formatContract(family[0]), again, error)) << error;
+  EXPECT_EQ(formatContract(again), formatContract(family[0]));
+
+  // Not one family in turn: a kernel beside a family, places out of order,
+  // two families.
+  EXPECT_FALSE(parseContracts(ptx + replace(kSplitK, "\n", "\n"), family,
+                              error));
+  EXPECT_FALSE(parseContracts(variantContract(2, "any", 1) +
+                                  variantContract(1, "any", 1),
+                              family, error));
+  EXPECT_EQ(error, "contract 1 ('fam_2'): the contracts of a PTX module are "
+                   "one kernel's, or the variants 1..2 of one family in turn");
+  EXPECT_FALSE(parseContracts(
+      variantContract(1, "any", 1) +
+          replace(variantContract(2, "any", 1), "family: fam", "family: g"),
+      family, error));
+}
+
+TEST(Contract, ReadsSizeRanges) {
+  SizeRange range;
+  for (const char *text :
+       {"any", "m<=64", "k>=4096", "m<=64 k>=4096", "256<=m<=1024 n>=2"}) {
+    ASSERT_TRUE(parseSizeRange(text, range)) << text;
+    EXPECT_EQ(range.str(), text);
+  }
+  ASSERT_TRUE(parseSizeRange("256<=m<=1024 n>=2", range));
+  EXPECT_TRUE(range.contains(256, 2, 1));
+  EXPECT_TRUE(range.contains(1024, 1 << 30, 1 << 30));
+  EXPECT_FALSE(range.contains(255, 2, 1));
+  EXPECT_FALSE(range.contains(1025, 2, 1));
+  EXPECT_FALSE(range.contains(300, 1, 1));
+  for (const char *text : {"", "m", "m<=", "x<=5", "m>=5 m<=6", "0<=m",
+                           "m<=0", "7<=m<=6", "m<64", "m=<64", "any m<=4"})
+    EXPECT_FALSE(parseSizeRange(text, range)) << text;
+}
 
 TEST(Contract, ReadsSplitK) {
   Contract c;

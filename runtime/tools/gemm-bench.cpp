@@ -52,7 +52,8 @@ struct Result {
 
 struct Loaded {
   std::string file;
-  std::unique_ptr<ContractKernel> kernel;
+  /// One kernel, or a family's variants.
+  std::unique_ptr<KernelFamily> kernel;
 };
 
 /// A problem and the kernels that run it.
@@ -73,6 +74,22 @@ struct ShapeOutcome {
   double ms = NAN, cublasMs = NAN, ratio = NAN;
 };
 } // namespace
+
+/// A contract with the smallest size and leading-dimension multiples any
+/// variant of `family` asks: a sweep draws problems for the whole family
+/// (a family takes what its fallback variant does).
+static Contract leastDemanding(const KernelFamily &family) {
+  Contract least = family.contract();
+  for (const std::unique_ptr<ContractKernel> &variant : family.variants()) {
+    const Contract &c = variant->contract();
+    least.multipleM = std::min(least.multipleM, c.multipleM);
+    least.multipleN = std::min(least.multipleN, c.multipleN);
+    least.multipleK = std::min(least.multipleK, c.multipleK);
+    for (int i = 0; i < 3; ++i)
+      least.ldMultiple[i] = std::min(least.ldMultiple[i], c.ldMultiple[i]);
+  }
+  return least;
+}
 
 /// `--sweep random`: case i runs kernel i mod (number of kernels) on its
 /// types, layouts, epilogue and batch count, with sizes drawn from 1 to
@@ -111,7 +128,7 @@ static std::vector<Case> sweepCases(const BenchOptions &o,
   std::vector<Case> cases;
   for (int64_t i = 0; i < o.count; ++i) {
     const Loaded &l = kernels[size_t(i) % kernels.size()];
-    const Contract &c = l.kernel->contract();
+    const Contract c = leastDemanding(*l.kernel);
     Case cs;
     Problem &p = cs.p;
     p = c.problem;
@@ -324,16 +341,22 @@ static std::vector<Loaded> loadKernels(const BenchOptions &o) {
   std::vector<Loaded> kernels;
   for (const std::string &file : o.kernels) {
     auto kernel =
-        std::make_unique<ContractKernel>(readFile(file), file, o.optLevel);
-    const Contract &contract = kernel->contract();
-    if (contract.grid[0].dim == 'S')
-      std::cerr << file << ": persistent grid of "
-                << kernel->persistentBlocks() << " blocks"
-                << (contract.clusterSize() > 1
-                        ? " in clusters of " +
-                              std::to_string(contract.clusterSize())
-                        : std::string())
-                << "\n";
+        std::make_unique<KernelFamily>(readFile(file), file, o.optLevel);
+    for (const std::unique_ptr<ContractKernel> &variant : kernel->variants()) {
+      const Contract &contract = variant->contract();
+      if (kernel->isFamily())
+        std::cerr << file << ": variant " << contract.variant << "/"
+                  << contract.variants << " " << contract.entry << " when "
+                  << contract.when.str() << "\n";
+      if (contract.grid[0].dim == 'S')
+        std::cerr << file << ": " << contract.entry << ": persistent grid of "
+                  << variant->persistentBlocks() << " blocks"
+                  << (contract.clusterSize() > 1
+                          ? " in clusters of " +
+                                std::to_string(contract.clusterSize())
+                          : std::string())
+                  << "\n";
+    }
     kernels.push_back({file, std::move(kernel)});
   }
   return kernels;
@@ -636,21 +659,23 @@ void CaseRun::runCublas() {
 
 void CaseRun::runKernel(const Loaded &l) {
   Result r;
-  r.kernel = l.kernel->contract().entry;
   r.file = l.file;
   r.size = cs.size;
-  r.info = l.kernel->info();
-  r.dynamicShared = l.kernel->contract().dynamicSharedBytes;
+  // A family runs the problem on the variant its rule picks.
+  std::string why;
+  const ContractKernel *kernel = l.kernel->select(p, why);
+  r.kernel = kernel ? kernel->contract().entry : l.kernel->name();
   progress(r.kernel);
-  std::string why = l.kernel->whyNot(p);
-  if (!why.empty()) {
+  if (!kernel) {
     r.status = "SKIP";
     r.note = why;
     bench.results.push_back(r);
     return;
   }
+  r.info = kernel->info();
+  r.dynamicShared = kernel->contract().dynamicSharedBytes;
   resetC();
-  l.kernel->launch(ops, p);
+  kernel->launch(ops, p);
   GEMMC_CU(DriverApi::get().cuCtxSynchronize());
   std::vector<HostMatrix> c = batchOfC();
   bool pass = verify(c, reference.get(), r, /*fromCublas=*/false);
@@ -675,7 +700,7 @@ void CaseRun::runKernel(const Loaded &l) {
     bench.results.push_back(r);
     return;
   }
-  r.ms = timeMedian(o, bench.flush, [&] { l.kernel->launch(ops, p); });
+  r.ms = timeMedian(o, bench.flush, [&] { kernel->launch(ops, p); });
   r.tflops = flop / (r.ms * 1e-3) / 1e12;
   r.vsCublas = cublasMs / r.ms;
   r.peakShare = r.tflops / peak;

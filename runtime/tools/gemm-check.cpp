@@ -48,7 +48,7 @@ struct Options {
 
 static const char *kUsage =
     "usage: gemm-check [options] KERNEL.ptx...\n"
-    "  --print-contract   print each file's kernel contract and exit "
+    "  --print-contract   print each file's kernel contracts and exit "
     "(no GPU needed)\n"
     "  --seed N           seed of the random inputs (default 1)\n"
     "  --runs N           timed launches; the median is reported (default "
@@ -128,6 +128,9 @@ static bool parseOptions(int argc, char **argv, Options &o) {
 static bool checkKernel(const Options &o, const std::string &file) {
   ContractKernel kernel(readFile(file), file, o.optLevel);
   const Problem &p = kernel.contract().problem;
+  if (!kernel.contract().family.empty())
+    throw std::runtime_error(file + ": gemm-check runs one kernel; use "
+                                    "gemm-bench for a family's variants");
   if (p.m == 0 || p.n == 0 || p.k == 0)
     throw std::runtime_error(file + ": gemm-check runs kernels of fixed "
                                     "size; use gemm-bench --size for this "
@@ -207,14 +210,15 @@ int main(int argc, char **argv) {
     bool ok = true;
     for (const std::string &file : o.files) {
       try {
-        Contract contract;
+        std::vector<Contract> contracts;
         std::string error;
-        if (!parseContract(readFile(file), contract, error)) {
+        if (!parseContracts(readFile(file), contracts, error)) {
           std::cerr << "gemm-check: error: " << file << ": " << error << "\n";
           ok = false;
           continue;
         }
-        std::cout << formatContract(contract);
+        for (const Contract &contract : contracts)
+          std::cout << formatContract(contract);
       } catch (const std::exception &e) {
         std::cerr << "gemm-check: error: " << e.what() << "\n";
         ok = false;

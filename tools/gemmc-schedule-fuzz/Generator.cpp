@@ -458,3 +458,65 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   return "kernel " + name + " {\n  problem {\n" + problem +
          "  }\n  schedule {\n" + schedule + "  }\n}\n";
 }
+
+std::string gemmc::fuzz::composeFamily(std::mt19937_64 &rng,
+                                       const std::string &name,
+                                       const std::vector<std::string> &schedules) {
+  Draw d(rng);
+  auto between = [](const std::string &text, const std::string &from,
+                    const std::string &to) {
+    size_t begin = text.find(from) + from.size();
+    return text.substr(begin, text.find(to, begin) - begin);
+  };
+  const std::string problemOpen = "  problem {\n", scheduleOpen =
+                                                         "  schedule {\n";
+  std::string family = "kernel " + name + " {\n" + problemOpen +
+                       between(schedules.front(), problemOpen, "  }\n") +
+                       "  }\n";
+  auto variant = [&](const std::string &variantName, const std::string &when,
+                     const std::string &directives) {
+    family += "  variant " + variantName + when + " {\n" + directives + "  }\n";
+  };
+  for (size_t i = 0; i < schedules.size(); ++i) {
+    std::string when;
+    for (const char *dim : {"m", "n", "k"}) {
+      if (!d.chance(0.5))
+        continue;
+      when += (when.empty() ? " when " : ", ") + std::string(dim) +
+              (d.chance(0.5) ? " <= " : " >= ") +
+              std::to_string(d.pick({16, 64, 100, 256, 1000}));
+    }
+    variant("v" + std::to_string(i), when,
+            between(schedules[i], scheduleOpen, "  }\n}"));
+  }
+  // The fallback: the first's directives without `vectorize`, unless it
+  // copies in pieces that need vectors (TMA, cp.async, the swizzle); then
+  // a plain schedule of the problem's kind.
+  std::string directives = between(schedules.front(), scheduleOpen, "  }\n}");
+  std::string scalar;
+  auto has = [&](const char *word) {
+    return directives.find(word) != std::string::npos;
+  };
+  if (has("wgmma") || has("tma") || has("cp-async") || has("swizzle")) {
+    const std::string &problem = family;
+    if (problem.find("= f16") != std::string::npos ||
+        problem.find("= bf16") != std::string::npos)
+      scalar = "    tile 64x64x16\n    warp-tile 32x32\n    mma m16n8k16\n"
+               "    promote a b pad 8\n";
+    else if (problem.find("math = tf32") != std::string::npos)
+      scalar = "    tile 64x64x16\n    warp-tile 32x32\n    mma m16n8k8\n"
+               "    promote a b pad 4\n";
+    else
+      scalar = "    tile 64x64x16\n    register-tile 4x4\n    promote a b\n";
+  } else {
+    for (size_t at = 0; at < directives.size();) {
+      size_t end = directives.find('\n', at);
+      std::string line = directives.substr(at, end + 1 - at);
+      if (line.rfind("    vectorize", 0) != 0)
+        scalar += line;
+      at = end + 1;
+    }
+  }
+  variant("any", "", scalar);
+  return family + "}\n";
+}

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace gemmc::fuzz {
 
@@ -28,6 +29,15 @@ struct GeneratorOptions {
 /// One random schedule file whose kernel is called `name`.
 std::string generateSchedule(std::mt19937_64 &rng, const std::string &name,
                              const GeneratorOptions &options);
+
+/// A kernel family named `name` from schedule files of one problem whose
+/// sizes are all given at launch (generateSchedule's format): a variant of
+/// each one's directives, all but the last with random `when` conditions,
+/// and a last variant of the first's directives without `vectorize`
+/// (scalar accesses, for every leading dimension), or a plain schedule
+/// where the first copies with TMA, cp.async or a swizzle.
+std::string composeFamily(std::mt19937_64 &rng, const std::string &name,
+                          const std::vector<std::string> &schedules);
 
 } // namespace gemmc::fuzz
 

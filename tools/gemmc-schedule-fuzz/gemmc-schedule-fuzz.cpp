@@ -115,12 +115,19 @@ static Checked check(const std::string &text, const std::string &name,
   if (!kernel)
     return result;
   result.parsed = true;
-  std::optional<gemmc::CheckedKernel> checked =
-      gemmc::checkSchedule(*kernel, sourceMgr, arch);
-  if (!checked || !gemmc::checkImplemented(*kernel, *checked, sourceMgr))
+  if (kernel->isFamily() && !gemmc::checkFamily(*kernel, sourceMgr))
     return result;
+  // A family: each variant; its facts those of the one with the most
+  // register pressure.
+  for (const gemmc::KernelDecl &variant : gemmc::getKernels(*kernel)) {
+    std::optional<gemmc::CheckedKernel> checked =
+        gemmc::checkSchedule(variant, sourceMgr, arch);
+    if (!checked || !gemmc::checkImplemented(variant, *checked, sourceMgr))
+      return result;
+    if (checked->facts.registerPressure >= result.facts.registerPressure)
+      result.facts = checked->facts;
+  }
   result.accepted = true;
-  result.facts = checked->facts;
   return result;
 }
 
@@ -205,6 +212,11 @@ int main(int argc, char **argv) {
   std::map<std::string, int64_t> acceptedPerArch;
   std::string manifest;
   int64_t attempts = 0, accepted = 0, failures = 0;
+  // Families of the accepted schedules whose sizes are all given at launch,
+  // by problem: the schedules so far, and the families compiled.
+  std::map<std::string, std::vector<std::string>> pool;
+  int64_t families = 0;
+  std::map<std::string, int64_t> familiesRejected;
   // Give up on a generator that stops producing schedules the checks take.
   int64_t limit = 200 * std::max<int64_t>(count, 1);
   for (uint64_t index = shardIndex; accepted < count && attempts < limit;
@@ -261,6 +273,81 @@ int main(int argc, char **argv) {
     ++accepted;
     if (!outDir.empty() && !writeFile(outDir + "/" + name + ".gemm", text))
       return 1;
+
+    // Half of the schedules with every size at launch also make a family
+    // with the previous one of their problem (if any) and a scalar
+    // fallback, from a generator of their own (the schedules drawn stay
+    // those of the seed).
+    std::seed_seq familySeq{uint64_t(seed), index, uint64_t(7)};
+    std::mt19937_64 familyRng(familySeq);
+    bool dynamic = text.find("m = ?") != std::string::npos &&
+                   text.find("n = ?") != std::string::npos &&
+                   text.find("k = ?") != std::string::npos;
+    if (!dynamic || !std::bernoulli_distribution(0.5)(familyRng))
+      continue;
+    std::string problem = text.substr(text.find("  problem {"));
+    problem = problem.substr(0, problem.find("  schedule {"));
+    std::vector<std::string> &same = pool[problem];
+    std::vector<std::string> variants = {text};
+    if (!same.empty())
+      variants.push_back(same.back());
+    same.push_back(text);
+    std::string familyName = name + "_fam";
+    std::string familyText =
+        gemmc::fuzz::composeFamily(familyRng, familyName, variants);
+    if (verbose)
+      llvm::errs() << familyText;
+    bool compiled = false;
+    for (llvm::StringRef arch : arches) {
+      current = familyName + " for " + arch.str() + ":\n" + familyText;
+      Checked checked = check(familyText, familyName, arch);
+      if (!checked.parsed) {
+        llvm::errs() << "FAIL " << familyName << ": the generator wrote a "
+                     << "family the parser rejects (" << checked.firstError
+                     << "):\n"
+                     << familyText;
+        ++failures;
+        break;
+      }
+      if (!checked.accepted) {
+        if (arch == arches.front())
+          ++familiesRejected[reasonOf(checked.firstError)];
+        continue;
+      }
+      std::string ptx, errors;
+      if (failed(compile(ctx, familyText, familyName, arch, ptx, errors))) {
+        // The one rule checked after code generation: some variant takes
+        // every leading dimension.
+        if (errors.find("refuses some problems") != std::string::npos) {
+          if (arch == arches.front())
+            ++familiesRejected["no variant takes every leading dimension"];
+          continue;
+        }
+        llvm::errs() << "FAIL " << familyName << " (" << arch
+                     << "): the checks accepted it, the compilation failed:\n"
+                     << errors << familyText;
+        ++failures;
+        continue;
+      }
+      compiled |= arch == arches.front();
+      manifest += familyName + "\t" + arch.str() + "\t" +
+                  std::to_string(checked.facts.threadsPerBlock) + "\t" +
+                  std::to_string(checked.facts.sharedBytes) + "\t" +
+                  std::to_string(checked.facts.registerPressure) + "\t" +
+                  std::to_string(checked.facts.registerCap) + "\t" +
+                  std::to_string(checked.warnings) + "\n";
+      if (!outDir.empty() &&
+          !writeFile(outDir + "/" + familyName + "." + arch.str() + ".ptx",
+                     ptx))
+        return 1;
+    }
+    current.clear();
+    if (!compiled)
+      continue;
+    ++families;
+    if (!outDir.empty() &&
+        !writeFile(outDir + "/" + familyName + ".gemm", familyText))
+      return 1;
   }
 
   if (!outDir.empty()) {
@@ -278,13 +365,17 @@ int main(int argc, char **argv) {
     llvm::outs() << "rejected by the checks, by reason:\n";
     for (auto &[n, reason] : reasons)
       llvm::outs() << llvm::format("%6lld  ", (long long)n) << reason << "\n";
+    llvm::outs() << "families rejected, by reason:\n";
+    for (auto &[reason, n] : familiesRejected)
+      llvm::outs() << llvm::format("%6lld  ", (long long)n) << reason << "\n";
   }
   llvm::outs() << "gemmc-schedule-fuzz: seed " << seed << ", shard " << shard
                << ": " << attempts << " schedules drawn, " << accepted
                << " accepted";
   for (auto &[arch, n] : acceptedPerArch)
     llvm::outs() << ", " << n << " compiled for " << arch;
-  llvm::outs() << "; " << failures << " failures\n";
+  llvm::outs() << "; " << families << " families; " << failures
+               << " failures\n";
   if (accepted < count)
     llvm::outs() << "gemmc-schedule-fuzz: only " << accepted << " of " << count
                  << " accepted in " << attempts << " draws\n";

@@ -128,12 +128,33 @@ struct ScheduleDecl {
   }
 };
 
-/// The whole schedule file: `kernel NAME { problem {...} schedule {...} }`.
+/// One condition of a variant's `when`: `m <= 64` or `k >= 4096`.
+struct ConditionDecl {
+  char dim = 'm'; ///< 'm', 'n' or 'k'
+  bool atMost = true;
+  int64_t value = 1;
+  llvm::SMLoc loc;
+};
+
+/// A variant of a kernel family: `variant NAME [when COND, ...] { ... }`,
+/// its directives those of a `schedule` section.
+struct VariantDecl {
+  std::string name;
+  llvm::SMLoc loc;
+  llvm::SmallVector<ConditionDecl, 2> conditions;
+  ScheduleDecl schedule;
+};
+
+/// The whole schedule file: `kernel NAME { problem {...} schedule {...} }`,
+/// or a kernel family, `kernel NAME { problem {...} variant ... }`.
 struct KernelDecl {
   std::string name;
   llvm::SMLoc loc;
   std::optional<ProblemDecl> problem;
   std::optional<ScheduleDecl> schedule;
+  llvm::SmallVector<VariantDecl, 0> variants;
+
+  bool isFamily() const { return !variants.empty(); }
 };
 
 } // namespace gemmc

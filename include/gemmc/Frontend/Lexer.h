@@ -23,6 +23,8 @@ struct Token {
     Semicolon,
     Comma,
     Question,  ///< `?`: a size given at launch.
+    LessEqual,    ///< `<=` in a variant's condition.
+    GreaterEqual, ///< `>=` in a variant's condition.
   };
 
   Kind kind = Eof;

@@ -15,13 +15,17 @@ class MLIRContext;
 
 namespace gemmc {
 
-/// Builds a module holding one `gemm.kernel` from a checked schedule file
-/// (its name and locations from the syntax tree, all else from the model).
-/// Locations point into the schedule file.
-mlir::OwningOpRef<mlir::ModuleOp> mlirGen(mlir::MLIRContext &context,
-                                          const KernelDecl &kernel,
-                                          const CheckedKernel &checked,
-                                          const llvm::SourceMgr &sourceMgr);
+/// An empty module at the schedule file's kernel, for mlirGen to fill.
+mlir::OwningOpRef<mlir::ModuleOp> createModule(mlir::MLIRContext &context,
+                                               const KernelDecl &kernel,
+                                               const llvm::SourceMgr &sourceMgr);
+
+/// Appends to `module` the `gemm.kernel` of a checked kernel (its name and
+/// locations from the syntax tree, all else from the model). Locations
+/// point into the schedule file. A family's variants (getKernels) are one
+/// `gemm.kernel` each, in one module.
+void mlirGen(mlir::ModuleOp module, const KernelDecl &kernel,
+             const CheckedKernel &checked, const llvm::SourceMgr &sourceMgr);
 
 } // namespace gemmc
 

@@ -12,6 +12,7 @@
 #define GEMMC_FRONTEND_SEMA_H
 
 #include "gemmc/Frontend/AST.h"
+#include "gemmc/Schedule/Family.h"
 #include "gemmc/Schedule/Schedule.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -38,6 +39,21 @@ std::optional<CheckedKernel> checkSchedule(const KernelDecl &kernel,
 /// generation cannot do yet (gemmc::checkImplemented); reports the first.
 bool checkImplemented(const KernelDecl &kernel, const CheckedKernel &checked,
                       llvm::SourceMgr &sourceMgr);
+
+/// The kernels a schedule file compiles to: the kernel itself, or each
+/// variant of a family as a kernel of its own (named `KERNEL_VARIANT`, at
+/// the variant, with the family's problem and the variant's directives as
+/// its schedule).
+llvm::SmallVector<KernelDecl, 1> getKernels(const KernelDecl &kernel);
+
+/// The sizes a variant is for, from its `when`.
+ShapeRange getShapeRange(const VariantDecl &variant);
+
+/// The rules of a family's variants (docs/dsl.md, "Kernel families"): each
+/// condition names a size given at launch, leaves some size, and the last
+/// variant has none (it takes what the others do not). Reports the first
+/// error through the SourceMgr.
+bool checkFamily(const KernelDecl &kernel, llvm::SourceMgr &sourceMgr);
 
 /// Prints the checked schedule and its facts (`gemmc --emit=ast`).
 void dump(const KernelDecl &kernel, const ScheduleFacts &facts,

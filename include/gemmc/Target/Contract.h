@@ -11,6 +11,7 @@
 #define GEMMC_TARGET_CONTRACT_H
 
 #include "gemmc/Dialect/Gemm/IR/GemmAttrs.h"
+#include "gemmc/Schedule/Family.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Support/LLVM.h"
 #include <string>
@@ -41,6 +42,12 @@ struct KernelContract {
   /// The parameters by the kernel ABI: role and type (`ptr`, `f32`,
   /// `memref2.i64`, ...), from the kernel's signature.
   SmallVector<std::pair<std::string, std::string>, 6> params;
+  /// A variant of a kernel family (contract version 5): the family's name,
+  /// the variant's place among `variants` (from 0, the order the runtime
+  /// tries them in) and the sizes it is for; `family` is empty otherwise.
+  std::string family;
+  unsigned variant = 0, variants = 1;
+  gemmc::ShapeRange when;
 };
 
 /// Reads the contract of a kernel produced by gemmc's schedule passes from

@@ -11,6 +11,7 @@
 #define GEMMC_RT_CONTRACT_H
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,21 @@ struct Problem {
 
   std::string str() const;
 };
+
+/// The sizes a variant of a kernel family is for (`when: m<=64 k>=4096`,
+/// `256<=m<=1024`, or `any`): closed ranges of M, N and K.
+struct SizeRange {
+  static constexpr int64_t kUnbounded = INT64_MAX;
+  int64_t lo[3] = {1, 1, 1};
+  int64_t hi[3] = {kUnbounded, kUnbounded, kUnbounded};
+
+  bool contains(int64_t m, int64_t n, int64_t k) const;
+  bool isAll() const;
+  std::string str() const;
+};
+
+/// Parses a `when:` value; false if malformed.
+bool parseSizeRange(const std::string &text, SizeRange &range);
 
 /// The box of a tensor map (`tensor-maps: A=64x128 B=64x256 swizzle=128`):
 /// `inner` x `outer` elements, innermost (the matrix's contiguous
@@ -139,6 +155,12 @@ struct Contract {
   bool splitsK() const { return splits > 1; }
   /// The tiles of C (grid x times y) of `problem`, for split-K's workspace.
   int64_t tiles(const Problem &problem) const;
+  /// `family: NAME I/N` and `when: RANGE` (version 5): the kernel is
+  /// variant I of N of the family NAME (the runtime tries them in order)
+  /// and is for the sizes `when` holds; `family` is empty otherwise.
+  std::string family;
+  int variant = 1, variants = 1;
+  SizeRange when;
   std::string schedule;
   std::string source;
 };
@@ -148,6 +170,16 @@ struct Contract {
 bool accepts(const Contract &contract, const Problem &problem,
              std::string &why);
 
+/// The rule that picks a family's variant for `problem` (docs/contract.md,
+/// "Families"): the first of `variants`, in order, whose `when` holds the
+/// problem's sizes and for which `whyNot(i)` is empty (by default, whether
+/// `accepts` takes the problem). Returns its index, or -1 with `why` giving
+/// each variant's reason.
+int selectVariant(
+    const std::vector<Contract> &variants, const Problem &problem,
+    std::string &why,
+    const std::function<std::string(size_t)> &whyNot = nullptr);
+
 /// The whole content of a file; throws std::runtime_error naming the file
 /// and the system's reason.
 std::string readFile(const std::string &path);
@@ -156,6 +188,13 @@ std::string readFile(const std::string &path);
 /// (naming the offending line) if there is none or it is malformed.
 bool parseContract(const std::string &ptx, Contract &contract,
                    std::string &error);
+
+/// Parses every contract block in `ptx`: one kernel, or the variants of a
+/// kernel family in their order (each of one family, numbered 1..N in
+/// turn). Returns false and sets `error` if there is none, one is
+/// malformed, or the variants do not make one family.
+bool parseContracts(const std::string &ptx, std::vector<Contract> &contracts,
+                    std::string &error);
 
 /// Formats a contract back into its comment block (used by tests and by
 /// `gemm-check --print-contract`).

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace gemmc::rt {
 
@@ -24,6 +25,10 @@ public:
   /// Throws CudaError (or std::runtime_error for a bad contract).
   ContractKernel(const std::string &ptx, const std::string &file,
                  int optLevel);
+  /// The kernel of `contract` in an already loaded module (a family's
+  /// variants share theirs).
+  ContractKernel(std::shared_ptr<const Module> module, Contract contract,
+                 const std::string &file);
 
   const Contract &contract() const { return spec; }
   const KernelInfo &info() const { return jitInfo; }
@@ -45,7 +50,7 @@ private:
                               CUlaunchAttribute &cluster) const;
 
   Contract spec;
-  Module module;
+  std::shared_ptr<const Module> module;
   CUfunction function = nullptr;
   KernelInfo jitInfo;
   /// A persistent grid's size: the device's multiprocessors, or for a
@@ -56,6 +61,36 @@ private:
   mutable std::unique_ptr<DeviceBuffer> workspace, counters;
   /// The workspace and counters for `problem`, allocated on first need.
   void reserveWorkspace(const Problem &problem) const;
+};
+
+/// The kernels of one PTX module: a kernel, or the variants of a kernel
+/// family (contract version 5), JIT-compiled once.
+class KernelFamily {
+public:
+  /// Parses the contracts of `ptx`, JIT-compiles it and looks up each
+  /// entry. Throws CudaError (or std::runtime_error for a bad contract).
+  KernelFamily(const std::string &ptx, const std::string &file, int optLevel);
+
+  /// The family's name, or the one kernel's entry.
+  const std::string &name() const { return familyName; }
+  bool isFamily() const { return !kernels.front()->contract().family.empty(); }
+  const std::vector<std::unique_ptr<ContractKernel>> &variants() const {
+    return kernels;
+  }
+  /// The first variant's contract: its problem (types, layouts, epilogue)
+  /// is every variant's.
+  const Contract &contract() const { return kernels.front()->contract(); }
+
+  /// The variant that runs `problem` (docs/contract.md, "Families"): the
+  /// first, in order, whose `when` holds the problem's sizes and whose
+  /// contract takes it. Null if none does, with `why` saying each one's
+  /// reason.
+  const ContractKernel *select(const Problem &problem, std::string &why) const;
+
+private:
+  std::string familyName;
+  std::vector<Contract> contracts;
+  std::vector<std::unique_ptr<ContractKernel>> kernels;
 };
 
 } // namespace gemmc::rt

@@ -79,13 +79,16 @@ gpu.module @m {
 
 // `gemm.alpha_beta` (epilogue = alpha-beta, arguments 3 and 4): one branch
 // on beta != 0 around the stores of C. Where beta is not 0, the lane's pairs
-// of C are read first, then each becomes alpha * acc + beta * C; where it
+// of C are read first (element by element, as the schedule stores C: no
+// `global-store` width), then each becomes alpha * acc + beta * C; where it
 // is 0, C is not read: alpha * acc.
 // CHECK-LABEL: gpu.func @epilogue
 // CHECK: %[[ACC:.*]] = scf.for
 // CHECK: %[[READS:.*]] = arith.cmpf une, %arg4, %{{.*}} : f32
 // CHECK: scf.if %[[READS]] {
-// CHECK:   %[[OLD0:.*]] = vector.transfer_read %arg2
+// CHECK:   %[[LO:.*]] = vector.transfer_read %arg2{{.*}} vector<1xf16>
+// CHECK:   %[[HI:.*]] = vector.transfer_read %arg2{{.*}} vector<1xf16>
+// CHECK:   %[[OLD0:.*]] = vector.shuffle %[[LO]], %[[HI]] [0, 1]
 // CHECK:   %[[OLD0F:.*]] = arith.extf %[[OLD0]]
 // CHECK:   vector.transfer_read %arg2
 // CHECK:   %[[PAIR:.*]] = vector.extract %[[ACC]][0]

@@ -169,6 +169,19 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
   AffineMap alongColumns =
       AffineMap::get(2, 0, getAffineDimExpr(1, b.getContext()));
   bool inBounds[] = {true};
+  // C is read (for beta) in the pieces it is written in: pairs, or with
+  // `global-store 1` element by element (any leading dimension of C).
+  bool pairs = getKernelSchedule(matmul).globalStoreWidth() > 1;
+  auto readOld = [&](OpBuilder &sb, Value row, Value col) -> Value {
+    if (pairs)
+      return readAlongRow(sb, loc, pairType, matmul.getC(), row, col);
+    auto elementType = VectorType::get({1}, cElement);
+    Value first = readAlongRow(sb, loc, elementType, matmul.getC(), row, col);
+    Value second = readAlongRow(sb, loc, elementType, matmul.getC(), row,
+                                addOffset(sb, loc, col, 1));
+    return vector::ShuffleOp::create(sb, loc, first, second,
+                                     ArrayRef<int64_t>{0, 1});
+  };
   auto rowOf = [&](OpBuilder &sb, int64_t mi, int64_t half) {
     return addOffset(sb, loc, laneRow, mi * 16 + half * 8);
   };
@@ -188,9 +201,8 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
               for (int64_t half = 0; half < 2; ++half) {
                 Value row = rowOf(sb, mi, half);
                 Value col = colOf(sb, ni);
-                olds[ni * 2 + half] = extendToF32(
-                    sb, loc,
-                    readAlongRow(sb, loc, pairType, matmul.getC(), row, col));
+                olds[ni * 2 + half] =
+                    extendToF32(sb, loc, readOld(sb, row, col));
               }
           for (int64_t ni = 0; ni < nTiles; ++ni)
             for (int64_t half = 0; half < 2; ++half) {
