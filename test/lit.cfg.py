@@ -25,7 +25,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.gemmc_tools_dir, config.llvm_tools_dir]
-tools = ["gemmc", "gemmc-opt", "split-file"]
+tools = ["gemmc", "gemmc-opt", "gemmc-tune", "split-file"]
 if config.runtime_enabled:
     tool_dirs.append(os.path.join(config.gemmc_obj_root, "bin"))
     tools.extend(["gemm-check", "gemm-bench"])

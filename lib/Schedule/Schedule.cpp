@@ -3,8 +3,10 @@
 #include "gemmc/Schedule/Schedule.h"
 #include "gemmc/Schedule/Registers.h"
 #include "gemmc/Schedule/Saturating.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
 #include <tuple>
 
 using namespace gemmc;
@@ -181,6 +183,80 @@ struct FieldPrinter {
 
 void gemmc::printScheduleFields(llvm::raw_ostream &os, const Schedule &s) {
   visitScheduleFields(FieldPrinter{os}, s);
+}
+
+void gemmc::printDirectives(llvm::raw_ostream &os, const Schedule &s,
+                            llvm::StringRef indent) {
+  auto shape = [&](llvm::ArrayRef<int64_t> sizes) {
+    llvm::interleave(sizes, os, "x");
+  };
+  os << indent << "tile ";
+  shape(s.tile);
+  os << "\n";
+  if (s.coalesce)
+    os << indent << "coalesce\n";
+  if (s.warpTile) {
+    os << indent << "warp-tile ";
+    shape(*s.warpTile);
+    os << "\n";
+  }
+  if (s.registerTile) {
+    os << indent << "register-tile ";
+    shape(*s.registerTile);
+    os << "\n";
+  }
+  if (s.mma)
+    os << indent << "mma m" << (*s.mma)[0] << "n" << (*s.mma)[1] << "k"
+       << (*s.mma)[2] << "\n";
+  if (s.wgmma)
+    os << indent << "wgmma m" << (*s.wgmma)[0] << "n" << (*s.wgmma)[1] << "k"
+       << (*s.wgmma)[2] << "\n";
+  if (s.hasPromotion()) {
+    os << indent << "promote" << (s.promoteA ? " a" : "")
+       << (s.promoteB ? " b" : "");
+    if (s.pad)
+      os << " pad " << s.pad;
+    if (s.swizzle)
+      os << " swizzle";
+    if (s.transposeA)
+      os << " transpose-a";
+    os << "\n";
+  }
+  if (s.hasTma())
+    os << indent << "tma" << (s.tmaA ? " a" : "") << (s.tmaB ? " b" : "")
+       << (s.tmaC ? " c" : "") << "\n";
+  if (s.vectorize)
+    os << indent << "vectorize global-load " << s.globalLoadWidth()
+       << " shared-load " << s.sharedLoadWidth() << " shared-store "
+       << s.sharedStoreWidth() << " global-store " << s.globalStoreWidth()
+       << "\n";
+  if (s.isPipelined())
+    os << indent << "pipeline stages " << s.stages
+       << (s.registerDoubleBuffer ? " registers" : "")
+       << (s.cpAsync ? " cp-async" : "") << "\n";
+  if (s.consumers)
+    os << indent << "warp-specialize " << *s.consumers << "\n";
+  if (s.persistent)
+    os << indent << "persistent\n";
+  if (s.cluster) {
+    os << indent << "cluster ";
+    shape(*s.cluster);
+    os << "\n";
+  }
+  if (s.raster)
+    os << indent << "raster " << *s.raster << "\n";
+  if (s.unroll) {
+    os << indent << "unroll ";
+    if (*s.unroll == 0)
+      os << "full";
+    else
+      os << *s.unroll;
+    os << "\n";
+  }
+  if (s.splitEdges)
+    os << indent << "edges split\n";
+  if (s.splitK)
+    os << indent << "split-k " << *s.splitK << "\n";
 }
 
 int64_t Schedule::threadsPerBlock() const {

@@ -45,6 +45,10 @@ const char *gemmc::rt::kBenchUsage =
     "                     takes one runs it; prints the best kernel's ratio\n"
     "                     to cuBLAS per problem and their geometric mean\n"
     "  --shape-summary FILE  also write that summary as CSV\n"
+    "  --results FILE     with --shapes: append each kernel's outcome per\n"
+    "                     problem to FILE as it comes, and skip what FILE\n"
+    "                     already holds (a run cut short resumes)\n"
+    "  --budget SECONDS   start no problem after this long\n"
     "  --relu             then ReLU; kernels run only with the epilogue\n"
     "                     their contract states (cuBLAS's result gets the\n"
     "                     bias and ReLU on the host, untimed)\n"
@@ -245,6 +249,20 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
     } else if (arg == "--shape-summary") {
       if (!value(o.shapeSummary))
         return false;
+    } else if (arg == "--results") {
+      if (!value(o.resultsFile))
+        return false;
+    } else if (arg == "--budget") {
+      std::string text;
+      if (!value(text))
+        return false;
+      char *end = nullptr;
+      o.budget = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end || !(o.budget > 0)) {
+        error = "--budget needs a positive number of seconds, got '" + text +
+                "'";
+        return false;
+      }
     } else if (arg == "--relu") {
       o.relu = true;
     } else if (arg == "--tolerance") {
@@ -291,6 +309,10 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
       (o.sweep || !o.sizes.empty() || o.lda || o.ldb || o.ldc)) {
     error = "--shapes gives the problems: not with --size, --sweep or "
             "--lda/--ldb/--ldc";
+    return false;
+  }
+  if (!o.resultsFile.empty() && o.shapesFile.empty()) {
+    error = "--results needs --shapes";
     return false;
   }
   if (!o.shapeSummary.empty() && o.shapesFile.empty()) {

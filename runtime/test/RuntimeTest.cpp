@@ -798,6 +798,18 @@ TEST(BenchOptions, RejectsBadUsage) {
   EXPECT_EQ(error, "bad sweep 'grid' (random)");
   EXPECT_FALSE(parse({"--sweep", "random", "--size", "64"}, o, error));
   EXPECT_EQ(error, "--sweep runs kernels: give at least one");
+  EXPECT_FALSE(parse({"a.ptx", "--size", "64", "--results", "r.tsv"}, o,
+                     error));
+  EXPECT_EQ(error, "--results needs --shapes");
+  EXPECT_FALSE(parse({"a.ptx", "--size", "64", "--budget", "0"}, o, error));
+  EXPECT_EQ(error, "--budget needs a positive number of seconds, got '0'");
+  EXPECT_FALSE(parse({"a.ptx", "--size", "64", "--budget", "1x"}, o, error));
+  ASSERT_TRUE(parse({"a.ptx", "--shapes", "s.txt", "--results", "r.tsv",
+                     "--budget", "120.5"},
+                    o, error))
+      << error;
+  EXPECT_EQ(o.resultsFile, "r.tsv");
+  EXPECT_EQ(o.budget, 120.5);
 }
 
 TEST(BenchOptions, ReadsAShapesFile) {

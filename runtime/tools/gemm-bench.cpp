@@ -22,6 +22,8 @@
 #include "gemmc-rt/Launch.h"
 
 #include <algorithm>
+#include <chrono>
+#include <set>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -438,6 +440,54 @@ static std::vector<Case> buildCases(const BenchOptions &o,
 }
 
 namespace {
+/// `--results FILE`: the outcomes so far, one line per problem and kernel
+/// file (`problem, file, kernel, status, ms, cuBLAS ms`, tab-separated),
+/// read at the start and appended to as results come.
+class ResultsFile {
+public:
+  explicit ResultsFile(const std::string &path) {
+    if (path.empty())
+      return;
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      size_t tab = line.find('\t');
+      size_t next = tab == std::string::npos ? tab : line.find('\t', tab + 1);
+      if (next != std::string::npos)
+        done.insert(line.substr(0, next));
+    }
+    out.open(path, std::ios::app);
+    if (!out)
+      throw std::runtime_error("cannot write " + path);
+  }
+
+  bool has(const std::string &label, const std::string &file) const {
+    return done.count(label + "\t" + file) != 0;
+  }
+
+  /// Appends the kernels' results of one problem (cuBLAS's first, if it
+  /// ran), flushed: a run cut short keeps them.
+  void append(const std::string &label, const std::vector<Result> &results) {
+    if (!out.is_open())
+      return;
+    double cublasMs = NAN;
+    for (const Result &r : results) {
+      if (r.kernel == "cuBLAS") {
+        cublasMs = r.ms;
+        continue;
+      }
+      out << label << "\t" << r.file << "\t" << r.kernel << "\t" << r.status
+          << "\t" << jsonNumber(r.ms) << "\t" << jsonNumber(cublasMs) << "\n";
+      done.insert(label + "\t" + r.file);
+    }
+    out.flush();
+  }
+
+private:
+  std::set<std::string> done;
+  std::ofstream out;
+};
+
 /// What a whole run shares: the options, the GPU, cuBLAS, the L2 flush
 /// buffer, the results and the counts.
 struct Bench {
@@ -450,6 +500,7 @@ struct Bench {
   std::vector<Result> results;
   int failures = 0, passed = 0;
   size_t done = 0, total = 0;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 };
 
 /// One case on the GPU: its inputs, C as it is before each run, the
@@ -574,8 +625,15 @@ CaseRun::packBatch(const std::vector<HostMatrix> &ms, int64_t stride,
 
 void CaseRun::progress(const std::string &name) {
   ++bench.done;
-  std::fprintf(stderr, "[%zu/%zu] %s %s\n", bench.done, bench.total,
-               name.c_str(), sizeStr(cs.size).c_str());
+  // A bar of 20 characters, the count and the time so far.
+  int filled = int(20 * bench.done / std::max<size_t>(bench.total, 1));
+  double elapsed = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - bench.start)
+                       .count();
+  std::fprintf(stderr, "[%s%s] %zu/%zu %.0f s  %s %s\n",
+               std::string(size_t(filled), '#').c_str(),
+               std::string(size_t(20 - filled), '.').c_str(), bench.done,
+               bench.total, elapsed, name.c_str(), sizeStr(cs.size).c_str());
 }
 
 /// Every GEMM of the batch is checked; a result reports the worst.
@@ -868,18 +926,46 @@ int main(int argc, char **argv) {
     for (const Case &cs : cases)
       bench.total += cs.run.size() + (cublas ? 1 : 0);
 
+    ResultsFile saved(o.resultsFile);
+    auto start = std::chrono::steady_clock::now();
+    size_t started = 0, resumed = 0;
     for (const Case &cs : cases) {
+      double elapsed = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
+      if (o.budget > 0 && elapsed > o.budget) {
+        std::cerr << "gemm-bench: the budget of " << o.budget
+                  << " s is spent: " << cases.size() - started - resumed
+                  << " of " << cases.size() << " problems not started\n";
+        break;
+      }
+      // What the results file holds already is not run again.
+      Case todo = cs;
+      todo.run.clear();
+      for (const Loaded *l : cs.run)
+        if (!saved.has(cs.label, l->file))
+          todo.run.push_back(l);
+      if (todo.run.empty()) {
+        ++resumed;
+        bench.done += cs.run.size() + (cublas ? 1 : 0);
+        continue;
+      }
+      ++started;
       size_t first = bench.results.size();
-      CaseRun run(bench, cs);
+      CaseRun run(bench, todo);
       if (cublas)
         run.runCublas();
-      for (const Loaded *l : cs.run)
+      for (const Loaded *l : todo.run)
         run.runKernel(*l);
+      std::vector<Result> results(bench.results.begin() + first,
+                                  bench.results.end());
+      saved.append(cs.label, results);
       if (!cs.label.empty())
-        outcomes.push_back(shapeOutcome(
-            cs, std::vector<Result>(bench.results.begin() + first,
-                                    bench.results.end())));
+        outcomes.push_back(shapeOutcome(todo, results));
     }
+    if (resumed)
+      std::cerr << "gemm-bench: " << resumed << " problems already in "
+                << o.resultsFile << "\n";
     printSummary(o, bench);
   } catch (const std::exception &e) {
     printTable(bench.results);

@@ -63,6 +63,13 @@ struct BenchOptions {
   /// summary as CSV.
   std::string shapesFile, shapeSummary;
   std::vector<Shape> shapes;
+  /// `--results FILE` (with --shapes): each kernel's outcome per problem,
+  /// appended as it comes (`problem, file, kernel, status, ms, cuBLAS ms`,
+  /// tab-separated); a problem and file already there are not run again,
+  /// so a run cut short resumes (gemmc-tune reads the file).
+  std::string resultsFile;
+  /// `--budget SECONDS`: start no problem after this long (0: no limit).
+  double budget = 0;
   int optLevel = 4;
   int device = 0;
   std::string csv, json;

@@ -1,0 +1,623 @@
+//===- gemmc-tune.cpp - the autotuner's compiler side ---------------------===//
+//
+// gemmc-tune candidates --precision f32|f16 -o DIR [--jobs J] [--limit N]
+//   Enumerates schedules over a space of tiles, warp and register tiles,
+//   vector widths, pipelines and split-K counts for a problem whose sizes
+//   are given at launch, keeps those the schedule model accepts without a
+//   warning (checkSchedule: legal, no likely spill), and compiles them in
+//   this process, J at a time, each to DIR/NAME.gemm and DIR/NAME.ptx;
+//   DIR/candidates.tsv lists them (name, threads, shared bytes, register
+//   estimate, leading-dimension multiples).
+//
+// gemm-bench --shapes FILE --results DIR/results.tsv --budget S DIR/*.ptx
+//   (on the GPU machine: no LLVM there) verifies and times each candidate
+//   on each problem beside cuBLAS; a run cut short resumes.
+//
+// gemmc-tune select DIR --shapes FILE -o FAMILY.gemm
+//   Reads DIR/results.tsv and picks, for each bucket of problems (M, N and
+//   K in bands, and whether a leading dimension asks for scalar accesses),
+//   the candidate with the best geometric mean of its speed against
+//   cuBLAS over the bucket's problems (verified on every one); writes the
+//   winners as schedule files (DIR/winners/), the table (DIR/family.tsv)
+//   and a kernel family whose variants are the winners with their buckets'
+//   sizes as `when`, ending with the best candidate that takes every
+//   leading dimension.
+//
+// docs/tuning.md describes the whole loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gemmc/Compiler/Compile.h"
+#include "gemmc/Frontend/Parser.h"
+#include "gemmc/Frontend/Sema.h"
+#include "gemmc/InitGemmc.h"
+#include "gemmc/Schedule/Family.h"
+#include "gemmc/Schedule/Schedule.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+using namespace mlir;
+using namespace gemmc;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> mode(cl::Positional, cl::Required,
+                                 cl::desc("<candidates|select>"));
+static cl::opt<std::string> dirArg(cl::Positional,
+                                   cl::desc("[DIR] (select: the candidates)"),
+                                   cl::init(""));
+static cl::opt<std::string> precision("precision",
+                                      cl::desc("f32 (SIMT) or f16 (mma.sync)"),
+                                      cl::init("f32"));
+static cl::opt<std::string> output("o", cl::desc("Output folder or file"),
+                                   cl::init(""));
+static cl::opt<std::string> arch("arch", cl::desc("GPU architecture"),
+                                 cl::init("sm_90"));
+static cl::opt<unsigned> jobs("jobs", cl::desc("Compilations at once"),
+                              cl::init(2));
+static cl::opt<unsigned>
+    limit("limit",
+          cl::desc("Keep at most N candidates, spread over the space "
+                   "(0: all)"),
+          cl::init(0));
+static cl::list<std::string>
+    also("also",
+         cl::desc("Schedule files to add to the candidates (their "
+                  "directives; the same problem)"));
+static cl::opt<std::string> shapesFile("shapes",
+                                       cl::desc("The problems (select)"),
+                                       cl::init(""));
+static cl::opt<std::string> familyName("name",
+                                       cl::desc("The family's kernel name"),
+                                       cl::init(""));
+
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << "gemmc-tune: error: " << message << "\n";
+  return 1;
+}
+
+static bool writeFile(const std::string &path, llvm::StringRef text) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    return false;
+  os << text;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// candidates
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Candidate {
+  std::string name;
+  Schedule schedule;
+  ScheduleFacts facts;
+  std::string text, ptx, errors, ldMultiple;
+};
+} // namespace
+
+/// The problem every candidate is for: sizes at launch, row-major, f32
+/// (SIMT) or f16 with f32 accumulation.
+static Problem tunedProblem(bool f16) {
+  Problem p;
+  ElementType type = f16 ? ElementType::F16 : ElementType::F32;
+  p.a = p.b = p.c = type;
+  return p;
+}
+
+/// The space: block tiles, warp and register tiles (SIMT) or warp tiles of
+/// mma.sync (f16), pipelines and split-K counts.
+static std::vector<Schedule> enumerateSpace(bool f16) {
+  std::vector<Schedule> space;
+  const int64_t blocks[] = {32, 64, 128, 256};
+  const std::optional<int64_t> splits[] = {std::nullopt, 4, 16, 64};
+  for (int64_t bm : blocks)
+    for (int64_t bn : blocks)
+      for (int64_t bk : {16, 32, 64})
+        for (int64_t wm : {16, 32, 64})
+          for (int64_t wn : {16, 32, 64})
+            for (std::optional<int64_t> split : splits)
+              for (bool raster : {false, true}) {
+                Schedule s;
+                s.tile = {bm, bn, bk};
+                s.warpTile = std::array<int64_t, 2>{wm, wn};
+                s.promoteA = s.promoteB = true;
+                if (raster)
+                  s.raster = 8;
+                s.splitK = split;
+                if (f16) {
+                  s.mma = std::array<int64_t, 3>{16, 8, 16};
+                  s.swizzle = true;
+                  s.vectorize = std::array<int64_t, 4>{8, 1, 1, 2};
+                  s.stages = 3;
+                  s.cpAsync = true;
+                  space.push_back(s);
+                  // Scalar copies through padded rows: any leading
+                  // dimension.
+                  Schedule scalar = s;
+                  scalar.swizzle = false;
+                  scalar.pad = 8;
+                  scalar.vectorize.reset();
+                  scalar.stages = 2;
+                  scalar.cpAsync = false;
+                  space.push_back(scalar);
+                  continue;
+                }
+                // SIMT: 32 threads per warp tile, 4-wide accesses.
+                for (int64_t tm : {2, 4, 8}) {
+                  int64_t tn = wm * wn / (32 * tm);
+                  if (tn < 1 || tn > 8 || wn % tn || wm % tm)
+                    continue;
+                  Schedule t = s;
+                  t.registerTile = std::array<int64_t, 2>{tm, tn};
+                  t.pad = 4;
+                  t.transposeA = true;
+                  int64_t lanes = std::min<int64_t>({4, tm, tn});
+                  t.vectorize = std::array<int64_t, 4>{4, lanes, 1, lanes};
+                  t.stages = 2;
+                  t.unroll = 0;
+                  space.push_back(t);
+                  // The same without vectors: any leading dimension.
+                  Schedule scalar = t;
+                  scalar.vectorize.reset();
+                  space.push_back(scalar);
+                }
+              }
+  return space;
+}
+
+/// The schedule file of a candidate.
+static std::string scheduleFile(const std::string &name, bool f16,
+                                const Schedule &s) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  std::string type = f16 ? "f16" : "f32";
+  os << "# gemmc-tune candidate\nkernel " << name
+     << " {\n  problem {\n    m = ?\n    n = ?\n    k = ?\n    a = " << type
+     << " row\n    b = " << type << " row\n    c = " << type
+     << " row\n  }\n  schedule {\n";
+  printDirectives(os, s, "    ");
+  os << "  }\n}\n";
+  return text;
+}
+
+/// Compiles `c.text` in its own context; checks that the file reads back
+/// as the schedule it was written from.
+static void compileCandidate(Candidate &c, const DialectRegistry &registry) {
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(c.text, c.name + ".gemm"),
+      llvm::SMLoc());
+  llvm::raw_string_ostream errors(c.errors);
+  sourceMgr.setDiagHandler(
+      [](const llvm::SMDiagnostic &d, void *os) {
+        d.print("gemmc-tune", *static_cast<llvm::raw_string_ostream *>(os));
+      },
+      &errors);
+  ScopedDiagnosticHandler mlirErrors(&ctx, [&](mlir::Diagnostic &d) {
+    errors << d.getLocation() << ": " << d.str() << "\n";
+    return success();
+  });
+  std::optional<KernelDecl> kernel = parseScheduleFile(sourceMgr);
+  std::optional<CheckedKernel> checked;
+  if (kernel)
+    checked = checkSchedule(*kernel, sourceMgr, arch);
+  if (!checked || checked->schedule != c.schedule) {
+    errors << "the candidate's file does not read back as its schedule\n";
+    return;
+  }
+  CompileOptions options;
+  options.arch = arch;
+  options.sourceName = c.name + ".gemm";
+  llvm::raw_string_ostream os(c.ptx);
+  if (failed(compileSchedule(ctx, sourceMgr, options, os))) {
+    c.ptx.clear();
+    return;
+  }
+  size_t at = c.ptx.find("// leading-dim-multiple: ");
+  if (at != std::string::npos)
+    c.ldMultiple = c.ptx.substr(at + 25, c.ptx.find('\n', at) - at - 25);
+}
+
+static int runCandidates() {
+  bool f16 = precision == "f16";
+  if (!f16 && precision != "f32")
+    return fail("--precision is f32 or f16, not '" + precision + "'");
+  std::optional<Arch> target = lookupArch(arch);
+  if (!target)
+    return fail("unsupported --arch '" + arch + "'");
+  if (output.empty())
+    return fail("candidates needs -o DIR");
+  if (std::error_code ec = llvm::sys::fs::create_directories(output))
+    return fail("cannot create " + output + ": " + ec.message());
+
+  // The legal schedules, without the warnings of likely spills.
+  Problem problem = tunedProblem(f16);
+  std::vector<Candidate> candidates;
+  std::set<std::string> seen;
+  size_t drawn = 0;
+  for (const Schedule &s : enumerateSpace(f16)) {
+    ++drawn;
+    bool clean = true;
+    std::optional<ScheduleFacts> facts = checkSchedule(
+        problem, s, &*target,
+        [&](const gemmc::Diagnostic &d) {
+          clean &= d.severity == gemmc::Diagnostic::Severity::Note;
+        });
+    if (!facts || !clean ||
+        !checkImplemented(problem, s, [](const gemmc::Diagnostic &) {}))
+      continue;
+    std::string key;
+    llvm::raw_string_ostream os(key);
+    printDirectives(os, s, "");
+    if (!seen.insert(key).second)
+      continue;
+    Candidate c;
+    c.schedule = s;
+    c.facts = *facts;
+    candidates.push_back(std::move(c));
+  }
+  size_t legal = candidates.size();
+  // A spread over the space, every k-th in the enumeration's order: a
+  // sixth (at least one) of those with scalar accesses, which take every
+  // leading dimension, and the rest of those with vectors.
+  if (limit && candidates.size() > limit) {
+    std::vector<Candidate> vectors, scalars, kept;
+    for (Candidate &c : candidates)
+      (c.schedule.vectorize ? vectors : scalars).push_back(std::move(c));
+    auto spread = [&](std::vector<Candidate> &from, size_t count) {
+      count = std::min(count, from.size());
+      for (size_t i = 0; i < count; ++i)
+        kept.push_back(from[i * from.size() / count]);
+    };
+    size_t scalarCount = std::max<size_t>(1, limit / 6);
+    spread(vectors, limit - std::min(scalarCount, scalars.size()));
+    spread(scalars, scalarCount);
+    candidates = std::move(kept);
+  }
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    Candidate &c = candidates[i];
+    c.name = precision + "_c" + std::to_string(i);
+    c.text = scheduleFile(c.name, f16, c.schedule);
+  }
+  // Known schedules (--also) join the search under names of their own.
+  for (size_t i = 0; i < also.size(); ++i) {
+    llvm::SourceMgr sourceMgr;
+    auto buffer = llvm::MemoryBuffer::getFile(also[i]);
+    if (!buffer)
+      return fail("cannot read " + also[i]);
+    sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+    std::optional<KernelDecl> kernel = parseScheduleFile(sourceMgr);
+    std::optional<CheckedKernel> checked;
+    if (kernel && !kernel->isFamily())
+      checked = checkSchedule(*kernel, sourceMgr, arch);
+    if (!checked || !checked->problem.isDynamic() ||
+        checked->problem.a != problem.a || checked->problem.c != problem.c)
+      return fail(also[i] + " is not a schedule of the tuned problem (" +
+                  precision + ", sizes at launch)");
+    Candidate c;
+    c.schedule = checked->schedule;
+    c.facts = checked->facts;
+    c.name = precision + "_s" + std::to_string(i);
+    c.text = scheduleFile(c.name, f16, c.schedule);
+    candidates.push_back(std::move(c));
+  }
+  llvm::outs() << "gemmc-tune: " << drawn << " schedules enumerated, " << legal
+               << " legal without a warning, compiling " << candidates.size()
+               << " with " << jobs << " jobs\n";
+
+  DialectRegistry registry;
+  gemm::registerGemmcDialects(registry);
+  std::atomic<size_t> next{0}, done{0};
+  std::mutex print;
+  auto worker = [&] {
+    for (size_t i; (i = next++) < candidates.size();) {
+      compileCandidate(candidates[i], registry);
+      size_t n = ++done;
+      std::lock_guard<std::mutex> lock(print);
+      int filled = int(20 * n / candidates.size());
+      llvm::errs() << "[" << std::string(size_t(filled), '#')
+                   << std::string(size_t(20 - filled), '.') << "] " << n << "/"
+                   << candidates.size() << " " << candidates[i].name << "\n";
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < std::max(1u, unsigned(jobs)); ++t)
+    threads.emplace_back(worker);
+  for (std::thread &t : threads)
+    t.join();
+
+  std::string table = "name\tthreads\tshared_bytes\tregisters\tld_multiple\n";
+  int failures = 0;
+  for (const Candidate &c : candidates) {
+    if (c.ptx.empty()) {
+      llvm::errs() << "gemmc-tune: " << c.name
+                   << " was legal but did not compile:\n"
+                   << c.errors << c.text;
+      ++failures;
+      continue;
+    }
+    if (!writeFile(output + "/" + c.name + ".gemm", c.text) ||
+        !writeFile(output + "/" + c.name + ".ptx", c.ptx))
+      return fail("cannot write into " + output);
+    table += c.name + "\t" + std::to_string(c.facts.threadsPerBlock) + "\t" +
+             std::to_string(c.facts.sharedBytes) + "\t" +
+             std::to_string(c.facts.registerPressure) + "\t" + c.ldMultiple +
+             "\n";
+  }
+  if (!writeFile(output + "/candidates.tsv", table))
+    return fail("cannot write " + output + "/candidates.tsv");
+  llvm::outs() << "gemmc-tune: " << candidates.size() - failures
+               << " candidates in " << output << "; " << failures
+               << " failures\n";
+  return failures ? 1 : 0;
+}
+
+//===----------------------------------------------------------------------===//
+// select
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A problem of the shapes file, by its label (`MxNxK [lda=L ...]`).
+struct Shape {
+  std::string label;
+  int64_t m = 0, n = 0, k = 0;
+  /// A leading dimension given or dense that no 16-byte vector divides.
+  bool oddLd = false;
+};
+
+struct Outcome {
+  std::string status;
+  double ratio = 0; ///< cuBLAS's time over the candidate's
+};
+} // namespace
+
+/// Size bands of a bucket: [1, 16], [17, 64], ..., [4097, inf).
+static const int64_t kBands[] = {16, 64, 256, 1024, 4096};
+
+static int bandOf(int64_t size) {
+  int band = 0;
+  while (band < 5 && size > kBands[band])
+    ++band;
+  return band;
+}
+
+static std::pair<int64_t, int64_t> bandRange(int band) {
+  int64_t lo = band == 0 ? 1 : kBands[band - 1] + 1;
+  int64_t hi = band == 5 ? ShapeRange::kUnbounded : kBands[band];
+  return {lo, hi};
+}
+
+static bool readShapes(const std::string &path, int64_t vector,
+                       std::vector<Shape> &shapes) {
+  std::ifstream in(path);
+  if (!in)
+    return false;
+  std::string line;
+  while (std::getline(in, line)) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    std::string word;
+    Shape s;
+    if (!(words >> word))
+      continue;
+    s.label = word;
+    llvm::SmallVector<llvm::StringRef, 3> sizes;
+    llvm::StringRef(word).split(sizes, 'x');
+    if (sizes.size() == 1)
+      sizes.assign(3, sizes[0]);
+    if (sizes.size() != 3 || sizes[0].getAsInteger(10, s.m) ||
+        sizes[1].getAsInteger(10, s.n) || sizes[2].getAsInteger(10, s.k))
+      return false;
+    // Dense leading dimensions of row-major A, B, C: K, N, N.
+    int64_t lds[3] = {s.k, s.n, s.n};
+    while (words >> word) {
+      s.label += " " + word;
+      int64_t value = 0;
+      if (word.size() > 4 && word[0] == 'l' && word[1] == 'd' &&
+          !llvm::StringRef(word).substr(4).getAsInteger(10, value))
+        lds[word[2] - 'a'] = value;
+    }
+    for (int64_t ld : lds)
+      s.oddLd |= ld % vector != 0;
+    shapes.push_back(s);
+  }
+  return true;
+}
+
+static int runSelect() {
+  if (dirArg.empty() || shapesFile.empty() || output.empty())
+    return fail("select needs DIR, --shapes FILE and -o FAMILY.gemm");
+  const std::string dir = dirArg;
+  // The candidates and whether each takes any leading dimension.
+  std::ifstream table(dir + "/candidates.tsv");
+  if (!table)
+    return fail("cannot read " + dir + "/candidates.tsv");
+  std::map<std::string, bool> anyLd;
+  std::string line;
+  std::getline(table, line);
+  while (std::getline(table, line)) {
+    llvm::SmallVector<llvm::StringRef, 5> fields;
+    llvm::StringRef(line).split(fields, '\t');
+    if (fields.size() == 5)
+      anyLd[fields[0].str()] = fields[4] == "a=1 b=1 c=1";
+  }
+  std::string type = anyLd.empty() ? "f32" : anyLd.begin()->first.substr(0, 3);
+  std::vector<Shape> shapes;
+  if (!readShapes(shapesFile, type == "f16" ? 8 : 4, shapes))
+    return fail("cannot read the shapes in " + shapesFile);
+
+  // results.tsv: problem, file, kernel, status, ms, cuBLAS ms.
+  std::ifstream results(dir + "/results.tsv");
+  if (!results)
+    return fail("cannot read " + dir + "/results.tsv");
+  std::map<std::string, std::map<std::string, Outcome>> byShape;
+  while (std::getline(results, line)) {
+    llvm::SmallVector<llvm::StringRef, 6> f;
+    llvm::StringRef(line).split(f, '\t');
+    if (f.size() != 6)
+      continue;
+    std::string name = llvm::sys::path::stem(f[1]).str();
+    Outcome o;
+    o.status = f[3].str();
+    double ms = 0, cublasMs = 0;
+    if (!f[4].getAsDouble(ms) && !f[5].getAsDouble(cublasMs) && ms > 0)
+      o.ratio = cublasMs / ms;
+    byShape[f[0].str()][name] = o;
+  }
+
+  // Buckets: bands of M, N, K and the odd leading dimensions.
+  std::map<std::tuple<int, int, int, bool>, std::vector<const Shape *>> buckets;
+  for (const Shape &s : shapes)
+    if (byShape.count(s.label))
+      buckets[{bandOf(s.m), bandOf(s.n), bandOf(s.k), s.oddLd}].push_back(&s);
+  auto best = [&](const std::vector<const Shape *> &group, bool needsAnyLd,
+                  double &geomean) {
+    std::string winner;
+    geomean = 0;
+    for (const auto &[name, takesAny] : anyLd) {
+      if (needsAnyLd && !takesAny)
+        continue;
+      double logSum = 0;
+      bool all = true;
+      for (const Shape *s : group) {
+        auto it = byShape[s->label].find(name);
+        all &= it != byShape[s->label].end() && it->second.status == "PASS" &&
+               it->second.ratio > 0;
+        if (all)
+          logSum += std::log(it->second.ratio);
+      }
+      double g = all ? std::exp(logSum / double(group.size())) : 0;
+      if (all && g > geomean) {
+        geomean = g;
+        winner = name;
+      }
+    }
+    return winner;
+  };
+
+  std::string name = familyName.empty() ? type + "_tuned" : familyName;
+  std::string family, tableText = "variant\twhen\tcandidate\tgeomean\tproblems\n";
+  std::set<std::string> winners;
+  std::string problem;
+  auto directivesOf = [&](const std::string &candidate) -> std::string {
+    auto buffer = llvm::MemoryBuffer::getFile(dir + "/" + candidate + ".gemm");
+    if (!buffer)
+      return "";
+    llvm::StringRef text = (*buffer)->getBuffer();
+    size_t open = text.find("  problem {");
+    if (problem.empty() && open != llvm::StringRef::npos)
+      problem = text.substr(open, text.find("  schedule {") - open).str();
+    size_t begin = text.find("  schedule {\n") + 13;
+    return text.substr(begin, text.rfind("  }\n}") - begin).str();
+  };
+  int index = 0;
+  for (const auto &[key, group] : buckets) {
+    auto [bm, bn, bk, odd] = key;
+    double geomean = 0;
+    std::string winner = best(group, odd, geomean);
+    if (winner.empty())
+      continue;
+    ShapeRange range;
+    const int bands[3] = {bm, bn, bk};
+    for (int d = 0; d < 3; ++d) {
+      auto [lo, hi] = bandRange(bands[d]);
+      range.lo[size_t(d)] = lo;
+      range.hi[size_t(d)] = hi;
+    }
+    std::string when;
+    for (int d = 0; d < 3; ++d) {
+      auto [lo, hi] = bandRange(bands[d]);
+      std::string dim(1, "mnk"[d]);
+      if (lo > 1)
+        when += (when.empty() ? " when " : ", ") + dim + " >= " +
+                std::to_string(lo);
+      if (hi != ShapeRange::kUnbounded)
+        when += (when.empty() ? " when " : ", ") + dim + " <= " +
+                std::to_string(hi);
+    }
+    std::string variant = "b" + std::to_string(index++) + (odd ? "_any_ld" : "");
+    family += "  # " + std::to_string(group.size()) + " problems, " +
+              llvm::formatv("{0:F2}", geomean).str() + "x cuBLAS: " + winner +
+              "\n  variant " + variant + when + " {\n" +
+              directivesOf(winner) + "  }\n";
+    tableText += variant + "\t" + range.str() + "\t" + winner + "\t" +
+                 llvm::formatv("{0:F3}", geomean).str() + "\t" +
+                 std::to_string(group.size()) + "\n";
+    winners.insert(winner);
+  }
+  // The fallback: the best candidate for any leading dimension over the
+  // problems that need one (or all).
+  std::vector<const Shape *> odd, all;
+  for (const Shape &s : shapes)
+    if (byShape.count(s.label)) {
+      all.push_back(&s);
+      if (s.oddLd)
+        odd.push_back(&s);
+    }
+  double geomean = 0;
+  std::string fallback = best(odd.empty() ? all : odd, true, geomean);
+  if (fallback.empty())
+    for (const auto &[candidate, takesAny] : anyLd)
+      if (takesAny) {
+        fallback = candidate;
+        break;
+      }
+  if (fallback.empty())
+    return fail("no candidate takes every leading dimension");
+  family += "  # the fallback, for every leading dimension: " + fallback +
+            "\n  variant any {\n" + directivesOf(fallback) + "  }\n";
+  tableText += "any\tany\t" + fallback + "\t" +
+               llvm::formatv("{0:F3}", geomean).str() + "\t" +
+               std::to_string((odd.empty() ? all : odd).size()) + "\n";
+  winners.insert(fallback);
+
+  std::string text = "# A kernel family written by gemmc-tune select from " +
+                     dir + "/results.tsv and the problems of " + shapesFile +
+                     ": per bucket of sizes the fastest verified candidate.\n"
+                     "kernel " + name + " {\n" + problem + family + "}\n";
+  if (!writeFile(output, text))
+    return fail("cannot write " + output);
+  llvm::sys::fs::create_directories(dir + "/winners");
+  for (const std::string &winner : winners)
+    llvm::sys::fs::copy_file(dir + "/" + winner + ".gemm",
+                             dir + "/winners/" + winner + ".gemm");
+  if (!writeFile(dir + "/family.tsv", tableText))
+    return fail("cannot write " + dir + "/family.tsv");
+  llvm::outs() << "gemmc-tune: " << buckets.size() << " buckets over "
+               << all.size() << " problems, " << winners.size()
+               << " winners; the family in " << output << ", the table in "
+               << dir << "/family.tsv\n";
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "gemmc-tune: the autotuner's compiler side\n");
+  if (mode == "candidates")
+    return runCandidates();
+  if (mode == "select")
+    return runSelect();
+  return fail("unknown mode '" + mode + "' (candidates or select)");
+}
