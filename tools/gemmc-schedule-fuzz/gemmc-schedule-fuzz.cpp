@@ -131,6 +131,18 @@ static Checked check(const std::string &text, const std::string &name,
   return result;
 }
 
+/// A line of manifest.tsv: name, arch, threads, shared bytes, register
+/// estimate and cap, warnings.
+static std::string manifestRow(const std::string &name, llvm::StringRef arch,
+                               const Checked &checked) {
+  return name + "\t" + arch.str() + "\t" +
+         std::to_string(checked.facts.threadsPerBlock) + "\t" +
+         std::to_string(checked.facts.sharedBytes) + "\t" +
+         std::to_string(checked.facts.registerPressure) + "\t" +
+         std::to_string(checked.facts.registerCap) + "\t" +
+         std::to_string(checked.warnings) + "\n";
+}
+
 /// Compiles `text` to PTX for `arch`; on failure, `errors` holds every
 /// diagnostic.
 static LogicalResult compile(MLIRContext &ctx, const std::string &text,
@@ -257,12 +269,7 @@ int main(int argc, char **argv) {
         ++failures;
         continue;
       }
-      manifest += name + "\t" + arch.str() + "\t" +
-                  std::to_string(checked.facts.threadsPerBlock) + "\t" +
-                  std::to_string(checked.facts.sharedBytes) + "\t" +
-                  std::to_string(checked.facts.registerPressure) + "\t" +
-                  std::to_string(checked.facts.registerCap) + "\t" +
-                  std::to_string(checked.warnings) + "\n";
+      manifest += manifestRow(name, arch, checked);
       if (!outDir.empty() &&
           !writeFile(outDir + "/" + name + "." + arch.str() + ".ptx", ptx))
         return 1;
@@ -330,12 +337,7 @@ int main(int argc, char **argv) {
         continue;
       }
       compiled |= arch == arches.front();
-      manifest += familyName + "\t" + arch.str() + "\t" +
-                  std::to_string(checked.facts.threadsPerBlock) + "\t" +
-                  std::to_string(checked.facts.sharedBytes) + "\t" +
-                  std::to_string(checked.facts.registerPressure) + "\t" +
-                  std::to_string(checked.facts.registerCap) + "\t" +
-                  std::to_string(checked.warnings) + "\n";
+      manifest += manifestRow(familyName, arch, checked);
       if (!outDir.empty() &&
           !writeFile(outDir + "/" + familyName + "." + arch.str() + ".ptx",
                      ptx))
