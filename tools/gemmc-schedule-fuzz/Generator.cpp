@@ -482,9 +482,11 @@ std::string gemmc::fuzz::composeFamily(std::mt19937_64 &rng,
     for (const char *dim : {"m", "n", "k"}) {
       if (!d.chance(0.5))
         continue;
+      // One draw per statement: the same text from every host compiler.
+      bool atMost = d.chance(0.5);
+      int64_t bound = d.pick<int64_t>({16, 64, 100, 256, 1000});
       when += (when.empty() ? " when " : ", ") + std::string(dim) +
-              (d.chance(0.5) ? " <= " : " >= ") +
-              std::to_string(d.pick({16, 64, 100, 256, 1000}));
+              (atMost ? " <= " : " >= ") + std::to_string(bound);
     }
     variant("v" + std::to_string(i), when,
             between(schedules[i], scheduleOpen, "  }\n}"));
