@@ -168,6 +168,73 @@ static LogicalResult compile(MLIRContext &ctx, const std::string &text,
   return gemmc::compileSchedule(ctx, sourceMgr, options, os);
 }
 
+namespace {
+/// What the schedules and families of a run add up to: the schedules
+/// compiled per architecture, the manifest, the failures.
+struct Tally {
+  std::map<std::string, int64_t> acceptedPerArch;
+  std::string manifest;
+  int64_t failures = 0;
+};
+} // namespace
+
+static bool writeFile(const std::string &path, llvm::StringRef contents);
+
+/// Puts `text` (a schedule file or a family, `what`) through the checks
+/// and, where they accept it, the whole compilation, for each of `arches`;
+/// the first decides acceptance. A failure after the checks counts in
+/// `run` and is printed; a family no variant of which takes every leading
+/// dimension (checked on the compiled kernels) is a rejection. Writes the
+/// PTX with --out. Returns whether the first architecture accepted it, or
+/// nullopt if the PTX could not be written.
+static std::optional<bool>
+checkAndCompile(MLIRContext &ctx, const std::string &text,
+                const std::string &name, llvm::StringRef what,
+                llvm::ArrayRef<llvm::StringRef> arches, Tally &run,
+                std::map<std::string, int64_t> &rejected) {
+  bool accepted = false;
+  for (llvm::StringRef arch : arches) {
+    bool first = arch == arches.front();
+    current = name + " for " + arch.str() + ":\n" + text;
+    Checked checked = check(text, name, arch);
+    if (!checked.parsed) {
+      llvm::errs() << "FAIL " << name << ": the generator wrote a " << what
+                   << " the parser rejects (" << checked.firstError << "):\n"
+                   << text;
+      ++run.failures;
+      break;
+    }
+    if (!checked.accepted) {
+      if (first)
+        ++rejected[reasonOf(checked.firstError)];
+      continue;
+    }
+    std::string ptx, errors;
+    if (failed(compile(ctx, text, name, arch, ptx, errors)) &&
+        errors.find("refuses some problems") != std::string::npos) {
+      if (first)
+        ++rejected["no variant takes every leading dimension"];
+      continue;
+    }
+    accepted |= first;
+    if (what == "schedule")
+      ++run.acceptedPerArch[arch.str()];
+    if (ptx.empty()) {
+      llvm::errs() << "FAIL " << name << " (" << arch
+                   << "): the checks accepted it, the compilation failed:\n"
+                   << errors << text;
+      ++run.failures;
+      continue;
+    }
+    run.manifest += manifestRow(name, arch, checked);
+    if (!outDir.empty() &&
+        !writeFile(outDir + "/" + name + "." + arch.str() + ".ptx", ptx))
+      return std::nullopt;
+  }
+  current.clear();
+  return accepted;
+}
+
 static bool writeFile(const std::string &path, llvm::StringRef contents) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
@@ -221,9 +288,8 @@ int main(int argc, char **argv) {
   generatorOptions.maxSize = maxSize;
   generatorOptions.hopper = arches.front() == "sm_90a";
   std::map<std::string, int64_t> rejected;
-  std::map<std::string, int64_t> acceptedPerArch;
-  std::string manifest;
-  int64_t attempts = 0, accepted = 0, failures = 0;
+  Tally run;
+  int64_t attempts = 0, accepted = 0;
   // Families of the accepted schedules whose sizes are all given at launch,
   // by problem: the schedules so far, and the families compiled.
   std::map<std::string, std::vector<std::string>> pool;
@@ -242,40 +308,11 @@ int main(int argc, char **argv) {
     if (verbose)
       llvm::errs() << text;
 
-    bool acceptedHere = false;
-    for (llvm::StringRef arch : arches) {
-      current = name + " for " + arch.str() + ":\n" + text;
-      Checked checked = check(text, name, arch);
-      if (!checked.parsed) {
-        llvm::errs() << "FAIL " << name << ": the generator wrote a schedule "
-                     << "the parser rejects (" << checked.firstError << "):\n"
-                     << text;
-        ++failures;
-        break;
-      }
-      if (!checked.accepted) {
-        if (arch == arches.front())
-          ++rejected[reasonOf(checked.firstError)];
-        continue;
-      }
-      if (arch == arches.front())
-        acceptedHere = true;
-      ++acceptedPerArch[arch.str()];
-      std::string ptx, errors;
-      if (failed(compile(ctx, text, name, arch, ptx, errors))) {
-        llvm::errs() << "FAIL " << name << " (" << arch
-                     << "): the checks accepted it, the compilation failed:\n"
-                     << errors << text;
-        ++failures;
-        continue;
-      }
-      manifest += manifestRow(name, arch, checked);
-      if (!outDir.empty() &&
-          !writeFile(outDir + "/" + name + "." + arch.str() + ".ptx", ptx))
-        return 1;
-    }
-    current.clear();
+    std::optional<bool> acceptedHere =
+        checkAndCompile(ctx, text, name, "schedule", arches, run, rejected);
     if (!acceptedHere)
+      return 1;
+    if (!*acceptedHere)
       continue;
     ++accepted;
     if (!outDir.empty() && !writeFile(outDir + "/" + name + ".gemm", text))
@@ -304,47 +341,11 @@ int main(int argc, char **argv) {
         gemmc::fuzz::composeFamily(familyRng, familyName, variants);
     if (verbose)
       llvm::errs() << familyText;
-    bool compiled = false;
-    for (llvm::StringRef arch : arches) {
-      current = familyName + " for " + arch.str() + ":\n" + familyText;
-      Checked checked = check(familyText, familyName, arch);
-      if (!checked.parsed) {
-        llvm::errs() << "FAIL " << familyName << ": the generator wrote a "
-                     << "family the parser rejects (" << checked.firstError
-                     << "):\n"
-                     << familyText;
-        ++failures;
-        break;
-      }
-      if (!checked.accepted) {
-        if (arch == arches.front())
-          ++familiesRejected[reasonOf(checked.firstError)];
-        continue;
-      }
-      std::string ptx, errors;
-      if (failed(compile(ctx, familyText, familyName, arch, ptx, errors))) {
-        // The one rule checked after code generation: some variant takes
-        // every leading dimension.
-        if (errors.find("refuses some problems") != std::string::npos) {
-          if (arch == arches.front())
-            ++familiesRejected["no variant takes every leading dimension"];
-          continue;
-        }
-        llvm::errs() << "FAIL " << familyName << " (" << arch
-                     << "): the checks accepted it, the compilation failed:\n"
-                     << errors << familyText;
-        ++failures;
-        continue;
-      }
-      compiled |= arch == arches.front();
-      manifest += manifestRow(familyName, arch, checked);
-      if (!outDir.empty() &&
-          !writeFile(outDir + "/" + familyName + "." + arch.str() + ".ptx",
-                     ptx))
-        return 1;
-    }
-    current.clear();
+    std::optional<bool> compiled = checkAndCompile(
+        ctx, familyText, familyName, "family", arches, run, familiesRejected);
     if (!compiled)
+      return 1;
+    if (!*compiled)
       continue;
     ++families;
     if (!outDir.empty() &&
@@ -356,7 +357,7 @@ int main(int argc, char **argv) {
     std::string path = outDir + "/manifest";
     if (shardCount > 1)
       path += "." + std::to_string(shardIndex);
-    if (!writeFile(path + ".tsv", manifest))
+    if (!writeFile(path + ".tsv", run.manifest))
       return 1;
   }
   if (stats) {
@@ -374,12 +375,12 @@ int main(int argc, char **argv) {
   llvm::outs() << "gemmc-schedule-fuzz: seed " << seed << ", shard " << shard
                << ": " << attempts << " schedules drawn, " << accepted
                << " accepted";
-  for (auto &[arch, n] : acceptedPerArch)
+  for (auto &[arch, n] : run.acceptedPerArch)
     llvm::outs() << ", " << n << " compiled for " << arch;
-  llvm::outs() << "; " << families << " families; " << failures
+  llvm::outs() << "; " << families << " families; " << run.failures
                << " failures\n";
   if (accepted < count)
     llvm::outs() << "gemmc-schedule-fuzz: only " << accepted << " of " << count
                  << " accepted in " << attempts << " draws\n";
-  return failures || accepted < count ? 1 : 0;
+  return run.failures || accepted < count ? 1 : 0;
 }

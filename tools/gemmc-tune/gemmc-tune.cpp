@@ -547,8 +547,8 @@ static int runSelect() {
     }
     std::string when;
     for (int d = 0; d < 3; ++d) {
-      auto [lo, hi] = bandRange(bands[d]);
       std::string dim(1, "mnk"[d]);
+      int64_t lo = range.lo[size_t(d)], hi = range.hi[size_t(d)];
       if (lo > 1)
         when += (when.empty() ? " when " : ", ") + dim + " >= " +
                 std::to_string(lo);
