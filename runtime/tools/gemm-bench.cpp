@@ -442,7 +442,9 @@ static std::vector<Case> buildCases(const BenchOptions &o,
 namespace {
 /// `--results FILE`: the outcomes so far, one line per problem and kernel
 /// file (`problem, file, kernel, status, ms, cuBLAS ms`, tab-separated),
-/// read at the start and appended to as results come.
+/// read at the start and appended to as results come. A file is known by
+/// its name without its folder, so that a results file resumes wherever
+/// the kernels are.
 class ResultsFile {
 public:
   explicit ResultsFile(const std::string &path) {
@@ -454,7 +456,8 @@ public:
       size_t tab = line.find('\t');
       size_t next = tab == std::string::npos ? tab : line.find('\t', tab + 1);
       if (next != std::string::npos)
-        done.insert(line.substr(0, next));
+        done.insert(key(line.substr(0, tab),
+                        line.substr(tab + 1, next - tab - 1)));
     }
     out.open(path, std::ios::app);
     if (!out)
@@ -462,7 +465,7 @@ public:
   }
 
   bool has(const std::string &label, const std::string &file) const {
-    return done.count(label + "\t" + file) != 0;
+    return done.count(key(label, file)) != 0;
   }
 
   /// Appends the kernels' results of one problem (cuBLAS's first, if it
@@ -478,12 +481,16 @@ public:
       }
       out << label << "\t" << r.file << "\t" << r.kernel << "\t" << r.status
           << "\t" << jsonNumber(r.ms) << "\t" << jsonNumber(cublasMs) << "\n";
-      done.insert(label + "\t" + r.file);
+      done.insert(key(label, r.file));
     }
     out.flush();
   }
 
 private:
+  static std::string key(const std::string &label, const std::string &file) {
+    return label + "\t" + file.substr(file.find_last_of('/') + 1);
+  }
+
   std::set<std::string> done;
   std::ofstream out;
 };

@@ -123,6 +123,48 @@ static Problem tunedProblem(bool f16) {
   return p;
 }
 
+/// The variants of one block and warp tile: mma.sync with a swizzle and
+/// cp.async (f16) or register tiles of 32 threads a warp tile with 4-wide
+/// accesses (f32), each beside its scalar twin, which takes every leading
+/// dimension.
+static void addWarpVariants(const Schedule &s, bool f16,
+                            std::vector<Schedule> &space) {
+  if (f16) {
+    Schedule t = s;
+    t.mma = std::array<int64_t, 3>{16, 8, 16};
+    t.swizzle = true;
+    t.vectorize = std::array<int64_t, 4>{8, 1, 1, 2};
+    t.stages = 3;
+    t.cpAsync = true;
+    space.push_back(t);
+    // Scalar copies through padded rows.
+    t.swizzle = false;
+    t.pad = 8;
+    t.vectorize.reset();
+    t.stages = 2;
+    t.cpAsync = false;
+    space.push_back(t);
+    return;
+  }
+  int64_t wm = (*s.warpTile)[0], wn = (*s.warpTile)[1];
+  for (int64_t tm : {2, 4, 8}) {
+    int64_t tn = wm * wn / (32 * tm);
+    if (tn < 1 || tn > 8 || wn % tn || wm % tm)
+      continue;
+    Schedule t = s;
+    t.registerTile = std::array<int64_t, 2>{tm, tn};
+    t.pad = 4;
+    t.transposeA = true;
+    int64_t lanes = std::min<int64_t>({4, tm, tn});
+    t.vectorize = std::array<int64_t, 4>{4, lanes, 1, lanes};
+    t.stages = 2;
+    t.unroll = 0;
+    space.push_back(t);
+    t.vectorize.reset();
+    space.push_back(t);
+  }
+}
+
 /// The space: block tiles, warp and register tiles (SIMT) or warp tiles of
 /// mma.sync (f16), pipelines and split-K counts.
 static std::vector<Schedule> enumerateSpace(bool f16) {
@@ -143,44 +185,33 @@ static std::vector<Schedule> enumerateSpace(bool f16) {
                 if (raster)
                   s.raster = 8;
                 s.splitK = split;
-                if (f16) {
-                  s.mma = std::array<int64_t, 3>{16, 8, 16};
-                  s.swizzle = true;
-                  s.vectorize = std::array<int64_t, 4>{8, 1, 1, 2};
-                  s.stages = 3;
-                  s.cpAsync = true;
-                  space.push_back(s);
-                  // Scalar copies through padded rows: any leading
-                  // dimension.
-                  Schedule scalar = s;
-                  scalar.swizzle = false;
-                  scalar.pad = 8;
-                  scalar.vectorize.reset();
-                  scalar.stages = 2;
-                  scalar.cpAsync = false;
-                  space.push_back(scalar);
-                  continue;
-                }
-                // SIMT: 32 threads per warp tile, 4-wide accesses.
-                for (int64_t tm : {2, 4, 8}) {
-                  int64_t tn = wm * wn / (32 * tm);
-                  if (tn < 1 || tn > 8 || wn % tn || wm % tm)
-                    continue;
-                  Schedule t = s;
-                  t.registerTile = std::array<int64_t, 2>{tm, tn};
-                  t.pad = 4;
-                  t.transposeA = true;
-                  int64_t lanes = std::min<int64_t>({4, tm, tn});
-                  t.vectorize = std::array<int64_t, 4>{4, lanes, 1, lanes};
-                  t.stages = 2;
-                  t.unroll = 0;
-                  space.push_back(t);
-                  // The same without vectors: any leading dimension.
-                  Schedule scalar = t;
-                  scalar.vectorize.reset();
-                  space.push_back(scalar);
-                }
+                addWarpVariants(s, f16, space);
               }
+  return space;
+}
+
+/// The skinny part of the space, for GEMV-like problems (M or N up to 64):
+/// block tiles 8 or 16 wide on the short side and 64-256 long, warps along
+/// the long side, K split 16 or 32 ways so that the blocks fill the GPU.
+static std::vector<Schedule> enumerateSkinny(bool f16) {
+  std::vector<Schedule> space;
+  for (bool shortM : {true, false})
+    for (int64_t narrow : {8, 16})
+      for (int64_t wide : {64, 128, 256})
+        for (int64_t bk : {32, 64})
+          for (int64_t across : {16, 32, 64})
+            for (int64_t split : {16, 32}) {
+              if (across > wide)
+                continue;
+              Schedule s;
+              s.tile = shortM ? std::array<int64_t, 3>{narrow, wide, bk}
+                              : std::array<int64_t, 3>{wide, narrow, bk};
+              s.warpTile = shortM ? std::array<int64_t, 2>{narrow, across}
+                                  : std::array<int64_t, 2>{across, narrow};
+              s.promoteA = s.promoteB = true;
+              s.splitK = split;
+              addWarpVariants(s, f16, space);
+            }
   return space;
 }
 
@@ -239,29 +270,16 @@ static void compileCandidate(Candidate &c, const DialectRegistry &registry) {
     c.ldMultiple = c.ptx.substr(at + 25, c.ptx.find('\n', at) - at - 25);
 }
 
-static int runCandidates() {
-  bool f16 = precision == "f16";
-  if (!f16 && precision != "f32")
-    return fail("--precision is f32 or f16, not '" + precision + "'");
-  std::optional<Arch> target = lookupArch(arch);
-  if (!target)
-    return fail("unsupported --arch '" + arch + "'");
-  if (output.empty())
-    return fail("candidates needs -o DIR");
-  if (std::error_code ec = llvm::sys::fs::create_directories(output))
-    return fail("cannot create " + output + ": " + ec.message());
-
-  // The legal schedules, without the warnings of likely spills.
-  Problem problem = tunedProblem(f16);
-  std::vector<Candidate> candidates;
-  std::set<std::string> seen;
-  size_t drawn = 0;
-  for (const Schedule &s : enumerateSpace(f16)) {
-    ++drawn;
+/// The schedules of `space` that the model accepts for `problem` without a
+/// warning (a likely spill) and that are implemented, each once (`seen`).
+static std::vector<Candidate>
+legalCandidates(const std::vector<Schedule> &space, const Problem &problem,
+                const Arch &target, std::set<std::string> &seen) {
+  std::vector<Candidate> legal;
+  for (const Schedule &s : space) {
     bool clean = true;
     std::optional<ScheduleFacts> facts = checkSchedule(
-        problem, s, &*target,
-        [&](const gemmc::Diagnostic &d) {
+        problem, s, &target, [&](const gemmc::Diagnostic &d) {
           clean &= d.severity == gemmc::Diagnostic::Severity::Note;
         });
     if (!facts || !clean ||
@@ -275,30 +293,72 @@ static int runCandidates() {
     Candidate c;
     c.schedule = s;
     c.facts = *facts;
-    candidates.push_back(std::move(c));
+    legal.push_back(std::move(c));
   }
-  size_t legal = candidates.size();
-  // A spread over the space, every k-th in the enumeration's order: a
-  // sixth (at least one) of those with scalar accesses, which take every
-  // leading dimension, and the rest of those with vectors.
-  if (limit && candidates.size() > limit) {
-    std::vector<Candidate> vectors, scalars, kept;
-    for (Candidate &c : candidates)
-      (c.schedule.vectorize ? vectors : scalars).push_back(std::move(c));
-    auto spread = [&](std::vector<Candidate> &from, size_t count) {
-      count = std::min(count, from.size());
-      for (size_t i = 0; i < count; ++i)
-        kept.push_back(from[i * from.size() / count]);
-    };
-    size_t scalarCount = std::max<size_t>(1, limit / 6);
-    spread(vectors, limit - std::min(scalarCount, scalars.size()));
-    spread(scalars, scalarCount);
-    candidates = std::move(kept);
-  }
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    Candidate &c = candidates[i];
-    c.name = precision + "_c" + std::to_string(i);
-    c.text = scheduleFile(c.name, f16, c.schedule);
+  return legal;
+}
+
+/// At most `count` of `candidates` (0: all), spread over the space, every
+/// k-th in the enumeration's order: a sixth (at least one) of those with
+/// scalar accesses, which take every leading dimension, and the rest of
+/// those with vectors.
+static std::vector<Candidate> spreadOver(std::vector<Candidate> candidates,
+                                         size_t count) {
+  if (!count || candidates.size() <= count)
+    return candidates;
+  std::vector<Candidate> vectors, scalars, kept;
+  for (Candidate &c : candidates)
+    (c.schedule.vectorize ? vectors : scalars).push_back(std::move(c));
+  auto spread = [&](std::vector<Candidate> &from, size_t n) {
+    n = std::min(n, from.size());
+    for (size_t i = 0; i < n; ++i)
+      kept.push_back(from[i * from.size() / n]);
+  };
+  size_t scalarCount = std::max<size_t>(1, count / 6);
+  spread(vectors, count - std::min(scalarCount, scalars.size()));
+  spread(scalars, scalarCount);
+  return kept;
+}
+
+static int runCandidates() {
+  bool f16 = precision == "f16";
+  if (!f16 && precision != "f32")
+    return fail("--precision is f32 or f16, not '" + precision + "'");
+  std::optional<Arch> target = lookupArch(arch);
+  if (!target)
+    return fail("unsupported --arch '" + arch + "'");
+  if (output.empty())
+    return fail("candidates needs -o DIR");
+  if (std::error_code ec = llvm::sys::fs::create_directories(output))
+    return fail("cannot create " + output + ": " + ec.message());
+
+  // The legal schedules, without the warnings of likely spills: a spread
+  // of `--limit` over the main space, and of a third as many (at least two)
+  // over the skinny part, named apart.
+  Problem problem = tunedProblem(f16);
+  std::set<std::string> seen;
+  size_t drawn = 0, legal = 0;
+  std::vector<Candidate> candidates;
+  struct Part {
+    std::vector<Schedule> space;
+    const char *prefix;
+    size_t count;
+  };
+  const Part parts[] = {
+      {enumerateSpace(f16), "_c", limit},
+      {enumerateSkinny(f16), "_g", limit ? std::max<size_t>(2, limit / 3) : 0}};
+  for (const auto &[space, prefix, count] : parts) {
+    std::vector<Candidate> part =
+        legalCandidates(space, problem, *target, seen);
+    drawn += space.size();
+    legal += part.size();
+    part = spreadOver(std::move(part), count);
+    for (size_t i = 0; i < part.size(); ++i) {
+      Candidate &c = part[i];
+      c.name = precision + prefix + std::to_string(i);
+      c.text = scheduleFile(c.name, f16, c.schedule);
+      candidates.push_back(std::move(c));
+    }
   }
   // Known schedules (--also) join the search under names of their own.
   for (size_t i = 0; i < also.size(); ++i) {
@@ -566,16 +626,25 @@ static int runSelect() {
                  std::to_string(group.size()) + "\n";
     winners.insert(winner);
   }
-  // The fallback: the best candidate for any leading dimension over the
-  // problems that need one (or all).
-  std::vector<const Shape *> odd, all;
+  // Problems outside every bucket: the best candidate over all the aligned
+  // problems, then the fallback, the best candidate for any leading
+  // dimension over the problems that need one (or all).
+  std::vector<const Shape *> odd, aligned, all;
   for (const Shape &s : shapes)
     if (byShape.count(s.label)) {
       all.push_back(&s);
-      if (s.oddLd)
-        odd.push_back(&s);
+      (s.oddLd ? odd : aligned).push_back(&s);
     }
   double geomean = 0;
+  std::string general = aligned.empty() ? "" : best(aligned, false, geomean);
+  if (!general.empty() && !anyLd[general]) {
+    family += "  # the rest, aligned: " + general + "\n  variant aligned {\n" +
+              directivesOf(general) + "  }\n";
+    tableText += "aligned\tany\t" + general + "\t" +
+                 llvm::formatv("{0:F3}", geomean).str() + "\t" +
+                 std::to_string(aligned.size()) + "\n";
+    winners.insert(general);
+  }
   std::string fallback = best(odd.empty() ? all : odd, true, geomean);
   if (fallback.empty())
     for (const auto &[candidate, takesAny] : anyLd)
