@@ -3,6 +3,7 @@
 #include "gemmc-rt/Launch.h"
 
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 using namespace gemmc::rt;
@@ -123,15 +124,20 @@ std::string ContractKernel::whyNot(const Problem &problem) const {
   return "";
 }
 
-void ContractKernel::reserveWorkspace(const Problem &problem) const {
+std::pair<CUdeviceptr, CUdeviceptr>
+ContractKernel::reserveWorkspace(const Problem &problem,
+                                 CUstream stream) const {
   size_t tiles = size_t(spec.tiles(problem));
   size_t floats = tiles * size_t(spec.workspacePerTile);
-  if (!workspace || workspace->size() < floats * sizeof(float))
-    workspace = std::make_unique<DeviceBuffer>(floats * sizeof(float));
-  if (!counters || counters->size() < tiles * sizeof(int32_t)) {
-    counters = std::make_unique<DeviceBuffer>(tiles * sizeof(int32_t));
-    counters->fill32(0);
+  std::lock_guard<std::mutex> lock(workspaceMutex);
+  Workspace &w = workspaces[stream];
+  if (!w.floats || w.floats->size() < floats * sizeof(float))
+    w.floats = std::make_unique<DeviceBuffer>(floats * sizeof(float));
+  if (!w.counters || w.counters->size() < tiles * sizeof(int32_t)) {
+    w.counters = std::make_unique<DeviceBuffer>(tiles * sizeof(int32_t));
+    w.counters->fill32(0);
   }
+  return {w.floats->ptr(), w.counters->ptr()};
 }
 
 /// The offset, sizes and strides of the memref descriptor of matrix `name`
@@ -162,8 +168,8 @@ static std::vector<int64_t> descriptorFields(const std::string &name, int rank,
   return {0, shape.rows, shape.cols, rowStride, colStride};
 }
 
-void ContractKernel::launch(const Operands &operands,
-                            const Problem &p) const {
+void ContractKernel::launch(const Operands &operands, const Problem &p,
+                            CUstream stream) const {
   // One slot per parameter, in the contract's order; a memref descriptor
   // takes 3 + 2R slots (pointer, pointer, offset, R sizes, R strides).
   std::vector<CUdeviceptr> pointers(spec.params.size());
@@ -173,8 +179,9 @@ void ContractKernel::launch(const Operands &operands,
   std::vector<std::vector<int32_t>> fields32(spec.params.size());
   std::vector<CUtensorMap> maps(spec.params.size());
   std::vector<void *> args;
+  CUdeviceptr workspace = 0, counters = 0;
   if (spec.splitsK())
-    reserveWorkspace(p);
+    std::tie(workspace, counters) = reserveWorkspace(p, stream);
   for (size_t i = 0; i < spec.params.size(); ++i) {
     const std::string &name = spec.params[i].name;
     const std::string &kind = spec.params[i].kind;
@@ -182,8 +189,8 @@ void ContractKernel::launch(const Operands &operands,
       pointers[i] = name == "A"           ? operands.a
                     : name == "B"         ? operands.b
                     : name == "bias"      ? operands.bias
-                    : name == "workspace" ? workspace->ptr()
-                    : name == "counters"  ? counters->ptr()
+                    : name == "workspace" ? workspace
+                    : name == "counters"  ? counters
                                           : operands.c;
       args.push_back(&pointers[i]);
       if (kind == "ptr")
@@ -238,13 +245,14 @@ void ContractKernel::launch(const Operands &operands,
     CUlaunchConfig config = launchConfig(grid[0], attribute);
     config.gridDimY = grid[1];
     config.gridDimZ = grid[2];
+    config.hStream = stream;
     GEMMC_CU(DriverApi::get().cuLaunchKernelEx(&config, function, args.data(),
                                                nullptr));
     return;
   }
   GEMMC_CU(DriverApi::get().cuLaunchKernel(
       function, grid[0], grid[1], grid[2], spec.block[0], spec.block[1],
-      spec.block[2], unsigned(spec.dynamicSharedBytes), nullptr, args.data(),
+      spec.block[2], unsigned(spec.dynamicSharedBytes), stream, args.data(),
       nullptr));
 }
 

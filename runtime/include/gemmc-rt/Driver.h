@@ -44,6 +44,8 @@ struct DriverApi {
   X(cuCtxSetCurrent)                                                           \
   X(cuCtxSynchronize)                                                          \
   X(cuCtxGetDevice)                                                            \
+  X(cuCtxGetCurrent)                                                           \
+  X(cuPointerGetAttribute)                                                     \
   X(cuModuleLoadDataEx)                                                        \
   X(cuModuleUnload)                                                            \
   X(cuModuleGetFunction)                                                       \

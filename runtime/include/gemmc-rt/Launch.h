@@ -6,7 +6,9 @@
 #include "gemmc-rt/Contract.h"
 #include "gemmc-rt/Driver.h"
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -39,9 +41,10 @@ public:
   /// why not.
   std::string whyNot(const Problem &problem) const;
 
-  /// Launches on the default stream for `problem`, which the kernel must
-  /// accept (see whyNot).
-  void launch(const Operands &operands, const Problem &problem) const;
+  /// Launches on `stream` (null: the default stream) for `problem`, which
+  /// the kernel must accept (see whyNot). Thread-safe.
+  void launch(const Operands &operands, const Problem &problem,
+              CUstream stream = nullptr) const;
 
 private:
   /// The launch of a cluster kernel with a grid of `gridX` x 1 x 1
@@ -56,11 +59,18 @@ private:
   /// A persistent grid's size: the device's multiprocessors, or for a
   /// cluster kernel the blocks of as many clusters as fit at once.
   int residentBlocks = 1;
-  /// Split-K's workspace and counters, grown to the largest problem
-  /// launched (launches on one stream use them in turn).
-  mutable std::unique_ptr<DeviceBuffer> workspace, counters;
-  /// The workspace and counters for `problem`, allocated on first need.
-  void reserveWorkspace(const Problem &problem) const;
+  /// Split-K's workspace and counters, one pair per stream (launches on
+  /// one stream use theirs in turn), grown to the largest problem launched
+  /// there.
+  struct Workspace {
+    std::unique_ptr<DeviceBuffer> floats, counters;
+  };
+  mutable std::mutex workspaceMutex;
+  mutable std::map<CUstream, Workspace> workspaces;
+  /// The workspace and counters of `stream` for `problem` (their device
+  /// addresses), allocated on first need.
+  std::pair<CUdeviceptr, CUdeviceptr>
+  reserveWorkspace(const Problem &problem, CUstream stream) const;
 };
 
 /// The kernels of one PTX module: a kernel, or the variants of a kernel

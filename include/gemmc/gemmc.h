@@ -1,0 +1,178 @@
+/*===- gemmc.h - gemmc's C API ----------------------------------*- C -*-===//
+ *
+ * Two libraries, one header:
+ *   libgemmc_compiler  (gemmc::compiler)  compiles a schedule to PTX in
+ *                      process; needs LLVM/MLIR's libLLVM.so at run time.
+ *   libgemmc_runtime   (gemmc::runtime)   loads PTX through the CUDA driver
+ *                      API (opened at run time), answers questions about
+ *                      its contract and launches it on the caller's
+ *                      buffers and stream; needs no LLVM.
+ *
+ * Every function returns a gemmc_status; on failure gemmc_last_error()
+ * gives the message (per thread, valid until the thread's next call). All
+ * functions may be called from several threads at once. Handles are opaque:
+ * a destroyed handle is refused with GEMMC_ERROR_INVALID_HANDLE, never
+ * dereferenced. docs/library.md describes the API with examples.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef GEMMC_GEMMC_H
+#define GEMMC_GEMMC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The version of this API (major * 10000 + minor * 100 + patch). */
+#define GEMMC_API_VERSION 100
+
+typedef enum gemmc_status {
+  GEMMC_SUCCESS = 0,
+  /* A null pointer, a bad size, or a value out of range. */
+  GEMMC_ERROR_INVALID_ARGUMENT = 1,
+  /* A handle that is not (or no longer) live. */
+  GEMMC_ERROR_INVALID_HANDLE = 2,
+  /* The schedule does not compile: the message holds its diagnostics. */
+  GEMMC_ERROR_COMPILE = 3,
+  /* The PTX has no contract gemmc can read (malformed, or from a newer
+     gemmc). */
+  GEMMC_ERROR_CONTRACT = 4,
+  /* No variant of the kernel computes this problem (sizes, multiples,
+     alignment, epilogue): the message gives each variant's reason. */
+  GEMMC_ERROR_UNSUPPORTED_PROBLEM = 5,
+  /* No CUDA driver or no GPU. */
+  GEMMC_ERROR_NO_GPU = 6,
+  /* A CUDA driver call failed: the message names it. */
+  GEMMC_ERROR_CUDA = 7,
+  /* A file could not be read. */
+  GEMMC_ERROR_IO = 8,
+  GEMMC_ERROR_INTERNAL = 9
+} gemmc_status;
+
+/* The last failure's message on this thread ("" after a success). */
+const char *gemmc_last_error(void);
+/* The name of a status, e.g. "GEMMC_ERROR_COMPILE". */
+const char *gemmc_status_name(gemmc_status status);
+
+/*===--------------------------------------------------------------------===
+ * Compiling (libgemmc_compiler)
+ *===--------------------------------------------------------------------===*/
+
+/* Compiles the schedule `text` (its file name for diagnostics and the
+   contract: `source_name`, may be NULL) for `arch` ("sm_80" ... "sm_90a";
+   NULL: "sm_90") and returns the PTX, with its contract, in *ptx: a string
+   to release with gemmc_free. On GEMMC_ERROR_COMPILE the message holds
+   the diagnostics (file:line:col: error: ...). */
+gemmc_status gemmc_compile(const char *text, const char *source_name,
+                           const char *arch, char **ptx);
+/* The same for a schedule file. */
+gemmc_status gemmc_compile_file(const char *path, const char *arch,
+                                char **ptx);
+
+/*===--------------------------------------------------------------------===
+ * Loading and launching (libgemmc_runtime)
+ *===--------------------------------------------------------------------===*/
+
+typedef struct gemmc_module_opaque *gemmc_module;
+
+typedef enum gemmc_dtype {
+  GEMMC_F32 = 0,
+  GEMMC_F16 = 1,
+  GEMMC_BF16 = 2
+} gemmc_dtype;
+
+typedef enum gemmc_layout { GEMMC_ROW = 0, GEMMC_COL = 1 } gemmc_layout;
+
+typedef enum gemmc_bias {
+  GEMMC_BIAS_NONE = 0,
+  GEMMC_BIAS_ROW = 1, /* one value per row of C (M values) */
+  GEMMC_BIAS_COL = 2  /* one value per column of C (N values) */
+} gemmc_bias;
+
+/* What every variant of a loaded module computes (its contract). */
+typedef struct gemmc_kernel_info {
+  const char *name; /* the family's name, or the kernel's entry */
+  const char *arch;
+  int variants;     /* 1 for a kernel */
+  int64_t m, n, k;  /* 0: given at launch */
+  gemmc_dtype a, b, c;
+  gemmc_layout a_layout, b_layout, c_layout;
+  int alpha_beta; /* C = alpha*A*B + beta*C; else C = A*B */
+  gemmc_bias bias;
+  int relu;
+  int batched; /* takes a batch (count and strides) */
+} gemmc_kernel_info;
+
+/* One variant of a family (or the one kernel). */
+typedef struct gemmc_variant_info {
+  const char *entry;
+  /* The sizes the variant is for (`when`), inclusive; INT64_MAX: no
+     bound. */
+  int64_t min_m, max_m, min_n, max_n, min_k, max_k;
+  /* Sizes given at launch must be multiples of these. */
+  int64_t multiple_m, multiple_n, multiple_k;
+  /* Leading dimensions must be multiples of these (A, B, C). */
+  int64_t ld_multiple_a, ld_multiple_b, ld_multiple_c;
+  unsigned block_threads;
+  int64_t shared_bytes;
+  int split_k;
+} gemmc_variant_info;
+
+/* One GEMM on device memory: C = alpha * A * B + beta * C (+ bias, ReLU, as
+   the kernel's contract says). Pointers are CUdeviceptr values; leading
+   dimensions and batch strides are in elements (0: dense). */
+typedef struct gemmc_problem {
+  int64_t m, n, k;
+  uint64_t a, b, c, bias;
+  int64_t lda, ldb, ldc;
+  float alpha, beta;
+  int64_t batch; /* 0 or 1: one GEMM */
+  int64_t stride_a, stride_b, stride_c;
+} gemmc_problem;
+
+/* Fills `problem` with an m x n x k GEMM: null pointers, dense leading
+   dimensions, alpha = 1, beta = 0, no batch. */
+void gemmc_problem_init(gemmc_problem *problem, int64_t m, int64_t n,
+                        int64_t k);
+
+/* Loads `ptx` (a kernel or a kernel family with its contract) and reads
+   its contract; `name` names it in messages (may be NULL). Needs no GPU:
+   the driver JIT-compiles the PTX at the first launch (or
+   gemmc_module_jit), into the current CUDA context, or device 0's
+   primary context if there is none; later calls use that context. */
+gemmc_status gemmc_module_load(const char *ptx, const char *name,
+                               gemmc_module *module);
+gemmc_status gemmc_module_load_file(const char *path, gemmc_module *module);
+/* JIT-compiles the module now (GEMMC_ERROR_NO_GPU without a GPU). */
+gemmc_status gemmc_module_jit(gemmc_module module);
+/* Unloads the module; the handle is dead afterwards. */
+gemmc_status gemmc_module_destroy(gemmc_module module);
+
+/* The module's contract. Strings live as long as the module. */
+gemmc_status gemmc_module_info(gemmc_module module, gemmc_kernel_info *info);
+gemmc_status gemmc_module_variant(gemmc_module module, int index,
+                                  gemmc_variant_info *info);
+
+/* The variant that would run `problem` (docs/contract.md, "Families"), or
+   GEMMC_ERROR_UNSUPPORTED_PROBLEM with each variant's reason; by the
+   contracts alone before the JIT, also by the device's limits after. */
+gemmc_status gemmc_select(gemmc_module module, const gemmc_problem *problem,
+                          int *variant);
+
+/* Launches `problem` on `stream` (a CUstream; NULL: the default stream),
+   asynchronously. The pointers must be device memory of the module's
+   context. A split-K kernel's workspace is the module's, one per stream. */
+gemmc_status gemmc_launch(gemmc_module module, const gemmc_problem *problem,
+                          void *stream);
+
+/* Releases what gemmc allocated for the caller (gemmc_compile's PTX). */
+void gemmc_free(void *pointer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GEMMC_GEMMC_H */

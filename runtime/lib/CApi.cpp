@@ -1,0 +1,494 @@
+//===- CApi.cpp - the C API of gemmc's runtime ----------------------------===//
+//
+// Handles are ids into a registry, never pointers: a destroyed handle is
+// not found, rather than dereferenced. Every entry point catches what the
+// C++ runtime throws and turns it into a status and this thread's message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gemmc-rt/CApi.h"
+#include "gemmc-rt/Contract.h"
+#include "gemmc-rt/Driver.h"
+#include "gemmc-rt/Launch.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+
+using namespace gemmc::rt;
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+static thread_local std::string lastError;
+
+gemmc_status capi::fail(gemmc_status status, const std::string &message) {
+  lastError = message;
+  return status;
+}
+
+gemmc_status capi::succeed() {
+  lastError.clear();
+  return GEMMC_SUCCESS;
+}
+
+char *capi::copyOut(const std::string &text) {
+  char *copy = static_cast<char *>(std::malloc(text.size() + 1));
+  if (copy)
+    std::memcpy(copy, text.c_str(), text.size() + 1);
+  return copy;
+}
+
+/// Runs `body`, mapping what it throws to a status.
+template <typename Body> static gemmc_status guarded(Body &&body) {
+  try {
+    return body();
+  } catch (const NoGpuError &e) {
+    return capi::fail(GEMMC_ERROR_NO_GPU, e.what());
+  } catch (const CudaError &e) {
+    return capi::fail(GEMMC_ERROR_CUDA, e.what());
+  } catch (const std::bad_alloc &) {
+    return capi::fail(GEMMC_ERROR_INTERNAL, "out of host memory");
+  } catch (const std::exception &e) {
+    return capi::fail(GEMMC_ERROR_INTERNAL, e.what());
+  }
+}
+
+extern "C" const char *gemmc_last_error(void) { return lastError.c_str(); }
+
+extern "C" const char *gemmc_status_name(gemmc_status status) {
+  switch (status) {
+  case GEMMC_SUCCESS:
+    return "GEMMC_SUCCESS";
+  case GEMMC_ERROR_INVALID_ARGUMENT:
+    return "GEMMC_ERROR_INVALID_ARGUMENT";
+  case GEMMC_ERROR_INVALID_HANDLE:
+    return "GEMMC_ERROR_INVALID_HANDLE";
+  case GEMMC_ERROR_COMPILE:
+    return "GEMMC_ERROR_COMPILE";
+  case GEMMC_ERROR_CONTRACT:
+    return "GEMMC_ERROR_CONTRACT";
+  case GEMMC_ERROR_UNSUPPORTED_PROBLEM:
+    return "GEMMC_ERROR_UNSUPPORTED_PROBLEM";
+  case GEMMC_ERROR_NO_GPU:
+    return "GEMMC_ERROR_NO_GPU";
+  case GEMMC_ERROR_CUDA:
+    return "GEMMC_ERROR_CUDA";
+  case GEMMC_ERROR_IO:
+    return "GEMMC_ERROR_IO";
+  case GEMMC_ERROR_INTERNAL:
+    return "GEMMC_ERROR_INTERNAL";
+  }
+  return "unknown gemmc_status";
+}
+
+extern "C" void gemmc_free(void *pointer) { std::free(pointer); }
+
+//===----------------------------------------------------------------------===//
+// The registry of loaded modules
+//===----------------------------------------------------------------------===//
+
+/// Makes `context` current on this thread, or, with none given, the current
+/// context or else device 0's primary one; returns the one current.
+static CUcontext useContext(CUcontext context) {
+  const DriverApi &api = DriverApi::get();
+  CUcontext current = nullptr;
+  GEMMC_CU(api.cuCtxGetCurrent(&current));
+  if (context) {
+    if (current != context)
+      GEMMC_CU(api.cuCtxSetCurrent(context));
+    return context;
+  }
+  if (current)
+    return current;
+  Device::open(0);
+  GEMMC_CU(api.cuCtxGetCurrent(&current));
+  return current;
+}
+
+namespace {
+/// A module's contracts, read at load; its kernels, JIT-compiled into a
+/// context at the first launch (or gemmc_module_jit).
+struct LoadedModule {
+  std::string name, ptx;
+  std::vector<Contract> contracts;
+  std::mutex jitMutex;
+  std::unique_ptr<KernelFamily> family;
+  CUcontext context = nullptr;
+
+  /// The JIT-compiled kernels, in the current context (or device 0's
+  /// primary one) the first time.
+  const KernelFamily &kernels() {
+    std::lock_guard<std::mutex> lock(jitMutex);
+    if (!family) {
+      CUcontext current = useContext(nullptr);
+      family = std::make_unique<KernelFamily>(ptx, name, 4);
+      context = current;
+    }
+    useContext(context);
+    return *family;
+  }
+};
+
+class Registry {
+public:
+  gemmc_module add(std::shared_ptr<LoadedModule> module) {
+    std::lock_guard<std::mutex> lock(mutex);
+    uintptr_t id = next++;
+    modules[id] = std::move(module);
+    return reinterpret_cast<gemmc_module>(id);
+  }
+  std::shared_ptr<LoadedModule> find(gemmc_module handle) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = modules.find(reinterpret_cast<uintptr_t>(handle));
+    return it == modules.end() ? nullptr : it->second;
+  }
+  std::shared_ptr<LoadedModule> remove(gemmc_module handle) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = modules.find(reinterpret_cast<uintptr_t>(handle));
+    if (it == modules.end())
+      return nullptr;
+    std::shared_ptr<LoadedModule> module = std::move(it->second);
+    modules.erase(it);
+    return module;
+  }
+
+private:
+  std::mutex mutex;
+  /// Ids are never reused: a destroyed handle stays unknown.
+  uintptr_t next = 1;
+  std::map<uintptr_t, std::shared_ptr<LoadedModule>> modules;
+};
+} // namespace
+
+static Registry &registry() {
+  static Registry *r = new Registry; // outlives every static destructor
+  return *r;
+}
+
+static gemmc_status invalidHandle(gemmc_module handle) {
+  return capi::fail(GEMMC_ERROR_INVALID_HANDLE,
+                    "gemmc_module " +
+                        std::to_string(reinterpret_cast<uintptr_t>(handle)) +
+                        " is not a loaded module (destroyed, or never "
+                        "loaded)");
+}
+
+//===----------------------------------------------------------------------===//
+// Loading and querying
+//===----------------------------------------------------------------------===//
+
+extern "C" gemmc_status gemmc_module_load(const char *ptx, const char *name,
+                                          gemmc_module *module) {
+  if (!ptx || !module)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_module_load: ptx and module must not be null");
+  *module = nullptr;
+  return guarded([&] {
+    auto loaded = std::make_shared<LoadedModule>();
+    loaded->name = name ? name : "<ptx>";
+    std::string error;
+    if (!parseContracts(ptx, loaded->contracts, error))
+      return capi::fail(GEMMC_ERROR_CONTRACT, loaded->name + ": " + error);
+    loaded->ptx = ptx;
+    *module = registry().add(std::move(loaded));
+    return capi::succeed();
+  });
+}
+
+extern "C" gemmc_status gemmc_module_load_file(const char *path,
+                                               gemmc_module *module) {
+  if (!path || !module)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_module_load_file: path and module must not be "
+                      "null");
+  std::string ptx;
+  try {
+    ptx = readFile(path);
+  } catch (const std::exception &e) {
+    return capi::fail(GEMMC_ERROR_IO, e.what());
+  }
+  return gemmc_module_load(ptx.c_str(), path, module);
+}
+
+extern "C" gemmc_status gemmc_module_destroy(gemmc_module handle) {
+  std::shared_ptr<LoadedModule> module = registry().remove(handle);
+  if (!module)
+    return invalidHandle(handle);
+  return guarded([&] {
+    if (module->context)
+      useContext(module->context);
+    module.reset(); // unloads, unless a call in flight still holds it
+    return capi::succeed();
+  });
+}
+
+extern "C" gemmc_status gemmc_module_jit(gemmc_module handle) {
+  std::shared_ptr<LoadedModule> module = registry().find(handle);
+  if (!module)
+    return invalidHandle(handle);
+  return guarded([&] {
+    module->kernels();
+    return capi::succeed();
+  });
+}
+
+static gemmc_dtype toC(DType type) {
+  return type == DType::F16    ? GEMMC_F16
+         : type == DType::BF16 ? GEMMC_BF16
+                               : GEMMC_F32;
+}
+
+static gemmc_layout toC(Layout layout) {
+  return layout == Layout::Row ? GEMMC_ROW : GEMMC_COL;
+}
+
+extern "C" gemmc_status gemmc_module_info(gemmc_module handle,
+                                          gemmc_kernel_info *info) {
+  std::shared_ptr<LoadedModule> module = registry().find(handle);
+  if (!module)
+    return invalidHandle(handle);
+  if (!info)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_module_info: info must not be null");
+  const Contract &c = module->contracts.front();
+  const Problem &p = c.problem;
+  *info = {};
+  info->name = c.family.empty() ? c.entry.c_str() : c.family.c_str();
+  info->arch = c.arch.c_str();
+  info->variants = int(module->contracts.size());
+  info->m = p.m;
+  info->n = p.n;
+  info->k = p.k;
+  info->a = toC(p.a);
+  info->b = toC(p.b);
+  info->c = toC(p.c);
+  info->a_layout = toC(p.aLayout);
+  info->b_layout = toC(p.bLayout);
+  info->c_layout = toC(p.cLayout);
+  info->alpha_beta = c.alphaBeta;
+  info->bias = c.bias == "row"   ? GEMMC_BIAS_ROW
+               : c.bias == "col" ? GEMMC_BIAS_COL
+                                 : GEMMC_BIAS_NONE;
+  info->relu = c.relu;
+  info->batched = p.batch != 1;
+  return capi::succeed();
+}
+
+extern "C" gemmc_status gemmc_module_variant(gemmc_module handle, int index,
+                                             gemmc_variant_info *info) {
+  std::shared_ptr<LoadedModule> module = registry().find(handle);
+  if (!module)
+    return invalidHandle(handle);
+  if (!info || index < 0 || size_t(index) >= module->contracts.size())
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_module_variant: index " + std::to_string(index) +
+                          " is not one of the module's " +
+                          std::to_string(module->contracts.size()) +
+                          " variants, or info is null");
+  const Contract &c = module->contracts[size_t(index)];
+  *info = {};
+  info->entry = c.entry.c_str();
+  info->min_m = c.when.lo[0];
+  info->max_m = c.when.hi[0];
+  info->min_n = c.when.lo[1];
+  info->max_n = c.when.hi[1];
+  info->min_k = c.when.lo[2];
+  info->max_k = c.when.hi[2];
+  info->multiple_m = c.multipleM;
+  info->multiple_n = c.multipleN;
+  info->multiple_k = c.multipleK;
+  info->ld_multiple_a = c.ldMultiple[0];
+  info->ld_multiple_b = c.ldMultiple[1];
+  info->ld_multiple_c = c.ldMultiple[2];
+  info->block_threads = c.block[0] * c.block[1] * c.block[2];
+  info->shared_bytes = c.dynamicSharedBytes;
+  info->split_k = int(c.splits);
+  return capi::succeed();
+}
+
+//===----------------------------------------------------------------------===//
+// Launching
+//===----------------------------------------------------------------------===//
+
+extern "C" void gemmc_problem_init(gemmc_problem *problem, int64_t m,
+                                   int64_t n, int64_t k) {
+  if (!problem)
+    return;
+  *problem = {};
+  problem->m = m;
+  problem->n = n;
+  problem->k = k;
+  problem->alpha = 1;
+  problem->batch = 1;
+}
+
+/// The runtime's problem for `given` on `contract`'s types, layouts and
+/// epilogue.
+static Problem toProblem(const Contract &contract, const gemmc_problem &given) {
+  Problem p = contract.problem;
+  p.m = given.m;
+  p.n = given.n;
+  p.k = given.k;
+  p.lda = given.lda;
+  p.ldb = given.ldb;
+  p.ldc = given.ldc;
+  p.alpha = given.alpha;
+  p.beta = given.beta;
+  p.bias = contract.bias;
+  p.relu = contract.relu;
+  p.batch = given.batch > 0 ? given.batch : 1;
+  p.strideA = given.stride_a;
+  p.strideB = given.stride_b;
+  p.strideC = given.stride_c;
+  return p;
+}
+
+/// Why `given` cannot be launched whatever the variant: sizes, pointers.
+static std::string checkArguments(const Contract &contract,
+                                  const gemmc_problem &given) {
+  if (given.m < 1 || given.n < 1 || given.k < 1)
+    return "sizes must be positive, got " + std::to_string(given.m) + "x" +
+           std::to_string(given.n) + "x" + std::to_string(given.k);
+  if (given.m > INT32_MAX || given.n > INT32_MAX || given.k > INT32_MAX)
+    return "sizes must be below 2^31";
+  if (given.batch < 0 || given.lda < 0 || given.ldb < 0 || given.ldc < 0 ||
+      given.stride_a < 0 || given.stride_b < 0 || given.stride_c < 0)
+    return "leading dimensions, strides and the batch must not be negative";
+  if (!given.a || !given.b || !given.c)
+    return "the pointers to A, B and C must not be null";
+  if (!contract.bias.empty() && !given.bias)
+    return "the kernel adds a " + contract.bias +
+           " bias: its pointer must not be null";
+  if (contract.bias.empty() && given.bias)
+    return "the kernel adds no bias, but a bias pointer was given";
+  return "";
+}
+
+/// Why the buffer at `pointer` cannot hold `bytes` for operand `name`: not
+/// device memory, misaligned, or too small.
+static std::string checkBuffer(const char *name, uint64_t pointer,
+                               int64_t bytes, int64_t alignment) {
+  const DriverApi &api = DriverApi::get();
+  std::string operand = std::string(name) + " (0x";
+  char hex[32];
+  std::snprintf(hex, sizeof(hex), "%llx", (unsigned long long)pointer);
+  operand += std::string(hex) + ")";
+  unsigned memoryType = 0;
+  CUresult r = api.cuPointerGetAttribute(
+      &memoryType, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CUdeviceptr(pointer));
+  if (r != CUDA_SUCCESS || memoryType == CU_MEMORYTYPE_HOST)
+    return operand + " is not device memory of the current context";
+  if (alignment > 1 && pointer % uint64_t(alignment))
+    return operand + " must be aligned to " + std::to_string(alignment) +
+           " bytes";
+  CUdeviceptr start = 0;
+  size_t size = 0;
+  if (api.cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                CUdeviceptr(pointer)) == CUDA_SUCCESS &&
+      api.cuPointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+                                CUdeviceptr(pointer)) == CUDA_SUCCESS &&
+      size && uint64_t(bytes) > start + size - pointer)
+    return operand + " needs " + std::to_string(bytes) +
+           " bytes, but its allocation has " +
+           std::to_string(start + size - pointer) + " from there";
+  return "";
+}
+
+static std::string checkBuffers(const Contract &contract, const Problem &p,
+                                const gemmc_problem &given) {
+  auto extent = [&](int64_t stride, int64_t span, DType type) {
+    return ((p.batch - 1) * stride + span) * int64_t(sizeOf(type));
+  };
+  std::string why = checkBuffer("A", given.a,
+                                extent(p.strideOfA(), p.spanOfA(), p.a),
+                                contract.alignment);
+  if (why.empty())
+    why = checkBuffer("B", given.b, extent(p.strideOfB(), p.spanOfB(), p.b),
+                      contract.alignment);
+  if (why.empty())
+    why = checkBuffer("C", given.c, extent(p.strideOfC(), p.spanOfC(), p.c),
+                      contract.alignment);
+  if (why.empty() && given.bias)
+    why = checkBuffer("the bias", given.bias,
+                      (p.bias == "row" ? p.m : p.n) * int64_t(sizeOf(p.c)),
+                      contract.alignment);
+  return why;
+}
+
+/// The variant for `given` (its index), or a failure status. With
+/// `kernels` (JIT-compiled), a variant must also fit the device.
+static gemmc_status choose(LoadedModule &module, const gemmc_problem *given,
+                           const KernelFamily *kernels, int &variant,
+                           Problem &problem) {
+  if (!given)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "the problem must not be null");
+  const Contract &contract = module.contracts.front();
+  std::string why = checkArguments(contract, *given);
+  if (!why.empty())
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT, module.name + ": " + why);
+  problem = toProblem(contract, *given);
+  std::function<std::string(size_t)> fits;
+  if (kernels)
+    fits = [&](size_t i) { return kernels->variants()[i]->whyNot(problem); };
+  variant = selectVariant(module.contracts, problem, why, fits);
+  if (variant < 0)
+    return capi::fail(GEMMC_ERROR_UNSUPPORTED_PROBLEM,
+                      module.name + " cannot compute " + problem.str() + ": " +
+                          why);
+  return GEMMC_SUCCESS;
+}
+
+extern "C" gemmc_status gemmc_select(gemmc_module handle,
+                                     const gemmc_problem *given,
+                                     int *variant) {
+  std::shared_ptr<LoadedModule> module = registry().find(handle);
+  if (!module)
+    return invalidHandle(handle);
+  if (!variant)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_select: variant must not be null");
+  return guarded([&] {
+    Problem problem;
+    const KernelFamily *kernels = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(module->jitMutex);
+      kernels = module->family.get();
+    }
+    gemmc_status status = choose(*module, given, kernels, *variant, problem);
+    return status == GEMMC_SUCCESS ? capi::succeed() : status;
+  });
+}
+
+extern "C" gemmc_status gemmc_launch(gemmc_module handle,
+                                     const gemmc_problem *given,
+                                     void *stream) {
+  std::shared_ptr<LoadedModule> module = registry().find(handle);
+  if (!module)
+    return invalidHandle(handle);
+  return guarded([&] {
+    const KernelFamily &kernels = module->kernels();
+    int variant = -1;
+    Problem problem;
+    gemmc_status status = choose(*module, given, &kernels, variant, problem);
+    if (status != GEMMC_SUCCESS)
+      return status;
+    const ContractKernel *kernel = kernels.variants()[size_t(variant)].get();
+    std::string why = checkBuffers(kernel->contract(), problem, *given);
+    if (!why.empty())
+      return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                        module->name + ": " + why);
+    Operands operands;
+    operands.a = CUdeviceptr(given->a);
+    operands.b = CUdeviceptr(given->b);
+    operands.c = CUdeviceptr(given->c);
+    operands.bias = CUdeviceptr(given->bias);
+    kernel->launch(operands, problem, static_cast<CUstream>(stream));
+    return capi::succeed();
+  });
+}

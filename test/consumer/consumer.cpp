@@ -1,0 +1,202 @@
+// A C++ program that uses gemmc as a library: compiles a schedule (or loads
+// PTX), runs it on its own buffers on its own stream (the CUDA runtime
+// API's, as an application has them), and compares C with cuBLAS's.
+// Without a GPU it checks what needs none (compiling, the contract,
+// argument errors) and exits 0. Built twice: `consumer` with gemmc's
+// compiler, `consumer-run` with its runtime only (loads PTX; for a machine
+// without LLVM).
+//
+//   consumer SCHEDULE.gemm|KERNEL.ptx [M N K]
+//   consumer-run KERNEL.ptx [M N K]
+
+#include <gemmc/gemmc.h>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#define CHECK(call)                                                            \
+  do {                                                                         \
+    gemmc_status s = (call);                                                   \
+    if (s != GEMMC_SUCCESS) {                                                  \
+      std::fprintf(stderr, "%s: %s: %s\n", #call, gemmc_status_name(s),        \
+                   gemmc_last_error());                                        \
+      return 1;                                                                \
+    }                                                                          \
+  } while (0)
+
+#define CU(call)                                                               \
+  do {                                                                         \
+    cudaError_t r = (call);                                                    \
+    if (r != cudaSuccess) {                                                    \
+      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(r));   \
+      return 1;                                                                \
+    }                                                                          \
+  } while (0)
+
+static bool expectError(gemmc_status got, gemmc_status want,
+                        const char *what) {
+  if (got == want && *gemmc_last_error())
+    return true;
+  std::fprintf(stderr, "%s: expected %s with a message, got %s '%s'\n", what,
+               gemmc_status_name(want), gemmc_status_name(got),
+               gemmc_last_error());
+  return false;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2 && argc != 5) {
+    std::fprintf(stderr, "usage: consumer SCHEDULE.gemm|KERNEL.ptx [M N K]\n");
+    return 2;
+  }
+  std::string path = argv[1];
+  int64_t m = argc == 5 ? std::atoll(argv[2]) : 1000;
+  int64_t n = argc == 5 ? std::atoll(argv[3]) : 777;
+  int64_t k = argc == 5 ? std::atoll(argv[4]) : 520;
+
+  // Compile (or load the PTX compiled elsewhere: a GPU machine without
+  // LLVM).
+  gemmc_module module = nullptr;
+  if (path.size() > 4 && path.substr(path.size() - 4) == ".ptx") {
+    CHECK(gemmc_module_load_file(path.c_str(), &module));
+  } else {
+#ifdef GEMMC_CONSUMER_RUNTIME_ONLY
+    std::fprintf(stderr, "consumer-run loads PTX only\n");
+    return 2;
+#else
+    char *ptx = nullptr;
+    CHECK(gemmc_compile_file(path.c_str(), "sm_90", &ptx));
+    CHECK(gemmc_module_load(ptx, path.c_str(), &module));
+    gemmc_free(ptx);
+    // A schedule that does not compile: the diagnostic, not a crash.
+    char *bad = nullptr;
+    if (!expectError(gemmc_compile("kernel k {\n  problem { m = 0 }\n}\n",
+                                   "bad.gemm", nullptr, &bad),
+                     GEMMC_ERROR_COMPILE, "a bad schedule"))
+      return 1;
+    std::printf("a bad schedule: %s\n", gemmc_last_error());
+#endif
+  }
+  gemmc_kernel_info info;
+  CHECK(gemmc_module_info(module, &info));
+  std::printf("loaded %s: %d variant(s), %s, A %s B %s C %s\n", info.name,
+              info.variants, info.arch, info.a == GEMMC_F32 ? "f32" : "16-bit",
+              info.b_layout == GEMMC_ROW ? "row" : "col",
+              info.c_layout == GEMMC_ROW ? "row" : "col");
+  if (info.a != GEMMC_F32 || info.a_layout != GEMMC_ROW ||
+      info.b_layout != GEMMC_ROW || info.c_layout != GEMMC_ROW) {
+    std::fprintf(stderr, "this program runs f32 row-major kernels\n");
+    return 2;
+  }
+
+  // Bad use: a null problem, a negative size, a freed handle.
+  gemmc_problem p;
+  gemmc_problem_init(&p, m, n, k);
+  int variant = -1;
+  if (!expectError(gemmc_select(module, nullptr, &variant),
+                   GEMMC_ERROR_INVALID_ARGUMENT, "a null problem"))
+    return 1;
+  gemmc_problem negative = p;
+  negative.m = -1;
+  negative.a = negative.b = negative.c = 1;
+  if (!expectError(gemmc_select(module, &negative, &variant),
+                   GEMMC_ERROR_INVALID_ARGUMENT, "a negative size"))
+    return 1;
+
+  // The GPU part.
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    gemmc_module_destroy(module);
+    if (!expectError(gemmc_module_destroy(module), GEMMC_ERROR_INVALID_HANDLE,
+                     "a destroyed handle"))
+      return 1;
+    std::printf("no GPU: compiled and checked; the launch is not tested\n");
+    return 0;
+  }
+  CU(cudaSetDevice(0));
+  cudaStream_t stream;
+  CU(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+
+  // Our own buffers: A (m x k), B (k x n), C (m x n), row-major, dense.
+  std::vector<float> a(size_t(m * k)), b(size_t(k * n)), c(size_t(m * n));
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> uniform(-1, 1);
+  for (float &x : a)
+    x = uniform(rng);
+  for (float &x : b)
+    x = uniform(rng);
+  float *dA, *dB, *dC, *dRef;
+  CU(cudaMalloc(&dA, a.size() * 4));
+  CU(cudaMalloc(&dB, b.size() * 4));
+  CU(cudaMalloc(&dC, c.size() * 4));
+  CU(cudaMalloc(&dRef, c.size() * 4));
+  CU(cudaMemcpy(dA, a.data(), a.size() * 4, cudaMemcpyHostToDevice));
+  CU(cudaMemcpy(dB, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
+  CU(cudaMemset(dC, 0xff, c.size() * 4)); // NaN: every entry is written
+
+  p.a = reinterpret_cast<uint64_t>(dA);
+  p.b = reinterpret_cast<uint64_t>(dB);
+  p.c = reinterpret_cast<uint64_t>(dC);
+  CHECK(gemmc_select(module, &p, &variant));
+  gemmc_variant_info v;
+  CHECK(gemmc_module_variant(module, variant, &v));
+  CHECK(gemmc_launch(module, &p, stream));
+  CU(cudaStreamSynchronize(stream));
+
+  // A host pointer is refused, as is a buffer too small.
+  gemmc_problem host = p;
+  host.a = reinterpret_cast<uint64_t>(a.data());
+  if (!expectError(gemmc_launch(module, &host, stream),
+                   GEMMC_ERROR_INVALID_ARGUMENT, "a host pointer"))
+    return 1;
+  std::printf("a host pointer: %s\n", gemmc_last_error());
+  gemmc_problem big = p;
+  big.m = m * 2;
+  if (!expectError(gemmc_launch(module, &big, stream),
+                   GEMMC_ERROR_INVALID_ARGUMENT, "a small buffer"))
+    return 1;
+  std::printf("a small buffer: %s\n", gemmc_last_error());
+
+  // cuBLAS on the same stream: row-major C = A B is column-major
+  // C^T = B^T A^T.
+  cublasHandle_t handle;
+  if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS ||
+      cublasSetStream(handle, stream) != CUBLAS_STATUS_SUCCESS)
+    return 1;
+  float one = 1, zero = 0;
+  if (cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k),
+                  &one, dB, int(n), dA, int(k), &zero, dRef, int(n)) !=
+      CUBLAS_STATUS_SUCCESS)
+    return 1;
+  CU(cudaStreamSynchronize(stream));
+  std::vector<float> ref(c.size());
+  CU(cudaMemcpy(c.data(), dC, c.size() * 4, cudaMemcpyDeviceToHost));
+  CU(cudaMemcpy(ref.data(), dRef, ref.size() * 4, cudaMemcpyDeviceToHost));
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < c.size(); ++i) {
+    diff += (double(c[i]) - ref[i]) * (double(c[i]) - ref[i]);
+    norm += double(ref[i]) * ref[i];
+  }
+  double rel = std::sqrt(diff / norm);
+  std::printf("%lldx%lldx%lld on our stream, variant %d (%s): relative "
+              "error against cuBLAS %.3g\n",
+              (long long)m, (long long)n, (long long)k, variant, v.entry, rel);
+  cublasDestroy(handle);
+  CHECK(gemmc_module_destroy(module));
+  if (!expectError(gemmc_launch(module, &p, stream),
+                   GEMMC_ERROR_INVALID_HANDLE, "a destroyed handle"))
+    return 1;
+  std::printf("a destroyed handle: %s\n", gemmc_last_error());
+  if (!(rel < 1e-5)) {
+    std::fprintf(stderr, "FAIL: C differs from cuBLAS's\n");
+    return 1;
+  }
+  std::printf("PASS\n");
+  return 0;
+}
