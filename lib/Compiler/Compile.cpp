@@ -176,6 +176,10 @@ LogicalResult gemmc::compileSchedule(MLIRContext &ctx,
                                      llvm::SourceMgr &sourceMgr,
                                      const CompileOptions &options,
                                      llvm::raw_ostream &os) {
+  if (!lookupArch(options.arch))
+    return emitError(UnknownLoc::get(&ctx))
+           << "unsupported arch '" << options.arch << "' (expected one of "
+           << getSupportedArchList() << ")";
   bool done = false;
   std::optional<KernelDecl> file;
   OwningOpRef<ModuleOp> module =

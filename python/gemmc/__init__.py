@@ -1,0 +1,317 @@
+"""gemmc from Python: compile a schedule, run it on PyTorch or CuPy tensors.
+
+    import gemmc, torch
+    kernel = gemmc.compile(open("examples/sgemm-dynamic.gemm").read())
+    a = torch.randn(1000, 520, device="cuda"); b = torch.randn(520, 777, device="cuda")
+    c = kernel(a, b)                      # on torch's current stream
+    torch.testing.assert_close(c, a @ b)
+
+Pure Python over the C API (ctypes): one package for every Python 3, no
+compiler needed to install it. Tensors are read through
+``__cuda_array_interface__`` (PyTorch, CuPy, Numba, ...) or, for PyTorch
+types the interface lacks (bfloat16), through the tensor itself; each is
+checked against the kernel's contract (dtype, shape, strides, device)
+before anything runs. docs/library.md describes the package.
+"""
+
+import ctypes
+import os
+
+from . import _capi
+
+__all__ = ["GemmcError", "Kernel", "compile", "load", "matmul"]
+__version__ = "0.1.0"
+
+_DTYPES = {0: "float32", 1: "float16", 2: "bfloat16"}
+_TYPESTR = {"<f4": "float32", "<f2": "float16"}
+_ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2}
+
+
+class GemmcError(RuntimeError):
+    """A failure of gemmc's C API: ``status`` is its name
+    (e.g. ``GEMMC_ERROR_COMPILE``), the message gemmc's."""
+
+    def __init__(self, status, message):
+        self.status = _capi.STATUS_NAMES.get(status, str(status))
+        super().__init__(message)
+
+
+def _check(status):
+    if status != 0:
+        message = _capi.runtime().last_error().decode(errors="replace")
+        raise GemmcError(status, message)
+
+
+class _Operand:
+    """A tensor's device pointer, dtype, shape and strides (in elements)."""
+
+    def __init__(self, name, tensor):
+        self.name, self.tensor = name, tensor
+        device = getattr(tensor, "__dlpack_device__", None)
+        if device is not None:
+            kind, self.device = device()
+            if kind not in (2, 13):  # kDLCUDA, kDLCUDAManaged
+                raise ValueError(f"{name} is not on a CUDA device (DLPack "
+                                 f"device type {kind}): move it to the GPU")
+        else:
+            self.device = 0
+        cai = None
+        try:
+            cai = tensor.__cuda_array_interface__
+        except (AttributeError, TypeError, RuntimeError) as e:
+            if not hasattr(tensor, "data_ptr"):
+                raise TypeError(f"{name} is not a CUDA array: it has neither "
+                                f"__cuda_array_interface__ nor data_ptr() "
+                                f"({e})") from None
+        if cai is not None:
+            self.pointer = cai["data"][0]
+            self.shape = tuple(cai["shape"])
+            self.dtype = _TYPESTR.get(cai["typestr"], cai["typestr"])
+            size = _ITEMSIZE.get(self.dtype, 1)
+            strides = cai.get("strides")
+            if strides is None:  # C-contiguous
+                strides, step = [], 1
+                for extent in reversed(self.shape):
+                    strides.insert(0, step)
+                    step *= extent
+                self.strides = tuple(strides)
+            else:
+                self.strides = tuple(s // size for s in strides)
+        else:  # a PyTorch tensor of a type the interface lacks
+            if not getattr(tensor, "is_cuda", False):
+                raise ValueError(f"{name} is not on a CUDA device")
+            self.pointer = tensor.data_ptr()
+            self.shape = tuple(tensor.shape)
+            self.dtype = str(tensor.dtype).replace("torch.", "")
+            self.strides = tuple(tensor.stride())
+
+
+class Kernel:
+    """A loaded PTX module: one kernel, or a kernel family whose variant is
+    chosen per problem. Call it like a function; ``close()`` unloads it."""
+
+    def __init__(self, ptx, name="<ptx>"):
+        self.ptx = ptx
+        rt = _capi.runtime()
+        handle = ctypes.c_void_p()
+        _check(rt.module_load(ptx.encode(), name.encode(),
+                              ctypes.byref(handle)))
+        self._handle = handle
+        info = _capi.KernelInfo()
+        _check(rt.module_info(handle, ctypes.byref(info)))
+        self.name = info.name.decode()
+        self.arch = info.arch.decode()
+        self.sizes = (info.m, info.n, info.k)  # 0: given at launch
+        self.dtypes = tuple(_DTYPES[t] for t in (info.a, info.b, info.c))
+        self.layouts = tuple("row" if l == 0 else "col" for l in
+                             (info.a_layout, info.b_layout, info.c_layout))
+        self.alpha_beta = bool(info.alpha_beta)
+        self.bias = {0: None, 1: "row", 2: "col"}[info.bias]
+        self.relu = bool(info.relu)
+        self.batched = bool(info.batched)
+        self.variants = []
+        for i in range(info.variants):
+            v = _capi.VariantInfo()
+            _check(rt.module_variant(handle, i, ctypes.byref(v)))
+            self.variants.append({f: (getattr(v, f).decode() if f == "entry"
+                                      else getattr(v, f))
+                                  for f, _ in _capi.VariantInfo._fields_})
+
+    def __repr__(self):
+        return (f"<gemmc.Kernel {self.name}: {len(self.variants)} variant(s), "
+                f"{'x'.join(str(s or '?') for s in self.sizes)}, "
+                f"{'/'.join(self.dtypes)}, {self.arch}>")
+
+    def close(self):
+        """Unloads the module; calling the kernel afterwards raises
+        GemmcError (GEMMC_ERROR_INVALID_HANDLE)."""
+        _check(_capi.runtime().module_destroy(self._handle))
+
+    def save(self, path):
+        """Writes the PTX (with its contract): gemmc.load reads it back,
+        on a machine without LLVM too."""
+        with open(path, "w") as f:
+            f.write(self.ptx)
+
+    def _problem(self, a, b, c, alpha, beta, bias):
+        """The C API's problem for the operands, checked against the
+        contract."""
+        ops = [a, b, c]
+        batched = len(a.shape) == 3
+        for op, dtype in zip(ops, self.dtypes):
+            if op.dtype != dtype:
+                raise TypeError(f"{op.name} is {op.dtype}, but the kernel "
+                                f"takes {dtype}")
+            if len(op.shape) != len(a.shape) or len(op.shape) not in (2, 3):
+                raise ValueError(f"{op.name} has shape {op.shape}: the "
+                                 f"operands are all matrices (2-D) or all "
+                                 f"batches (3-D)")
+        if batched and not self.batched:
+            raise ValueError("the kernel computes one GEMM, not a batch: "
+                             "pass 2-D tensors")
+        if len({op.device for op in ops}) != 1:
+            raise ValueError("the operands are on different devices")
+        m, k = a.shape[-2:]
+        kb, n = b.shape[-2:]
+        if kb != k:
+            raise ValueError(f"sizes do not match: A is {m}x{k}, B is "
+                             f"{kb}x{n}")
+        if tuple(c.shape[-2:]) != (m, n):
+            raise ValueError(f"out has shape {tuple(c.shape)}, but A times B "
+                             f"is {m}x{n}")
+        if batched and not (a.shape[0] == b.shape[0] == c.shape[0]):
+            raise ValueError("the batch counts of A, B and out differ")
+        lds = []
+        for op, layout in zip(ops, self.layouts):
+            rows, cols = op.shape[-2:]
+            row_stride, col_stride = op.strides[-2:]
+            if layout == "row":
+                ok = col_stride == 1 or cols == 1
+                ld = row_stride if rows > 1 else cols
+            else:
+                ok = row_stride == 1 or rows == 1
+                ld = col_stride if cols > 1 else rows
+            if not ok or ld < (cols if layout == "row" else rows):
+                raise ValueError(
+                    f"{op.name} has strides {op.strides} (elements): the "
+                    f"kernel takes {layout}-major matrices, contiguous along "
+                    f"{'rows' if layout == 'row' else 'columns'} (use "
+                    f".contiguous(){' or .t().contiguous().t()' if layout == 'col' else ''})")
+            lds.append(ld)
+        p = _capi.Problem()
+        _capi.runtime().problem_init(ctypes.byref(p), m, n, k)
+        p.a, p.b, p.c = a.pointer, b.pointer, c.pointer
+        p.lda, p.ldb, p.ldc = lds
+        p.alpha, p.beta = alpha, beta
+        if batched:
+            p.batch = a.shape[0]
+            p.stride_a, p.stride_b, p.stride_c = (op.strides[0] for op in ops)
+        if self.bias is None and bias is not None:
+            raise ValueError("the kernel adds no bias, but one was given")
+        if self.bias is not None:
+            if bias is None:
+                raise ValueError(f"the kernel adds a {self.bias} bias: pass "
+                                 f"bias=")
+            vec = _Operand("bias", bias)
+            want = m if self.bias == "row" else n
+            if vec.dtype != self.dtypes[2] or vec.shape != (want,) or \
+                    vec.strides != (1,):
+                raise ValueError(f"the bias must be a contiguous vector of "
+                                 f"{want} {self.dtypes[2]} values, got "
+                                 f"{vec.dtype} {vec.shape}")
+            p.bias = vec.pointer
+        return p
+
+    def select(self, a, b, out=None, alpha=1.0, beta=0.0, bias=None):
+        """The index of the variant that would run this call."""
+        ops = self._operands(a, b, out)
+        p = self._problem(*ops, alpha, beta, bias)
+        index = ctypes.c_int(-1)
+        _check(_capi.runtime().select(self._handle, ctypes.byref(p),
+                                      ctypes.byref(index)))
+        return index.value
+
+    def _operands(self, a, b, out):
+        a, b = _Operand("A", a), _Operand("B", b)
+        if out is None:
+            out = _like(a.tensor, a.shape[:-2] + (a.shape[-2], b.shape[-1]),
+                        self.dtypes[2], self.layouts[2])
+        return a, b, _Operand("out", out)
+
+    def __call__(self, a, b, out=None, alpha=1.0, beta=0.0, bias=None,
+                 stream=None):
+        """C = alpha * a @ b + beta * out (+ bias, ReLU, as the kernel's
+        contract says) on `stream` (a torch/CuPy stream or a CUstream
+        handle; None: the tensor library's current stream). Returns out."""
+        ops = self._operands(a, b, out)
+        p = self._problem(*ops, alpha, beta, bias)
+        handle = _stream_of(ops[0].tensor, stream)
+        _check(_capi.runtime().launch(self._handle, ctypes.byref(p),
+                                      ctypes.c_void_p(handle)))
+        return ops[2].tensor
+
+
+def _like(tensor, shape, dtype, layout):
+    """A new uninitialised array for C of the tensor's library."""
+    module = type(tensor).__module__.split(".")[0]
+    if module == "torch":
+        import torch
+        out = torch.empty(shape if layout == "row" else
+                          shape[:-2] + (shape[-1], shape[-2]),
+                          dtype=getattr(torch, dtype), device=tensor.device)
+        return out if layout == "row" else out.transpose(-1, -2)
+    if module == "cupy":
+        import cupy
+        return cupy.empty(shape, dtype=dtype,
+                          order="C" if layout == "row" else "F")
+    raise TypeError("pass out= (gemmc allocates C for PyTorch and CuPy "
+                    "tensors only)")
+
+
+def _stream_of(tensor, stream):
+    if stream is None:
+        module = type(tensor).__module__.split(".")[0]
+        if module == "torch":
+            import torch
+            return torch.cuda.current_stream(tensor.device).cuda_stream
+        if module == "cupy":
+            import cupy
+            return cupy.cuda.get_current_stream().ptr
+        return 0
+    for attribute in ("cuda_stream", "ptr", "handle"):
+        if hasattr(stream, attribute):
+            return int(getattr(stream, attribute))
+    return int(stream)
+
+
+def compile(schedule, arch="sm_90", name=None):
+    """Compiles a schedule (its text, or the path of a .gemm file) in this
+    process and loads it. Raises GemmcError (GEMMC_ERROR_COMPILE) with
+    gemmc's diagnostics."""
+    if isinstance(schedule, os.PathLike) or (
+            isinstance(schedule, str) and "{" not in schedule):
+        name = name or os.fspath(schedule)
+        with open(schedule) as f:
+            schedule = f.read()
+    name = name or "<schedule>"
+    out = ctypes.c_void_p()
+    _check(_capi.compiler().compile(schedule.encode(), name.encode(),
+                                    arch.encode(), ctypes.byref(out)))
+    try:
+        ptx = ctypes.string_at(out).decode()
+    finally:
+        _capi.runtime().free(out)
+    return Kernel(ptx, name)
+
+
+def load(ptx):
+    """Loads PTX compiled by gemmc (its text, or the path of a .ptx file);
+    needs gemmc's runtime library only, not LLVM."""
+    if isinstance(ptx, str) and "gemmc-contract-begin" in ptx:
+        return Kernel(ptx)
+    with open(ptx) as f:
+        return Kernel(f.read(), os.fspath(ptx))
+
+
+_families = {}
+
+
+def matmul(a, b, out=None, family=None, stream=None):
+    """a @ b with a kernel family: `family` (a Kernel), or the shipped
+    family for the dtype (examples/sgemm-any-ld.gemm for float32,
+    tensorcore-f16-any-ld.gemm for float16; compiled once), which takes
+    every size and leading dimension."""
+    if family is None:
+        dtype = _Operand("A", a).dtype
+        family = _families.get(dtype)
+        if family is None:
+            names = {"float32": "sgemm-any-ld.gemm",
+                     "float16": "tensorcore-f16-any-ld.gemm"}
+            if dtype not in names:
+                raise TypeError(f"gemmc.matmul has no family for {dtype}: "
+                                f"pass family=")
+            root = os.environ.get("GEMMC_EXAMPLES") or os.path.join(
+                os.path.dirname(__file__), "..", "..", "examples")
+            family = _families[dtype] = compile(os.path.join(root,
+                                                             names[dtype]))
+    return family(a, b, out=out, stream=stream)

@@ -1,0 +1,171 @@
+"""gemmc's Python package without a GPU: compiling, the contract, and the
+checks of the arguments against it (tensors stand in through
+__cuda_array_interface__ and __dlpack_device__). unittest classes, so that
+pytest and `python -m unittest` both run them."""
+
+import os
+import unittest
+from pathlib import Path
+
+import gemmc
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+
+class FakeTensor:
+    """A device array as CuPy or PyTorch describe it, at a fake address."""
+
+    def __init__(self, shape, typestr="<f4", strides=None, device=2,
+                 pointer=0x7F0000000000):
+        self.shape = tuple(shape)
+        self._device = device
+        self.__cuda_array_interface__ = {
+            "shape": self.shape, "typestr": typestr,
+            "data": (pointer, False), "version": 3,
+            "strides": None if strides is None else
+            tuple(s * int(typestr[-1]) for s in strides)}
+
+    def __dlpack_device__(self):
+        return (self._device, 0)
+
+
+class CompileTest(unittest.TestCase):
+    def test_compiles_a_schedule_file_and_reads_its_contract(self):
+        k = gemmc.compile(EXAMPLES / "sgemm-dynamic.gemm")
+        self.assertEqual(k.name, "sgemm_dynamic")
+        self.assertEqual(k.sizes, (0, 0, 0))
+        self.assertEqual(k.dtypes, ("float32",) * 3)
+        self.assertEqual(k.layouts, ("row",) * 3)
+        self.assertEqual(len(k.variants), 1)
+        self.assertEqual(k.variants[0]["ld_multiple_a"], 4)
+        self.assertIn("gemmc-contract-begin", k.ptx)
+
+    def test_compiles_text_and_loads_saved_ptx(self):
+        text = (EXAMPLES / "tensorcore-f16-dynamic.gemm").read_text()
+        k = gemmc.compile(text, name="tc.gemm")
+        self.assertEqual(k.dtypes, ("float16",) * 3)
+        path = Path(os.environ.get("TMPDIR", "/tmp")) / "gemmc-test.ptx"
+        k.save(path)
+        again = gemmc.load(path)
+        self.assertEqual(again.name, k.name)
+        self.assertEqual(again.variants, k.variants)
+
+    def test_a_family_lists_its_variants(self):
+        k = gemmc.compile(ROOT / "test" / "Target" / "ptx-family.gemm")
+        self.assertGreater(len(k.variants), 1)
+        self.assertEqual(k.variants[-1]["max_m"], 2**63 - 1)
+
+    def test_a_bad_schedule_raises_its_diagnostic(self):
+        with self.assertRaises(gemmc.GemmcError) as e:
+            gemmc.compile("kernel k {\n  problem { m = 0 }\n}\n",
+                          name="bad.gemm")
+        self.assertEqual(e.exception.status, "GEMMC_ERROR_COMPILE")
+        self.assertIn("bad.gemm:2:17: error: size 'm' must be positive",
+                      str(e.exception))
+
+    def test_an_unknown_arch(self):
+        with self.assertRaises(gemmc.GemmcError) as e:
+            gemmc.compile(EXAMPLES / "naive.gemm", arch="sm_42")
+        self.assertIn("sm_42", str(e.exception))
+
+    def test_a_missing_file(self):
+        with self.assertRaises(FileNotFoundError):
+            gemmc.compile("no-such-schedule.gemm")
+
+
+class ContractTest(unittest.TestCase):
+    def test_a_newer_contract_is_refused(self):
+        ptx = gemmc.compile(EXAMPLES / "naive.gemm").ptx
+        newer = ptx.replace("gemmc-contract-begin v", "gemmc-contract-begin v9", 1)
+        with self.assertRaises(gemmc.GemmcError) as e:
+            gemmc.load(newer)
+        self.assertEqual(e.exception.status, "GEMMC_ERROR_CONTRACT")
+        self.assertIn("version", str(e.exception))
+
+    def test_ptx_without_a_contract(self):
+        with self.assertRaises(gemmc.GemmcError) as e:
+            gemmc.Kernel("// gemmc-contract-begin v1\n// gemmc-contract-end\n")
+        self.assertEqual(e.exception.status, "GEMMC_ERROR_CONTRACT")
+
+
+class ArgumentTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.k = gemmc.compile(EXAMPLES / "sgemm-dynamic.gemm")
+
+    def check(self, error, text, *args, **kwargs):
+        with self.assertRaises(error) as e:
+            self.k.select(*args, **kwargs)
+        self.assertIn(text, str(e.exception))
+
+    def test_a_valid_problem_selects_the_kernel(self):
+        a, b, c = FakeTensor((64, 32)), FakeTensor((32, 128)), \
+            FakeTensor((64, 128))
+        self.assertEqual(self.k.select(a, b, c), 0)
+
+    def test_wrong_dtype(self):
+        self.check(TypeError, "A is float16, but the kernel takes float32",
+                   FakeTensor((64, 32), "<f2"), FakeTensor((32, 64)),
+                   FakeTensor((64, 64)))
+
+    def test_cpu_tensor(self):
+        self.check(ValueError, "B is not on a CUDA device",
+                   FakeTensor((64, 32)), FakeTensor((32, 64), device=1),
+                   FakeTensor((64, 64)))
+
+    def test_mismatched_sizes(self):
+        self.check(ValueError, "sizes do not match: A is 64x32, B is 33x64",
+                   FakeTensor((64, 32)), FakeTensor((33, 64)),
+                   FakeTensor((64, 64)))
+        self.check(ValueError, "out has shape (64, 63)",
+                   FakeTensor((64, 32)), FakeTensor((32, 64)),
+                   FakeTensor((64, 63)))
+
+    def test_non_contiguous(self):
+        # A transposed view: strides (1, 64) for a row-major kernel.
+        self.check(ValueError, "A has strides (1, 64)",
+                   FakeTensor((64, 32), strides=(1, 64)),
+                   FakeTensor((32, 64)), FakeTensor((64, 64)))
+
+    def test_a_leading_dimension_the_kernel_refuses(self):
+        # Rows 66 apart: sgemm-dynamic loads 4-wide, so ld must be a
+        # multiple of 4; the C API says why.
+        with self.assertRaises(gemmc.GemmcError) as e:
+            self.k.select(FakeTensor((64, 32), strides=(66, 1)),
+                          FakeTensor((32, 64)), FakeTensor((64, 64)))
+        self.assertEqual(e.exception.status,
+                         "GEMMC_ERROR_UNSUPPORTED_PROBLEM")
+        self.assertIn("multiple of 4", str(e.exception))
+
+    def test_a_batch_for_a_single_gemm_kernel(self):
+        self.check(ValueError, "not a batch",
+                   FakeTensor((2, 64, 32)), FakeTensor((2, 32, 64)),
+                   FakeTensor((2, 64, 64)))
+
+    def test_not_an_array(self):
+        self.check(TypeError, "A is not a CUDA array", object(),
+                   FakeTensor((32, 64)), FakeTensor((64, 64)))
+
+    def test_out_is_needed_for_other_libraries(self):
+        self.check(TypeError, "pass out=", FakeTensor((64, 32)),
+                   FakeTensor((32, 64)))
+
+    def test_a_bias_the_kernel_does_not_add(self):
+        self.check(ValueError, "adds no bias", FakeTensor((64, 32)),
+                   FakeTensor((32, 64)), FakeTensor((64, 64)),
+                   bias=FakeTensor((64,)))
+
+    def test_a_closed_kernel(self):
+        k = gemmc.compile(EXAMPLES / "naive.gemm")
+        k.close()
+        with self.assertRaises(gemmc.GemmcError) as e:
+            k.select(FakeTensor((1024, 1024)), FakeTensor((1024, 1024)),
+                     FakeTensor((1024, 1024)))
+        self.assertEqual(e.exception.status, "GEMMC_ERROR_INVALID_HANDLE")
+        with self.assertRaises(gemmc.GemmcError):
+            k.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
