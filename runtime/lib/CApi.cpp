@@ -11,6 +11,7 @@
 #include "gemmc-rt/Driver.h"
 #include "gemmc-rt/Launch.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -112,7 +113,8 @@ static CUcontext useContext(CUcontext context) {
 
 namespace {
 /// A module's contracts, read at load; its kernels, JIT-compiled into a
-/// context at the first launch (or gemmc_module_jit).
+/// context at the first launch (or gemmc_module_jit), from the PTX kept
+/// until then.
 struct LoadedModule {
   std::string name, ptx;
   std::vector<Contract> contracts;
@@ -126,8 +128,9 @@ struct LoadedModule {
     std::lock_guard<std::mutex> lock(jitMutex);
     if (!family) {
       CUcontext current = useContext(nullptr);
-      family = std::make_unique<KernelFamily>(ptx, name, 4);
+      family = std::make_unique<KernelFamily>(contracts, ptx, name, 4);
       context = current;
+      ptx.clear(); // the driver holds the module now
     }
     useContext(context);
     return *family;

@@ -256,11 +256,22 @@ void ContractKernel::launch(const Operands &operands, const Problem &p,
       nullptr));
 }
 
-KernelFamily::KernelFamily(const std::string &ptx, const std::string &file,
-                           int optLevel) {
+static std::vector<Contract> parseAllOrThrow(const std::string &ptx,
+                                             const std::string &file) {
+  std::vector<Contract> contracts;
   std::string error;
   if (!parseContracts(ptx, contracts, error))
     throw std::runtime_error(file + ": " + error);
+  return contracts;
+}
+
+KernelFamily::KernelFamily(const std::string &ptx, const std::string &file,
+                           int optLevel)
+    : KernelFamily(parseAllOrThrow(ptx, file), ptx, file, optLevel) {}
+
+KernelFamily::KernelFamily(std::vector<Contract> parsed, const std::string &ptx,
+                           const std::string &file, int optLevel)
+    : contracts(std::move(parsed)) {
   auto module = std::make_shared<const Module>(ptx, file, optLevel);
   for (const Contract &contract : contracts)
     kernels.push_back(std::make_unique<ContractKernel>(module, contract, file));

@@ -80,6 +80,9 @@ public:
   /// Parses the contracts of `ptx`, JIT-compiles it and looks up each
   /// entry. Throws CudaError (or std::runtime_error for a bad contract).
   KernelFamily(const std::string &ptx, const std::string &file, int optLevel);
+  /// The same with the contracts of `ptx` already parsed (parseContracts).
+  KernelFamily(std::vector<Contract> contracts, const std::string &ptx,
+               const std::string &file, int optLevel);
 
   /// The family's name, or the one kernel's entry.
   const std::string &name() const { return familyName; }
