@@ -2,7 +2,7 @@
 check the result, and plot TFLOP/s over a range of sizes.
 
     python examples/python/torch_matmul.py [examples/sgemm-dynamic.gemm | KERNEL.ptx]
-        [--sizes 256,512,...] [--plot tflops.png]
+        [--arch sm_90a] [--sizes 256,512,...] [--plot tflops.png]
 
 A .ptx argument is loaded instead of compiled (a GPU machine without LLVM).
 """
@@ -18,12 +18,14 @@ import gemmc
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("kernel", nargs="?", default="examples/sgemm-dynamic.gemm")
+    parser.add_argument("--arch", default="sm_90",
+                        help="sm_90a for wgmma/TMA schedules (hopper-*.gemm)")
     parser.add_argument("--sizes", default="256,512,1024,2048,3072,4096")
     parser.add_argument("--plot", default="")
     args = parser.parse_args()
 
     k = gemmc.load(args.kernel) if args.kernel.endswith(".ptx") \
-        else gemmc.compile(args.kernel)
+        else gemmc.compile(args.kernel, arch=args.arch)
     dtype = getattr(torch, k.dtypes[0])
     torch.backends.cuda.matmul.allow_tf32 = False
     print(k)
