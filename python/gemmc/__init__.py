@@ -8,8 +8,8 @@
 
 Pure Python over the C API (ctypes): one package for every Python 3, no
 compiler needed to install it. Tensors are read through
-``__cuda_array_interface__`` (PyTorch, CuPy, Numba, ...) or, for PyTorch
-types the interface lacks (bfloat16), through the tensor itself; each is
+DLPack (``__dlpack__``: PyTorch, CuPy, JAX, ...) or else
+``__cuda_array_interface__`` (Numba, ...); each is
 checked against the kernel's contract (dtype, shape, strides, device)
 before anything runs. docs/library.md describes the package.
 """
@@ -17,7 +17,7 @@ before anything runs. docs/library.md describes the package.
 import ctypes
 import os
 
-from . import _capi
+from . import _capi, _dlpack
 
 __all__ = ["GemmcError", "Kernel", "compile", "load", "matmul"]
 __version__ = "0.1.0"
@@ -43,47 +43,45 @@ def _check(status):
 
 
 class _Operand:
-    """A tensor's device pointer, dtype, shape and strides (in elements)."""
+    """A tensor's device pointer, dtype, shape and strides (in elements),
+    read through ``__dlpack__`` (exported for `stream`, the CUstream the
+    kernel will run on) or else ``__cuda_array_interface__``."""
 
-    def __init__(self, name, tensor):
+    def __init__(self, name, tensor, stream=0):
         self.name, self.tensor = name, tensor
         device = getattr(tensor, "__dlpack_device__", None)
+        self.device = 0
         if device is not None:
             kind, self.device = device()
-            if kind not in (2, 13):  # kDLCUDA, kDLCUDAManaged
-                raise ValueError(f"{name} is not on a CUDA device (DLPack "
-                                 f"device type {kind}): move it to the GPU")
-        else:
-            self.device = 0
-        cai = None
-        try:
+            self._check_device(kind)
+        if hasattr(tensor, "__dlpack__"):  # PyTorch, CuPy, JAX, ...
+            view = _dlpack.read(name, tensor, stream)
+            self._check_device(view.device_type)
+            self.capsule = view.capsule  # the tensor stays exported
+            self.device = view.device_id
+            self.pointer, self.dtype = view.pointer, view.dtype
+            self.shape, self.strides = view.shape, view.strides
+            return
+        try:  # Numba, older CuPy, ...
             cai = tensor.__cuda_array_interface__
         except (AttributeError, TypeError, RuntimeError) as e:
-            if not hasattr(tensor, "data_ptr"):
-                raise TypeError(f"{name} is not a CUDA array: it has neither "
-                                f"__cuda_array_interface__ nor data_ptr() "
-                                f"({e})") from None
-        if cai is not None:
-            self.pointer = cai["data"][0]
-            self.shape = tuple(cai["shape"])
-            self.dtype = _TYPESTR.get(cai["typestr"], cai["typestr"])
-            size = _ITEMSIZE.get(self.dtype, 1)
-            strides = cai.get("strides")
-            if strides is None:  # C-contiguous
-                strides, step = [], 1
-                for extent in reversed(self.shape):
-                    strides.insert(0, step)
-                    step *= extent
-                self.strides = tuple(strides)
-            else:
-                self.strides = tuple(s // size for s in strides)
-        else:  # a PyTorch tensor of a type the interface lacks
-            if not getattr(tensor, "is_cuda", False):
-                raise ValueError(f"{name} is not on a CUDA device")
-            self.pointer = tensor.data_ptr()
-            self.shape = tuple(tensor.shape)
-            self.dtype = str(tensor.dtype).replace("torch.", "")
-            self.strides = tuple(tensor.stride())
+            raise TypeError(f"{name} is not a CUDA array: it has neither "
+                            f"__dlpack__ nor __cuda_array_interface__"
+                            + ("" if isinstance(e, AttributeError) else
+                               f" ({e})")) from None
+        self.pointer = cai["data"][0]
+        self.shape = tuple(cai["shape"])
+        self.dtype = _TYPESTR.get(cai["typestr"],
+                                  f"array type {cai['typestr']}")
+        strides = cai.get("strides")
+        size = _ITEMSIZE.get(self.dtype, 1)
+        self.strides = _dlpack.compact_strides(self.shape) \
+            if strides is None else tuple(s // size for s in strides)
+
+    def _check_device(self, kind):
+        if kind not in (_dlpack.KDL_CUDA, _dlpack.KDL_CUDA_MANAGED):
+            raise ValueError(f"{self.name} is not on a CUDA device (DLPack "
+                             f"device type {kind}): move it to the GPU")
 
 
 class Kernel:
@@ -133,7 +131,7 @@ class Kernel:
         with open(path, "w") as f:
             f.write(self.ptx)
 
-    def _problem(self, a, b, c, alpha, beta, bias):
+    def _problem(self, a, b, c, alpha, beta, bias, stream):
         """The C API's problem for the operands, checked against the
         contract."""
         ops = [a, b, c]
@@ -192,7 +190,7 @@ class Kernel:
             if bias is None:
                 raise ValueError(f"the kernel adds a {self.bias} bias: pass "
                                  f"bias=")
-            vec = _Operand("bias", bias)
+            vec = _Operand("bias", bias, stream)
             want = m if self.bias == "row" else n
             if vec.dtype != self.dtypes[2] or vec.shape != (want,) or \
                     vec.strides != (1,):
@@ -204,28 +202,29 @@ class Kernel:
 
     def select(self, a, b, out=None, alpha=1.0, beta=0.0, bias=None):
         """The index of the variant that would run this call."""
-        ops = self._operands(a, b, out)
-        p = self._problem(*ops, alpha, beta, bias)
+        stream = _stream_of(a, None)
+        ops = self._operands(a, b, out, stream)
+        p = self._problem(*ops, alpha, beta, bias, stream)
         index = ctypes.c_int(-1)
         _check(_capi.runtime().select(self._handle, ctypes.byref(p),
                                       ctypes.byref(index)))
         return index.value
 
-    def _operands(self, a, b, out):
-        a, b = _Operand("A", a), _Operand("B", b)
+    def _operands(self, a, b, out, stream):
+        a, b = _Operand("A", a, stream), _Operand("B", b, stream)
         if out is None:
             out = _like(a.tensor, a.shape[:-2] + (a.shape[-2], b.shape[-1]),
                         self.dtypes[2], self.layouts[2])
-        return a, b, _Operand("out", out)
+        return a, b, _Operand("out", out, stream)
 
     def __call__(self, a, b, out=None, alpha=1.0, beta=0.0, bias=None,
                  stream=None):
         """C = alpha * a @ b + beta * out (+ bias, ReLU, as the kernel's
         contract says) on `stream` (a torch/CuPy stream or a CUstream
         handle; None: the tensor library's current stream). Returns out."""
-        ops = self._operands(a, b, out)
-        p = self._problem(*ops, alpha, beta, bias)
-        handle = _stream_of(ops[0].tensor, stream)
+        handle = _stream_of(a, stream)
+        ops = self._operands(a, b, out, handle)
+        p = self._problem(*ops, alpha, beta, bias, handle)
         _check(_capi.runtime().launch(self._handle, ctypes.byref(p),
                                       ctypes.c_void_p(handle)))
         return ops[2].tensor
@@ -249,7 +248,14 @@ def _like(tensor, shape, dtype, layout):
 
 
 def _stream_of(tensor, stream):
+    """The CUstream handle to run on: `stream`'s, or by default the
+    current stream of the tensor's library (0 for a tensor not on a GPU,
+    which its operand check refuses)."""
     if stream is None:
+        device = getattr(tensor, "__dlpack_device__", None)
+        if device is not None and device()[0] not in (
+                _dlpack.KDL_CUDA, _dlpack.KDL_CUDA_MANAGED):
+            return 0
         module = type(tensor).__module__.split(".")[0]
         if module == "torch":
             import torch
@@ -302,7 +308,7 @@ def matmul(a, b, out=None, family=None, stream=None):
     tensorcore-f16-any-ld.gemm for float16; compiled once), which takes
     every size and leading dimension."""
     if family is None:
-        dtype = _Operand("A", a).dtype
+        dtype = _Operand("A", a, _stream_of(a, stream)).dtype
         family = _families.get(dtype)
         if family is None:
             names = {"float32": "sgemm-any-ld.gemm",

@@ -3,11 +3,13 @@ checks of the arguments against it (tensors stand in through
 __cuda_array_interface__ and __dlpack_device__). unittest classes, so that
 pytest and `python -m unittest` both run them."""
 
+import ctypes
 import os
 import unittest
 from pathlib import Path
 
 import gemmc
+from gemmc import _dlpack
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -89,6 +91,82 @@ class ContractTest(unittest.TestCase):
         self.assertEqual(e.exception.status, "GEMMC_ERROR_CONTRACT")
 
 
+class FakeDLPackTensor:
+    """A device array exported only through DLPack (as JAX's, or PyTorch's
+    bfloat16 tensors), at a fake address; it records the streams it was
+    exported for."""
+
+    _new_capsule = ctypes.pythonapi.PyCapsule_New
+    _new_capsule.restype = ctypes.py_object
+    _new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                             ctypes.c_void_p]
+
+    def __init__(self, shape, code=2, bits=32, strides=None, device=2,
+                 pointer=0x7F0000000000, byte_offset=0, name=b"dltensor"):
+        self.shape, self.name, self.streams = tuple(shape), name, []
+        n = len(shape)
+        self._shape = (ctypes.c_int64 * n)(*shape)
+        self._strides = None if strides is None else \
+            (ctypes.c_int64 * n)(*strides)
+        self._managed = _dlpack.DLManagedTensor()
+        t = self._managed.dl_tensor
+        t.data, t.ndim, t.byte_offset = pointer, n, byte_offset
+        t.device = _dlpack.DLDevice(device, 0)
+        t.dtype = _dlpack.DLDataType(code, bits, 1)
+        t.shape = ctypes.cast(self._shape, ctypes.POINTER(ctypes.c_int64))
+        if self._strides is not None:
+            t.strides = ctypes.cast(self._strides,
+                                    ctypes.POINTER(ctypes.c_int64))
+
+    def __dlpack_device__(self):
+        return (self._managed.dl_tensor.device.device_type, 0)
+
+    def __dlpack__(self, stream=None):
+        self.streams.append(stream)
+        return self._new_capsule(ctypes.addressof(self._managed), self.name,
+                                 None)
+
+
+class DLPackTest(unittest.TestCase):
+    def test_reads_the_tensor_for_the_stream(self):
+        t = FakeDLPackTensor((64, 32), strides=(40, 1), byte_offset=256)
+        op = gemmc._Operand("A", t, 0x1234)
+        self.assertEqual((op.pointer, op.dtype, op.shape, op.strides),
+                         (0x7F0000000100, "float32", (64, 32), (40, 1)))
+        self.assertEqual(t.streams, [0x1234])
+        # No strides: compact row-major; the null stream is DLPack's 1.
+        t = FakeDLPackTensor((2, 3, 5), code=4, bits=16)
+        op = gemmc._Operand("B", t, 0)
+        self.assertEqual((op.dtype, op.strides), ("bfloat16", (15, 5, 1)))
+        self.assertEqual(t.streams, [1])
+
+    def test_type_names(self):
+        def dtype(code, bits):
+            t = FakeDLPackTensor((4, 4), code=code, bits=bits)
+            return gemmc._Operand("A", t, 0).dtype
+        self.assertEqual(dtype(2, 16), "float16")
+        self.assertEqual(dtype(2, 64), "float64")
+        self.assertEqual(dtype(0, 8), "int8")
+        self.assertIn("code 3, 8 bits", dtype(3, 8))  # kDLOpaqueHandle
+
+    def test_a_consumed_capsule(self):
+        with self.assertRaises(TypeError) as e:
+            gemmc._Operand("A", FakeDLPackTensor((4, 4),
+                                                 name=b"used_dltensor"), 0)
+        self.assertIn("did not return a 'dltensor' capsule",
+                      str(e.exception))
+
+    def test_a_tensor_that_cannot_be_exported(self):
+        class RequiresGrad(FakeDLPackTensor):
+            def __dlpack__(self, stream=None):
+                raise RuntimeError("Can't export tensors that require "
+                                   "gradient, use tensor.detach()")
+        with self.assertRaises(TypeError) as e:
+            gemmc._Operand("B", RequiresGrad((4, 4)), 0)
+        self.assertIn("B cannot be exported through DLPack: Can't export",
+                      str(e.exception))
+
+
 class ArgumentTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -137,6 +215,21 @@ class ArgumentTest(unittest.TestCase):
         self.assertEqual(e.exception.status,
                          "GEMMC_ERROR_UNSUPPORTED_PROBLEM")
         self.assertIn("multiple of 4", str(e.exception))
+
+    def test_dlpack_tensors(self):
+        self.assertEqual(self.k.select(FakeDLPackTensor((64, 32)),
+                                       FakeDLPackTensor((32, 128)),
+                                       FakeTensor((64, 128))), 0)
+        self.check(TypeError, "A is bfloat16, but the kernel takes float32",
+                   FakeDLPackTensor((64, 32), code=4, bits=16),
+                   FakeTensor((32, 64)), FakeTensor((64, 64)))
+        self.check(ValueError, "B is not on a CUDA device (DLPack device "
+                   "type 1)", FakeTensor((64, 32)),
+                   FakeDLPackTensor((32, 64), device=1),
+                   FakeTensor((64, 64)))
+        self.check(ValueError, "A has strides (1, 64)",
+                   FakeDLPackTensor((64, 32), strides=(1, 64)),
+                   FakeTensor((32, 64)), FakeTensor((64, 64)))
 
     def test_a_batch_for_a_single_gemm_kernel(self):
         self.check(ValueError, "not a batch",

@@ -1,8 +1,9 @@
-"""gemmc's Python package on a GPU with PyTorch: kernels run on torch
-tensors, on torch's streams, beside torch.matmul. Skipped without torch or
-a GPU. The kernels are compiled here, or, where gemmc's compiler cannot
-load (a GPU machine without LLVM), loaded from $GEMMC_PTX_DIR: NAME.ptx
-for examples/NAME.gemm, compiled beforehand (docs/library.md)."""
+"""gemmc's Python package on a GPU with PyTorch and CuPy: kernels run on
+torch tensors and CuPy arrays, on their libraries' streams, beside
+torch.matmul / fp64. Skipped without torch (CuPy) or a GPU. The kernels
+are compiled here, or, where gemmc's compiler cannot load (a GPU machine
+without LLVM), loaded from $GEMMC_PTX_DIR: NAME.ptx for examples/NAME.gemm,
+compiled beforehand (docs/library.md)."""
 
 import os
 import unittest
@@ -15,6 +16,12 @@ try:
     HAVE_GPU = torch.cuda.is_available()
 except ImportError:
     HAVE_GPU = False
+
+try:
+    import cupy
+    HAVE_CUPY = cupy.cuda.runtime.getDeviceCount() > 0
+except Exception:  # not installed, or no GPU/driver
+    HAVE_CUPY = False
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -61,6 +68,18 @@ class TorchTest(unittest.TestCase):
         torch.cuda.synchronize()
         self.assertMatches(c, a.float() @ b.float(), 2e-3)
 
+    def test_bf16_through_dlpack(self):
+        # torch's bfloat16 has no __cuda_array_interface__: gemmc reads it
+        # through __dlpack__, exported for the stream the kernel runs on.
+        k = kernel("tensorcore-bf16-dynamic")
+        a = torch.randn(384, 512, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(512, 640, device="cuda", dtype=torch.bfloat16)
+        stream = torch.cuda.Stream()
+        c = k(a, b, stream=stream)
+        stream.synchronize()
+        self.assertEqual(c.dtype, torch.bfloat16)
+        self.assertMatches(c, a.float() @ b.float(), 1e-2)
+
     def test_matmul_with_a_family_takes_odd_sizes(self):
         family = kernel("sgemm-any-ld")
         a = torch.randn(1001, 997, device="cuda")
@@ -90,6 +109,48 @@ class TorchTest(unittest.TestCase):
             k(a, torch.randn(64, 32, device="cuda").t())
         with self.assertRaisesRegex(ValueError, "sizes do not match"):
             k(a, torch.randn(33, 64, device="cuda"))
+        with self.assertRaisesRegex(TypeError, "A cannot be exported "
+                                    "through DLPack: .*detach"):
+            k(a.requires_grad_(), b)
+
+    def test_an_array_interface_only(self):
+        # A library with __cuda_array_interface__ and no DLPack (Numba's
+        # device arrays): gemmc reads the interface.
+        class Interface:
+            def __init__(self, t):
+                self.__cuda_array_interface__ = t.__cuda_array_interface__
+
+        k = kernel("sgemm-dynamic")
+        a = torch.randn(300, 200, device="cuda")
+        b = torch.randn(200, 100, device="cuda")
+        c = torch.full((300, 100), float("nan"), device="cuda")
+        k(Interface(a), Interface(b), out=Interface(c))
+        torch.cuda.synchronize()
+        self.assertMatches(c, a @ b, 1e-5)
+
+
+@unittest.skipUnless(HAVE_CUPY, "needs CuPy and a GPU")
+class CuPyTest(unittest.TestCase):
+    def test_f32_on_a_cupy_stream(self):
+        k = kernel("sgemm-dynamic")
+        rng = cupy.random.default_rng(0)
+        a = rng.standard_normal((700, 300), dtype=cupy.float32)
+        b = rng.standard_normal((300, 500), dtype=cupy.float32)
+        with cupy.cuda.Stream(non_blocking=True) as stream:
+            c = k(a, b)  # C allocated by CuPy, on CuPy's current stream
+            stream.synchronize()
+        self.assertIsInstance(c, cupy.ndarray)
+        ref = a.astype(cupy.float64) @ b.astype(cupy.float64)
+        err = float(cupy.linalg.norm(c - ref) / cupy.linalg.norm(ref))
+        self.assertLess(err, 1e-5)
+
+    def test_bad_arrays(self):
+        k = kernel("sgemm-dynamic")
+        a = cupy.ones((64, 32), dtype=cupy.float32)
+        with self.assertRaisesRegex(TypeError, "B is float64"):
+            k(a, cupy.ones((32, 64)))
+        with self.assertRaisesRegex(ValueError, "B has strides"):
+            k(a, cupy.ones((32, 64), dtype=cupy.float32, order="F"))
 
 
 if __name__ == "__main__":
