@@ -858,10 +858,10 @@ std::optional<ScheduleFacts> Rules::run() {
 }
 
 bool Rules::checkImplemented() {
-  // Split-K runs the splits along the grid's z, which a batch takes, and
-  // reduces the register accumulators of mma.sync and SIMT kernels.
-  if (s.splitK && s.hasWgmma())
-    return notYet(DirectiveKind::SplitK, "'split-k' with 'wgmma'");
+  // Split-K runs the splits along the grid's z, which a batch and a
+  // persistent grid take.
+  if (s.splitK && s.persistent)
+    return notYet(DirectiveKind::SplitK, "'split-k' with 'persistent'");
   if (s.splitK && p.batched)
     return notYet(DirectiveKind::SplitK, "'split-k' with a batch");
   if (s.hasWgmma()) {

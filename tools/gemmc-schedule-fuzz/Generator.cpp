@@ -182,7 +182,8 @@ static int64_t drawSize(Draw &d, int64_t tile, int64_t maxSize) {
 }
 
 /// A schedule for Hopper's warpgroup kernel (sm_90a): wgmma, tma (of C
-/// too), warp-specialize, a pipeline, persistent, raster and clusters, over
+/// too), warp-specialize, a pipeline, persistent, raster, clusters and
+/// split-K, over
 /// the types,
 /// layouts, sizes (static or `?`) and epilogues. Mostly within the rules;
 /// sometimes not, so that the refusals are exercised too.
@@ -255,6 +256,10 @@ static std::string generateHopper(Draw &d, const std::string &name,
     directive("cluster " +
               std::string(d.pick({"2x1", "2x1", "1x2", "2x2", "4x1", "1x4",
                                   "4x2", "1x1", "3x1"})));
+  // Split-K: on a grid of tiles (a persistent one is refused), counts from
+  // 2 to 64; a static K that is no multiple of S x BK is refused.
+  if (d.chance(persistent ? 0.03 : 0.3))
+    directive("split-k " + std::to_string(d.pick({2, 3, 4, 8, 16, 64})));
   return "kernel " + name + " {\n  problem {\n" + problem +
          "  }\n  schedule {\n" + schedule + "  }\n}\n";
 }

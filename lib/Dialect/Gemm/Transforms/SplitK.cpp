@@ -97,66 +97,73 @@ SplitRange mlir::gemm::getSplitRange(OpBuilder &b, Location loc,
   return {from, extent, empty};
 }
 
-LogicalResult mlir::gemm::reduceSplits(OpBuilder &b, Location loc,
-                                       MatmulOp matmul,
-                                       SmallVectorImpl<Value> &accs) {
-  const gemmc::Schedule &s = getKernelSchedule(matmul);
-  int64_t splits = s.splits();
-  if (splits == 1)
-    return success();
-  auto func = matmul->getParentOfType<gpu::GPUFuncOp>();
+/// The participants meet: at the whole block's barrier, or at their
+/// named one.
+static void participantsBarrier(OpBuilder &b, Location loc,
+                                const SplitParticipants &who) {
+  if (!who.barrierId) {
+    gpu::BarrierOp::create(b, loc);
+    return;
+  }
+  Value id = arith::ConstantIntOp::create(b, loc, who.barrierId, 32);
+  Value count = arith::ConstantIntOp::create(b, loc, who.threads, 32);
+  NVVM::BarrierOp::create(b, loc, Type(), id, count, {}, Value());
+}
+
+/// bar.red.or over the whole block (NVVM's reductions take barrier 0
+/// only): whether `predicate` (i32) holds in any thread.
+static Value blockOr(OpBuilder &b, Location loc, Value predicate) {
+  auto reduction = NVVM::BarrierReductionAttr::get(
+      b.getContext(), NVVM::BarrierReduction::OR);
+  return NVVM::BarrierOp::create(b, loc, b.getI32Type(), Value(), Value(),
+                                 reduction, predicate)
+      .getResult(0);
+}
+
+void mlir::gemm::joinSplitCount(OpBuilder &b, Location loc) {
+  Value no = arith::ConstantIntOp::create(b, loc, 0, 32);
+  blockOr(b, loc, no);
+}
+
+LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
+                                         Operation *op, int64_t splits,
+                                         int64_t tileFloats, Value tile,
+                                         Value split, Value empty,
+                                         const SplitParticipants &who,
+                                         SmallVectorImpl<Value> &pieces,
+                                         ArrayRef<Value> inside) {
+  auto func = op->getParentOfType<gpu::GPUFuncOp>();
   Value workspace = getKernelArgument(func, KernelArg::Workspace);
   Value counters = getKernelArgument(func, KernelArg::Counters);
   if (!workspace || !counters)
     return func.emitOpError("lacks the split-k workspace and counters of the "
                             "kernel ABI");
-  // The threads' accumulators fill a partial tile exactly, and in strips of
-  // one width the vectors stay aligned.
-  for (Value acc : accs) {
-    auto vectorType = dyn_cast<VectorType>(acc.getType());
-    if (!getElementTypeOrSelf(acc.getType()).isF32() ||
-        (vectorType && vectorType.getRank() > 2))
-      return matmul.emitOpError("split-k reduces f32 accumulators of rank 2 "
-                                "at most");
-  }
-  SmallVector<Value> pieces;
-  for (Value acc : accs)
-    appendPieces(b, loc, acc, pieces);
-  int64_t threads = s.threadsPerBlock();
+  if (pieces.empty())
+    return op->emitOpError("split-k has no accumulators to reduce");
+  if (!inside.empty() && inside.size() != pieces.size())
+    return op->emitOpError("split-k needs one bound per accumulator");
   int64_t width = widthOf(pieces.front());
   if (llvm::any_of(pieces, [&](Value p) { return widthOf(p) != width; }))
-    return matmul.emitOpError("split-k needs accumulators of one width");
-  int64_t tileFloats = s.bm() * s.bn();
+    return op->emitOpError("split-k needs accumulators of one width");
   int64_t perThread = width * int64_t(pieces.size());
-  if (perThread * threads != tileFloats)
-    return matmul.emitOpError("the threads' ")
-           << perThread * threads << " accumulators do not fill the "
-           << s.bm() << "x" << s.bn() << " tile that split-k reduces";
+  if (perThread * who.threads != tileFloats)
+    return op->emitOpError("the threads' ")
+           << perThread * who.threads
+           << " accumulators do not fill the tile of " << tileFloats
+           << " floats that split-k reduces";
 
   auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value blockX = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value blockY = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
-  Value split = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-  Value gridX = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-  Value rowStart = arith::MulIOp::create(b, loc, blockY, gridX);
-  Value tile = arith::AddIOp::create(b, loc, rowStart, blockX);
   Value tileBase =
       arith::MulIOp::create(b, loc, tile, c(splits * tileFloats));
-  Value threadOffset = arith::MulIOp::create(b, loc, tid, c(width));
+  Value threadOffset = arith::MulIOp::create(b, loc, who.thread, c(width));
   // Where accumulator `i` of this thread lies in the partial tile at `base`.
   auto slot = [&](OpBuilder &ib, Value base, int64_t i) {
-    Value strip = addOffset(ib, loc, base, i * width * threads);
+    Value strip = addOffset(ib, loc, base, i * width * who.threads);
     return arith::AddIOp::create(ib, loc, strip, threadOffset).getResult();
   };
 
-  // A split past K counts in with zeros (it computed split 0's range).
-  if (!viewsMatrix(matmul.getA()))
-    return matmul.emitOpError("split-k cannot find the extent of K");
-  Value zeroIndex = c(0);
-  MatrixPoint origin =
-      pointInMatrix(b, loc, matmul.getA(), zeroIndex, zeroIndex);
-  if (Value empty = getSplitRange(b, loc, origin.cols, splits, s.bk()).empty) {
+  // A split past K counts in with zeros.
+  if (empty) {
     for (Value &piece : pieces) {
       Type type = piece.getType();
       Value zero = arith::ConstantOp::create(
@@ -164,17 +171,43 @@ LogicalResult mlir::gemm::reduceSplits(OpBuilder &b, Location loc,
       piece = arith::SelectOp::create(b, loc, empty, zero, piece);
     }
   }
+  // Pieces outside C are neither stored nor read (zeros): a tile that
+  // overhangs a small C moves only what lies inside.
+  auto store = [&](size_t i, Value at) {
+    if (inside.empty()) {
+      storeAt(b, loc, pieces[i], workspace, at);
+      return;
+    }
+    auto ifInside = scf::IfOp::create(b, loc, inside[i],
+                                      /*withElseRegion=*/false);
+    OpBuilder tb = ifInside.getThenBodyBuilder();
+    storeAt(tb, loc, pieces[i], workspace, at);
+  };
+  auto load = [&](OpBuilder &lb, size_t i, Type type, Value at) -> Value {
+    if (inside.empty())
+      return loadAt(lb, loc, type, workspace, at);
+    auto ifInside = scf::IfOp::create(lb, loc, TypeRange{type}, inside[i],
+                                      /*withElseRegion=*/true);
+    OpBuilder tb = ifInside.getThenBodyBuilder();
+    Value loaded = loadAt(tb, loc, type, workspace, at);
+    scf::YieldOp::create(tb, loc, loaded);
+    OpBuilder eb = ifInside.getElseBodyBuilder();
+    Value zero = arith::ConstantOp::create(
+        eb, loc, type, cast<TypedAttr>(eb.getZeroAttr(type)));
+    scf::YieldOp::create(eb, loc, zero);
+    return ifInside.getResult(0);
+  };
   Value splitOffset = arith::MulIOp::create(b, loc, split, c(tileFloats));
   Value mine = arith::AddIOp::create(b, loc, tileBase, splitOffset);
-  for (auto [i, piece] : llvm::enumerate(pieces))
-    storeAt(b, loc, piece, workspace, slot(b, mine, int64_t(i)));
+  for (size_t i = 0; i < pieces.size(); ++i)
+    store(i, slot(b, mine, int64_t(i)));
   // Release: the partials reach the GPU's scope before the block counts
   // itself in.
   NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
-  gpu::BarrierOp::create(b, loc);
+  participantsBarrier(b, loc, who);
 
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                      c(0));
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      who.thread, c(0));
   auto count = scf::IfOp::create(
       b, loc, TypeRange{b.getI32Type()}, first, /*withElseRegion=*/true);
   {
@@ -198,13 +231,9 @@ LogicalResult mlir::gemm::reduceSplits(OpBuilder &b, Location loc,
     Value notLast = arith::ConstantIntOp::create(b, loc, 0, 32);
     scf::YieldOp::create(b, loc, notLast);
   }
-  // bar.red.or: the block learns whether thread 0 counted it in last.
-  auto reduction =
-      NVVM::BarrierReductionAttr::get(b.getContext(), NVVM::BarrierReduction::OR);
-  Value anyLast = NVVM::BarrierOp::create(b, loc, b.getI32Type(), Value(),
-                                          Value(), reduction,
-                                          count.getResult(0))
-                      .getResult(0);
+  // bar.red.or: the block learns whether the first participant counted
+  // it in last.
+  Value anyLast = blockOr(b, loc, count.getResult(0));
   Value zero32 = arith::ConstantIntOp::create(b, loc, 0, 32);
   Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, anyLast,
                                      zero32);
@@ -215,8 +244,8 @@ LogicalResult mlir::gemm::reduceSplits(OpBuilder &b, Location loc,
   // Split 0's partials, then the others' added in split order.
   SmallVector<Value> inits;
   for (auto [i, piece] : llvm::enumerate(pieces))
-    inits.push_back(loadAt(b, loc, piece.getType(), workspace,
-                           slot(b, tileBase, int64_t(i))));
+    inits.push_back(
+        load(b, i, piece.getType(), slot(b, tileBase, int64_t(i))));
   Value lower = c(1);
   Value upper = c(splits);
   Value step = c(1);
@@ -228,15 +257,56 @@ LogicalResult mlir::gemm::reduceSplits(OpBuilder &b, Location loc,
         Value base = arith::AddIOp::create(lb, l, tileBase, offset);
         SmallVector<Value> next;
         for (auto [i, value] : llvm::enumerate(partial)) {
-          Value loaded =
-              loadAt(lb, l, value.getType(), workspace, slot(lb, base, i));
+          Value loaded = load(lb, i, value.getType(), slot(lb, base, i));
           next.push_back(arith::AddFOp::create(lb, l, value, loaded));
         }
         scf::YieldOp::create(lb, l, next);
       });
-  SmallVector<Value> sums(sum.getResults());
+  pieces.assign(sum.getResults().begin(), sum.getResults().end());
+  return success();
+}
+
+LogicalResult mlir::gemm::reduceSplits(OpBuilder &b, Location loc,
+                                       MatmulOp matmul,
+                                       SmallVectorImpl<Value> &accs) {
+  const gemmc::Schedule &s = getKernelSchedule(matmul);
+  int64_t splits = s.splits();
+  if (splits == 1)
+    return success();
+  // The threads' accumulators fill a partial tile exactly, and in strips of
+  // one width the vectors stay aligned.
+  for (Value acc : accs) {
+    auto vectorType = dyn_cast<VectorType>(acc.getType());
+    if (!getElementTypeOrSelf(acc.getType()).isF32() ||
+        (vectorType && vectorType.getRank() > 2))
+      return matmul.emitOpError("split-k reduces f32 accumulators of rank 2 "
+                                "at most");
+  }
+  SmallVector<Value> pieces;
+  for (Value acc : accs)
+    appendPieces(b, loc, acc, pieces);
+  // Tile y * gridDim.x + x of C; split blockIdx.z.
+  Value blockX = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value blockY = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  Value split = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  Value gridX = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  Value rowStart = arith::MulIOp::create(b, loc, blockY, gridX);
+  Value tile = arith::AddIOp::create(b, loc, rowStart, blockX);
+  // A split past K computed split 0's range: it counts in with zeros.
+  if (!viewsMatrix(matmul.getA()))
+    return matmul.emitOpError("split-k cannot find the extent of K");
+  Value zeroIndex = indexConstant(b, loc, 0);
+  MatrixPoint origin =
+      pointInMatrix(b, loc, matmul.getA(), zeroIndex, zeroIndex);
+  Value empty = getSplitRange(b, loc, origin.cols, splits, s.bk()).empty;
+  SplitParticipants who;
+  who.thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  who.threads = s.threadsPerBlock();
+  if (failed(reducePartials(b, loc, matmul, splits, s.bm() * s.bn(), tile,
+                            split, empty, who, pieces)))
+    return failure();
   size_t next = 0;
   for (Value &acc : accs)
-    acc = assemble(b, loc, acc.getType(), sums, next);
+    acc = assemble(b, loc, acc.getType(), pieces, next);
   return success();
 }

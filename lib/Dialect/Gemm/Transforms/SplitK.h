@@ -4,7 +4,8 @@
 // K (gemm-tile-blocks), and the last of them to finish applies the epilogue
 // to the sum of their partial tiles. The stores of C (gemm-map-threads,
 // gemm-register-tile, gemm-mma) call reduceSplits between their loop over K
-// and their epilogue.
+// and their epilogue; gemm-warpgroup calls reducePartials with its
+// consumers' accumulators.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +32,38 @@ struct SplitRange {
 };
 SplitRange getSplitRange(OpBuilder &b, Location loc, OpFoldResult k,
                          int64_t splits, int64_t bk);
+
+/// The threads that reduce a block's partial tile: `thread` is this one's
+/// index among them, and they meet at the whole block's barrier
+/// (`barrierId` 0) or at a named barrier of their own (a warp-specialised
+/// kernel's consumers). The block learns whether it came last at a
+/// bar.red.or of all its threads (NVVM's reductions take barrier 0 only):
+/// threads outside the participants join it with joinSplitCount, once per
+/// reduction.
+struct SplitParticipants {
+  Value thread;
+  int64_t threads = 0;
+  int64_t barrierId = 0;
+};
+
+/// The reduction under reduceSplits, for a kernel that knows its tile,
+/// split and threads: `pieces` (f32 scalars or vectors of one width, the
+/// participants' together filling the `tileFloats` of a tile) are this
+/// block's partials of linear tile `tile` (the counters' index) for split
+/// `split`; `empty` (may be null) says the split covered no K; `inside`
+/// (empty, or an i1 per piece) says which pieces hold elements of C: the
+/// others are neither stored nor read. Leaves `b` inside the last block's
+/// branch with `pieces` replaced by the sums.
+LogicalResult reducePartials(OpBuilder &b, Location loc, Operation *op,
+                             int64_t splits, int64_t tileFloats, Value tile,
+                             Value split, Value empty,
+                             const SplitParticipants &who,
+                             SmallVectorImpl<Value> &pieces,
+                             ArrayRef<Value> inside = {});
+
+/// The bar.red.or of reducePartials for a thread that is not one of its
+/// participants (a warp-specialised kernel's producer).
+void joinSplitCount(OpBuilder &b, Location loc);
 
 /// Split-K's reduction of one thread's accumulators `accs` (f32 scalars or
 /// vectors) of `matmul`'s kernel, deterministic: every block stores its

@@ -18,6 +18,11 @@
 //     two shared-memory buffers per warpgroup that TMA stores (one group
 //     of 64 rows x 128 bytes at a time; the matrix's edges clip them)
 //
+// With `split-k S` (one block per tile and split, the split blockIdx.z)
+// each block covers ceil(K tiles / S) of K; the consumers store their
+// partials, and the tile's last block sums them in split order and stores
+// C (SplitK.h), the consumers meeting at a named barrier of their own.
+//
 // In a cluster (`cluster CMxCN`, persistent) the blocks walk the cluster's
 // tiles in step: block (rm, rn) of the cluster computes tile row
 // CM * r + rm and column CN * c + rn of cluster tile (r, c). The blocks of
@@ -29,6 +34,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Epilogue.h"
+#include "SplitK.h"
 #include "Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/IR/KernelABI.h"
@@ -37,6 +43,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::gemm {
@@ -126,6 +133,10 @@ private:
   /// `tma c`: stores C through shared memory with TMA.
   LogicalResult storeCWithTma(ArrayRef<Value> accumulators, Value consumer,
                               Value leader, Value row0, Value col0);
+  /// Split-K: the consumers' partials of linear tile `tile` reduced
+  /// (SplitK.h); leaves `b` in the tile's last block, `accs` the sums.
+  LogicalResult reduceSplits(Value tile, Value row0, Value col0,
+                             SmallVectorImpl<Value> &accs);
   /// The byte offset, in a group of C's store buffer, of the element at
   /// (`row`, `col`) of the group (i32 values).
   Value groupOffset(Value row, Value col);
@@ -140,6 +151,9 @@ private:
   Value sharedBase, sharedAddress;
   Value a, bMatrix, c, mapA, mapB, mapC;
   Value m, n, kExtent, tilesM, tilesN, numTiles, kTiles;
+  /// The K tiles of this block, [kBegin, kEnd): all of them, or with
+  /// `split-k` those of split blockIdx.z (`split`).
+  Value kBegin, kEnd, split;
   Value threadId, warpgroup;
   /// In a cluster: the block's rank and its tile row and column in the
   /// cluster (index), and the cluster tiles' rows and columns.
@@ -265,8 +279,8 @@ void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
   auto [tileRow, tileCol] = tileCoordinates(tiles.getInductionVar());
   Value row0 = toI32(arith::MulIOp::create(b, loc, tileRow, index(s.bm())));
   Value col0 = toI32(arith::MulIOp::create(b, loc, tileCol, index(s.bn())));
-  Value zero = index(0), one = index(1);
-  auto steps = scf::ForOp::create(b, loc, zero, kTiles, one,
+  Value one = index(1);
+  auto steps = scf::ForOp::create(b, loc, kBegin, kEnd, one,
                                   ValueRange{tiles.getRegionIterArg(0)});
   {
     OpBuilder::InsertionGuard inner(b);
@@ -292,6 +306,12 @@ void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
     scf::YieldOp::create(b, loc, next);
   }
   scf::YieldOp::create(b, loc, steps.getResult(0));
+  // With split-K the whole warpgroup joins the consumers' count of the
+  // block's one tile (the grid is not persistent).
+  if (s.splits() > 1) {
+    b.setInsertionPointAfter(ifIssuer);
+    joinSplitCount(b, loc);
+  }
 }
 
 void KernelBuilder::releaseStageBefore(Value it, Value when) {
@@ -385,8 +405,8 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
   SmallVector<Value> inits = {tiles.getRegionIterArg(0)};
   for (int64_t i = 0; i < numAcc; ++i)
     inits.push_back(LLVM::ZeroOp::create(b, loc, accType));
-  Value zero = index(0), one = index(1);
-  auto steps = scf::ForOp::create(b, loc, zero, kTiles, one, inits);
+  Value one = index(1);
+  auto steps = scf::ForOp::create(b, loc, kBegin, kEnd, one, inits);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(steps.getBody());
@@ -425,7 +445,7 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
     // One group stays in flight: the one before it has read its stage.
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
     Value notFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                           steps.getInductionVar(), index(0));
+                                           steps.getInductionVar(), kBegin);
     releaseStageBefore(it, arith::AndIOp::create(b, loc, notFirst, leader));
     SmallVector<Value> yields = {arith::AddIOp::create(b, loc, it, index(1))};
     yields.append(acc);
@@ -434,8 +454,8 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   Value end = steps.getResult(0);
   // The last stage this tile used, once its wgmma completed.
-  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kTiles,
-                                    index(0));
+  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kEnd,
+                                    kBegin);
   releaseStageBefore(end, arith::AndIOp::create(b, loc, any, leader));
   Value tileRow0 = arith::MulIOp::create(b, loc, tileRow, index(s.bm()));
   Value ownRows =
@@ -443,9 +463,18 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
   Value row0 = arith::AddIOp::create(b, loc, tileRow0, ownRows);
   Value col0 = arith::MulIOp::create(b, loc, tileCol, index(s.bn()));
   SmallVector<Value> results(steps.getResults().drop_front());
+  // With split-K only the tile's last block stores C, from the sum.
+  Operation *lastOnly = nullptr;
+  if (s.splits() > 1) {
+    if (failed(reduceSplits(tiles.getInductionVar(), row0, col0, results)))
+      return failure();
+    lastOnly = b.getInsertionBlock()->getParentOp();
+  }
   if (failed(k.c ? storeCWithTma(results, consumer, leader, row0, col0)
                  : storeC(results, row0, col0)))
     return failure();
+  if (lastOnly)
+    b.setInsertionPointAfter(lastOnly);
   scf::YieldOp::create(b, loc, end);
   if (!k.c)
     return success();
@@ -454,6 +483,60 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
   auto ifLeader = scf::IfOp::create(b, loc, leader, /*withElseRegion=*/false);
   b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
   NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, /*read=*/nullptr);
+  return success();
+}
+
+LogicalResult KernelBuilder::reduceSplits(Value tile, Value row0, Value col0,
+                                          SmallVectorImpl<Value> &accs) {
+  // Each consumer thread's accumulators in vectors of 4 (16-byte stores
+  // and loads of the workspace), in the order of the accumulators: values
+  // i..i+3 (i a multiple of 4) hold columns c, c + 1 of rows r and r + 8,
+  // inside C where r < M and c < N (C's columns come in pairs).
+  constexpr int64_t width = 4;
+  auto vectorType = VectorType::get({width}, b.getF32Type());
+  auto [threadRow, laneCol] = accumulatorPosition();
+  Value rowBase = arith::AddIOp::create(b, loc, row0, threadRow);
+  Value colBase = arith::AddIOp::create(b, loc, col0, laneCol);
+  SmallVector<Value> pieces, inside;
+  for (auto [position, acc] : llvm::enumerate(accs)) {
+    int64_t mt = int64_t(position) / k.nTiles;
+    int64_t nt = int64_t(position) % k.nTiles;
+    Value row = addOffset(b, loc, rowBase, mt * k.instM);
+    Value rowInside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, m);
+    for (int64_t i = 0; i < k.instN / 2; i += width) {
+      SmallVector<Value> elements;
+      for (int64_t j = 0; j < width; ++j)
+        elements.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i + j));
+      pieces.push_back(
+          vector::FromElementsOp::create(b, loc, vectorType, elements));
+      Value col = addOffset(b, loc, colBase, nt * k.instN + 8 * (i / 4));
+      Value colInside =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, n);
+      inside.push_back(arith::AndIOp::create(b, loc, rowInside, colInside));
+    }
+  }
+  SplitParticipants who;
+  who.thread = arith::SubIOp::create(b, loc, threadId,
+                                     index(gemmc::kWarpgroupSize));
+  who.threads = k.consumers * gemmc::kWarpgroupSize;
+  // storeCWithTma's barriers are 1..consumers.
+  who.barrierId = k.consumers + 1;
+  Operation *at = b.getInsertionBlock()->getParentOp();
+  if (failed(gemm::reducePartials(b, loc, at, s.splits(), s.bm() * s.bn(),
+                                  tile, split, /*empty=*/Value(), who, pieces,
+                                  inside)))
+    return failure();
+  size_t next = 0;
+  for (Value &acc : accs) {
+    for (int64_t i = 0; i < k.instN / 2; i += width) {
+      Value sum = pieces[next++];
+      for (int64_t j = 0; j < width; ++j) {
+        Value element = vector::ExtractOp::create(b, loc, sum, j);
+        acc = LLVM::InsertValueOp::create(b, loc, acc, element, i + j);
+      }
+    }
+  }
   return success();
 }
 
@@ -835,6 +918,18 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
   tilesN = ceilDiv(n, s.bn());
   numTiles = arith::MulIOp::create(b, loc, tilesM, tilesN);
   kTiles = ceilDiv(kExtent, s.bk());
+  kBegin = index(0);
+  kEnd = kTiles;
+  if (s.splits() > 1) {
+    // ceil(kTiles / S) K tiles per split, the last fewer; a split past K
+    // has none (and adds zeros).
+    split = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+    Value perSplit = ceilDiv(kTiles, s.splits());
+    Value start = arith::MulIOp::create(b, loc, split, perSplit);
+    kBegin = arith::MinUIOp::create(b, loc, start, kTiles);
+    Value stop = arith::AddIOp::create(b, loc, kBegin, perSplit);
+    kEnd = arith::MinUIOp::create(b, loc, stop, kTiles);
+  }
   // A persistent grid walks the tiles from its block by the grid's size;
   // otherwise each block computes the tile of its linear index. A cluster
   // walks the cluster tiles from its index by the clusters of the grid.
@@ -900,7 +995,7 @@ static void setLaunch(gpu::GPUFuncOp func, const gemmc::Problem &p,
   if (s.persistent)
     grid = {{Dim::SMs, 1}, {Dim::One, 1}, {Dim::One, 1}};
   else
-    grid = {{Dim::N, s.bn()}, {Dim::M, s.bm()}, {Dim::One, 1}};
+    grid = {{Dim::N, s.bn()}, {Dim::M, s.bm()}, {Dim::One, s.splits()}};
   // TMA copies rows of 16-byte multiples; C is otherwise stored in pairs
   // of adjacent columns where it is row-major.
   int64_t tmaMultiple = 16 / k.elementBytes;

@@ -23,6 +23,9 @@ def GemmWarpgroup : Pass<"gemm-warpgroup", "::mlir::gpu::GPUFuncOp"> {
     where the sizes allow tails, or with `tma ... c` through two swizzled
     shared-memory buffers per consumer that TMA stores (clipped at the
     edges; `fence.proxy.async`, a named barrier per warpgroup, bulk groups).
+    With `split-k S` each block covers its split's K tiles (blockIdx.z)
+    and the consumers reduce through the workspace (SplitK.h, at a named
+    barrier of their own); the tile's last block stores C.
     With `persistent` each block loops over the tiles (blockIdx.x, stepping
     by gridDim.x); `raster G` walks them in groups of G tile rows. With
     `cluster CMxCN` the cluster's blocks walk its tiles together, copy
