@@ -215,6 +215,35 @@ static std::vector<Schedule> enumerateSkinny(bool f16) {
   return space;
 }
 
+/// Hopper's part of the space (f16 on an arch with wgmma): the
+/// warp-specialised kernel (TMA for A, B and C, two consumer warpgroups)
+/// with block tiles 128 x 64, 128 or 256, persistent without split-K, or
+/// split 2 to 64 ways for long K.
+static std::vector<Schedule> enumerateWarpgroup(bool f16) {
+  std::vector<Schedule> space;
+  if (!f16)
+    return space;
+  for (int64_t bn : {64, 128, 256})
+    for (std::optional<int64_t> split :
+         {std::optional<int64_t>(), std::optional<int64_t>(2),
+          std::optional<int64_t>(4), std::optional<int64_t>(8),
+          std::optional<int64_t>(16), std::optional<int64_t>(32),
+          std::optional<int64_t>(64)}) {
+      Schedule s;
+      s.tile = {128, bn, 64};
+      s.wgmma = std::array<int64_t, 3>{64, bn, 16};
+      s.tmaA = s.tmaB = s.tmaC = true;
+      s.stages = bn == 256 ? 4 : 6;
+      s.consumers = 2;
+      s.splitK = split;
+      s.persistent = !split;
+      if (!split)
+        s.raster = 8;
+      space.push_back(s);
+    }
+  return space;
+}
+
 /// The schedule file of a candidate.
 static std::string scheduleFile(const std::string &name, bool f16,
                                 const Schedule &s) {
@@ -333,8 +362,8 @@ static int runCandidates() {
     return fail("cannot create " + output + ": " + ec.message());
 
   // The legal schedules, without the warnings of likely spills: a spread
-  // of `--limit` over the main space, and of a third as many (at least two)
-  // over the skinny part, named apart.
+  // of `--limit` over the main space, of a third as many (at least two)
+  // over the skinny part, and all of Hopper's part, named apart.
   Problem problem = tunedProblem(f16);
   std::set<std::string> seen;
   size_t drawn = 0, legal = 0;
@@ -346,7 +375,8 @@ static int runCandidates() {
   };
   const Part parts[] = {
       {enumerateSpace(f16), "_c", limit},
-      {enumerateSkinny(f16), "_g", limit ? std::max<size_t>(2, limit / 3) : 0}};
+      {enumerateSkinny(f16), "_g", limit ? std::max<size_t>(2, limit / 3) : 0},
+      {enumerateWarpgroup(f16), "_w", 0}};
   for (const auto &[space, prefix, count] : parts) {
     std::vector<Candidate> part =
         legalCandidates(space, problem, *target, seen);
