@@ -47,6 +47,7 @@
 #include <atomic>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <set>
@@ -482,19 +483,22 @@ struct Outcome {
 };
 } // namespace
 
-/// Size bands of a bucket: [1, 16], [17, 64], ..., [4097, inf).
-static const int64_t kBands[] = {16, 64, 256, 1024, 4096};
+/// Size bands of a bucket: [1, 16], [17, 64], ..., [4097, 65536],
+/// [65537, inf): the last apart because a K that long wants its own
+/// split-K winner (a bucket's winner runs all of its problems).
+static const int64_t kBands[] = {16, 64, 256, 1024, 4096, 65536};
+static constexpr int kLastBand = int(std::size(kBands));
 
 static int bandOf(int64_t size) {
   int band = 0;
-  while (band < 5 && size > kBands[band])
+  while (band < kLastBand && size > kBands[band])
     ++band;
   return band;
 }
 
 static std::pair<int64_t, int64_t> bandRange(int band) {
   int64_t lo = band == 0 ? 1 : kBands[band - 1] + 1;
-  int64_t hi = band == 5 ? ShapeRange::kUnbounded : kBands[band];
+  int64_t hi = band == kLastBand ? ShapeRange::kUnbounded : kBands[band];
   return {lo, hi};
 }
 
