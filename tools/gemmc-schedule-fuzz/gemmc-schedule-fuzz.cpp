@@ -39,35 +39,38 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory fuzzCategory("gemmc-schedule-fuzz options");
+
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the schedules"),
-                              cl::init(1));
+                              cl::init(1), cl::cat(fuzzCategory));
 static cl::opt<int64_t> count("count",
                               cl::desc("Schedules to accept (for the first "
                                        "--arch)"),
-                              cl::init(100));
+                              cl::init(100), cl::cat(fuzzCategory));
 static cl::opt<std::string>
     archList("arch",
              cl::desc("Architectures, comma-separated; the first "
                       "decides acceptance"),
-             cl::init("sm_90"));
+             cl::init("sm_90"), cl::cat(fuzzCategory));
 static cl::opt<std::string>
     outDir("out",
            cl::desc("Write accepted schedules, their PTX and "
                     "manifest.tsv here"),
-           cl::init(""));
+           cl::init(""), cl::cat(fuzzCategory));
 static cl::opt<int64_t>
-    maxSize("max-size", cl::desc("Largest static M, N or K"), cl::init(640));
+    maxSize("max-size", cl::desc("Largest static M, N or K"), cl::init(640),
+            cl::cat(fuzzCategory));
 static cl::opt<std::string>
     shard("shard",
           cl::desc("I/N: draw only schedules whose index is I "
                    "modulo N (to run N processes side by side)"),
-          cl::init("0/1"));
+          cl::init("0/1"), cl::cat(fuzzCategory));
 static cl::opt<bool> verbose("verbose",
                              cl::desc("Print each schedule as it is drawn"),
-                             cl::init(false));
+                             cl::init(false), cl::cat(fuzzCategory));
 static cl::opt<bool> stats("reasons",
                            cl::desc("Print why schedules were rejected"),
-                           cl::init(false));
+                           cl::init(false), cl::cat(fuzzCategory));
 
 /// The schedule being compiled, printed if the process crashes.
 static std::string current;
@@ -249,6 +252,7 @@ static bool writeFile(const std::string &path, llvm::StringRef contents) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  cl::HideUnrelatedOptions(fuzzCategory);
   cl::ParseCommandLineOptions(argc, argv,
                               "gemmc-schedule-fuzz: random schedules "
                               "through the whole compiler\n");

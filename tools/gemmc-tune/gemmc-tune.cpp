@@ -58,35 +58,39 @@ using namespace mlir;
 using namespace gemmc;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory tuneCategory("gemmc-tune options");
+
 static cl::opt<std::string> mode(cl::Positional, cl::Required,
-                                 cl::desc("<candidates|select>"));
+                                 cl::desc("<candidates|select>"),
+                                 cl::cat(tuneCategory));
 static cl::opt<std::string> dirArg(cl::Positional,
                                    cl::desc("[DIR] (select: the candidates)"),
-                                   cl::init(""));
+                                   cl::init(""), cl::cat(tuneCategory));
 static cl::opt<std::string> precision("precision",
                                       cl::desc("f32 (SIMT) or f16 (mma.sync)"),
-                                      cl::init("f32"));
+                                      cl::init("f32"), cl::cat(tuneCategory));
 static cl::opt<std::string> output("o", cl::desc("Output folder or file"),
-                                   cl::init(""));
+                                   cl::init(""), cl::cat(tuneCategory));
 static cl::opt<std::string> arch("arch", cl::desc("GPU architecture"),
-                                 cl::init("sm_90"));
+                                 cl::init("sm_90"), cl::cat(tuneCategory));
 static cl::opt<unsigned> jobs("jobs", cl::desc("Compilations at once"),
-                              cl::init(2));
+                              cl::init(2), cl::cat(tuneCategory));
 static cl::opt<unsigned>
     limit("limit",
           cl::desc("Keep at most N candidates, spread over the space "
                    "(0: all)"),
-          cl::init(0));
+          cl::init(0), cl::cat(tuneCategory));
 static cl::list<std::string>
     also("also",
          cl::desc("Schedule files to add to the candidates (their "
-                  "directives; the same problem)"));
+                  "directives; the same problem)"),
+         cl::cat(tuneCategory));
 static cl::opt<std::string> shapesFile("shapes",
                                        cl::desc("The problems (select)"),
-                                       cl::init(""));
+                                       cl::init(""), cl::cat(tuneCategory));
 static cl::opt<std::string> familyName("name",
                                        cl::desc("The family's kernel name"),
-                                       cl::init(""));
+                                       cl::init(""), cl::cat(tuneCategory));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "gemmc-tune: error: " << message << "\n";
@@ -716,6 +720,7 @@ static int runSelect() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  cl::HideUnrelatedOptions(tuneCategory);
   cl::ParseCommandLineOptions(argc, argv,
                               "gemmc-tune: the autotuner's compiler side\n");
   if (mode == "candidates")
