@@ -9,50 +9,28 @@
 #include "gemmc/gemmc.h"
 #include "gemmc-rt/CApi.h"
 #include "gemmc/Compiler/Compile.h"
-#include "gemmc/InitGemmc.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/raw_ostream.h"
 
-using namespace mlir;
 namespace capi = gemmc::rt::capi;
 
 /// Compiles `buffer` for `arch`; the PTX goes to *ptx.
 static gemmc_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
                             const char *arch, char **ptx) {
-  std::string name = buffer->getBufferIdentifier().str();
-  DialectRegistry registry;
-  gemm::registerGemmcDialects(registry);
-  MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-  std::string diagnostics;
-  llvm::raw_string_ostream errors(diagnostics);
-  sourceMgr.setDiagHandler(
-      [](const llvm::SMDiagnostic &d, void *os) {
-        d.print(nullptr, *static_cast<llvm::raw_string_ostream *>(os),
-                /*ShowColors=*/false);
-      },
-      &errors);
-  SourceMgrDiagnosticHandler mlirErrors(sourceMgr, &ctx, errors);
-
   gemmc::CompileOptions options;
   if (arch)
     options.arch = arch;
-  options.sourceName = name;
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (failed(gemmc::compileSchedule(ctx, sourceMgr, options, os))) {
+  options.sourceName = buffer->getBufferIdentifier().str();
+  gemmc::CompileResult result =
+      gemmc::compileBuffer(std::move(buffer), options);
+  if (!result.succeeded) {
+    std::string &diagnostics = result.diagnostics;
     if (diagnostics.empty())
-      diagnostics = name + ": compilation failed";
+      diagnostics = options.sourceName + ": compilation failed";
     while (!diagnostics.empty() && diagnostics.back() == '\n')
       diagnostics.pop_back();
     return capi::fail(GEMMC_ERROR_COMPILE, diagnostics);
   }
-  *ptx = capi::copyOut(text);
+  *ptx = capi::copyOut(result.output);
   if (!*ptx)
     return capi::fail(GEMMC_ERROR_INTERNAL, "out of host memory");
   return capi::succeed();

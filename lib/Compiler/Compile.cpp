@@ -12,10 +12,12 @@
 #include "gemmc/Frontend/MLIRGen.h"
 #include "gemmc/Frontend/Parser.h"
 #include "gemmc/Frontend/Sema.h"
+#include "gemmc/InitGemmc.h"
 #include "gemmc/Pipelines/Pipelines.h"
 #include "gemmc/Target/Contract.h"
 #include "gemmc/Target/PTX.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
@@ -256,4 +258,28 @@ LogicalResult gemmc::compileSchedule(MLIRContext &ctx,
     block += gemm::formatContract(contract);
   os << gemm::insertContract(ptx, block);
   return success();
+}
+
+CompileResult gemmc::compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                                   const CompileOptions &options) {
+  DialectRegistry registry;
+  gemm::registerGemmcDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  CompileResult result;
+  llvm::raw_string_ostream errors(result.diagnostics);
+  sourceMgr.setDiagHandler(
+      [](const llvm::SMDiagnostic &d, void *os) {
+        d.print(nullptr, *static_cast<llvm::raw_string_ostream *>(os),
+                /*ShowColors=*/false);
+      },
+      &errors);
+  SourceMgrDiagnosticHandler passErrors(sourceMgr, &ctx, errors);
+  llvm::raw_string_ostream os(result.output);
+  result.succeeded = succeeded(compileSchedule(ctx, sourceMgr, options, os));
+  if (!result.succeeded)
+    result.output.clear();
+  return result;
 }

@@ -30,11 +30,8 @@
 #include "gemmc/Compiler/Compile.h"
 #include "gemmc/Frontend/Parser.h"
 #include "gemmc/Frontend/Sema.h"
-#include "gemmc/InitGemmc.h"
 #include "gemmc/Schedule/Family.h"
 #include "gemmc/Schedule/Schedule.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -264,25 +261,19 @@ static std::string scheduleFile(const std::string &name, bool f16,
   return text;
 }
 
-/// Compiles `c.text` in its own context; checks that the file reads back
-/// as the schedule it was written from.
-static void compileCandidate(Candidate &c, const DialectRegistry &registry) {
-  MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+/// Compiles `c.text` (compileBuffer: a context of its own); checks first
+/// that the file reads back as the schedule it was written from.
+static void compileCandidate(Candidate &c) {
+  std::string name = c.name + ".gemm";
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(c.text, c.name + ".gemm"),
-      llvm::SMLoc());
+      llvm::MemoryBuffer::getMemBufferCopy(c.text, name), llvm::SMLoc());
   llvm::raw_string_ostream errors(c.errors);
   sourceMgr.setDiagHandler(
       [](const llvm::SMDiagnostic &d, void *os) {
         d.print("gemmc-tune", *static_cast<llvm::raw_string_ostream *>(os));
       },
       &errors);
-  ScopedDiagnosticHandler mlirErrors(&ctx, [&](mlir::Diagnostic &d) {
-    errors << d.getLocation() << ": " << d.str() << "\n";
-    return success();
-  });
   std::optional<KernelDecl> kernel = parseScheduleFile(sourceMgr);
   std::optional<CheckedKernel> checked;
   if (kernel)
@@ -293,12 +284,14 @@ static void compileCandidate(Candidate &c, const DialectRegistry &registry) {
   }
   CompileOptions options;
   options.arch = arch;
-  options.sourceName = c.name + ".gemm";
-  llvm::raw_string_ostream os(c.ptx);
-  if (failed(compileSchedule(ctx, sourceMgr, options, os))) {
-    c.ptx.clear();
+  options.sourceName = name;
+  CompileResult result =
+      compileBuffer(llvm::MemoryBuffer::getMemBufferCopy(c.text, name),
+                    options);
+  errors << result.diagnostics;
+  if (!result.succeeded)
     return;
-  }
+  c.ptx = std::move(result.output);
   size_t at = c.ptx.find("// leading-dim-multiple: ");
   if (at != std::string::npos)
     c.ldMultiple = c.ptx.substr(at + 25, c.ptx.find('\n', at) - at - 25);
@@ -421,13 +414,11 @@ static int runCandidates() {
                << " legal without a warning, compiling " << candidates.size()
                << " with " << jobs << " jobs\n";
 
-  DialectRegistry registry;
-  gemm::registerGemmcDialects(registry);
   std::atomic<size_t> next{0}, done{0};
   std::mutex print;
   auto worker = [&] {
     for (size_t i; (i = next++) < candidates.size();) {
-      compileCandidate(candidates[i], registry);
+      compileCandidate(candidates[i]);
       size_t n = ++done;
       std::lock_guard<std::mutex> lock(print);
       int filled = int(20 * n / candidates.size());

@@ -11,8 +11,10 @@
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+#include <memory>
 #include <string>
 
 namespace mlir {
@@ -45,6 +47,21 @@ mlir::LogicalResult compileSchedule(mlir::MLIRContext &ctx,
                                     llvm::SourceMgr &sourceMgr,
                                     const CompileOptions &options,
                                     llvm::raw_ostream &os);
+
+/// What compileBuffer produced: the output (the stage asked for, empty on
+/// failure) and the diagnostics as gemmc prints them (`file:line:col:
+/// error: ...` with the source line and a caret; warnings too).
+struct CompileResult {
+  bool succeeded = false;
+  std::string output, diagnostics;
+};
+
+/// Compiles the schedule in `buffer` (named by its identifier) in a
+/// context of its own, gathering every diagnostic into the result: safe to
+/// call from several threads at once. The C API and gemmc-tune compile
+/// through it.
+CompileResult compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                            const CompileOptions &options);
 
 } // namespace gemmc
 
