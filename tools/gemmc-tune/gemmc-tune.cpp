@@ -225,12 +225,9 @@ static std::vector<Schedule> enumerateWarpgroup(bool f16) {
   std::vector<Schedule> space;
   if (!f16)
     return space;
+  const std::optional<int64_t> splits[] = {std::nullopt, 2, 4, 8, 16, 32, 64};
   for (int64_t bn : {64, 128, 256})
-    for (std::optional<int64_t> split :
-         {std::optional<int64_t>(), std::optional<int64_t>(2),
-          std::optional<int64_t>(4), std::optional<int64_t>(8),
-          std::optional<int64_t>(16), std::optional<int64_t>(32),
-          std::optional<int64_t>(64)}) {
+    for (std::optional<int64_t> split : splits) {
       Schedule s;
       s.tile = {128, bn, 64};
       s.wgmma = std::array<int64_t, 3>{64, bn, 16};
