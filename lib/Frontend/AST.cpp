@@ -50,7 +50,12 @@ static void printDirective(llvm::raw_ostream &os, const Directive &d) {
       os << " transpose-a";
     break;
   case DirectiveKind::Vectorize:
-    os << " global-load " << d.globalLoad << " shared-load " << d.sharedLoad
+    if (d.globalLoadA == d.globalLoadB)
+      os << " global-load " << d.globalLoadA;
+    else
+      os << " global-load a " << d.globalLoadA << " global-load b "
+         << d.globalLoadB;
+    os << " shared-load " << d.sharedLoad
        << " shared-store " << d.sharedStore << " global-store "
        << d.globalStore;
     break;

@@ -389,27 +389,47 @@ bool Parser::parsePromote(Directive &d) {
 }
 
 bool Parser::parseVectorize(Directive &d) {
-  // `vectorize 4` sets every width; otherwise name them.
+  // `vectorize 4` sets every width; otherwise name them. `global-load W`
+  // sets A's and B's, `global-load a W` (or `b`) one operand's.
   if (tok.is(Token::Integer)) {
     int64_t width;
     if (!parsePositive(width, "a vector width"))
       return false;
-    d.globalLoad = d.sharedLoad = d.sharedStore = d.globalStore = width;
+    d.globalLoadA = d.globalLoadB = d.sharedLoad = d.sharedStore =
+        d.globalStore = width;
     return true;
   }
   bool any = false;
   while (tok.is(Token::Identifier)) {
-    int64_t *width = llvm::StringSwitch<int64_t *>(tok.spelling)
-                         .Case("global-load", &d.globalLoad)
-                         .Case("shared-load", &d.sharedLoad)
-                         .Case("shared-store", &d.sharedStore)
-                         .Case("global-store", &d.globalStore)
-                         .Default(nullptr);
-    if (!width)
+    llvm::SmallVector<int64_t *, 2> widths;
+    if (tok.spelling == "global-load")
+      widths = {&d.globalLoadA, &d.globalLoadB};
+    else if (tok.spelling == "shared-load")
+      widths = {&d.sharedLoad};
+    else if (tok.spelling == "shared-store")
+      widths = {&d.sharedStore};
+    else if (tok.spelling == "global-store")
+      widths = {&d.globalStore};
+    else
       break;
+    bool globalLoad = tok.spelling == "global-load";
     consume();
-    if (!parsePositive(*width, "a vector width"))
+    if (globalLoad && tok.is(Token::Identifier)) {
+      if (tok.spelling == "a")
+        widths = {&d.globalLoadA};
+      else if (tok.spelling == "b")
+        widths = {&d.globalLoadB};
+      else
+        return error("expected a vector width, or operand 'a' or 'b', "
+                     "after global-load, got " +
+                     describe());
+      consume();
+    }
+    int64_t width;
+    if (!parsePositive(width, "a vector width"))
       return false;
+    for (int64_t *w : widths)
+      *w = width;
     any = true;
   }
   if (!any)

@@ -75,7 +75,10 @@ static Schedule buildSchedule(const ScheduleDecl &decl) {
       s.swizzle = d.swizzle;
       break;
     case DirectiveKind::Vectorize:
-      s.vectorize = {d.globalLoad, d.sharedLoad, d.sharedStore, d.globalStore};
+      s.vectorize = {d.globalLoadA, d.sharedLoad, d.sharedStore,
+                     d.globalStore};
+      if (d.globalLoadB != d.globalLoadA)
+        s.globalLoadB = d.globalLoadB;
       break;
     case DirectiveKind::Pipeline:
       s.stages = d.stages;

@@ -265,44 +265,62 @@ static int64_t contiguousTileExtent(MatrixLayout layout, int64_t rows,
 bool Rules::checkVectorize() {
   if (!s.vectorize)
     return true;
-  int64_t globalLoad = s.globalLoadWidth(), sharedLoad = s.sharedLoadWidth(),
-          sharedStore = s.sharedStoreWidth(),
+  int64_t loadA = s.globalLoadWidth(Operand::A),
+          loadB = s.globalLoadWidth(Operand::B),
+          sharedLoad = s.sharedLoadWidth(), sharedStore = s.sharedStoreWidth(),
           globalStore = s.globalStoreWidth();
-  const std::pair<int64_t, const char *> widths[] = {
-      {globalLoad, "global-load"},
-      {sharedLoad, "shared-load"},
-      {sharedStore, "shared-store"},
-      {globalStore, "global-store"}};
-  for (auto [width, name] : widths)
-    if (width != 1 && width != 2 && width != 4 && width != 8)
-      return error(DirectiveKind::Vectorize,
-                   Twine(name) + " width must be 1, 2, 4 or 8, got " +
-                       Twine(width));
-  auto tooWide = [&](int64_t width, ElementType type, const char *name) {
-    if (width * sizeInBytes(type) <= 16)
-      return false;
-    error(DirectiveKind::Vectorize,
-          Twine(name) + " width " + Twine(width) + " of " + stringify(type) +
-              " is " + Twine(width * sizeInBytes(type)) +
-              " bytes, more than the widest (16-byte) access");
-    return true;
+  // One global-load width, or one per operand (`global-load a W`).
+  bool perOperand = s.globalLoadB.has_value();
+  struct Width {
+    int64_t width;
+    const char *name;
+    ElementType type;
   };
-  if (tooWide(globalLoad, p.a, "global-load") ||
-      tooWide(sharedLoad, p.a, "shared-load") ||
-      tooWide(sharedStore, p.a, "shared-store") ||
-      tooWide(globalStore, p.c, "global-store"))
-    return false;
+  llvm::SmallVector<Width, 5> widths = {
+      {loadA, perOperand ? "global-load a" : "global-load", p.a}};
+  if (perOperand)
+    widths.push_back({loadB, "global-load b", p.b});
+  widths.append({{sharedLoad, "shared-load", p.a},
+                 {sharedStore, "shared-store", p.a},
+                 {globalStore, "global-store", p.c}});
+  for (const Width &w : widths)
+    if (w.width != 1 && w.width != 2 && w.width != 4 && w.width != 8)
+      return error(DirectiveKind::Vectorize,
+                   Twine(w.name) + " width must be 1, 2, 4 or 8, got " +
+                       Twine(w.width));
+  for (const Width &w : widths)
+    if (w.width * sizeInBytes(w.type) > 16)
+      return error(DirectiveKind::Vectorize,
+                   Twine(w.name) + " width " + Twine(w.width) + " of " +
+                       stringify(w.type) + " is " +
+                       Twine(w.width * sizeInBytes(w.type)) +
+                       " bytes, more than the widest (16-byte) access");
 
-  bool sharedWidths = globalLoad != 1 || sharedLoad != 1 || sharedStore != 1;
+  bool sharedWidths =
+      loadA != 1 || loadB != 1 || sharedLoad != 1 || sharedStore != 1;
   if (sharedWidths && !s.hasPromotion())
     return error(DirectiveKind::Vectorize,
                  "global-load, shared-load and shared-store widths apply "
                  "to tiles staged in shared memory: add 'promote'");
-  if (sharedStore > globalLoad)
+  if (perOperand) {
+    const std::tuple<int64_t, bool, const char *> operands[] = {
+        {loadA, s.promoteA, "a"}, {loadB, s.promoteB, "b"}};
+    for (auto [width, promoted, name] : operands)
+      if (width != 1 && !promoted)
+        return error(DirectiveKind::Vectorize,
+                     Twine("global-load ") + name + " width " + Twine(width) +
+                         " applies to tiles staged in shared memory: "
+                         "promote '" +
+                         name + "'");
+  }
+  // Each operand's pieces are stored at most as wide as they were loaded;
+  // the shared-store width must fit the widest of them.
+  int64_t widestLoad = std::max(s.promoteA ? loadA : 1, s.promoteB ? loadB : 1);
+  if (sharedStore > widestLoad)
     return error(DirectiveKind::Vectorize,
                  "shared-store width " + Twine(sharedStore) +
                      " is wider than the global-load width " +
-                     Twine(globalLoad) + " that feeds it");
+                     Twine(widestLoad) + " that feeds it");
   if (sharedLoad != 1 && s.hasMma())
     return error(DirectiveKind::Vectorize,
                  "mma fragments are read with ldmatrix: "
@@ -343,7 +361,6 @@ bool Rules::checkCooperativeLoads() {
   // contiguous side, must split evenly over the block's threads.
   if (!s.hasPromotion())
     return true;
-  int64_t width = s.globalLoadWidth();
   DirectiveKind at =
       s.vectorize ? DirectiveKind::Vectorize : DirectiveKind::Promote;
   struct Tile {
@@ -357,6 +374,7 @@ bool Rules::checkCooperativeLoads() {
   for (const Tile &t : tiles) {
     if (!t.promoted)
       continue;
+    int64_t width = s.globalLoadWidth(t.operand);
     int64_t extent =
         contiguousTileExtent(p.layoutOf(t.operand), t.rows, t.cols);
     if (extent % width)
@@ -430,13 +448,15 @@ bool Rules::checkSharedRows() {
     const char *name;
     int64_t cols; ///< elements of a shared-memory row, before padding
     bool ldmatrix;
+    Operand operand;
   };
   bool tf32 = p.a == ElementType::F32;
   const Row rows[] = {
-      {s.promoteA, "A", s.transposeA ? s.bm() : s.bk(), s.hasMma()},
+      {s.promoteA, "A", s.transposeA ? s.bm() : s.bk(), s.hasMma(),
+       Operand::A},
       // tf32 B fragments are read with 32-bit loads (ldmatrix transposes
       // only 16-bit elements).
-      {s.promoteB, "B", s.bn(), s.hasMma() && !tf32}};
+      {s.promoteB, "B", s.bn(), s.hasMma() && !tf32, Operand::B}};
   for (const Row &r : rows) {
     if (!r.promoted)
       continue;
@@ -452,10 +472,10 @@ bool Rules::checkSharedRows() {
     if (r.ldmatrix)
       require(16, "ldmatrix reads per row");
     if (s.cpAsync)
-      require(s.globalLoadWidth() * bytes, "a cp.async copy writes");
+      require(s.globalLoadWidth(r.operand) * bytes, "a cp.async copy writes");
     if (s.vectorize) {
-      require(s.sharedStoreWidth() * bytes,
-              "a shared-store of " + Twine(s.sharedStoreWidth()) + " writes");
+      int64_t store = s.sharedStoreWidth(r.operand);
+      require(store * bytes, "a shared-store of " + Twine(store) + " writes");
       require(s.sharedLoadWidth() * bytes,
               "a shared-load of " + Twine(s.sharedLoadWidth()) + " reads");
     }
@@ -541,15 +561,16 @@ void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
   // Per operand: its pieces per thread, each loaded into words of 32 bits,
   // or into one register an element where the piece is stored across the
   // shared tile's rows (a column-major operand, or A transposed).
-  int64_t width = s.globalLoadWidth();
   // Copies guarded by the matrix bounds (tails, sizes given at launch) hold
   // a predicate or clamped address a piece more.
   bool guarded =
       p.isDynamic() || *p.m % s.bm() || *p.n % s.bn() || *p.k % s.bk();
   int64_t copies = 0;
-  auto copy = [&](bool promoted, int64_t elements, bool acrossRows) {
+  auto copy = [&](Operand operand, bool promoted, int64_t elements,
+                  bool acrossRows) {
     if (!promoted)
       return;
+    int64_t width = s.globalLoadWidth(operand);
     int64_t pieces = elements / width / facts.threadsPerBlock;
     if (s.cpAsync) { // a 64-bit source address a piece, no values
       copies = satAdd(copies, satMul(pieces, 2));
@@ -563,9 +584,10 @@ void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
       perPiece = satMul(perPiece, s.stages - 1);
     copies = satAdd(copies, satMul(pieces, perPiece));
   };
-  copy(s.promoteA, satMul(s.bm(), s.bk()),
+  copy(Operand::A, s.promoteA, satMul(s.bm(), s.bk()),
        (p.aLayout == MatrixLayout::Col) != s.transposeA);
-  copy(s.promoteB, satMul(s.bk(), s.bn()), p.bLayout == MatrixLayout::Col);
+  copy(Operand::B, s.promoteB, satMul(s.bk(), s.bn()),
+       p.bLayout == MatrixLayout::Col);
   if (s.splitEdges)
     copies = satAdd(copies, copies / 2);
   // An unrolled loop over BK lets ptxas read ahead: half as many fragments
@@ -888,9 +910,16 @@ bool Rules::checkImplemented() {
   }
   bool columnMajorOperand =
       p.aLayout == MatrixLayout::Col || p.bLayout == MatrixLayout::Col;
-  // The pieces the block-cooperative copies move (global-load wide).
+  // The narrowest pieces the block-cooperative copies move (each
+  // operand's global-load width).
   int64_t elementBytes = sizeInBytes(p.a);
-  int64_t pieceBytes = s.globalLoadWidth() * elementBytes;
+  int64_t pieceBytes = 16;
+  const std::pair<bool, Operand> copied[] = {{s.promoteA, Operand::A},
+                                             {s.promoteB, Operand::B}};
+  for (auto [promoted, operand] : copied)
+    if (promoted)
+      pieceBytes =
+          std::min(pieceBytes, s.globalLoadWidth(operand) * elementBytes);
   if (s.cpAsync) {
     // cp.async moves 4, 8 or 16 bytes.
     if (pieceBytes < 4)
@@ -1000,6 +1029,11 @@ bool gemmc::verifyScheduleStructure(const Schedule &s,
         return w == 1 || w == 2 || w == 4 || w == 8;
       }))
     return error("vectorize must be 4 widths of 1, 2, 4 or 8");
+  if (s.globalLoadB && (!s.vectorize || (*s.globalLoadB != 1 &&
+                                         *s.globalLoadB != 2 &&
+                                         *s.globalLoadB != 4 &&
+                                         *s.globalLoadB != 8)))
+    return error("global_load_b needs vectorize and is 1, 2, 4 or 8");
   if (s.mma && !positive(*s.mma))
     return error("mma sizes must be positive");
   if (s.pad < 0 || s.stages < 1 || (s.raster && *s.raster < 1) ||

@@ -225,11 +225,17 @@ void gemmc::printDirectives(llvm::raw_ostream &os, const Schedule &s,
   if (s.hasTma())
     os << indent << "tma" << (s.tmaA ? " a" : "") << (s.tmaB ? " b" : "")
        << (s.tmaC ? " c" : "") << "\n";
-  if (s.vectorize)
-    os << indent << "vectorize global-load " << s.globalLoadWidth()
-       << " shared-load " << s.sharedLoadWidth() << " shared-store "
+  if (s.vectorize) {
+    os << indent << "vectorize global-load ";
+    if (s.globalLoadB)
+      os << "a " << s.globalLoadWidth(Operand::A) << " global-load b "
+         << *s.globalLoadB;
+    else
+      os << s.globalLoadWidth(Operand::A);
+    os << " shared-load " << s.sharedLoadWidth() << " shared-store "
        << s.sharedStoreWidth() << " global-store " << s.globalStoreWidth()
        << "\n";
+  }
   if (s.isPipelined())
     os << indent << "pipeline stages " << s.stages
        << (s.registerDoubleBuffer ? " registers" : "")

@@ -45,6 +45,8 @@ struct Plan {
   int64_t pad = 0;
   bool aRow = true, bRow = true, cRow = true;
   int64_t globalLoad = 1, sharedLoad = 1, sharedStore = 1, globalStore = 1;
+  /// B's global-load width where it differs (`global-load b W`), else 0.
+  int64_t globalLoadB = 0;
   bool vectorize = false, vectorizeAll = false;
   int64_t stages = 0;
   bool cpAsync = false, registers = false;
@@ -125,6 +127,13 @@ static void drawVectorize(Draw &d, Plan &p) {
       if (w <= p.globalLoad)
         narrower.push_back(w);
     p.sharedStore = d.chance(0.6) ? p.globalLoad : d.pick(narrower);
+    // Now and then B's copies narrower than A's (a GEMV's B of one
+    // column); the shared store stays within A's.
+    if (p.promoteA && p.promoteB && d.chance(0.25)) {
+      int64_t b = d.pick(narrower);
+      if (b != p.globalLoad)
+        p.globalLoadB = b;
+    }
   }
   if (p.mma) {
     p.globalStore = d.pick({1, 2});
@@ -155,10 +164,11 @@ static void drawBK(Draw &d, Plan &p) {
     candidates = {1, 2, 4, 8, 16, 32};
   }
   auto fits = [&](int64_t bk) {
-    int64_t g = p.globalLoad;
+    int64_t g = p.globalLoad, gb = p.globalLoadB ? p.globalLoadB : g;
     if (p.promoteA && ((p.aRow ? bk : p.bm) % g || (p.bm * bk / g) % p.threads))
       return false;
-    if (p.promoteB && ((p.bRow ? p.bn : bk) % g || (bk * p.bn / g) % p.threads))
+    if (p.promoteB &&
+        ((p.bRow ? p.bn : bk) % gb || (bk * p.bn / gb) % p.threads))
       return false;
     return true;
   };
@@ -415,8 +425,10 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
       directive("vectorize " + std::to_string(p.globalLoad));
     } else {
       std::string text = "vectorize";
+      if (p.globalLoadB)
+        text += " global-load b " + std::to_string(p.globalLoadB);
       const std::pair<const char *, int64_t> items[] = {
-          {"global-load", p.globalLoad},
+          {p.globalLoadB ? "global-load a" : "global-load", p.globalLoad},
           {"shared-load", p.sharedLoad},
           {"shared-store", p.sharedStore},
           {"global-store", p.globalStore}};

@@ -99,8 +99,9 @@ struct Directive {
   bool swizzle = false; ///< XOR swizzle instead of padding
   bool transposeA = false;
 
-  /// vectorize: elements per access.
-  int64_t globalLoad = 1, sharedLoad = 1, sharedStore = 1, globalStore = 1;
+  /// vectorize: elements per access (global loads per operand).
+  int64_t globalLoadA = 1, globalLoadB = 1, sharedLoad = 1, sharedStore = 1,
+          globalStore = 1;
 
   /// pipeline: shared-memory stages, register double-buffering, cp.async.
   int64_t stages = 1;

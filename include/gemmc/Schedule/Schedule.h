@@ -20,6 +20,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string>
@@ -115,8 +116,10 @@ struct Schedule {
   int64_t pad = 0;
   bool swizzle = false, transposeA = false;
   /// `vectorize`: elements per global load, shared load, shared store and
-  /// global store.
+  /// global store; `globalLoadB`, B's global loads where they differ from
+  /// A's (`vectorize global-load a 8 global-load b 1`).
   std::optional<std::array<int64_t, 4>> vectorize;
+  std::optional<int64_t> globalLoadB;
   /// `pipeline`: shared-memory stages, double-buffered fragments, cp.async.
   int64_t stages = 1;
   bool registerDoubleBuffer = false, cpAsync = false;
@@ -174,7 +177,18 @@ struct Schedule {
   bool isPipelined() const {
     return stages != 1 || registerDoubleBuffer || cpAsync;
   }
-  int64_t globalLoadWidth() const { return vectorize ? (*vectorize)[0] : 1; }
+  /// Elements per global load of `operand`'s tiles (A or B).
+  int64_t globalLoadWidth(Operand operand) const {
+    if (operand == Operand::B && globalLoadB)
+      return *globalLoadB;
+    return vectorize ? (*vectorize)[0] : 1;
+  }
+  /// Elements per store of `operand`'s tile into shared memory: the
+  /// shared-store width, or the operand's global-load width where that is
+  /// narrower (a piece is stored in parts, never wider than it was loaded).
+  int64_t sharedStoreWidth(Operand operand) const {
+    return std::min(sharedStoreWidth(), globalLoadWidth(operand));
+  }
   int64_t sharedLoadWidth() const { return vectorize ? (*vectorize)[1] : 1; }
   int64_t sharedStoreWidth() const { return vectorize ? (*vectorize)[2] : 1; }
   int64_t globalStoreWidth() const { return vectorize ? (*vectorize)[3] : 1; }
@@ -277,6 +291,7 @@ void visitScheduleFields(Visitor &&visit, S &...s) {
   visit(flag("transpose_a", s.transposeA)...);
   visit(flag("swizzle", s.swizzle)...);
   visit(list("vectorize", s.vectorize)...);
+  visit(optional("global_load_b", s.globalLoadB)...);
   visit(integer("stages", s.stages, 1)...);
   visit(flag("registers", s.registerDoubleBuffer)...);
   visit(flag("cp_async", s.cpAsync)...);

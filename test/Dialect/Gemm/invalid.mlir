@@ -88,6 +88,13 @@ func.func @bad_acc(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<32x32x
 
 // -----
 
+// expected-error @+1 {{global_load_b needs vectorize and is 1, 2, 4 or 8}}
+func.func @load_b_alone() attributes {gemm.schedule = #gemm.schedule<tile = 64x64x8, promote = [a, b], global_load_b = 4>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{expected M, N, K, B or SM}}
 func.func @bad_launch() attributes {gemm.launch = #gemm.launch<block = [256, 1, 1], grid = [Q / 128, M / 64, 1], shared = 0>}
 

@@ -36,6 +36,13 @@ func.func @schedule_fields_mma() attributes {gemm.schedule = #gemm.schedule<tile
   return
 }
 
+// B's global-load width where it differs from A's.
+// CHECK-LABEL: func.func @schedule_load_b
+// CHECK: gemm.schedule = #gemm.schedule<tile = 64x16x64, warp_tile = 16x16, promote = [a, b], pad = 8, vectorize = [8, 1, 8, 1], global_load_b = 1, stages = 2, mma = 16x8x16>
+func.func @schedule_load_b() attributes {gemm.schedule = #gemm.schedule<tile = 64x16x64, warp_tile = 16x16, promote = [a, b], pad = 8, vectorize = [8, 1, 8, 1], global_load_b = 1, stages = 2, mma = 16x8x16>} {
+  return
+}
+
 // CHECK-LABEL: func.func @schedule_fields_simt
 // CHECK: gemm.schedule = #gemm.schedule<tile = 64x64x8, coalesce, register_tile = 4x4, promote = [b], pad = 1, unroll = 2, split_k = 2>
 func.func @schedule_fields_simt() attributes {gemm.schedule = #gemm.schedule<unroll = 2, tile = 64x64x8, promote = [b], coalesce, split_k = 2, pad = 1, register_tile = 4x4>} {

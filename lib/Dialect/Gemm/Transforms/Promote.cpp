@@ -199,7 +199,6 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
 
   // for kt = 0 to K step BK: copy, barrier, for kk < BK: compute, barrier.
   int64_t threads = s.threadsPerBlock();
-  int64_t width = s.globalLoadWidth();
   Value lower = indexConstant(b, loc, 0);
   Value tileStep = indexConstant(b, loc, bk);
   auto outer = scf::ForOp::create(
@@ -214,14 +213,14 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
           Value tile = createTileView(ob, l, aBlock, zero, kt,
                                       ob.getIndexAttr(bm), ob.getIndexAttr(bk));
           CopyOp::create(ob, l, tile, aShared, transposeA, /*async=*/false,
-                         threads, width);
+                         threads, s.globalLoadWidth(gemmc::Operand::A));
         }
         if (bBuffer) {
           bShared = stageView(ob, l, bBuffer, stage, bk, bn);
           Value tile = createTileView(ob, l, bBlock, kt, zero,
                                       ob.getIndexAttr(bk), ob.getIndexAttr(bn));
           CopyOp::create(ob, l, tile, bShared, /*transpose=*/false,
-                         /*async=*/false, threads, width);
+                         /*async=*/false, threads, s.globalLoadWidth(gemmc::Operand::B));
         }
         gpu::BarrierOp::create(ob, l);
 
