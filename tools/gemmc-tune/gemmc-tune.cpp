@@ -85,6 +85,11 @@ static cl::list<std::string>
 static cl::opt<std::string> shapesFile("shapes",
                                        cl::desc("The problems (select)"),
                                        cl::init(""), cl::cat(tuneCategory));
+static cl::opt<double>
+    floorRatio("floor",
+               cl::desc("select: prefer, per bucket, the candidates that "
+                        "keep each problem at this ratio to cuBLAS or above"),
+               cl::init(0.5), cl::cat(tuneCategory));
 static cl::opt<std::string> familyName("name",
                                        cl::desc("The family's kernel name"),
                                        cl::init(""), cl::cat(tuneCategory));
@@ -217,6 +222,73 @@ static std::vector<Schedule> enumerateSkinny(bool f16) {
   return space;
 }
 
+/// The part for a narrow B (N up to 64 with any leading dimension of B and
+/// C, as a GEMV's B of one column has): block tiles 64-256 along M by 8-32,
+/// A's copies 16 bytes wide, B's and C's element by element (`global-load
+/// a W global-load b 1`), so that only A's leading dimension needs a
+/// multiple; K split 4 to 32 ways.
+static std::vector<Schedule> enumerateNarrowB(bool f16) {
+  std::vector<Schedule> space;
+  for (int64_t narrow : {8, 16, 32})
+    for (int64_t wide : {64, 128, 256})
+      for (int64_t bk : {32, 64})
+        for (int64_t across : {16, 32, 64})
+          for (int64_t split : {4, 16, 32}) {
+            if (across > wide)
+              continue;
+            Schedule s;
+            s.tile = {wide, narrow, bk};
+            s.warpTile = std::array<int64_t, 2>{across, narrow};
+            s.promoteA = s.promoteB = true;
+            s.splitK = split;
+            std::vector<Schedule> variants;
+            addWarpVariants(s, f16, variants);
+            for (Schedule &t : variants) {
+              if (!t.vectorize || t.cpAsync)
+                continue;
+              // B's and C's accesses element by element; A's stored to
+              // shared memory as wide as loaded (but for a transposed A).
+              t.globalLoadB = 1;
+              (*t.vectorize)[2] = t.transposeA ? 1 : (*t.vectorize)[0];
+              (*t.vectorize)[3] = 1;
+              space.push_back(t);
+            }
+            if (f16) {
+              // mma.sync through registers: cp.async moves 4 bytes or more.
+              Schedule t = s;
+              t.mma = std::array<int64_t, 3>{16, 8, 16};
+              t.pad = 8;
+              t.vectorize = std::array<int64_t, 4>{8, 1, 8, 1};
+              t.globalLoadB = 1;
+              t.stages = 2;
+              space.push_back(t);
+            }
+          }
+  return space;
+}
+
+/// The part for long K beside small M and N (K over 65536 with M and N up
+/// to 64): small block tiles with K split 128 to 512 ways, so that the
+/// blocks fill the GPU and each sums a shorter run of K (the error grows
+/// with the run).
+static std::vector<Schedule> enumerateLongK(bool f16) {
+  std::vector<Schedule> space;
+  for (int64_t block : {16, 32, 64})
+    for (int64_t bk : {32, 64})
+      for (int64_t warp : {16, 32})
+        for (int64_t split : {128, 256, 512}) {
+          if (warp > block)
+            continue;
+          Schedule s;
+          s.tile = {block, block, bk};
+          s.warpTile = std::array<int64_t, 2>{warp, warp};
+          s.promoteA = s.promoteB = true;
+          s.splitK = split;
+          addWarpVariants(s, f16, space);
+        }
+  return space;
+}
+
 /// Hopper's part of the space (f16 on an arch with wgmma): the
 /// warp-specialised kernel (TMA for A, B and C, two consumer warpgroups)
 /// with block tiles 128 x 64, 128 or 256, persistent without split-K, or
@@ -240,6 +312,22 @@ static std::vector<Schedule> enumerateWarpgroup(bool f16) {
         s.raster = 8;
       space.push_back(s);
     }
+  return space;
+}
+
+/// Hopper's part for long K beside small M and N: the warp-specialised
+/// kernel's 128 x 64 tile split 128 or 256 ways.
+static std::vector<Schedule> enumerateWarpgroupLongK(bool f16) {
+  std::vector<Schedule> space;
+  for (Schedule s : enumerateWarpgroup(f16)) {
+    if (s.bn() != 64 || !s.splitK)
+      continue;
+    for (int64_t split : {128, 256}) {
+      s.splitK = split;
+      space.push_back(s);
+    }
+    break;
+  }
   return space;
 }
 
@@ -358,7 +446,8 @@ static int runCandidates() {
 
   // The legal schedules, without the warnings of likely spills: a spread
   // of `--limit` over the main space, of a third as many (at least two)
-  // over the skinny part, and all of Hopper's part, named apart.
+  // over the skinny part, all of Hopper's part, half as many over the
+  // narrow-B and long-K parts, and Hopper's long-K part, named apart.
   Problem problem = tunedProblem(f16);
   std::set<std::string> seen;
   size_t drawn = 0, legal = 0;
@@ -368,10 +457,15 @@ static int runCandidates() {
     const char *prefix;
     size_t count;
   };
+  size_t third = limit ? std::max<size_t>(2, limit / 3) : 0;
+  size_t half = limit ? std::max<size_t>(2, limit / 2) : 0;
   const Part parts[] = {
       {enumerateSpace(f16), "_c", limit},
-      {enumerateSkinny(f16), "_g", limit ? std::max<size_t>(2, limit / 3) : 0},
-      {enumerateWarpgroup(f16), "_w", 0}};
+      {enumerateSkinny(f16), "_g", third},
+      {enumerateWarpgroup(f16), "_w", 0},
+      {enumerateNarrowB(f16), "_n", half},
+      {enumerateLongK(f16), "_k", half},
+      {enumerateWarpgroupLongK(f16), "_wk", 0}};
   for (const auto &[space, prefix, count] : parts) {
     std::vector<Candidate> part =
         legalCandidates(space, problem, *target, seen);
@@ -577,26 +671,39 @@ static int runSelect() {
   for (const Shape &s : shapes)
     if (byShape.count(s.label))
       buckets[{bandOf(s.m), bandOf(s.n), bandOf(s.k), s.oddLd}].push_back(&s);
+  // The best candidate for `group`: verified on each of its problems, and
+  // of those, the fastest by the geometric mean of its ratios to cuBLAS
+  // among the ones that keep every problem at `--floor` or above, if some
+  // do (one slow problem weighs more than a mean).
   auto best = [&](const std::vector<const Shape *> &group, bool needsAnyLd,
                   double &geomean) {
     std::string winner;
     geomean = 0;
+    bool winnerAboveFloor = false;
     for (const auto &[name, takesAny] : anyLd) {
       if (needsAnyLd && !takesAny)
         continue;
-      double logSum = 0;
+      double logSum = 0, lowest = 0;
       bool all = true;
       for (const Shape *s : group) {
         auto it = byShape[s->label].find(name);
         all &= it != byShape[s->label].end() && it->second.status == "PASS" &&
                it->second.ratio > 0;
-        if (all)
-          logSum += std::log(it->second.ratio);
+        if (!all)
+          break;
+        logSum += std::log(it->second.ratio);
+        lowest = lowest == 0 ? it->second.ratio
+                             : std::min(lowest, it->second.ratio);
       }
-      double g = all ? std::exp(logSum / double(group.size())) : 0;
-      if (all && g > geomean) {
+      if (!all)
+        continue;
+      double g = std::exp(logSum / double(group.size()));
+      bool aboveFloor = lowest >= floorRatio;
+      if (std::make_pair(aboveFloor, g) >
+          std::make_pair(winnerAboveFloor, geomean)) {
         geomean = g;
         winner = name;
+        winnerAboveFloor = aboveFloor;
       }
     }
     return winner;
@@ -620,8 +727,13 @@ static int runSelect() {
   int index = 0;
   for (const auto &[key, group] : buckets) {
     auto [bm, bn, bk, odd] = key;
+    // A bucket's winner ran every one of its problems, leading dimensions
+    // and all (gemm-bench skips a kernel whose contract refuses a problem):
+    // for the odd ones, a candidate that asks multiples of the operands
+    // whose leading dimensions have them (`global-load b 1` for a B of one
+    // column) may win; the family's fallback takes the rest.
     double geomean = 0;
-    std::string winner = best(group, odd, geomean);
+    std::string winner = best(group, /*needsAnyLd=*/false, geomean);
     if (winner.empty())
       continue;
     ShapeRange range;
@@ -642,7 +754,7 @@ static int runSelect() {
         when += (when.empty() ? " when " : ", ") + dim + " <= " +
                 std::to_string(hi);
     }
-    std::string variant = "b" + std::to_string(index++) + (odd ? "_any_ld" : "");
+    std::string variant = "b" + std::to_string(index++) + (odd ? "_odd_ld" : "");
     family += "  # " + std::to_string(group.size()) + " problems, " +
               llvm::formatv("{0:F2}", geomean).str() + "x cuBLAS: " + winner +
               "\n  variant " + variant + when + " {\n" +
