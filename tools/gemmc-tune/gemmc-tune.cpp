@@ -172,6 +172,19 @@ static void addWarpVariants(const Schedule &s, bool f16,
   }
 }
 
+/// A block tile of warps (`tile`, `warp-tile`), A and B staged in shared
+/// memory, K split `split` ways: what each part's variants start from.
+static Schedule warpTiled(std::array<int64_t, 3> tile,
+                          std::array<int64_t, 2> warp,
+                          std::optional<int64_t> split) {
+  Schedule s;
+  s.tile = tile;
+  s.warpTile = warp;
+  s.promoteA = s.promoteB = true;
+  s.splitK = split;
+  return s;
+}
+
 /// The space: block tiles, warp and register tiles (SIMT) or warp tiles of
 /// mma.sync (f16), pipelines and split-K counts.
 static std::vector<Schedule> enumerateSpace(bool f16) {
@@ -185,13 +198,9 @@ static std::vector<Schedule> enumerateSpace(bool f16) {
           for (int64_t wn : {16, 32, 64})
             for (std::optional<int64_t> split : splits)
               for (bool raster : {false, true}) {
-                Schedule s;
-                s.tile = {bm, bn, bk};
-                s.warpTile = std::array<int64_t, 2>{wm, wn};
-                s.promoteA = s.promoteB = true;
+                Schedule s = warpTiled({bm, bn, bk}, {wm, wn}, split);
                 if (raster)
                   s.raster = 8;
-                s.splitK = split;
                 addWarpVariants(s, f16, space);
               }
   return space;
@@ -210,13 +219,10 @@ static std::vector<Schedule> enumerateSkinny(bool f16) {
             for (int64_t split : {16, 32}) {
               if (across > wide)
                 continue;
-              Schedule s;
-              s.tile = shortM ? std::array<int64_t, 3>{narrow, wide, bk}
-                              : std::array<int64_t, 3>{wide, narrow, bk};
-              s.warpTile = shortM ? std::array<int64_t, 2>{narrow, across}
-                                  : std::array<int64_t, 2>{across, narrow};
-              s.promoteA = s.promoteB = true;
-              s.splitK = split;
+              Schedule s =
+                  shortM
+                      ? warpTiled({narrow, wide, bk}, {narrow, across}, split)
+                      : warpTiled({wide, narrow, bk}, {across, narrow}, split);
               addWarpVariants(s, f16, space);
             }
   return space;
@@ -236,11 +242,7 @@ static std::vector<Schedule> enumerateNarrowB(bool f16) {
           for (int64_t split : {4, 16, 32}) {
             if (across > wide)
               continue;
-            Schedule s;
-            s.tile = {wide, narrow, bk};
-            s.warpTile = std::array<int64_t, 2>{across, narrow};
-            s.promoteA = s.promoteB = true;
-            s.splitK = split;
+            Schedule s = warpTiled({wide, narrow, bk}, {across, narrow}, split);
             std::vector<Schedule> variants;
             addWarpVariants(s, f16, variants);
             for (Schedule &t : variants) {
@@ -279,12 +281,8 @@ static std::vector<Schedule> enumerateLongK(bool f16) {
         for (int64_t split : {128, 256, 512}) {
           if (warp > block)
             continue;
-          Schedule s;
-          s.tile = {block, block, bk};
-          s.warpTile = std::array<int64_t, 2>{warp, warp};
-          s.promoteA = s.promoteB = true;
-          s.splitK = split;
-          addWarpVariants(s, f16, space);
+          addWarpVariants(warpTiled({block, block, bk}, {warp, warp}, split),
+                          f16, space);
         }
   return space;
 }
@@ -754,7 +752,8 @@ static int runSelect() {
         when += (when.empty() ? " when " : ", ") + dim + " <= " +
                 std::to_string(hi);
     }
-    std::string variant = "b" + std::to_string(index++) + (odd ? "_odd_ld" : "");
+    std::string variant =
+        "b" + std::to_string(index++) + (odd ? "_odd_ld" : "");
     family += "  # " + std::to_string(group.size()) + " problems, " +
               llvm::formatv("{0:F2}", geomean).str() + "x cuBLAS: " + winner +
               "\n  variant " + variant + when + " {\n" +

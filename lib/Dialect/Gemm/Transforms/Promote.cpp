@@ -220,7 +220,8 @@ static LogicalResult promote(gpu::GPUFuncOp func, scf::ForOp loop,
           Value tile = createTileView(ob, l, bBlock, kt, zero,
                                       ob.getIndexAttr(bk), ob.getIndexAttr(bn));
           CopyOp::create(ob, l, tile, bShared, /*transpose=*/false,
-                         /*async=*/false, threads, s.globalLoadWidth(gemmc::Operand::B));
+                         /*async=*/false, threads,
+                         s.globalLoadWidth(gemmc::Operand::B));
         }
         gpu::BarrierOp::create(ob, l);
 
