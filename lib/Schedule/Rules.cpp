@@ -834,19 +834,6 @@ bool Rules::checkWarpgroup() {
                 " accumulators per consumer thread are live (ptxas -v tells" +
                 (kernel.c ? ")" : "; 'tma c' stores through shared memory "
                                   "instead)"));
-  // Split-K over 2 or 3 blocks: the last block sums the few partial tiles
-  // in straight-line code, whose loads ptxas hoists beside the live
-  // accumulators (the schedule fuzzer's kernels spilled 100-350 bytes from
-  // 64 accumulators on; none from 4 splits on, which sum in a loop).
-  if (s.splitK && s.splits() <= 3 && kernel.accumulators >= 64)
-    warning(DirectiveKind::SplitK,
-            "the kernel may spill registers to local memory: the last block "
-            "sums " +
-                Twine(s.splits()) +
-                " partial tiles in straight-line code beside " +
-                Twine(kernel.accumulators) +
-                " accumulators per consumer thread (ptxas -v tells; 4 or "
-                "more splits sum in a loop)");
   if (arch && facts.sharedBytes > arch->sharedMemoryLimit)
     return error(DirectiveKind::Pipeline,
                  "the tiles need " + Twine(facts.sharedBytes) +

@@ -102,8 +102,10 @@ static void drawTiles(Draw &d, Plan &p) {
   p.coalesce = !p.registerTile && d.chance(0.5);
 }
 
-/// The widths of `vectorize`, mostly ones the tiles allow.
-static void drawVectorize(Draw &d, Plan &p) {
+/// The widths of `vectorize`, mostly ones the tiles allow; B's own
+/// global-load width from `side` (draws apart from the schedule's own, so
+/// that a seed's other schedules stay as they were drawn before it).
+static void drawVectorize(Draw &d, Draw &side, Plan &p) {
   bool promoted = p.promoteA || p.promoteB;
   p.vectorize = (p.swizzle && d.chance(0.95)) || d.chance(p.mma ? 0.8 : 0.6);
   if (!p.vectorize)
@@ -129,8 +131,8 @@ static void drawVectorize(Draw &d, Plan &p) {
     p.sharedStore = d.chance(0.6) ? p.globalLoad : d.pick(narrower);
     // Now and then B's copies narrower than A's (a GEMV's B of one
     // column); the shared store stays within A's.
-    if (p.promoteA && p.promoteB && d.chance(0.25)) {
-      int64_t b = d.pick(narrower);
+    if (p.promoteA && p.promoteB && side.chance(0.25)) {
+      int64_t b = side.pick(narrower);
       if (b != p.globalLoad)
         p.globalLoadB = b;
     }
@@ -277,7 +279,10 @@ static std::string generateHopper(Draw &d, const std::string &name,
 std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
                                           const std::string &name,
                                           const GeneratorOptions &options) {
-  Draw d(rng);
+  std::mt19937_64 copy = rng;
+  std::seed_seq sideSeed{copy(), copy(), uint64_t(0x5eed)};
+  std::mt19937_64 sideRng(sideSeed);
+  Draw d(rng), side(sideRng);
   if (options.hopper && d.chance(0.2))
     return generateHopper(d, name, options);
   Plan p;
@@ -318,7 +323,7 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   p.bRow = d.chance(rowMajor);
   p.cRow = d.chance(0.65);
 
-  drawVectorize(d, p);
+  drawVectorize(d, side, p);
   if (promoted || p.mma)
     drawBK(d, p);
 

@@ -246,8 +246,12 @@ LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
   for (auto [i, piece] : llvm::enumerate(pieces))
     inits.push_back(
         load(b, i, piece.getType(), slot(b, tileBase, int64_t(i))));
+  // The count from the grid, whose z is the splits (the contract's grid),
+  // rather than a constant: LLVM then keeps the sum a loop. Unrolled for a
+  // few splits, it loaded every split's partials at once beside the
+  // accumulators, and ptxas spilled (the schedule fuzzer's findings).
   Value lower = c(1);
-  Value upper = c(splits);
+  Value upper = gpu::GridDimOp::create(b, loc, gpu::Dimension::z);
   Value step = c(1);
   auto sum = scf::ForOp::create(
       b, loc, lower, upper, step, inits,
