@@ -1012,14 +1012,12 @@ bool gemmc::verifyScheduleStructure(const Schedule &s,
   if (s.warpTile &&
       (!positive(*s.warpTile) || s.bm() % s.wm() || s.bn() % s.wn()))
     return error("warp_tile must be WMxWN dividing the tile");
-  if (s.vectorize && !llvm::all_of(*s.vectorize, [](int64_t w) {
-        return w == 1 || w == 2 || w == 4 || w == 8;
-      }))
+  auto vectorWidth = [](int64_t w) {
+    return w == 1 || w == 2 || w == 4 || w == 8;
+  };
+  if (s.vectorize && !llvm::all_of(*s.vectorize, vectorWidth))
     return error("vectorize must be 4 widths of 1, 2, 4 or 8");
-  if (s.globalLoadB && (!s.vectorize || (*s.globalLoadB != 1 &&
-                                         *s.globalLoadB != 2 &&
-                                         *s.globalLoadB != 4 &&
-                                         *s.globalLoadB != 8)))
+  if (s.globalLoadB && (!s.vectorize || !vectorWidth(*s.globalLoadB)))
     return error("global_load_b needs vectorize and is 1, 2, 4 or 8");
   if (s.mma && !positive(*s.mma))
     return error("mma sizes must be positive");
