@@ -271,10 +271,14 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
       return false;
     MathDecl decl;
     decl.loc = loc;
-    bool tf32;
-    if (!parseEitherOf("exact", "tf32", tf32))
-      return false;
-    decl.mode = tf32 ? MathMode::TF32 : MathMode::Exact;
+    if (consumeIf("tf32x3"))
+      decl.mode = MathMode::TF32x3;
+    else if (consumeIf("tf32"))
+      decl.mode = MathMode::TF32;
+    else if (consumeIf("exact"))
+      decl.mode = MathMode::Exact;
+    else
+      return error("expected 'exact', 'tf32' or 'tf32x3', got " + describe());
     problem.math = decl;
     return true;
   }

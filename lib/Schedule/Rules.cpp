@@ -109,12 +109,22 @@ bool Rules::checkTypes() {
     return error(Part::Kind::BType,
                  "A and B must have the same element type, got " +
                      stringify(p.a) + " and " + stringify(p.b));
+  llvm::StringRef math = p.tf32x3 ? "math = tf32x3" : "math = tf32";
   if (p.tf32 && p.a != ElementType::F32)
     return error(Part::Kind::Math,
-                 "math = tf32 needs f32 inputs, got " + stringify(p.a));
-  if (p.tf32 && !s.hasMma() && !s.hasWgmma())
-    return error(Part::Kind::Math, "math = tf32 runs on tensor cores: add the "
-                                   "directive 'mma m16n8k8'");
+                 math + " needs f32 inputs, got " + stringify(p.a));
+  // tf32 lowers the accuracy only tensor cores give up; tf32x3 keeps
+  // about f32's, so a SIMT schedule (FMA in f32) honours it too, and a
+  // family can mix both kinds of variant.
+  if (p.tf32 && !p.tf32x3 && !s.hasMma() && !s.hasWgmma())
+    return error(Part::Kind::Math, math + " runs on tensor cores: add the "
+                                          "directive 'mma m16n8k8'");
+  // The split needs each fragment in registers; wgmma reads B (and here A)
+  // from shared memory.
+  if (p.tf32x3 && s.hasWgmma())
+    return error(Part::Kind::Math,
+                 "math = tf32x3 splits the mma.sync fragments in registers: "
+                 "use 'mma m16n8k8', not wgmma");
   if (!s.hasMma())
     return true;
 
@@ -516,6 +526,10 @@ bool Rules::checkRegisters() {
   }
   if (s.registerDoubleBuffer)
     fragments = satMul(fragments, 2);
+  // tf32x3 holds each mma fragment's tf32 part and remainder (SIMT
+  // schedules compute in f32 under it).
+  if (p.tf32x3 && s.hasMma())
+    fragments = satMul(fragments, 2);
   // Staging registers: a pipeline through registers holds the next tiles
   // while the current ones are computed.
   int64_t staging = 0;
@@ -552,7 +566,7 @@ bool Rules::checkRegisters() {
 /// keeps its S - 1 tiles ahead across the compute (cp.async holds no values,
 /// a 64-bit address a piece), half as much again where `edges split` lowers
 /// each copy twice; what an unrolled loop reads ahead; and the epilogue's
-/// reads of C and the bias. ptxas's allocation is not this arithmetic, so
+/// reads of C and the bias (and tf32x3's sums of unrolled steps). ptxas's allocation is not this arithmetic, so
 /// the warning comes within an eighth of the cap (a quarter before sm_90).
 /// Checked on the schedule fuzzer's kernels (docs/fuzzing.md): a kernel
 /// that ptxas makes spill more than 64 bytes has been warned of.
@@ -614,9 +628,16 @@ void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
   // A bias along the row: WN / 4 values (mma), or TN.
   if (p.bias)
     epilogue = satAdd(epilogue, s.hasMma() ? s.wn() / 4 : s.tn());
+  // tf32x3 sums each step's three products from zero before adding them to
+  // the accumulators: ptxas computes the sums of an unrolled loop's later
+  // steps ahead, as many registers as the accumulators a step (kernels of
+  // 64 accumulators unrolled 4 steps spilled a kilobyte).
+  int64_t stepSums = 0;
+  if (p.tf32x3 && s.hasMma() && unrolled > 1)
+    stepSums = satMul(acc, unrolled - 1);
   int64_t pressure =
       satAdd(satAdd(satAdd(acc, fragments), satAdd(copies, epilogue)),
-             kAddressingRegisters);
+             satAdd(stepSums, kAddressingRegisters));
   int64_t cap = s.registerCap();
   facts.registerPressure = pressure;
   facts.registerCap = cap;
@@ -627,8 +648,11 @@ void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
   warning(at, "the kernel may spill registers to local memory: it "
               "needs about " +
                   Twine(pressure) + " per thread (" + Twine(acc) +
-                  " accumulators, " + Twine(fragments) + " for fragments, " +
-                  Twine(copies) + " for tile copies in flight, " +
+                  " accumulators, " +
+                  (stepSums ? Twine(stepSums) + " for tf32x3's step sums, "
+                            : Twine()) +
+                  Twine(fragments) + " for fragments, " + Twine(copies) +
+                  " for tile copies in flight, " +
                   Twine(epilogue) + " for the epilogue, " +
                   Twine(kAddressingRegisters) +
                   " for addressing), close to or over the " + Twine(cap) +

@@ -27,7 +27,15 @@ StringRef gemmc::stringify(MatrixLayout layout) {
 }
 
 StringRef gemmc::stringify(MathMode mode) {
-  return mode == MathMode::Exact ? "exact" : "tf32";
+  switch (mode) {
+  case MathMode::Exact:
+    return "exact";
+  case MathMode::TF32:
+    return "tf32";
+  case MathMode::TF32x3:
+    return "tf32x3";
+  }
+  llvm_unreachable("unknown math mode");
 }
 
 StringRef gemmc::stringify(Epilogue epilogue) {

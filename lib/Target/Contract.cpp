@@ -184,8 +184,11 @@ std::string mlir::gemm::formatContract(const KernelContract &contract) {
   printMatrix(os, "b", problem.getBType(), problem.getBLayout());
   printMatrix(os, "c", problem.getCType(), problem.getCLayout());
   os << " acc=" << problem.getAccType();
-  // f32 inputs on tensor cores are rounded to tf32 (math = tf32).
-  if (problem.getAType().isF32() && (model.hasMma() || model.hasWgmma()))
+  // f32 inputs on tensor cores are rounded to tf32 (math = tf32), or split
+  // into two tf32 parts (math = tf32x3).
+  if (problem.getTf32x3())
+    os << " math=tf32x3";
+  else if (problem.getAType().isF32() && (model.hasMma() || model.hasWgmma()))
     os << " math=tf32";
   if (!contract.batch.empty())
     os << " batch=" << size(contract.batch[0])

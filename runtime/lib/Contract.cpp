@@ -78,6 +78,8 @@ std::string Problem::str() const {
      << " acc=" << toString(acc);
   if (tf32)
     os << " math=tf32";
+  else if (tf32x3)
+    os << " math=tf32x3";
   if (batch != 1)
     os << " batch=" << sizeStr(batch) << " strides=" << sizeStr(strideOfA())
        << "," << sizeStr(strideOfB()) << "," << sizeStr(strideOfC());
@@ -236,7 +238,9 @@ static bool parseProblem(const std::string &text, Problem &problem) {
     problem.strideC = strides[2];
   }
   problem.tf32 = fields.count("math") && fields["math"] == "tf32";
-  if (fields.count("math") && !problem.tf32 && fields["math"] != "exact")
+  problem.tf32x3 = fields.count("math") && fields["math"] == "tf32x3";
+  if (fields.count("math") && !problem.tf32 && !problem.tf32x3 &&
+      fields["math"] != "exact")
     return false;
   return size("m", problem.m) && size("n", problem.n) &&
          size("k", problem.k) &&

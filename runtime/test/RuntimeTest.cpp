@@ -100,8 +100,16 @@ TEST(Contract, ReadsTheMathMode) {
   EXPECT_TRUE(c.problem.tf32);
   ASSERT_TRUE(parseContract(formatContract(c), again, error)) << error;
   EXPECT_TRUE(again.problem.tf32);
+  ASSERT_TRUE(parseContract(replace(kFixed, "acc=f32", "acc=f32 math=tf32x3"),
+                            c, error))
+      << error;
+  EXPECT_TRUE(c.problem.tf32x3);
+  EXPECT_FALSE(c.problem.tf32);
+  ASSERT_TRUE(parseContract(formatContract(c), again, error)) << error;
+  EXPECT_TRUE(again.problem.tf32x3);
   ASSERT_TRUE(parseContract(kFixed, c, error)) << error;
   EXPECT_FALSE(c.problem.tf32);
+  EXPECT_FALSE(c.problem.tf32x3);
   EXPECT_FALSE(parseContract(replace(kFixed, "acc=f32", "acc=f32 math=fp8"),
                              c, error));
 }

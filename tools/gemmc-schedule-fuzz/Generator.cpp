@@ -358,8 +358,9 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   statement("c = " + cElement + layout(p.cRow));
   if (d.chance(0.1))
     statement("accumulate = f32");
+  // tf32x3 from the side stream: a seed's other draws stay as they were.
   if (p.kind == Kind::TF32)
-    statement("math = tf32");
+    statement(side.chance(0.3) ? "math = tf32x3" : "math = tf32");
   else if (d.chance(0.05))
     statement("math = exact");
   if (d.chance(0.5))

@@ -36,7 +36,7 @@ struct AccumulateDecl {
   llvm::SMLoc loc;
 };
 
-/// `math = exact` or `math = tf32`.
+/// `math = exact`, `math = tf32` or `math = tf32x3`.
 struct MathDecl {
   MathMode mode = MathMode::Exact;
   llvm::SMLoc loc;

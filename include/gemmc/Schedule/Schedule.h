@@ -76,6 +76,9 @@ struct Problem {
                cLayout = MatrixLayout::Row;
   /// `math = tf32`: f32 inputs rounded to tf32 on tensor cores.
   bool tf32 = false;
+  /// `math = tf32x3` (tf32 too): each f32 input split into a tf32 part and
+  /// a tf32 remainder, three mma.sync per pair of fragments.
+  bool tf32x3 = false;
   /// `epilogue = alpha-beta`: C = alpha * A * B + beta * C.
   bool alphaBeta = false;
   std::optional<BiasKind> bias;

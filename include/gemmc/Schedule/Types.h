@@ -15,7 +15,11 @@ namespace gemmc {
 
 enum class ElementType { F32, F16, BF16 };
 enum class MatrixLayout { Row, Col };
-enum class MathMode { Exact, TF32 };
+/// `math = exact`: f32 FMA (or 16-bit inputs, exact products); `tf32`: f32
+/// inputs rounded to tf32 on tensor cores; `tf32x3`: f32 inputs split into
+/// two tf32 parts each, three tensor-core products (big x big, big x small,
+/// small x big) per pair: about f32's accuracy (docs/dsl.md).
+enum class MathMode { Exact, TF32, TF32x3 };
 enum class Epilogue { Store, AlphaBeta };
 /// `bias = row` (a value per row of C, M of them) or `bias = col` (per
 /// column, N).

@@ -47,6 +47,10 @@ struct Problem {
   Layout aLayout = Layout::Row, bLayout = Layout::Row, cLayout = Layout::Row;
   /// `math=tf32`: f32 inputs multiplied in tf32 on tensor cores.
   bool tf32 = false;
+  /// `math=tf32x3`: f32 inputs split into two tf32 parts, three products on
+  /// tensor cores per pair: about f32's accuracy, so verified and compared
+  /// as f32 (cuBLAS SGEMM).
+  bool tf32x3 = false;
   /// C = alpha * A * B + beta * C; a kernel without alpha and beta
   /// parameters computes alpha = 1, beta = 0 only.
   float alpha = 1, beta = 0;

@@ -15,6 +15,16 @@ gemm.kernel @k problem <64x64x32, a = f16 row, b = f16 row, c = f16 row, acc = f
 
 // -----
 
+// expected-error @+1 {{math = tf32x3 needs f32 inputs, got 'f16'}}
+gemm.kernel @k problem <64x64x32, a = f16 row, b = f16 row, c = f32 row, acc = f32, math = tf32x3> schedule <tile = 32x32x1>
+
+// -----
+
+// expected-error @+1 {{expected 'tf32x3'}}
+gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f32, math = tf32> schedule <tile = 32x32x1>
+
+// -----
+
 // expected-error @+1 {{expected 'row' or 'col'}}
 gemm.kernel @k problem <64x64x32, a = f32 diagonal, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x1>
 

@@ -67,6 +67,36 @@ gpu.module @m {
 
 // -----
 
+// tf32x3 (the kernel's problem says `math = tf32x3`): each fragment is split
+// into its tf32 part (rounded: + 0x1000, the low 13 bits cleared) and the
+// rounded remainder; per step a pair's three products are summed from zero,
+// small ones first, and the sum is added to the accumulator in f32.
+// CHECK-LABEL: gpu.func @tf32x3
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<2x2xf32>
+// CHECK: scf.for
+// CHECK: %[[A:.*]] = gemm.load_fragment %arg0{{.*}} to vector<4x1xf32>
+// CHECK: %[[X:.*]] = vector.extract %[[A]][0, 0]
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[X]] : f32 to i32
+// CHECK: %[[UP:.*]] = arith.addi %[[BITS]], %c4096_i32
+// CHECK: %[[HIGH:.*]] = arith.andi %[[UP]], %c-8192_i32
+// CHECK: %[[BIG:.*]] = arith.bitcast %[[HIGH]] : i32 to f32
+// CHECK: arith.subf %[[X]], %[[BIG]] : f32
+// CHECK: %[[S1:.*]] = nvgpu.mma.sync(%[[ASMALL:.*]], %[[BBIG:.*]], %[[ZERO]]) {mmaShape = [16, 8, 8], tf32Enabled}
+// CHECK: %[[S2:.*]] = nvgpu.mma.sync(%[[ABIG:.*]], %[[BSMALL:.*]], %[[S1]])
+// CHECK: %[[S3:.*]] = nvgpu.mma.sync(%[[ABIG]], %[[BBIG]], %[[S2]])
+// CHECK: arith.addf %{{.*}}, %[[S3]] : vector<2x2xf32>
+// CHECK-COUNT-9: nvgpu.mma.sync
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: scf.yield
+gpu.module @m {
+  gpu.func @tf32x3(%a: memref<32x32xf32>, %b: memref<32x16xf32>, %c: memref<32x16xf32>) kernel attributes {gemm.problem = #gemm.problem<32x16x32, a = f32 row, b = f32 row, c = f32 row, acc = f32, math = tf32x3>, gemm.schedule = #gemm.schedule<tile = 64x32x32, warp_tile = 32x16, promote = [a, b], mma = 16x8x8>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>} : memref<32x32xf32>, memref<32x16xf32>, memref<32x16xf32>
+    gpu.return
+  }
+}
+
+// -----
+
 gpu.module @m {
   gpu.func @f32(%a: memref<32x32xf32>, %b: memref<32x16xf32>, %c: memref<32x16xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 64x32x32, warp_tile = 32x16, promote = [a, b], mma = 16x8x16>} {
     // expected-error @+1 {{mma m16n8k16 does not match 'f32' inputs (m16n8k16 for f16 and bf16, m16n8k8 for tf32)}}

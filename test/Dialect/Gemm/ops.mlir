@@ -3,6 +3,9 @@
 // CHECK: gemm.kernel @k problem <128x64x32, a = f32 col, b = f32 row, c = bf16 col, acc = f32> schedule <tile = 32x32x1, coalesce>
 gemm.kernel @k problem <128x64x32, a = f32 col, b = f32 row, c = bf16 col, acc = f32> schedule <tile = 32x32x1, coalesce>
 
+// CHECK: gemm.kernel @x3 problem <256x256x64, a = f32 row, b = f32 row, c = f32 row, acc = f32, math = tf32x3> schedule <tile = 128x128x16, warp_tile = 64x64, promote = [a, b], mma = 16x8x8>
+gemm.kernel @x3 problem <256x256x64, a = f32 row, b = f32 row, c = f32 row, acc = f32, math = tf32x3> schedule <tile = 128x128x16, warp_tile = 64x64, promote = [a, b], mma = 16x8x8>
+
 // CHECK-LABEL: func.func @matmul
 // CHECK: gemm.matmul %{{.*}}, %{{.*}}, %{{.*}} {acc_type = f32, level = #gemm<level block>}
 func.func @matmul(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<32x32xf32>) {

@@ -70,12 +70,21 @@ Attribute ProblemAttr::parse(AsmParser &parser, Type) {
       parser.parseComma() || parseMatrix(parser, "b", bType, bLayout) ||
       parser.parseComma() || parseMatrix(parser, "c", cType, cLayout) ||
       parser.parseComma() || parser.parseKeyword("acc") ||
-      parser.parseEqual() || parser.parseType(accType) || parser.parseGreater())
+      parser.parseEqual() || parser.parseType(accType))
+    return {};
+  bool tf32x3 = false;
+  if (succeeded(parser.parseOptionalComma())) {
+    if (parser.parseKeyword("math") || parser.parseEqual() ||
+        parser.parseKeyword("tf32x3"))
+      return {};
+    tf32x3 = true;
+  }
+  if (parser.parseGreater())
     return {};
   return ProblemAttr::getChecked([&] { return parser.emitError(sizesLoc); },
                                  parser.getContext(), sizes[0], sizes[1],
                                  sizes[2], aType, aLayout, bType, bLayout,
-                                 cType, cLayout, accType);
+                                 cType, cLayout, accType, tf32x3);
 }
 
 void ProblemAttr::print(AsmPrinter &printer) const {
@@ -84,13 +93,16 @@ void ProblemAttr::print(AsmPrinter &printer) const {
   printer << ", a = " << getAType() << " " << stringifyLayout(getALayout());
   printer << ", b = " << getBType() << " " << stringifyLayout(getBLayout());
   printer << ", c = " << getCType() << " " << stringifyLayout(getCLayout());
-  printer << ", acc = " << getAccType() << ">";
+  printer << ", acc = " << getAccType();
+  if (getTf32x3())
+    printer << ", math = tf32x3";
+  printer << ">";
 }
 
 LogicalResult ProblemAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   int64_t m, int64_t n, int64_t k, Type aType,
                                   Layout, Type bType, Layout, Type cType,
-                                  Layout, Type accType) {
+                                  Layout, Type accType, bool tf32x3) {
   // ShapedType::kDynamic (`?`): given at launch.
   auto positive = [](int64_t size) {
     return size > 0 || ShapedType::isDynamic(size);
@@ -104,6 +116,8 @@ LogicalResult ProblemAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << type;
   if (!accType.isF32())
     return emitError() << "accumulator type must be f32, got " << accType;
+  if (tf32x3 && !aType.isF32())
+    return emitError() << "math = tf32x3 needs f32 inputs, got " << aType;
   return success();
 }
 
@@ -303,6 +317,8 @@ gemmc::Problem mlir::gemm::getProblemModel(ProblemAttr attr) {
   problem.aLayout = getMatrixLayout(attr.getALayout());
   problem.bLayout = getMatrixLayout(attr.getBLayout());
   problem.cLayout = getMatrixLayout(attr.getCLayout());
+  problem.tf32x3 = attr.getTf32x3();
+  problem.tf32 = problem.tf32x3;
   return problem;
 }
 

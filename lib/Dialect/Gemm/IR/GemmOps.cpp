@@ -26,8 +26,8 @@ ScheduleAttr mlir::gemm::lookupSchedule(Operation *op) {
 static gemmc::Problem getKernelProblem(KernelOp kernel) {
   gemmc::Problem problem = getProblemModel(kernel.getProblem());
   const gemmc::Schedule &schedule = kernel.getSchedule().getValue();
-  problem.tf32 = problem.a == gemmc::ElementType::F32 &&
-                 (schedule.hasMma() || schedule.hasWgmma());
+  problem.tf32 = problem.tf32x3 || (problem.a == gemmc::ElementType::F32 &&
+                                    (schedule.hasMma() || schedule.hasWgmma()));
   problem.alphaBeta = kernel.getAlphaBeta();
   if (std::optional<StringRef> bias = kernel.getBias())
     problem.bias = *bias == "row" ? gemmc::BiasKind::Row : gemmc::BiasKind::Col;

@@ -64,6 +64,36 @@ static Value mmaSync(OpBuilder &b, Location loc, Value aFrag, Value bFrag,
   return vector::FromElementsOp::create(b, loc, acc.getType(), d);
 }
 
+/// tf32x3: a fragment of f32 values as its tf32 part and the remainder, each
+/// rounded to nearest with ties away from zero (cvt.rna.tf32.f32: add half
+/// of the 13 dropped mantissa bits' range, clear them). The remainder
+/// `x - big` is exact in f32; the tensor cores read each part's upper 19
+/// bits, so big + small carries 22 of x's 24 significant bits.
+static std::pair<Value, Value> splitTf32(OpBuilder &b, Location loc,
+                                         Value fragment) {
+  auto type = cast<VectorType>(fragment.getType());
+  Type i32 = b.getI32Type();
+  Value half = arith::ConstantIntOp::create(b, loc, i32, 0x1000);
+  Value mask = arith::ConstantIntOp::create(b, loc, i32, -0x2000); // 0xffffe000
+  auto roundToTf32 = [&](Value x) -> Value {
+    Value bits = arith::BitcastOp::create(b, loc, i32, x);
+    Value up = arith::AddIOp::create(b, loc, bits, half);
+    Value cleared = arith::AndIOp::create(b, loc, up, mask);
+    return arith::BitcastOp::create(b, loc, b.getF32Type(), cleared);
+  };
+  Value big = fragment, small = fragment;
+  for (int64_t r = 0; r < type.getDimSize(0); ++r) {
+    SmallVector<int64_t, 2> pos = {r, 0};
+    Value x = vector::ExtractOp::create(b, loc, fragment, pos);
+    Value high = roundToTf32(x);
+    Value rest = arith::SubFOp::create(b, loc, x, high);
+    Value low = roundToTf32(rest);
+    big = vector::InsertOp::create(b, loc, high, big, pos);
+    small = vector::InsertOp::create(b, loc, low, small, pos);
+  }
+  return {big, small};
+}
+
 static LogicalResult lowerToMma(MatmulOp matmul) {
   const gemmc::Schedule &s = getKernelSchedule(matmul);
   auto aType = cast<MemRefType>(matmul.getA().getType());
@@ -84,6 +114,9 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
     return matmul.emitOpError("mma m16n8k")
            << shape[2] << " does not match " << element
            << " inputs (m16n8k16 for f16 and bf16, m16n8k8 for tf32)";
+  bool tf32x3 = isTf32x3Kernel(matmul);
+  if (tf32x3 && !element.isF32())
+    return matmul.emitOpError("tf32x3 takes f32 A and B");
   OpBuilder b(matmul);
   Location loc = matmul.getLoc();
   // A K given at launch is rounded up to BK (a multiple of the mma's K) by
@@ -147,10 +180,36 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
           }
         }
         SmallVector<Value> next;
+        if (!tf32x3) {
+          for (int64_t mi = 0; mi < mTiles; ++mi)
+            for (int64_t ni = 0; ni < nTiles; ++ni)
+              next.push_back(mmaSync(lb, l, aFrags[mi], bFrags[ni],
+                                     acc[mi * nTiles + ni]));
+          scf::YieldOp::create(lb, l, next);
+          return;
+        }
+        // tf32x3: per step, the three products of a fragment pair are
+        // summed on the tensor cores from zero (the two small ones first,
+        // while the sum is small), and that sum is added to the accumulator
+        // with an f32 add. The tensor cores round their sums toward zero:
+        // accumulating K / 8 x 3 of them in place drifted by 30 times
+        // cuBLAS SGEMM's error at 4096^3 on an H200 (an error that grows
+        // with K); rounded to nearest, the long sum's error is SGEMM's.
+        SmallVector<std::pair<Value, Value>> aParts, bParts;
+        for (Value frag : aFrags)
+          aParts.push_back(splitTf32(lb, l, frag));
+        for (Value frag : bFrags)
+          bParts.push_back(splitTf32(lb, l, frag));
         for (int64_t mi = 0; mi < mTiles; ++mi)
-          for (int64_t ni = 0; ni < nTiles; ++ni)
+          for (int64_t ni = 0; ni < nTiles; ++ni) {
+            auto [aBig, aSmall] = aParts[mi];
+            auto [bBig, bSmall] = bParts[ni];
+            Value step = mmaSync(lb, l, aSmall, bBig, zero);
+            step = mmaSync(lb, l, aBig, bSmall, step);
+            step = mmaSync(lb, l, aBig, bBig, step);
             next.push_back(
-                mmaSync(lb, l, aFrags[mi], bFrags[ni], acc[mi * nTiles + ni]));
+                arith::AddFOp::create(lb, l, acc[mi * nTiles + ni], step));
+          }
         scf::YieldOp::create(lb, l, next);
       });
   loop->setAttr(kKLoopAttr, b.getUnitAttr());

@@ -15,6 +15,13 @@ const gemmc::Schedule &mlir::gemm::getKernelSchedule(MatmulOp matmul) {
   return schedule.getValue();
 }
 
+bool mlir::gemm::isTf32x3Kernel(Operation *op) {
+  for (; op; op = op->getParentOp())
+    if (auto problem = op->getAttrOfType<ProblemAttr>(kProblemAttr))
+      return problem.getTf32x3();
+  return false;
+}
+
 FailureOr<SmallVector<MatmulOp>> mlir::gemm::collectMatmuls(
     Operation *root,
     function_ref<bool(MatmulOp, const gemmc::Schedule &)> select) {

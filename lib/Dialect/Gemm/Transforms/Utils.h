@@ -16,6 +16,10 @@ namespace mlir::gemm {
 /// ops collectMatmuls returns do).
 const gemmc::Schedule &getKernelSchedule(MatmulOp matmul);
 
+/// Whether the kernel around `op` computes its f32 inputs as tf32x3 (its
+/// `gemm.problem` says `math = tf32x3`).
+bool isTf32x3Kernel(Operation *op);
+
 /// The gemm.matmul ops in `root` that `select` picks given their kernel's
 /// schedule; fails, with an error, on one outside a kernel with a schedule.
 FailureOr<SmallVector<MatmulOp>>

@@ -51,13 +51,18 @@ def Gemm_ProblemAttr : Gemm_Attr<"Problem", "problem"> {
     ```
 
     A size `?` is given at launch; the leading dimensions then are too.
+    `math = tf32x3` (f32 inputs on tensor cores) splits each input into a
+    tf32 part and a tf32 remainder and sums three products per pair (about
+    f32's accuracy); without it, f32 inputs on tensor cores are rounded to
+    tf32 once.
   }];
   let parameters = (ins
     "int64_t":$m, "int64_t":$n, "int64_t":$k,
     "::mlir::Type":$aType, "::mlir::gemm::Layout":$aLayout,
     "::mlir::Type":$bType, "::mlir::gemm::Layout":$bLayout,
     "::mlir::Type":$cType, "::mlir::gemm::Layout":$cLayout,
-    "::mlir::Type":$accType
+    "::mlir::Type":$accType,
+    DefaultValuedParameter<"bool", "false">:$tf32x3
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
