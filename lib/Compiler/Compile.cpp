@@ -16,6 +16,8 @@
 #include "gemmc/Pipelines/Pipelines.h"
 #include "gemmc/Target/Contract.h"
 #include "gemmc/Target/PTX.h"
+#include "mlir/Conversion/LLVMCommon/LoweringOptions.h"
+#include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -72,7 +74,8 @@ static OwningOpRef<ModuleOp> parseSchedule(MLIRContext &ctx,
 /// A family is one PTX module: moves the kernels of every gpu.module into
 /// the first, renamed after the family. The modules hold the kernels and
 /// the declarations they share (the dynamic shared memory), which must
-/// agree.
+/// agree. Used before the lowering (one module a variant) and after it
+/// (a module per index width, setIndexWidths).
 static LogicalResult mergeGPUModules(ModuleOp module, StringRef family) {
   auto modules = llvm::to_vector(module.getOps<gpu::GPUModuleOp>());
   if (modules.size() < 2)
@@ -106,22 +109,57 @@ static LogicalResult mergeGPUModules(ModuleOp module, StringRef family) {
   return success();
 }
 
-/// The index width of the kernels' arithmetic and descriptors is one per
-/// module (the lowering's option): a family's variants take the widest.
-static void unifyIndexWidth(ModuleOp module) {
-  unsigned widest = 32;
-  SmallVector<gpu::GPUFuncOp> kernels;
-  module.walk([&](gpu::GPUFuncOp func) {
-    auto launch = func->getAttrOfType<gemm::LaunchAttr>(gemm::kLaunchAttr);
-    if (!func.isKernel() || !launch)
-      return;
-    widest = std::max(widest, launch.getIndexBitwidth());
-    kernels.push_back(func);
-  });
-  for (gpu::GPUFuncOp func : kernels) {
-    auto launch = func->getAttrOfType<gemm::LaunchAttr>(gemm::kLaunchAttr);
-    func->setAttr(gemm::kLaunchAttr, launch.withIndexBitwidth(widest));
+/// The index width of a kernel's arithmetic and descriptors (its launch
+/// attribute's: 64 bits where nvgpu's ops are used, else 32).
+static unsigned getIndexWidth(gpu::GPUFuncOp func) {
+  auto launch = func->getAttrOfType<gemm::LaunchAttr>(gemm::kLaunchAttr);
+  return launch ? launch.getIndexBitwidth() : 32;
+}
+
+/// The lowering takes each gpu.module's index width from its data layout:
+/// a family whose variants differ is split into a module per width (32-bit
+/// indices halve the registers of addresses; SIMT variants lowered with 64
+/// ran up to 40% slower on an H200 beside mma.sync ones), and the modules
+/// are merged again once lowered (mergeGPUModules). Each copy keeps the
+/// declarations the kernels share.
+static void setIndexWidths(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  ctx->getOrLoadDialect<DLTIDialect>();
+  auto withWidth = [&](gpu::GPUModuleOp gpuModule, unsigned width) {
+    auto entry = DataLayoutEntryAttr::get(
+        IndexType::get(ctx), IntegerAttr::get(IntegerType::get(ctx, 32), width));
+    gpuModule->setAttr(DLTIDialect::kDataLayoutAttrName,
+                       DataLayoutSpecAttr::get(ctx, {entry}));
+  };
+  for (auto gpuModule :
+       llvm::to_vector(module.getOps<gpu::GPUModuleOp>())) {
+    bool narrow = false, wide = false;
+    for (auto func : gpuModule.getOps<gpu::GPUFuncOp>())
+      if (func.isKernel())
+        (getIndexWidth(func) == 64 ? wide : narrow) = true;
+    if (!(narrow && wide)) {
+      withWidth(gpuModule, wide ? 64 : 32);
+      continue;
+    }
+    OpBuilder builder(gpuModule);
+    builder.setInsertionPointAfter(gpuModule);
+    auto wideModule = cast<gpu::GPUModuleOp>(builder.clone(*gpuModule));
+    wideModule.setName((gpuModule.getName() + "_i64").str());
+    for (auto [copy, width] : {std::make_pair(gpuModule, 32u),
+                               std::make_pair(wideModule, 64u)}) {
+      for (auto func : llvm::to_vector(copy.getOps<gpu::GPUFuncOp>()))
+        if (func.isKernel() && getIndexWidth(func) != width)
+          func.erase();
+      withWidth(copy, width);
+    }
   }
+}
+
+/// The data layouts setIndexWidths gave the modules: lowered, they are
+/// no longer needed.
+static void dropIndexWidths(ModuleOp module) {
+  for (auto gpuModule : module.getOps<gpu::GPUModuleOp>())
+    gpuModule->removeAttr(DLTIDialect::kDataLayoutAttrName);
 }
 
 /// Whether a variant's kernel takes every problem of its family's sizes:
@@ -199,7 +237,6 @@ LogicalResult gemmc::compileSchedule(MLIRContext &ctx,
     return failure();
   if (file->isFamily() && failed(mergeGPUModules(*module, file->name)))
     return failure();
-  unifyIndexWidth(*module);
   if (options.emit == EmitKind::GPU) {
     module->print(os);
     return success();
@@ -223,20 +260,23 @@ LogicalResult gemmc::compileSchedule(MLIRContext &ctx,
     return failure();
 
   // The kernels' launch attributes give the index width (the schedule
-  // model's: 64 bits where nvgpu's ops are used) and their problems the
-  // calling convention: memref descriptors for sizes given at launch.
+  // model's: 64 bits where nvgpu's ops are used), each gpu.module's through
+  // its data layout, and their problems the calling convention: memref
+  // descriptors for sizes given at launch.
   gemm::LowerToNVVMOptions lowering;
   lowering.chip = options.arch;
+  lowering.indexBitwidth = kDeriveIndexBitwidthFromDataLayout;
   bool dynamic = false;
-  for (const gemm::KernelContract &contract : contracts) {
-    lowering.indexBitwidth = std::max<unsigned>(
-        lowering.indexBitwidth, contract.launch.getIndexBitwidth());
+  for (const gemm::KernelContract &contract : contracts)
     dynamic |= contract.descriptors;
-  }
   lowering.barePointers = !dynamic;
+  setIndexWidths(*module);
   if (failed(runPipeline(*module, options, [&](OpPassManager &pm) {
         gemm::buildGPUToNVVMPipeline(pm, lowering);
       })))
+    return failure();
+  dropIndexWidths(*module);
+  if (file->isFamily() && failed(mergeGPUModules(*module, file->name)))
     return failure();
 
   std::string ptx;

@@ -22,7 +22,8 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
   PassOptions::Option<unsigned> indexBitwidth{
       *this, "index-bitwidth",
       llvm::cl::desc("Bits of index arithmetic in kernels: 32, or 64 for "
-                     "kernels with nvgpu ops (whose lowering uses 64)"),
+                     "kernels with nvgpu ops (whose lowering uses 64); 0: "
+                     "each gpu.module's data layout (dlti.dl_spec)"),
       llvm::cl::init(32)};
   PassOptions::Option<bool> barePointers{
       *this, "bare-pointers",
