@@ -116,6 +116,8 @@ namespace {
 struct Candidate {
   std::string name;
   Schedule schedule;
+  /// tf32x3 for the split-tf32 part (and --also files that ask it).
+  bool tf32x3 = false;
   ScheduleFacts facts;
   std::string text, ptx, errors, ldMultiple;
 };
@@ -287,6 +289,38 @@ static std::vector<Schedule> enumerateLongK(bool f16) {
   return space;
 }
 
+/// The split-tf32 part (f32; every target has mma.sync): tensor cores at
+/// about f32's accuracy (`math = tf32x3`: three tf32 products a pair of
+/// fragments), for large problems: block tiles 64-256 of 4 or 8 warps,
+/// warp tiles 32-64, a swizzle, 16-byte copies through a cp.async pipeline
+/// of 3 or 4 stages, raster 8, the loop over BK left rolled (unrolled,
+/// ptxas computes the steps' sums ahead and spills).
+static std::vector<Schedule> enumerateSplitTf32(bool f16) {
+  std::vector<Schedule> space;
+  if (f16)
+    return space;
+  const std::array<int64_t, 3> tiles[] = {
+      {128, 128, 16}, {128, 128, 32}, {128, 256, 16}, {256, 128, 16},
+      {128, 64, 32},  {64, 128, 32},  {64, 64, 32}};
+  for (std::array<int64_t, 3> tile : tiles)
+    for (std::array<int64_t, 2> warp :
+         {std::array<int64_t, 2>{64, 64}, {64, 32}, {32, 64}, {32, 32}})
+      for (int64_t stages : {3, 4}) {
+        int64_t warps = tile[0] / warp[0] * (tile[1] / warp[1]);
+        if (warps < 4 || warps > 8)
+          continue;
+        Schedule s = warpTiled(tile, warp, std::nullopt);
+        s.mma = std::array<int64_t, 3>{16, 8, 8};
+        s.swizzle = true;
+        s.vectorize = std::array<int64_t, 4>{4, 1, 1, 2};
+        s.stages = stages;
+        s.cpAsync = true;
+        s.raster = 8;
+        space.push_back(s);
+      }
+  return space;
+}
+
 /// Hopper's part of the space (f16 on an arch with wgmma): the
 /// warp-specialised kernel (TMA for A, B and C, two consumer warpgroups)
 /// with block tiles 128 x 64, 128 or 256, persistent without split-K, or
@@ -331,14 +365,16 @@ static std::vector<Schedule> enumerateWarpgroupLongK(bool f16) {
 
 /// The schedule file of a candidate.
 static std::string scheduleFile(const std::string &name, bool f16,
-                                const Schedule &s) {
+                                const Schedule &s, bool tf32x3) {
   std::string text;
   llvm::raw_string_ostream os(text);
   std::string type = f16 ? "f16" : "f32";
   os << "# gemmc-tune candidate\nkernel " << name
      << " {\n  problem {\n    m = ?\n    n = ?\n    k = ?\n    a = " << type
-     << " row\n    b = " << type << " row\n    c = " << type
-     << " row\n  }\n  schedule {\n";
+     << " row\n    b = " << type << " row\n    c = " << type << " row\n";
+  if (tf32x3)
+    os << "    math = tf32x3\n";
+  os << "  }\n  schedule {\n";
   printDirectives(os, s, "    ");
   os << "  }\n}\n";
   return text;
@@ -382,16 +418,26 @@ static void compileCandidate(Candidate &c) {
 
 /// The schedules of `space` that the model accepts for `problem` without a
 /// warning (a likely spill) and that are implemented, each once (`seen`).
+/// With `withinCap`, an mma.sync schedule whose register estimate comes
+/// within the warning's margin but not over the cap is kept too (tf32x3's
+/// kernels need nearly all 255 registers: 128 accumulators and both parts
+/// of each fragment).
 static std::vector<Candidate>
 legalCandidates(const std::vector<Schedule> &space, const Problem &problem,
-                const Arch &target, std::set<std::string> &seen) {
+                const Arch &target, std::set<std::string> &seen,
+                bool withinCap = false) {
   std::vector<Candidate> legal;
   for (const Schedule &s : space) {
-    bool clean = true;
+    int warnings = 0;
     std::optional<ScheduleFacts> facts = checkSchedule(
         problem, s, &target, [&](const gemmc::Diagnostic &d) {
-          clean &= d.severity == gemmc::Diagnostic::Severity::Note;
+          warnings += d.severity != gemmc::Diagnostic::Severity::Note;
         });
+    // The only warning checkSchedule gives an mma.sync schedule is the
+    // register estimate's.
+    bool clean = warnings == 0 ||
+                 (withinCap && warnings == 1 && facts && s.hasMma() &&
+                  facts->registerPressure <= facts->registerCap);
     if (!facts || !clean ||
         !checkImplemented(problem, s, [](const gemmc::Diagnostic &) {}))
       continue;
@@ -454,6 +500,7 @@ static int runCandidates() {
     std::vector<Schedule> space;
     const char *prefix;
     size_t count;
+    bool tf32x3 = false;
   };
   size_t third = limit ? std::max<size_t>(2, limit / 3) : 0;
   size_t half = limit ? std::max<size_t>(2, limit / 2) : 0;
@@ -463,17 +510,21 @@ static int runCandidates() {
       {enumerateWarpgroup(f16), "_w", 0},
       {enumerateNarrowB(f16), "_n", half},
       {enumerateLongK(f16), "_k", half},
-      {enumerateWarpgroupLongK(f16), "_wk", 0}};
-  for (const auto &[space, prefix, count] : parts) {
-    std::vector<Candidate> part =
-        legalCandidates(space, problem, *target, seen);
+      {enumerateWarpgroupLongK(f16), "_wk", 0},
+      {enumerateSplitTf32(f16), "_x", half, /*tf32x3=*/true}};
+  for (const auto &[space, prefix, count, tf32x3] : parts) {
+    Problem partProblem = problem;
+    partProblem.tf32 = partProblem.tf32x3 = tf32x3;
+    std::vector<Candidate> part = legalCandidates(
+        space, partProblem, *target, seen, /*withinCap=*/tf32x3);
     drawn += space.size();
     legal += part.size();
     part = spreadOver(std::move(part), count);
     for (size_t i = 0; i < part.size(); ++i) {
       Candidate &c = part[i];
       c.name = precision + prefix + std::to_string(i);
-      c.text = scheduleFile(c.name, f16, c.schedule);
+      c.tf32x3 = tf32x3;
+      c.text = scheduleFile(c.name, f16, c.schedule, tf32x3);
       candidates.push_back(std::move(c));
     }
   }
@@ -496,7 +547,8 @@ static int runCandidates() {
     c.schedule = checked->schedule;
     c.facts = checked->facts;
     c.name = precision + "_s" + std::to_string(i);
-    c.text = scheduleFile(c.name, f16, c.schedule);
+    c.tf32x3 = checked->problem.tf32x3;
+    c.text = scheduleFile(c.name, f16, c.schedule, c.tf32x3);
     candidates.push_back(std::move(c));
   }
   llvm::outs() << "gemmc-tune: " << drawn << " schedules enumerated, " << legal
@@ -710,7 +762,11 @@ static int runSelect() {
   std::string name = familyName.empty() ? type + "_tuned" : familyName;
   std::string family, tableText = "variant\twhen\tcandidate\tgeomean\tproblems\n";
   std::set<std::string> winners;
+  // The candidates share a problem but for tf32x3 (the split-tf32 part),
+  // which the family asks where a winner does: the SIMT variants compute in
+  // f32 under it all the same.
   std::string problem;
+  bool tf32x3 = false;
   auto directivesOf = [&](const std::string &candidate) -> std::string {
     auto buffer = llvm::MemoryBuffer::getFile(dir + "/" + candidate + ".gemm");
     if (!buffer)
@@ -719,6 +775,7 @@ static int runSelect() {
     size_t open = text.find("  problem {");
     if (problem.empty() && open != llvm::StringRef::npos)
       problem = text.substr(open, text.find("  schedule {") - open).str();
+    tf32x3 |= text.contains("    math = tf32x3\n");
     size_t begin = text.find("  schedule {\n") + 13;
     return text.substr(begin, text.rfind("  }\n}") - begin).str();
   };
@@ -798,6 +855,8 @@ static int runSelect() {
                std::to_string((odd.empty() ? all : odd).size()) + "\n";
   winners.insert(fallback);
 
+  if (tf32x3 && !llvm::StringRef(problem).contains("math = tf32x3"))
+    problem.insert(problem.rfind("  }\n"), "    math = tf32x3\n");
   std::string text = "# A kernel family written by gemmc-tune select from " +
                      dir + "/results.tsv and the problems of " + shapesFile +
                      ": per bucket of sizes the fastest verified candidate.\n"
