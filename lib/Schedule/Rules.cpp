@@ -564,10 +564,13 @@ bool Rules::checkRegisters() {
 /// across the shared tile's rows), a predicate a piece where copies are
 /// guarded, plus two addresses a piece where a pipeline through registers
 /// keeps its S - 1 tiles ahead across the compute (cp.async holds no values,
-/// a 64-bit address a piece), half as much again where `edges split` lowers
-/// each copy twice; what an unrolled loop reads ahead; and the epilogue's
-/// reads of C and the bias (and tf32x3's sums of unrolled steps). ptxas's allocation is not this arithmetic, so
-/// the warning comes within an eighth of the cap (a quarter before sm_90).
+/// a 64-bit address a piece, and with `edges split` the guarded copy's
+/// address and size beside it), half as much again where `edges split`
+/// lowers a copy through registers twice; what an unrolled loop reads ahead;
+/// the epilogue's reads of C (an address more a pair where C is
+/// column-major) and the bias; and tf32x3's sums of unrolled steps. ptxas's
+/// allocation is not this arithmetic, so the warning comes within an eighth
+/// of the cap (a quarter before sm_90).
 /// Checked on the schedule fuzzer's kernels (docs/fuzzing.md): a kernel
 /// that ptxas makes spill more than 64 bytes has been warned of.
 void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
@@ -587,7 +590,11 @@ void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
     int64_t width = s.globalLoadWidth(operand);
     int64_t pieces = elements / width / facts.threadsPerBlock;
     if (s.cpAsync) { // a 64-bit source address a piece, no values
-      copies = satAdd(copies, satMul(pieces, 2));
+      // `edges split` keeps the guarded copy's clamped address and zero-fill
+      // size beside the unguarded one's (ptxas spilled a 256x32x64 f16
+      // kernel of 18 pieces a thread, 4 stages, 80 bytes at 255 registers).
+      int64_t perPiece = s.splitEdges && guarded ? 5 : 2;
+      copies = satAdd(copies, satMul(pieces, perPiece));
       return;
     }
     int64_t words =
@@ -602,7 +609,7 @@ void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
        (p.aLayout == MatrixLayout::Col) != s.transposeA);
   copy(Operand::B, s.promoteB, satMul(s.bk(), s.bn()),
        p.bLayout == MatrixLayout::Col);
-  if (s.splitEdges)
+  if (s.splitEdges && !s.cpAsync)
     copies = satAdd(copies, copies / 2);
   // An unrolled loop over BK lets ptxas read ahead: half as many fragments
   // again, and where an operand is read from global memory in the loop (it
@@ -625,6 +632,10 @@ void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
   int64_t epilogue = 0;
   if (p.alphaBeta)
     epilogue = (s.hasMma() ? s.wn() / 2 : s.tn()) + 2;
+  // A column-major C is read a pair's elements apart: an address more each
+  // (128 accumulators of bf16 with beta spilled 64 bytes without it).
+  if (p.alphaBeta && s.hasMma() && p.cLayout == MatrixLayout::Col)
+    epilogue = satAdd(epilogue, s.wn() / 4);
   // A bias along the row: WN / 4 values (mma), or TN.
   if (p.bias)
     epilogue = satAdd(epilogue, s.hasMma() ? s.wn() / 4 : s.tn());
