@@ -127,12 +127,12 @@ static void setIndexWidths(ModuleOp module) {
   ctx->getOrLoadDialect<DLTIDialect>();
   auto withWidth = [&](gpu::GPUModuleOp gpuModule, unsigned width) {
     auto entry = DataLayoutEntryAttr::get(
-        IndexType::get(ctx), IntegerAttr::get(IntegerType::get(ctx, 32), width));
+        IndexType::get(ctx),
+        IntegerAttr::get(IntegerType::get(ctx, 32), width));
     gpuModule->setAttr(DLTIDialect::kDataLayoutAttrName,
                        DataLayoutSpecAttr::get(ctx, {entry}));
   };
-  for (auto gpuModule :
-       llvm::to_vector(module.getOps<gpu::GPUModuleOp>())) {
+  for (auto gpuModule : llvm::to_vector(module.getOps<gpu::GPUModuleOp>())) {
     bool narrow = false, wide = false;
     for (auto func : gpuModule.getOps<gpu::GPUFuncOp>())
       if (func.isKernel())
@@ -145,8 +145,8 @@ static void setIndexWidths(ModuleOp module) {
     builder.setInsertionPointAfter(gpuModule);
     auto wideModule = cast<gpu::GPUModuleOp>(builder.clone(*gpuModule));
     wideModule.setName((gpuModule.getName() + "_i64").str());
-    for (auto [copy, width] : {std::make_pair(gpuModule, 32u),
-                               std::make_pair(wideModule, 64u)}) {
+    for (auto [copy, width] :
+         {std::make_pair(gpuModule, 32u), std::make_pair(wideModule, 64u)}) {
       for (auto func : llvm::to_vector(copy.getOps<gpu::GPUFuncOp>()))
         if (func.isKernel() && getIndexWidth(func) != width)
           func.erase();

@@ -656,19 +656,18 @@ void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
   // that it fits in their cap for sm_90: a wider margin there.
   if (!arch || pressure <= cap - cap / (arch->hopper ? 8 : 4))
     return;
-  warning(at, "the kernel may spill registers to local memory: it "
-              "needs about " +
-                  Twine(pressure) + " per thread (" + Twine(acc) +
-                  " accumulators, " +
-                  (stepSums ? Twine(stepSums) + " for tf32x3's step sums, "
-                            : Twine()) +
-                  Twine(fragments) + " for fragments, " + Twine(copies) +
-                  " for tile copies in flight, " +
-                  Twine(epilogue) + " for the epilogue, " +
-                  Twine(kAddressingRegisters) +
-                  " for addressing), close to or over the " + Twine(cap) +
-                  " a block of " + Twine(facts.threadsPerBlock) +
-                  " threads gets (ptxas -v tells)");
+  warning(
+      at,
+      "the kernel may spill registers to local memory: it "
+      "needs about " +
+          Twine(pressure) + " per thread (" + Twine(acc) + " accumulators, " +
+          (stepSums ? Twine(stepSums) + " for tf32x3's step sums, " : Twine()) +
+          Twine(fragments) + " for fragments, " + Twine(copies) +
+          " for tile copies in flight, " + Twine(epilogue) +
+          " for the epilogue, " + Twine(kAddressingRegisters) +
+          " for addressing), close to or over the " + Twine(cap) +
+          " a block of " + Twine(facts.threadsPerBlock) +
+          " threads gets (ptxas -v tells)");
 }
 
 /// The directives of Hopper's kernel need `wgmma`, which needs the others

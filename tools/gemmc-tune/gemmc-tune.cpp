@@ -429,15 +429,15 @@ legalCandidates(const std::vector<Schedule> &space, const Problem &problem,
   std::vector<Candidate> legal;
   for (const Schedule &s : space) {
     int warnings = 0;
-    std::optional<ScheduleFacts> facts = checkSchedule(
-        problem, s, &target, [&](const gemmc::Diagnostic &d) {
+    std::optional<ScheduleFacts> facts =
+        checkSchedule(problem, s, &target, [&](const gemmc::Diagnostic &d) {
           warnings += d.severity != gemmc::Diagnostic::Severity::Note;
         });
     // The only warning checkSchedule gives an mma.sync schedule is the
     // register estimate's.
-    bool clean = warnings == 0 ||
-                 (withinCap && warnings == 1 && facts && s.hasMma() &&
-                  facts->registerPressure <= facts->registerCap);
+    bool clean =
+        warnings == 0 || (withinCap && warnings == 1 && facts && s.hasMma() &&
+                          facts->registerPressure <= facts->registerCap);
     if (!facts || !clean ||
         !checkImplemented(problem, s, [](const gemmc::Diagnostic &) {}))
       continue;
@@ -504,19 +504,18 @@ static int runCandidates() {
   };
   size_t third = limit ? std::max<size_t>(2, limit / 3) : 0;
   size_t half = limit ? std::max<size_t>(2, limit / 2) : 0;
-  const Part parts[] = {
-      {enumerateSpace(f16), "_c", limit},
-      {enumerateSkinny(f16), "_g", third},
-      {enumerateWarpgroup(f16), "_w", 0},
-      {enumerateNarrowB(f16), "_n", half},
-      {enumerateLongK(f16), "_k", half},
-      {enumerateWarpgroupLongK(f16), "_wk", 0},
-      {enumerateSplitTf32(f16), "_x", half, /*tf32x3=*/true}};
+  const Part parts[] = {{enumerateSpace(f16), "_c", limit},
+                        {enumerateSkinny(f16), "_g", third},
+                        {enumerateWarpgroup(f16), "_w", 0},
+                        {enumerateNarrowB(f16), "_n", half},
+                        {enumerateLongK(f16), "_k", half},
+                        {enumerateWarpgroupLongK(f16), "_wk", 0},
+                        {enumerateSplitTf32(f16), "_x", half, /*tf32x3=*/true}};
   for (const auto &[space, prefix, count, tf32x3] : parts) {
     Problem partProblem = problem;
     partProblem.tf32 = partProblem.tf32x3 = tf32x3;
-    std::vector<Candidate> part = legalCandidates(
-        space, partProblem, *target, seen, /*withinCap=*/tf32x3);
+    std::vector<Candidate> part = legalCandidates(space, partProblem, *target,
+                                                  seen, /*withinCap=*/tf32x3);
     drawn += space.size();
     legal += part.size();
     part = spreadOver(std::move(part), count);
