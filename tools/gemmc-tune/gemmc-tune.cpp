@@ -116,8 +116,6 @@ namespace {
 struct Candidate {
   std::string name;
   Schedule schedule;
-  /// tf32x3 for the split-tf32 part (and --also files that ask it).
-  bool tf32x3 = false;
   ScheduleFacts facts;
   std::string text, ptx, errors, ldMultiple;
 };
@@ -522,7 +520,6 @@ static int runCandidates() {
     for (size_t i = 0; i < part.size(); ++i) {
       Candidate &c = part[i];
       c.name = precision + prefix + std::to_string(i);
-      c.tf32x3 = tf32x3;
       c.text = scheduleFile(c.name, f16, c.schedule, tf32x3);
       candidates.push_back(std::move(c));
     }
@@ -546,8 +543,7 @@ static int runCandidates() {
     c.schedule = checked->schedule;
     c.facts = checked->facts;
     c.name = precision + "_s" + std::to_string(i);
-    c.tf32x3 = checked->problem.tf32x3;
-    c.text = scheduleFile(c.name, f16, c.schedule, c.tf32x3);
+    c.text = scheduleFile(c.name, f16, c.schedule, checked->problem.tf32x3);
     candidates.push_back(std::move(c));
   }
   llvm::outs() << "gemmc-tune: " << drawn << " schedules enumerated, " << legal

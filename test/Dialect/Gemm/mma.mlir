@@ -107,6 +107,18 @@ gpu.module @m {
 
 // -----
 
+// A tf32x3 kernel's warp-level matmul on f16 tiles (the problem attribute
+// allows tf32x3 with f32 inputs only; hand-written IR can disagree).
+gpu.module @m {
+  gpu.func @tf32x3_f16(%a: memref<32x32xf16>, %b: memref<32x16xf16>, %c: memref<32x16xf32>) kernel attributes {gemm.problem = #gemm.problem<32x16x32, a = f32 row, b = f32 row, c = f32 row, acc = f32, math = tf32x3>, gemm.schedule = #gemm.schedule<tile = 64x32x32, warp_tile = 32x16, promote = [a, b], mma = 16x8x16>} {
+    // expected-error @+1 {{tf32x3 takes f32 A and B}}
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>} : memref<32x32xf16>, memref<32x16xf16>, memref<32x16xf32>
+    gpu.return
+  }
+}
+
+// -----
+
 // `gemm.alpha_beta` (epilogue = alpha-beta, arguments 3 and 4): one branch
 // on beta != 0 around the stores of C. Where beta is not 0, the lane's pairs
 // of C are read first (element by element, as the schedule stores C: no
