@@ -75,14 +75,23 @@ gpu.module @m {
 // (33), a pair may cross the matrix's edge (columns 32 and 33) and its
 // address may be misaligned (row 1 starts at element 33): the pair is read
 // an element at a time, each guarded, so column 32 keeps its value. (Read
-// whole and dropped, it was zero: a wrong result with beta != 0.)
+// whole and dropped, it was zero: a wrong result with beta != 0.) Each
+// element is loaded under a branch from its own, unclamped, position and is
+// zero outside the matrix.
 // CHECK-LABEL: gpu.func @odd_pairs
 // CHECK-NOT: vector.load
-// CHECK: %[[E0:.*]] = memref.load %arg0
-// CHECK: arith.select %{{.*}}, %[[E0]]
-// CHECK: %[[E1:.*]] = memref.load %arg0
-// CHECK: arith.select %{{.*}}, %[[E1]]
-// CHECK: vector.from_elements
+// CHECK: %[[IN0:.*]] = arith.andi
+// CHECK: %[[E0:.*]] = scf.if %[[IN0]] -> (f16) {
+// CHECK-NEXT: %[[L0:.*]] = memref.load %arg0[%arg1, %arg2]
+// CHECK-NEXT: scf.yield %[[L0]]
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f16
+// CHECK-NEXT: scf.yield %[[Z]]
+// CHECK: %[[NEXT:.*]] = arith.addi %arg2, %c1
+// CHECK: %[[IN1:.*]] = arith.andi
+// CHECK: %[[E1:.*]] = scf.if %[[IN1]] -> (f16) {
+// CHECK-NEXT: memref.load %arg0[%arg1, %[[NEXT]]]
+// CHECK: vector.from_elements %[[E0]], %[[E1]]
 // CHECK-NOT: vector.load
 gpu.module @m {
   gpu.func @odd_pairs(%c: memref<200x33xf16>, %i: index, %j: index) kernel attributes {gemm.tails, gemm.schedule = #gemm.schedule<tile = 256x128x64, warp_tile = 32x64, promote = [a, b], mma = 16x8x16>} {

@@ -115,21 +115,34 @@ Value mlir::gemm::readAlong(OpBuilder &b, Location loc, Value source, Value row,
     }
     return arith::SelectOp::create(b, loc, inside, value, zeros);
   }
+  // An element at a time, each guarded by a branch rather than a clamped
+  // address: the addresses of a thread's elements then differ by constants
+  // (LLVM reduces them to one add each), and ptxas predicates the loads.
   SmallVector<Value> elements;
+  Type elementType = type.getElementType();
   for (int64_t e = 0; e < width; ++e) {
     Value r = dim == 0 ? addOffset(b, loc, row, e) : row;
     Value c = dim == 1 ? addOffset(b, loc, col, e) : col;
-    Value inside;
-    if (guard)
-      std::tie(inside, r, c) = clampToMatrix(
-          b, loc, source, pointInMatrix(b, loc, source, r, c), r, c, dim, 1);
-    Value element = memref::LoadOp::create(b, loc, source, ValueRange{r, c});
-    if (guard)
-      element = arith::SelectOp::create(
-          b, loc, inside, element,
-          arith::ConstantOp::create(b, loc,
-                                    b.getZeroAttr(type.getElementType())));
-    elements.push_back(element);
+    if (!guard) {
+      elements.push_back(
+          memref::LoadOp::create(b, loc, source, ValueRange{r, c}));
+      continue;
+    }
+    Value inside =
+        isInside(b, loc, pointInMatrix(b, loc, source, r, c), dim, 1);
+    auto ifInside = scf::IfOp::create(
+        b, loc, inside,
+        [&](OpBuilder &tb, Location) {
+          Value element =
+              memref::LoadOp::create(tb, loc, source, ValueRange{r, c});
+          scf::YieldOp::create(tb, loc, element);
+        },
+        [&](OpBuilder &eb, Location) {
+          Value zero = arith::ConstantOp::create(
+              eb, loc, eb.getZeroAttr(elementType));
+          scf::YieldOp::create(eb, loc, zero);
+        });
+    elements.push_back(ifInside.getResult(0));
   }
   return vector::FromElementsOp::create(b, loc, vectorType, elements);
 }

@@ -32,13 +32,39 @@ struct Distribution {
 
   int64_t piecesPerThread() const { return rows * cols / (width * threads); }
 
-  Piece piece(OpBuilder &b, Location loc, Value tid, int64_t i) const {
+  /// With `constantApart`, where the thread's pieces lie a constant apart,
+  /// each piece's position is the first's plus that constant (see below).
+  Piece piece(OpBuilder &b, Location loc, Value tid, int64_t i,
+              bool constantApart = false) const {
     int64_t perLine = (rowMajor ? cols : rows) / width;
-    Value linear = addOffset(b, loc, tid, i * threads);
-    Value line =
-        arith::DivUIOp::create(b, loc, linear, indexConstant(b, loc, perLine));
-    Value inLine =
-        arith::RemUIOp::create(b, loc, linear, indexConstant(b, loc, perLine));
+    Value line, inLine;
+    if (constantApart &&
+        (threads % perLine == 0 || perLine % threads == 0)) {
+      // The thread's pieces lie a constant apart: whole lines apart, or
+      // within one line (tid + i * threads never crosses it). Adding the
+      // constant to the first piece's position, rather than dividing each
+      // piece's, lets LLVM derive each address from the last by one add.
+      Value perLineValue = indexConstant(b, loc, perLine);
+      Value first;
+      if (threads % perLine == 0)
+        first = arith::DivUIOp::create(b, loc, tid, perLineValue);
+      else
+        first = arith::RemUIOp::create(b, loc, tid, perLineValue);
+      int64_t offset = i * threads;
+      if (threads % perLine == 0) {
+        line = addOffset(b, loc, first, offset / perLine);
+        inLine = arith::RemUIOp::create(b, loc, tid, perLineValue);
+      } else {
+        line = indexConstant(b, loc, offset / perLine);
+        inLine = addOffset(b, loc, first, offset % perLine);
+      }
+    } else {
+      Value linear = addOffset(b, loc, tid, i * threads);
+      line = arith::DivUIOp::create(b, loc, linear,
+                                    indexConstant(b, loc, perLine));
+      inLine = arith::RemUIOp::create(b, loc, linear,
+                                      indexConstant(b, loc, perLine));
+    }
     Value pos =
         arith::MulIOp::create(b, loc, inLine, indexConstant(b, loc, width));
     if (rowMajor)
@@ -158,7 +184,7 @@ static void lowerCopyGuarded(CopyOp copy, int64_t storeWidth, bool swizzle,
   // flight together.
   SmallVector<std::pair<Piece, Value>> pieces;
   for (int64_t i = 0; i < d.piecesPerThread(); ++i) {
-    Piece p = d.piece(b, loc, tid, i);
+    Piece p = d.piece(b, loc, tid, i, /*constantApart=*/true);
     pieces.push_back({p, readAlong(b, loc, copy.getSource(), p.row, p.col,
                                    d.width, p.dim, guard)});
   }
@@ -176,7 +202,7 @@ static void lowerLoadTileGuarded(LoadTileOp load, bool guard) {
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   SmallVector<Value> elements;
   for (int64_t i = 0; i < d.piecesPerThread(); ++i) {
-    Piece p = d.piece(b, loc, tid, i);
+    Piece p = d.piece(b, loc, tid, i, /*constantApart=*/true);
     Value piece = readAlong(b, loc, load.getSource(), p.row, p.col, d.width,
                             p.dim, guard);
     for (int64_t e = 0; e < d.width; ++e)
