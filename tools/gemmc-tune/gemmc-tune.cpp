@@ -239,7 +239,7 @@ static std::vector<Schedule> enumerateNarrowB(bool f16) {
     for (int64_t wide : {64, 128, 256})
       for (int64_t bk : {32, 64})
         for (int64_t across : {16, 32, 64})
-          for (int64_t split : {4, 16, 32}) {
+          for (int64_t split : {4, 8, 16, 32}) {
             if (across > wide)
               continue;
             Schedule s = warpTiled({wide, narrow, bk}, {across, narrow}, split);
