@@ -138,8 +138,8 @@ Value mlir::gemm::readAlong(OpBuilder &b, Location loc, Value source, Value row,
           scf::YieldOp::create(tb, loc, element);
         },
         [&](OpBuilder &eb, Location) {
-          Value zero = arith::ConstantOp::create(
-              eb, loc, eb.getZeroAttr(elementType));
+          Value zero =
+              arith::ConstantOp::create(eb, loc, eb.getZeroAttr(elementType));
           scf::YieldOp::create(eb, loc, zero);
         });
     elements.push_back(ifInside.getResult(0));

@@ -38,8 +38,7 @@ struct Distribution {
               bool constantApart = false) const {
     int64_t perLine = (rowMajor ? cols : rows) / width;
     Value line, inLine;
-    if (constantApart &&
-        (threads % perLine == 0 || perLine % threads == 0)) {
+    if (constantApart && (threads % perLine == 0 || perLine % threads == 0)) {
       // The thread's pieces lie a constant apart: whole lines apart, or
       // within one line (tid + i * threads never crosses it). Adding the
       // constant to the first piece's position, rather than dividing each
