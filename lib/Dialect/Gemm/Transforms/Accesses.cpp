@@ -116,8 +116,9 @@ Value mlir::gemm::readAlong(OpBuilder &b, Location loc, Value source, Value row,
     return arith::SelectOp::create(b, loc, inside, value, zeros);
   }
   // An element at a time, each guarded by a branch rather than a clamped
-  // address: the addresses of a thread's elements then differ by constants
-  // (LLVM reduces them to one add each), and ptxas predicates the loads.
+  // address: each is read from its own position, so that addresses a
+  // constant apart stay so (TileCopies.cpp places a thread's pieces that
+  // way), and ptxas predicates the loads.
   SmallVector<Value> elements;
   Type elementType = type.getElementType();
   for (int64_t e = 0; e < width; ++e) {

@@ -32,33 +32,32 @@ struct Distribution {
 
   int64_t piecesPerThread() const { return rows * cols / (width * threads); }
 
-  /// With `constantApart`, where the thread's pieces lie a constant apart,
-  /// each piece's position is the first's plus that constant (see below).
+  /// Piece `i`'s position. With `constantApart`, where a thread's pieces
+  /// lie a constant apart, it is the first piece's plus that constant rather
+  /// than a division of each piece's linear index: LLVM then derives each
+  /// address from the last by an add (with static sizes, an immediate
+  /// offset). cp.async copies keep the division: the other form changed
+  /// ptxas's allocation of a tf32x3 kernel at the 255-register cap into a
+  /// 12-byte spill.
   Piece piece(OpBuilder &b, Location loc, Value tid, int64_t i,
               bool constantApart = false) const {
     int64_t perLine = (rowMajor ? cols : rows) / width;
+    int64_t offset = i * threads;
     Value line, inLine;
-    if (constantApart && (threads % perLine == 0 || perLine % threads == 0)) {
-      // The thread's pieces lie a constant apart: whole lines apart, or
-      // within one line (tid + i * threads never crosses it). Adding the
-      // constant to the first piece's position, rather than dividing each
-      // piece's, lets LLVM derive each address from the last by one add.
+    if (constantApart && threads % perLine == 0) {
+      // Whole lines apart.
       Value perLineValue = indexConstant(b, loc, perLine);
-      Value first;
-      if (threads % perLine == 0)
-        first = arith::DivUIOp::create(b, loc, tid, perLineValue);
-      else
-        first = arith::RemUIOp::create(b, loc, tid, perLineValue);
-      int64_t offset = i * threads;
-      if (threads % perLine == 0) {
-        line = addOffset(b, loc, first, offset / perLine);
-        inLine = arith::RemUIOp::create(b, loc, tid, perLineValue);
-      } else {
-        line = indexConstant(b, loc, offset / perLine);
-        inLine = addOffset(b, loc, first, offset % perLine);
-      }
+      Value first = arith::DivUIOp::create(b, loc, tid, perLineValue);
+      line = addOffset(b, loc, first, offset / perLine);
+      inLine = arith::RemUIOp::create(b, loc, tid, perLineValue);
+    } else if (constantApart && perLine % threads == 0) {
+      // Within one line: tid + i * threads never crosses it.
+      Value perLineValue = indexConstant(b, loc, perLine);
+      Value first = arith::RemUIOp::create(b, loc, tid, perLineValue);
+      line = indexConstant(b, loc, offset / perLine);
+      inLine = addOffset(b, loc, first, offset % perLine);
     } else {
-      Value linear = addOffset(b, loc, tid, i * threads);
+      Value linear = addOffset(b, loc, tid, offset);
       line = arith::DivUIOp::create(b, loc, linear,
                                     indexConstant(b, loc, perLine));
       inLine = arith::RemUIOp::create(b, loc, linear,
