@@ -270,10 +270,10 @@ llvm::SmallVector<KernelDecl, 1> gemmc::getKernels(const KernelDecl &kernel) {
   return kernels;
 }
 
-ShapeRange gemmc::getShapeRange(const VariantDecl &variant) {
-  ShapeRange range;
+contract::SizeRange gemmc::getShapeRange(const VariantDecl &variant) {
+  contract::SizeRange range;
   for (const ConditionDecl &c : variant.conditions)
-    range.constrain(ShapeRange::dimension(c.dim), c.atMost, c.value);
+    range.constrain(contract::SizeRange::dimension(c.dim), c.atMost, c.value);
   return range;
 }
 

@@ -1,6 +1,7 @@
 //===- Warpgroup.cpp - the Hopper kernel a wgmma schedule implies ---------===//
 
 #include "gemmc/Schedule/Warpgroup.h"
+#include "gemmc/Schedule/Registers.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace gemmc;
@@ -46,8 +47,7 @@ static TmaOperand layOut(Operand operand, bool kMajor, int64_t bk,
   return t;
 }
 
-WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p,
-                                          const Schedule &s) {
+WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   WarpgroupKernel k;
   k.consumers = s.consumers.value_or(1);
   k.threads = s.threadsPerBlock();
@@ -95,9 +95,8 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p,
   k.aOffset = 0;
   k.bOffset = k.stages * k.aStageStride;
   k.cOffset = k.bOffset + k.stages * k.bStageStride;
-  int64_t cBytes = k.c ? alignAtom(k.c->groupBytes()) * TmaStore::kBuffers *
-                             k.consumers
-                       : 0;
+  int64_t cBytes =
+      k.c ? alignAtom(k.c->groupBytes()) * TmaStore::kBuffers * k.consumers : 0;
   k.fullBarrierOffset = k.cOffset + cBytes;
   k.emptyBarrierOffset = k.fullBarrierOffset + 8 * k.stages;
   k.sharedBytes = k.emptyBarrierOffset + 8 * k.stages;
@@ -109,8 +108,8 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p,
   k.producerRegisters = 40;
   int64_t perConsumer =
       (65536 / kWarpgroupSize - k.producerRegisters) / k.consumers;
-  k.consumerRegisters = k.consumers == 1 ? 0 : std::min<int64_t>(
-                                                   perConsumer / 8 * 8, 256);
+  k.consumerRegisters =
+      k.consumers == 1 ? 0 : std::min<int64_t>(perConsumer / 8 * 8, 256);
   k.accumulators = k.mTiles * s.bn() / 2;
   return k;
 }
@@ -122,4 +121,26 @@ bool gemmc::hasEdgeTiles(const Problem &p, const Schedule &s) {
   int64_t tilesN = llvm::divideCeil(*p.n, s.bn());
   return *p.m % s.bm() || *p.n % s.bn() || tilesM % s.clusterM() ||
          tilesN % s.clusterN();
+}
+
+int64_t gemmc::estimateOccupancy(const Problem &p, const Schedule &s) {
+  constexpr int64_t kThreadsPerSM = 2048, kBlocksPerSM = 32,
+                    kSharedPerSM = 233472, kReservedPerBlock = 1024;
+  int64_t threads = std::max<int64_t>(s.threadsPerBlock(), 1);
+  int64_t shared, registers;
+  if (s.hasWgmma()) {
+    WarpgroupKernel k = getWarpgroupKernel(p, s);
+    shared = k.sharedBytes;
+    // The consumers' accumulators and the rest, the allocation's multiple
+    // of 8.
+    registers = std::min<int64_t>(llvm::alignTo(k.accumulators + 40, 8),
+                                  kMaxRegistersPerThread);
+  } else {
+    shared = getSharedMemory(s, p.a, p.b).totalBytes();
+    registers = s.registerCap();
+  }
+  int64_t blocks = std::min(kThreadsPerSM / threads, kBlocksPerSM);
+  blocks = std::min(blocks, kRegistersPerSM / (threads * registers));
+  blocks = std::min(blocks, kSharedPerSM / (shared + kReservedPerBlock));
+  return std::max<int64_t>(blocks, 1);
 }

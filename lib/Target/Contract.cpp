@@ -66,142 +66,148 @@ FailureOr<KernelContract> mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel,
   return contract;
 }
 
-static void printGridDim(llvm::raw_ostream &os, GridDim dim) {
-  if (dim.dim == Dim::One) {
-    os << dim.divisor;
-    return;
-  }
-  if (dim.dim == Dim::SMs) {
-    os << stringifyDim(dim.dim);
-    return;
-  }
-  os << stringifyDim(dim.dim) << "/" << dim.divisor;
+/// The contract's element type of an MLIR type (f32, f16 or bf16, as the
+/// problem attribute's verifier allows).
+static gemmc::contract::DType toDType(Type type) {
+  if (type.isF16())
+    return gemmc::contract::DType::F16;
+  if (type.isBF16())
+    return gemmc::contract::DType::BF16;
+  return gemmc::contract::DType::F32;
 }
 
-static void printMatrix(llvm::raw_ostream &os, StringRef name, Type type,
-                        Layout layout) {
-  os << " " << name << "=" << type << ":" << stringifyLayout(layout);
+static gemmc::contract::Layout toLayout(Layout layout) {
+  return layout == Layout::RowMajor ? gemmc::contract::Layout::Row
+                                    : gemmc::contract::Layout::Col;
 }
 
-std::string mlir::gemm::formatContract(const KernelContract &contract) {
-  ProblemAttr problem = contract.problem;
-  ScheduleAttr schedule = contract.schedule;
-  LaunchAttr launch = contract.launch;
+/// A size of the contract: 0 where given at launch.
+static int64_t toSize(int64_t value) {
+  return ShapedType::isDynamic(value) ? 0 : value;
+}
 
-  const gemmc::Schedule &model = schedule.getValue();
-  // Version 2 adds tensor maps and the persistent grid, version 3 C's
-  // tensor map and clusters, version 4 split-K's workspace, version 5 a
-  // family's variant: a reader of an older version refuses such a kernel
-  // rather than launch it wrongly (or for problems it is not for).
-  int version = 1;
-  if (!contract.family.empty())
-    version = 5;
-  else if (model.splitK)
-    version = 4;
-  else if (model.tmaC || model.cluster)
-    version = 3;
-  else if (model.hasTma() || model.persistent)
-    version = 2;
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "// gemmc-contract-begin v" << version << "\n";
-  os << "// entry: " << contract.entry << "\n";
-  // A family's variant: its place in the order of choice, and its sizes.
-  if (!contract.family.empty()) {
-    os << "// family: " << contract.family << " " << contract.variant + 1
-       << "/" << contract.variants << "\n";
-    os << "// when: " << contract.when.str() << "\n";
+static gemmc::contract::GridExpr toGridExpr(GridDim dim) {
+  switch (dim.dim) {
+  case Dim::One:
+    return {'1', dim.divisor};
+  case Dim::SMs:
+    return {'S', 1};
+  default:
+    return {stringifyDim(dim.dim).front(), dim.divisor};
   }
-  os << "// arch: " << contract.arch << "\n";
-  os << "// block: ";
-  llvm::interleave(launch.getBlock(), os, " ");
-  os << "\n// grid: ";
-  llvm::interleave(
-      launch.getGrid(), os, [&](GridDim dim) { printGridDim(os, dim); }, " ");
-  os << "\n";
+}
+
+gemmc::contract::Contract mlir::gemm::toContract(const KernelContract &kc) {
+  namespace ct = gemmc::contract;
+  ProblemAttr problem = kc.problem;
+  LaunchAttr launch = kc.launch;
+  const gemmc::Schedule &model = kc.schedule.getValue();
+  ct::Contract c;
+  c.entry = kc.entry;
+  // A family's variant: its place in the order, and its sizes.
+  if (!kc.family.empty()) {
+    c.family = kc.family;
+    c.variant = int(kc.variant) + 1;
+    c.variants = int(kc.variants);
+    c.when = kc.when;
+  }
+  c.arch = kc.arch;
+  for (auto [i, extent] : llvm::enumerate(launch.getBlock()))
+    c.block[i] = unsigned(extent);
+  for (auto [i, dim] : llvm::enumerate(launch.getGrid()))
+    c.grid[i] = toGridExpr(dim);
   // Blocks per cluster (x y z): launched with cuLaunchKernelEx.
   if (model.cluster)
-    os << "// cluster: " << model.clusterSize() << " 1 1\n";
-  os << "// dynamic-shared-bytes: " << launch.getSharedBytes() << "\n";
+    c.cluster[0] = unsigned(model.clusterSize());
+  c.dynamicSharedBytes = launch.getSharedBytes();
   // Split-K: the grid's z is the splits; per tile of C (grid x by y) the
   // workspace holds `workspace` floats and the counters one i32.
-  if (model.splitK)
-    os << "// split-k: splits=" << model.splits()
-       << " workspace=" << model.workspaceFloatsPerTile() << "\n";
+  if (model.splitK) {
+    c.splits = model.splits();
+    c.workspacePerTile = model.workspaceFloatsPerTile();
+  }
   // Sizes given at launch: each matrix is a memref descriptor (pointer,
   // pointer, offset, sizes, strides: one kernel parameter each).
-  os << "// params:";
-  for (const auto &[name, type] : contract.params)
-    os << " " << name << ":" << type;
-  os << "\n// alignment: 16\n";
+  for (const auto &[name, type] : kc.params)
+    c.params.push_back({name, type});
+  c.alignment = 16;
   // The boxes of the tensor maps the runtime encodes (innermost first, in
   // elements), all with the 128-byte swizzle; in a cluster each block
   // copies a slice of A's and B's tiles.
+  gemmc::Problem modelProblem = getProblemModel(problem);
   std::optional<gemmc::WarpgroupKernel> kernel;
   if (model.hasTma())
-    kernel = gemmc::getWarpgroupKernel(getProblemModel(problem), model);
+    kernel = gemmc::getWarpgroupKernel(modelProblem, model);
   if (kernel) {
-    os << "// tensor-maps: A=" << kernel->a.boxInner << "x"
-       << kernel->a.sliceRows() << " B=" << kernel->b.boxInner << "x"
-       << kernel->b.sliceRows();
+    c.tensorMaps = true;
+    c.boxA = {kernel->a.boxInner, kernel->a.sliceRows()};
+    c.boxB = {kernel->b.boxInner, kernel->b.sliceRows()};
     if (kernel->c)
-      os << " C=" << kernel->c->boxInner << "x" << kernel->c->boxOuter;
-    os << " swizzle=128\n";
+      c.boxC = {kernel->c->boxInner, kernel->c->boxOuter};
   }
   // Sizes given at launch that `tma c` can store (in 16-byte units).
-  if (contract.descriptors && kernel && kernel->c) {
-    bool rowMajor = kernel->c->rowMajor;
+  if (kc.descriptors && kernel && kernel->c) {
     int64_t multiple = kernel->c->sizeMultiple();
-    os << "// size-multiple: m=" << (rowMajor ? 1 : multiple)
-       << " n=" << (rowMajor ? multiple : 1) << " k=1\n";
+    (kernel->c->rowMajor ? c.multipleN : c.multipleM) = multiple;
   }
-  if (contract.descriptors) {
-    ArrayRef<int64_t> ld = launch.getLdMultiple();
-    os << "// leading-dim-multiple: a=" << ld[0] << " b=" << ld[1]
-       << " c=" << ld[2] << "\n";
-  }
-  std::string value = contract.alphaBeta ? "alpha * A * B + beta * C" : "A * B";
-  if (!contract.bias.empty())
-    value += " + bias[" + contract.bias + "]";
-  if (contract.relu)
-    value = "relu(" + value + ")";
-  os << "// semantics: C = " << value << "\n";
-  if (!contract.bias.empty() || contract.relu) {
-    os << "// epilogue:";
-    if (!contract.bias.empty())
-      os << " bias=" << contract.bias;
-    if (contract.relu)
-      os << " relu";
-    os << "\n";
-  }
-  auto size = [](int64_t value) {
-    return ShapedType::isDynamic(value) ? std::string("?")
-                                        : std::to_string(value);
-  };
-  os << "// problem: m=" << size(problem.getM())
-     << " n=" << size(problem.getN()) << " k=" << size(problem.getK());
-  printMatrix(os, "a", problem.getAType(), problem.getALayout());
-  printMatrix(os, "b", problem.getBType(), problem.getBLayout());
-  printMatrix(os, "c", problem.getCType(), problem.getCLayout());
-  os << " acc=" << problem.getAccType();
+  if (kc.descriptors)
+    for (auto [i, multiple] : llvm::enumerate(launch.getLdMultiple()))
+      c.ldMultiple[i] = multiple;
+  c.alphaBeta = kc.alphaBeta;
+  c.bias = kc.bias;
+  c.relu = kc.relu;
+  c.semantics = ct::describeSemantics(kc.alphaBeta, kc.bias, kc.relu);
+  ct::Problem &p = c.problem;
+  p.m = toSize(problem.getM());
+  p.n = toSize(problem.getN());
+  p.k = toSize(problem.getK());
+  p.a = toDType(problem.getAType());
+  p.b = toDType(problem.getBType());
+  p.c = toDType(problem.getCType());
+  p.acc = toDType(problem.getAccType());
+  p.aLayout = toLayout(problem.getALayout());
+  p.bLayout = toLayout(problem.getBLayout());
+  p.cLayout = toLayout(problem.getCLayout());
   // f32 inputs on tensor cores are rounded to tf32 (math = tf32), or split
   // into two tf32 parts (math = tf32x3).
-  if (problem.getTf32x3())
-    os << " math=tf32x3";
-  else if (problem.getAType().isF32() && (model.hasMma() || model.hasWgmma()))
-    os << " math=tf32";
-  if (!contract.batch.empty())
-    os << " batch=" << size(contract.batch[0])
-       << " strides=" << size(contract.batch[1]) << ","
-       << size(contract.batch[2]) << "," << size(contract.batch[3]);
-  os << "\n";
-  os << "// schedule: tile=";
-  llvm::interleave(schedule.getValue().tile, os, "x");
-  if (schedule.getValue().coalesce)
+  p.tf32x3 = problem.getTf32x3();
+  p.tf32 = !p.tf32x3 && problem.getAType().isF32() &&
+           (model.hasMma() || model.hasWgmma());
+  if (!kc.batch.empty()) {
+    p.batched = true;
+    p.batch = toSize(kc.batch[0]);
+    p.strideA = toSize(kc.batch[1]);
+    p.strideB = toSize(kc.batch[2]);
+    p.strideC = toSize(kc.batch[3]);
+  }
+  std::string schedule;
+  llvm::raw_string_ostream os(schedule);
+  os << "tile=";
+  llvm::interleave(model.tile, os, "x");
+  if (model.coalesce)
     os << " coalesce";
-  os << "\n// source: " << contract.source << "\n";
-  os << "// gemmc-contract-end\n";
-  return text;
+  c.schedule = schedule;
+  // What the cost model needs beyond the rest (docs/selection.md), and a
+  // family's fitted constants.
+  c.hasCost = true;
+  c.cost.unit = model.hasWgmma() ? ct::Unit::Wgmma
+                : model.hasMma() ? ct::Unit::Mma
+                                 : ct::Unit::Simt;
+  c.cost.occupancy = gemmc::estimateOccupancy(modelProblem, model);
+  if (kc.cost) {
+    c.cost.fitted = true;
+    c.cost.fixed = kc.cost->fixed;
+    c.cost.latency = kc.cost->latency;
+    c.cost.compute = kc.cost->compute;
+    c.cost.memory = kc.cost->memory;
+    c.cost.reduce = kc.cost->reduce;
+  }
+  c.source = kc.source;
+  return c;
+}
+
+std::string mlir::gemm::formatContract(const KernelContract &contract) {
+  return gemmc::contract::formatContract(toContract(contract));
 }
 
 std::string mlir::gemm::insertContract(StringRef ptx, StringRef block) {

@@ -54,6 +54,12 @@ const char *gemmc::rt::kBenchUsage =
     "                     bias and ReLU on the host, untimed)\n"
     "  --tolerance X      relative Frobenius error that passes (default by\n"
     "                     precision and K: 1e-5 + 2^-23 sqrt(K) for f32)\n"
+    "  --explain          print, without a GPU, how each family would choose\n"
+    "                     its variant for each --size (or --shapes)\n"
+    "                     problem: every variant's predicted time, or why it\n"
+    "                     cannot run it, in the order of choice\n"
+    "  --device-model D   the device --explain predicts for: h200 (default),\n"
+    "                     h100 or a100\n"
     "  --opt-level N      JIT optimisation level 0-4 (default 4)\n"
     "  --device N         CUDA device (default 0)\n"
     "  --csv FILE         also write the results as CSV\n"
@@ -69,31 +75,6 @@ static bool parseInt64(const std::string &text, int64_t &value) {
       return false;
   value = std::stoll(text);
   return true;
-}
-
-bool gemmc::rt::parseSizes(const std::string &text, std::vector<Size> &sizes) {
-  std::stringstream list(text);
-  std::string item;
-  bool any = false;
-  while (std::getline(list, item, ',')) {
-    std::vector<int64_t> dims;
-    std::stringstream parts(item);
-    std::string part;
-    while (std::getline(parts, part, 'x')) {
-      int64_t v;
-      if (!parseInt64(part, v) || v <= 0 || v > (int64_t(1) << 31) - 1)
-        return false;
-      dims.push_back(v);
-    }
-    if (dims.size() == 1)
-      sizes.push_back({dims[0], dims[0], dims[0]});
-    else if (dims.size() == 3)
-      sizes.push_back({dims[0], dims[1], dims[2]});
-    else
-      return false;
-    any = true;
-  }
-  return any;
 }
 
 double gemmc::rt::toleranceFor(DType input, DType output, MathMode math,
@@ -274,6 +255,15 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
         error = "bad tolerance '" + text + "'";
         return false;
       }
+    } else if (arg == "--explain") {
+      o.explain = true;
+    } else if (arg == "--device-model") {
+      if (!value(text))
+        return false;
+      if (!DeviceModel::named(text, o.deviceModel)) {
+        error = "bad device model '" + text + "' (h200, h100 or a100)";
+        return false;
+      }
     } else if (arg == "--opt-level") {
       if (!number(o.optLevel, 0, 4))
         return false;
@@ -319,6 +309,12 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
     error = "--shape-summary needs --shapes";
     return false;
   }
+  if (o.explain && (o.kernels.empty() || o.sweep ||
+                    (o.sizes.empty() && o.shapesFile.empty()))) {
+    error = "--explain ranks the variants of the kernels given for --size "
+            "or --shapes (not --sweep)";
+    return false;
+  }
   if (o.sweep && o.kernels.empty()) {
     error = "--sweep runs kernels: give at least one";
     return false;
@@ -330,53 +326,3 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
   return true;
 }
 
-std::string Shape::label() const {
-  std::string text = std::to_string(size.m) + "x" + std::to_string(size.n) +
-                     "x" + std::to_string(size.k);
-  const std::pair<const char *, int64_t> lds[] = {
-      {"lda", lda}, {"ldb", ldb}, {"ldc", ldc}};
-  for (auto [name, ld] : lds)
-    if (ld)
-      text += std::string(" ") + name + "=" + std::to_string(ld);
-  return text;
-}
-
-bool gemmc::rt::parseShapes(const std::string &text,
-                            std::vector<Shape> &shapes, std::string &error) {
-  shapes.clear();
-  std::istringstream is(text);
-  std::string line;
-  for (int lineNo = 1; std::getline(is, line); ++lineNo) {
-    line = line.substr(0, line.find('#'));
-    std::istringstream words(line);
-    std::string word;
-    if (!(words >> word))
-      continue;
-    auto bad = [&](const std::string &what) {
-      error = "line " + std::to_string(lineNo) + ": " + what;
-      return false;
-    };
-    std::vector<Size> sizes;
-    if (!parseSizes(word, sizes) || sizes.size() != 1)
-      return bad("expected MxNxK, got '" + word + "'");
-    Shape shape;
-    shape.size = sizes.front();
-    while (words >> word) {
-      size_t eq = word.find('=');
-      std::string key = word.substr(0, eq);
-      int64_t *ld = key == "lda"   ? &shape.lda
-                    : key == "ldb" ? &shape.ldb
-                    : key == "ldc" ? &shape.ldc
-                                   : nullptr;
-      if (eq == std::string::npos || !ld ||
-          !parseInt64(word.substr(eq + 1), *ld) || *ld < 1)
-        return bad("expected lda=L, ldb=L or ldc=L, got '" + word + "'");
-    }
-    shapes.push_back(shape);
-  }
-  if (shapes.empty()) {
-    error = "no problem in the shapes file";
-    return false;
-  }
-  return true;
-}

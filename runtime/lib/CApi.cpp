@@ -318,8 +318,8 @@ extern "C" gemmc_status gemmc_module_variant(gemmc_module handle, int index,
 // Launching
 //===----------------------------------------------------------------------===//
 
-extern "C" void gemmc_problem_init(gemmc_problem *problem, int64_t m,
-                                   int64_t n, int64_t k) {
+extern "C" void gemmc_problem_init(gemmc_problem *problem, int64_t m, int64_t n,
+                                   int64_t k) {
   if (!problem)
     return;
   *problem = {};
@@ -407,9 +407,9 @@ static std::string checkBuffers(const Contract &contract, const Problem &p,
   auto extent = [&](int64_t stride, int64_t span, DType type) {
     return ((p.batch - 1) * stride + span) * int64_t(sizeOf(type));
   };
-  std::string why = checkBuffer("A", given.a,
-                                extent(p.strideOfA(), p.spanOfA(), p.a),
-                                contract.alignment);
+  std::string why =
+      checkBuffer("A", given.a, extent(p.strideOfA(), p.spanOfA(), p.a),
+                  contract.alignment);
   if (why.empty())
     why = checkBuffer("B", given.b, extent(p.strideOfB(), p.spanOfB(), p.b),
                       contract.alignment);
@@ -436,10 +436,20 @@ static gemmc_status choose(LoadedModule &module, const gemmc_problem *given,
   if (!why.empty())
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT, module.name + ": " + why);
   problem = toProblem(contract, *given);
-  std::function<std::string(size_t)> fits;
-  if (kernels)
+  // Before the JIT, by the contracts on the model's default device; after
+  // it, by the device's limits, facts and occupancies too.
+  WhyNot fits;
+  Occupancy occupancy;
+  DeviceModel device;
+  if (kernels) {
     fits = [&](size_t i) { return kernels->variants()[i]->whyNot(problem); };
-  variant = selectVariant(module.contracts, problem, why, fits);
+    occupancy = [&](size_t i) {
+      return int64_t(kernels->variants()[i]->blocksPerMultiprocessor());
+    };
+    device = kernels->device();
+  }
+  variant =
+      selectVariant(module.contracts, problem, device, why, fits, occupancy);
   if (variant < 0)
     return capi::fail(GEMMC_ERROR_UNSUPPORTED_PROBLEM,
                       module.name + " cannot compute " + problem.str() + ": " +
@@ -448,8 +458,7 @@ static gemmc_status choose(LoadedModule &module, const gemmc_problem *given,
 }
 
 extern "C" gemmc_status gemmc_select(gemmc_module handle,
-                                     const gemmc_problem *given,
-                                     int *variant) {
+                                     const gemmc_problem *given, int *variant) {
   std::shared_ptr<LoadedModule> module = registry().find(handle);
   if (!module)
     return invalidHandle(handle);
@@ -469,8 +478,7 @@ extern "C" gemmc_status gemmc_select(gemmc_module handle,
 }
 
 extern "C" gemmc_status gemmc_launch(gemmc_module handle,
-                                     const gemmc_problem *given,
-                                     void *stream) {
+                                     const gemmc_problem *given, void *stream) {
   std::shared_ptr<LoadedModule> module = registry().find(handle);
   if (!module)
     return invalidHandle(handle);

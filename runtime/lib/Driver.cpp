@@ -28,8 +28,7 @@ static DriverApi loadDriver() {
   }
   DriverApi api;
 #define GEMMC_LOAD(fn)                                                         \
-  api.fn = reinterpret_cast<decltype(api.fn)>(                                 \
-      dlsym(handle, GEMMC_XSTR(fn)));                                          \
+  api.fn = reinterpret_cast<decltype(api.fn)>(dlsym(handle, GEMMC_XSTR(fn)));  \
   if (!api.fn)                                                                 \
     throw NoGpuError("the CUDA driver lacks " GEMMC_XSTR(fn));
   GEMMC_CU_FUNCTIONS(GEMMC_LOAD)
@@ -102,6 +101,33 @@ Device Device::open(int ordinal) {
   return d;
 }
 
+DeviceModel gemmc::rt::currentDeviceModel() {
+  const DriverApi &api = DriverApi::get();
+  CUdevice device;
+  GEMMC_CU(api.cuCtxGetDevice(&device));
+  auto attribute = [&](CUdevice_attribute attr) {
+    int value = 0;
+    GEMMC_CU(api.cuDeviceGetAttribute(&value, attr, device));
+    return value;
+  };
+  char name[256] = {};
+  GEMMC_CU(api.cuDeviceGetName(name, sizeof(name), device));
+  DeviceModel model;
+  model.name = name;
+  model.major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  model.minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  model.multiprocessors = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  if (int clockKHz = attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE))
+    model.clockGHz = clockKHz * 1e-6;
+  // Double data rate: two transfers a clock over the bus.
+  double memoryHz = attribute(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) * 1e3;
+  double busBytes =
+      attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH) / 8.0;
+  if (memoryHz > 0 && busBytes > 0)
+    model.memoryBandwidth = 2 * memoryHz * busBytes;
+  return model;
+}
+
 double Device::peakFp32Tflops() const {
   return smCount * 128.0 * 2.0 * clockKHz * 1e3 / 1e12;
 }
@@ -110,11 +136,10 @@ Module::Module(const std::string &ptx, const std::string &name, int optLevel) {
   const DriverApi &api = DriverApi::get();
   constexpr unsigned kLogSize = 1 << 16;
   std::vector<char> infoLog(kLogSize, '\0'), errorLog(kLogSize, '\0');
-  CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER,
-                            CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-                            CU_JIT_ERROR_LOG_BUFFER,
-                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-                            CU_JIT_OPTIMIZATION_LEVEL, CU_JIT_LOG_VERBOSE};
+  CUjit_option options[] = {
+      CU_JIT_INFO_LOG_BUFFER,    CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+      CU_JIT_ERROR_LOG_BUFFER,   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+      CU_JIT_OPTIMIZATION_LEVEL, CU_JIT_LOG_VERBOSE};
   void *values[] = {infoLog.data(),
                     reinterpret_cast<void *>(static_cast<uintptr_t>(kLogSize)),
                     errorLog.data(),
@@ -141,8 +166,8 @@ Module::~Module() {
 
 CUfunction Module::getFunction(const std::string &entry) const {
   CUfunction function = nullptr;
-  GEMMC_CU(DriverApi::get().cuModuleGetFunction(&function, module,
-                                                entry.c_str()));
+  GEMMC_CU(
+      DriverApi::get().cuModuleGetFunction(&function, module, entry.c_str()));
   return function;
 }
 
@@ -153,9 +178,8 @@ KernelInfo Module::getInfo(CUfunction function) {
                                   function));
   GEMMC_CU(api.cuFuncGetAttribute(
       &info.localBytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, function));
-  GEMMC_CU(api.cuFuncGetAttribute(&info.staticSharedBytes,
-                                  CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-                                  function));
+  GEMMC_CU(api.cuFuncGetAttribute(
+      &info.staticSharedBytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function));
   GEMMC_CU(api.cuFuncGetAttribute(&info.maxThreadsPerBlock,
                                   CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
                                   function));

@@ -2,6 +2,7 @@
 
 #include "gemmc-rt/Launch.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <tuple>
 #include <vector>
@@ -47,11 +48,21 @@ ContractKernel::ContractKernel(std::shared_ptr<const Module> loaded,
     int clusters = 0;
     GEMMC_CU(api.cuOccupancyMaxActiveClusters(&clusters, function, &config));
     if (clusters < 1)
-      throw std::runtime_error(file + ": no cluster of " +
-                               std::to_string(spec.clusterSize()) +
-                               " blocks of kernel '" + spec.entry +
-                               "' fits on the device");
+      throw std::runtime_error(
+          file + ": no cluster of " + std::to_string(spec.clusterSize()) +
+          " blocks of kernel '" + spec.entry + "' fits on the device");
     residentBlocks = clusters * int(spec.clusterSize());
+  }
+  int multiprocessors = 0;
+  GEMMC_CU(api.cuDeviceGetAttribute(
+      &multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
+  if (spec.grid[0].dim == 'S') {
+    occupancy = std::max(1, residentBlocks / std::max(1, multiprocessors));
+  } else {
+    int threads = int(spec.block[0] * spec.block[1] * spec.block[2]);
+    GEMMC_CU(api.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+        &occupancy, function, threads, size_t(spec.dynamicSharedBytes)));
+    occupancy = std::max(1, occupancy);
   }
 }
 
@@ -105,10 +116,9 @@ static CUtensorMap encodeTensorMap(const std::string &name, const Problem &p,
                             : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   CUtensorMap map;
   GEMMC_CU(DriverApi::get().cuTensorMapEncodeTiled(
-      &map, dataType, 2, reinterpret_cast<void *>(base), dims, strides,
-      boxDims, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+      &map, dataType, 2, reinterpret_cast<void *>(base), dims, strides, boxDims,
+      elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
   return map;
 }
 
@@ -236,8 +246,8 @@ void ContractKernel::launch(const Operands &operands, const Problem &p,
   }
   unsigned grid[3];
   for (int i = 0; i < 3; ++i)
-    grid[i] = unsigned(
-        spec.grid[i].evaluate(p.m, p.n, p.k, p.batch, residentBlocks));
+    grid[i] =
+        unsigned(spec.grid[i].evaluate(p.m, p.n, p.k, p.batch, residentBlocks));
   if (spec.clusterSize() > 1) {
     // The cluster's dimension as a launch attribute (the PTX states it too,
     // .reqnctapercluster).
@@ -273,6 +283,7 @@ KernelFamily::KernelFamily(std::vector<Contract> parsed, const std::string &ptx,
                            const std::string &file, int optLevel)
     : contracts(std::move(parsed)) {
   auto module = std::make_shared<const Module>(ptx, file, optLevel);
+  deviceModel = currentDeviceModel();
   for (const Contract &contract : contracts)
     kernels.push_back(std::make_unique<ContractKernel>(module, contract, file));
   const Contract &first = kernels.front()->contract();
@@ -281,8 +292,16 @@ KernelFamily::KernelFamily(std::vector<Contract> parsed, const std::string &ptx,
 
 const ContractKernel *KernelFamily::select(const Problem &problem,
                                            std::string &why) const {
-  int index = selectVariant(contracts, problem, why, [&](size_t i) {
-    return kernels[i]->whyNot(problem);
-  });
+  int index = selectVariant(
+      contracts, problem, deviceModel, why,
+      [&](size_t i) { return kernels[i]->whyNot(problem); },
+      [&](size_t i) { return int64_t(kernels[i]->blocksPerMultiprocessor()); });
   return index < 0 ? nullptr : kernels[size_t(index)].get();
+}
+
+std::vector<RankedVariant> KernelFamily::rank(const Problem &problem) const {
+  return rankVariants(
+      contracts, problem, deviceModel,
+      [&](size_t i) { return kernels[i]->whyNot(problem); },
+      [&](size_t i) { return int64_t(kernels[i]->blocksPerMultiprocessor()); });
 }

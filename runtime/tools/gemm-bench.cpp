@@ -22,9 +22,8 @@
 #include "gemmc-rt/Launch.h"
 
 #include <algorithm>
-#include <chrono>
-#include <set>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -32,6 +31,7 @@
 #include <iostream>
 #include <memory>
 #include <random>
+#include <set>
 #include <sstream>
 
 using namespace gemmc::rt;
@@ -179,8 +179,8 @@ static std::vector<Case> sweepCases(const BenchOptions &o,
 static double peakTflops(const Device &d, DType type, MathMode math) {
   double perSmPerClock = 256; // 128 FP32 lanes x 2
   if (type != DType::F32 || math == MathMode::TF32) {
-    double f16 = d.major >= 9 ? 4096 : (d.major == 8 && d.minor == 0 ? 2048
-                                                                     : 1024);
+    double f16 =
+        d.major >= 9 ? 4096 : (d.major == 8 && d.minor == 0 ? 2048 : 1024);
     perSmPerClock = type == DType::F32 ? f16 / 2 : f16;
   }
   return d.smCount * perSmPerClock * d.clockKHz * 1e3 / 1e12;
@@ -234,8 +234,8 @@ static std::string sizeStr(const Size &s) {
 
 static void printTable(const std::vector<Result> &results) {
   std::printf("\n%-26s %-16s %-6s %10s %9s %9s %7s %5s %7s %7s %-21s %s\n",
-              "kernel", "size", "status", "ms", "TFLOP/s", "xcuBLAS",
-              "%peak", "regs", "smem", "spill", "rel.err(cuBLAS/fp64)",
+              "kernel", "size", "status", "ms", "TFLOP/s", "xcuBLAS", "%peak",
+              "regs", "smem", "spill", "rel.err(cuBLAS/fp64)",
               "fp64.err/cuBLAS's");
   for (const Result &r : results) {
     std::string smem =
@@ -244,19 +244,16 @@ static void printTable(const std::vector<Result> &results) {
             : std::to_string(r.info.staticSharedBytes + r.dynamicShared);
     std::string errors =
         fmt(r.relToCublas, "%.2e") + "/" + fmt(r.relToFp64, "%.2e");
-    std::printf("%-26s %-16s %-6s %10s %9s %9s %7s %5s %7s %7s %-21s %8s%s%s\n",
-                r.kernel.c_str(), sizeStr(r.size).c_str(), r.status.c_str(),
-                fmt(r.ms, "%.4f").c_str(), fmt(r.tflops, "%.2f").c_str(),
-                fmt(r.vsCublas, "%.3f").c_str(),
-                fmt(r.peakShare * 100, "%.1f").c_str(),
-                r.status == "SKIP" ? "-"
-                                   : std::to_string(r.info.registers).c_str(),
-                smem.c_str(),
-                r.status == "SKIP" ? "-"
-                                   : std::to_string(r.info.localBytes).c_str(),
-                errors.c_str(), fmt(r.errorVsCublas, "%.2f").c_str(),
-                r.note.empty() ? "" : "  ",
-                r.note.c_str());
+    std::printf(
+        "%-26s %-16s %-6s %10s %9s %9s %7s %5s %7s %7s %-21s %8s%s%s\n",
+        r.kernel.c_str(), sizeStr(r.size).c_str(), r.status.c_str(),
+        fmt(r.ms, "%.4f").c_str(), fmt(r.tflops, "%.2f").c_str(),
+        fmt(r.vsCublas, "%.3f").c_str(), fmt(r.peakShare * 100, "%.1f").c_str(),
+        r.status == "SKIP" ? "-" : std::to_string(r.info.registers).c_str(),
+        smem.c_str(),
+        r.status == "SKIP" ? "-" : std::to_string(r.info.localBytes).c_str(),
+        errors.c_str(), fmt(r.errorVsCublas, "%.2f").c_str(),
+        r.note.empty() ? "" : "  ", r.note.c_str());
   }
 }
 
@@ -301,15 +298,15 @@ static void writeCsv(const std::string &path, const std::string &gpu,
          "registers,shared_bytes,spill_bytes,rel_err_cublas,rel_err_fp64,"
          "fp64_err_vs_cublas,note\n";
   for (const Result &r : results)
-    out << csvField(gpu) << "," << csvField(r.kernel) << ","
-        << csvField(r.file) << "," << r.size.m << "," << r.size.n << ","
-        << r.size.k << "," << r.status << "," << jsonNumber(r.ms) << ","
-        << jsonNumber(r.tflops) << "," << jsonNumber(r.vsCublas) << ","
-        << jsonNumber(r.peakShare) << "," << r.info.registers << ","
+    out << csvField(gpu) << "," << csvField(r.kernel) << "," << csvField(r.file)
+        << "," << r.size.m << "," << r.size.n << "," << r.size.k << ","
+        << r.status << "," << jsonNumber(r.ms) << "," << jsonNumber(r.tflops)
+        << "," << jsonNumber(r.vsCublas) << "," << jsonNumber(r.peakShare)
+        << "," << r.info.registers << ","
         << r.info.staticSharedBytes + r.dynamicShared << ","
         << r.info.localBytes << "," << jsonNumber(r.relToCublas) << ","
-        << jsonNumber(r.relToFp64) << "," << jsonNumber(r.errorVsCublas)
-        << "," << csvField(r.note) << "\n";
+        << jsonNumber(r.relToFp64) << "," << jsonNumber(r.errorVsCublas) << ","
+        << csvField(r.note) << "\n";
 }
 
 static void writeJson(const std::string &path, const std::string &gpu,
@@ -321,13 +318,12 @@ static void writeJson(const std::string &path, const std::string &gpu,
     out << "    {\"kernel\": \"" << jsonEscape(r.kernel) << "\", \"file\": \""
         << jsonEscape(r.file) << "\", \"m\": " << r.size.m
         << ", \"n\": " << r.size.n << ", \"k\": " << r.size.k
-        << ", \"status\": \"" << r.status << "\", \"ms\": "
-        << jsonNumber(r.ms) << ", \"tflops\": " << jsonNumber(r.tflops)
+        << ", \"status\": \"" << r.status << "\", \"ms\": " << jsonNumber(r.ms)
+        << ", \"tflops\": " << jsonNumber(r.tflops)
         << ", \"x_cublas\": " << jsonNumber(r.vsCublas)
         << ", \"peak_share\": " << jsonNumber(r.peakShare)
         << ", \"registers\": " << r.info.registers
-        << ", \"shared_bytes\": "
-        << r.info.staticSharedBytes + r.dynamicShared
+        << ", \"shared_bytes\": " << r.info.staticSharedBytes + r.dynamicShared
         << ", \"spill_bytes\": " << r.info.localBytes
         << ", \"rel_err_cublas\": " << jsonNumber(r.relToCublas)
         << ", \"rel_err_fp64\": " << jsonNumber(r.relToFp64)
@@ -364,12 +360,9 @@ static std::vector<Loaded> loadKernels(const BenchOptions &o) {
   return kernels;
 }
 
-/// Types, layouts and batch: the options', else the first kernel's.
-static void takeProblemFromKernels(BenchOptions &o,
-                                   const std::vector<Loaded> &kernels) {
-  if (kernels.empty())
-    return;
-  const Problem &first = kernels.front().kernel->contract().problem;
+/// Types, layouts and batch: the options', else the first kernel's
+/// (`first`, its contract's problem).
+static void takeProblemFromKernels(BenchOptions &o, const Problem &first) {
   if (!o.typeGiven) {
     o.type = first.a;
     o.cType = first.c;
@@ -387,6 +380,22 @@ static void takeProblemFromKernels(BenchOptions &o,
     o.strideB = first.strideB;
     o.strideC = first.strideC;
   }
+}
+
+/// The problem of `size` (with `shape`'s leading dimensions) as the
+/// options describe it.
+static Problem problemOf(const BenchOptions &o, const Shape &shape) {
+  Problem p;
+  p.m = shape.size.m, p.n = shape.size.n, p.k = shape.size.k;
+  p.a = p.b = o.type;
+  p.c = o.cType;
+  p.aLayout = o.aLayout, p.bLayout = o.bLayout, p.cLayout = o.cLayout;
+  p.alpha = o.alpha, p.beta = o.beta;
+  p.bias = o.bias, p.relu = o.relu;
+  p.batch = o.batch;
+  p.strideA = o.strideA, p.strideB = o.strideB, p.strideC = o.strideC;
+  p.lda = shape.lda, p.ldb = shape.ldb, p.ldc = shape.ldc;
+  return p;
 }
 
 /// The cases: the sweep's, or each size (the options', else the kernels'
@@ -418,16 +427,7 @@ static std::vector<Case> buildCases(const BenchOptions &o,
   for (const Shape &shape : shapes) {
     const Size &size = shape.size;
     Case cs;
-    Problem &p = cs.p;
-    p.m = size.m, p.n = size.n, p.k = size.k;
-    p.a = p.b = o.type;
-    p.c = o.cType;
-    p.aLayout = o.aLayout, p.bLayout = o.bLayout, p.cLayout = o.cLayout;
-    p.alpha = o.alpha, p.beta = o.beta;
-    p.bias = o.bias, p.relu = o.relu;
-    p.batch = o.batch;
-    p.strideA = o.strideA, p.strideB = o.strideB, p.strideC = o.strideC;
-    p.lda = shape.lda, p.ldb = shape.ldb, p.ldc = shape.ldc;
+    cs.p = problemOf(o, shape);
     cs.size = size;
     if (!o.shapes.empty())
       cs.label = shape.label();
@@ -451,21 +451,17 @@ public:
     if (path.empty())
       return;
     std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line)) {
-      size_t tab = line.find('\t');
-      size_t next = tab == std::string::npos ? tab : line.find('\t', tab + 1);
-      if (next != std::string::npos)
-        done.insert(key(line.substr(0, tab),
-                        line.substr(tab + 1, next - tab - 1)));
-    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    for (const ResultRow &row : parseResults(text.str()))
+      done.insert(key(row.problem, row.fileName()));
     out.open(path, std::ios::app);
     if (!out)
       throw std::runtime_error("cannot write " + path);
   }
 
   bool has(const std::string &label, const std::string &file) const {
-    return done.count(key(label, file)) != 0;
+    return done.count(key(label, ResultRow{label, file}.fileName())) != 0;
   }
 
   /// Appends the kernels' results of one problem (cuBLAS's first, if it
@@ -479,16 +475,16 @@ public:
         cublasMs = r.ms;
         continue;
       }
-      out << label << "\t" << r.file << "\t" << r.kernel << "\t" << r.status
-          << "\t" << jsonNumber(r.ms) << "\t" << jsonNumber(cublasMs) << "\n";
-      done.insert(key(label, r.file));
+      ResultRow row{label, r.file, r.kernel, r.status, r.ms, cublasMs};
+      out << formatResult(row);
+      done.insert(key(label, row.fileName()));
     }
     out.flush();
   }
 
 private:
   static std::string key(const std::string &label, const std::string &file) {
-    return label + "\t" + file.substr(file.find_last_of('/') + 1);
+    return label + "\t" + file;
   }
 
   std::set<std::string> done;
@@ -507,7 +503,8 @@ struct Bench {
   std::vector<Result> results;
   int failures = 0, passed = 0;
   size_t done = 0, total = 0;
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
 };
 
 /// One case on the GPU: its inputs, C as it is before each run, the
@@ -558,8 +555,8 @@ private:
 
 /// One rows x cols matrix (zeros) for each GEMM of the batch.
 static std::vector<HostMatrix> batchOf(const Problem &p, int64_t rows,
-                                       int64_t cols, Layout layout,
-                                       DType type, int64_t ld) {
+                                       int64_t cols, Layout layout, DType type,
+                                       int64_t ld) {
   return std::vector<HostMatrix>(p.batch,
                                  HostMatrix(rows, cols, layout, type, ld));
 }
@@ -618,9 +615,9 @@ std::vector<HostMatrix> CaseRun::batchOfC() const {
   return batchOf(p, p.m, p.n, p.cLayout, p.c, p.ldOfC());
 }
 
-std::vector<unsigned char>
-CaseRun::packBatch(const std::vector<HostMatrix> &ms, int64_t stride,
-                   size_t size) const {
+std::vector<unsigned char> CaseRun::packBatch(const std::vector<HostMatrix> &ms,
+                                              int64_t stride,
+                                              size_t size) const {
   std::vector<unsigned char> out(size);
   for (size_t i = 0; i < ms.size(); ++i) {
     std::vector<unsigned char> one = ms[i].pack();
@@ -803,8 +800,8 @@ static ShapeOutcome shapeOutcome(const Case &cs,
 /// mean of the ratios, the lowest, and the problems refused or failed.
 static void printShapes(const BenchOptions &o,
                         const std::vector<ShapeOutcome> &outcomes) {
-  std::printf("\n%-44s %-24s %10s %10s %9s\n", "problem", "best kernel",
-              "ms", "cuBLAS ms", "xcuBLAS");
+  std::printf("\n%-44s %-24s %10s %10s %9s\n", "problem", "best kernel", "ms",
+              "cuBLAS ms", "xcuBLAS");
   double logSum = 0;
   int timed = 0, refused = 0, failed = 0;
   const ShapeOutcome *lowest = nullptr;
@@ -854,13 +851,11 @@ static void printSummary(const BenchOptions &o, const Bench &bench) {
       toString(o.type), toString(o.aLayout), toString(o.type),
       toString(o.bLayout), toString(o.cType), toString(o.cLayout),
       o.math == MathMode::TF32 ? "tf32" : "exact",
-      o.alpha == 1 && o.beta == 0
-          ? ""
-          : (", alpha " + std::to_string(o.alpha) + ", beta " +
-             std::to_string(o.beta))
-                .c_str(),
-      o.tolerance > 0 ? (" (" + std::to_string(o.tolerance) + ")").c_str()
-                      : "",
+      o.alpha == 1 && o.beta == 0 ? ""
+                                  : (", alpha " + std::to_string(o.alpha) +
+                                     ", beta " + std::to_string(o.beta))
+                                        .c_str(),
+      o.tolerance > 0 ? (" (" + std::to_string(o.tolerance) + ")").c_str() : "",
       o.runs, o.warmup, o.flushL2 ? ", L2 flushed" : "");
 }
 
@@ -874,6 +869,66 @@ static std::string describeGpu(const Device &device) {
   std::printf("GPU: %s; driver %d.%d\n", g.str().c_str(), driver / 1000,
               (driver % 1000) / 10);
   return g.str();
+}
+
+/// `--explain`: how each family would choose its variant for each problem,
+/// by its contracts and the cost model on `--device-model` (no GPU): every
+/// variant in the order of choice with its predicted time and the model's
+/// terms, or why it cannot run the problem.
+static int explain(BenchOptions &o) {
+  std::vector<std::pair<std::string, std::vector<Contract>>> files;
+  for (const std::string &path : o.kernels) {
+    std::vector<Contract> contracts;
+    std::string error;
+    if (!parseContracts(readFile(path), contracts, error)) {
+      std::cerr << "gemm-bench: error: " << path << ": " << error << "\n";
+      return 1;
+    }
+    files.emplace_back(path, std::move(contracts));
+  }
+  takeProblemFromKernels(o, files.front().second.front().problem);
+  std::vector<Shape> shapes = o.shapes;
+  if (shapes.empty())
+    for (const Size &size : o.sizes)
+      shapes.push_back({size, o.lda, o.ldb, o.ldc});
+  std::printf("device: %s\n", o.deviceModel.name.c_str());
+  auto ms = [](double seconds) { return fmt(seconds * 1e3, "%.4f"); };
+  for (const Shape &shape : shapes) {
+    for (const auto &[path, contracts] : files) {
+      Problem p = problemOf(o, shape);
+      std::printf("\n%s: %s (%s)\n", path.c_str(), shape.label().c_str(),
+                  p.str().c_str());
+      std::printf("%-4s %-32s %10s %7s %6s %6s %10s %10s %10s  %s\n", "rank",
+                  "variant", "pred. ms", "units", "waves", "rounds",
+                  "compute ms", "memory ms", "reduce ms",
+                  "constants (fixed us, latency us, compute, memory, "
+                  "reduce)");
+      int rank = 0;
+      for (const RankedVariant &r : rankVariants(contracts, p, o.deviceModel)) {
+        const Contract &c = contracts[r.index];
+        if (!r.whyNot.empty()) {
+          std::printf("%-4s %-32s  %s\n", "-", c.entry.c_str(),
+                      r.whyNot.c_str());
+          continue;
+        }
+        const CostFeatures &f = r.features;
+        const CostConstants &k = r.constants;
+        char constants[128];
+        std::snprintf(constants, sizeof(constants),
+                      "%.2f %.2f %.3f %.3f %.3f%s%s", k.fixed, k.latency,
+                      k.compute, k.memory, k.reduce,
+                      c.hasCost && c.cost.fitted ? "" : " (defaults)",
+                      r.overrides ? "; override: " : "");
+        std::printf("%-4d %-32s %10s %7lld %6lld %6lld %10s %10s %10s  %s%s\n",
+                    ++rank, c.entry.c_str(), ms(r.seconds).c_str(),
+                    (long long)f.units, (long long)f.waves, (long long)f.rounds,
+                    ms(f.compute).c_str(), ms(f.memory).c_str(),
+                    ms(f.reduce).c_str(), constants,
+                    r.overrides ? c.when.str().c_str() : "");
+      }
+    }
+  }
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -902,6 +957,15 @@ int main(int argc, char **argv) {
     }
   }
 
+  if (o.explain) {
+    try {
+      return explain(o);
+    } catch (const std::exception &e) {
+      std::cerr << "gemm-bench: error: " << e.what() << "\n";
+      return 1;
+    }
+  }
+
   Device device;
   try {
     device = Device::open(o.device);
@@ -919,7 +983,8 @@ int main(int argc, char **argv) {
   try {
     gpu = describeGpu(device);
     std::vector<Loaded> kernels = loadKernels(o);
-    takeProblemFromKernels(o, kernels);
+    if (!kernels.empty())
+      takeProblemFromKernels(o, kernels.front().kernel->contract().problem);
     std::vector<Case> cases = buildCases(o, kernels);
 
     std::unique_ptr<Cublas> cublas;
@@ -986,7 +1051,6 @@ int main(int argc, char **argv) {
     writeCsv(o.csv, gpu, bench.results);
   if (!o.json.empty())
     writeJson(o.json, gpu, bench.results);
-  std::printf("%zu results, %d failed\n", bench.results.size(),
-              bench.failures);
+  std::printf("%zu results, %d failed\n", bench.results.size(), bench.failures);
   return bench.failures ? 1 : 0;
 }

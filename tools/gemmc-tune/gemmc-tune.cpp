@@ -30,7 +30,7 @@
 #include "gemmc/Compiler/Compile.h"
 #include "gemmc/Frontend/Parser.h"
 #include "gemmc/Frontend/Sema.h"
-#include "gemmc/Schedule/Family.h"
+#include "gemmc-contract/Contract.h"
 #include "gemmc/Schedule/Schedule.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -629,7 +629,7 @@ static int bandOf(int64_t size) {
 
 static std::pair<int64_t, int64_t> bandRange(int band) {
   int64_t lo = band == 0 ? 1 : kBands[band - 1] + 1;
-  int64_t hi = band == kLastBand ? ShapeRange::kUnbounded : kBands[band];
+  int64_t hi = band == kLastBand ? contract::SizeRange::kUnbounded : kBands[band];
   return {lo, hi};
 }
 
@@ -786,7 +786,7 @@ static int runSelect() {
     std::string winner = best(group, /*needsAnyLd=*/false, geomean);
     if (winner.empty())
       continue;
-    ShapeRange range;
+    contract::SizeRange range;
     const int bands[3] = {bm, bn, bk};
     for (int d = 0; d < 3; ++d) {
       auto [lo, hi] = bandRange(bands[d]);
@@ -800,7 +800,7 @@ static int runSelect() {
       if (lo > 1)
         when += (when.empty() ? " when " : ", ") + dim + " >= " +
                 std::to_string(lo);
-      if (hi != ShapeRange::kUnbounded)
+      if (hi != contract::SizeRange::kUnbounded)
         when += (when.empty() ? " when " : ", ") + dim + " <= " +
                 std::to_string(hi);
     }

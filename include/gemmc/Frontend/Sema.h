@@ -12,7 +12,7 @@
 #define GEMMC_FRONTEND_SEMA_H
 
 #include "gemmc/Frontend/AST.h"
-#include "gemmc/Schedule/Family.h"
+#include "gemmc-contract/Contract.h"
 #include "gemmc/Schedule/Schedule.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -47,7 +47,7 @@ bool checkImplemented(const KernelDecl &kernel, const CheckedKernel &checked,
 llvm::SmallVector<KernelDecl, 1> getKernels(const KernelDecl &kernel);
 
 /// The sizes a variant is for, from its `when`.
-ShapeRange getShapeRange(const VariantDecl &variant);
+contract::SizeRange getShapeRange(const VariantDecl &variant);
 
 /// The rules of a family's variants (docs/dsl.md, "Kernel families"): each
 /// condition names a size given at launch, leaves some size, and the last

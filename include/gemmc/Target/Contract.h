@@ -11,9 +11,11 @@
 #define GEMMC_TARGET_CONTRACT_H
 
 #include "gemmc/Dialect/Gemm/IR/GemmAttrs.h"
-#include "gemmc/Schedule/Family.h"
+#include "gemmc-contract/Contract.h"
+#include "gemmc-contract/Cost.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Support/LLVM.h"
+#include <optional>
 #include <string>
 
 namespace mlir::gemm {
@@ -47,7 +49,10 @@ struct KernelContract {
   /// tries them in) and the sizes it is for; `family` is empty otherwise.
   std::string family;
   unsigned variant = 0, variants = 1;
-  gemmc::ShapeRange when;
+  gemmc::contract::SizeRange when;
+  /// The variant's fitted cost constants (`cost` in the schedule file), or
+  /// none: the model's defaults.
+  std::optional<gemmc::contract::CostConstants> cost;
 };
 
 /// Reads the contract of a kernel produced by gemmc's schedule passes from
@@ -55,6 +60,9 @@ struct KernelContract {
 /// signature (the kernel ABI); formatContract only formats it.
 FailureOr<KernelContract> getKernelContract(gpu::GPUFuncOp kernel,
                                             StringRef arch, StringRef source);
+
+/// The contract library's contract of a kernel (docs/contract.md).
+gemmc::contract::Contract toContract(const KernelContract &contract);
 
 /// Formats `contract` as the comment block described in docs/contract.md.
 std::string formatContract(const KernelContract &contract);

@@ -12,20 +12,6 @@
 
 namespace gemmc::rt {
 
-struct Size {
-  int64_t m = 0, n = 0, k = 0;
-};
-
-/// One problem of a `--shapes` file: its sizes and leading dimensions (0:
-/// dense).
-struct Shape {
-  Size size;
-  int64_t lda = 0, ldb = 0, ldc = 0;
-
-  /// `MxNxK`, with ` lda=… ldb=… ldc=…` where given.
-  std::string label() const;
-};
-
 struct BenchOptions {
   std::vector<std::string> kernels; ///< PTX files
   std::vector<Size> sizes;          ///< empty: each fixed kernel's own size
@@ -70,6 +56,10 @@ struct BenchOptions {
   std::string resultsFile;
   /// `--budget SECONDS`: start no problem after this long (0: no limit).
   double budget = 0;
+  /// `--explain`: print each family's ranking of its variants for the
+  /// problems, without a GPU, on `deviceModel` (`--device-model`).
+  bool explain = false;
+  DeviceModel deviceModel;
   int optLevel = 4;
   int device = 0;
   std::string csv, json;
@@ -80,15 +70,6 @@ struct BenchOptions {
 /// usage.
 bool parseBenchOptions(const std::vector<std::string> &args,
                        BenchOptions &options, std::string &error);
-
-/// Parses `4096`, `4096x2048x1024` or a comma-separated list of them.
-bool parseSizes(const std::string &text, std::vector<Size> &sizes);
-
-/// Parses a shapes file: one problem per line, `MxNxK` (or `N` for N^3)
-/// then optionally `lda=L ldb=L ldc=L`; `#` starts a comment. Returns false
-/// with `error` naming the line.
-bool parseShapes(const std::string &text, std::vector<Shape> &shapes,
-                 std::string &error);
 
 /// The default tolerance on the relative Frobenius error for a precision;
 /// docs/benchmarks.md justifies each.

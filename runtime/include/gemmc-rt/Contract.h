@@ -1,208 +1,28 @@
-//===- Contract.h - the kernel contract, as the runtime reads it --------===//
+//===- Contract.h - the runtime's names for the kernel contract ---------===//
 //
-// gemmc (and every hand-written PTX kernel) carries a contract: a block of
-// `//` comment lines in the PTX, between `// gemmc-contract-begin v1` and
-// `// gemmc-contract-end`. docs/contract.md describes it. This header has no
-// dependency beyond the C++ standard library.
+// The contract, its cost model and the file formats live in the contract
+// library (contract/, gemmc-contract/*.h), which the compiler writes them
+// with too; the runtime uses them under its own namespace.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GEMMC_RT_CONTRACT_H
 #define GEMMC_RT_CONTRACT_H
 
-#include <cstdint>
-#include <functional>
+#include "gemmc-contract/Contract.h"
+#include "gemmc-contract/Cost.h"
+#include "gemmc-contract/Results.h"
+#include "gemmc-contract/Shapes.h"
+
 #include <string>
-#include <vector>
 
 namespace gemmc::rt {
 
-enum class DType { F32, F16, BF16 };
-enum class Layout { Row, Col };
-
-const char *toString(DType type);
-/// Parses `f32`, `f16` or `bf16`.
-bool parseDType(const std::string &text, DType &type);
-const char *toString(Layout layout);
-/// Bytes per element.
-unsigned sizeOf(DType type);
-
-/// One grid extent: ceildiv(dim, divisor) where dim is M, N or K, or 1.
-struct GridExpr {
-  char dim = '1'; ///< 'M', 'N', 'K', 'B', 'S' or '1'.
-  /// For '1', a fixed count of blocks (1, or split-K's splits).
-  int64_t divisor = 1;
-
-  /// 'B' is the batch count, 'S' (`SM`, a persistent grid) the number of
-  /// multiprocessors.
-  int64_t evaluate(int64_t m, int64_t n, int64_t k, int64_t batch = 1,
-                   int64_t multiprocessors = 1) const;
-  std::string str() const;
-};
-
-/// A problem. In a contract, a size of 0 means "given at launch" (`?`).
-struct Problem {
-  int64_t m = 0, n = 0, k = 0;
-  DType a = DType::F32, b = DType::F32, c = DType::F32, acc = DType::F32;
-  Layout aLayout = Layout::Row, bLayout = Layout::Row, cLayout = Layout::Row;
-  /// `math=tf32`: f32 inputs multiplied in tf32 on tensor cores.
-  bool tf32 = false;
-  /// `math=tf32x3`: f32 inputs split into two tf32 parts, three products on
-  /// tensor cores per pair: about f32's accuracy, so verified and compared
-  /// as f32 (cuBLAS SGEMM).
-  bool tf32x3 = false;
-  /// C = alpha * A * B + beta * C; a kernel without alpha and beta
-  /// parameters computes alpha = 1, beta = 0 only.
-  float alpha = 1, beta = 0;
-  /// Then `+ bias[row]` ("row": M values) or `+ bias[col]` ("col": N
-  /// values), or no bias (empty); then ReLU.
-  std::string bias;
-  bool relu = false;
-  /// A batch of `batch` GEMMs whose A, B and C lie strideA, strideB and
-  /// strideC elements apart (0: dense, one matrix after the other).
-  int64_t batch = 1;
-  int64_t strideA = 0, strideB = 0, strideC = 0;
-  /// Leading dimensions (elements between consecutive rows of a row-major
-  /// matrix, columns of a column-major one); 0: dense.
-  int64_t lda = 0, ldb = 0, ldc = 0;
-
-  int64_t ldOfA() const { return lda ? lda : aLayout == Layout::Row ? k : m; }
-  int64_t ldOfB() const { return ldb ? ldb : bLayout == Layout::Row ? n : k; }
-  int64_t ldOfC() const { return ldc ? ldc : cLayout == Layout::Row ? n : m; }
-  /// Elements a matrix spans, its leading dimension's padding included.
-  int64_t spanOfA() const { return ldOfA() * (aLayout == Layout::Row ? m : k); }
-  int64_t spanOfB() const { return ldOfB() * (bLayout == Layout::Row ? k : n); }
-  int64_t spanOfC() const { return ldOfC() * (cLayout == Layout::Row ? m : n); }
-  int64_t strideOfA() const { return strideA ? strideA : spanOfA(); }
-  int64_t strideOfB() const { return strideB ? strideB : spanOfB(); }
-  int64_t strideOfC() const { return strideC ? strideC : spanOfC(); }
-
-  std::string str() const;
-};
-
-/// The sizes a variant of a kernel family is for (`when: m<=64 k>=4096`,
-/// `256<=m<=1024`, or `any`): closed ranges of M, N and K.
-struct SizeRange {
-  static constexpr int64_t kUnbounded = INT64_MAX;
-  int64_t lo[3] = {1, 1, 1};
-  int64_t hi[3] = {kUnbounded, kUnbounded, kUnbounded};
-
-  bool contains(int64_t m, int64_t n, int64_t k) const;
-  bool isAll() const;
-  std::string str() const;
-};
-
-/// Parses a `when:` value; false if malformed.
-bool parseSizeRange(const std::string &text, SizeRange &range);
-
-/// The box of a tensor map (`tensor-maps: A=64x128 B=64x256 swizzle=128`):
-/// `inner` x `outer` elements, innermost (the matrix's contiguous
-/// dimension) first, with the 128-byte swizzle.
-struct TensorMapBox {
-  int64_t inner = 0, outer = 0;
-};
-
-/// A kernel parameter: `NAME:KIND`. Pointers are A, B, C (`ptr`); sizes are
-/// M, N, K (`i32`); the epilogue's scalars alpha and beta (`f32`) and its
-/// bias vector (`bias:ptr`). A kernel whose sizes are given at launch takes
-/// A, B, C and the bias as memref descriptors, `memrefR.iB`: R = 2 (a
-/// matrix) or 3 (a batch), index fields of B = 32 or 64 bits; each is
-/// 3 + 2R kernel parameters (pointer, pointer, offset, R sizes, R strides).
-/// A kernel with TMA takes the tensor maps of A and B (`tmap-A:tensormap`,
-/// `tmap-B:tensormap`, contract version 2) and of C where it stores C with
-/// TMA (`tmap-C:tensormap`, version 3): 128-byte CUtensorMap structs passed
-/// by value, which the launcher encodes from the operands.
-struct Param {
-  std::string name;
-  std::string kind;
-};
-
-struct Contract {
-  std::string entry;
-  std::string arch;
-  unsigned block[3] = {1, 1, 1};
-  GridExpr grid[3];
-  int64_t dynamicSharedBytes = 0;
-  std::vector<Param> params;
-  int64_t alignment = 1;
-  std::string semantics;
-  /// alpha:f32 and beta:f32 are parameters: C = alpha * A * B + beta * C.
-  bool alphaBeta = false;
-  /// `epilogue: bias=row|col relu`: the bias (a `bias:ptr` parameter) and
-  /// ReLU the kernel applies; a problem must ask for exactly these.
-  std::string bias;
-  bool relu = false;
-  Problem problem;
-  /// Sizes given at launch must be multiples of these.
-  int64_t multipleM = 1, multipleN = 1, multipleK = 1;
-  /// `leading-dim-multiple: a=… b=… c=…`: leading dimensions (and batch
-  /// strides) given at launch must be multiples of these.
-  int64_t ldMultiple[3] = {1, 1, 1};
-  /// Whether the matrices are memref descriptors (sizes given at launch).
-  bool descriptors() const;
-  /// Bits of the descriptors' index fields (32 or 64).
-  int indexBits() const;
-  /// `tensor-maps:` (version 2): the boxes of A's and B's tensor maps, and
-  /// of C's where `C=IxO` is given (version 3; boxC.inner is 0 otherwise).
-  bool tensorMaps = false;
-  TensorMapBox boxA, boxB, boxC;
-  bool storesWithTma() const { return boxC.inner != 0; }
-  /// `cluster: X Y Z` (version 3): blocks per thread-block cluster, launched
-  /// with cuLaunchKernelEx.
-  unsigned cluster[3] = {1, 1, 1};
-  unsigned clusterSize() const { return cluster[0] * cluster[1] * cluster[2]; }
-  /// `split-k: splits=S workspace=F` (version 4): S blocks along the grid's
-  /// z share each tile of C, through a workspace of F floats per tile
-  /// (`workspace` parameter) and an i32 counter per tile (`counters`, zero
-  /// before the first launch; the kernel leaves them zero).
-  int64_t splits = 1, workspacePerTile = 0;
-  bool splitsK() const { return splits > 1; }
-  /// The tiles of C (grid x times y) of `problem`, for split-K's workspace.
-  int64_t tiles(const Problem &problem) const;
-  /// `family: NAME I/N` and `when: RANGE` (version 5): the kernel is
-  /// variant I of N of the family NAME (the runtime tries them in order)
-  /// and is for the sizes `when` holds; `family` is empty otherwise.
-  std::string family;
-  int variant = 1, variants = 1;
-  SizeRange when;
-  std::string schedule;
-  std::string source;
-};
-
-/// Whether the contract's kernel can compute `problem`; if not, `why` says
-/// why (sizes, multiples, types or layouts).
-bool accepts(const Contract &contract, const Problem &problem,
-             std::string &why);
-
-/// The rule that picks a family's variant for `problem` (docs/contract.md,
-/// "Families"): the first of `variants`, in order, whose `when` holds the
-/// problem's sizes and for which `whyNot(i)` is empty (by default, whether
-/// `accepts` takes the problem). Returns its index, or -1 with `why` giving
-/// each variant's reason.
-int selectVariant(
-    const std::vector<Contract> &variants, const Problem &problem,
-    std::string &why,
-    const std::function<std::string(size_t)> &whyNot = nullptr);
+using namespace gemmc::contract;
 
 /// The whole content of a file; throws std::runtime_error naming the file
 /// and the system's reason.
 std::string readFile(const std::string &path);
-
-/// Parses the first contract block in `ptx`. Returns false and sets `error`
-/// (naming the offending line) if there is none or it is malformed.
-bool parseContract(const std::string &ptx, Contract &contract,
-                   std::string &error);
-
-/// Parses every contract block in `ptx`: one kernel, or the variants of a
-/// kernel family in their order (each of one family, numbered 1..N in
-/// turn). Returns false and sets `error` if there is none, one is
-/// malformed, or the variants do not make one family.
-bool parseContracts(const std::string &ptx, std::vector<Contract> &contracts,
-                    std::string &error);
-
-/// Formats a contract back into its comment block (used by tests and by
-/// `gemm-check --print-contract`).
-std::string formatContract(const Contract &contract);
 
 } // namespace gemmc::rt
 

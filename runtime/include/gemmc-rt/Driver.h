@@ -10,6 +10,8 @@
 #ifndef GEMMC_RT_DRIVER_H
 #define GEMMC_RT_DRIVER_H
 
+#include "gemmc-rt/Contract.h"
+
 #include <cuda.h>
 
 #include <stdexcept>
@@ -54,6 +56,7 @@ struct DriverApi {
   X(cuLaunchKernel)                                                            \
   X(cuLaunchKernelEx)                                                          \
   X(cuOccupancyMaxActiveClusters)                                              \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                               \
   X(cuTensorMapEncodeTiled)                                                    \
   X(cuMemAlloc)                                                                \
   X(cuMemFree)                                                                 \
@@ -98,6 +101,10 @@ struct Device {
   /// Peak FP32 FMA rate in TFLOP/s: SMs x 128 lanes x 2 x clock.
   double peakFp32Tflops() const;
 };
+
+/// The cost model's view (gemmc-contract/Cost.h) of the current context's
+/// device: multiprocessors, clock, memory bandwidth, compute capability.
+DeviceModel currentDeviceModel();
 
 /// What the JIT produced for one kernel.
 struct KernelInfo {

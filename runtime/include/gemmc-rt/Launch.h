@@ -36,6 +36,10 @@ public:
   const KernelInfo &info() const { return jitInfo; }
   /// The blocks of a persistent grid (`grid: SM`) on this device.
   int persistentBlocks() const { return residentBlocks; }
+  /// Blocks of this kernel a multiprocessor holds at once (the driver's
+  /// occupancy calculator; for a persistent grid, its blocks per
+  /// multiprocessor).
+  int blocksPerMultiprocessor() const { return occupancy; }
 
   /// Returns an empty string if the kernel can compute `problem`, otherwise
   /// why not.
@@ -59,6 +63,7 @@ private:
   /// A persistent grid's size: the device's multiprocessors, or for a
   /// cluster kernel the blocks of as many clusters as fit at once.
   int residentBlocks = 1;
+  int occupancy = 1;
   /// Split-K's workspace and counters, one pair per stream (launches on
   /// one stream use theirs in turn), grown to the largest problem launched
   /// there.
@@ -94,14 +99,20 @@ public:
   /// is every variant's.
   const Contract &contract() const { return kernels.front()->contract(); }
 
-  /// The variant that runs `problem` (docs/contract.md, "Families"): the
-  /// first, in order, whose `when` holds the problem's sizes and whose
-  /// contract takes it. Null if none does, with `why` saying each one's
-  /// reason.
+  /// The variant that runs `problem` (docs/selection.md): an override
+  /// whose `when` holds it, else the one the cost model predicts fastest
+  /// on this device, among those whose contract takes it. Null if none
+  /// does, with `why` saying each one's reason.
   const ContractKernel *select(const Problem &problem, std::string &why) const;
+  /// Every variant in the order of choice, with its predicted time or the
+  /// reason it cannot run `problem`.
+  std::vector<RankedVariant> rank(const Problem &problem) const;
+  /// The device the family was loaded for, as the cost model sees it.
+  const DeviceModel &device() const { return deviceModel; }
 
 private:
   std::string familyName;
+  DeviceModel deviceModel;
   std::vector<Contract> contracts;
   std::vector<std::unique_ptr<ContractKernel>> kernels;
 };

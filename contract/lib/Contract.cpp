@@ -1,21 +1,21 @@
-//===- Contract.cpp - the kernel contract, as the runtime reads it ------===//
+//===- Contract.cpp - the kernel contract: parse, format, accept ----------===//
 
-#include "gemmc-rt/Contract.h"
+#include "gemmc-contract/Contract.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
-#include <stdexcept>
 #include <tuple>
 
-using namespace gemmc::rt;
+using namespace gemmc::contract;
 
-const char *gemmc::rt::toString(DType type) {
+const char *gemmc::contract::toString(DType type) {
   switch (type) {
   case DType::F32:
     return "f32";
@@ -27,11 +27,13 @@ const char *gemmc::rt::toString(DType type) {
   return "?";
 }
 
-const char *gemmc::rt::toString(Layout layout) {
+const char *gemmc::contract::toString(Layout layout) {
   return layout == Layout::Row ? "row" : "col";
 }
 
-unsigned gemmc::rt::sizeOf(DType type) { return type == DType::F32 ? 4 : 2; }
+unsigned gemmc::contract::sizeOf(DType type) {
+  return type == DType::F32 ? 4 : 2;
+}
 
 int64_t GridExpr::evaluate(int64_t m, int64_t n, int64_t k, int64_t batch,
                            int64_t multiprocessors) const {
@@ -72,10 +74,9 @@ static std::string sizeStr(int64_t size) {
 std::string Problem::str() const {
   std::ostringstream os;
   os << "m=" << sizeStr(m) << " n=" << sizeStr(n) << " k=" << sizeStr(k)
-     << " a=" << toString(a) << ":"
-     << toString(aLayout) << " b=" << toString(b) << ":" << toString(bLayout)
-     << " c=" << toString(c) << ":" << toString(cLayout)
-     << " acc=" << toString(acc);
+     << " a=" << toString(a) << ":" << toString(aLayout) << " b=" << toString(b)
+     << ":" << toString(bLayout) << " c=" << toString(c) << ":"
+     << toString(cLayout) << " acc=" << toString(acc);
   if (tf32)
     os << " math=tf32";
   else if (tf32x3)
@@ -86,7 +87,7 @@ std::string Problem::str() const {
   return os.str();
 }
 
-static bool parseInt(const std::string &text, int64_t &value) {
+bool gemmc::contract::parseInt(const std::string &text, int64_t &value) {
   if (text.empty())
     return false;
   char *end = nullptr;
@@ -98,7 +99,7 @@ static bool parseInt(const std::string &text, int64_t &value) {
   return true;
 }
 
-bool gemmc::rt::parseDType(const std::string &text, DType &type) {
+bool gemmc::contract::parseDType(const std::string &text, DType &type) {
   if (text == "f32")
     type = DType::F32;
   else if (text == "f16")
@@ -120,17 +121,7 @@ static bool parseLayout(const std::string &text, Layout &layout) {
   return true;
 }
 
-std::string gemmc::rt::readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw std::runtime_error("cannot read '" + path + "': " +
-                             std::strerror(errno));
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
-
-static std::vector<std::string> splitWords(const std::string &text) {
+std::vector<std::string> gemmc::contract::splitWords(const std::string &text) {
   std::istringstream is(text);
   std::vector<std::string> words;
   for (std::string word; is >> word;)
@@ -186,8 +177,7 @@ static bool parseGrid(const std::string &word, GridExpr &expr) {
 }
 
 /// `a=f32:row`
-static bool parseMatrix(const std::string &value, DType &type,
-                        Layout &layout) {
+static bool parseMatrix(const std::string &value, DType &type, Layout &layout) {
   size_t colon = value.find(':');
   return colon != std::string::npos &&
          parseDType(value.substr(0, colon), type) &&
@@ -214,7 +204,8 @@ static bool parseProblem(const std::string &text, Problem &problem) {
     return parseInt(fields[key], value) && value > 0;
   };
   // `batch=COUNT strides=SA,SB,SC`.
-  if (fields.count("batch")) {
+  problem.batched = fields.count("batch") != 0;
+  if (problem.batched) {
     // `batch=?`: a batch whose count is given at launch (stored as 0).
     if (fields["batch"] == "?")
       problem.batch = 0;
@@ -242,12 +233,38 @@ static bool parseProblem(const std::string &text, Problem &problem) {
   if (fields.count("math") && !problem.tf32 && !problem.tf32x3 &&
       fields["math"] != "exact")
     return false;
-  return size("m", problem.m) && size("n", problem.n) &&
-         size("k", problem.k) &&
+  return size("m", problem.m) && size("n", problem.n) && size("k", problem.k) &&
          parseMatrix(fields["a"], problem.a, problem.aLayout) &&
          parseMatrix(fields["b"], problem.b, problem.bLayout) &&
          parseMatrix(fields["c"], problem.c, problem.cLayout) &&
          parseDType(fields["acc"], problem.acc);
+}
+
+int SizeRange::dimension(char name) {
+  switch (name) {
+  case 'm':
+    return 0;
+  case 'n':
+    return 1;
+  case 'k':
+    return 2;
+  default:
+    return -1;
+  }
+}
+
+void SizeRange::constrain(int dim, bool atMost, int64_t value) {
+  if (atMost)
+    hi[dim] = std::min(hi[dim], value);
+  else
+    lo[dim] = std::max(lo[dim], value);
+}
+
+bool SizeRange::isEmpty() const {
+  for (int d = 0; d < 3; ++d)
+    if (lo[d] > hi[d])
+      return true;
+  return false;
 }
 
 bool SizeRange::contains(int64_t m, int64_t n, int64_t k) const {
@@ -288,7 +305,8 @@ std::string SizeRange::str() const {
 
 /// `any`, or words `m<=64`, `k>=4096`, `256<=m<=1024`, at most one per
 /// dimension, each range non-empty.
-bool gemmc::rt::parseSizeRange(const std::string &text, SizeRange &range) {
+bool gemmc::contract::parseSizeRange(const std::string &text,
+                                     SizeRange &range) {
   range = SizeRange();
   std::vector<std::string> words = splitWords(text);
   if (words.size() == 1 && words[0] == "any")
@@ -329,6 +347,46 @@ bool gemmc::rt::parseSizeRange(const std::string &text, SizeRange &range) {
   return true;
 }
 
+/// `unit=wgmma occupancy=1`, then optionally the fitted constants `fixed=…
+/// latency=… compute=… memory=… reduce=…` (all five, non-negative).
+static bool parseCost(const std::string &text, CostFacts &cost) {
+  std::map<std::string, std::string> parts;
+  if (!parseKeyValues(text, parts) || !parts.count("unit") ||
+      !parts.count("occupancy"))
+    return false;
+  const std::string &unit = parts["unit"];
+  if (unit == "simt")
+    cost.unit = Unit::Simt;
+  else if (unit == "mma")
+    cost.unit = Unit::Mma;
+  else if (unit == "wgmma")
+    cost.unit = Unit::Wgmma;
+  else
+    return false;
+  if (!parseInt(parts["occupancy"], cost.occupancy) || cost.occupancy < 1)
+    return false;
+  const std::pair<const char *, double *> constants[] = {
+      {"fixed", &cost.fixed},
+      {"latency", &cost.latency},
+      {"compute", &cost.compute},
+      {"memory", &cost.memory},
+      {"reduce", &cost.reduce}};
+  size_t given = 0;
+  for (auto [key, value] : constants) {
+    if (!parts.count(key))
+      continue;
+    ++given;
+    const std::string &word = parts[key];
+    char *end = nullptr;
+    *value = std::strtod(word.c_str(), &end);
+    if (word.empty() || *end != '\0' || !(*value >= 0) || *value > 1e9)
+      return false;
+  }
+  cost.fitted = given != 0;
+  return (given == 0 || given == std::size(constants)) &&
+         parts.size() == 2 + given;
+}
+
 /// Parses the next contract block of `is` (read up to line `lineNo`).
 /// Sets `found` to whether there was one; an error leaves `error` set.
 static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
@@ -351,9 +409,8 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
     if (!line.empty() && line.back() == '\r')
       line.pop_back();
     if (!inside) {
-      inside = line.size() == prefix.size() + 1 &&
-               line.rfind(prefix, 0) == 0 && line.back() >= '1' &&
-               line.back() <= '5';
+      inside = line.size() == prefix.size() + 1 && line.rfind(prefix, 0) == 0 &&
+               line.back() >= '1' && line.back() <= '5';
       if (inside)
         version = line.back() - '0';
       if (!inside && line.rfind("// gemmc-contract-begin", 0) == 0) {
@@ -481,10 +538,9 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
     bool scalar =
         param.kind == "f32" && (param.name == "alpha" || param.name == "beta");
     contract.alphaBeta = contract.alphaBeta || scalar;
-    bool workspace =
-        (param.name == "workspace" || param.name == "counters") &&
-        (param.kind == "ptr" || param.kind == "memref1.i32" ||
-         param.kind == "memref1.i64");
+    bool workspace = (param.name == "workspace" || param.name == "counters") &&
+                     (param.kind == "ptr" || param.kind == "memref1.i32" ||
+                      param.kind == "memref1.i64");
     pointer = pointer || workspace;
     bool tensorMap = param.kind == "tensormap" &&
                      (param.name == "tmap-A" || param.name == "tmap-B" ||
@@ -519,9 +575,9 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
     return false;
   }
   // `tensor-maps: A=IxO B=IxO swizzle=128`, with a tmap parameter each.
-  int maps = std::count_if(
-      contract.params.begin(), contract.params.end(),
-      [](const Param &p) { return p.kind == "tensormap"; });
+  int maps =
+      std::count_if(contract.params.begin(), contract.params.end(),
+                    [](const Param &p) { return p.kind == "tensormap"; });
   contract.tensorMaps = fields.count("tensor-maps") != 0;
   if (contract.tensorMaps != (maps != 0)) {
     error = "the tensor-map parameters and the 'tensor-maps' field come "
@@ -583,6 +639,10 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
     return bad("alignment");
   if (!parseProblem(fields["problem"], contract.problem))
     return bad("problem");
+  contract.hasCost = fields.count("cost") != 0;
+  contract.cost = CostFacts();
+  if (contract.hasCost && !parseCost(fields["cost"], contract.cost))
+    return bad("cost");
   // `size-multiple: m=… n=… k=…` and `leading-dim-multiple: a=… b=… c=…`:
   // three positive numbers, one per key.
   auto multiples = [&](const char *field, const char *const keys[3],
@@ -623,9 +683,9 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
   if (descriptors)
     return true;
   // A kernel with sizes given at launch must take them as parameters.
-  const std::pair<int64_t, const char *> dims[] = {
-      {contract.problem.m, "M"}, {contract.problem.n, "N"},
-      {contract.problem.k, "K"}};
+  const std::pair<int64_t, const char *> dims[] = {{contract.problem.m, "M"},
+                                                   {contract.problem.n, "N"},
+                                                   {contract.problem.k, "K"}};
   for (auto [size, name] : dims) {
     bool passed = false;
     for (const Param &p : contract.params)
@@ -639,17 +699,17 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
   return true;
 }
 
-bool gemmc::rt::parseContract(const std::string &ptx, Contract &contract,
-                              std::string &error) {
+bool gemmc::contract::parseContract(const std::string &ptx, Contract &contract,
+                                    std::string &error) {
   std::istringstream is(ptx);
   unsigned lineNo = 0;
   bool found = false;
   return parseNextContract(is, lineNo, contract, error, found);
 }
 
-bool gemmc::rt::parseContracts(const std::string &ptx,
-                               std::vector<Contract> &contracts,
-                               std::string &error) {
+bool gemmc::contract::parseContracts(const std::string &ptx,
+                                     std::vector<Contract> &contracts,
+                                     std::string &error) {
   std::istringstream is(ptx);
   unsigned lineNo = 0;
   contracts.clear();
@@ -756,8 +816,8 @@ static bool acceptsLeadingDims(const Contract &contract, const Problem &p,
   return true;
 }
 
-bool gemmc::rt::accepts(const Contract &contract, const Problem &p,
-                        std::string &why) {
+bool gemmc::contract::accepts(const Contract &contract, const Problem &p,
+                              std::string &why) {
   const Problem &k = contract.problem;
   const std::tuple<int64_t, int64_t, int64_t, const char *> dims[] = {
       {k.m, p.m, contract.multipleM, "M"},
@@ -819,33 +879,80 @@ bool gemmc::rt::accepts(const Contract &contract, const Problem &p,
   return true;
 }
 
-int gemmc::rt::selectVariant(
-    const std::vector<Contract> &variants, const Problem &problem,
-    std::string &why, const std::function<std::string(size_t)> &whyNot) {
-  why.clear();
-  for (size_t i = 0; i < variants.size(); ++i) {
-    const Contract &c = variants[i];
-    std::string reason;
-    if (!c.when.contains(problem.m, problem.n, problem.k))
-      reason = "the sizes are not " + c.when.str();
-    else if (whyNot)
-      reason = whyNot(i);
-    else
-      accepts(c, problem, reason);
-    if (reason.empty())
-      return int(i);
-    if (variants.size() == 1)
-      why = reason;
-    else
-      why += (why.empty() ? "" : "; ") + c.entry + ": " + reason;
-  }
-  return -1;
+std::string gemmc::contract::describeSemantics(bool alphaBeta,
+                                               const std::string &bias,
+                                               bool relu) {
+  std::string value = alphaBeta ? "alpha * A * B + beta * C" : "A * B";
+  if (!bias.empty())
+    value += " + bias[" + bias + "]";
+  if (relu)
+    value = "relu(" + value + ")";
+  return "C = " + value;
 }
 
-std::string gemmc::rt::formatContract(const Contract &c) {
+const char *gemmc::contract::toString(Unit unit) {
+  switch (unit) {
+  case Unit::Simt:
+    return "simt";
+  case Unit::Mma:
+    return "mma";
+  case Unit::Wgmma:
+    return "wgmma";
+  }
+  return "?";
+}
+
+void Contract::tile(int64_t &bm, int64_t &bn, int64_t &bk) const {
+  bm = bn = bk = 0;
+  std::vector<std::string> words = splitWords(schedule);
+  if (words.empty() || words[0].rfind("tile=", 0) != 0)
+    return;
+  int64_t sizes[3] = {0, 0, 1};
+  std::istringstream is(words[0].substr(5));
+  std::string part;
+  for (int i = 0; i < 3 && std::getline(is, part, 'x'); ++i)
+    if (!parseInt(part, sizes[i]))
+      return;
+  bm = sizes[0];
+  bn = sizes[1];
+  bk = sizes[2];
+}
+
+/// A number of the `cost:` line: three decimals, the same text from every
+/// host compiler's build.
+static std::string decimal(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.3f", value);
+  return buffer;
+}
+
+/// The problem line of a contract: its sizes (`?` given at launch), types,
+/// layouts, math, and a batch with its strides as stated.
+static std::string problemLine(const Problem &p) {
   std::ostringstream os;
-  int version = !c.family.empty()                           ? 5
-                : c.splitsK()                               ? 4
+  os << "m=" << sizeStr(p.m) << " n=" << sizeStr(p.n) << " k=" << sizeStr(p.k)
+     << " a=" << toString(p.a) << ":" << toString(p.aLayout)
+     << " b=" << toString(p.b) << ":" << toString(p.bLayout)
+     << " c=" << toString(p.c) << ":" << toString(p.cLayout)
+     << " acc=" << toString(p.acc);
+  if (p.tf32x3)
+    os << " math=tf32x3";
+  else if (p.tf32)
+    os << " math=tf32";
+  if (p.batched || p.batch != 1)
+    os << " batch=" << sizeStr(p.batch) << " strides=" << sizeStr(p.strideA)
+       << "," << sizeStr(p.strideB) << "," << sizeStr(p.strideC);
+  return os.str();
+}
+
+std::string gemmc::contract::formatContract(const Contract &c) {
+  std::ostringstream os;
+  // Version 2 adds tensor maps and the persistent grid, version 3 C's
+  // tensor map and clusters, version 4 split-K's workspace, version 5 a
+  // family's variant: a reader of an older version refuses such a kernel
+  // rather than launch it wrongly (or for problems it is not for).
+  int version = !c.family.empty()                          ? 5
+                : c.splitsK()                              ? 4
                 : c.storesWithTma() || c.clusterSize() > 1 ? 3
                 : c.tensorMaps || c.grid[0].dim == 'S'     ? 2
                                                            : 1;
@@ -877,6 +984,12 @@ std::string gemmc::rt::formatContract(const Contract &c) {
       os << " C=" << c.boxC.inner << "x" << c.boxC.outer;
     os << " swizzle=128\n";
   }
+  if (c.multipleM != 1 || c.multipleN != 1 || c.multipleK != 1)
+    os << "// size-multiple: m=" << c.multipleM << " n=" << c.multipleN
+       << " k=" << c.multipleK << "\n";
+  if (c.descriptors())
+    os << "// leading-dim-multiple: a=" << c.ldMultiple[0]
+       << " b=" << c.ldMultiple[1] << " c=" << c.ldMultiple[2] << "\n";
   os << "// semantics: " << c.semantics << "\n";
   if (!c.bias.empty() || c.relu) {
     os << "// epilogue:";
@@ -886,14 +999,17 @@ std::string gemmc::rt::formatContract(const Contract &c) {
       os << " relu";
     os << "\n";
   }
-  os << "// problem: " << c.problem.str() << "\n";
-  if (c.descriptors())
-    os << "// leading-dim-multiple: a=" << c.ldMultiple[0]
-       << " b=" << c.ldMultiple[1] << " c=" << c.ldMultiple[2] << "\n";
-  if (c.multipleM != 1 || c.multipleN != 1 || c.multipleK != 1)
-    os << "// size-multiple: m=" << c.multipleM << " n=" << c.multipleN
-       << " k=" << c.multipleK << "\n";
+  os << "// problem: " << problemLine(c.problem) << "\n";
   os << "// schedule: " << c.schedule << "\n";
+  if (c.hasCost) {
+    const CostFacts &f = c.cost;
+    os << "// cost: unit=" << toString(f.unit) << " occupancy=" << f.occupancy;
+    if (f.fitted)
+      os << " fixed=" << decimal(f.fixed) << " latency=" << decimal(f.latency)
+         << " compute=" << decimal(f.compute) << " memory=" << decimal(f.memory)
+         << " reduce=" << decimal(f.reduce);
+    os << "\n";
+  }
   os << "// source: " << c.source << "\n";
   os << "// gemmc-contract-end\n";
   return os.str();

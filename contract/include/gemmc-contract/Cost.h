@@ -1,0 +1,130 @@
+//===- Cost.h - the predicted time of a kernel, and the rule of choice ----===//
+//
+// A kernel family holds several variants of one problem; the runtime runs
+// each problem on the variant with the lowest predicted time among those
+// whose contract takes it (docs/selection.md). The prediction is an
+// analytic model of the kernel on the device:
+//
+//   t = fixed + latency * waves + max(compute * Tc, memory * Tm)
+//         + reduce * Tr
+//
+// where, for the variant's block tile BM x BN x BK, S splits of K and a
+// problem of M x N x K (a batch of b):
+//
+//   units  U  = ceil(M / BM) ceil(N / BN) b S   (blocks' worth of work)
+//   waves     = ceil(U / (SMs x occupancy))     (generations of blocks)
+//   rounds    = ceil(U / SMs)                   (units one SM works through)
+//   kU        = ceil(ceil(K / BK) / S) BK       (K of one unit)
+//   Tc = rounds x max(2 BM BN kU / peak FLOP/s of an SM,
+//                     (BM + BN) kU e / operand feed of an SM)
+//   Tm = (M K eA + K N eB + M N eC (2 with beta)) b / memory bandwidth
+//   Tr = S M N b 8 / memory bandwidth           (split-K's partials)
+//
+// The five constants (microseconds for `fixed` and `latency`,
+// dimensionless multipliers for the rest) are a variant's own: fitted by
+// gemmc-tune from measurements and stated in the contract's `cost:` line,
+// or the defaults of its unit. This library holds the model and the rule;
+// the tuner fits, the runtime and `gemm-bench --explain` ask.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GEMMC_CONTRACT_COST_H
+#define GEMMC_CONTRACT_COST_H
+
+#include "gemmc-contract/Contract.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gemmc::contract {
+
+/// What the model knows of the device.
+struct DeviceModel {
+  std::string name = "H200 (assumed)";
+  /// Compute capability.
+  int major = 9, minor = 0;
+  int64_t multiprocessors = 132;
+  /// The multiprocessors' clock, in GHz.
+  double clockGHz = 1.98;
+  /// Memory bandwidth, bytes per second (the datasheet's).
+  double memoryBandwidth = 4.8e12;
+
+  /// The devices `gemm-bench --explain --device-model NAME` knows: `h200`,
+  /// `h100` (SXM), `a100`. False for another name.
+  static bool named(const std::string &name, DeviceModel &model);
+  /// Peak dense FLOP/s of one multiprocessor on `unit` for `problem`'s
+  /// inputs (FP32 lanes, or tensor cores in f16/bf16, tf32, or tf32x3's
+  /// three products).
+  double peakPerMultiprocessor(Unit unit, const Problem &problem) const;
+  /// Bytes per second one multiprocessor can be fed from L2.
+  double feedPerMultiprocessor() const;
+};
+
+/// A variant's constants: fitted, or its unit's defaults.
+struct CostConstants {
+  double fixed = 4, latency = 1.5, compute = 1.25, memory = 1.15, reduce = 1.5;
+
+  static CostConstants defaults(Unit unit);
+  static CostConstants of(const Contract &contract);
+  /// The constants as an array, in the order of the `cost:` line.
+  static constexpr int kCount = 5;
+  void toArray(double out[kCount]) const;
+  static CostConstants fromArray(const double in[kCount]);
+};
+
+/// The model's terms for one variant and problem: the counts and the
+/// ideal times, in seconds, before the constants.
+struct CostFeatures {
+  int64_t units = 0, waves = 0, rounds = 0;
+  double compute = 0, memory = 0, reduce = 0;
+
+  /// The predicted time, in seconds.
+  double predict(const CostConstants &constants) const;
+};
+
+/// The terms of `contract`'s kernel on `problem` (which it takes) on
+/// `device`, with `occupancy` blocks a multiprocessor (0: the contract's).
+CostFeatures costFeatures(const Contract &contract, const Problem &problem,
+                          const DeviceModel &device, int64_t occupancy = 0);
+
+/// One variant, as the rule of choice sees it.
+struct RankedVariant {
+  size_t index = 0;
+  /// Why the variant cannot run the problem (empty: it can).
+  std::string whyNot;
+  /// A `when` other than `any` that holds: the variant overrides the
+  /// model.
+  bool overrides = false;
+  CostFeatures features;
+  CostConstants constants;
+  double seconds = 0;
+};
+
+/// Asked per variant: why it cannot run the problem (by default `accepts`),
+/// and the blocks a multiprocessor holds (by default the contract's).
+using WhyNot = std::function<std::string(size_t)>;
+using Occupancy = std::function<int64_t(size_t)>;
+
+/// Every variant in the order of choice: those that run the problem first
+/// (overrides in their order, then by predicted time, ties in their
+/// order), then the others with their reasons.
+std::vector<RankedVariant> rankVariants(const std::vector<Contract> &variants,
+                                        const Problem &problem,
+                                        const DeviceModel &device,
+                                        const WhyNot &whyNot = nullptr,
+                                        const Occupancy &occupancy = nullptr);
+
+/// The rule of choice (docs/selection.md): the first variant, in order,
+/// whose `when` is not `any` and holds the problem's sizes and that takes
+/// it (an explicit override); else, of the variants for any size that take
+/// it, the one with the lowest predicted time. Returns its index, or -1
+/// with `why` giving each variant's reason.
+int selectVariant(const std::vector<Contract> &variants, const Problem &problem,
+                  const DeviceModel &device, std::string &why,
+                  const WhyNot &whyNot = nullptr,
+                  const Occupancy &occupancy = nullptr);
+
+} // namespace gemmc::contract
+
+#endif // GEMMC_CONTRACT_COST_H

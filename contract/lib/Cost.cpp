@@ -1,0 +1,218 @@
+//===- Cost.cpp - the predicted time of a kernel, and the rule of choice --===//
+
+#include "gemmc-contract/Cost.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace gemmc::contract;
+
+bool DeviceModel::named(const std::string &name, DeviceModel &model) {
+  model = DeviceModel();
+  if (name == "h200") {
+    model.name = "H200 (assumed: 132 SMs, 1.98 GHz, 4.8 TB/s)";
+    return true;
+  }
+  if (name == "h100") {
+    model.name = "H100 SXM (assumed: 132 SMs, 1.98 GHz, 3.35 TB/s)";
+    model.memoryBandwidth = 3.35e12;
+    return true;
+  }
+  if (name == "a100") {
+    model.name = "A100 SXM (assumed: 108 SMs, 1.41 GHz, 2.04 TB/s)";
+    model.major = 8;
+    model.multiprocessors = 108;
+    model.clockGHz = 1.41;
+    model.memoryBandwidth = 2.04e12;
+    return true;
+  }
+  return false;
+}
+
+double DeviceModel::peakPerMultiprocessor(Unit unit,
+                                          const Problem &problem) const {
+  double perClock;
+  if (unit == Unit::Simt) {
+    // FP32 lanes x 2 (an FMA is two operations): 128 lanes from sm_86 on,
+    // 64 on sm_80.
+    perClock = major == 8 && minor == 0 ? 128 : 256;
+  } else {
+    // Dense f16/bf16 tensor-core operations per clock; tf32 half of it.
+    perClock = major >= 9 ? 4096 : major == 8 && minor == 0 ? 2048 : 1024;
+    if (problem.a == DType::F32)
+      perClock /= problem.tf32x3 ? 6 : 2;
+  }
+  return perClock * clockGHz * 1e9;
+}
+
+double DeviceModel::feedPerMultiprocessor() const {
+  // Operand bytes a multiprocessor draws from L2 per clock.
+  return 48 * clockGHz * 1e9;
+}
+
+CostConstants CostConstants::defaults(Unit unit) {
+  CostConstants c;
+  // The share of the unit's peak a kernel of its kind reaches on large
+  // problems (measured on an H200, docs/benchmarks.md): SIMT about 80%,
+  // mma.sync about 60%, wgmma about 80%.
+  c.compute = unit == Unit::Simt ? 1.25 : unit == Unit::Mma ? 1.6 : 1.2;
+  return c;
+}
+
+CostConstants CostConstants::of(const Contract &contract) {
+  if (!contract.hasCost)
+    return defaults(Unit::Simt);
+  const CostFacts &f = contract.cost;
+  if (!f.fitted)
+    return defaults(f.unit);
+  CostConstants c;
+  c.fixed = f.fixed;
+  c.latency = f.latency;
+  c.compute = f.compute;
+  c.memory = f.memory;
+  c.reduce = f.reduce;
+  return c;
+}
+
+void CostConstants::toArray(double out[kCount]) const {
+  out[0] = fixed;
+  out[1] = latency;
+  out[2] = compute;
+  out[3] = memory;
+  out[4] = reduce;
+}
+
+CostConstants CostConstants::fromArray(const double in[kCount]) {
+  CostConstants c;
+  c.fixed = in[0];
+  c.latency = in[1];
+  c.compute = in[2];
+  c.memory = in[3];
+  c.reduce = in[4];
+  return c;
+}
+
+double CostFeatures::predict(const CostConstants &c) const {
+  return (c.fixed + c.latency * double(waves)) * 1e-6 +
+         std::max(c.compute * compute, c.memory * memory) + c.reduce * reduce;
+}
+
+static int64_t ceilDiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
+
+/// The block tile of a contract: its schedule's, else what its grid divides
+/// M and N by (hand-written kernels), else 1.
+static void blockTile(const Contract &c, int64_t &bm, int64_t &bn,
+                      int64_t &bk) {
+  c.tile(bm, bn, bk);
+  for (const GridExpr &g : c.grid) {
+    if (g.dim == 'M' && !bm)
+      bm = g.divisor;
+    if (g.dim == 'N' && !bn)
+      bn = g.divisor;
+  }
+  bm = std::max<int64_t>(bm, 1);
+  bn = std::max<int64_t>(bn, 1);
+  bk = std::max<int64_t>(bk, 1);
+}
+
+CostFeatures gemmc::contract::costFeatures(const Contract &c, const Problem &p,
+                                           const DeviceModel &device,
+                                           int64_t occupancy) {
+  int64_t bm, bn, bk;
+  blockTile(c, bm, bn, bk);
+  int64_t splits = std::max<int64_t>(c.splits, 1);
+  int64_t batch = std::max<int64_t>(p.batch, 1);
+  int64_t m = std::max<int64_t>(p.m, 1), n = std::max<int64_t>(p.n, 1),
+          k = std::max<int64_t>(p.k, 1);
+  if (occupancy <= 0)
+    occupancy = c.hasCost ? c.cost.occupancy : 1;
+  int64_t sms = std::max<int64_t>(device.multiprocessors, 1);
+  Unit unit = c.hasCost ? c.cost.unit : Unit::Simt;
+
+  CostFeatures f;
+  f.units = ceilDiv(m, bm) * ceilDiv(n, bn) * batch * splits;
+  f.waves = ceilDiv(f.units, sms * occupancy);
+  f.rounds = ceilDiv(f.units, sms);
+  int64_t kUnit = ceilDiv(ceilDiv(k, bk), splits) * bk;
+  double flops = 2.0 * double(bm) * double(bn) * double(kUnit);
+  double feed = double(bm + bn) * double(kUnit) * sizeOf(p.a);
+  f.compute = double(f.rounds) *
+              std::max(flops / device.peakPerMultiprocessor(unit, c.problem),
+                       feed / device.feedPerMultiprocessor());
+  double bytes = double(m) * double(k) * sizeOf(p.a) +
+                 double(k) * double(n) * sizeOf(p.b) +
+                 double(m) * double(n) * sizeOf(p.c) * (p.beta != 0 ? 2 : 1);
+  f.memory = bytes * double(batch) / device.memoryBandwidth;
+  if (splits > 1)
+    f.reduce = double(splits) * double(m) * double(n) * double(batch) * 8 /
+               device.memoryBandwidth;
+  return f;
+}
+
+std::vector<RankedVariant>
+gemmc::contract::rankVariants(const std::vector<Contract> &variants,
+                              const Problem &problem, const DeviceModel &device,
+                              const WhyNot &whyNot,
+                              const Occupancy &occupancy) {
+  std::vector<RankedVariant> ranked;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const Contract &c = variants[i];
+    RankedVariant r;
+    r.index = i;
+    if (!c.when.contains(problem.m, problem.n, problem.k))
+      r.whyNot = "the sizes are not " + c.when.str();
+    else if (whyNot)
+      r.whyNot = whyNot(i);
+    else
+      accepts(c, problem, r.whyNot);
+    r.overrides = !c.when.isAll();
+    if (r.whyNot.empty()) {
+      r.features =
+          costFeatures(c, problem, device, occupancy ? occupancy(i) : 0);
+      r.constants = CostConstants::of(c);
+      r.seconds = r.features.predict(r.constants);
+    }
+    ranked.push_back(r);
+  }
+  // Runnable first: overrides in their order, then the others by
+  // predicted time (stable: ties keep their order).
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const RankedVariant &x, const RankedVariant &y) {
+                     bool xRuns = x.whyNot.empty(), yRuns = y.whyNot.empty();
+                     if (xRuns != yRuns)
+                       return xRuns;
+                     if (!xRuns)
+                       return false;
+                     if (x.overrides != y.overrides)
+                       return x.overrides;
+                     if (x.overrides)
+                       return false;
+                     return x.seconds < y.seconds;
+                   });
+  return ranked;
+}
+
+int gemmc::contract::selectVariant(const std::vector<Contract> &variants,
+                                   const Problem &problem,
+                                   const DeviceModel &device, std::string &why,
+                                   const WhyNot &whyNot,
+                                   const Occupancy &occupancy) {
+  why.clear();
+  std::vector<RankedVariant> ranked =
+      rankVariants(variants, problem, device, whyNot, occupancy);
+  if (!ranked.empty() && ranked.front().whyNot.empty())
+    return int(ranked.front().index);
+  // None runs it: each one's reason, in the family's order.
+  if (variants.size() == 1) {
+    why = ranked.front().whyNot;
+    return -1;
+  }
+  std::sort(ranked.begin(), ranked.end(),
+            [](const RankedVariant &x, const RankedVariant &y) {
+              return x.index < y.index;
+            });
+  for (const RankedVariant &r : ranked)
+    why +=
+        (why.empty() ? "" : "; ") + variants[r.index].entry + ": " + r.whyNot;
+  return -1;
+}
