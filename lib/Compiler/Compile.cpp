@@ -16,6 +16,7 @@
 #include "gemmc/Pipelines/Pipelines.h"
 #include "gemmc/Target/Contract.h"
 #include "gemmc/Target/PTX.h"
+#include "llvm/Support/Format.h"
 #include "mlir/Conversion/LLVMCommon/LoweringOptions.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -52,9 +53,16 @@ static OwningOpRef<ModuleOp> parseSchedule(MLIRContext &ctx,
   }
   if (options.emit == EmitKind::AST) {
     for (auto [i, kernel] : llvm::enumerate(kernels)) {
-      if (file->isFamily())
-        os << "variant " << file->variants[i].name << " when "
-           << getShapeRange(file->variants[i]).str() << "\n";
+      if (file->isFamily()) {
+        const VariantDecl &variant = file->variants[i];
+        os << "variant " << variant.name << " when "
+           << getShapeRange(variant).str();
+        if (variant.cost)
+          for (auto [name, value] :
+               llvm::zip(CostDecl::kNames, variant.cost->values))
+            os << " " << name << "=" << llvm::format("%.3f", value);
+        os << "\n";
+      }
       dump(kernel, checked[i].facts, os);
     }
     done = true;
@@ -185,6 +193,8 @@ describeFamily(const KernelDecl &file, MutableArrayRef<gemm::KernelContract> con
     contract.variant = unsigned(i);
     contract.variants = unsigned(contracts.size());
     contract.when = getShapeRange(variant);
+    if (variant.cost)
+      contract.cost = contract::CostConstants::fromArray(variant.cost->values);
   }
   if (!contracts.front().descriptors ||
       llvm::any_of(contracts, takesEveryProblem))

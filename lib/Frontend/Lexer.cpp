@@ -4,6 +4,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cstdlib>
+#include <string>
 
 using namespace gemmc;
 
@@ -69,6 +71,19 @@ Token Lexer::lexInteger(const char *start) {
       overflow = value > kMaxInteger;
     }
     ++cur;
+  }
+  // A decimal number (a variant's cost constants): digits, '.', digits.
+  if (cur != end && *cur == '.' && cur + 1 != end && llvm::isDigit(cur[1])) {
+    ++cur;
+    while (cur != end && llvm::isDigit(*cur))
+      ++cur;
+    if (cur != end && (isIdentifierStart(*cur) || *cur == '.'))
+      return emitError(cur, "expected whitespace or punctuation after number");
+    Token token = makeToken(Token::Decimal, start);
+    // Parsed in the C locale, as strtod does without setlocale: the same
+    // value from every build.
+    token.decimalValue = std::strtod(std::string(start, cur).c_str(), nullptr);
+    return token;
   }
   if (overflow)
     return emitError(start, "integer '" + llvm::StringRef(start, cur - start) +

@@ -7,6 +7,7 @@
 
 #include "gemmc/Frontend/Lexer.h"
 #include "gemmc/Frontend/Parser.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace gemmc;
@@ -98,6 +99,7 @@ private:
   bool parseProblemStatement(ProblemDecl &problem);
   bool parseBatch(BatchDecl &batch);
   bool parseSchedule(ScheduleDecl &schedule, StringRef what);
+  bool parseCost(VariantDecl &variant);
   bool parseName(std::string &name, StringRef what);
   bool parseVariant(KernelDecl &kernel);
   bool parseCondition(VariantDecl &variant);
@@ -649,7 +651,38 @@ bool Parser::parseCondition(VariantDecl &variant) {
   return true;
 }
 
-/// `variant NAME [when COND {, COND}] { DIRECTIVE ... }`.
+/// `cost fixed F latency L compute C memory M reduce R`: each constant
+/// once, in any order, a number (integer or decimal) at least 0.
+bool Parser::parseCost(VariantDecl &variant) {
+  CostDecl cost;
+  cost.loc = tok.getLoc();
+  consume();
+  bool given[5] = {false, false, false, false, false};
+  for (int i = 0; i < 5; ++i) {
+    auto *name = llvm::find(CostDecl::kNames, tok.spelling);
+    if (!tok.is(Token::Identifier) || name == std::end(CostDecl::kNames))
+      return error("expected one of 'fixed', 'latency', 'compute', 'memory' "
+                   "or 'reduce' in 'cost', got " +
+                   describe());
+    size_t which = size_t(name - std::begin(CostDecl::kNames));
+    if (given[which])
+      return error("'" + tok.spelling + "' is given twice in 'cost'");
+    given[which] = true;
+    consume();
+    if (tok.is(Token::Integer))
+      cost.values[which] = double(tok.intValue);
+    else if (tok.is(Token::Decimal))
+      cost.values[which] = tok.decimalValue;
+    else
+      return error(Twine("expected a number after '") + *name +
+                   "', got " + describe());
+    consume();
+  }
+  variant.cost = cost;
+  return true;
+}
+
+/// `variant NAME [when COND {, COND}] [cost ...] { DIRECTIVE ... }`.
 bool Parser::parseVariant(KernelDecl &kernel) {
   VariantDecl variant;
   consume();
@@ -671,6 +704,8 @@ bool Parser::parseVariant(KernelDecl &kernel) {
         return false;
     }
   }
+  if (tok.isKeyword("cost") && !parseCost(variant))
+    return false;
   variant.schedule.loc = variant.loc;
   if (!parseSchedule(variant.schedule, "variant '" + variant.name + "'"))
     return false;

@@ -137,12 +137,24 @@ struct ConditionDecl {
   llvm::SMLoc loc;
 };
 
-/// A variant of a kernel family: `variant NAME [when COND, ...] { ... }`,
-/// its directives those of a `schedule` section.
+/// A variant's cost constants, `cost fixed F latency L compute C memory M
+/// reduce R`: what the cost model (gemmc-contract/Cost.h) multiplies its
+/// terms by for this variant, fitted from measurements by gemmc-tune.
+struct CostDecl {
+  static constexpr const char *kNames[5] = {"fixed", "latency", "compute",
+                                            "memory", "reduce"};
+  /// In the order of kNames.
+  double values[5] = {0, 0, 0, 0, 0};
+  llvm::SMLoc loc;
+};
+
+/// A variant of a kernel family: `variant NAME [when COND, ...] [cost ...]
+/// { ... }`, its directives those of a `schedule` section.
 struct VariantDecl {
   std::string name;
   llvm::SMLoc loc;
   llvm::SmallVector<ConditionDecl, 2> conditions;
+  std::optional<CostDecl> cost;
   ScheduleDecl schedule;
 };
 

@@ -16,6 +16,7 @@ struct Token {
     Error,      ///< A lexical error, already reported.
     Identifier, ///< [A-Za-z_][A-Za-z0-9_-]*
     Integer,    ///< [0-9]+, value in `intValue`
+    Decimal,    ///< [0-9]+.[0-9]+, value in `decimalValue`
     Times,      ///< The `x` between the sizes of a shape: 32x32.
     LBrace,
     RBrace,
@@ -30,6 +31,7 @@ struct Token {
   Kind kind = Eof;
   llvm::StringRef spelling;
   int64_t intValue = 0;
+  double decimalValue = 0;
 
   llvm::SMLoc getLoc() const {
     return llvm::SMLoc::getFromPointer(spelling.data());
