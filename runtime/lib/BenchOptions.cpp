@@ -49,6 +49,9 @@ const char *gemmc::rt::kBenchUsage =
     "                     problem to FILE as it comes, and skip what FILE\n"
     "                     already holds (a run cut short resumes)\n"
     "  --budget SECONDS   start no problem after this long\n"
+    "  --prune F          with --shapes: run a kernel on a problem only if\n"
+    "                     the cost model predicts it at most F times slower\n"
+    "                     than the fastest prediction among the kernels\n"
     "  --relu             then ReLU; kernels run only with the epilogue\n"
     "                     their contract states (cuBLAS's result gets the\n"
     "                     bias and ReLU on the host, untimed)\n"
@@ -240,8 +243,8 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
       char *end = nullptr;
       o.budget = std::strtod(text.c_str(), &end);
       if (text.empty() || *end || !(o.budget > 0)) {
-        error = "--budget needs a positive number of seconds, got '" + text +
-                "'";
+        error =
+            "--budget needs a positive number of seconds, got '" + text + "'";
         return false;
       }
     } else if (arg == "--relu") {
@@ -253,6 +256,15 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
       o.tolerance = std::strtod(text.c_str(), &end);
       if (*end != '\0' || !(o.tolerance > 0)) {
         error = "bad tolerance '" + text + "'";
+        return false;
+      }
+    } else if (arg == "--prune") {
+      if (!value(text))
+        return false;
+      char *end = nullptr;
+      o.prune = std::strtod(text.c_str(), &end);
+      if (*end != '\0' || !(o.prune >= 1)) {
+        error = "bad factor '" + text + "' for --prune (at least 1)";
         return false;
       }
     } else if (arg == "--explain") {
@@ -301,6 +313,10 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
             "--lda/--ldb/--ldc";
     return false;
   }
+  if (o.prune > 0 && o.shapesFile.empty()) {
+    error = "--prune needs --shapes";
+    return false;
+  }
   if (!o.resultsFile.empty() && o.shapesFile.empty()) {
     error = "--results needs --shapes";
     return false;
@@ -325,4 +341,3 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
   }
   return true;
 }
-

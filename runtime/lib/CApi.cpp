@@ -437,19 +437,14 @@ static gemmc_status choose(LoadedModule &module, const gemmc_problem *given,
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT, module.name + ": " + why);
   problem = toProblem(contract, *given);
   // Before the JIT, by the contracts on the model's default device; after
-  // it, by the device's limits, facts and occupancies too.
+  // it, by the device's limits and facts too.
   WhyNot fits;
-  Occupancy occupancy;
   DeviceModel device;
   if (kernels) {
     fits = [&](size_t i) { return kernels->variants()[i]->whyNot(problem); };
-    occupancy = [&](size_t i) {
-      return int64_t(kernels->variants()[i]->blocksPerMultiprocessor());
-    };
     device = kernels->device();
   }
-  variant =
-      selectVariant(module.contracts, problem, device, why, fits, occupancy);
+  variant = selectVariant(module.contracts, problem, device, why, fits);
   if (variant < 0)
     return capi::fail(GEMMC_ERROR_UNSUPPORTED_PROBLEM,
                       module.name + " cannot compute " + problem.str() + ": " +

@@ -3,6 +3,7 @@
 #include "gemmc-rt/Host.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -87,17 +88,46 @@ float gemmc::rt::roundTo(DType type, float value) {
   return value;
 }
 
+/// Runs `body(begin, end)` over [0, count) in chunks of `chunk`, on all
+/// host threads. The chunks do not depend on the number of threads, so
+/// neither does a result assembled chunk by chunk.
+template <typename Body>
+static void forEachChunk(size_t count, size_t chunk, Body body) {
+  size_t chunks = (count + chunk - 1) / chunk;
+  unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+  workers = unsigned(std::min<size_t>(workers, chunks));
+  if (workers <= 1) {
+    for (size_t c = 0; c < chunks; ++c)
+      body(c, c * chunk, std::min(count, (c + 1) * chunk));
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> threads;
+  for (unsigned w = 0; w < workers; ++w)
+    threads.emplace_back([&] {
+      for (size_t c; (c = next++) < chunks;)
+        body(c, c * chunk, std::min(count, (c + 1) * chunk));
+    });
+  for (std::thread &t : threads)
+    t.join();
+}
+
+/// Elements a chunk of host work covers.
+static constexpr size_t kChunk = size_t(1) << 20;
+
 std::vector<unsigned char> HostMatrix::pack() const {
   std::vector<unsigned char> bytes(this->bytes());
   if (type == DType::F32) {
     std::memcpy(bytes.data(), data.data(), bytes.size());
     return bytes;
   }
-  for (size_t i = 0; i < data.size(); ++i) {
-    uint16_t bits =
-        type == DType::F16 ? toHalfBits(data[i]) : toBF16Bits(data[i]);
-    std::memcpy(&bytes[2 * i], &bits, 2);
-  }
+  forEachChunk(data.size(), kChunk, [&](size_t, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      uint16_t bits =
+          type == DType::F16 ? toHalfBits(data[i]) : toBF16Bits(data[i]);
+      std::memcpy(&bytes[2 * i], &bits, 2);
+    }
+  });
   return bytes;
 }
 
@@ -106,34 +136,59 @@ void HostMatrix::unpack(const std::vector<unsigned char> &bytes) {
     std::memcpy(data.data(), bytes.data(), data.size() * 4);
     return;
   }
-  for (size_t i = 0; i < data.size(); ++i) {
-    uint16_t bits;
-    std::memcpy(&bits, &bytes[2 * i], 2);
-    data[i] = type == DType::F16 ? fromHalfBits(bits) : fromBF16Bits(bits);
-  }
+  forEachChunk(data.size(), kChunk, [&](size_t, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, &bytes[2 * i], 2);
+      data[i] = type == DType::F16 ? fromHalfBits(bits) : fromBF16Bits(bits);
+    }
+  });
 }
 
 void gemmc::rt::fillRandom(HostMatrix &m, uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (float &v : m.data)
-    v = roundTo(m.type, dist(gen));
+  // A generator per chunk, seeded by the seed and the chunk's index: the
+  // same values whatever the number of threads.
+  forEachChunk(m.data.size(), kChunk,
+               [&](size_t chunk, size_t begin, size_t end) {
+                 std::mt19937_64 gen(seed * 0x9e3779b97f4a7c15ull + chunk);
+                 std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+                 for (size_t i = begin; i < end; ++i)
+                   m.data[i] = roundTo(m.type, dist(gen));
+               });
 }
 
 Difference gemmc::rt::compareMatrices(const HostMatrix &x,
                                       const HostMatrix &y) {
+  struct Partial {
+    double diff2 = 0, ref2 = 0;
+    int64_t nonFinite = 0;
+  };
+  // Rows in chunks, summed in the chunks' order.
+  size_t rowsPerChunk =
+      std::max<size_t>(1, kChunk / size_t(std::max<int64_t>(x.cols, 1)));
+  size_t chunks = (size_t(x.rows) + rowsPerChunk - 1) / rowsPerChunk;
+  std::vector<Partial> partials(chunks);
+  forEachChunk(size_t(x.rows), rowsPerChunk,
+               [&](size_t chunk, size_t begin, size_t end) {
+                 Partial &p = partials[chunk];
+                 for (int64_t i = int64_t(begin); i < int64_t(end); ++i)
+                   for (int64_t j = 0; j < x.cols; ++j) {
+                     double got = x.at(i, j), want = y.at(i, j);
+                     if (!std::isfinite(got)) {
+                       ++p.nonFinite;
+                       continue;
+                     }
+                     p.diff2 += (got - want) * (got - want);
+                     p.ref2 += want * want;
+                   }
+               });
   Difference d;
   double diff2 = 0, ref2 = 0;
-  for (int64_t i = 0; i < x.rows; ++i)
-    for (int64_t j = 0; j < x.cols; ++j) {
-      double got = x.at(i, j), want = y.at(i, j);
-      if (!std::isfinite(got)) {
-        ++d.nonFinite;
-        continue;
-      }
-      diff2 += (got - want) * (got - want);
-      ref2 += want * want;
-    }
+  for (const Partial &p : partials) {
+    diff2 += p.diff2;
+    ref2 += p.ref2;
+    d.nonFinite += p.nonFinite;
+  }
   d.relFrobenius = d.nonFinite ? NAN
                    : ref2 > 0  ? std::sqrt(diff2 / ref2)
                                : std::sqrt(diff2);
@@ -152,7 +207,8 @@ Sample gemmc::rt::chooseSample(int64_t m, int64_t n, int64_t k,
       }
     return s;
   }
-  const int64_t corners[4][2] = {{0, 0}, {0, n - 1}, {m - 1, 0}, {m - 1, n - 1}};
+  const int64_t corners[4][2] = {
+      {0, 0}, {0, n - 1}, {m - 1, 0}, {m - 1, n - 1}};
   for (const auto &c : corners) {
     s.rows.push_back(c[0]);
     s.cols.push_back(c[1]);
@@ -172,15 +228,28 @@ Comparison gemmc::rt::compareWithReference(const HostMatrix &a,
                                            const Sample &sample,
                                            const Epilogue &epilogue) {
   const int64_t k = a.cols;
-  // Dense copies with K contiguous for both operands keep the dot products
-  // streaming through cache whatever the layouts.
-  std::vector<double> at(size_t(a.rows) * k), bt(size_t(b.cols) * k);
-  for (int64_t i = 0; i < a.rows; ++i)
+  // Dense copies, K contiguous, of the rows of A and the columns of B the
+  // sample reads: the dot products stream through cache whatever the
+  // layouts, and a large A or B is not copied whole.
+  std::vector<int64_t> rowSlot(size_t(a.rows), -1), colSlot(size_t(b.cols), -1);
+  std::vector<int64_t> rows, cols;
+  for (size_t s = 0; s < sample.rows.size(); ++s) {
+    if (rowSlot[size_t(sample.rows[s])] < 0) {
+      rowSlot[size_t(sample.rows[s])] = int64_t(rows.size());
+      rows.push_back(sample.rows[s]);
+    }
+    if (colSlot[size_t(sample.cols[s])] < 0) {
+      colSlot[size_t(sample.cols[s])] = int64_t(cols.size());
+      cols.push_back(sample.cols[s]);
+    }
+  }
+  std::vector<double> at(rows.size() * size_t(k)), bt(cols.size() * size_t(k));
+  for (size_t r = 0; r < rows.size(); ++r)
     for (int64_t kk = 0; kk < k; ++kk)
-      at[size_t(i) * k + kk] = a.at(i, kk);
-  for (int64_t j = 0; j < b.cols; ++j)
+      at[r * size_t(k) + size_t(kk)] = a.at(rows[r], kk);
+  for (size_t c = 0; c < cols.size(); ++c)
     for (int64_t kk = 0; kk < k; ++kk)
-      bt[size_t(j) * k + kk] = b.at(kk, j);
+      bt[c * size_t(k) + size_t(kk)] = b.at(kk, cols[c]);
 
   const size_t total = sample.rows.size();
   unsigned workers = std::max(1u, std::thread::hardware_concurrency());
@@ -195,8 +264,8 @@ Comparison gemmc::rt::compareWithReference(const HostMatrix &a,
       Partial &p = partials[w];
       for (size_t s = w; s < total; s += workers) {
         int64_t i = sample.rows[s], j = sample.cols[s];
-        const double *x = &at[size_t(i) * k];
-        const double *y = &bt[size_t(j) * k];
+        const double *x = &at[size_t(rowSlot[size_t(i)]) * size_t(k)];
+        const double *y = &bt[size_t(colSlot[size_t(j)]) * size_t(k)];
         double ref = 0;
         for (int64_t kk = 0; kk < k; ++kk)
           ref += x[kk] * y[kk];

@@ -53,17 +53,6 @@ ContractKernel::ContractKernel(std::shared_ptr<const Module> loaded,
           " blocks of kernel '" + spec.entry + "' fits on the device");
     residentBlocks = clusters * int(spec.clusterSize());
   }
-  int multiprocessors = 0;
-  GEMMC_CU(api.cuDeviceGetAttribute(
-      &multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
-  if (spec.grid[0].dim == 'S') {
-    occupancy = std::max(1, residentBlocks / std::max(1, multiprocessors));
-  } else {
-    int threads = int(spec.block[0] * spec.block[1] * spec.block[2]);
-    GEMMC_CU(api.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-        &occupancy, function, threads, size_t(spec.dynamicSharedBytes)));
-    occupancy = std::max(1, occupancy);
-  }
 }
 
 CUlaunchConfig ContractKernel::launchConfig(unsigned gridX,
@@ -292,16 +281,15 @@ KernelFamily::KernelFamily(std::vector<Contract> parsed, const std::string &ptx,
 
 const ContractKernel *KernelFamily::select(const Problem &problem,
                                            std::string &why) const {
-  int index = selectVariant(
-      contracts, problem, deviceModel, why,
-      [&](size_t i) { return kernels[i]->whyNot(problem); },
-      [&](size_t i) { return int64_t(kernels[i]->blocksPerMultiprocessor()); });
+  // The model's occupancy is the contract's estimate, the one the cost
+  // constants were fitted with.
+  int index =
+      selectVariant(contracts, problem, deviceModel, why,
+                    [&](size_t i) { return kernels[i]->whyNot(problem); });
   return index < 0 ? nullptr : kernels[size_t(index)].get();
 }
 
 std::vector<RankedVariant> KernelFamily::rank(const Problem &problem) const {
-  return rankVariants(
-      contracts, problem, deviceModel,
-      [&](size_t i) { return kernels[i]->whyNot(problem); },
-      [&](size_t i) { return int64_t(kernels[i]->blocksPerMultiprocessor()); });
+  return rankVariants(contracts, problem, deviceModel,
+                      [&](size_t i) { return kernels[i]->whyNot(problem); });
 }

@@ -871,6 +871,32 @@ static std::string describeGpu(const Device &device) {
   return g.str();
 }
 
+/// `--prune F`: the kernels of `cs` whose chosen variant the cost model
+/// predicts at most F times slower than the fastest prediction among them
+/// (all of them without --prune; a kernel that takes no variant stays, to
+/// be reported as skipped).
+static std::vector<const Loaded *> prune(const BenchOptions &o,
+                                         const Case &cs) {
+  if (o.prune <= 0)
+    return cs.run;
+  std::vector<double> predicted;
+  double best = INFINITY;
+  for (const Loaded *l : cs.run) {
+    std::vector<RankedVariant> ranked = l->kernel->rank(cs.p);
+    double seconds = !ranked.empty() && ranked.front().whyNot.empty()
+                         ? ranked.front().seconds
+                         : NAN;
+    predicted.push_back(seconds);
+    if (seconds < best)
+      best = seconds;
+  }
+  std::vector<const Loaded *> kept;
+  for (size_t i = 0; i < cs.run.size(); ++i)
+    if (!(predicted[i] > o.prune * best))
+      kept.push_back(cs.run[i]);
+  return kept;
+}
+
 /// `--explain`: how each family would choose its variant for each problem,
 /// by its contracts and the cost model on `--device-model` (no GPU): every
 /// variant in the order of choice with its predicted time and the model's
@@ -999,6 +1025,7 @@ int main(int argc, char **argv) {
       bench.total += cs.run.size() + (cublas ? 1 : 0);
 
     ResultsFile saved(o.resultsFile);
+    size_t pruned = 0;
     auto start = std::chrono::steady_clock::now();
     size_t started = 0, resumed = 0;
     for (const Case &cs : cases) {
@@ -1011,10 +1038,13 @@ int main(int argc, char **argv) {
                   << " of " << cases.size() << " problems not started\n";
         break;
       }
-      // What the results file holds already is not run again.
+      // What the results file holds already is not run again, nor, with
+      // --prune, what the cost model predicts far slower than the best.
       Case todo = cs;
       todo.run.clear();
-      for (const Loaded *l : cs.run)
+      std::vector<const Loaded *> kept = prune(o, cs);
+      pruned += cs.run.size() - kept.size();
+      for (const Loaded *l : kept)
         if (!saved.has(cs.label, l->file))
           todo.run.push_back(l);
       if (todo.run.empty()) {
@@ -1038,6 +1068,9 @@ int main(int argc, char **argv) {
     if (resumed)
       std::cerr << "gemm-bench: " << resumed << " problems already in "
                 << o.resultsFile << "\n";
+    if (pruned)
+      std::cerr << "gemm-bench: --prune " << o.prune << " left out " << pruned
+                << " kernel runs the cost model predicted slower\n";
     printSummary(o, bench);
   } catch (const std::exception &e) {
     printTable(bench.results);

@@ -54,6 +54,10 @@ struct BenchOptions {
   /// tab-separated); a problem and file already there are not run again,
   /// so a run cut short resumes (gemmc-tune reads the file).
   std::string resultsFile;
+  /// `--prune F` (with --shapes): run a kernel on a problem only where the
+  /// cost model predicts it at most F times slower than the fastest
+  /// prediction among the kernels (0: run every one).
+  double prune = 0;
   /// `--budget SECONDS`: start no problem after this long (0: no limit).
   double budget = 0;
   /// `--explain`: print each family's ranking of its variants for the

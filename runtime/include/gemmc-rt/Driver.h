@@ -56,7 +56,6 @@ struct DriverApi {
   X(cuLaunchKernel)                                                            \
   X(cuLaunchKernelEx)                                                          \
   X(cuOccupancyMaxActiveClusters)                                              \
-  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                               \
   X(cuTensorMapEncodeTiled)                                                    \
   X(cuMemAlloc)                                                                \
   X(cuMemFree)                                                                 \

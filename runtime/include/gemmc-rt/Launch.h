@@ -36,10 +36,6 @@ public:
   const KernelInfo &info() const { return jitInfo; }
   /// The blocks of a persistent grid (`grid: SM`) on this device.
   int persistentBlocks() const { return residentBlocks; }
-  /// Blocks of this kernel a multiprocessor holds at once (the driver's
-  /// occupancy calculator; for a persistent grid, its blocks per
-  /// multiprocessor).
-  int blocksPerMultiprocessor() const { return occupancy; }
 
   /// Returns an empty string if the kernel can compute `problem`, otherwise
   /// why not.
@@ -63,7 +59,6 @@ private:
   /// A persistent grid's size: the device's multiprocessors, or for a
   /// cluster kernel the blocks of as many clusters as fit at once.
   int residentBlocks = 1;
-  int occupancy = 1;
   /// Split-K's workspace and counters, one pair per stream (launches on
   /// one stream use theirs in turn), grown to the largest problem launched
   /// there.

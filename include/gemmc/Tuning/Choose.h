@@ -1,0 +1,97 @@
+//===- Choose.h - a family's variants from measured candidates -*- C++ -*-===//
+//
+// gemmc-tune select builds a kernel family from candidates measured on the
+// training problems: each candidate's cost constants are fitted (Fit.h),
+// and the variants are chosen greedily, each time the candidate that most
+// improves the family, where a family runs each problem on the variant the
+// cost model predicts fastest (the runtime's rule of choice) and is scored
+// by the measured speed of that choice against cuBLAS: the mean logarithm
+// of the ratios, with problems below a floor counted several times over.
+// So a variant joins for the problems it wins, and the model that will
+// choose at run time is the one that chose here. docs/tuning.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GEMMC_TUNING_CHOOSE_H
+#define GEMMC_TUNING_CHOOSE_H
+
+#include "gemmc-contract/Cost.h"
+
+#include <string>
+#include <vector>
+
+namespace gemmc::tuning {
+
+/// A candidate kernel: its contract and fitted constants.
+struct Candidate {
+  std::string name;
+  contract::Contract contract;
+  /// Takes every problem of the tuned problem's sizes: no leading-dimension
+  /// or size multiple (a family needs one such variant).
+  bool takesAnyProblem = false;
+  contract::CostConstants constants;
+};
+
+/// A training problem: cuBLAS's time and each candidate's outcome.
+struct ProblemRecord {
+  std::string label;
+  contract::Problem problem;
+  double cublasSeconds = 0;
+  /// Per candidate: the measured time (NaN: not measured), whether its
+  /// contract refuses the problem, whether it failed verification.
+  std::vector<double> seconds;
+  std::vector<bool> refused, failed;
+};
+
+struct ChooseOptions {
+  size_t maxVariants = 16;
+  /// Stop when a variant adds less than this to the mean log ratio.
+  double minGain = 0.002;
+  /// Problems below `floor` x cuBLAS count `floorWeight` times more for
+  /// the part they are below it.
+  double floor = 0.7, floorWeight = 4;
+};
+
+/// How a family does on a set of problems.
+struct FamilyScore {
+  /// The variant (an index into the candidates) each problem runs on, or
+  /// -1; the time it takes (measured, else predicted) and its ratio to
+  /// cuBLAS.
+  std::vector<int> choice;
+  std::vector<double> seconds, ratio;
+  double geomean = 0, lowest = 0;
+  size_t lowestProblem = 0;
+  /// Problems no variant takes, and problems whose choice was not measured
+  /// there (their time is the prediction, a quarter slower).
+  size_t refused = 0, predictedOnly = 0;
+  double score = 0;
+};
+
+/// Scores the family `variants` on `problems` by the rule of choice.
+FamilyScore scoreFamily(const std::vector<Candidate> &candidates,
+                        const std::vector<ProblemRecord> &problems,
+                        const std::vector<size_t> &variants,
+                        const contract::DeviceModel &device,
+                        const ChooseOptions &options);
+
+struct FamilyChoice {
+  /// The chosen candidates in the order they joined; the first takes every
+  /// problem.
+  std::vector<size_t> variants;
+  FamilyScore score;
+  /// The score after each variant joined.
+  std::vector<double> geomeans;
+};
+
+/// Chooses a family's variants greedily (see the file comment). Only
+/// candidates measured on some problem join, and never one that failed
+/// verification on one. Returns no variant if no candidate takes every
+/// problem.
+FamilyChoice chooseFamily(const std::vector<Candidate> &candidates,
+                          const std::vector<ProblemRecord> &problems,
+                          const contract::DeviceModel &device,
+                          const ChooseOptions &options);
+
+} // namespace gemmc::tuning
+
+#endif // GEMMC_TUNING_CHOOSE_H

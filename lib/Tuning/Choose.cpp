@@ -1,0 +1,156 @@
+//===- Choose.cpp - a family's variants from measured candidates ----------===//
+
+#include "gemmc/Tuning/Choose.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using namespace gemmc;
+using namespace gemmc::tuning;
+
+namespace {
+/// What a time the model predicts but nobody measured counts for.
+constexpr double kUnmeasuredPenalty = 1.25;
+
+/// Each candidate's predicted time on each problem (infinity where its
+/// contract refuses it).
+using Predictions = std::vector<std::vector<double>>;
+
+Predictions predictAll(const std::vector<Candidate> &candidates,
+                       const std::vector<ProblemRecord> &problems,
+                       const contract::DeviceModel &device) {
+  Predictions out(candidates.size(),
+                  std::vector<double>(problems.size(),
+                                      std::numeric_limits<double>::infinity()));
+  for (size_t c = 0; c < candidates.size(); ++c)
+    for (size_t p = 0; p < problems.size(); ++p) {
+      if (problems[p].refused[c])
+        continue;
+      contract::CostFeatures f = contract::costFeatures(
+          candidates[c].contract, problems[p].problem, device);
+      out[c][p] = f.predict(candidates[c].constants);
+    }
+  return out;
+}
+
+FamilyScore score(const std::vector<ProblemRecord> &problems,
+                  const Predictions &predicted,
+                  const std::vector<size_t> &variants,
+                  const ChooseOptions &options) {
+  FamilyScore s;
+  s.choice.assign(problems.size(), -1);
+  s.seconds.assign(problems.size(), NAN);
+  s.ratio.assign(problems.size(), NAN);
+  double logSum = 0;
+  size_t counted = 0;
+  double logFloor = std::log(options.floor);
+  for (size_t p = 0; p < problems.size(); ++p) {
+    // The rule of choice: the lowest predicted time, ties to the earlier
+    // variant.
+    int best = -1;
+    for (size_t v : variants)
+      if (std::isfinite(predicted[v][p]) &&
+          (best < 0 || predicted[v][p] < predicted[size_t(best)][p]))
+        best = int(v);
+    s.choice[p] = best;
+    if (best < 0) {
+      ++s.refused;
+      continue;
+    }
+    double seconds = problems[p].seconds[size_t(best)];
+    if (!(seconds > 0)) {
+      // Not measured there (gemm-bench --prune left it out): the
+      // prediction, a quarter slower for the doubt.
+      seconds = predicted[size_t(best)][p] * kUnmeasuredPenalty;
+      ++s.predictedOnly;
+    }
+    s.seconds[p] = seconds;
+    double ratio = problems[p].cublasSeconds / seconds;
+    s.ratio[p] = ratio;
+    double logRatio = std::log(ratio);
+    logSum += logRatio;
+    ++counted;
+    s.score +=
+        logRatio - options.floorWeight * std::max(0.0, logFloor - logRatio);
+    if (counted == 1 || ratio < s.lowest) {
+      s.lowest = ratio;
+      s.lowestProblem = p;
+    }
+  }
+  s.geomean = counted ? std::exp(logSum / double(counted)) : 0;
+  // A refused problem counts as a hundredth of cuBLAS's speed.
+  s.score += double(s.refused) * (std::log(0.01) * (1 + options.floorWeight));
+  s.score /= double(std::max<size_t>(problems.size(), 1));
+  return s;
+}
+} // namespace
+
+FamilyScore tuning::scoreFamily(const std::vector<Candidate> &candidates,
+                                const std::vector<ProblemRecord> &problems,
+                                const std::vector<size_t> &variants,
+                                const contract::DeviceModel &device,
+                                const ChooseOptions &options) {
+  return score(problems, predictAll(candidates, problems, device), variants,
+               options);
+}
+
+FamilyChoice tuning::chooseFamily(const std::vector<Candidate> &candidates,
+                                  const std::vector<ProblemRecord> &problems,
+                                  const contract::DeviceModel &device,
+                                  const ChooseOptions &options) {
+  FamilyChoice choice;
+  Predictions predicted = predictAll(candidates, problems, device);
+  // A candidate joins only if it was measured on some problem, and never
+  // if it failed on one.
+  std::vector<bool> eligible(candidates.size(), false);
+  for (const ProblemRecord &p : problems)
+    for (size_t c = 0; c < candidates.size(); ++c)
+      if (p.seconds[c] > 0)
+        eligible[c] = true;
+  for (const ProblemRecord &p : problems)
+    for (size_t c = 0; c < candidates.size(); ++c)
+      if (p.failed[c])
+        eligible[c] = false;
+  // First the best candidate that takes every problem: the family's
+  // fallback, which the compiler asks for.
+  double bestScore = -std::numeric_limits<double>::infinity();
+  int fallback = -1;
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    if (!eligible[c] || !candidates[c].takesAnyProblem)
+      continue;
+    FamilyScore s = score(problems, predicted, {c}, options);
+    if (s.score > bestScore) {
+      bestScore = s.score;
+      fallback = int(c);
+    }
+  }
+  if (fallback < 0)
+    return choice;
+  choice.variants.push_back(size_t(fallback));
+  choice.score = score(problems, predicted, choice.variants, options);
+  choice.geomeans.push_back(choice.score.geomean);
+  while (choice.variants.size() < options.maxVariants) {
+    int best = -1;
+    FamilyScore bestFamily;
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      if (!eligible[c] ||
+          std::find(choice.variants.begin(), choice.variants.end(), c) !=
+              choice.variants.end())
+        continue;
+      std::vector<size_t> family = choice.variants;
+      family.push_back(c);
+      FamilyScore s = score(problems, predicted, family, options);
+      if (best < 0 || s.score > bestFamily.score) {
+        best = int(c);
+        bestFamily = s;
+      }
+    }
+    if (best < 0 || bestFamily.score - choice.score.score < options.minGain)
+      break;
+    choice.variants.push_back(size_t(best));
+    choice.score = bestFamily;
+    choice.geomeans.push_back(bestFamily.geomean);
+  }
+  return choice;
+}

@@ -1,0 +1,399 @@
+//===- Space.cpp - the schedules gemmc-tune measures ----------------------===//
+
+#include "gemmc/Tuning/Space.h"
+#include "gemmc/Schedule/Warpgroup.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <set>
+
+using namespace gemmc;
+using namespace gemmc::tuning;
+
+Problem tuning::tunedProblem(ElementType type, llvm::StringRef layouts) {
+  Problem p;
+  p.a = p.b = p.c = type;
+  MatrixLayout *matrices[] = {&p.aLayout, &p.bLayout, &p.cLayout};
+  for (size_t i = 0; i < 3 && i < layouts.size(); ++i)
+    *matrices[i] = layouts[i] == 'c' ? MatrixLayout::Col : MatrixLayout::Row;
+  return p;
+}
+
+/// The variants of one block and warp tile: mma.sync with a swizzle and
+/// cp.async (f16) or register tiles of 32 threads a warp tile with 4-wide
+/// accesses (f32), each beside its scalar twin, which takes every leading
+/// dimension.
+static void addWarpVariants(const Schedule &s, bool halves,
+                            std::vector<Schedule> &space) {
+  if (halves) {
+    Schedule t = s;
+    t.mma = std::array<int64_t, 3>{16, 8, 16};
+    t.swizzle = true;
+    t.vectorize = std::array<int64_t, 4>{8, 1, 1, 2};
+    t.stages = 3;
+    t.cpAsync = true;
+    space.push_back(t);
+    // Scalar copies through padded rows.
+    t.swizzle = false;
+    t.pad = 8;
+    t.vectorize.reset();
+    t.stages = 2;
+    t.cpAsync = false;
+    space.push_back(t);
+    return;
+  }
+  int64_t wm = (*s.warpTile)[0], wn = (*s.warpTile)[1];
+  for (int64_t tm : {2, 4, 8}) {
+    int64_t tn = wm * wn / (32 * tm);
+    if (tn < 1 || tn > 8 || wn % tn || wm % tm)
+      continue;
+    Schedule t = s;
+    t.registerTile = std::array<int64_t, 2>{tm, tn};
+    t.pad = 4;
+    t.transposeA = true;
+    int64_t lanes = std::min<int64_t>({4, tm, tn});
+    t.vectorize = std::array<int64_t, 4>{4, lanes, 1, lanes};
+    t.stages = 2;
+    t.unroll = 0;
+    space.push_back(t);
+    t.vectorize.reset();
+    space.push_back(t);
+  }
+}
+
+/// A block tile of warps (`tile`, `warp-tile`), A and B staged in shared
+/// memory, K split `split` ways: what each part's variants start from.
+static Schedule warpTiled(std::array<int64_t, 3> tile,
+                          std::array<int64_t, 2> warp,
+                          std::optional<int64_t> split) {
+  Schedule s;
+  s.tile = tile;
+  s.warpTile = warp;
+  s.promoteA = s.promoteB = true;
+  s.splitK = split;
+  return s;
+}
+
+/// The space: block tiles, warp and register tiles (SIMT) or warp tiles of
+/// mma.sync (f16), pipelines and split-K counts.
+static std::vector<Schedule> enumerateSpace(bool halves) {
+  std::vector<Schedule> space;
+  const int64_t blocks[] = {32, 64, 128, 256};
+  const std::optional<int64_t> splits[] = {std::nullopt, 4, 16, 64};
+  for (int64_t bm : blocks)
+    for (int64_t bn : blocks)
+      for (int64_t bk : {16, 32, 64})
+        for (int64_t wm : {16, 32, 64})
+          for (int64_t wn : {16, 32, 64})
+            for (std::optional<int64_t> split : splits)
+              for (bool raster : {false, true}) {
+                Schedule s = warpTiled({bm, bn, bk}, {wm, wn}, split);
+                if (raster)
+                  s.raster = 8;
+                addWarpVariants(s, halves, space);
+              }
+  return space;
+}
+
+/// The skinny part of the space, for GEMV-like problems (M or N up to 64):
+/// block tiles 8 or 16 wide on the short side and 64-256 long, warps along
+/// the long side, K split 16 or 32 ways so that the blocks fill the GPU.
+static std::vector<Schedule> enumerateSkinny(bool halves) {
+  std::vector<Schedule> space;
+  for (bool shortM : {true, false})
+    for (int64_t narrow : {8, 16})
+      for (int64_t wide : {64, 128, 256})
+        for (int64_t bk : {32, 64})
+          for (int64_t across : {16, 32, 64})
+            for (int64_t split : {16, 32}) {
+              if (across > wide)
+                continue;
+              Schedule s =
+                  shortM
+                      ? warpTiled({narrow, wide, bk}, {narrow, across}, split)
+                      : warpTiled({wide, narrow, bk}, {across, narrow}, split);
+              addWarpVariants(s, halves, space);
+            }
+  return space;
+}
+
+/// The part for a narrow B (N up to 64 with any leading dimension of B and
+/// C, as a GEMV's B of one column has): block tiles 64-256 along M by 8-32,
+/// A's copies 16 bytes wide, B's and C's element by element (`global-load
+/// a W global-load b 1`), so that only A's leading dimension needs a
+/// multiple; K split 4 to 32 ways.
+static std::vector<Schedule> enumerateNarrowB(bool halves) {
+  std::vector<Schedule> space;
+  for (int64_t narrow : {8, 16, 32})
+    for (int64_t wide : {64, 128, 256})
+      for (int64_t bk : {32, 64})
+        for (int64_t across : {16, 32, 64})
+          for (int64_t split : {4, 8, 16, 32}) {
+            if (across > wide)
+              continue;
+            Schedule s = warpTiled({wide, narrow, bk}, {across, narrow}, split);
+            std::vector<Schedule> variants;
+            addWarpVariants(s, halves, variants);
+            for (Schedule &t : variants) {
+              if (!t.vectorize || t.cpAsync)
+                continue;
+              // B's and C's accesses element by element; A's stored to
+              // shared memory as wide as loaded (but for a transposed A).
+              t.globalLoadB = 1;
+              (*t.vectorize)[2] = t.transposeA ? 1 : (*t.vectorize)[0];
+              (*t.vectorize)[3] = 1;
+              space.push_back(t);
+            }
+            if (halves) {
+              // mma.sync through registers: cp.async moves 4 bytes or more.
+              Schedule t = s;
+              t.mma = std::array<int64_t, 3>{16, 8, 16};
+              t.pad = 8;
+              t.vectorize = std::array<int64_t, 4>{8, 1, 8, 1};
+              t.globalLoadB = 1;
+              t.stages = 2;
+              space.push_back(t);
+            }
+          }
+  return space;
+}
+
+/// The part for long K beside small M and N (K over 65536 with M and N up
+/// to 64): small block tiles with K split 128 to 512 ways, so that the
+/// blocks fill the GPU and each sums a shorter run of K (the error grows
+/// with the run).
+static std::vector<Schedule> enumerateLongK(bool halves) {
+  std::vector<Schedule> space;
+  for (int64_t block : {16, 32, 64})
+    for (int64_t bk : {32, 64})
+      for (int64_t warp : {16, 32})
+        for (int64_t split : {128, 256, 512}) {
+          if (warp > block)
+            continue;
+          addWarpVariants(warpTiled({block, block, bk}, {warp, warp}, split),
+                          halves, space);
+        }
+  return space;
+}
+
+/// The split-tf32 part (f32; every target has mma.sync): tensor cores at
+/// about f32's accuracy (`math = tf32x3`: three tf32 products a pair of
+/// fragments), for large problems: block tiles 64-256 of 4 or 8 warps,
+/// warp tiles 32-64, a swizzle, 16-byte copies through a cp.async pipeline
+/// of 3 or 4 stages, raster 8, the loop over BK left rolled (unrolled,
+/// ptxas computes the steps' sums ahead and spills).
+static std::vector<Schedule> enumerateSplitTf32(bool halves) {
+  std::vector<Schedule> space;
+  if (halves)
+    return space;
+  const std::array<int64_t, 3> tiles[] = {
+      {128, 128, 16}, {128, 128, 32}, {128, 256, 16}, {256, 128, 16},
+      {128, 64, 32},  {64, 128, 32},  {64, 64, 32}};
+  for (std::array<int64_t, 3> tile : tiles)
+    for (std::array<int64_t, 2> warp :
+         {std::array<int64_t, 2>{64, 64}, {64, 32}, {32, 64}, {32, 32}})
+      for (int64_t stages : {3, 4}) {
+        int64_t warps = tile[0] / warp[0] * (tile[1] / warp[1]);
+        if (warps < 4 || warps > 8)
+          continue;
+        Schedule s = warpTiled(tile, warp, std::nullopt);
+        s.mma = std::array<int64_t, 3>{16, 8, 8};
+        s.swizzle = true;
+        s.vectorize = std::array<int64_t, 4>{4, 1, 1, 2};
+        s.stages = stages;
+        s.cpAsync = true;
+        s.raster = 8;
+        space.push_back(s);
+      }
+  return space;
+}
+
+/// Hopper's kernel (16-bit inputs on an arch with wgmma): the
+/// warp-specialised kernel with TMA for A and B, C stored through shared
+/// memory by TMA, block tiles of 64 (one consumer warpgroup) or 128 rows
+/// (two) by 64, 128 or 256 columns and BK = 64, as many stages as the
+/// shared memory holds (at most 8); persistent (raster 8) without split-K,
+/// or split 2 to 16 ways; the 128-row tiles also in clusters of 2 tile rows
+/// (B multicast), and the 128 x 128 tile storing C from registers (any N).
+static std::vector<Schedule> enumerateWarpgroup(bool halves) {
+  std::vector<Schedule> space;
+  if (!halves)
+    return space;
+  const std::optional<int64_t> splits[] = {std::nullopt, 2, 4, 8, 16};
+  for (int64_t bm : {128, 64})
+    for (int64_t bn : {64, 128, 256})
+      for (std::optional<int64_t> split : splits) {
+        Schedule s;
+        s.tile = {bm, bn, 64};
+        s.wgmma = std::array<int64_t, 3>{64, bn, 16};
+        s.tmaA = s.tmaB = s.tmaC = true;
+        s.consumers = bm / 64;
+        // Stages of A and B (64 columns of 2 bytes each row) within 227 KB,
+        // beside C's two store buffers of 8 KB per consumer.
+        int64_t stageBytes = (bm + bn) * 64 * 2;
+        int64_t room = 227 * 1024 - 1024 - *s.consumers * 16 * 1024;
+        s.stages = std::min<int64_t>(8, room / stageBytes);
+        s.splitK = split;
+        s.persistent = !split;
+        if (!split)
+          s.raster = 8;
+        space.push_back(s);
+        if (split || bm != 128 || bn == 64)
+          continue;
+        Schedule clustered = s;
+        clustered.cluster = std::array<int64_t, 2>{2, 1};
+        space.push_back(clustered);
+        if (bn != 128)
+          continue;
+        Schedule registers = s;
+        registers.tmaC = false;
+        registers.stages =
+            std::min<int64_t>(8, (227 * 1024 - 1024) / stageBytes);
+        space.push_back(registers);
+      }
+  return space;
+}
+
+/// Hopper's part for long K beside small M and N: the 128 x 64 and 64 x 64
+/// tiles split 64 to 256 ways.
+static std::vector<Schedule> enumerateWarpgroupLongK(bool halves) {
+  std::vector<Schedule> space;
+  for (Schedule s : enumerateWarpgroup(halves)) {
+    if (s.bn() != 64 || s.splits() != 2)
+      continue;
+    for (int64_t split : {64, 128, 256}) {
+      if (s.bm() == 64 && split == 256)
+        continue;
+      s.splitK = split;
+      space.push_back(s);
+    }
+  }
+  return space;
+}
+
+/// The schedules of `space` that the model accepts for `problem` without a
+/// warning (a likely spill) and that are implemented, each once (`seen`).
+/// With `withinCap`, an mma.sync schedule whose register estimate comes
+/// within the warning's margin but not over the cap is kept too (tf32x3's
+/// kernels need nearly all 255 registers: 128 accumulators and both parts
+/// of each fragment).
+static std::vector<SpaceCandidate>
+legalCandidates(const std::vector<Schedule> &space, const Problem &problem,
+                const Arch &target, std::set<std::string> &seen,
+                bool withinCap = false) {
+  std::vector<SpaceCandidate> legal;
+  for (const Schedule &s : space) {
+    int warnings = 0;
+    std::optional<ScheduleFacts> facts =
+        checkSchedule(problem, s, &target, [&](const gemmc::Diagnostic &d) {
+          warnings += d.severity != gemmc::Diagnostic::Severity::Note;
+        });
+    // The only warning checkSchedule gives an mma.sync schedule is the
+    // register estimate's.
+    bool clean =
+        warnings == 0 || (withinCap && warnings == 1 && facts && s.hasMma() &&
+                          facts->registerPressure <= facts->registerCap);
+    if (!facts || !clean ||
+        !checkImplemented(problem, s, [](const gemmc::Diagnostic &) {}))
+      continue;
+    std::string key;
+    llvm::raw_string_ostream os(key);
+    printDirectives(os, s, "");
+    if (!seen.insert(key).second)
+      continue;
+    SpaceCandidate c;
+    c.schedule = s;
+    c.facts = *facts;
+    legal.push_back(std::move(c));
+  }
+  return legal;
+}
+
+/// At most `count` of `candidates` (0: all), spread over the space, every
+/// k-th in the enumeration's order: a sixth (at least one) of those with
+/// scalar accesses, which take every leading dimension, and the rest of
+/// those with vectors.
+static std::vector<SpaceCandidate>
+spreadOver(std::vector<SpaceCandidate> candidates, size_t count) {
+  if (!count || candidates.size() <= count)
+    return candidates;
+  std::vector<SpaceCandidate> vectors, scalars, kept;
+  for (SpaceCandidate &c : candidates)
+    (c.schedule.vectorize ? vectors : scalars).push_back(std::move(c));
+  auto spread = [&](std::vector<SpaceCandidate> &from, size_t n) {
+    n = std::min(n, from.size());
+    for (size_t i = 0; i < n; ++i)
+      kept.push_back(from[i * from.size() / n]);
+  };
+  size_t scalarCount = std::max<size_t>(1, count / 6);
+  spread(vectors, count - std::min(scalarCount, scalars.size()));
+  spread(scalars, scalarCount);
+  return kept;
+}
+
+std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
+                                                        const Arch &target,
+                                                        size_t limit,
+                                                        SpaceCounts &counts) {
+  bool halves = problem.a != ElementType::F32;
+  std::set<std::string> seen;
+  struct Part {
+    std::vector<Schedule> space;
+    const char *prefix;
+    size_t count;
+    bool tf32x3 = false;
+  };
+  size_t third = limit ? std::max<size_t>(2, limit / 3) : 0;
+  size_t half = limit ? std::max<size_t>(2, limit / 2) : 0;
+  const Part parts[] = {
+      {enumerateSpace(halves), "_c", limit},
+      {enumerateSkinny(halves), "_g", third},
+      {enumerateWarpgroup(halves), "_w", 0},
+      {enumerateNarrowB(halves), "_n", half},
+      {enumerateLongK(halves), "_k", half},
+      {enumerateWarpgroupLongK(halves), "_wk", 0},
+      {enumerateSplitTf32(halves), "_x", half, /*tf32x3=*/true}};
+  std::string type = stringify(problem.a).str();
+  std::vector<SpaceCandidate> candidates;
+  for (const auto &[space, prefix, count, tf32x3] : parts) {
+    // Hopper's parts on an arch with wgmma only.
+    if (llvm::StringRef(prefix).starts_with("_w") && target.name != "sm_90a")
+      continue;
+    Problem partProblem = problem;
+    partProblem.tf32 = partProblem.tf32x3 = tf32x3;
+    std::vector<SpaceCandidate> part =
+        legalCandidates(space, partProblem, target, seen, /*withinCap=*/tf32x3);
+    counts.drawn += space.size();
+    counts.legal += part.size();
+    part = spreadOver(std::move(part), count);
+    for (size_t i = 0; i < part.size(); ++i) {
+      SpaceCandidate &c = part[i];
+      c.name = type + prefix + std::to_string(i);
+      c.tf32x3 = tf32x3;
+      candidates.push_back(std::move(c));
+    }
+  }
+  return candidates;
+}
+
+std::string tuning::scheduleFile(const std::string &name,
+                                 const Problem &problem,
+                                 const Schedule &schedule, bool tf32x3) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto matrix = [&](const char *operand, ElementType type,
+                    MatrixLayout layout) {
+    os << "    " << operand << " = " << stringify(type) << " "
+       << (layout == MatrixLayout::Row ? "row" : "col") << "\n";
+  };
+  os << "# gemmc-tune candidate\nkernel " << name
+     << " {\n  problem {\n    m = ?\n    n = ?\n    k = ?\n";
+  matrix("a", problem.a, problem.aLayout);
+  matrix("b", problem.b, problem.bLayout);
+  matrix("c", problem.c, problem.cLayout);
+  if (tf32x3)
+    os << "    math = tf32x3\n";
+  os << "  }\n  schedule {\n";
+  printDirectives(os, schedule, "    ");
+  os << "  }\n}\n";
+  return text;
+}

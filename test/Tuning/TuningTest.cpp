@@ -1,0 +1,188 @@
+//===- TuningTest.cpp - the tuner's fit and family choice -----------------===//
+//
+// On synthetic measurements: the fit recovers the constants that made
+// them, and the greedy choice takes the fallback first, then the variants
+// that win problems, never one that failed, and stops when none helps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gemmc/Tuning/Choose.h"
+#include "gemmc/Tuning/Fit.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace gemmc;
+using namespace gemmc::tuning;
+using namespace gemmc::contract;
+
+/// A kernel's contract: sizes at launch, f16, the block tile and splits
+/// given, the unit's cost line.
+static Contract kernel(const std::string &entry, const std::string &tile,
+                       const std::string &unit, int splits = 1,
+                       int ldMultiple = 8) {
+  std::string m = std::to_string(ldMultiple);
+  std::string text =
+      "// gemmc-contract-begin v" + std::string(splits > 1 ? "4" : "1") +
+      "\n// entry: " + entry + "\n// block: 256 1 1\n// grid: N/64 M/64 " +
+      std::to_string(splits) + "\n// dynamic-shared-bytes: 0\n" +
+      (splits > 1 ? "// split-k: splits=" + std::to_string(splits) +
+                        " workspace=4096\n"
+                  : "") +
+      "// params: A:memref2.i64 B:memref2.i64 C:memref2.i64" +
+      (splits > 1 ? " workspace:memref1.i64 counters:memref1.i64" : "") +
+      "\n// leading-dim-multiple: a=" + m + " b=" + m + " c=" + m +
+      "\n// problem: m=? n=? k=? a=f16:row b=f16:row c=f16:row acc=f32\n"
+      "// schedule: tile=" +
+      tile + "\n// cost: unit=" + unit +
+      " occupancy=1\n// gemmc-contract-end\n";
+  Contract c;
+  std::string error;
+  EXPECT_TRUE(parseContract(text, c, error)) << error;
+  return c;
+}
+
+static Problem problemOf(int64_t m, int64_t n, int64_t k) {
+  Problem p;
+  p.m = m, p.n = n, p.k = k;
+  p.a = p.b = p.c = DType::F16;
+  return p;
+}
+
+static std::vector<Problem> spread() {
+  std::vector<Problem> problems;
+  for (int64_t m : {1, 16, 128, 512, 2048, 8192})
+    for (int64_t n : {256, 4096, 14336})
+      for (int64_t k : {512, 4096})
+        problems.push_back(problemOf(m, n, k));
+  return problems;
+}
+
+TEST(Fit, RecoversTheConstantsThatMadeTheTimes) {
+  DeviceModel device;
+  Contract c = kernel("k", "128x128x64", "wgmma");
+  CostConstants truth;
+  truth.fixed = 6;
+  truth.latency = 2.5;
+  truth.compute = 1.4;
+  truth.memory = 1.3;
+  truth.reduce = 1.5;
+  std::vector<Measurement> ms;
+  int i = 0;
+  for (const Problem &p : spread()) {
+    // Within 1% either way, deterministically.
+    double noise = 1 + 0.01 * ((i++ % 3) - 1);
+    ms.push_back({p, costFeatures(c, p, device).predict(truth) * noise});
+  }
+  FitResult fit = fitConstants(c, ms, device);
+  EXPECT_EQ(fit.problems, ms.size());
+  EXPECT_LT(fit.rmsAfter, 0.02);
+  EXPECT_GT(fit.rmsBefore, 4 * fit.rmsAfter);
+  EXPECT_NEAR(fit.constants.compute, truth.compute, 0.05 * truth.compute);
+  EXPECT_NEAR(fit.constants.memory, truth.memory, 0.1 * truth.memory);
+  EXPECT_NEAR(fit.constants.fixed, truth.fixed, 0.2 * truth.fixed);
+}
+
+TEST(Fit, KeepsTheDefaultsWithoutMeasurements) {
+  Contract c = kernel("k", "128x128x64", "mma");
+  FitResult fit = fitConstants(c, {}, DeviceModel());
+  EXPECT_EQ(fit.problems, 0u);
+  EXPECT_DOUBLE_EQ(fit.constants.compute,
+                   CostConstants::defaults(Unit::Mma).compute);
+}
+
+namespace {
+/// Three candidates: `big` (wgmma, fast on large problems), `small` (a
+/// split-K kernel, fast on small ones) and `any` (a slow fallback for any
+/// leading dimension), measured on the spread by constants of their own.
+struct Fixture {
+  DeviceModel device;
+  std::vector<Candidate> candidates;
+  std::vector<ProblemRecord> problems;
+  std::vector<CostConstants> truth;
+
+  Fixture() {
+    candidates.push_back({"any", kernel("any", "64x64x32", "simt", 1, 1), true,
+                          CostConstants::defaults(Unit::Simt)});
+    candidates.push_back({"big", kernel("big", "128x256x64", "wgmma"), false,
+                          CostConstants::defaults(Unit::Wgmma)});
+    candidates.push_back({"small", kernel("small", "64x64x64", "mma", 8), false,
+                          CostConstants::defaults(Unit::Mma)});
+    candidates.push_back({"broken", kernel("broken", "128x128x64", "wgmma"),
+                          false, CostConstants::defaults(Unit::Wgmma)});
+    truth = {CostConstants::defaults(Unit::Simt),
+             CostConstants::defaults(Unit::Wgmma),
+             CostConstants::defaults(Unit::Mma),
+             CostConstants::defaults(Unit::Wgmma)};
+    truth[0].compute = 8; // a scalar fallback, slow
+    truth[1].fixed = 12;  // a persistent kernel's start
+    truth[2].fixed = 3;
+    truth[3].compute = 0.5; // it would win everything, but it fails
+    for (const Problem &p : spread()) {
+      ProblemRecord r;
+      r.label = std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+                std::to_string(p.k);
+      r.problem = p;
+      for (size_t c = 0; c < candidates.size(); ++c) {
+        double s =
+            costFeatures(candidates[c].contract, p, device).predict(truth[c]);
+        r.seconds.push_back(s);
+        r.refused.push_back(false);
+        r.failed.push_back(c == 3 && p.m == 512);
+      }
+      // cuBLAS: as fast as the best of big and small.
+      r.cublasSeconds = std::min(r.seconds[1], r.seconds[2]);
+      problems.push_back(r);
+    }
+  }
+
+  void fitAll() {
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      std::vector<Measurement> ms;
+      for (const ProblemRecord &r : problems)
+        ms.push_back({r.problem, r.seconds[c]});
+      candidates[c].constants =
+          fitConstants(candidates[c].contract, ms, device).constants;
+    }
+  }
+};
+} // namespace
+
+TEST(Choose, FallbackFirstThenTheVariantsThatWin) {
+  Fixture f;
+  f.fitAll();
+  FamilyChoice choice = chooseFamily(f.candidates, f.problems, f.device, {});
+  ASSERT_EQ(choice.variants.size(), 3u);
+  EXPECT_EQ(choice.variants[0], 0u); // the fallback
+  // big and small, in either order; never the broken one.
+  EXPECT_EQ(choice.variants[1] + choice.variants[2], 3u);
+  // Each join raised the geometric mean; with both the family matches
+  // cuBLAS (whose times are the better of the two) within the fit.
+  EXPECT_LT(choice.geomeans[0], choice.geomeans[1]);
+  EXPECT_LT(choice.geomeans[1], choice.geomeans[2]);
+  EXPECT_GT(choice.score.geomean, 0.97);
+  EXPECT_EQ(choice.score.refused, 0u);
+  EXPECT_EQ(choice.score.predictedOnly, 0u);
+}
+
+TEST(Choose, NoFallbackNoFamily) {
+  Fixture f;
+  f.candidates[0].takesAnyProblem = false;
+  FamilyChoice choice = chooseFamily(f.candidates, f.problems, f.device, {});
+  EXPECT_TRUE(choice.variants.empty());
+}
+
+TEST(Choose, ScoresARefusedProblemAsFarBelowTheFloor) {
+  Fixture f;
+  f.fitAll();
+  f.problems.front().refused.assign(f.candidates.size(), true);
+  FamilyScore s =
+      scoreFamily(f.candidates, f.problems, {0, 1, 2}, f.device, {});
+  EXPECT_EQ(s.refused, 1u);
+  EXPECT_EQ(s.choice.front(), -1);
+  FamilyScore without =
+      scoreFamily(f.candidates, {f.problems.begin() + 1, f.problems.end()},
+                  {0, 1, 2}, f.device, {});
+  EXPECT_LT(s.score, without.score);
+}
