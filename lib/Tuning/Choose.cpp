@@ -95,14 +95,11 @@ FamilyScore tuning::scoreFamily(const std::vector<Candidate> &candidates,
                options);
 }
 
-FamilyChoice tuning::chooseFamily(const std::vector<Candidate> &candidates,
-                                  const std::vector<ProblemRecord> &problems,
-                                  const contract::DeviceModel &device,
-                                  const ChooseOptions &options) {
-  FamilyChoice choice;
-  Predictions predicted = predictAll(candidates, problems, device);
-  // A candidate joins only if it was measured on some problem, and never
-  // if it failed on one.
+/// Candidates that may join a family: measured on some problem, never
+/// failing on one.
+static std::vector<bool>
+eligibleCandidates(const std::vector<Candidate> &candidates,
+                   const std::vector<ProblemRecord> &problems) {
   std::vector<bool> eligible(candidates.size(), false);
   for (const ProblemRecord &p : problems)
     for (size_t c = 0; c < candidates.size(); ++c)
@@ -112,6 +109,83 @@ FamilyChoice tuning::chooseFamily(const std::vector<Candidate> &candidates,
     for (size_t c = 0; c < candidates.size(); ++c)
       if (p.failed[c])
         eligible[c] = false;
+  return eligible;
+}
+
+void tuning::coverProbes(const std::vector<Candidate> &candidates,
+                         const std::vector<ProblemRecord> &problems,
+                         const std::vector<ProblemRecord> &probes,
+                         const contract::DeviceModel &device,
+                         const ChooseOptions &options, FamilyChoice &choice) {
+  if (probes.empty() || choice.variants.empty())
+    return;
+  std::vector<bool> eligible = eligibleCandidates(candidates, problems);
+  Predictions predicted = predictAll(candidates, probes, device);
+  auto familyBest = [&](size_t p) {
+    double best = std::numeric_limits<double>::infinity();
+    for (size_t v : choice.variants)
+      best = std::min(best, predicted[v][p]);
+    return best;
+  };
+  std::vector<double> bestPossible(probes.size(),
+                                   std::numeric_limits<double>::infinity());
+  for (size_t c = 0; c < candidates.size(); ++c)
+    if (eligible[c])
+      for (size_t p = 0; p < probes.size(); ++p)
+        bestPossible[p] = std::min(bestPossible[p], predicted[c][p]);
+  for (size_t added = 0; added < options.maxCoverVariants; ++added) {
+    // The candidate that brings the most uncovered probes within the
+    // factor (ties: the larger gain in log time).
+    int best = -1;
+    size_t bestCount = 0;
+    double bestGain = 0;
+    std::string bestReason;
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      if (!eligible[c] ||
+          std::find(choice.variants.begin(), choice.variants.end(), c) !=
+              choice.variants.end())
+        continue;
+      size_t count = 0;
+      double gain = 0;
+      std::string reason;
+      for (size_t p = 0; p < probes.size(); ++p) {
+        double have = familyBest(p);
+        if (!(have > options.coverFactor * bestPossible[p]))
+          continue;
+        if (predicted[c][p] <= options.coverFactor * bestPossible[p]) {
+          ++count;
+          gain += std::isfinite(have) ? std::log(have / predicted[c][p]) : 10;
+          reason += (reason.empty() ? "" : ", ") + probes[p].label;
+        }
+      }
+      if (count > bestCount ||
+          (count == bestCount && count && gain > bestGain)) {
+        best = int(c);
+        bestCount = count;
+        bestGain = gain;
+        bestReason = reason;
+      }
+    }
+    if (best < 0)
+      break;
+    choice.variants.push_back(size_t(best));
+    choice.coverVariants.push_back(size_t(best));
+    choice.coverReasons.push_back(bestReason);
+  }
+  // The training score of the family with its cover.
+  choice.score = score(problems, predictAll(candidates, problems, device),
+                       choice.variants, options);
+}
+
+FamilyChoice tuning::chooseFamily(const std::vector<Candidate> &candidates,
+                                  const std::vector<ProblemRecord> &problems,
+                                  const contract::DeviceModel &device,
+                                  const ChooseOptions &options) {
+  FamilyChoice choice;
+  Predictions predicted = predictAll(candidates, problems, device);
+  // A candidate joins only if it was measured on some problem, and never
+  // if it failed on one.
+  std::vector<bool> eligible = eligibleCandidates(candidates, problems);
   // First the best candidate that takes every problem: the family's
   // fallback, which the compiler asks for.
   double bestScore = -std::numeric_limits<double>::infinity();

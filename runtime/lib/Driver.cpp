@@ -207,6 +207,10 @@ void DeviceBuffer::fill32(unsigned word) {
   GEMMC_CU(DriverApi::get().cuMemsetD32(devPtr, word, bytes / 4));
 }
 
+void DeviceBuffer::fill16(uint16_t word) {
+  GEMMC_CU(DriverApi::get().cuMemsetD16(devPtr, word, bytes / 2));
+}
+
 EventTimer::EventTimer() {
   const DriverApi &api = DriverApi::get();
   GEMMC_CU(api.cuEventCreate(&begin, CU_EVENT_DEFAULT));

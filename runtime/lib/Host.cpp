@@ -222,15 +222,16 @@ Sample gemmc::rt::chooseSample(int64_t m, int64_t n, int64_t k,
   return s;
 }
 
-Comparison gemmc::rt::compareWithReference(const HostMatrix &a,
+std::vector<double> gemmc::rt::referenceAt(const HostMatrix &a,
                                            const HostMatrix &b,
-                                           const HostMatrix &c,
                                            const Sample &sample,
                                            const Epilogue &epilogue) {
-  const int64_t k = a.cols;
+  const size_t k = size_t(a.cols);
   // Dense copies, K contiguous, of the rows of A and the columns of B the
   // sample reads: the dot products stream through cache whatever the
-  // layouts, and a large A or B is not copied whole.
+  // layouts, and a large A or B is not copied whole. The copies go by
+  // chunks of K on all threads (a column of a row-major B is a strided
+  // gather).
   std::vector<int64_t> rowSlot(size_t(a.rows), -1), colSlot(size_t(b.cols), -1);
   std::vector<int64_t> rows, cols;
   for (size_t s = 0; s < sample.rows.size(); ++s) {
@@ -243,64 +244,62 @@ Comparison gemmc::rt::compareWithReference(const HostMatrix &a,
       cols.push_back(sample.cols[s]);
     }
   }
-  std::vector<double> at(rows.size() * size_t(k)), bt(cols.size() * size_t(k));
-  for (size_t r = 0; r < rows.size(); ++r)
-    for (int64_t kk = 0; kk < k; ++kk)
-      at[r * size_t(k) + size_t(kk)] = a.at(rows[r], kk);
-  for (size_t c = 0; c < cols.size(); ++c)
-    for (int64_t kk = 0; kk < k; ++kk)
-      bt[c * size_t(k) + size_t(kk)] = b.at(kk, cols[c]);
+  std::vector<double> at(rows.size() * k), bt(cols.size() * k);
+  forEachChunk(k, 4096, [&](size_t, size_t begin, size_t end) {
+    for (size_t r = 0; r < rows.size(); ++r)
+      for (size_t kk = begin; kk < end; ++kk)
+        at[r * k + kk] = a.at(rows[r], int64_t(kk));
+    for (size_t kk = begin; kk < end; ++kk)
+      for (size_t c = 0; c < cols.size(); ++c)
+        bt[c * k + kk] = b.at(int64_t(kk), cols[c]);
+  });
+  std::vector<double> reference(sample.rows.size());
+  forEachChunk(reference.size(), 16, [&](size_t, size_t begin, size_t end) {
+    for (size_t s = begin; s < end; ++s) {
+      int64_t i = sample.rows[s], j = sample.cols[s];
+      const double *x = &at[size_t(rowSlot[size_t(i)]) * k];
+      const double *y = &bt[size_t(colSlot[size_t(j)]) * k];
+      double ref = 0;
+      for (size_t kk = 0; kk < k; ++kk)
+        ref += x[kk] * y[kk];
+      ref *= epilogue.alpha;
+      if (epilogue.beta != 0)
+        ref += epilogue.beta * epilogue.c0->at(i, j);
+      reference[s] = epilogue.finish(ref, i, j);
+    }
+  });
+  return reference;
+}
 
-  const size_t total = sample.rows.size();
-  unsigned workers = std::max(1u, std::thread::hardware_concurrency());
-  struct Partial {
-    double diff2 = 0, ref2 = 0, maxAbs = 0;
-    int64_t nonFinite = 0;
-  };
-  std::vector<Partial> partials(workers);
-  std::vector<std::thread> threads;
-  for (unsigned w = 0; w < workers; ++w) {
-    threads.emplace_back([&, w] {
-      Partial &p = partials[w];
-      for (size_t s = w; s < total; s += workers) {
-        int64_t i = sample.rows[s], j = sample.cols[s];
-        const double *x = &at[size_t(rowSlot[size_t(i)]) * size_t(k)];
-        const double *y = &bt[size_t(colSlot[size_t(j)]) * size_t(k)];
-        double ref = 0;
-        for (int64_t kk = 0; kk < k; ++kk)
-          ref += x[kk] * y[kk];
-        ref *= epilogue.alpha;
-        if (epilogue.beta != 0)
-          ref += epilogue.beta * epilogue.c0->at(i, j);
-        ref = epilogue.finish(ref, i, j);
-        double got = c.at(i, j);
-        if (!std::isfinite(got)) {
-          ++p.nonFinite;
-          continue;
-        }
-        double d = got - ref;
-        p.diff2 += d * d;
-        p.ref2 += ref * ref;
-        p.maxAbs = std::max(p.maxAbs, std::fabs(d));
-      }
-    });
-  }
-  for (std::thread &t : threads)
-    t.join();
-
+Comparison gemmc::rt::compareAtSamples(const HostMatrix &c,
+                                       const Sample &sample,
+                                       const std::vector<double> &reference) {
   Comparison result;
   double diff2 = 0, ref2 = 0;
-  for (const Partial &p : partials) {
-    diff2 += p.diff2;
-    ref2 += p.ref2;
-    result.maxAbs = std::max(result.maxAbs, p.maxAbs);
-    result.nonFinite += p.nonFinite;
+  for (size_t s = 0; s < sample.rows.size(); ++s) {
+    double got = c.at(sample.rows[s], sample.cols[s]);
+    if (!std::isfinite(got)) {
+      ++result.nonFinite;
+      continue;
+    }
+    double d = got - reference[s];
+    diff2 += d * d;
+    ref2 += reference[s] * reference[s];
+    result.maxAbs = std::max(result.maxAbs, std::fabs(d));
   }
-  result.entries = int64_t(total);
+  result.entries = int64_t(sample.rows.size());
   result.relFrobenius = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
   if (result.nonFinite)
     result.relFrobenius = NAN;
   return result;
+}
+
+Comparison gemmc::rt::compareWithReference(const HostMatrix &a,
+                                           const HostMatrix &b,
+                                           const HostMatrix &c,
+                                           const Sample &sample,
+                                           const Epilogue &epilogue) {
+  return compareAtSamples(c, sample, referenceAt(a, b, sample, epilogue));
 }
 
 void gemmc::rt::finishOnHost(HostMatrix &c, const Epilogue &epilogue) {

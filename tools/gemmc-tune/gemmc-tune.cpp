@@ -84,6 +84,12 @@ static cl::list<std::string>
 static cl::opt<std::string>
     shapesFile("shapes", cl::desc("select: the training problems"),
                cl::init(""), cl::cat(tuneCategory));
+static cl::opt<std::string> coverFile(
+    "cover",
+    cl::desc("select: probe problems (a shapes file), judged by the fitted "
+             "model alone, that the family must run within 1.5x of the best "
+             "candidate's prediction; variants join to cover them"),
+    cl::init(""), cl::cat(tuneCategory));
 static cl::opt<double>
     floorRatio("floor",
                cl::desc("select: problems below this ratio to cuBLAS weigh "
@@ -348,11 +354,11 @@ static int runSelect() {
   std::map<std::string, size_t> problemIndex;
   std::vector<tuning::ProblemRecord> problems;
   const ct::Problem &tuned = candidates.front().contract.problem;
-  for (const ct::Shape &shape : shapes) {
+  // A problem of the tuned kind with `shape`'s sizes and leading
+  // dimensions, nothing measured yet.
+  auto recordOf = [&](const ct::Shape &shape) {
     tuning::ProblemRecord r;
     r.label = shape.label();
-    if (problemIndex.count(r.label))
-      continue;
     r.problem = tuned;
     r.problem.tf32 = r.problem.tf32x3 = false;
     r.problem.m = shape.size.m, r.problem.n = shape.size.n;
@@ -367,8 +373,22 @@ static int runSelect() {
       std::string why;
       r.refused[c] = !ct::accepts(candidates[c].contract, r.problem, why);
     }
-    problemIndex[r.label] = problems.size();
-    problems.push_back(std::move(r));
+    return r;
+  };
+  for (const ct::Shape &shape : shapes) {
+    if (problemIndex.count(shape.label()))
+      continue;
+    problemIndex[shape.label()] = problems.size();
+    problems.push_back(recordOf(shape));
+  }
+  std::vector<tuning::ProblemRecord> probes;
+  if (!coverFile.empty()) {
+    std::optional<std::string> text = readText(coverFile);
+    std::vector<ct::Shape> probeShapes;
+    if (!text || !ct::parseShapes(*text, probeShapes, error))
+      return fail("cannot read the probes in " + coverFile + ": " + error);
+    for (const ct::Shape &shape : probeShapes)
+      probes.push_back(recordOf(shape));
   }
   size_t rows = 0;
   for (const ct::ResultRow &row : ct::parseResults(*resultsText)) {
@@ -418,6 +438,7 @@ static int runSelect() {
       tuning::chooseFamily(candidates, measured, device, options);
   if (choice.variants.empty())
     return fail("no candidate takes every problem (the family's fallback)");
+  tuning::coverProbes(candidates, measured, probes, device, options, choice);
 
   // The family: the tuned problem (tf32x3 where a variant computes so),
   // the variants in the order they joined with the fallback last, each
@@ -453,6 +474,9 @@ static int runSelect() {
                             won, fits[v].problems, fits[v].rmsBefore,
                             fits[v].rmsAfter)
                   .str();
+    for (size_t i = 0; i < choice.coverVariants.size(); ++i)
+      if (choice.coverVariants[i] == v)
+        family += "  # joined to cover " + choice.coverReasons[i] + "\n";
     family +=
         llvm::formatv("  variant {0} cost fixed {1:F3} latency {2:F3} "
                       "compute {3:F3} memory {4:F3} reduce {5:F3} {{\n",
@@ -494,6 +518,29 @@ static int runSelect() {
     llvm::outs() << llvm::formatv("  + {0,-12} {1:F3}x\n",
                                   candidates[choice.variants[i]].name,
                                   choice.geomeans[i]);
+  for (size_t i = 0; i < choice.coverVariants.size(); ++i)
+    llvm::outs() << llvm::formatv("  + {0,-12} to cover {1}\n",
+                                  candidates[choice.coverVariants[i]].name,
+                                  choice.coverReasons[i]);
+  // The problems furthest below cuBLAS, and what ran them.
+  std::vector<size_t> byRatio;
+  for (size_t p = 0; p < measured.size(); ++p)
+    if (s.choice[p] >= 0)
+      byRatio.push_back(p);
+  std::sort(byRatio.begin(), byRatio.end(),
+            [&](size_t x, size_t y) { return s.ratio[x] < s.ratio[y]; });
+  llvm::outs() << "  lowest:\n";
+  for (size_t i = 0; i < std::min<size_t>(8, byRatio.size()); ++i) {
+    size_t p = byRatio[i];
+    double best = INFINITY;
+    for (double t : measured[p].seconds)
+      if (t > 0)
+        best = std::min(best, t);
+    llvm::outs() << llvm::formatv(
+        "    {0,-24} {1:F3}x on {2} (the fastest candidate: {3:F3}x)\n",
+        measured[p].label, s.ratio[p], candidates[size_t(s.choice[p])].name,
+        measured[p].cublasSeconds / best);
+  }
   return 0;
 }
 

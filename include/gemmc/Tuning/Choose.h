@@ -50,6 +50,11 @@ struct ChooseOptions {
   /// Problems below `floor` x cuBLAS count `floorWeight` times more for
   /// the part they are below it.
   double floor = 0.7, floorWeight = 4;
+  /// Coverage: a probe problem is covered when the family's predicted time
+  /// on it is within this factor of the best candidate's.
+  double coverFactor = 1.5;
+  /// At most this many variants join for coverage.
+  size_t maxCoverVariants = 6;
 };
 
 /// How a family does on a set of problems.
@@ -81,6 +86,10 @@ struct FamilyChoice {
   FamilyScore score;
   /// The score after each variant joined.
   std::vector<double> geomeans;
+  /// The variants that joined for coverage (after the greedy ones), and
+  /// the probes each was added for.
+  std::vector<size_t> coverVariants;
+  std::vector<std::string> coverReasons;
 };
 
 /// Chooses a family's variants greedily (see the file comment). Only
@@ -91,6 +100,18 @@ FamilyChoice chooseFamily(const std::vector<Candidate> &candidates,
                           const std::vector<ProblemRecord> &problems,
                           const contract::DeviceModel &device,
                           const ChooseOptions &options);
+
+/// Coverage (after chooseFamily): kinds of problems the training set may
+/// lack (C's sizes no multiple of the TMA store's unit, a GEMV's B of one
+/// column, K in the hundreds of thousands) are given as probes, judged by
+/// the fitted model alone: while the family's prediction on some probe is
+/// worse than `coverFactor` times the best eligible candidate's, the
+/// candidate that covers the most probes joins. Adds to `choice`.
+void coverProbes(const std::vector<Candidate> &candidates,
+                 const std::vector<ProblemRecord> &problems,
+                 const std::vector<ProblemRecord> &probes,
+                 const contract::DeviceModel &device,
+                 const ChooseOptions &options, FamilyChoice &choice);
 
 } // namespace gemmc::tuning
 

@@ -62,6 +62,7 @@ struct DriverApi {
   X(cuMemcpyHtoD)                                                              \
   X(cuMemcpyDtoH)                                                              \
   X(cuMemsetD32)                                                               \
+  X(cuMemsetD16)                                                               \
   X(cuEventCreate)                                                             \
   X(cuEventRecord)                                                             \
   X(cuEventSynchronize)                                                        \
@@ -147,6 +148,8 @@ public:
   void download(void *host) const;
   /// Fills the buffer with the 32-bit pattern `word` (e.g. a NaN).
   void fill32(unsigned word);
+  /// Sets every 16-bit word (the size must be even).
+  void fill16(uint16_t word);
 
 private:
   CUdeviceptr devPtr = 0;

@@ -95,9 +95,18 @@ struct Epilogue {
 /// (what cuBLAS, which has no such epilogue, leaves to do).
 void finishOnHost(HostMatrix &c, const Epilogue &epilogue);
 
-/// Compares C against alpha * sum_k A[i,k] * B[k,j] + beta * C0[i,j] (then
-/// the bias and ReLU) computed in fp64 at the sampled entries, using all
-/// host threads.
+/// alpha * sum_k A[i,k] * B[k,j] + beta * C0[i,j] (then the bias and
+/// ReLU) in fp64 at each sampled entry, using all host threads: what
+/// every kernel run on the same inputs is compared with.
+std::vector<double> referenceAt(const HostMatrix &a, const HostMatrix &b,
+                                const Sample &sample,
+                                const Epilogue &epilogue = {});
+
+/// Compares C with `reference` (referenceAt's) at the sampled entries.
+Comparison compareAtSamples(const HostMatrix &c, const Sample &sample,
+                            const std::vector<double> &reference);
+
+/// compareAtSamples against referenceAt's values.
 Comparison compareWithReference(const HostMatrix &a, const HostMatrix &b,
                                 const HostMatrix &c, const Sample &sample,
                                 const Epilogue &epilogue = {});
