@@ -18,6 +18,7 @@ config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%gemmc_src_root", config.gemmc_src_root))
 config.substitutions.append(("%examples", os.path.join(config.gemmc_src_root, "examples")))
+config.substitutions.append(("%families", os.path.join(config.gemmc_obj_root, "share", "gemmc", "families")))
 config.substitutions.append(("%mlir_docs", os.path.join(config.mlir_binary_dir, "docs")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])

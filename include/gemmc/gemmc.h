@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 /* The version of this API (major * 10000 + minor * 100 + patch). */
-#define GEMMC_API_VERSION 100
+#define GEMMC_API_VERSION 200
 
 typedef enum gemmc_status {
   GEMMC_SUCCESS = 0,
@@ -167,6 +167,33 @@ gemmc_status gemmc_select(gemmc_module module, const gemmc_problem *problem,
    context. A split-K kernel's workspace is the module's, one per stream. */
 gemmc_status gemmc_launch(gemmc_module module, const gemmc_problem *problem,
                           void *stream);
+
+/*===--------------------------------------------------------------------===
+ * The families gemmc ships (libgemmc_runtime; docs/library.md)
+ *===--------------------------------------------------------------------===*/
+
+/* gemmc is installed with kernel families for each element type (A, B
+   and C alike: f32, f16, bf16) and layouts of A and B, C row-major, for
+   sm_90a (Hopper) and sm_80 (Ampere and later): share/gemmc/families/
+   ARCH/TYPE_AB r.ptx beside the library's lib/ folder, or in
+   $GEMMC_FAMILY_DIR. Each runs a problem on the variant the cost model
+   predicts fastest (docs/selection.md). They compute C = A * B (alpha 1,
+   beta 0, no bias) for any sizes and leading dimensions. */
+
+/* Loads the shipped family of `dtype`, `a_layout` and `b_layout` for
+   `arch` ("sm_90a" or "sm_80"; NULL: the current device's: sm_90a for
+   compute capability 9.0, else sm_80). Once per process: later calls
+   return the same module (loaded again if it was destroyed). */
+gemmc_status gemmc_family_load(gemmc_dtype dtype, gemmc_layout a_layout,
+                               gemmc_layout b_layout, const char *arch,
+                               gemmc_module *module);
+
+/* One call: C = A * B with the shipped family for the layouts (a
+   column-major C runs as the transposed problem, C^T = B^T A^T, on the
+   family of those layouts) on `stream`, asynchronously. */
+gemmc_status gemmc_matmul(gemmc_dtype dtype, gemmc_layout a_layout,
+                          gemmc_layout b_layout, gemmc_layout c_layout,
+                          const gemmc_problem *problem, void *stream);
 
 /* Releases what gemmc allocated for the caller (gemmc_compile's PTX). */
 void gemmc_free(void *pointer);

@@ -11,6 +11,8 @@
 #include "gemmc-rt/Driver.h"
 #include "gemmc-rt/Launch.h"
 
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 
 using namespace gemmc::rt;
 
@@ -497,4 +500,122 @@ extern "C" gemmc_status gemmc_launch(gemmc_module handle,
     kernel->launch(operands, problem, static_cast<CUstream>(stream));
     return capi::succeed();
   });
+}
+
+//===----------------------------------------------------------------------===//
+// The families gemmc ships
+//===----------------------------------------------------------------------===//
+
+/// The folder of the shipped families: $GEMMC_FAMILY_DIR, else
+/// share/gemmc/families beside the folder (lib/ or bin/) of the library or
+/// program this code is in: installed, and in the build tree alike.
+static std::string familyDirectory() {
+  if (const char *dir = std::getenv("GEMMC_FAMILY_DIR"))
+    return dir;
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&familyDirectory), &info) ||
+      !info.dli_fname)
+    return "share/gemmc/families";
+  std::string self = info.dli_fname;
+  size_t slash = self.find_last_of('/');
+  std::string folder = slash == std::string::npos ? "." : self.substr(0, slash);
+  return folder + "/../share/gemmc/families";
+}
+
+/// The architecture of the current device's families.
+static std::string currentArch() {
+  const DriverApi &api = DriverApi::get();
+  useContext(nullptr);
+  CUdevice device;
+  GEMMC_CU(api.cuCtxGetDevice(&device));
+  int major = 0, minor = 0;
+  GEMMC_CU(api.cuDeviceGetAttribute(
+      &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device));
+  GEMMC_CU(api.cuDeviceGetAttribute(
+      &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device));
+  if (major == 9 && minor == 0)
+    return "sm_90a";
+  if (major >= 8)
+    return "sm_80";
+  throw std::runtime_error("the shipped families need compute capability 8.0 "
+                           "or newer; the device has " +
+                           std::to_string(major) + "." + std::to_string(minor));
+}
+
+extern "C" gemmc_status
+gemmc_family_load(gemmc_dtype dtype, gemmc_layout aLayout, gemmc_layout bLayout,
+                  const char *arch, gemmc_module *module) {
+  if (!module)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_family_load: module must not be null");
+  *module = nullptr;
+  const char *types[] = {"f32", "f16", "bf16"};
+  if (int(dtype) < 0 || int(dtype) > 2 ||
+      (aLayout != GEMMC_ROW && aLayout != GEMMC_COL) ||
+      (bLayout != GEMMC_ROW && bLayout != GEMMC_COL))
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_family_load: unknown element type or layout");
+  if (arch && std::strcmp(arch, "sm_90a") && std::strcmp(arch, "sm_80"))
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      std::string("gemmc ships families for sm_90a and sm_80, "
+                                  "not ") +
+                          arch);
+  return guarded([&] {
+    std::string target = arch ? arch : currentArch();
+    std::string name = std::string(types[int(dtype)]) + "_" +
+                       (aLayout == GEMMC_ROW ? "r" : "c") +
+                       (bLayout == GEMMC_ROW ? "r" : "c") + "r";
+    std::string path = familyDirectory() + "/" + target + "/" + name + ".ptx";
+    // One module per family and process, loaded again if destroyed.
+    static std::mutex mutex;
+    static std::map<std::string, gemmc_module> *loaded =
+        new std::map<std::string, gemmc_module>;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = loaded->find(path);
+    if (it != loaded->end() && registry().find(it->second)) {
+      *module = it->second;
+      return capi::succeed();
+    }
+    gemmc_status status = gemmc_module_load_file(path.c_str(), module);
+    if (status == GEMMC_ERROR_IO)
+      return capi::fail(GEMMC_ERROR_IO,
+                        "no shipped family " + target + "/" + name + ": " +
+                            gemmc_last_error() +
+                            " (set GEMMC_FAMILY_DIR to the installed "
+                            "share/gemmc/families)");
+    if (status == GEMMC_SUCCESS)
+      (*loaded)[path] = *module;
+    return status;
+  });
+}
+
+extern "C" gemmc_status gemmc_matmul(gemmc_dtype dtype, gemmc_layout aLayout,
+                                     gemmc_layout bLayout, gemmc_layout cLayout,
+                                     const gemmc_problem *problem,
+                                     void *stream) {
+  if (!problem)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_matmul: the problem must not be null");
+  if (cLayout != GEMMC_ROW && cLayout != GEMMC_COL)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_matmul: unknown layout of C");
+  // A column-major C is the row-major C^T = B^T A^T: the operands swap,
+  // each read the other way round.
+  gemmc_problem run = *problem;
+  if (cLayout == GEMMC_COL) {
+    std::swap(run.m, run.n);
+    std::swap(run.a, run.b);
+    std::swap(run.lda, run.ldb);
+    std::swap(run.stride_a, run.stride_b);
+    gemmc_layout flippedA = bLayout == GEMMC_ROW ? GEMMC_COL : GEMMC_ROW;
+    gemmc_layout flippedB = aLayout == GEMMC_ROW ? GEMMC_COL : GEMMC_ROW;
+    aLayout = flippedA;
+    bLayout = flippedB;
+  }
+  gemmc_module module = nullptr;
+  gemmc_status status =
+      gemmc_family_load(dtype, aLayout, bLayout, nullptr, &module);
+  if (status != GEMMC_SUCCESS)
+    return status;
+  return gemmc_launch(module, &run, stream);
 }

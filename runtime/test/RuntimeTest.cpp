@@ -9,6 +9,7 @@
 #include "gemmc-rt/BenchOptions.h"
 #include "gemmc-rt/Cublas.h"
 #include "gemmc-rt/Host.h"
+#include "gemmc/gemmc.h"
 
 #include <gtest/gtest.h>
 
@@ -332,4 +333,68 @@ TEST(BenchOptions, ExplainNeedsKernelsAndProblems) {
       {"--explain", "--size", "64", "--device-model", "v100", "f.ptx"},
       badModel, error));
   EXPECT_EQ(error, "bad device model 'v100' (h200, h100 or a100)");
+}
+
+TEST(CApi, LoadsTheShippedFamilies) {
+  // Beside this program's folder, as beside an installed library's.
+  gemmc_module module = nullptr;
+  gemmc_status status =
+      gemmc_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_COL, "sm_90a", &module);
+  if (status == GEMMC_ERROR_IO)
+    GTEST_SKIP() << "the families are built with the compiler: "
+                 << gemmc_last_error();
+  ASSERT_EQ(status, GEMMC_SUCCESS) << gemmc_last_error();
+  gemmc_kernel_info info;
+  ASSERT_EQ(gemmc_module_info(module, &info), GEMMC_SUCCESS);
+  EXPECT_STREQ(info.name, "f16_rcr");
+  EXPECT_STREQ(info.arch, "sm_90a");
+  EXPECT_EQ(info.a, GEMMC_F16);
+  EXPECT_EQ(info.b_layout, GEMMC_COL);
+  EXPECT_EQ(info.c_layout, GEMMC_ROW);
+  EXPECT_GE(info.variants, 2);
+  EXPECT_EQ(info.m, 0); // any size
+  // Once per process.
+  gemmc_module again = nullptr;
+  ASSERT_EQ(
+      gemmc_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_COL, "sm_90a", &again),
+      GEMMC_SUCCESS);
+  EXPECT_EQ(again, module);
+  // The rule of choice by the contracts (no GPU): a large square problem
+  // on a 128-row wgmma tile (two consumer warpgroups and the producer); an
+  // odd leading dimension on a variant that takes any.
+  gemmc_problem p;
+  gemmc_problem_init(&p, 8192, 8192, 8192);
+  p.a = p.b = p.c = 0x1000;
+  int variant = -1;
+  ASSERT_EQ(gemmc_select(module, &p, &variant), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  gemmc_variant_info v;
+  ASSERT_EQ(gemmc_module_variant(module, variant, &v), GEMMC_SUCCESS);
+  EXPECT_EQ(v.block_threads, 384u) << v.entry;
+  p.lda = 8193;
+  ASSERT_EQ(gemmc_select(module, &p, &variant), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  ASSERT_EQ(gemmc_module_variant(module, variant, &v), GEMMC_SUCCESS);
+  EXPECT_EQ(v.ld_multiple_a, 1) << v.entry;
+  // Every shipped combination is there.
+  for (gemmc_dtype type : {GEMMC_F32, GEMMC_F16, GEMMC_BF16})
+    for (const char *arch : {"sm_90a", "sm_80"})
+      for (gemmc_layout a : {GEMMC_ROW, GEMMC_COL})
+        for (gemmc_layout b : {GEMMC_ROW, GEMMC_COL})
+          EXPECT_EQ(gemmc_family_load(type, a, b, arch, &again), GEMMC_SUCCESS)
+              << gemmc_last_error();
+  // Misuse: an arch gemmc ships nothing for, a folder without families.
+  EXPECT_EQ(gemmc_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, "sm_70", &again),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmc_last_error()).find("sm_90a and sm_80"),
+            std::string::npos);
+  setenv("GEMMC_FAMILY_DIR", "/nonexistent", 1);
+  EXPECT_EQ(gemmc_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, "sm_80", &again),
+            GEMMC_ERROR_IO);
+  EXPECT_NE(std::string(gemmc_last_error()).find("GEMMC_FAMILY_DIR"),
+            std::string::npos);
+  unsetenv("GEMMC_FAMILY_DIR");
+  EXPECT_EQ(gemmc_matmul(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, GEMMC_ROW, nullptr,
+                         nullptr),
+            GEMMC_ERROR_INVALID_ARGUMENT);
 }

@@ -186,3 +186,30 @@ TEST(Choose, ScoresARefusedProblemAsFarBelowTheFloor) {
                   {0, 1, 2}, f.device, {});
   EXPECT_LT(s.score, without.score);
 }
+
+TEST(Choose, CoversProbesByTheModel) {
+  Fixture f;
+  f.fitAll();
+  ChooseOptions options;
+  options.maxVariants = 1; // the fallback alone
+  FamilyChoice choice =
+      chooseFamily(f.candidates, f.problems, f.device, options);
+  ASSERT_EQ(choice.variants.size(), 1u);
+  // A large problem, not among the measured ones: the slow fallback is far
+  // from the best prediction, and a faster candidate joins for it.
+  ProblemRecord probe;
+  probe.label = "16384x16384x16384";
+  probe.problem = problemOf(16384, 16384, 16384);
+  probe.seconds.assign(f.candidates.size(), NAN);
+  probe.refused.assign(f.candidates.size(), false);
+  probe.failed.assign(f.candidates.size(), false);
+  coverProbes(f.candidates, f.problems, {probe}, f.device, options, choice);
+  ASSERT_EQ(choice.coverVariants.size(), 1u);
+  EXPECT_NE(choice.coverVariants[0], 0u);
+  EXPECT_NE(choice.coverVariants[0], 3u); // never the one that failed
+  EXPECT_EQ(choice.coverReasons[0], "16384x16384x16384");
+  EXPECT_EQ(choice.variants.size(), 2u);
+  // Covered: nothing more joins.
+  coverProbes(f.candidates, f.problems, {probe}, f.device, options, choice);
+  EXPECT_EQ(choice.variants.size(), 2u);
+}

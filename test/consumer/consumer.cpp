@@ -14,6 +14,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -40,8 +41,7 @@
     }                                                                          \
   } while (0)
 
-static bool expectError(gemmc_status got, gemmc_status want,
-                        const char *what) {
+static bool expectError(gemmc_status got, gemmc_status want, const char *what) {
   if (got == want && *gemmc_last_error())
     return true;
   std::fprintf(stderr, "%s: expected %s with a message, got %s '%s'\n", what,
@@ -109,6 +109,14 @@ int main(int argc, char **argv) {
                    GEMMC_ERROR_INVALID_ARGUMENT, "a negative size"))
     return 1;
 
+  // The families the package installs, found beside its library.
+  gemmc_module shipped = nullptr;
+  CHECK(gemmc_family_load(GEMMC_F32, GEMMC_ROW, GEMMC_ROW, "sm_90a", &shipped));
+  gemmc_kernel_info shippedInfo;
+  CHECK(gemmc_module_info(shipped, &shippedInfo));
+  std::printf("shipped family %s: %d variants\n", shippedInfo.name,
+              shippedInfo.variants);
+
   // The GPU part.
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
@@ -171,8 +179,8 @@ int main(int argc, char **argv) {
     return 1;
   float one = 1, zero = 0;
   if (cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k),
-                  &one, dB, int(n), dA, int(k), &zero, dRef, int(n)) !=
-      CUBLAS_STATUS_SUCCESS)
+                  &one, dB, int(n), dA, int(k), &zero, dRef,
+                  int(n)) != CUBLAS_STATUS_SUCCESS)
     return 1;
   CU(cudaStreamSynchronize(stream));
   std::vector<float> ref(c.size());
@@ -184,13 +192,37 @@ int main(int argc, char **argv) {
     norm += double(ref[i]) * ref[i];
   }
   double rel = std::sqrt(diff / norm);
+
+  // One call through the shipped family, C row-major and column-major.
+  double worst = 0;
+  for (gemmc_layout layout : {GEMMC_ROW, GEMMC_COL}) {
+    CU(cudaMemset(dC, 0xff, c.size() * 4));
+    gemmc_problem q = p;
+    q.ldc = 0;
+    CHECK(gemmc_matmul(GEMMC_F32, GEMMC_ROW, GEMMC_ROW, layout, &q, stream));
+    CU(cudaStreamSynchronize(stream));
+    CU(cudaMemcpy(c.data(), dC, c.size() * 4, cudaMemcpyDeviceToHost));
+    double d = 0;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float got =
+            layout == GEMMC_ROW ? c[size_t(i * n + j)] : c[size_t(j * m + i)];
+        float want = ref[size_t(i * n + j)];
+        d += (double(got) - want) * (double(got) - want);
+      }
+    worst = std::max(worst, std::sqrt(d / norm));
+  }
+  std::printf("gemmc_matmul, C row- and column-major: relative error "
+              "against cuBLAS %.3g\n",
+              worst);
+  rel = std::max(rel, worst);
   std::printf("%lldx%lldx%lld on our stream, variant %d (%s): relative "
               "error against cuBLAS %.3g\n",
               (long long)m, (long long)n, (long long)k, variant, v.entry, rel);
   cublasDestroy(handle);
   CHECK(gemmc_module_destroy(module));
-  if (!expectError(gemmc_launch(module, &p, stream),
-                   GEMMC_ERROR_INVALID_HANDLE, "a destroyed handle"))
+  if (!expectError(gemmc_launch(module, &p, stream), GEMMC_ERROR_INVALID_HANDLE,
+                   "a destroyed handle"))
     return 1;
   std::printf("a destroyed handle: %s\n", gemmc_last_error());
   if (!(rel < 1e-5)) {

@@ -58,13 +58,17 @@ static cl::opt<std::string> mode(cl::Positional, cl::Required,
 static cl::opt<std::string> dirArg(cl::Positional,
                                    cl::desc("[DIR] (select: the candidates)"),
                                    cl::init(""), cl::cat(tuneCategory));
-static cl::opt<std::string>
-    typeArg("type", cl::desc("Element type of A, B and C: f32, f16 or bf16"),
-            cl::init("f32"), cl::cat(tuneCategory));
-static cl::opt<std::string>
-    layoutArg("layout",
-              cl::desc("Layouts of A, B and C: three of r and c (rrr)"),
-              cl::init("rrr"), cl::cat(tuneCategory));
+static cl::opt<std::string> typeArg(
+    "type",
+    cl::desc("Element type of A, B and C: f32, f16 or bf16 (candidates: "
+             "default f32; select: a family of another type than the "
+             "candidates', chosen from their measurements)"),
+    cl::init(""), cl::cat(tuneCategory));
+static cl::opt<std::string> layoutArg(
+    "layout",
+    cl::desc("Layouts of A, B and C: three of r and c (candidates: default "
+             "rrr; select: likewise another than the candidates')"),
+    cl::init(""), cl::cat(tuneCategory));
 static cl::opt<std::string> output("o", cl::desc("Output folder or file"),
                                    cl::init(""), cl::cat(tuneCategory));
 static cl::opt<std::string> arch("arch", cl::desc("GPU architecture"),
@@ -173,20 +177,55 @@ static void compileCandidate(Compiled &c) {
 
 /// The tuned problem of the command line.
 static std::optional<Problem> commandLineProblem() {
+  std::string typeName = typeArg.empty() ? "f32" : typeArg.getValue();
+  std::string layouts = layoutArg.empty() ? "rrr" : layoutArg.getValue();
   std::optional<ElementType> type;
   for (ElementType t : {ElementType::F32, ElementType::F16, ElementType::BF16})
-    if (stringify(t) == typeArg)
+    if (stringify(t) == typeName)
       type = t;
-  if (!type || layoutArg.size() != 3 ||
-      layoutArg.find_first_not_of("rc") != std::string::npos)
+  if (!type || layouts.size() != 3 ||
+      layouts.find_first_not_of("rc") != std::string::npos)
     return std::nullopt;
-  return tuning::tunedProblem(*type, layoutArg);
+  return tuning::tunedProblem(*type, layouts);
+}
+
+/// A candidate's schedule file for another element type and other layouts
+/// (`select --type/--layout`): the lines `    a = TYPE LAYOUT` of its
+/// problem rewritten.
+static std::string retarget(llvm::StringRef text, llvm::StringRef type,
+                            llvm::StringRef layouts) {
+  std::string out;
+  llvm::SmallVector<llvm::StringRef> lines;
+  text.split(lines, '\n');
+  for (auto [i, line] : llvm::enumerate(lines)) {
+    llvm::StringRef body = line.ltrim();
+    int operand = body.starts_with("a = ")   ? 0
+                  : body.starts_with("b = ") ? 1
+                  : body.starts_with("c = ") ? 2
+                                             : -1;
+    if (operand >= 0) {
+      llvm::SmallVector<llvm::StringRef, 2> words;
+      body.drop_front(4).split(words, ' ', -1, false);
+      std::string newType = type.empty() ? words[0].str() : type.str();
+      std::string newLayout =
+          layouts.empty() ? (words.size() > 1 ? words[1].str() : "row")
+                          : (layouts[size_t(operand)] == 'c' ? "col" : "row");
+      out += line.take_front(line.size() - body.size()).str() +
+             std::string(1, "abc"[operand]) + " = " + newType + " " + newLayout;
+    } else {
+      out += line.str();
+    }
+    if (i + 1 < lines.size())
+      out += "\n";
+  }
+  return out;
 }
 
 static int runCandidates() {
   std::optional<Problem> problem = commandLineProblem();
   if (!problem)
     return fail("--type is f32, f16 or bf16 and --layout three of r and c");
+  std::string typeName = stringify(problem->a).str();
   std::optional<Arch> target = lookupArch(arch);
   if (!target)
     return fail("unsupported --arch '" + arch + "'");
@@ -218,12 +257,12 @@ static int runCandidates() {
     if (!checked || !checked->problem.isDynamic() ||
         checked->problem.a != problem->a || checked->problem.c != problem->c)
       return fail(also[i] + " is not a schedule of the tuned problem (" +
-                  typeArg + ", sizes at launch)");
+                  typeName + ", sizes at launch)");
     Compiled entry;
     entry.candidate.schedule = checked->schedule;
     entry.candidate.facts = checked->facts;
     entry.candidate.tf32x3 = checked->problem.tf32x3;
-    entry.candidate.name = typeArg + "_s" + std::to_string(i);
+    entry.candidate.name = typeName + "_s" + std::to_string(i);
     entry.text =
         tuning::scheduleFile(entry.candidate.name, *problem,
                              entry.candidate.schedule, entry.candidate.tf32x3);
@@ -302,6 +341,12 @@ static std::string directivesOf(llvm::StringRef text) {
   return text.substr(begin, end - begin).str();
 }
 
+/// A variant's name: its candidate's without the type (`f16_w12` is `w12`,
+/// which a bf16 family retargeted from f16's candidates shares).
+static std::string variantName(llvm::StringRef candidate) {
+  return candidate.split('_').second.str();
+}
+
 static int runSelect() {
   if (dirArg.empty() || shapesFile.empty() || output.empty())
     return fail("select needs DIR, --shapes FILE and -o FAMILY.gemm");
@@ -319,12 +364,32 @@ static int runSelect() {
   std::map<std::string, size_t> byName;
   llvm::SmallVector<llvm::StringRef> lines;
   llvm::StringRef(*table).split(lines, '\n', -1, /*KeepEmpty=*/false);
+  // With --type, --layout or an --arch other than the candidates', each
+  // candidate is compiled again for the family's problem and arch; those
+  // that do not compile there are left out, and the others' measurements
+  // of the tuned problem stand in for theirs.
+  bool retargeting =
+      !typeArg.empty() || !layoutArg.empty() || arch.getNumOccurrences();
+  size_t excluded = 0;
   for (llvm::StringRef line : llvm::drop_begin(lines)) {
     std::string name = line.split('\t').first.str();
     std::optional<std::string> text = readText(dir + "/" + name + ".gemm");
     std::optional<std::string> ptx = readText(dir + "/" + name + ".ptx");
     if (!text || !ptx)
       return fail("cannot read the files of candidate " + name);
+    if (retargeting) {
+      *text = retarget(*text, typeArg, layoutArg);
+      CompileOptions options;
+      options.arch = arch;
+      options.sourceName = name + ".gemm";
+      CompileResult result = compileBuffer(
+          llvm::MemoryBuffer::getMemBufferCopy(*text, name + ".gemm"), options);
+      if (!result.succeeded) {
+        ++excluded;
+        continue;
+      }
+      *ptx = result.output;
+    }
     tuning::Candidate c;
     c.name = name;
     std::string error;
@@ -457,8 +522,12 @@ static int runSelect() {
     problemText.erase(math, 18);
   if (tf32x3 && math == std::string::npos)
     problemText.insert(problemText.rfind("  }\n"), "    math = tf32x3\n");
-  std::string name =
-      familyName.empty() ? typeArg + "_" + layoutArg : std::string(familyName);
+  std::string layouts;
+  for (ct::Layout l : {tuned.aLayout, tuned.bLayout, tuned.cLayout})
+    layouts += l == ct::Layout::Row ? "r" : "c";
+  std::string name = familyName.empty()
+                         ? std::string(ct::toString(tuned.a)) + "_" + layouts
+                         : std::string(familyName);
   std::string family;
   std::string familyTable =
       "variant\tproblems_won\tfit_problems\trms_log_before\trms_log_after\t"
@@ -477,11 +546,11 @@ static int runSelect() {
     for (size_t i = 0; i < choice.coverVariants.size(); ++i)
       if (choice.coverVariants[i] == v)
         family += "  # joined to cover " + choice.coverReasons[i] + "\n";
-    family +=
-        llvm::formatv("  variant {0} cost fixed {1:F3} latency {2:F3} "
-                      "compute {3:F3} memory {4:F3} reduce {5:F3} {{\n",
-                      c.name, k.fixed, k.latency, k.compute, k.memory, k.reduce)
-            .str();
+    family += llvm::formatv("  variant {0} cost fixed {1:F3} latency {2:F3} "
+                            "compute {3:F3} memory {4:F3} reduce {5:F3} {{\n",
+                            variantName(c.name), k.fixed, k.latency, k.compute,
+                            k.memory, k.reduce)
+                  .str();
     family += directivesOf(texts[v]) + "  }\n";
     familyTable += llvm::formatv("{0}\t{1}\t{2}\t{3:F4}\t{4:F4}\t{5:F3}\t{6:F3}"
                                  "\t{7:F3}\t{8:F3}\t{9:F3}\n",
@@ -502,11 +571,21 @@ static int runSelect() {
       llvm::formatv("{0:F3}x cuBLAS (geometric mean), lowest {1:F3}x ({2})",
                     s.geomean, s.lowest, measured[s.lowestProblem].label)
           .str() +
-      ".\nkernel " + name + " {\n" + problemText + family + "}\n";
+      ".\n" +
+      (retargeting
+           ? "# Retargeted (--type/--layout/--arch): the measurements of "
+             "the tuned problem's candidates stand in for this "
+             "family's own; these figures are theirs.\n"
+           : "") +
+      "kernel " + name + " {\n" + problemText + family + "}\n";
   if (!writeFile(output, text))
     return fail("cannot write " + output);
   if (!writeFile(dir + "/family.tsv", familyTable))
     return fail("cannot write " + dir + "/family.tsv");
+  if (excluded)
+    llvm::outs() << "gemmc-tune: " << excluded
+                 << " candidates do not compile for the family's problem and "
+                    "arch; left out\n";
   llvm::outs() << llvm::formatv(
       "gemmc-tune: {0} training problems ({1} results; {2} not measured), {3} "
       "candidates, {4} variants; training {5:F3}x cuBLAS, lowest {6:F3}x "

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Writes the families gemmc ships (families/ARCH/TYPE_LAYOUT.gemm) from the
+# tuning measurements in benchmarks/tuning/: the candidates of the tuning
+# space are generated again (deterministically, the same schedules as
+# measured), each family's variants chosen by gemmc-tune select on the
+# training part of the workload set alone, with the current shape set
+# (benchmarks/shapes.txt) as coverage probes. docs/tuning.md.
+#
+# The measurements: on the GPU machine, for each tuned precision,
+#   gemm-bench --shapes benchmarks/workloads-train.txt --prune 3 --runs 3 \
+#     --warmup 1 --results RESULTS DIR/*.ptx
+# (runtime/scripts/tune-gpu.sh), RESULTS kept as
+# benchmarks/tuning/DEVICE/TYPE-rrr-results.tsv.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${GEMMC_BUILD_DIR:-build}
+device=${GEMMC_TUNING_DEVICE:-h100}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+tune="$build/bin/gemmc-tune"
+"$tune" candidates --type f16 --layout rrr --limit 16 --arch sm_90a \
+  -o "$work/f16" > /dev/null 2>&1
+"$tune" candidates --type f32 --layout rrr --limit 16 --arch sm_90a \
+  -o "$work/f32" --also examples/sgemm-dynamic.gemm > /dev/null 2>&1
+cp "benchmarks/tuning/$device/f16-rrr-results.tsv" "$work/f16/results.tsv"
+cp "benchmarks/tuning/$device/f32-rrr-results.tsv" "$work/f32/results.tsv"
+
+# C is row-major in every family; the runtime runs a column-major C as the
+# transposed problem (C^T = B^T A^T) on the family of its layouts.
+for arch in sm_90a sm_80; do
+  mkdir -p "families/$arch"
+  for layout in rrr rcr crr ccr; do
+    for type in f16 bf16 f32; do
+      measured=$([ "$type" = f32 ] && echo f32 || echo f16)
+      out="families/$arch/${type}_$layout.gemm"
+      "$tune" select "$work/$measured" --shapes benchmarks/workloads-train.txt \
+        --cover benchmarks/shapes.txt --device-model "$device" \
+        --type "$type" --layout "$layout" --arch "$arch" -o "$out" |
+        grep -E '^gemmc-tune: [0-9]+ training' | sed "s|^gemmc-tune|$out|"
+      # Not the machine's temporary folder: where the data lives.
+      sed -i "s|$work/$measured/results.tsv|benchmarks/tuning/$device/$measured-rrr-results.tsv|" "$out"
+    done
+  done
+done
