@@ -9,7 +9,8 @@
 # The measurements: on the GPU machine, for each tuned precision,
 #   gemm-bench --shapes benchmarks/workloads-train.txt --prune 3 --runs 3 \
 #     --warmup 1 --results RESULTS DIR/*.ptx
-# (runtime/scripts/tune-gpu.sh), RESULTS kept as
+# (runtime/scripts/tune-gpu.sh DIR benchmarks/workloads-train.txt BUDGET),
+# RESULTS kept as
 # benchmarks/tuning/DEVICE/TYPE-rrr-results.tsv.
 set -euo pipefail
 cd "$(dirname "$0")/.."

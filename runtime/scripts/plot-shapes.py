@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Plot gemm-bench --shape-summary files: the ratio to cuBLAS by problem.
 
-    plot-shapes.py OUT.png LABEL=summary.csv [LABEL=summary.csv ...]
+    plot-shapes.py [--title T] [--ylim LO,HI] OUT.png LABEL=summary.csv ...
 
 One bar per problem (in the order of the shapes file) and per summary,
 on a logarithmic axis, with each summary's geometric mean as a line;
@@ -23,6 +23,16 @@ def load(path):
 
 
 def main(argv):
+    title, ylim = "Best kernel per problem against cuBLAS", (0.001, 10)
+    argv = list(argv)
+    while len(argv) > 2 and argv[1].startswith("--"):
+        if argv[1] == "--title":
+            title = argv[2]
+        elif argv[1] == "--ylim":
+            ylim = tuple(float(v) for v in argv[2].split(","))
+        else:
+            sys.exit(__doc__)
+        del argv[1:3]
     if len(argv) < 3 or any("=" not in a for a in argv[2:]):
         sys.exit(__doc__)
     out = argv[1]
@@ -44,15 +54,15 @@ def main(argv):
         ax.axhline(mean, color=bars.patches[0].get_facecolor(), ls="--", lw=1)
         for x, r in zip(xs, ratios):
             if math.isnan(r):
-                ax.text(x, 0.0011, "x", ha="center", va="bottom", fontsize=7,
+                ax.text(x, ylim[0] * 1.1, "x", ha="center", va="bottom", fontsize=7,
                         color=bars.patches[0].get_facecolor())
     ax.set_yscale("log")
-    ax.set_ylim(0.001, 10)
+    ax.set_ylim(*ylim)
     ax.axhline(1.0, color="black", lw=0.8)
     ax.set_xticks(range(len(problems)))
     ax.set_xticklabels(problems, rotation=90, fontsize=6)
     ax.set_ylabel("x cuBLAS (same run; higher is better)")
-    ax.set_title("Best kernel per problem against cuBLAS")
+    ax.set_title(title)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(out, dpi=120)

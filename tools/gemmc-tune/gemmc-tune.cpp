@@ -582,6 +582,29 @@ static int runSelect() {
     return fail("cannot write " + output);
   if (!writeFile(dir + "/family.tsv", familyTable))
     return fail("cannot write " + dir + "/family.tsv");
+  // Each training problem: the variant the rule of choice runs it on, its
+  // time (measured, or predicted where it was not measured) and cuBLAS's
+  // (the shape-summary format of gemm-bench, for its plots).
+  std::string training = "problem,kernel,status,ms,cublas_ms,ratio\n";
+  for (size_t p = 0; p < measured.size(); ++p) {
+    int chosen = choice.score.choice[p];
+    if (chosen < 0) {
+      training +=
+          measured[p].label + ",,refused,nan," +
+          llvm::formatv("{0:F5}", measured[p].cublasSeconds * 1e3).str() +
+          ",nan\n";
+      continue;
+    }
+    bool predicted = !(measured[p].seconds[size_t(chosen)] > 0);
+    training +=
+        llvm::formatv("{0},{1},{2},{3:F5},{4:F5},{5:F4}\n", measured[p].label,
+                      variantName(candidates[size_t(chosen)].name),
+                      predicted ? "predicted" : "run", s.seconds[p] * 1e3,
+                      measured[p].cublasSeconds * 1e3, s.ratio[p])
+            .str();
+  }
+  if (!writeFile(dir + "/training.csv", training))
+    return fail("cannot write " + dir + "/training.csv");
   if (excluded)
     llvm::outs() << "gemmc-tune: " << excluded
                  << " candidates do not compile for the family's problem and "
