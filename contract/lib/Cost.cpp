@@ -116,16 +116,14 @@ static void blockTile(const Contract &c, int64_t &bm, int64_t &bn,
 }
 
 CostFeatures gemmc::contract::costFeatures(const Contract &c, const Problem &p,
-                                           const DeviceModel &device,
-                                           int64_t occupancy) {
+                                           const DeviceModel &device) {
   int64_t bm, bn, bk;
   blockTile(c, bm, bn, bk);
   int64_t splits = std::max<int64_t>(c.splits, 1);
   int64_t batch = std::max<int64_t>(p.batch, 1);
   int64_t m = std::max<int64_t>(p.m, 1), n = std::max<int64_t>(p.n, 1),
           k = std::max<int64_t>(p.k, 1);
-  if (occupancy <= 0)
-    occupancy = c.hasCost ? c.cost.occupancy : 1;
+  int64_t occupancy = c.hasCost ? c.cost.occupancy : 1;
   int64_t sms = std::max<int64_t>(device.multiprocessors, 1);
   Unit unit = c.hasCost ? c.cost.unit : Unit::Simt;
 
@@ -152,8 +150,7 @@ CostFeatures gemmc::contract::costFeatures(const Contract &c, const Problem &p,
 std::vector<RankedVariant>
 gemmc::contract::rankVariants(const std::vector<Contract> &variants,
                               const Problem &problem, const DeviceModel &device,
-                              const WhyNot &whyNot,
-                              const Occupancy &occupancy) {
+                              const WhyNot &whyNot) {
   std::vector<RankedVariant> ranked;
   for (size_t i = 0; i < variants.size(); ++i) {
     const Contract &c = variants[i];
@@ -167,8 +164,7 @@ gemmc::contract::rankVariants(const std::vector<Contract> &variants,
       accepts(c, problem, r.whyNot);
     r.overrides = !c.when.isAll();
     if (r.whyNot.empty()) {
-      r.features =
-          costFeatures(c, problem, device, occupancy ? occupancy(i) : 0);
+      r.features = costFeatures(c, problem, device);
       r.constants = CostConstants::of(c);
       r.seconds = r.features.predict(r.constants);
     }
@@ -195,11 +191,10 @@ gemmc::contract::rankVariants(const std::vector<Contract> &variants,
 int gemmc::contract::selectVariant(const std::vector<Contract> &variants,
                                    const Problem &problem,
                                    const DeviceModel &device, std::string &why,
-                                   const WhyNot &whyNot,
-                                   const Occupancy &occupancy) {
+                                   const WhyNot &whyNot) {
   why.clear();
   std::vector<RankedVariant> ranked =
-      rankVariants(variants, problem, device, whyNot, occupancy);
+      rankVariants(variants, problem, device, whyNot);
   if (!ranked.empty() && ranked.front().whyNot.empty())
     return int(ranked.front().index);
   // None runs it: each one's reason, in the family's order.

@@ -8,9 +8,11 @@
 
 using namespace gemmc::contract;
 
-std::string ResultRow::fileName() const {
-  return file.substr(file.find_last_of('/') + 1);
+std::string gemmc::contract::fileNameOf(const std::string &path) {
+  return path.substr(path.find_last_of('/') + 1);
 }
+
+std::string ResultRow::fileName() const { return fileNameOf(file); }
 
 static std::string number(double v) {
   if (std::isnan(v))

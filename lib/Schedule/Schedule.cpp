@@ -3,6 +3,7 @@
 #include "gemmc/Schedule/Schedule.h"
 #include "gemmc/Schedule/Registers.h"
 #include "gemmc/Schedule/Saturating.h"
+#include "gemmc/Schedule/Warpgroup.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
@@ -73,8 +74,7 @@ template <typename Field> static auto fieldValue(const Field &field) {
   return field.value;
 }
 template <typename T>
-static std::tuple<bool, bool, bool>
-fieldValue(const OperandsField<T> &field) {
+static std::tuple<bool, bool, bool> fieldValue(const OperandsField<T> &field) {
   return {field.a, field.b, field.c && *field.c};
 }
 
@@ -324,4 +324,26 @@ SharedMemory gemmc::getSharedMemory(const Schedule &s, ElementType a,
   if (s.promoteB)
     shared.buffers.push_back({Operand::B, s.stages, s.bk(), s.bn(), s.pad, b});
   return shared;
+}
+
+int64_t gemmc::estimateOccupancy(const Problem &p, const Schedule &s) {
+  constexpr int64_t kThreadsPerSM = 2048, kBlocksPerSM = 32,
+                    kSharedPerSM = 233472, kReservedPerBlock = 1024;
+  int64_t threads = std::max<int64_t>(s.threadsPerBlock(), 1);
+  int64_t shared, registers;
+  if (s.hasWgmma()) {
+    WarpgroupKernel k = getWarpgroupKernel(p, s);
+    shared = k.sharedBytes;
+    // The consumers' accumulators and the rest, the allocation's multiple
+    // of 8.
+    registers = std::min<int64_t>(llvm::alignTo(k.accumulators + 40, 8),
+                                  kMaxRegistersPerThread);
+  } else {
+    shared = getSharedMemory(s, p.a, p.b).totalBytes();
+    registers = s.registerCap();
+  }
+  int64_t blocks = std::min(kThreadsPerSM / threads, kBlocksPerSM);
+  blocks = std::min(blocks, kRegistersPerSM / (threads * registers));
+  blocks = std::min(blocks, kSharedPerSM / (shared + kReservedPerBlock));
+  return std::max<int64_t>(blocks, 1);
 }

@@ -1,7 +1,6 @@
 //===- Warpgroup.cpp - the Hopper kernel a wgmma schedule implies ---------===//
 
 #include "gemmc/Schedule/Warpgroup.h"
-#include "gemmc/Schedule/Registers.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace gemmc;
@@ -121,26 +120,4 @@ bool gemmc::hasEdgeTiles(const Problem &p, const Schedule &s) {
   int64_t tilesN = llvm::divideCeil(*p.n, s.bn());
   return *p.m % s.bm() || *p.n % s.bn() || tilesM % s.clusterM() ||
          tilesN % s.clusterN();
-}
-
-int64_t gemmc::estimateOccupancy(const Problem &p, const Schedule &s) {
-  constexpr int64_t kThreadsPerSM = 2048, kBlocksPerSM = 32,
-                    kSharedPerSM = 233472, kReservedPerBlock = 1024;
-  int64_t threads = std::max<int64_t>(s.threadsPerBlock(), 1);
-  int64_t shared, registers;
-  if (s.hasWgmma()) {
-    WarpgroupKernel k = getWarpgroupKernel(p, s);
-    shared = k.sharedBytes;
-    // The consumers' accumulators and the rest, the allocation's multiple
-    // of 8.
-    registers = std::min<int64_t>(llvm::alignTo(k.accumulators + 40, 8),
-                                  kMaxRegistersPerThread);
-  } else {
-    shared = getSharedMemory(s, p.a, p.b).totalBytes();
-    registers = s.registerCap();
-  }
-  int64_t blocks = std::min(kThreadsPerSM / threads, kBlocksPerSM);
-  blocks = std::min(blocks, kRegistersPerSM / (threads * registers));
-  blocks = std::min(blocks, kSharedPerSM / (shared + kReservedPerBlock));
-  return std::max<int64_t>(blocks, 1);
 }

@@ -139,6 +139,12 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
       return true;
     };
     std::string text;
+    // `text` as a number (all of it, as strtod reads it).
+    auto decimal = [&](double &out) {
+      char *end = nullptr;
+      out = std::strtod(text.c_str(), &end);
+      return !text.empty() && *end == '\0';
+    };
     if (arg == "--help" || arg == "-h") {
       o.help = true;
     } else if (arg == "--size") {
@@ -237,12 +243,9 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
       if (!value(o.resultsFile))
         return false;
     } else if (arg == "--budget") {
-      std::string text;
       if (!value(text))
         return false;
-      char *end = nullptr;
-      o.budget = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end || !(o.budget > 0)) {
+      if (!decimal(o.budget) || !(o.budget > 0)) {
         error =
             "--budget needs a positive number of seconds, got '" + text + "'";
         return false;
@@ -252,18 +255,14 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
     } else if (arg == "--tolerance") {
       if (!value(text))
         return false;
-      char *end = nullptr;
-      o.tolerance = std::strtod(text.c_str(), &end);
-      if (*end != '\0' || !(o.tolerance > 0)) {
+      if (!decimal(o.tolerance) || !(o.tolerance > 0)) {
         error = "bad tolerance '" + text + "'";
         return false;
       }
     } else if (arg == "--prune") {
       if (!value(text))
         return false;
-      char *end = nullptr;
-      o.prune = std::strtod(text.c_str(), &end);
-      if (*end != '\0' || !(o.prune >= 1)) {
+      if (!decimal(o.prune) || !(o.prune >= 1)) {
         error = "bad factor '" + text + "' for --prune (at least 1)";
         return false;
       }

@@ -2,7 +2,6 @@
 
 #include "gemmc-rt/Launch.h"
 
-#include <algorithm>
 #include <stdexcept>
 #include <tuple>
 #include <vector>

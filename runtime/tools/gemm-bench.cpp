@@ -461,7 +461,7 @@ public:
   }
 
   bool has(const std::string &label, const std::string &file) const {
-    return done.count(key(label, ResultRow{label, file}.fileName())) != 0;
+    return done.count(key(label, fileNameOf(file))) != 0;
   }
 
   /// Appends the kernels' results of one problem (cuBLAS's first, if it

@@ -3,6 +3,7 @@
 #include "Generator.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <initializer_list>
 #include <vector>
 
@@ -204,8 +205,8 @@ static std::string generateHopper(Draw &d, const std::string &name,
   Kind kind = d.pick({Kind::F16, Kind::BF16, Kind::TF32});
   int64_t bytes = kind == Kind::TF32 ? 4 : 2;
   int64_t consumers = d.chance(0.95) ? d.pick({1, 2, 2}) : 3;
-  int64_t n = d.chance(0.8) ? d.pick({64, 128, 128, 256})
-                            : 8 * d.uniform(1, 32);
+  int64_t n =
+      d.chance(0.8) ? d.pick({64, 128, 128, 256}) : 8 * d.uniform(1, 32);
   int64_t bn = n * d.pick({1, 1, 2});
   int64_t bm = 64 * consumers * d.pick({1, 1, 2});
   int64_t bk = 128 / bytes * d.pick({1, 1, 2});
@@ -370,7 +371,8 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   if (d.chance(0.4))
     statement(std::string("bias = ") + (d.chance(0.5) ? "row" : "col"));
   if (d.chance(0.3))
-    statement(std::string("activation = ") + (d.chance(0.85) ? "relu" : "none"));
+    statement(std::string("activation = ") +
+              (d.chance(0.85) ? "relu" : "none"));
   if (d.chance(0.25)) {
     if (p.dynamic && d.chance(0.6)) {
       statement("batch = ?");
@@ -482,17 +484,39 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
          "  }\n  schedule {\n" + schedule + "  }\n}\n";
 }
 
-std::string gemmc::fuzz::composeFamily(std::mt19937_64 &rng,
-                                       const std::string &name,
-                                       const std::vector<std::string> &schedules) {
+/// Every other variant's cost constants (the rule of choice's input, which
+/// changes which variant runs a problem, not what one computes), derived
+/// from its directives by FNV-1a rather than drawn: the random stream, and
+/// so every schedule after it, stays as it was.
+static std::string costOf(const std::string &directives) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : directives)
+    h = (h ^ c) * 0x100000001b3ull;
+  if (h % 2)
+    return "";
+  std::string text = " cost";
+  const char *names[] = {"fixed", "latency", "compute", "memory", "reduce"};
+  for (const char *name : names) {
+    h = (h ^ 0x9e3779b97f4a7c15ull) * 0x100000001b3ull;
+    char value[32];
+    std::snprintf(value, sizeof(value), " %s %u.%03u", name,
+                  unsigned(h >> 40) % 20, unsigned(h >> 20) % 1000);
+    text += value;
+  }
+  return text;
+}
+
+std::string
+gemmc::fuzz::composeFamily(std::mt19937_64 &rng, const std::string &name,
+                           const std::vector<std::string> &schedules) {
   Draw d(rng);
   auto between = [](const std::string &text, const std::string &from,
                     const std::string &to) {
     size_t begin = text.find(from) + from.size();
     return text.substr(begin, text.find(to, begin) - begin);
   };
-  const std::string problemOpen = "  problem {\n", scheduleOpen =
-                                                         "  schedule {\n";
+  const std::string problemOpen = "  problem {\n",
+                    scheduleOpen = "  schedule {\n";
   std::string family = "kernel " + name + " {\n" + problemOpen +
                        between(schedules.front(), problemOpen, "  }\n") +
                        "  }\n";
@@ -511,8 +535,8 @@ std::string gemmc::fuzz::composeFamily(std::mt19937_64 &rng,
       when += (when.empty() ? " when " : ", ") + std::string(dim) +
               (atMost ? " <= " : " >= ") + std::to_string(bound);
     }
-    variant("v" + std::to_string(i), when,
-            between(schedules[i], scheduleOpen, "  }\n}"));
+    std::string directives = between(schedules[i], scheduleOpen, "  }\n}");
+    variant("v" + std::to_string(i), when + costOf(directives), directives);
   }
   // The fallback: the first's directives without `vectorize`, unless it
   // copies in pieces that need vectors (TMA, cp.async, the swizzle); then

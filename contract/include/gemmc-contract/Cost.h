@@ -84,9 +84,10 @@ struct CostFeatures {
 };
 
 /// The terms of `contract`'s kernel on `problem` (which it takes) on
-/// `device`, with `occupancy` blocks a multiprocessor (0: the contract's).
+/// `device`, with the blocks a multiprocessor holds that its contract
+/// states.
 CostFeatures costFeatures(const Contract &contract, const Problem &problem,
-                          const DeviceModel &device, int64_t occupancy = 0);
+                          const DeviceModel &device);
 
 /// One variant, as the rule of choice sees it.
 struct RankedVariant {
@@ -101,10 +102,9 @@ struct RankedVariant {
   double seconds = 0;
 };
 
-/// Asked per variant: why it cannot run the problem (by default `accepts`),
-/// and the blocks a multiprocessor holds (by default the contract's).
+/// Asked per variant: why it cannot run the problem (by default
+/// `accepts`).
 using WhyNot = std::function<std::string(size_t)>;
-using Occupancy = std::function<int64_t(size_t)>;
 
 /// Every variant in the order of choice: those that run the problem first
 /// (overrides in their order, then by predicted time, ties in their
@@ -112,8 +112,7 @@ using Occupancy = std::function<int64_t(size_t)>;
 std::vector<RankedVariant> rankVariants(const std::vector<Contract> &variants,
                                         const Problem &problem,
                                         const DeviceModel &device,
-                                        const WhyNot &whyNot = nullptr,
-                                        const Occupancy &occupancy = nullptr);
+                                        const WhyNot &whyNot = nullptr);
 
 /// The rule of choice (docs/selection.md): the first variant, in order,
 /// whose `when` is not `any` and holds the problem's sizes and that takes
@@ -122,8 +121,7 @@ std::vector<RankedVariant> rankVariants(const std::vector<Contract> &variants,
 /// with `why` giving each variant's reason.
 int selectVariant(const std::vector<Contract> &variants, const Problem &problem,
                   const DeviceModel &device, std::string &why,
-                  const WhyNot &whyNot = nullptr,
-                  const Occupancy &occupancy = nullptr);
+                  const WhyNot &whyNot = nullptr);
 
 } // namespace gemmc::contract
 

@@ -25,11 +25,14 @@ struct ResultRow {
   std::string problem, file, kernel, status;
   double ms = NAN, cublasMs = NAN;
 
-  /// The kernel file's name without its folder (a results file resumes
-  /// wherever the kernels are copied).
+  /// The kernel file's name without its folder (fileNameOf).
   std::string fileName() const;
   bool passed() const { return status == "PASS" && ms > 0; }
 };
+
+/// A kernel file's name without its folder: what a results file knows it
+/// by, so that a run resumes wherever the kernels are copied.
+std::string fileNameOf(const std::string &path);
 
 /// The row as one line, newline included.
 std::string formatResult(const ResultRow &row);

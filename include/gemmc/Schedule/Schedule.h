@@ -349,6 +349,13 @@ struct SharedMemory {
 SharedMemory getSharedMemory(const Schedule &schedule, ElementType a,
                              ElementType b);
 
+/// Blocks of the kernel of `schedule` a multiprocessor holds at once, the
+/// estimate the contract states and the cost model uses, when fitting and
+/// at run time alike (docs/selection.md): the fewest the threads (2048), the
+/// blocks (32), the registers (64K, at the kernel's cap) and the shared memory
+/// (228 KB, 1 KB reserved per block) allow, at least 1.
+int64_t estimateOccupancy(const Problem &problem, const Schedule &schedule);
+
 //===----------------------------------------------------------------------===//
 // Rules
 //===----------------------------------------------------------------------===//

@@ -127,13 +127,6 @@ WarpgroupKernel getWarpgroupKernel(const Problem &problem,
 /// row or column): their stores must be guarded or clipped.
 bool hasEdgeTiles(const Problem &problem, const Schedule &schedule);
 
-/// Blocks of the kernel of `schedule` a multiprocessor holds at once, as
-/// the cost model assumes before the driver's occupancy calculator can
-/// tell (docs/selection.md): the fewest the threads (2048), the blocks
-/// (32), the registers (64K, at the kernel's cap) and the shared memory
-/// (228 KB, 1 KB reserved per block) allow, at least 1.
-int64_t estimateOccupancy(const Problem &problem, const Schedule &schedule);
-
 } // namespace gemmc
 
 #endif // GEMMC_SCHEDULE_WARPGROUP_H
