@@ -816,6 +816,12 @@ static bool acceptsLeadingDims(const Contract &contract, const Problem &p,
   return true;
 }
 
+bool gemmc::contract::takesEveryProblem(const Contract &c) {
+  return c.when.isAll() && c.ldMultiple[0] == 1 && c.ldMultiple[1] == 1 &&
+         c.ldMultiple[2] == 1 && c.multipleM == 1 && c.multipleN == 1 &&
+         c.multipleK == 1 && !c.storesWithTma();
+}
+
 bool gemmc::contract::accepts(const Contract &contract, const Problem &p,
                               std::string &why) {
   const Problem &k = contract.problem;

@@ -668,3 +668,21 @@ TEST(Contract, ReadsAndWritesTheCostLine) {
     EXPECT_NE(error.find("malformed 'cost' field"), std::string::npos);
   }
 }
+
+TEST(Contract, TakesEveryProblemOnlyWithoutMultiplesOrConditions) {
+  Contract c;
+  std::string error;
+  ASSERT_TRUE(parseContract(kDynamic, c, error)) << error;
+  // The hand-written kernel asks sizes in multiples of its tile.
+  EXPECT_FALSE(takesEveryProblem(c));
+  c.multipleM = c.multipleN = c.multipleK = 1;
+  EXPECT_TRUE(takesEveryProblem(c));
+  c.ldMultiple[1] = 8;
+  EXPECT_FALSE(takesEveryProblem(c));
+  c.ldMultiple[1] = 1;
+  c.when.constrain(SizeRange::dimension('m'), /*atMost=*/true, 64);
+  EXPECT_FALSE(takesEveryProblem(c));
+  c.when = SizeRange();
+  c.boxC = {64, 64};
+  EXPECT_FALSE(takesEveryProblem(c));
+}

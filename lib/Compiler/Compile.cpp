@@ -16,7 +16,6 @@
 #include "gemmc/Pipelines/Pipelines.h"
 #include "gemmc/Target/Contract.h"
 #include "gemmc/Target/PTX.h"
-#include "llvm/Support/Format.h"
 #include "mlir/Conversion/LLVMCommon/LoweringOptions.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -24,6 +23,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Format.h"
 
 using namespace mlir;
 using namespace gemmc;
@@ -170,19 +170,11 @@ static void dropIndexWidths(ModuleOp module) {
     gpuModule->removeAttr(DLTIDialect::kDataLayoutAttrName);
 }
 
-/// Whether a variant's kernel takes every problem of its family's sizes:
-/// no condition, no leading-dimension multiple, no size multiple.
-static bool takesEveryProblem(const gemm::KernelContract &contract) {
-  return contract.when.isAll() &&
-         llvm::all_of(contract.launch.getLdMultiple(),
-                      [](int64_t multiple) { return multiple == 1; }) &&
-         !contract.schedule.getValue().tmaC;
-}
-
 /// Records each variant's place and sizes in its contract, and checks that
 /// the family refuses no problem its sizes allow.
 static LogicalResult
-describeFamily(const KernelDecl &file, MutableArrayRef<gemm::KernelContract> contracts,
+describeFamily(const KernelDecl &file,
+               MutableArrayRef<gemm::KernelContract> contracts,
                llvm::SourceMgr &sourceMgr) {
   for (auto [i, contract] : llvm::enumerate(contracts)) {
     // The kernels come in the order of the variants (mlirGen's order).
@@ -197,7 +189,9 @@ describeFamily(const KernelDecl &file, MutableArrayRef<gemm::KernelContract> con
       contract.cost = contract::CostConstants::fromArray(variant.cost->values);
   }
   if (!contracts.front().descriptors ||
-      llvm::any_of(contracts, takesEveryProblem))
+      llvm::any_of(contracts, [](const gemm::KernelContract &contract) {
+        return contract::takesEveryProblem(gemm::toContract(contract));
+      }))
     return success();
   const VariantDecl &last = file.variants.back();
   ArrayRef<int64_t> multiples = contracts.back().launch.getLdMultiple();

@@ -395,10 +395,7 @@ static int runSelect() {
     std::string error;
     if (!ct::parseContract(*ptx, c.contract, error))
       return fail(name + ".ptx: " + error);
-    const ct::Contract &k = c.contract;
-    c.takesAnyProblem = k.ldMultiple[0] == 1 && k.ldMultiple[1] == 1 &&
-                        k.ldMultiple[2] == 1 && k.multipleM == 1 &&
-                        k.multipleN == 1 && k.multipleK == 1;
+    c.takesAnyProblem = ct::takesEveryProblem(c.contract);
     byName[name] = candidates.size();
     candidates.push_back(std::move(c));
     texts.push_back(*text);

@@ -223,6 +223,11 @@ struct Contract {
 std::string describeSemantics(bool alphaBeta, const std::string &bias,
                               bool relu);
 
+/// Whether the kernel takes every problem its sizes allow: no `when`, no
+/// leading-dimension or size multiple, C not stored by TMA (a family needs
+/// such a variant, so that no valid problem is refused).
+bool takesEveryProblem(const Contract &contract);
+
 /// Whether the contract's kernel can compute `problem`; if not, `why` says
 /// why (sizes, multiples, types or layouts).
 bool accepts(const Contract &contract, const Problem &problem,
