@@ -594,12 +594,25 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
              parseInt(text.substr(x + 1), b.outer) && b.inner > 0 &&
              b.outer > 0 && b.inner <= 256 && b.outer <= 256;
     };
-    bool hasC = parts.count("C") != 0;
-    if (parts.size() != (hasC ? 4u : 3u) || parts["swizzle"] != "128" ||
-        !box(parts["A"], contract.boxA) || !box(parts["B"], contract.boxB) ||
-        (hasC && !box(parts["C"], contract.boxC)))
+    // A box for each matrix TMA copies, and a `tmap-X` parameter each.
+    std::pair<const char *, TensorMapBox *> boxes[] = {
+        {"A", &contract.boxA}, {"B", &contract.boxB}, {"C", &contract.boxC}};
+    size_t given = 0;
+    bool matches = true;
+    for (const auto &entry : boxes) {
+      std::string name = entry.first;
+      bool hasBox = parts.count(name) != 0;
+      if (hasBox && !box(parts[name], *entry.second))
+        return bad("tensor-maps");
+      given += hasBox;
+      bool hasParam = std::any_of(
+          contract.params.begin(), contract.params.end(),
+          [&](const Param &p) { return p.name == "tmap-" + name; });
+      matches &= hasBox == hasParam;
+    }
+    if (given == 0 || parts.size() != given + 1 || parts["swizzle"] != "128")
       return bad("tensor-maps");
-    if (maps != (hasC ? 3 : 2)) {
+    if (!matches || maps != int(given)) {
       error = "line " + std::to_string(fieldLines["tensor-maps"]) +
               ": the tensor-map parameters and the boxes of 'tensor-maps' "
               "differ";
@@ -792,7 +805,9 @@ static bool acceptsLeadingDims(const Contract &contract, const Problem &p,
             std::to_string(m.ld) + ") must be at least " +
             std::to_string(m.dense) + " and a multiple of " +
             std::to_string(multiple);
-      if (contract.tensorMaps && (i < 2 || contract.storesWithTma()))
+      const TensorMapBox *boxes[] = {&contract.boxA, &contract.boxB,
+                                     &contract.boxC};
+      if (boxes[i]->inner != 0)
         why += " (the kernel copies it with TMA, whose rows start at "
                "multiples of 16 bytes)";
       return false;
@@ -984,10 +999,12 @@ std::string gemmc::contract::formatContract(const Contract &c) {
     os << " " << p.name << ":" << p.kind;
   os << "\n// alignment: " << c.alignment << "\n";
   if (c.tensorMaps) {
-    os << "// tensor-maps: A=" << c.boxA.inner << "x" << c.boxA.outer
-       << " B=" << c.boxB.inner << "x" << c.boxB.outer;
-    if (c.storesWithTma())
-      os << " C=" << c.boxC.inner << "x" << c.boxC.outer;
+    os << "// tensor-maps:";
+    const std::pair<const char *, const TensorMapBox *> boxes[] = {
+        {"A", &c.boxA}, {"B", &c.boxB}, {"C", &c.boxC}};
+    for (auto [name, box] : boxes)
+      if (box->inner != 0)
+        os << " " << name << "=" << box->inner << "x" << box->outer;
     os << " swizzle=128\n";
   }
   if (c.multipleM != 1 || c.multipleN != 1 || c.multipleK != 1)

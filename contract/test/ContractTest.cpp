@@ -569,6 +569,49 @@ TEST(Contract, ReadsClustersAndCsTensorMap) {
                    "'tensor-maps' differ");
 }
 
+// A wgmma kernel whose producer's threads copy A (pieces of 4 f16) while
+// TMA copies B: only B's box and map.
+TEST(Contract, ReadsTensorMapsOfSomeMatrices) {
+  std::string text =
+      replace(replace(replace(kCluster, " tmap-A:tensormap", ""),
+                      "A=64x128 B=64x32 C=64x64", "B=64x32"),
+              " tmap-C:tensormap", "");
+  text = replace(replace(text, "a=8 b=8 c=8", "a=4 b=8 c=1"),
+                 "// size-multiple: m=1 n=8 k=1\n", "");
+  Contract c;
+  std::string error;
+  ASSERT_TRUE(parseContract(text, c, error)) << error;
+  EXPECT_TRUE(c.tensorMaps);
+  EXPECT_EQ(c.boxA.inner, 0);
+  EXPECT_EQ(c.boxB.inner, 64);
+  EXPECT_FALSE(c.storesWithTma());
+  Contract again;
+  ASSERT_TRUE(parseContract(formatContract(c), again, error)) << error;
+  EXPECT_EQ(formatContract(again), formatContract(c));
+  EXPECT_NE(formatContract(c).find("// tensor-maps: B=64x32 swizzle=128"),
+            std::string::npos);
+  // The reason names TMA only for a matrix that TMA copies.
+  Problem p = c.problem;
+  p.m = p.n = p.k = 700;
+  p.lda = 702;
+  std::string why;
+  EXPECT_FALSE(accepts(c, p, why));
+  EXPECT_EQ(why, "the leading dimension of A (702) must be at least 700 and "
+                 "a multiple of 4");
+  p.lda = 704;
+  p.ldb = 700;
+  EXPECT_FALSE(accepts(c, p, why));
+  EXPECT_EQ(why, "the leading dimension of B (700) must be at least 700 and "
+                 "a multiple of 8 (the kernel copies it with TMA, whose rows "
+                 "start at multiples of 16 bytes)");
+  p.ldb = 704;
+  EXPECT_TRUE(accepts(c, p, why)) << why;
+  // A box with no map, and no box at all, are malformed.
+  EXPECT_FALSE(parseContract(replace(text, "B=64x32", "A=64x64 B=64x32"), c,
+                             error));
+  EXPECT_FALSE(parseContract(replace(text, "B=64x32 ", ""), c, error));
+}
+
 TEST(Shapes, ReadsAShapesFile) {
   std::vector<Shape> shapes;
   std::string error;

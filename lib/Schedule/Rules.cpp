@@ -692,7 +692,6 @@ bool Rules::checkHopperDirectives() {
       {s.warpTile.has_value(), DirectiveKind::WarpTile},
       {s.coalesce, DirectiveKind::Coalesce},
       {s.hasPromotion(), DirectiveKind::Promote},
-      {s.vectorize.has_value(), DirectiveKind::Vectorize},
       {s.registerDoubleBuffer || s.cpAsync, DirectiveKind::Pipeline},
       {s.unroll.has_value(), DirectiveKind::Unroll},
       {s.splitEdges, DirectiveKind::Edges}};
@@ -702,6 +701,35 @@ bool Rules::checkHopperDirectives() {
                       "a wgmma kernel stages its tiles with 'tma' and "
                       "'pipeline stages N', and wgmma fixes the threads' "
                       "work");
+  // `vectorize global-load` sizes the pieces in which the producer's
+  // threads copy an operand that TMA does not.
+  if (s.vectorize) {
+    const std::array<int64_t, 4> &v = *s.vectorize;
+    if (v[1] != 1 || v[2] != 1 || v[3] != 1)
+      return error(DirectiveKind::Vectorize,
+                   "with wgmma, 'vectorize' sets only the global-load width "
+                   "of an operand the producer's threads copy "
+                   "('vectorize global-load a W'): wgmma reads shared memory "
+                   "and the kernel stores C itself");
+    const std::pair<bool, Operand> copies[] = {{s.tmaA, Operand::A},
+                                               {s.tmaB, Operand::B}};
+    for (auto [byTma, operand] : copies) {
+      int64_t width = s.globalLoadWidth(operand);
+      const char *name = operand == Operand::A ? "a" : "b";
+      if (byTma && width != 1)
+        return error(DirectiveKind::Vectorize,
+                     Twine("'tma ") + name + "' copies " + name +
+                         " with TMA: a global-load width for it does "
+                         "not apply");
+      int64_t bytes = width * sizeInBytes(p.a);
+      if (bytes > 16)
+        return error(DirectiveKind::Vectorize,
+                     Twine("the producer copies pieces of at most 16 bytes: "
+                           "a global-load width of ") +
+                         Twine(width) + " " + stringify(p.a) + " is " +
+                         Twine(bytes));
+    }
+  }
   return true;
 }
 
@@ -769,7 +797,7 @@ bool Rules::checkWarpgroup() {
     Part part = t->operand == Operand::A ? Part(Part::Kind::AType)
                                          : Part(Part::Kind::BType);
     const char *name = t->operand == Operand::A ? "A" : "B";
-    if (t->boxOuter > 256)
+    if (t->byTma && t->boxOuter > 256)
       return error(DirectiveKind::Tile,
                    Twine("a TMA box has at most 256 rows: the tile of ") +
                        name + " needs " + Twine(t->boxOuter));
@@ -808,16 +836,15 @@ bool Rules::checkWarpgroup() {
                      " columns: BN = " + Twine(s.bn()) +
                      " is not a multiple of them");
 
-  // TMA reads and writes rows that start at multiples of 16 bytes; C is
-  // otherwise stored in pairs of adjacent columns where it is row-major.
-  // (Sizes given at launch: the contract's leading-dimension multiples say
-  // so, and the runtime checks them.)
-  int64_t cMultiple = kernel.c ? 16 / kernel.c->elementBytes
-                      : p.cLayout == MatrixLayout::Row ? 2
-                                                       : 1;
+  // TMA reads and writes rows that start at multiples of 16 bytes, the
+  // producer's threads pieces of the global-load width; C without `tma c`
+  // takes any leading dimension (pairs of columns are stored element by
+  // element where it is odd). (Sizes given at launch: the contract's
+  // leading-dimension multiples say so, and the runtime checks them.)
+  int64_t cMultiple = kernel.c ? 16 / kernel.c->elementBytes : 1;
   const std::pair<Operand, int64_t> multiples[] = {
-      {Operand::A, 16 / elementBytes},
-      {Operand::B, 16 / elementBytes},
+      {Operand::A, leadingDimMultiple(kernel.a, elementBytes)},
+      {Operand::B, leadingDimMultiple(kernel.b, elementBytes)},
       {Operand::C, cMultiple}};
   for (auto [operand, multiple] : multiples) {
     std::optional<int64_t> ld = p.leadingDimension(operand);
@@ -831,8 +858,12 @@ bool Rules::checkWarpgroup() {
                              "of ") +
                            names[int(operand)] + " (" + Twine(*ld) +
                            ") to be a multiple of " + Twine(multiple) +
-                           (operand == Operand::C && !kernel.c
-                                ? " (it stores pairs of columns)"
+                           (operand != Operand::C &&
+                                    !(operand == Operand::A ? kernel.a
+                                                            : kernel.b)
+                                         .byTma
+                                ? " (the producer copies pieces of the "
+                                  "global-load width)"
                                 : " (TMA copies rows of 16-byte multiples)"));
   }
 
@@ -894,6 +925,10 @@ bool Rules::checkCluster() {
     return error(DirectiveKind::Cluster,
                  "a cluster's blocks walk the tiles together: 'cluster' "
                  "needs 'persistent'");
+  if (!s.tmaA || !s.tmaB)
+    return error(DirectiveKind::Cluster,
+                 "a cluster's blocks share their tiles by TMA multicast: "
+                 "'cluster' needs 'tma a b'");
   return true;
 }
 
@@ -921,8 +956,6 @@ bool Rules::checkImplemented() {
   if (s.splitK && p.batched)
     return notYet(DirectiveKind::SplitK, "'split-k' with a batch");
   if (s.hasWgmma()) {
-    if (!s.tmaA || !s.tmaB)
-      return notYet(DirectiveKind::Wgmma, "'wgmma' without 'tma a b'");
     if (!s.consumers)
       return notYet(DirectiveKind::Wgmma, "'wgmma' without 'warp-specialize'");
     if (p.batched)
@@ -1081,8 +1114,6 @@ bool gemmc::verifyScheduleStructure(const Schedule &s,
   if (!s.wgmma &&
       (s.hasTma() || s.tmaC || s.consumers || s.persistent || s.cluster))
     return error("tma, warp_specialize, persistent and cluster need wgmma");
-  if (s.tmaC && !s.hasTma())
-    return error("tma of c needs tma of a and b");
   if (s.cluster && ((*s.cluster)[0] < 1 || (*s.cluster)[1] < 1 ||
                     !s.persistent))
     return error("cluster sizes must be positive, with persistent");

@@ -65,6 +65,13 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
                k.elementBytes);
   k.b = layOut(Operand::B, p.bLayout == MatrixLayout::Col, s.bk(), s.bn(),
                k.elementBytes);
+  // Without `tma a` (`tma b`) the producer's threads copy the operand in
+  // pieces of its global-load width (`vectorize global-load`, one element
+  // by default).
+  k.a.byTma = s.tmaA;
+  k.b.byTma = s.tmaB;
+  k.a.pieceBytes = s.globalLoadWidth(Operand::A) * k.elementBytes;
+  k.b.pieceBytes = s.globalLoadWidth(Operand::B) * k.elementBytes;
   // The blocks of a cluster row compute the same rows of C and share A's
   // tile; those of a column share B's.
   k.clusterM = s.clusterM();
@@ -99,18 +106,32 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   k.fullBarrierOffset = k.cOffset + cBytes;
   k.emptyBarrierOffset = k.fullBarrierOffset + 8 * k.stages;
   k.sharedBytes = k.emptyBarrierOffset + 8 * k.stages;
-  k.stageTransactionBytes = k.a.stageBytes() + k.b.stageBytes();
+  k.stageTransactionBytes = (k.a.byTma ? k.a.stageBytes() : 0) +
+                            (k.b.byTma ? k.b.stageBytes() : 0);
+  k.fullArrivals = (k.usesTma() ? 1 : 0) +
+                   (k.copiesByThreads() ? kWarpgroupSize : 0);
+  auto cpAsyncOrTma = [](const TmaOperand &t) {
+    return t.byTma || t.usesCpAsync();
+  };
+  k.asyncArrivals =
+      k.copiesByThreads() && cpAsyncOrTma(k.a) && cpAsyncOrTma(k.b);
+  if (!k.asyncArrivals && (k.a.usesCpAsync() || k.b.usesCpAsync()))
+    k.copyLag = std::max<int64_t>(k.stages - 2, 0);
 
   // 64K registers per multiprocessor: the producer keeps 40, the
   // consumers share the rest (a multiple of 8, at most 256). With one
   // consumer the 255 a thread may have at entry are enough.
-  k.producerRegisters = 40;
+  k.producerRegisters = k.copiesByThreads() ? 56 : 40;
   int64_t perConsumer =
       (65536 / kWarpgroupSize - k.producerRegisters) / k.consumers;
   k.consumerRegisters =
       k.consumers == 1 ? 0 : std::min<int64_t>(perConsumer / 8 * 8, 256);
   k.accumulators = k.mTiles * s.bn() / 2;
   return k;
+}
+
+int64_t gemmc::leadingDimMultiple(const TmaOperand &t, int64_t elementBytes) {
+  return (t.byTma ? 16 : t.pieceBytes) / elementBytes;
 }
 
 bool gemmc::hasEdgeTiles(const Problem &p, const Schedule &s) {

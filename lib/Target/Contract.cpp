@@ -136,12 +136,14 @@ gemmc::contract::Contract mlir::gemm::toContract(const KernelContract &kc) {
   // copies a slice of A's and B's tiles.
   gemmc::Problem modelProblem = getProblemModel(problem);
   std::optional<gemmc::WarpgroupKernel> kernel;
-  if (model.hasTma())
+  if (model.hasWgmma())
     kernel = gemmc::getWarpgroupKernel(modelProblem, model);
-  if (kernel) {
+  if (kernel && (kernel->usesTma() || kernel->c)) {
     c.tensorMaps = true;
-    c.boxA = {kernel->a.boxInner, kernel->a.sliceRows()};
-    c.boxB = {kernel->b.boxInner, kernel->b.sliceRows()};
+    if (kernel->a.byTma)
+      c.boxA = {kernel->a.boxInner, kernel->a.sliceRows()};
+    if (kernel->b.byTma)
+      c.boxB = {kernel->b.boxInner, kernel->b.sliceRows()};
     if (kernel->c)
       c.boxC = {kernel->c->boxInner, kernel->c->boxOuter};
   }

@@ -196,11 +196,12 @@ static int64_t drawSize(Draw &d, int64_t tile, int64_t maxSize) {
 
 /// A schedule for Hopper's warpgroup kernel (sm_90a): wgmma, tma (of C
 /// too), warp-specialize, a pipeline, persistent, raster, clusters and
-/// split-K, over
-/// the types,
-/// layouts, sizes (static or `?`) and epilogues. Mostly within the rules;
-/// sometimes not, so that the refusals are exercised too.
-static std::string generateHopper(Draw &d, const std::string &name,
+/// split-K, over the types, layouts, sizes (static or `?`) and epilogues.
+/// Mostly within the rules; sometimes not, so that the refusals are
+/// exercised too. `side` draws which operands the producer's threads copy
+/// instead of TMA, and in what pieces (a stream of its own, so that the
+/// rest of each schedule is what earlier seeds drew).
+static std::string generateHopper(Draw &d, Draw &side, const std::string &name,
                                   const GeneratorOptions &options) {
   Kind kind = d.pick({Kind::F16, Kind::BF16, Kind::TF32});
   int64_t bytes = kind == Kind::TF32 ? 4 : 2;
@@ -251,8 +252,33 @@ static std::string generateHopper(Draw &d, const std::string &name,
             std::to_string(bk));
   directive("wgmma m64n" + std::to_string(n) + "k" +
             std::to_string(kind == Kind::TF32 ? 8 : 16));
-  if (d.chance(0.98))
-    directive(d.chance(0.4) ? "tma a b c" : "tma a b");
+  bool tma = d.chance(0.98);
+  bool tmaC = tma && d.chance(0.4);
+  // A third of the schedules copy A, B or both with the producer's threads,
+  // in pieces of 1 to 8 elements (cp.async from 4 bytes on; 2-byte pieces
+  // through registers); a few ask for pieces TMA copies or of 32 bytes.
+  bool tmaA = tma, tmaB = tma;
+  std::string widths;
+  if (tma && side.chance(0.35)) {
+    int which = side.pick({0, 1, 2});
+    tmaA = which == 1;
+    tmaB = which == 0;
+    for (auto [byTma, name] : {std::pair<bool, const char *>{tmaA, "a"},
+                               {tmaB, "b"}}) {
+      int64_t width = side.pick({1, 2, 4, 8, 8});
+      if (byTma && side.chance(0.97))
+        continue;
+      if (width * bytes > 16 && side.chance(0.9))
+        width = 16 / bytes;
+      widths += std::string(" global-load ") + name + " " +
+                std::to_string(width);
+    }
+  }
+  if (tmaA || tmaB || tmaC)
+    directive(std::string("tma") + (tmaA ? " a" : "") + (tmaB ? " b" : "") +
+              (tmaC ? " c" : ""));
+  if (!widths.empty())
+    directive("vectorize" + widths);
   int64_t stages = d.pick({1, 2, 3, 4, 4, 5, 6});
   if (stages > 1)
     directive("pipeline stages " + std::to_string(stages));
@@ -285,7 +311,7 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   std::mt19937_64 sideRng(sideSeed);
   Draw d(rng), side(sideRng);
   if (options.hopper && d.chance(0.2))
-    return generateHopper(d, name, options);
+    return generateHopper(d, side, name, options);
   Plan p;
   p.kind = d.pick({Kind::Simt, Kind::Simt, Kind::F16, Kind::BF16, Kind::TF32});
   p.mma = p.kind != Kind::Simt;

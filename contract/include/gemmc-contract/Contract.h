@@ -117,7 +117,8 @@ bool parseSizeRange(const std::string &text, SizeRange &range);
 
 /// The box of a tensor map (`tensor-maps: A=64x128 B=64x256 swizzle=128`):
 /// `inner` x `outer` elements, innermost (the matrix's contiguous
-/// dimension) first, with the 128-byte swizzle.
+/// dimension) first, with the 128-byte swizzle; 0 x 0 for a matrix that the
+/// kernel copies without TMA (the line lists only the others).
 struct TensorMapBox {
   int64_t inner = 0, outer = 0;
 };
@@ -183,8 +184,9 @@ struct Contract {
   bool descriptors() const;
   /// Bits of the descriptors' index fields (32 or 64).
   int indexBits() const;
-  /// `tensor-maps:` (version 2): the boxes of A's and B's tensor maps, and
-  /// of C's where `C=IxO` is given (version 3; boxC.inner is 0 otherwise).
+  /// `tensor-maps:` (version 2): the boxes of the tensor maps of A, B (each
+  /// where TMA copies it) and C (`C=IxO`, version 3); a box's inner is 0
+  /// where the matrix has none.
   bool tensorMaps = false;
   TensorMapBox boxA, boxB, boxC;
   bool storesWithTma() const { return boxC.inner != 0; }

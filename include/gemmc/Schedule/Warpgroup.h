@@ -1,10 +1,13 @@
 //===- Warpgroup.h - the Hopper kernel a wgmma schedule implies -*- C++ -*-===//
 //
 // A schedule with `wgmma` describes a warp-specialised kernel for sm_90a: a
-// producer warpgroup copies tiles of A and B with the tensor memory
-// accelerator (TMA) into 128-byte-swizzled shared memory, `stages` deep,
-// each stage completing on an mbarrier ("full") and released by the
-// consumers on another ("empty"); the consumer warpgroups multiply with
+// producer warpgroup copies tiles of A and B into 128-byte-swizzled shared
+// memory, `stages` deep, each stage completing on an mbarrier ("full") and
+// released by the consumers on another ("empty"): with the tensor memory
+// accelerator (TMA) where the schedule says `tma a` (`tma b`), otherwise its
+// 128 threads copy the operand piece by piece (cp.async, or loads and
+// shared stores for pieces of 2 bytes), which takes any leading dimension
+// and alignment; the consumer warpgroups multiply with
 // wgmma.mma_async reading both operands from shared memory through matrix
 // descriptors, and store C from their accumulators. This header is the one
 // home of that kernel's layout: the shared-memory map, the TMA boxes (which
@@ -37,18 +40,36 @@ inline constexpr int64_t kMaxClusterSize = 8;
 /// cuTensorMapEncodeTiled takes them), `chunkBytes` apart. Each box row is
 /// 128 bytes of the operand's contiguous dimension. A K-major operand (A
 /// row-major, B column-major) is split along K, an MN-major one along M or
-/// N.
+/// N. Where the producer's threads copy the operand instead of TMA, they
+/// write the same layout: `boxOuter` lines (rows of the box) of
+/// `lineBytes()` bytes along the contiguous dimension, in pieces of
+/// `pieceBytes`; byte `x` of line `l` of a chunk lies at 128 * l +
+/// ((x / 16) ^ (l % 8)) * 16 + x % 16.
 struct TmaOperand {
   Operand operand = Operand::A;
   /// K is the contiguous dimension.
   bool kMajor = true;
   int64_t boxInner = 0, boxOuter = 0, chunks = 0, chunkBytes = 0;
+  /// Copied by TMA (`tma a`, `tma b`), or by the producer's threads in
+  /// pieces of `pieceBytes` (2, 4, 8 or 16: cp.async from 4 on).
+  bool byTma = true;
+  int64_t pieceBytes = 0;
   /// The blocks of a cluster that share this tile (1 without multicast):
   /// each copies `sliceRows()` of every box's rows and TMA multicasts them
   /// to all; the tensor map's box is boxInner x sliceRows().
   int64_t multicast = 1;
 
   int64_t stageBytes() const { return chunks * chunkBytes; }
+  /// Bytes of a line of the tile along the contiguous dimension.
+  int64_t lineBytes() const { return chunks * kSwizzleBytes; }
+  /// The pieces of a stage's tile, and of each of the producer's threads
+  /// (the last round of pieces may leave threads idle).
+  int64_t pieces() const { return boxOuter * lineBytes() / pieceBytes; }
+  int64_t piecesPerThread() const {
+    return (pieces() + kWarpgroupSize - 1) / kWarpgroupSize;
+  }
+  /// Whether pieces are copied with cp.async (4, 8 or 16 bytes).
+  bool usesCpAsync() const { return !byTma && pieceBytes >= 4; }
   int64_t sliceRows() const { return boxOuter / multicast; }
   /// The wgmma descriptor's leading and stride byte offsets.
   int64_t leadingByteOffset() const;
@@ -108,19 +129,42 @@ struct WarpgroupKernel {
           emptyBarrierOffset = 0, sharedBytes = 0;
   /// Bytes from one stage of A (B) to the next: a multiple of 1024.
   int64_t aStageStride = 0, bStageStride = 0;
-  /// Bytes one stage's copies bring (the full barrier's transaction count).
-  int64_t stageTransactionBytes = 0;
+  /// Bytes one stage's TMA copies bring (the full barrier's transaction
+  /// count), and the arrivals that complete its full barrier: one for the
+  /// TMA copies (the issuing thread's arrive.expect_tx), one from each of
+  /// the producer's threads where they copy an operand.
+  int64_t stageTransactionBytes = 0, fullArrivals = 1;
+  /// Where the producer's threads copy only with cp.async, each thread's
+  /// copies of a stage arrive on its full barrier as they land
+  /// (cp.async.mbarrier.arrive.noinc), and the consumers fence the stage for
+  /// the async proxy once it is full.
+  bool asyncArrivals = false;
+  /// Otherwise, where some cp.async copies sit beside 2-byte pieces stored
+  /// through registers: the groups of copies (one a stage) a thread keeps in
+  /// flight before it waits for the oldest, fences it and arrives on its
+  /// full barrier. The consumers release a stage after the next one filled,
+  /// so the producer may be at most stages - 2 behind.
+  int64_t copyLag = 0;
   /// `setmaxnreg`: the producer gives registers back, the consumers take
   /// them.
   int64_t producerRegisters = 0, consumerRegisters = 0;
   /// f32 accumulators per consumer thread.
   int64_t accumulators = 0;
+
+  /// Whether the producer's threads copy some operand (not TMA).
+  bool copiesByThreads() const { return !a.byTma || !b.byTma; }
+  bool usesTma() const { return a.byTma || b.byTma; }
 };
 
 /// The layout of the kernel of `schedule` (which has `wgmma`) for `problem`;
 /// meaningful where checkSchedule accepts them.
 WarpgroupKernel getWarpgroupKernel(const Problem &problem,
                                    const Schedule &schedule);
+
+/// The leading dimension (and batch stride) of A or B must be a multiple
+/// of this many elements: 16 bytes for TMA, a piece for the producer's
+/// threads.
+int64_t leadingDimMultiple(const TmaOperand &operand, int64_t elementBytes);
 
 /// Whether some tiles of C, in `schedule`'s grid, reach past the matrix's
 /// edges or lie wholly outside it (a cluster's blocks beyond the last tile

@@ -139,10 +139,6 @@ func.func @tma_d() attributes {gemm.schedule = #gemm.schedule<tile = 128x256x64,
 
 // -----
 
-// expected-error @+1 {{tma of c needs tma of a and b}}
-gemm.kernel @k problem <1024x1024x1024, a = f16 row, b = f16 row, c = f16 row, acc = f32> schedule <tile = 128x256x64, stages = 2, wgmma = 64x256x16, tma = [c], warp_specialize = 2>
-
-// -----
 
 // expected-error @+1 {{cluster sizes must be positive, with persistent}}
 gemm.kernel @k problem <1024x1024x1024, a = f16 row, b = f16 row, c = f16 row, acc = f32> schedule <tile = 128x256x64, stages = 2, wgmma = 64x256x16, tma = [a, b], warp_specialize = 2, cluster = 2x1>

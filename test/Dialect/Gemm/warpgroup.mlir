@@ -10,6 +10,18 @@ module attributes {gpu.container_module} {
       gpu.return
     }
   }
+  gpu.module @wg_threads_module {
+    gpu.func @wg_threads(%a: memref<256x100xf16>, %b: memref<100x512xf16>, %c: memref<256x512xf16>, %tb: !llvm.ptr) kernel attributes {gemm.problem = #gemm.problem<256x512x100, a = f16 row, b = f16 row, c = f16 row, acc = f32>, gemm.schedule = #gemm.schedule<tile = 128x256x64, vectorize = [4, 1, 1, 1], stages = 4, wgmma = 64x256x16, tma = [b], warp_specialize = 2, persistent>} {
+      gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>} : memref<256x100xf16>, memref<100x512xf16>, memref<256x512xf16>
+      gpu.return
+    }
+  }
+  gpu.module @wg_mixed_module {
+    gpu.func @wg_mixed(%a: memref<256x101xf16>, %b: memref<101x512xf16>, %c: memref<256x512xf16>) kernel attributes {gemm.problem = #gemm.problem<256x512x101, a = f16 row, b = f16 row, c = f16 row, acc = f32>, gemm.schedule = #gemm.schedule<tile = 128x256x64, vectorize = [1, 1, 1, 1], global_load_b = 8, stages = 4, wgmma = 64x256x16, warp_specialize = 2, persistent>} {
+      gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>} : memref<256x101xf16>, memref<101x512xf16>, memref<256x512xf16>
+      gpu.return
+    }
+  }
 }
 
 // The dynamic shared memory, 1024-byte aligned for the swizzled tiles:
@@ -17,7 +29,7 @@ module attributes {gpu.container_module} {
 // mbarriers.
 // CHECK: llvm.mlir.global external @gemmc_shared() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: gpu.func @wg
-// CHECK-SAME: gemm.launch = #gemm.launch<block = [384, 1, 1], grid = [SM, 1, 1], shared = 98336, index = 64, ld_multiple = [8, 8, 2]>
+// CHECK-SAME: gemm.launch = #gemm.launch<block = [384, 1, 1], grid = [SM, 1, 1], shared = 98336, index = 64, ld_multiple = [8, 8, 1]>
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
 // CHECK-NOT: gemm.matmul
 // Thread 0 initialises full[s] (one arrival, the producer's) and empty[s]
@@ -49,3 +61,46 @@ module attributes {gpu.container_module} {
 // C from the accumulators in pairs of columns (static sizes that the tiles
 // divide: no guards).
 // CHECK: vector.store {{.*}} {alignment = 4 : i64} : memref<256x512xf16>, vector<2xf16>
+
+// Without `tma a`, the producer's 128 threads copy A (K = 100: a leading
+// dimension of 8-byte multiples) with cp.async in pieces of 4 elements into
+// the swizzled layout, zero-filling past K; TMA still copies B. Each full
+// barrier counts the TMA issuer's arrival and the 128 threads', whose
+// copies arrive as they land; the consumers fence each full stage for the
+// async proxy before wgmma reads it.
+// CHECK-LABEL: gpu.func @wg_threads
+// CHECK-SAME: ld_multiple = [4, 8, 1]
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c129_i32
+// CHECK: nvvm.setmaxregister decrease 56
+// CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: scf.for
+// CHECK: arith.xori
+// CHECK: arith.minui
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 8, cache = ca, %{{.*}}
+// CHECK: nvvm.cp.async.mbarrier.arrive %{{.*}} {noinc = true}
+// CHECK-NOT: nvvm.cp.async.wait.group
+// CHECK: nvvm.setmaxregister increase 224
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.wgmma.fence.aligned
+
+// With A copied in 2-byte pieces (through registers) beside B's cp.async
+// copies, a thread keeps 2 groups of copies in flight (4 stages), then fences
+// the landed ones for the async proxy and arrives for them; after the last
+// tile it waits for all and signals the last two iterations.
+// CHECK-LABEL: gpu.func @wg_mixed
+// CHECK-SAME: ld_multiple = [1, 8, 1]
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c128_i32
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
+// CHECK: memref.load
+// CHECK: llvm.store
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}}
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 2
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK: nvvm.fence.proxy
+// CHECK-COUNT-2: nvvm.mbarrier.arrive
+// CHECK: nvvm.setmaxregister increase 224

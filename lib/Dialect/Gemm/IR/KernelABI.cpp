@@ -36,7 +36,7 @@ StringRef mlir::gemm::stringifyKernelArg(KernelArg role) {
 }
 
 KernelABI::KernelABI(bool alphaBeta, bool bias, bool workspace,
-                     bool tensorMaps, bool tensorMapC)
+                     bool tensorMapA, bool tensorMapB, bool tensorMapC)
     : roles({KernelArg::A, KernelArg::B, KernelArg::C}) {
   if (alphaBeta)
     roles.append({KernelArg::Alpha, KernelArg::Beta});
@@ -44,8 +44,10 @@ KernelABI::KernelABI(bool alphaBeta, bool bias, bool workspace,
     roles.push_back(KernelArg::Bias);
   if (workspace)
     roles.append({KernelArg::Workspace, KernelArg::Counters});
-  if (tensorMaps)
-    roles.append({KernelArg::TensorMapA, KernelArg::TensorMapB});
+  if (tensorMapA)
+    roles.push_back(KernelArg::TensorMapA);
+  if (tensorMapB)
+    roles.push_back(KernelArg::TensorMapB);
   if (tensorMapC)
     roles.push_back(KernelArg::TensorMapC);
 }
@@ -53,7 +55,7 @@ KernelABI::KernelABI(bool alphaBeta, bool bias, bool workspace,
 KernelABI KernelABI::get(bool alphaBeta, bool bias,
                          const gemmc::Schedule &schedule) {
   return KernelABI(alphaBeta, bias, schedule.splitK.has_value(),
-                   schedule.hasTma(), schedule.tmaC);
+                   schedule.tmaA, schedule.tmaB, schedule.tmaC);
 }
 
 KernelABI KernelABI::of(Operation *kernel) {
@@ -62,7 +64,8 @@ KernelABI KernelABI::of(Operation *kernel) {
   bool bias = kernel->hasAttr(kBiasAttr);
   if (!schedule)
     return KernelABI(alphaBeta, bias, /*workspace=*/false,
-                     /*tensorMaps=*/false, /*tensorMapC=*/false);
+                     /*tensorMapA=*/false, /*tensorMapB=*/false,
+                     /*tensorMapC=*/false);
   return get(alphaBeta, bias, schedule.getValue());
 }
 

@@ -9,6 +9,15 @@
 //   warpgroup 0 (producer), thread 0, for each (tile, k tile) `it`:
 //     wait empty[it % S] (parity of the round before), arm full[it % S]
 //     with the stage's bytes, TMA-copy the boxes of A and B into stage
+//   (an operand without `tma`: all of the producer's threads loop, each
+//   copying its pieces of the tile into the swizzled layout, with cp.async
+//   or, for 2-byte pieces, loads and shared stores. With cp.async alone a
+//   thread's copies arrive on full[it % S] as they land
+//   (cp.async.mbarrier.arrive.noinc) and the consumers fence the stage for
+//   the async proxy that wgmma reads through after their wait; otherwise,
+//   once its copies of iteration it - L have landed (cp.async.wait_group
+//   L, L = S - 2, or at once without cp.async) the thread fences them and
+//   arrives on that iteration's full barrier)
 //   warpgroups 1.. (consumers), for each tile:
 //     for each k tile: wait full[it % S]; wgmma.fence; wgmma.mma_async
 //     over the stage; commit; wait until one group is in flight; release
@@ -43,8 +52,11 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
+
+#include <numeric>
 
 namespace mlir::gemm {
 #define GEN_PASS_DEF_GEMMWARPGROUP
@@ -109,6 +121,17 @@ private:
   void copyOperand(const TmaOperand &t, Value map, int64_t offset,
                    int64_t stride, Value stage, Value mn0, Value k0,
                    Value full);
+  /// The producer's threads copy the tile of `t` (not TMA) at (`mn0`,
+  /// `k0`) (index values) of `matrix` into `stage`.
+  void copyByThreads(const TmaOperand &t, Value matrix, int64_t offset,
+                     int64_t stride, Value stage, Value mn0, Value k0);
+  /// The global address (an i64) of the element at (`row`, `col`) of the
+  /// 2-D memref `matrix`.
+  Value globalAddress(Value matrix, Value row, Value col);
+  /// A producer thread's copies of pipeline iteration `it` issued: fences
+  /// them, once landed, for the async proxy and arrives on the full barrier
+  /// of iteration it - copyLag (of every iteration left, with `drain`).
+  void signalCopies(Value it, bool drain);
   /// Where `when` holds (a warpgroup's leader), arrives on the "empty"
   /// barrier of the stage of pipeline iteration `it` - 1 (of each block
   /// that writes into the stage, in a cluster).
@@ -198,7 +221,8 @@ void KernelBuilder::buildPrologue() {
     b.setInsertionPointToStart(&init.getThenRegion().front());
     for (int64_t stage = 0; stage < k.stages; ++stage) {
       Value full = sharedPointer(i32(k.fullBarrierOffset + 8 * stage));
-      NVVM::MBarrierInitOp::create(b, loc, full, i32(1), Value());
+      NVVM::MBarrierInitOp::create(b, loc, full, i32(k.fullArrivals),
+                                   Value());
       Value empty = sharedPointer(i32(k.emptyBarrierOffset + 8 * stage));
       NVVM::MBarrierInitOp::create(b, loc, empty, i32(k.emptyArrivals),
                                    Value());
@@ -270,15 +294,23 @@ void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
                                  NVVM::SetMaxRegisterAction::decrease);
   Value issuer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                        threadId, index(0));
-  auto ifIssuer = scf::IfOp::create(b, loc, issuer, false);
+  // With TMA alone the first thread issues every copy; where the threads
+  // copy an operand, all of them walk the pipeline.
+  bool allThreads = k.copiesByThreads();
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&ifIssuer.getThenRegion().front());
+  scf::IfOp ifIssuer;
+  if (!allThreads) {
+    ifIssuer = scf::IfOp::create(b, loc, issuer, false);
+    b.setInsertionPointToStart(&ifIssuer.getThenRegion().front());
+  }
   auto tiles = scf::ForOp::create(b, loc, tileStart, numTiles, tileStep,
                                   ValueRange{index(0)});
   b.setInsertionPointToStart(tiles.getBody());
   auto [tileRow, tileCol] = tileCoordinates(tiles.getInductionVar());
-  Value row0 = toI32(arith::MulIOp::create(b, loc, tileRow, index(s.bm())));
-  Value col0 = toI32(arith::MulIOp::create(b, loc, tileCol, index(s.bn())));
+  Value rowIndex = arith::MulIOp::create(b, loc, tileRow, index(s.bm()));
+  Value colIndex = arith::MulIOp::create(b, loc, tileCol, index(s.bn()));
+  Value row0 = toI32(rowIndex);
+  Value col0 = toI32(colIndex);
   Value one = index(1);
   auto steps = scf::ForOp::create(b, loc, kBegin, kEnd, one,
                                   ValueRange{tiles.getRegionIterArg(0)});
@@ -294,23 +326,258 @@ void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
     NVVM::MBarrierTryWaitParityOp::create(b, loc, empty, previous,
                                           i32(kWaitHintNs));
     Value full = barrier(k.fullBarrierOffset, stage);
-    NVVM::MBarrierArriveExpectTxOp::create(
-        b, loc, Type(), full, i32(k.stageTransactionBytes),
-        NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
     Value kIndex =
         arith::MulIOp::create(b, loc, steps.getInductionVar(), index(s.bk()));
-    Value k0 = toI32(kIndex);
-    copyOperand(k.a, mapA, k.aOffset, k.aStageStride, stage, row0, k0, full);
-    copyOperand(k.b, mapB, k.bOffset, k.bStageStride, stage, col0, k0, full);
+    if (k.usesTma()) {
+      OpBuilder::InsertionGuard tma(b);
+      if (allThreads) {
+        auto ifFirst = scf::IfOp::create(b, loc, issuer, false);
+        b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
+      }
+      NVVM::MBarrierArriveExpectTxOp::create(
+          b, loc, Type(), full, i32(k.stageTransactionBytes),
+          NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
+      Value k0 = toI32(kIndex);
+      if (k.a.byTma)
+        copyOperand(k.a, mapA, k.aOffset, k.aStageStride, stage, row0, k0,
+                    full);
+      if (k.b.byTma)
+        copyOperand(k.b, mapB, k.bOffset, k.bStageStride, stage, col0, k0,
+                    full);
+    }
+    if (allThreads) {
+      if (!k.a.byTma)
+        copyByThreads(k.a, a, k.aOffset, k.aStageStride, stage, rowIndex,
+                      kIndex);
+      if (!k.b.byTma)
+        copyByThreads(k.b, bMatrix, k.bOffset, k.bStageStride, stage,
+                      colIndex, kIndex);
+      signalCopies(it, /*drain=*/false);
+    }
     Value next = arith::AddIOp::create(b, loc, it, index(1));
     scf::YieldOp::create(b, loc, next);
   }
   scf::YieldOp::create(b, loc, steps.getResult(0));
+  if (allThreads) {
+    b.setInsertionPointAfter(tiles);
+    signalCopies(tiles.getResult(0), /*drain=*/true);
+  }
   // With split-K the whole warpgroup joins the consumers' count of the
   // block's one tile (the grid is not persistent).
   if (s.splits() > 1) {
-    b.setInsertionPointAfter(ifIssuer);
+    if (ifIssuer)
+      b.setInsertionPointAfter(ifIssuer);
     joinSplitCount(b, loc);
+  }
+}
+
+Value KernelBuilder::globalAddress(Value matrix, Value row, Value col) {
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, matrix);
+  Value rowOffset =
+      arith::MulIOp::create(b, loc, row, metadata.getStrides()[0]);
+  Value colOffset =
+      arith::MulIOp::create(b, loc, col, metadata.getStrides()[1]);
+  Value elements = arith::AddIOp::create(b, loc, rowOffset, colOffset);
+  elements = arith::AddIOp::create(b, loc, elements, metadata.getOffset());
+  Value bytes = arith::MulIOp::create(b, loc, elements, index(k.elementBytes));
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, matrix);
+  Value address = arith::AddIOp::create(b, loc, base, bytes);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+}
+
+void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
+                                  int64_t offset, int64_t stride, Value stage,
+                                  Value mn0, Value k0) {
+  MLIRContext *ctx = b.getContext();
+  int64_t e = k.elementBytes;
+  int64_t width = t.pieceBytes / e;
+  int64_t linePieces = t.lineBytes() / t.pieceBytes;
+  int64_t threads = gemmc::kWarpgroupSize;
+  Value stageOffset =
+      arith::MulIOp::create(b, loc, toI32(stage), i32(stride));
+  Value stageBase = arith::AddIOp::create(b, loc, stageOffset, i32(offset));
+  // The extents along the tile's lines (M or N where K-major, K otherwise)
+  // and along its contiguous dimension.
+  Value mnExtent = t.operand == gemmc::Operand::A ? m : n;
+  Value lineExtent = t.kMajor ? mnExtent : kExtent;
+  Value contiguousExtent = t.kMajor ? kExtent : mnExtent;
+  Value line0 = t.kMajor ? mn0 : k0;
+  Value contiguous0 = t.kMajor ? k0 : mn0;
+  bool aRows = t.operand == gemmc::Operand::A;
+  // The matrix's (row, column) of (line, contiguous position).
+  auto coordinates = [&](Value line, Value position) {
+    Value mnCoord = t.kMajor ? line : position;
+    Value kCoord = t.kMajor ? position : line;
+    return aRows ? std::make_pair(mnCoord, kCoord)
+                 : std::make_pair(kCoord, mnCoord);
+  };
+  auto globalType = LLVM::LLVMPointerType::get(ctx, 1);
+  Type elementType = cast<MemRefType>(matrix.getType()).getElementType();
+  Value zero = index(0);
+  Value lane = threadId;
+  // The thread's pieces, in rounds of `unroll` (a loop, so that no piece's
+  // addresses are hoisted out of the pipeline's loop and held across it);
+  // a round's loads all issue before its stores (2-byte pieces, through
+  // registers). Piece lane + 128 j: consecutive threads take consecutive
+  // pieces of a line (coalesced reads).
+  int64_t perThread = t.piecesPerThread();
+  int64_t unroll = std::gcd(perThread, int64_t(8));
+  bool ragged = perThread * threads != t.pieces();
+  struct Pending {
+    Value value, destination;
+  };
+  SmallVector<Pending, 8> pending;
+  auto flush = [&]() {
+    for (const Pending &piece : pending)
+      LLVM::StoreOp::create(b, loc, piece.value, piece.destination);
+    pending.clear();
+  };
+  auto rounds = scf::ForOp::create(b, loc, zero, index(perThread / unroll),
+                                   index(1));
+  OpBuilder::InsertionGuard inRounds(b);
+  b.setInsertionPoint(rounds.getBody()->getTerminator());
+  Value round = arith::MulIOp::create(b, loc, rounds.getInductionVar(),
+                                      index(unroll));
+  for (int64_t u = 0; u < unroll; ++u) {
+    Value j = addOffset(b, loc, round, u);
+    Value line, piece;
+    if (threads % linePieces == 0) {
+      line = arith::DivUIOp::create(b, loc, lane, index(linePieces));
+      Value lines = arith::MulIOp::create(b, loc, j,
+                                          index(threads / linePieces));
+      line = arith::AddIOp::create(b, loc, line, lines);
+      piece = arith::RemUIOp::create(b, loc, lane, index(linePieces));
+    } else if (linePieces % threads == 0) {
+      int64_t perLine = linePieces / threads;
+      line = arith::DivUIOp::create(b, loc, j, index(perLine));
+      Value part = arith::RemUIOp::create(b, loc, j, index(perLine));
+      Value first = arith::MulIOp::create(b, loc, part, index(threads));
+      piece = arith::AddIOp::create(b, loc, lane, first);
+    } else {
+      Value first = arith::MulIOp::create(b, loc, j, index(threads));
+      Value linear = arith::AddIOp::create(b, loc, lane, first);
+      line = arith::DivUIOp::create(b, loc, linear, index(linePieces));
+      piece = arith::RemUIOp::create(b, loc, linear, index(linePieces));
+    }
+    // The last round may leave threads without a piece.
+    std::optional<OpBuilder::InsertionGuard> guarded;
+    if (ragged) {
+      flush();
+      guarded.emplace(b);
+      Value first = arith::MulIOp::create(b, loc, j, index(threads));
+      Value linear = arith::AddIOp::create(b, loc, lane, first);
+      Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           linear, index(t.pieces()));
+      auto ifExists = scf::IfOp::create(b, loc, exists, false);
+      b.setInsertionPointToStart(&ifExists.getThenRegion().front());
+    }
+    // Where it goes: byte x of `line` in its 128-byte chunk, swizzled.
+    Value bytePosition = arith::MulIOp::create(b, loc, toI32(piece),
+                                               i32(t.pieceBytes));
+    Value chunk = arith::DivUIOp::create(b, loc, bytePosition,
+                                         i32(gemmc::kSwizzleBytes));
+    Value x = arith::RemUIOp::create(b, loc, bytePosition,
+                                     i32(gemmc::kSwizzleBytes));
+    Value line32 = toI32(line);
+    Value unit = arith::ShRUIOp::create(b, loc, x, i32(4));
+    Value phase = arith::AndIOp::create(b, loc, line32, i32(7));
+    Value swizzled = arith::XOrIOp::create(b, loc, unit, phase);
+    Value unitOffset = arith::ShLIOp::create(b, loc, swizzled, i32(4));
+    Value inUnit = arith::AndIOp::create(b, loc, x, i32(15));
+    Value chunkOffset = arith::MulIOp::create(b, loc, chunk, i32(t.chunkBytes));
+    Value lineOffset = arith::MulIOp::create(b, loc, line32,
+                                             i32(gemmc::kSwizzleBytes));
+    Value at = arith::AddIOp::create(b, loc, stageBase, chunkOffset);
+    at = arith::AddIOp::create(b, loc, at, lineOffset);
+    at = arith::AddIOp::create(b, loc, at, unitOffset);
+    at = arith::AddIOp::create(b, loc, at, inUnit);
+    Value destination = sharedPointer(at);
+    // Where it comes from, and how much of it lies inside the matrix.
+    Value lineAt = arith::AddIOp::create(b, loc, line0, line);
+    Value pieceElements = arith::MulIOp::create(b, loc, piece, index(width));
+    Value position = arith::AddIOp::create(b, loc, contiguous0, pieceElements);
+    Value lineInside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                             lineAt, lineExtent);
+    Value positionInside = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult, position, contiguousExtent);
+    Value inside = arith::AndIOp::create(b, loc, lineInside, positionInside);
+    // Outside, the first element stands in (nothing of it is used).
+    Value safeLine = arith::SelectOp::create(b, loc, inside, lineAt, zero);
+    Value safePosition =
+        arith::SelectOp::create(b, loc, inside, position, zero);
+    auto [row, col] = coordinates(safeLine, safePosition);
+    if (t.usesCpAsync()) {
+      // Bytes of the piece inside the matrix; cp.async fills the rest with
+      // zeros.
+      Value left =
+          arith::SubIOp::create(b, loc, contiguousExtent, safePosition);
+      Value elements = arith::MinUIOp::create(b, loc, left, index(width));
+      Value bytes = arith::MulIOp::create(b, loc, toI32(elements), i32(e));
+      Value size = arith::SelectOp::create(b, loc, inside, bytes, i32(0));
+      Value address = globalAddress(matrix, row, col);
+      Value source = LLVM::IntToPtrOp::create(b, loc, globalType, address);
+      auto cache = t.pieceBytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                      : NVVM::LoadCacheModifierKind::CA;
+      NVVM::CpAsyncOp::create(
+          b, loc, destination, source, b.getI32IntegerAttr(t.pieceBytes),
+          NVVM::LoadCacheModifierKindAttr::get(ctx, cache), size);
+      continue;
+    }
+    // A 2-byte piece: loaded (zero outside), then stored.
+    Value loaded = memref::LoadOp::create(b, loc, matrix, ValueRange{row, col});
+    Value zeroValue = arith::ConstantOp::create(
+        b, loc, elementType, b.getZeroAttr(elementType));
+    Value value = arith::SelectOp::create(b, loc, inside, loaded, zeroValue);
+    pending.push_back({value, destination});
+    if (guarded)
+      flush();
+  }
+  flush();
+}
+
+void KernelBuilder::signalCopies(Value it, bool drain) {
+  if (k.asyncArrivals) {
+    // Arrives once the thread's copies so far have landed; the consumers
+    // fence them for the async proxy.
+    if (drain)
+      return;
+    Value stage = arith::RemUIOp::create(b, loc, it, index(k.stages));
+    Value full = barrier(k.fullBarrierOffset, stage);
+    NVVM::CpAsyncMBarrierArriveOp::create(b, loc, full, /*noinc=*/true);
+    return;
+  }
+  bool cpAsync = k.a.usesCpAsync() || k.b.usesCpAsync();
+  int64_t lag = k.copyLag;
+  // Without a lag every iteration was signalled as it was issued.
+  if (drain && lag == 0)
+    return;
+  if (cpAsync && !drain)
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  if (cpAsync)
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, drain ? 0 : lag);
+  // The copies landed, by the generic proxy, before wgmma reads them.
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+  auto arrive = [&](Value iteration) {
+    Value stage = arith::RemUIOp::create(b, loc, iteration, index(k.stages));
+    Value full = barrier(k.fullBarrierOffset, stage);
+    NVVM::MBarrierArriveOp::create(b, loc, Type(), full, Value());
+  };
+  if (lag == 0) {
+    arrive(it);
+    return;
+  }
+  // Iteration it - lag, or when draining it - lag .. it - 1: those that
+  // exist.
+  for (int64_t back = drain ? 1 : lag; back <= lag; ++back) {
+    Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                         it, index(back));
+    auto ifExists = scf::IfOp::create(b, loc, exists, false);
+    OpBuilder::InsertionGuard then(b);
+    b.setInsertionPointToStart(&ifExists.getThenRegion().front());
+    arrive(arith::SubIOp::create(b, loc, it, index(back)));
   }
 }
 
@@ -415,6 +682,12 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
     Value full = barrier(k.fullBarrierOffset, stage);
     NVVM::MBarrierTryWaitParityOp::create(b, loc, full, parity,
                                           i32(kWaitHintNs));
+    // Copies of the producer's threads that arrived as they landed were
+    // written by the generic proxy; wgmma reads through the async one.
+    if (k.asyncArrivals)
+      NVVM::FenceProxyOp::create(
+          b, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
     Value stage64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), stage);
     Value aStage = arith::MulIOp::create(b, loc, stage64,
                                          i64(k.aStageStride >> 4));
@@ -788,6 +1061,11 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
   // Tiles inside the matrix store unguarded; the others element by
   // element inside the bounds.
   bool tails = gemmc::hasEdgeTiles(p, s);
+  // Pairs of a row-major C's columns are one access where its leading
+  // dimension is even; an odd one (static, or given at launch, when the
+  // tiles inside the matrix test it) is stored element by element.
+  std::optional<int64_t> ldc = p.leadingDimension(gemmc::Operand::C);
+  bool pairs = rowMajor && (!ldc || *ldc % 2 == 0);
 
   auto stores = [&](OpBuilder &ob, const EpilogueValues &epilogue,
                     bool guarded) {
@@ -803,7 +1081,7 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
         Value pair = vector::FromElementsOp::create(ob, loc, f32Pair,
                                                     ValueRange{x, y});
         Value col1 = addOffset(ob, loc, col, 1);
-        if (!guarded && rowMajor) {
+        if (!guarded && pairs) {
           Value value = epiloguePair(ob, epilogue, pair, row, col);
           Value narrow = value;
           if (cType != ob.getF32Type())
@@ -856,6 +1134,14 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
         Value colsInside = arith::CmpIOp::create(
             ob, loc, arith::CmpIPredicate::ule, tileColEnd, n);
         Value inside = arith::AndIOp::create(ob, loc, rowsInside, colsInside);
+        if (pairs && !ldc) {
+          auto metadata = memref::ExtractStridedMetadataOp::create(ob, loc, c);
+          Value parity = arith::RemUIOp::create(
+              ob, loc, metadata.getStrides()[0], indexConstant(ob, loc, 2));
+          Value even = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::eq,
+                                             parity, indexConstant(ob, loc, 0));
+          inside = arith::AndIOp::create(ob, loc, inside, even);
+        }
         scf::IfOp::create(
             ob, loc, inside,
             [&](OpBuilder &tb, Location) {
@@ -876,7 +1162,8 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
   mapA = getKernelArgument(func, KernelArg::TensorMapA);
   mapB = getKernelArgument(func, KernelArg::TensorMapB);
   mapC = getKernelArgument(func, KernelArg::TensorMapC);
-  if (!a || !bMatrix || !c || !mapA || !mapB || (k.c && !mapC))
+  if (!a || !bMatrix || !c || (k.a.byTma && !mapA) || (k.b.byTma && !mapB) ||
+      (k.c && !mapC))
     return func.emitOpError("lacks the matrices or tensor maps of the "
                             "kernel ABI");
   if (matmul.getA() != a || matmul.getB() != bMatrix || matmul.getC() != c)
@@ -996,17 +1283,16 @@ static void setLaunch(gpu::GPUFuncOp func, const gemmc::Problem &p,
     grid = {{Dim::SMs, 1}, {Dim::One, 1}, {Dim::One, 1}};
   else
     grid = {{Dim::N, s.bn()}, {Dim::M, s.bm()}, {Dim::One, s.splits()}};
-  // TMA copies rows of 16-byte multiples; C is otherwise stored in pairs
-  // of adjacent columns where it is row-major.
-  int64_t tmaMultiple = 16 / k.elementBytes;
-  int64_t cMultiple = k.c ? 16 / k.c->elementBytes
-                      : p.cLayout == gemmc::MatrixLayout::Row ? 2
-                                                              : 1;
+  // TMA copies rows of 16-byte multiples, the producer's threads pieces of
+  // the global-load width; without `tma c`, C takes any leading dimension.
+  int64_t aMultiple = gemmc::leadingDimMultiple(k.a, k.elementBytes);
+  int64_t bMultiple = gemmc::leadingDimMultiple(k.b, k.elementBytes);
+  int64_t cMultiple = k.c ? 16 / k.c->elementBytes : 1;
   func->setAttr(kLaunchAttr,
                 LaunchAttr::get(b.getContext(), {k.threads, 1, 1}, grid,
                                 k.sharedBytes)
                     .withIndexBitwidth(s.indexBitwidth())
-                    .withLdMultiple({tmaMultiple, tmaMultiple, cMultiple}));
+                    .withLdMultiple({aMultiple, bMultiple, cMultiple}));
 }
 
 namespace {

@@ -48,9 +48,10 @@ StringRef stringifyKernelArg(KernelArg role);
 /// The argument list of a kernel.
 class KernelABI {
 public:
-  /// `tensorMaps` of A and B, and of C with `tensorMapC`.
-  KernelABI(bool alphaBeta, bool bias, bool workspace, bool tensorMaps,
-            bool tensorMapC);
+  /// The tensor maps of the matrices TMA copies (`tma a b c`), each where
+  /// its flag is set.
+  KernelABI(bool alphaBeta, bool bias, bool workspace, bool tensorMapA,
+            bool tensorMapB, bool tensorMapC);
   /// The ABI of a kernel of `schedule` with its epilogue's arguments.
   static KernelABI get(bool alphaBeta, bool bias,
                        const gemmc::Schedule &schedule);
