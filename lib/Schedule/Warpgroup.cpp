@@ -118,10 +118,17 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   if (!k.asyncArrivals && (k.a.usesCpAsync() || k.b.usesCpAsync()))
     k.copyLag = std::max<int64_t>(k.stages - 2, 0);
 
-  // 64K registers per multiprocessor: the producer keeps 40, the
-  // consumers share the rest (a multiple of 8, at most 256). With one
-  // consumer the 255 a thread may have at entry are enough.
-  k.producerRegisters = k.copiesByThreads() ? 56 : 40;
+  // 64K registers per multiprocessor: the producer keeps 40 (TMA), 56
+  // (its threads' cp.async copies: a round's addresses) or 104 (a round of
+  // 2-byte pieces in registers between their loads and stores; 72 and 88
+  // measured slower on an H100), the consumers share the rest (a multiple
+  // of 8, at most 256). With one consumer the 255 a thread may have at
+  // entry are enough.
+  bool throughRegisters = (!k.a.byTma && !k.a.usesCpAsync()) ||
+                          (!k.b.byTma && !k.b.usesCpAsync());
+  k.producerRegisters = throughRegisters      ? 104
+                        : k.copiesByThreads() ? 56
+                                              : 40;
   int64_t perConsumer =
       (65536 / kWarpgroupSize - k.producerRegisters) / k.consumers;
   k.consumerRegisters =

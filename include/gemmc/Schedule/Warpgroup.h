@@ -70,6 +70,11 @@ struct TmaOperand {
   }
   /// Whether pieces are copied with cp.async (4, 8 or 16 bytes).
   bool usesCpAsync() const { return !byTma && pieceBytes >= 4; }
+  /// The pieces a thread handles per round of its copy loop (a divisor of
+  /// piecesPerThread at most this): cp.async copies hold only addresses;
+  /// 2-byte pieces hold their values from the loads to the stores, and a
+  /// round's loads in flight together are what hides their latency.
+  int64_t piecesPerRound() const { return usesCpAsync() ? 8 : 32; }
   int64_t sliceRows() const { return boxOuter / multicast; }
   /// The wgmma descriptor's leading and stride byte offsets.
   int64_t leadingByteOffset() const;

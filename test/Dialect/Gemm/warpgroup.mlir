@@ -92,6 +92,7 @@ module attributes {gpu.container_module} {
 // CHECK-LABEL: gpu.func @wg_mixed
 // CHECK-SAME: ld_multiple = [1, 8, 1]
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c128_i32
+// CHECK: nvvm.setmaxregister decrease 104
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: memref.load
 // CHECK: llvm.store
@@ -103,4 +104,4 @@ module attributes {gpu.container_module} {
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK: nvvm.fence.proxy
 // CHECK-COUNT-2: nvvm.mbarrier.arrive
-// CHECK: nvvm.setmaxregister increase 224
+// CHECK: nvvm.setmaxregister increase 200
