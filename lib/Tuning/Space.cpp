@@ -253,6 +253,45 @@ static std::vector<Schedule> enumerateWarpgroup(bool halves) {
   return space;
 }
 
+/// Hopper's kernel for rows TMA cannot copy (a leading dimension of no
+/// 16-byte multiple): A, B or both copied by the producer's threads in
+/// pieces of 1, 2 or 4 elements (the other by TMA), C stored from
+/// registers (any leading dimension); 128 x 128 and 128 x 256 tiles, BK =
+/// 64, as many stages as the shared memory holds (at most 8), persistent,
+/// raster 8.
+static std::vector<Schedule> enumerateWarpgroupUnaligned(bool halves) {
+  std::vector<Schedule> space;
+  if (!halves)
+    return space;
+  // 0: TMA; otherwise the piece in elements.
+  const int64_t copies[] = {0, 1, 2, 4};
+  for (int64_t bn : {128, 256})
+    for (int64_t a : copies)
+      for (int64_t b : copies) {
+        if (!a && !b)
+          continue;
+        Schedule s;
+        s.tile = {128, bn, 64};
+        s.wgmma = std::array<int64_t, 3>{64, bn, 16};
+        s.tmaA = !a;
+        s.tmaB = !b;
+        s.vectorize = std::array<int64_t, 4>{std::max<int64_t>(a, 1), 1, 1, 1};
+        if (std::max<int64_t>(b, 1) != s.vectorize->front())
+          s.globalLoadB = std::max<int64_t>(b, 1);
+        if (a <= 1 && b <= 1) {
+          s.vectorize.reset();
+          s.globalLoadB.reset();
+        }
+        s.consumers = 2;
+        int64_t stageBytes = (128 + bn) * 64 * 2;
+        s.stages = std::min<int64_t>(8, (227 * 1024 - 1024) / stageBytes);
+        s.persistent = true;
+        s.raster = 8;
+        space.push_back(s);
+      }
+  return space;
+}
+
 /// Hopper's part for long K beside small M and N: the 128 x 64 and 64 x 64
 /// tiles split 64 to 256 ways.
 static std::vector<Schedule> enumerateWarpgroupLongK(bool halves) {
@@ -351,6 +390,7 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
       {enumerateNarrowB(halves), "_n", half},
       {enumerateLongK(halves), "_k", half},
       {enumerateWarpgroupLongK(halves), "_wk", 0},
+      {enumerateWarpgroupUnaligned(halves), "_wu", 0},
       {enumerateSplitTf32(halves), "_x", half, /*tf32x3=*/true}};
   std::string type = stringify(problem.a).str();
   std::vector<SpaceCandidate> candidates;
