@@ -376,8 +376,9 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
   int64_t width = t.pieceBytes / e;
   int64_t linePieces = t.lineBytes() / t.pieceBytes;
   int64_t threads = gemmc::kWarpgroupSize;
-  Value stageOffset =
-      arith::MulIOp::create(b, loc, toI32(stage), i32(stride));
+  // One op a statement: C++ leaves the order of a call's arguments open.
+  Value stage32 = toI32(stage);
+  Value stageOffset = arith::MulIOp::create(b, loc, stage32, i32(stride));
   Value stageBase = arith::AddIOp::create(b, loc, stageOffset, i32(offset));
   // The extents along the tile's lines (M or N where K-major, K otherwise)
   // and along its contiguous dimension.
@@ -466,8 +467,9 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
       b.setInsertionPointToStart(&ifExists.getThenRegion().front());
     }
     // Where it goes: byte x of `line` in its 128-byte chunk, swizzled.
-    Value bytePosition = arith::MulIOp::create(b, loc, toI32(piece),
-                                               i32(t.pieceBytes));
+    Value piece32 = toI32(piece);
+    Value bytePosition =
+        arith::MulIOp::create(b, loc, piece32, i32(t.pieceBytes));
     Value chunk = arith::DivUIOp::create(b, loc, bytePosition,
                                          i32(gemmc::kSwizzleBytes));
     Value x = arith::RemUIOp::create(b, loc, bytePosition,
@@ -511,7 +513,8 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
       // zeros.
       Value left = arith::SubIOp::create(b, loc, contiguousExtent, position);
       Value elements = arith::MinUIOp::create(b, loc, left, index(width));
-      Value bytes = arith::MulIOp::create(b, loc, toI32(elements), i32(e));
+      Value elements32 = toI32(elements);
+      Value bytes = arith::MulIOp::create(b, loc, elements32, i32(e));
       Value size = arith::SelectOp::create(b, loc, inside, bytes, i32(0));
       auto cache = t.pieceBytes == 16 ? NVVM::LoadCacheModifierKind::CG
                                       : NVVM::LoadCacheModifierKind::CA;
