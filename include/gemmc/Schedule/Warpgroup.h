@@ -62,21 +62,27 @@ struct TmaOperand {
   int64_t stageBytes() const { return chunks * chunkBytes; }
   /// Bytes of a line of the tile along the contiguous dimension.
   int64_t lineBytes() const { return chunks * kSwizzleBytes; }
-  /// The pieces of a stage's tile, and of each of the producer's threads
-  /// (the last round of pieces may leave threads idle).
-  int64_t pieces() const { return boxOuter * lineBytes() / pieceBytes; }
+  /// Whether pieces are copied with cp.async (4, 8 or 16 bytes).
+  bool usesCpAsync() const { return !byTma && pieceBytes >= 4; }
+  /// The bytes a thread copies at once: a cp.async piece, or 16 bytes of
+  /// 2-byte pieces (whose source is only 2-byte aligned) through registers:
+  /// the aligned 4-byte words that hold them, each pair shifted by half a
+  /// word where the source is not 4-byte aligned, then one 16-byte shared
+  /// store. (At the matrix's edges, element by element.)
+  int64_t copyBytes() const { return usesCpAsync() ? pieceBytes : 16; }
+  /// The copies of a stage's tile, and of each of the producer's threads
+  /// (the last round of copies may leave threads idle).
+  int64_t pieces() const { return boxOuter * lineBytes() / copyBytes(); }
   int64_t piecesPerThread() const {
     return (pieces() + kWarpgroupSize - 1) / kWarpgroupSize;
   }
-  /// Whether pieces are copied with cp.async (4, 8 or 16 bytes).
-  bool usesCpAsync() const { return !byTma && pieceBytes >= 4; }
-  /// The pieces a thread handles per round of its copy loop (a divisor of
+  /// The copies a thread handles per round of its copy loop (a divisor of
   /// piecesPerThread at most this): cp.async copies hold only addresses;
-  /// 2-byte pieces hold their values from the loads to the stores, and a
-  /// round's loads in flight together are what hides their latency.
-  /// (Rounds of 8 cp.async pieces spilled 112 bytes in the fuzzer's
-  /// s1_3079: test/fuzz/copies-spill.test.)
-  int64_t piecesPerRound() const { return usesCpAsync() ? 4 : 32; }
+  /// copies through registers hold their words from the loads to the
+  /// stores, and a round's loads in flight together are what hides their
+  /// latency. (Rounds of 8 cp.async pieces spilled 112 bytes in the
+  /// fuzzer's s1_3079, test/fuzz/copies-spill.test.)
+  int64_t piecesPerRound() const { return usesCpAsync() ? 4 : 8; }
   int64_t sliceRows() const { return boxOuter / multicast; }
   /// The wgmma descriptor's leading and stride byte offsets.
   int64_t leadingByteOffset() const;

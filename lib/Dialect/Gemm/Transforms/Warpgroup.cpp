@@ -11,8 +11,9 @@
 //     with the stage's bytes, TMA-copy the boxes of A and B into stage
 //   (an operand without `tma`: all of the producer's threads loop, each
 //   copying its pieces of the tile into the swizzled layout, with cp.async
-//   or, for 2-byte pieces, loads and shared stores. With cp.async alone a
-//   thread's copies arrive on full[it % S] as they land
+//   or, for 2-byte pieces, loads of the aligned words that hold 16 bytes
+//   of them, shifted into place, and 16-byte shared stores. With cp.async
+//   alone a thread's copies arrive on full[it % S] as they land
 //   (cp.async.mbarrier.arrive.noinc) and the consumers fence the stage for
 //   the async proxy that wgmma reads through after their wait; otherwise,
 //   once its copies of iteration it - L have landed (cp.async.wait_group
@@ -125,6 +126,33 @@ private:
   /// `k0`) (index values) of `matrix` into `stage`.
   void copyByThreads(const TmaOperand &t, Value matrix, int64_t offset,
                      int64_t stride, Value stage, Value mn0, Value k0);
+  /// One 16-byte copy of 2-byte elements through registers: where its 8
+  /// elements lie (`address` in bytes, only 2-byte aligned; the position
+  /// along the contiguous dimension; whether its line lies inside the
+  /// matrix) and where they go; once loaded, the
+  /// four aligned words that hold them and the element after them (zeros
+  /// outside the matrix), and the shift (0 or 16 bits) that lines them up.
+  struct RegisterCopy {
+    Value address, position, lineInside, destination;
+    SmallVector<Value, 5> words;
+    Value shift;
+  };
+  static constexpr int64_t kCopyElements = 8, kCopyWords = 4;
+  /// Whether `copy` lies wholly inside the matrix.
+  Value isWhole(const RegisterCopy &copy, Value contiguousExtent);
+  /// The words and shift of a copy inside the matrix, and of one at its
+  /// edges (element by element).
+  SmallVector<Value, 6> loadWholeCopy(const RegisterCopy &copy);
+  SmallVector<Value, 6> loadEdgeCopy(const RegisterCopy &copy,
+                                     Value contiguousExtent);
+  /// Takes a copy's words and shift from loadWholeCopy's or loadEdgeCopy's
+  /// values.
+  void setWords(RegisterCopy &copy, ValueRange loaded);
+  /// Loads a round of copies, each inside the matrix or at its edges.
+  void loadThroughRegisters(MutableArrayRef<RegisterCopy> round,
+                            Value contiguousExtent);
+  /// Shifts a copy's words into place and stores them into shared memory.
+  void storeThroughRegisters(const RegisterCopy &copy);
   /// A producer thread's copies of pipeline iteration `it` issued: fences
   /// them, once landed, for the async proxy and arrives on the full barrier
   /// of iteration it - copyLag (of every iteration left, with `drain`).
@@ -373,8 +401,8 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
                                   Value mn0, Value k0) {
   MLIRContext *ctx = b.getContext();
   int64_t e = k.elementBytes;
-  int64_t width = t.pieceBytes / e;
-  int64_t linePieces = t.lineBytes() / t.pieceBytes;
+  int64_t width = t.copyBytes() / e;
+  int64_t linePieces = t.lineBytes() / t.copyBytes();
   int64_t threads = gemmc::kWarpgroupSize;
   // One op a statement: C++ leaves the order of a call's arguments open.
   Value stage32 = toI32(stage);
@@ -407,143 +435,311 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
   Value tileBase = arith::AddIOp::create(b, loc, matrixBase, firstLine);
   tileBase = arith::AddIOp::create(b, loc, tileBase, firstPosition);
   auto globalType = LLVM::LLVMPointerType::get(ctx, 1);
-  Type elementType = cast<MemRefType>(matrix.getType()).getElementType();
   Value zero = index(0);
   Value lane = threadId;
   // The thread's pieces, in rounds of `unroll` (a loop, so that no piece's
   // addresses are hoisted out of the pipeline's loop and held across it);
-  // a round's loads all issue before its stores (2-byte pieces, through
+  // a round's loads all issue before its stores (copies through
   // registers). Piece lane + 128 j: consecutive threads take consecutive
-  // pieces of a line (coalesced reads).
+  // pieces of a line (coalesced reads). Copies through registers check
+  // where they lie (`checked`) only in the tiles that reach past the
+  // matrix's edges: inside it, a round's loads need no branch.
   int64_t perThread = t.piecesPerThread();
-  int64_t unroll = std::gcd(perThread, t.piecesPerRound());
   bool ragged = perThread * threads != t.pieces();
-  struct Pending {
-    Value value, destination;
-  };
-  SmallVector<Pending, 8> pending;
-  auto flush = [&]() {
-    for (const Pending &piece : pending)
-      LLVM::StoreOp::create(b, loc, piece.value, piece.destination);
-    pending.clear();
-  };
-  auto rounds = scf::ForOp::create(b, loc, zero, index(perThread / unroll),
-                                   index(1));
-  OpBuilder::InsertionGuard inRounds(b);
-  b.setInsertionPoint(rounds.getBody()->getTerminator());
-  Value round = arith::MulIOp::create(b, loc, rounds.getInductionVar(),
-                                      index(unroll));
-  for (int64_t u = 0; u < unroll; ++u) {
-    Value j = addOffset(b, loc, round, u);
-    Value line, piece;
-    if (threads % linePieces == 0) {
-      line = arith::DivUIOp::create(b, loc, lane, index(linePieces));
-      Value lines = arith::MulIOp::create(b, loc, j,
-                                          index(threads / linePieces));
-      line = arith::AddIOp::create(b, loc, line, lines);
-      piece = arith::RemUIOp::create(b, loc, lane, index(linePieces));
-    } else if (linePieces % threads == 0) {
-      int64_t perLine = linePieces / threads;
-      line = arith::DivUIOp::create(b, loc, j, index(perLine));
-      Value part = arith::RemUIOp::create(b, loc, j, index(perLine));
-      Value first = arith::MulIOp::create(b, loc, part, index(threads));
-      piece = arith::AddIOp::create(b, loc, lane, first);
-    } else {
-      Value first = arith::MulIOp::create(b, loc, j, index(threads));
-      Value linear = arith::AddIOp::create(b, loc, lane, first);
-      line = arith::DivUIOp::create(b, loc, linear, index(linePieces));
-      piece = arith::RemUIOp::create(b, loc, linear, index(linePieces));
-    }
-    // The last round may leave threads without a piece.
-    std::optional<OpBuilder::InsertionGuard> guarded;
-    if (ragged) {
-      flush();
-      guarded.emplace(b);
-      Value first = arith::MulIOp::create(b, loc, j, index(threads));
-      Value linear = arith::AddIOp::create(b, loc, lane, first);
-      Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                           linear, index(t.pieces()));
-      auto ifExists = scf::IfOp::create(b, loc, exists, false);
-      b.setInsertionPointToStart(&ifExists.getThenRegion().front());
-    }
-    // Where it goes: byte x of `line` in its 128-byte chunk, swizzled.
-    Value piece32 = toI32(piece);
-    Value bytePosition =
-        arith::MulIOp::create(b, loc, piece32, i32(t.pieceBytes));
-    Value chunk = arith::DivUIOp::create(b, loc, bytePosition,
-                                         i32(gemmc::kSwizzleBytes));
-    Value x = arith::RemUIOp::create(b, loc, bytePosition,
-                                     i32(gemmc::kSwizzleBytes));
-    Value line32 = toI32(line);
-    Value unit = arith::ShRUIOp::create(b, loc, x, i32(4));
-    Value phase = arith::AndIOp::create(b, loc, line32, i32(7));
-    Value swizzled = arith::XOrIOp::create(b, loc, unit, phase);
-    Value unitOffset = arith::ShLIOp::create(b, loc, swizzled, i32(4));
-    Value inUnit = arith::AndIOp::create(b, loc, x, i32(15));
-    Value chunkOffset = arith::MulIOp::create(b, loc, chunk, i32(t.chunkBytes));
-    Value lineOffset = arith::MulIOp::create(b, loc, line32,
-                                             i32(gemmc::kSwizzleBytes));
-    Value at = arith::AddIOp::create(b, loc, stageBase, chunkOffset);
-    at = arith::AddIOp::create(b, loc, at, lineOffset);
-    at = arith::AddIOp::create(b, loc, at, unitOffset);
-    at = arith::AddIOp::create(b, loc, at, inUnit);
-    Value destination = sharedPointer(at);
-    // Where it comes from, and how much of it lies inside the matrix.
-    Value lineAt = arith::AddIOp::create(b, loc, line0, line);
-    Value pieceElements = arith::MulIOp::create(b, loc, piece, index(width));
-    Value position = arith::AddIOp::create(b, loc, contiguous0, pieceElements);
-    Value lineInside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                             lineAt, lineExtent);
-    Value positionInside = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ult, position, contiguousExtent);
-    Value inside = arith::AndIOp::create(b, loc, lineInside, positionInside);
-    if (t.usesCpAsync()) {
-      // The tile's first element plus the piece's line and position;
-      // outside the matrix, the matrix's first element stands in (nothing
-      // of it is read).
+  int64_t unroll = std::gcd(perThread, t.piecesPerRound());
+  auto copyRounds = [&](bool checked) {
+    SmallVector<RegisterCopy, 8> pending;
+    auto flush = [&]() {
+      if (pending.empty())
+        return;
+      if (checked) {
+        loadThroughRegisters(pending, contiguousExtent);
+      } else {
+        for (RegisterCopy &copy : pending)
+          setWords(copy, loadWholeCopy(copy));
+      }
+      for (const RegisterCopy &copy : pending)
+        storeThroughRegisters(copy);
+      pending.clear();
+    };
+    auto rounds =
+        scf::ForOp::create(b, loc, zero, index(perThread / unroll), index(1));
+    OpBuilder::InsertionGuard inRounds(b);
+    b.setInsertionPoint(rounds.getBody()->getTerminator());
+    Value round =
+        arith::MulIOp::create(b, loc, rounds.getInductionVar(), index(unroll));
+    for (int64_t u = 0; u < unroll; ++u) {
+      Value j = addOffset(b, loc, round, u);
+      Value line, piece;
+      if (threads % linePieces == 0) {
+        line = arith::DivUIOp::create(b, loc, lane, index(linePieces));
+        Value lines =
+            arith::MulIOp::create(b, loc, j, index(threads / linePieces));
+        line = arith::AddIOp::create(b, loc, line, lines);
+        piece = arith::RemUIOp::create(b, loc, lane, index(linePieces));
+      } else if (linePieces % threads == 0) {
+        int64_t perLine = linePieces / threads;
+        line = arith::DivUIOp::create(b, loc, j, index(perLine));
+        Value part = arith::RemUIOp::create(b, loc, j, index(perLine));
+        Value first = arith::MulIOp::create(b, loc, part, index(threads));
+        piece = arith::AddIOp::create(b, loc, lane, first);
+      } else {
+        Value first = arith::MulIOp::create(b, loc, j, index(threads));
+        Value linear = arith::AddIOp::create(b, loc, lane, first);
+        line = arith::DivUIOp::create(b, loc, linear, index(linePieces));
+        piece = arith::RemUIOp::create(b, loc, linear, index(linePieces));
+      }
+      // The last round may leave threads without a piece.
+      std::optional<OpBuilder::InsertionGuard> guarded;
+      if (ragged) {
+        flush();
+        guarded.emplace(b);
+        Value first = arith::MulIOp::create(b, loc, j, index(threads));
+        Value linear = arith::AddIOp::create(b, loc, lane, first);
+        Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                             linear, index(t.pieces()));
+        auto ifExists = scf::IfOp::create(b, loc, exists, false);
+        b.setInsertionPointToStart(&ifExists.getThenRegion().front());
+      }
+      // Where it goes: byte x of `line` in its 128-byte chunk, swizzled.
+      Value piece32 = toI32(piece);
+      Value bytePosition =
+          arith::MulIOp::create(b, loc, piece32, i32(t.copyBytes()));
+      Value chunk = arith::DivUIOp::create(b, loc, bytePosition,
+                                           i32(gemmc::kSwizzleBytes));
+      Value x = arith::RemUIOp::create(b, loc, bytePosition,
+                                       i32(gemmc::kSwizzleBytes));
+      Value line32 = toI32(line);
+      Value unit = arith::ShRUIOp::create(b, loc, x, i32(4));
+      Value phase = arith::AndIOp::create(b, loc, line32, i32(7));
+      Value swizzled = arith::XOrIOp::create(b, loc, unit, phase);
+      Value unitOffset = arith::ShLIOp::create(b, loc, swizzled, i32(4));
+      Value inUnit = arith::AndIOp::create(b, loc, x, i32(15));
+      Value chunkOffset =
+          arith::MulIOp::create(b, loc, chunk, i32(t.chunkBytes));
+      Value lineOffset =
+          arith::MulIOp::create(b, loc, line32, i32(gemmc::kSwizzleBytes));
+      Value at = arith::AddIOp::create(b, loc, stageBase, chunkOffset);
+      at = arith::AddIOp::create(b, loc, at, lineOffset);
+      at = arith::AddIOp::create(b, loc, at, unitOffset);
+      at = arith::AddIOp::create(b, loc, at, inUnit);
+      Value destination = sharedPointer(at);
+      // Where it comes from, and how much of it lies inside the matrix.
+      Value lineAt = arith::AddIOp::create(b, loc, line0, line);
+      Value pieceElements = arith::MulIOp::create(b, loc, piece, index(width));
+      Value position =
+          arith::AddIOp::create(b, loc, contiguous0, pieceElements);
+      Value lineInside = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ult, lineAt, lineExtent);
+      // The tile's first element plus the piece's line and position.
       Value lineBytes = arith::MulIOp::create(b, loc, line, lineStride);
       Value pieceBytes = arith::MulIOp::create(b, loc, piece, pieceStride);
       Value address = arith::AddIOp::create(b, loc, tileBase, lineBytes);
       address = arith::AddIOp::create(b, loc, address, pieceBytes);
-      address = arith::SelectOp::create(b, loc, inside, address, matrixBase);
-      Value address64 =
-          arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
-      Value source = LLVM::IntToPtrOp::create(b, loc, globalType, address64);
-      // Bytes of the piece inside the matrix; cp.async fills the rest with
-      // zeros.
-      Value left = arith::SubIOp::create(b, loc, contiguousExtent, position);
-      Value elements = arith::MinUIOp::create(b, loc, left, index(width));
-      Value elements32 = toI32(elements);
-      Value bytes = arith::MulIOp::create(b, loc, elements32, i32(e));
-      Value size = arith::SelectOp::create(b, loc, inside, bytes, i32(0));
-      auto cache = t.pieceBytes == 16 ? NVVM::LoadCacheModifierKind::CG
-                                      : NVVM::LoadCacheModifierKind::CA;
-      NVVM::CpAsyncOp::create(
-          b, loc, destination, source, b.getI32IntegerAttr(t.pieceBytes),
-          NVVM::LoadCacheModifierKindAttr::get(ctx, cache), size);
-      continue;
+      if (t.usesCpAsync()) {
+        // Outside the matrix, the matrix's first element stands in (nothing
+        // of it is read).
+        Value positionInside = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ult, position, contiguousExtent);
+        Value inside =
+            arith::AndIOp::create(b, loc, lineInside, positionInside);
+        address = arith::SelectOp::create(b, loc, inside, address, matrixBase);
+        Value address64 =
+            arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+        Value source = LLVM::IntToPtrOp::create(b, loc, globalType, address64);
+        // Bytes of the piece inside the matrix; cp.async fills the rest with
+        // zeros.
+        Value left = arith::SubIOp::create(b, loc, contiguousExtent, position);
+        Value elements = arith::MinUIOp::create(b, loc, left, index(width));
+        Value elements32 = toI32(elements);
+        Value bytes = arith::MulIOp::create(b, loc, elements32, i32(e));
+        Value size = arith::SelectOp::create(b, loc, inside, bytes, i32(0));
+        auto cache = t.pieceBytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                        : NVVM::LoadCacheModifierKind::CA;
+        NVVM::CpAsyncOp::create(
+            b, loc, destination, source, b.getI32IntegerAttr(t.pieceBytes),
+            NVVM::LoadCacheModifierKindAttr::get(ctx, cache), size);
+        continue;
+      }
+      // 16 bytes of 2-byte elements, through registers.
+      RegisterCopy copy;
+      copy.address = address;
+      copy.position = position;
+      copy.lineInside = lineInside;
+      copy.destination = destination;
+      pending.push_back(copy);
+      if (guarded)
+        flush();
     }
-    // A 2-byte piece: loaded (zero outside, where the first element stands
-    // in), then stored. (Indexing the memref here measured faster on an
-    // H100 than the cp.async pieces' address arithmetic: 0.28x against
-    // 0.09x cuBLAS at 4095x4097x4093 with sizes at launch.)
-    Value safeLine = arith::SelectOp::create(b, loc, inside, lineAt, zero);
-    Value safePosition =
-        arith::SelectOp::create(b, loc, inside, position, zero);
-    Value mnCoord = t.kMajor ? safeLine : safePosition;
-    Value kCoord = t.kMajor ? safePosition : safeLine;
-    bool isA = t.operand == gemmc::Operand::A;
-    Value row = isA ? mnCoord : kCoord;
-    Value col = isA ? kCoord : mnCoord;
-    Value loaded = memref::LoadOp::create(b, loc, matrix, ValueRange{row, col});
-    Value zeroValue = arith::ConstantOp::create(
-        b, loc, elementType, b.getZeroAttr(elementType));
-    Value value = arith::SelectOp::create(b, loc, inside, loaded, zeroValue);
-    pending.push_back({value, destination});
-    if (guarded)
-      flush();
+    flush();
+  };
+  if (t.usesCpAsync()) {
+    copyRounds(/*checked=*/true);
+    return;
   }
-  flush();
+  Value lineEnd = addOffset(b, loc, line0, t.boxOuter);
+  Value contiguousEnd = addOffset(b, loc, contiguous0, t.lineBytes() / e);
+  Value linesInside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                            lineEnd, lineExtent);
+  Value positionsInside = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ule, contiguousEnd, contiguousExtent);
+  Value interior = arith::AndIOp::create(b, loc, linesInside, positionsInside);
+  auto ifInterior = scf::IfOp::create(b, loc, interior, /*withElse=*/true);
+  OpBuilder::InsertionGuard branches(b);
+  b.setInsertionPointToStart(&ifInterior.getThenRegion().front());
+  copyRounds(/*checked=*/false);
+  b.setInsertionPointToStart(&ifInterior.getElseRegion().front());
+  copyRounds(/*checked=*/true);
+}
+
+Value KernelBuilder::isWhole(const RegisterCopy &copy, Value contiguousExtent) {
+  Value end = addOffset(b, loc, copy.position, kCopyElements);
+  Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end,
+                                     contiguousExtent);
+  return arith::AndIOp::create(b, loc, copy.lineInside, fits);
+}
+
+SmallVector<Value, 6> KernelBuilder::loadWholeCopy(const RegisterCopy &copy) {
+  // The aligned words from the one holding the first element, and the
+  // last element (the half word the shift takes where the first is not
+  // 4-byte aligned). Nothing past the last element is read; before the
+  // first, at most the 2 bytes of its word (an allocation starts 256-byte
+  // aligned, so they lie in the matrix's).
+  Type wordType = b.getI32Type();
+  auto globalType = LLVM::LLVMPointerType::get(b.getContext(), 1);
+  auto loadAt = [&](Value at, Type type, int64_t alignment) {
+    Value pointer = LLVM::IntToPtrOp::create(b, loc, globalType, at);
+    return LLVM::LoadOp::create(b, loc, type, pointer, alignment).getResult();
+  };
+  Value at = arith::IndexCastOp::create(b, loc, b.getI64Type(), copy.address);
+  Value wordAt = arith::AndIOp::create(b, loc, at, i64(~int64_t(3)));
+  SmallVector<Value, 6> loaded;
+  for (int64_t w = 0; w < kCopyWords; ++w) {
+    Value wordAddress = arith::AddIOp::create(b, loc, wordAt, i64(4 * w));
+    loaded.push_back(loadAt(wordAddress, wordType, 4));
+  }
+  Value lastAt = arith::AddIOp::create(b, loc, at, i64(2 * kCopyElements - 2));
+  Value last = loadAt(lastAt, b.getI16Type(), 2);
+  loaded.push_back(arith::ExtUIOp::create(b, loc, wordType, last));
+  Value halves = arith::ShRUIOp::create(b, loc, at, i64(1));
+  Value odd = arith::AndIOp::create(b, loc, halves, i64(1));
+  Value odd32 = arith::TruncIOp::create(b, loc, wordType, odd);
+  loaded.push_back(arith::ShLIOp::create(b, loc, odd32, i32(4)));
+  return loaded;
+}
+
+SmallVector<Value, 6> KernelBuilder::loadEdgeCopy(const RegisterCopy &copy,
+                                                  Value contiguousExtent) {
+  // The elements inside, one by one, as whole words (shift 0); none where
+  // the copy lies wholly outside. Its first element stands in for those
+  // past the edge (nothing of it is used).
+  Type wordType = b.getI32Type();
+  Value some = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     copy.position, contiguousExtent);
+  Value partly = arith::AndIOp::create(b, loc, copy.lineInside, some);
+  SmallVector<Type, 4> wordTypes(kCopyWords, wordType);
+  auto ifPartly = scf::IfOp::create(b, loc, wordTypes, partly, true);
+  {
+    OpBuilder::InsertionGuard then(b);
+    b.setInsertionPointToStart(&ifPartly.getThenRegion().front());
+    auto globalType = LLVM::LLVMPointerType::get(b.getContext(), 1);
+    Value first =
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), copy.address);
+    Value zero = i32(0);
+    SmallVector<Value, 8> halves;
+    for (int64_t i = 0; i < kCopyElements; ++i) {
+      Value position = addOffset(b, loc, copy.position, i);
+      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           position, contiguousExtent);
+      Value next = arith::AddIOp::create(b, loc, first, i64(2 * i));
+      Value at = arith::SelectOp::create(b, loc, inside, next, first);
+      Value pointer = LLVM::IntToPtrOp::create(b, loc, globalType, at);
+      Value bits = LLVM::LoadOp::create(b, loc, b.getI16Type(), pointer, 2);
+      Value half = arith::ExtUIOp::create(b, loc, wordType, bits);
+      halves.push_back(arith::SelectOp::create(b, loc, inside, half, zero));
+    }
+    SmallVector<Value, 4> assembled;
+    for (int64_t w = 0; w < kCopyWords; ++w) {
+      Value high = arith::ShLIOp::create(b, loc, halves[2 * w + 1], i32(16));
+      assembled.push_back(arith::OrIOp::create(b, loc, halves[2 * w], high));
+    }
+    scf::YieldOp::create(b, loc, assembled);
+  }
+  {
+    OpBuilder::InsertionGuard otherwise(b);
+    b.setInsertionPointToStart(&ifPartly.getElseRegion().front());
+    SmallVector<Value, 4> zeros(kCopyWords, i32(0));
+    scf::YieldOp::create(b, loc, zeros);
+  }
+  SmallVector<Value, 6> words(ifPartly.getResults());
+  words.push_back(i32(0));
+  words.push_back(i32(0));
+  return words;
+}
+
+void KernelBuilder::loadThroughRegisters(MutableArrayRef<RegisterCopy> round,
+                                         Value contiguousExtent) {
+  // One branch for the round: where all its copies lie inside the matrix
+  // (every tile but the edges') their loads all issue before any of their
+  // values is used; otherwise each copy is whole or at the edge.
+  int64_t perCopy = kCopyWords + 2;
+  SmallVector<Type, 24> types(perCopy * round.size(), b.getI32Type());
+  SmallVector<Value, 8> whole;
+  for (const RegisterCopy &copy : round)
+    whole.push_back(isWhole(copy, contiguousExtent));
+  Value all = whole.front();
+  for (Value w : ArrayRef<Value>(whole).drop_front())
+    all = arith::AndIOp::create(b, loc, all, w);
+  auto ifAll = scf::IfOp::create(b, loc, types, all, true);
+  {
+    OpBuilder::InsertionGuard then(b);
+    b.setInsertionPointToStart(&ifAll.getThenRegion().front());
+    SmallVector<Value, 24> values;
+    for (const RegisterCopy &copy : round)
+      llvm::append_range(values, loadWholeCopy(copy));
+    scf::YieldOp::create(b, loc, values);
+  }
+  {
+    OpBuilder::InsertionGuard otherwise(b);
+    b.setInsertionPointToStart(&ifAll.getElseRegion().front());
+    SmallVector<Value, 24> values;
+    for (auto [copy, isWholeCopy] : llvm::zip_equal(round, whole)) {
+      SmallVector<Type, 6> copyTypes(perCopy, b.getI32Type());
+      auto ifWhole = scf::IfOp::create(b, loc, copyTypes, isWholeCopy, true);
+      {
+        OpBuilder::InsertionGuard then(b);
+        b.setInsertionPointToStart(&ifWhole.getThenRegion().front());
+        scf::YieldOp::create(b, loc, loadWholeCopy(copy));
+      }
+      {
+        OpBuilder::InsertionGuard edge(b);
+        b.setInsertionPointToStart(&ifWhole.getElseRegion().front());
+        scf::YieldOp::create(b, loc, loadEdgeCopy(copy, contiguousExtent));
+      }
+      llvm::append_range(values, ifWhole.getResults());
+    }
+    scf::YieldOp::create(b, loc, values);
+  }
+  for (auto [i, copy] : llvm::enumerate(round))
+    setWords(copy, ifAll.getResults().slice(i * perCopy, perCopy));
+}
+
+void KernelBuilder::setWords(RegisterCopy &copy, ValueRange loaded) {
+  copy.words.assign(loaded.begin(), loaded.begin() + kCopyWords + 1);
+  copy.shift = loaded.back();
+}
+
+void KernelBuilder::storeThroughRegisters(const RegisterCopy &copy) {
+  auto vectorType = VectorType::get({kCopyWords}, b.getI32Type());
+  Value vector = LLVM::PoisonOp::create(b, loc, vectorType);
+  for (int64_t w = 0; w < kCopyWords; ++w) {
+    // Word w is the upper half of word w and the lower of w + 1 where the
+    // shift is 16: a funnel shift right.
+    Value word = LLVM::FshrOp::create(b, loc, copy.words[w + 1], copy.words[w],
+                                      copy.shift);
+    vector = LLVM::InsertElementOp::create(b, loc, vector, word, i32(w));
+  }
+  LLVM::StoreOp::create(b, loc, vector, copy.destination, /*alignment=*/16);
 }
 
 void KernelBuilder::signalCopies(Value it, bool drain) {
