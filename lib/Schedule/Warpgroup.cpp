@@ -119,15 +119,16 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
     k.copyLag = std::max<int64_t>(k.stages - 2, 0);
 
   // 64K registers per multiprocessor: the producer keeps 40 (TMA), 56
-  // (its threads' cp.async copies: a round's addresses) or 152 (a round of
+  // (its threads' cp.async copies: a round's addresses) or 160 (a round of
   // 8 copies of 2-byte pieces, 40 words in flight between their loads and
   // stores; rounds of 4 at 104 measured 0.59x cuBLAS at 4095x4097x4093 on
-  // an H100, 8 at 152 0.68x), the consumers share the rest (a multiple of
-  // 8, at most 256). With one consumer the 255 a thread may have at entry
+  // an H100, 8 at 152 0.68x; beside cp.async pieces of the other operand
+  // 152 spilled), the consumers share the rest (a multiple of 8, at most
+  // 256). With one consumer the 255 a thread may have at entry
   // are enough.
   bool throughRegisters = (!k.a.byTma && !k.a.usesCpAsync()) ||
                           (!k.b.byTma && !k.b.usesCpAsync());
-  k.producerRegisters = throughRegisters      ? 152
+  k.producerRegisters = throughRegisters      ? 160
                         : k.copiesByThreads() ? 56
                                               : 40;
   int64_t perConsumer =

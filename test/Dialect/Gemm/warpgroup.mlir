@@ -92,7 +92,7 @@ module attributes {gpu.container_module} {
 // CHECK-LABEL: gpu.func @wg_mixed
 // CHECK-SAME: ld_multiple = [1, 8, 1]
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c128_i32
-// CHECK: nvvm.setmaxregister decrease 152
+// CHECK: nvvm.setmaxregister decrease 160
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
 // A's rows are 202 bytes. Inside the matrix, a round of 8 copies of 16
 // bytes: each the four aligned words that hold them and their last
