@@ -131,8 +131,12 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   k.producerRegisters = throughRegisters      ? 160
                         : k.copiesByThreads() ? 56
                                               : 40;
+  // The split must leave 8 a thread unallocated: at 160 + 2 x 176, the
+  // whole 512, the kernels hung on an H100 (the consumers' setmaxnreg
+  // waited for ever); every split that ran leaves 8 (CUTLASS's 40 + 2 x 232
+  // too).
   int64_t perConsumer =
-      (65536 / kWarpgroupSize - k.producerRegisters) / k.consumers;
+      (65536 / kWarpgroupSize - 8 - k.producerRegisters) / k.consumers;
   k.consumerRegisters =
       k.consumers == 1 ? 0 : std::min<int64_t>(perConsumer / 8 * 8, 256);
   k.accumulators = k.mTiles * s.bn() / 2;

@@ -246,3 +246,29 @@ TEST(Warpgroup, EdgeTilesIncludeAClustersPadding) {
   p.m.reset();
   EXPECT_TRUE(hasEdgeTiles(p, s));
 }
+
+TEST(Warpgroup, RegisterSplitLeavesEightAThread) {
+  // setmaxnreg: the producer gives registers back, the consumers take
+  // them. A split that allocates all 512 a thread of the three warpgroups
+  // hung on an H100 (160 + 2 x 176); each leaves 8 unallocated.
+  Problem p = squareF32(4095);
+  p.a = p.b = p.c = ElementType::F16;
+  Schedule s = hopperF16();
+  s.cluster.reset();
+  s.tmaC = false;
+  auto check = [&](int64_t producer, int64_t consumer) {
+    WarpgroupKernel k = getWarpgroupKernel(p, s);
+    EXPECT_EQ(k.producerRegisters, producer);
+    EXPECT_EQ(k.consumerRegisters, consumer);
+    EXPECT_LE(k.producerRegisters + k.consumers * k.consumerRegisters,
+              65536 / kWarpgroupSize - 8);
+  };
+  check(40, 232); // TMA alone
+  s.tmaB = false;
+  s.globalLoadB = 4; // B in cp.async pieces of 8 bytes
+  check(56, 224);
+  s.globalLoadB = 1; // B in 2-byte pieces, through registers
+  check(160, 168);
+  s.tmaA = false; // both
+  check(160, 168);
+}

@@ -120,4 +120,4 @@ module attributes {gpu.container_module} {
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK: nvvm.fence.proxy
 // CHECK-COUNT-2: nvvm.mbarrier.arrive
-// CHECK: nvvm.setmaxregister increase 176
+// CHECK: nvvm.setmaxregister increase 168
