@@ -72,7 +72,6 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   k.b.byTma = s.tmaB;
   k.a.pieceBytes = s.globalLoadWidth(Operand::A) * k.elementBytes;
   k.b.pieceBytes = s.globalLoadWidth(Operand::B) * k.elementBytes;
-  k.a.edgeRound = k.b.edgeRound = p.isDynamic() ? 4 : 8;
   // The blocks of a cluster row compute the same rows of C and share A's
   // tile; those of a column share B's.
   k.clusterM = s.clusterM();

@@ -80,17 +80,9 @@ struct TmaOperand {
   /// piecesPerThread at most this): cp.async copies hold only addresses;
   /// copies through registers hold their words from the loads to the
   /// stores, and a round's loads in flight together are what hides their
-  /// latency. In the tiles at the matrix's edges (`atEdges`) each copy
-  /// also holds where it lies: `edgeRound` copies, 8 where the sizes are
-  /// known, 4 where they are given at launch (8 spilled 28-52 bytes there
-  /// at 160 producer registers). (Rounds of 8 cp.async pieces spilled 112
-  /// bytes in the fuzzer's s1_3079, test/fuzz/copies-spill.test.)
-  int64_t edgeRound = 8;
-  int64_t piecesPerRound(bool atEdges = false) const {
-    if (usesCpAsync())
-      return 4;
-    return atEdges ? edgeRound : 8;
-  }
+  /// latency. (Rounds of 8 cp.async pieces spilled 112 bytes in the
+  /// fuzzer's s1_3079, test/fuzz/copies-spill.test.)
+  int64_t piecesPerRound() const { return usesCpAsync() ? 4 : 8; }
   int64_t sliceRows() const { return boxOuter / multicast; }
   /// The wgmma descriptor's leading and stride byte offsets.
   int64_t leadingByteOffset() const;

@@ -111,7 +111,7 @@ module attributes {gpu.container_module} {
 // CHECK: scf.if %{{.*}} -> (i32, i32, i32, i32, i32, i32) {
 // CHECK: } else {
 // CHECK: scf.if %{{.*}} -> (i32, i32, i32, i32) {
-// CHECK-COUNT-8: memref.load %arg0
+// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> i16
 // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}}
 // CHECK: nvvm.cp.async.commit.group
 // CHECK-NEXT: nvvm.cp.async.wait.group 2

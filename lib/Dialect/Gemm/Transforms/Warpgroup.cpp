@@ -133,7 +133,7 @@ private:
   /// four aligned words that hold them and the element after them (zeros
   /// outside the matrix), and the shift (0 or 16 bits) that lines them up.
   struct RegisterCopy {
-    Value address, lineAt, position, lineInside, destination;
+    Value address, position, lineInside, destination;
     SmallVector<Value, 5> words;
     Value shift;
   };
@@ -143,15 +143,13 @@ private:
   /// The words and shift of a copy inside the matrix, and of one at its
   /// edges (element by element).
   SmallVector<Value, 6> loadWholeCopy(const RegisterCopy &copy);
-  SmallVector<Value, 6> loadEdgeCopy(const TmaOperand &t, Value matrix,
-                                     const RegisterCopy &copy,
+  SmallVector<Value, 6> loadEdgeCopy(const RegisterCopy &copy,
                                      Value contiguousExtent);
   /// Takes a copy's words and shift from loadWholeCopy's or loadEdgeCopy's
   /// values.
   void setWords(RegisterCopy &copy, ValueRange loaded);
   /// Loads a round of copies, each inside the matrix or at its edges.
-  void loadThroughRegisters(const TmaOperand &t, Value matrix,
-                            MutableArrayRef<RegisterCopy> round,
+  void loadThroughRegisters(MutableArrayRef<RegisterCopy> round,
                             Value contiguousExtent);
   /// Shifts a copy's words into place and stores them into shared memory.
   void storeThroughRegisters(const RegisterCopy &copy);
@@ -448,14 +446,14 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
   // matrix's edges: inside it, a round's loads need no branch.
   int64_t perThread = t.piecesPerThread();
   bool ragged = perThread * threads != t.pieces();
+  int64_t unroll = std::gcd(perThread, t.piecesPerRound());
   auto copyRounds = [&](bool checked) {
-    int64_t unroll = std::gcd(perThread, t.piecesPerRound(checked));
     SmallVector<RegisterCopy, 8> pending;
     auto flush = [&]() {
       if (pending.empty())
         return;
       if (checked) {
-        loadThroughRegisters(t, matrix, pending, contiguousExtent);
+        loadThroughRegisters(pending, contiguousExtent);
       } else {
         for (RegisterCopy &copy : pending)
           setWords(copy, loadWholeCopy(copy));
@@ -566,7 +564,6 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
       // 16 bytes of 2-byte elements, through registers.
       RegisterCopy copy;
       copy.address = address;
-      copy.lineAt = lineAt;
       copy.position = position;
       copy.lineInside = lineInside;
       copy.destination = destination;
@@ -631,16 +628,11 @@ SmallVector<Value, 6> KernelBuilder::loadWholeCopy(const RegisterCopy &copy) {
   return loaded;
 }
 
-SmallVector<Value, 6> KernelBuilder::loadEdgeCopy(const TmaOperand &t,
-                                                  Value matrix,
-                                                  const RegisterCopy &copy,
+SmallVector<Value, 6> KernelBuilder::loadEdgeCopy(const RegisterCopy &copy,
                                                   Value contiguousExtent) {
   // The elements inside, one by one, as whole words (shift 0); none where
-  // the copy lies wholly outside. The line's first element stands in for
-  // those past the edge (nothing of it is used). Indexing the memref here
-  // measured faster on an H100 than loads from the copy's address (62
-  // against 48 TFLOP/s at 401408x64x147, a third of whose copies lie at
-  // K's edge), for reasons not yet understood.
+  // the copy lies wholly outside. Its first element stands in for those
+  // past the edge (nothing of it is used).
   Type wordType = b.getI32Type();
   Value some = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                      copy.position, contiguousExtent);
@@ -650,27 +642,21 @@ SmallVector<Value, 6> KernelBuilder::loadEdgeCopy(const TmaOperand &t,
   {
     OpBuilder::InsertionGuard then(b);
     b.setInsertionPointToStart(&ifPartly.getThenRegion().front());
-    Type elementType = cast<MemRefType>(matrix.getType()).getElementType();
-    Value zeroElement = arith::ConstantOp::create(b, loc, elementType,
-                                                  b.getZeroAttr(elementType));
-    Value zero = index(0);
-    bool isA = t.operand == gemmc::Operand::A;
+    auto globalType = LLVM::LLVMPointerType::get(b.getContext(), 1);
+    Value first =
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), copy.address);
+    Value zero = i32(0);
     SmallVector<Value, 8> halves;
     for (int64_t i = 0; i < kCopyElements; ++i) {
-      Value at = addOffset(b, loc, copy.position, i);
+      Value position = addOffset(b, loc, copy.position, i);
       Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                           at, contiguousExtent);
-      Value safe = arith::SelectOp::create(b, loc, inside, at, zero);
-      Value mnCoord = t.kMajor ? copy.lineAt : safe;
-      Value kCoord = t.kMajor ? safe : copy.lineAt;
-      Value row = isA ? mnCoord : kCoord;
-      Value col = isA ? kCoord : mnCoord;
-      Value loaded =
-          memref::LoadOp::create(b, loc, matrix, ValueRange{row, col});
-      Value element =
-          arith::SelectOp::create(b, loc, inside, loaded, zeroElement);
-      Value bits = arith::BitcastOp::create(b, loc, b.getI16Type(), element);
-      halves.push_back(arith::ExtUIOp::create(b, loc, wordType, bits));
+                                           position, contiguousExtent);
+      Value next = arith::AddIOp::create(b, loc, first, i64(2 * i));
+      Value at = arith::SelectOp::create(b, loc, inside, next, first);
+      Value pointer = LLVM::IntToPtrOp::create(b, loc, globalType, at);
+      Value bits = LLVM::LoadOp::create(b, loc, b.getI16Type(), pointer, 2);
+      Value half = arith::ExtUIOp::create(b, loc, wordType, bits);
+      halves.push_back(arith::SelectOp::create(b, loc, inside, half, zero));
     }
     SmallVector<Value, 4> assembled;
     for (int64_t w = 0; w < kCopyWords; ++w) {
@@ -691,8 +677,7 @@ SmallVector<Value, 6> KernelBuilder::loadEdgeCopy(const TmaOperand &t,
   return words;
 }
 
-void KernelBuilder::loadThroughRegisters(const TmaOperand &t, Value matrix,
-                                         MutableArrayRef<RegisterCopy> round,
+void KernelBuilder::loadThroughRegisters(MutableArrayRef<RegisterCopy> round,
                                          Value contiguousExtent) {
   // One branch for the round: where all its copies lie inside the matrix
   // (every tile but the edges') their loads all issue before any of their
@@ -729,8 +714,7 @@ void KernelBuilder::loadThroughRegisters(const TmaOperand &t, Value matrix,
       {
         OpBuilder::InsertionGuard edge(b);
         b.setInsertionPointToStart(&ifWhole.getElseRegion().front());
-        scf::YieldOp::create(b, loc,
-                             loadEdgeCopy(t, matrix, copy, contiguousExtent));
+        scf::YieldOp::create(b, loc, loadEdgeCopy(copy, contiguousExtent));
       }
       llvm::append_range(values, ifWhole.getResults());
     }
