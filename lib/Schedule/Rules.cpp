@@ -119,12 +119,6 @@ bool Rules::checkTypes() {
   if (p.tf32 && !p.tf32x3 && !s.hasMma() && !s.hasWgmma())
     return error(Part::Kind::Math, math + " runs on tensor cores: add the "
                                           "directive 'mma m16n8k8'");
-  // The split needs each fragment in registers; wgmma reads B (and here A)
-  // from shared memory.
-  if (p.tf32x3 && s.hasWgmma())
-    return error(Part::Kind::Math,
-                 "math = tf32x3 splits the mma.sync fragments in registers: "
-                 "use 'mma m16n8k8', not wgmma");
   if (!s.hasMma())
     return true;
 
@@ -751,11 +745,21 @@ bool Rules::checkWarpgroup() {
   if (tf32 && !p.tf32)
     return error(DirectiveKind::Wgmma, "wgmma takes f32 inputs as tf32: opt "
                                        "in with 'math = tf32' in the problem");
-  if (tf32 && (p.aLayout != MatrixLayout::Row || p.bLayout != MatrixLayout::Col))
-    return error(p.aLayout != MatrixLayout::Row ? Part::Kind::AType
-                                                : Part::Kind::BType,
-                 "tf32 wgmma reads both operands K-major: A must be "
-                 "row-major and B column-major");
+  // The producer's threads transpose an M- or N-major f32 operand; TMA
+  // copies it as it lies.
+  bool aByTmaMNMajor = s.tmaA && p.aLayout != MatrixLayout::Row;
+  bool bByTmaMNMajor = s.tmaB && p.bLayout != MatrixLayout::Col;
+  if (tf32 && (aByTmaMNMajor || bByTmaMNMajor))
+    return error(aByTmaMNMajor ? Part::Kind::AType : Part::Kind::BType,
+                 "tf32 wgmma reads both operands K-major: with 'tma', A must "
+                 "be row-major and B column-major (leave the operand out of "
+                 "'tma' and the producer's threads transpose it)");
+  // tf32x3 splits each element into its tf32 part and the remainder as the
+  // producer's threads copy it; TMA copies bytes as they are.
+  if (p.tf32x3 && s.hasTma())
+    return error(DirectiveKind::Tma,
+                 "math = tf32x3 splits each element of A and B as the "
+                 "producer's threads copy it: leave 'a' and 'b' out of 'tma'");
 
   int64_t consumers = s.consumers.value_or(1);
   if (consumers < 1 || consumers > 2)
@@ -871,18 +875,22 @@ bool Rules::checkWarpgroup() {
   facts.sharedBytes = kernel.sharedBytes;
   int64_t budget =
       kernel.consumerRegisters ? kernel.consumerRegisters : kMaxRegistersPerThread;
-  // Accumulators plus descriptors, addresses and the epilogue's values.
-  facts.registers = satAdd(kernel.accumulators, 40);
+  // Accumulators (and tf32x3's sums) plus descriptors, addresses and the
+  // epilogue's values.
+  facts.registers = satAdd(kernel.accumulators + kernel.sums, 40);
   facts.registerCap = budget;
   facts.registerPressure = facts.registers;
   if (facts.registers > budget)
     return error(DirectiveKind::Tile,
                  "a consumer thread holds " + Twine(kernel.accumulators) +
                      " accumulators of the " + Twine(kernel.rowsPerConsumer) +
-                     "x" + Twine(s.bn()) +
-                     " tile of its warpgroup, and needs about " +
-                     Twine(facts.registers) + " registers, more than the " +
-                     Twine(budget) + " it can have");
+                     "x" + Twine(s.bn()) + " tile of its warpgroup" +
+                     (kernel.sums ? " and as many sums of a k tile's "
+                                    "tf32x3 products"
+                                  : "") +
+                     ", and needs about " + Twine(facts.registers) +
+                     " registers, more than the " + Twine(budget) +
+                     " it can have");
   // The stores of C at the matrix's edges are guarded element by element,
   // or with `tma c` clipped by TMA but C read (beta) element by element at
   // clamped positions; with a full tile of accumulators live, ptxas may

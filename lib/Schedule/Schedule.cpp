@@ -334,10 +334,10 @@ int64_t gemmc::estimateOccupancy(const Problem &p, const Schedule &s) {
   if (s.hasWgmma()) {
     WarpgroupKernel k = getWarpgroupKernel(p, s);
     shared = k.sharedBytes;
-    // The consumers' accumulators and the rest, the allocation's multiple
-    // of 8.
-    registers = std::min<int64_t>(llvm::alignTo(k.accumulators + 40, 8),
-                                  kMaxRegistersPerThread);
+    // The consumers' accumulators (and tf32x3's sums) and the rest, the
+    // allocation's multiple of 8.
+    registers = std::min<int64_t>(
+        llvm::alignTo(k.accumulators + k.sums + 40, 8), kMaxRegistersPerThread);
   } else {
     shared = getSharedMemory(s, p.a, p.b).totalBytes();
     registers = s.registerCap();

@@ -61,15 +61,27 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   k.mTiles = k.rowsPerConsumer / std::max<int64_t>(k.instM, 1);
   k.nTiles = k.instN ? s.bn() / k.instN : 0;
   k.kSteps = k.instK ? s.bk() / k.instK : 0;
-  k.a = layOut(Operand::A, p.aLayout == MatrixLayout::Row, s.bk(), s.bm(),
-               k.elementBytes);
-  k.b = layOut(Operand::B, p.bLayout == MatrixLayout::Col, s.bk(), s.bn(),
-               k.elementBytes);
+  // tf32 wgmma reads f32 operands only K-major: where the producer's
+  // threads copy an M- or N-major one, they transpose it.
+  bool f32 = p.a == ElementType::F32;
+  bool aKMajor = p.aLayout == MatrixLayout::Row;
+  bool bKMajor = p.bLayout == MatrixLayout::Col;
+  bool transposeA = f32 && !aKMajor && !s.tmaA;
+  bool transposeB = f32 && !bKMajor && !s.tmaB;
+  k.a =
+      layOut(Operand::A, aKMajor || transposeA, s.bk(), s.bm(), k.elementBytes);
+  k.b =
+      layOut(Operand::B, bKMajor || transposeB, s.bk(), s.bn(), k.elementBytes);
+  k.a.transposed = transposeA;
+  k.b.transposed = transposeB;
   // Without `tma a` (`tma b`) the producer's threads copy the operand in
   // pieces of its global-load width (`vectorize global-load`, one element
-  // by default).
+  // by default), with tf32x3 splitting each element.
   k.a.byTma = s.tmaA;
   k.b.byTma = s.tmaB;
+  k.tf32x3 = p.tf32x3;
+  k.a.split = p.tf32x3 && !s.tmaA;
+  k.b.split = p.tf32x3 && !s.tmaB;
   k.a.pieceBytes = s.globalLoadWidth(Operand::A) * k.elementBytes;
   k.b.pieceBytes = s.globalLoadWidth(Operand::B) * k.elementBytes;
   // The blocks of a cluster row compute the same rows of C and share A's
@@ -96,8 +108,9 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   auto alignAtom = [](int64_t bytes) {
     return llvm::alignTo(bytes, kSwizzleAtomBytes);
   };
-  k.aStageStride = alignAtom(k.a.stageBytes());
-  k.bStageStride = alignAtom(k.b.stageBytes());
+  // With tf32x3 a stage holds the tile's tf32 part, then its remainder.
+  k.aStageStride = alignAtom(k.a.stageBytes()) * (k.a.split ? 2 : 1);
+  k.bStageStride = alignAtom(k.b.stageBytes()) * (k.b.split ? 2 : 1);
   k.aOffset = 0;
   k.bOffset = k.stages * k.aStageStride;
   k.cOffset = k.bOffset + k.stages * k.bStageStride;
@@ -120,14 +133,13 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
 
   // 64K registers per multiprocessor: the producer keeps 40 (TMA), 56
   // (its threads' cp.async copies: a round's addresses) or 160 (a round of
-  // 8 copies of 2-byte pieces, 40 words in flight between their loads and
-  // stores; rounds of 4 at 104 measured 0.59x cuBLAS at 4095x4097x4093 on
-  // an H100, 8 at 152 0.68x; beside cp.async pieces of the other operand
-  // 152 spilled), the consumers share the rest (a multiple of 8, at most
-  // 256). With one consumer the 255 a thread may have at entry
-  // are enough.
-  bool throughRegisters = (!k.a.byTma && !k.a.usesCpAsync()) ||
-                          (!k.b.byTma && !k.b.usesCpAsync());
+  // 8 copies through registers, 40 words of 2-byte pieces in flight
+  // between their loads and stores; rounds of 4 at 104 measured 0.59x
+  // cuBLAS at 4095x4097x4093 on an H100, 8 at 152 0.68x; beside cp.async
+  // pieces of the other operand 152 spilled), the consumers share the rest
+  // (a multiple of 8, at most 256). With one consumer the 255 a thread may
+  // have at entry are enough.
+  bool throughRegisters = k.a.throughRegisters() || k.b.throughRegisters();
   k.producerRegisters = throughRegisters      ? 160
                         : k.copiesByThreads() ? 56
                                               : 40;
@@ -140,6 +152,7 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   k.consumerRegisters =
       k.consumers == 1 ? 0 : std::min<int64_t>(perConsumer / 8 * 8, 256);
   k.accumulators = k.mTiles * s.bn() / 2;
+  k.sums = k.tf32x3 ? k.accumulators : 0;
   return k;
 }
 

@@ -292,6 +292,54 @@ static std::vector<Schedule> enumerateWarpgroupUnaligned(bool halves) {
   return space;
 }
 
+/// Hopper's split-tf32 part (f32, `math = tf32x3` on wgmma): the producer's
+/// threads split every element of A and B as they copy it (no TMA), in
+/// pieces of 4, 2 or 1 elements as the leading dimensions allow; tiles of
+/// 128x128 (two consumers), 128x64 and 64x128, and for long K beside small
+/// M and N 128x128 and 64x128 split 4 or 16 ways.
+static std::vector<Schedule> enumerateWarpgroupSplitTf32(bool halves) {
+  std::vector<Schedule> space;
+  if (halves)
+    return space;
+  struct Tile {
+    int64_t bm, bn, consumers;
+  };
+  const Tile tiles[] = {{128, 128, 2}, {128, 64, 2}, {64, 128, 1}};
+  const std::pair<int64_t, int64_t> pieces[] = {
+      {4, 4}, {4, 2}, {4, 1}, {1, 4}, {1, 1}};
+  auto make = [](Tile t, std::pair<int64_t, int64_t> piece,
+                 std::optional<int64_t> split) {
+    Schedule s;
+    s.tile = {t.bm, t.bn, 32};
+    s.wgmma = std::array<int64_t, 3>{64, t.bn, 8};
+    s.tmaA = s.tmaB = false;
+    auto [a, b] = piece;
+    if (a > 1 || b > 1) {
+      s.vectorize = std::array<int64_t, 4>{a, 1, 1, 1};
+      if (b != a)
+        s.globalLoadB = b;
+    }
+    s.consumers = t.consumers;
+    // Each stage holds the tiles' tf32 parts and remainders.
+    int64_t stageBytes = (t.bm + t.bn) * 32 * 4 * 2;
+    s.stages = std::min<int64_t>(4, (227 * 1024 - 1024) / stageBytes);
+    if (split) {
+      s.splitK = split;
+    } else {
+      s.persistent = true;
+      s.raster = 8;
+    }
+    return s;
+  };
+  for (Tile t : tiles)
+    for (auto piece : pieces)
+      space.push_back(make(t, piece, std::nullopt));
+  for (Tile t : {tiles[0], tiles[2]})
+    for (int64_t split : {4, 16})
+      space.push_back(make(t, {4, 4}, split));
+  return space;
+}
+
 /// Hopper's part for long K beside small M and N: the 128 x 64 and 64 x 64
 /// tiles split 64 to 256 ways.
 static std::vector<Schedule> enumerateWarpgroupLongK(bool halves) {
@@ -391,7 +439,8 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
       {enumerateLongK(halves), "_k", half},
       {enumerateWarpgroupLongK(halves), "_wk", 0},
       {enumerateWarpgroupUnaligned(halves), "_wu", 0},
-      {enumerateSplitTf32(halves), "_x", half, /*tf32x3=*/true}};
+      {enumerateSplitTf32(halves), "_x", half, /*tf32x3=*/true},
+      {enumerateWarpgroupSplitTf32(halves), "_wx", 0, /*tf32x3=*/true}};
   std::string type = stringify(problem.a).str();
   std::vector<SpaceCandidate> candidates;
   for (const auto &[space, prefix, count, tf32x3] : parts) {

@@ -272,3 +272,50 @@ TEST(Warpgroup, RegisterSplitLeavesEightAThread) {
   s.tmaA = false; // both
   check(160, 168);
 }
+
+TEST(Warpgroup, Tf32x3SplitsAndTransposesThreadCopies) {
+  // f32 row-major A and B with math = tf32x3: the producer's threads copy
+  // both (no TMA) through registers, B transposed into the K-major tile
+  // tf32 wgmma reads, and each stage holds every tile's tf32 part then its
+  // remainder.
+  Problem p = squareF32(4096);
+  p.tf32 = p.tf32x3 = true;
+  Schedule s;
+  s.tile = {128, 128, 32};
+  s.wgmma = {{64, 128, 8}};
+  s.stages = 3;
+  s.consumers = 2;
+  s.vectorize = {{4, 1, 1, 1}};
+  s.globalLoadB = 4;
+  WarpgroupKernel k = getWarpgroupKernel(p, s);
+  EXPECT_TRUE(k.tf32x3);
+  EXPECT_TRUE(k.a.split && k.b.split);
+  EXPECT_FALSE(k.a.transposed);
+  EXPECT_TRUE(k.b.transposed);
+  EXPECT_TRUE(k.a.kMajor && k.b.kMajor);
+  EXPECT_TRUE(k.a.throughRegisters() && k.b.throughRegisters());
+  EXPECT_FALSE(k.a.usesCpAsync() || k.b.usesCpAsync());
+  // B's tile as the matrix holds it: 32 rows of K, 512 bytes of N each.
+  EXPECT_EQ(k.b.copyLines(), 32);
+  EXPECT_EQ(k.b.copyLineBytes(), 512);
+  EXPECT_EQ(k.a.copyLines(), 128);
+  EXPECT_EQ(k.a.copyLineBytes(), 128);
+  EXPECT_EQ(k.b.piecesPerRound(), 4);
+  EXPECT_EQ(k.a.piecesPerRound(), 8);
+  // 128 rows x 128 bytes = 16 KB a part; the stage holds two.
+  EXPECT_EQ(k.a.remainderOffset(), 16384);
+  EXPECT_EQ(k.aStageStride, 2 * 16384);
+  EXPECT_EQ(k.bStageStride, 2 * 16384);
+  EXPECT_EQ(k.sharedBytes, 3 * 4 * 16384 + 2 * 3 * 8);
+  // Each consumer thread holds the accumulators and a k tile's sums.
+  EXPECT_EQ(k.accumulators, 64);
+  EXPECT_EQ(k.sums, 64);
+  EXPECT_EQ(k.producerRegisters, 160);
+  // TMA would copy B as it lies: plain tf32 with `tma b` keeps it N-major.
+  p.tf32x3 = false;
+  s.tmaB = true;
+  s.globalLoadB = 1;
+  k = getWarpgroupKernel(p, s);
+  EXPECT_FALSE(k.b.transposed || k.b.split || k.b.kMajor);
+  EXPECT_EQ(k.sums, 0);
+}

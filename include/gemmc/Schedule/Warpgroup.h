@@ -54,21 +54,51 @@ struct TmaOperand {
   /// pieces of `pieceBytes` (2, 4, 8 or 16: cp.async from 4 on).
   bool byTma = true;
   int64_t pieceBytes = 0;
+  /// The matrix's contiguous dimension is not the one the tile's lines run
+  /// along in shared memory: an M- or N-major f32 operand, which tf32
+  /// wgmma reads only K-major, transposed by the producer's threads as
+  /// they copy it through registers (`kMajor` is the shared layout's).
+  bool transposed = false;
+  /// math = tf32x3: each element the producer's threads copy is stored as
+  /// its tf32 part, in place, and the remainder, `remainderOffset()` bytes
+  /// further (the same layout), for the consumers' three products.
+  bool split = false;
   /// The blocks of a cluster that share this tile (1 without multicast):
   /// each copies `sliceRows()` of every box's rows and TMA multicasts them
   /// to all; the tensor map's box is boxInner x sliceRows().
   int64_t multicast = 1;
 
+  /// Bytes of the tile (of its tf32 part where `split`), and from its
+  /// start to the remainder's.
   int64_t stageBytes() const { return chunks * chunkBytes; }
+  int64_t remainderOffset() const {
+    return (stageBytes() + kSwizzleAtomBytes - 1) / kSwizzleAtomBytes *
+           kSwizzleAtomBytes;
+  }
   /// Bytes of a line of the tile along the contiguous dimension.
   int64_t lineBytes() const { return chunks * kSwizzleBytes; }
-  /// Whether pieces are copied with cp.async (4, 8 or 16 bytes).
-  bool usesCpAsync() const { return !byTma && pieceBytes >= 4; }
-  /// The bytes a thread copies at once: a cp.async piece, or 16 bytes of
-  /// 2-byte pieces (whose source is only 2-byte aligned) through registers:
-  /// the aligned 4-byte words that hold them, each pair shifted by half a
-  /// word where the source is not 4-byte aligned, then one 16-byte shared
-  /// store. (At the matrix's edges, element by element.)
+  /// The tile as the matrix holds it, which the producer's threads walk:
+  /// its lines along the matrix's contiguous dimension, and their bytes
+  /// (the shared tile's lines, or where `transposed` its columns).
+  int64_t copyLines() const { return transposed ? lineBytes() / 4 : boxOuter; }
+  int64_t copyLineBytes() const {
+    return transposed ? boxOuter * 4 : lineBytes();
+  }
+  /// Whether the producer's threads copy through registers (loads, then
+  /// shared stores): 2-byte pieces, and f32 pieces they transpose or
+  /// split; the rest are cp.async copies (4, 8 or 16 bytes).
+  bool throughRegisters() const {
+    return !byTma && (pieceBytes < 4 || transposed || split);
+  }
+  bool usesCpAsync() const { return !byTma && !throughRegisters(); }
+  /// The bytes a thread copies at once: a cp.async piece, or 16 bytes
+  /// through registers. 2-byte pieces (whose source is only 2-byte
+  /// aligned) are loaded as the aligned 4-byte words that hold them, each
+  /// pair shifted by half a word where the source is not 4-byte aligned,
+  /// then stored with one 16-byte shared store; f32 elements are loaded in
+  /// pieces and stored as one 16-byte vector per part, or where
+  /// `transposed` element by element into four lines. (At the matrix's
+  /// edges, element by element.)
   int64_t copyBytes() const { return usesCpAsync() ? pieceBytes : 16; }
   /// The copies of a stage's tile, and of each of the producer's threads
   /// (the last round of copies may leave threads idle).
@@ -82,7 +112,8 @@ struct TmaOperand {
   /// stores, and a round's loads in flight together are what hides their
   /// latency. (Rounds of 8 cp.async pieces spilled 112 bytes in the
   /// fuzzer's s1_3079, test/fuzz/copies-spill.test.)
-  int64_t piecesPerRound() const { return usesCpAsync() ? 4 : 8; }
+  /// (Transposed copies, four destinations each, spilled at 8 a round.)
+  int64_t piecesPerRound() const { return usesCpAsync() || transposed ? 4 : 8; }
   int64_t sliceRows() const { return boxOuter / multicast; }
   /// The wgmma descriptor's leading and stride byte offsets.
   int64_t leadingByteOffset() const;
@@ -161,8 +192,14 @@ struct WarpgroupKernel {
   /// `setmaxnreg`: the producer gives registers back, the consumers take
   /// them.
   int64_t producerRegisters = 0, consumerRegisters = 0;
-  /// f32 accumulators per consumer thread.
-  int64_t accumulators = 0;
+  /// math = tf32x3: the consumers sum each k tile's three products of
+  /// the operands' tf32 parts and remainders (A's remainder times B, A
+  /// times B's remainder, then A times B) on the tensor cores from zero,
+  /// then add that sum to the accumulators in f32.
+  bool tf32x3 = false;
+  /// f32 accumulators per consumer thread, and with tf32x3 as many for a
+  /// k tile's sums (live in the loop, not in the epilogue).
+  int64_t accumulators = 0, sums = 0;
 
   /// Whether the producer's threads copy some operand (not TMA).
   bool copiesByThreads() const { return !a.byTma || !b.byTma; }

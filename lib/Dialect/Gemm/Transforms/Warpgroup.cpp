@@ -126,18 +126,30 @@ private:
   /// `k0`) (index values) of `matrix` into `stage`.
   void copyByThreads(const TmaOperand &t, Value matrix, int64_t offset,
                      int64_t stride, Value stage, Value mn0, Value k0);
-  /// One 16-byte copy of 2-byte elements through registers: where its 8
-  /// elements lie (`address` in bytes, only 2-byte aligned; the position
-  /// along the contiguous dimension; whether its line lies inside the
-  /// matrix) and where they go; once loaded, the
-  /// four aligned words that hold them and the element after them (zeros
-  /// outside the matrix), and the shift (0 or 16 bits) that lines them up.
+  /// One 16-byte copy through registers of operand `t`: where its
+  /// elements lie (`address` in bytes, for 2-byte elements only 2-byte
+  /// aligned; the position along the contiguous dimension; whether its
+  /// line lies inside the matrix) and where they go (one 16-byte
+  /// destination, or where the operand is transposed one per element);
+  /// once loaded, the four words: of 2-byte elements, the aligned words
+  /// that hold them and the element after them, and the shift (0 or 16
+  /// bits) that lines them up; of f32 ones, the elements (shift 0). Zeros
+  /// outside the matrix.
   struct RegisterCopy {
-    Value address, position, lineInside, destination;
+    const TmaOperand *t = nullptr;
+    Value address, position, lineInside;
+    SmallVector<Value, 4> destinations;
     SmallVector<Value, 5> words;
     Value shift;
   };
-  static constexpr int64_t kCopyElements = 8, kCopyWords = 4;
+  static constexpr int64_t kCopyWords = 4;
+  /// The elements of a 16-byte copy.
+  int64_t copyElements() const { return 16 / k.elementBytes; }
+  /// The byte offset (i32) in shared memory of byte `x` of line `line` of
+  /// an operand's tile whose stage starts at `stageBase` (the 128-byte
+  /// swizzle of TmaOperand).
+  Value swizzledOffset(const TmaOperand &t, Value stageBase, Value line,
+                       Value x);
   /// Whether `copy` lies wholly inside the matrix.
   Value isWhole(const RegisterCopy &copy, Value contiguousExtent);
   /// The words and shift of a copy inside the matrix, and of one at its
@@ -163,6 +175,8 @@ private:
   void releaseStageBefore(Value it, Value when);
   /// Arrives on the mbarrier `local` of the cluster's block `rank`.
   void arriveRemote(Value local, Value rank);
+  /// The elementwise f32 sum of two wgmma accumulator structs.
+  Value addAccumulators(Value acc, Value sum);
   /// The descriptor of stage 0, row 0 of `t` at `offset` in shared memory.
   Value baseDescriptor(const TmaOperand &t, int64_t offset);
   /// The accumulator layout of wgmma m64nN (f32): thread t of the
@@ -402,24 +416,25 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
   MLIRContext *ctx = b.getContext();
   int64_t e = k.elementBytes;
   int64_t width = t.copyBytes() / e;
-  int64_t linePieces = t.lineBytes() / t.copyBytes();
+  int64_t linePieces = t.copyLineBytes() / t.copyBytes();
   int64_t threads = gemmc::kWarpgroupSize;
   // One op a statement: C++ leaves the order of a call's arguments open.
   Value stage32 = toI32(stage);
   Value stageOffset = arith::MulIOp::create(b, loc, stage32, i32(stride));
   Value stageBase = arith::AddIOp::create(b, loc, stageOffset, i32(offset));
-  // The extents along the tile's lines (M or N where K-major, K otherwise)
-  // and along its contiguous dimension.
+  // The extents along the matrix's lines (M or N where K is contiguous, K
+  // otherwise) and along its contiguous dimension.
+  bool kContiguous = t.kMajor != t.transposed;
   Value mnExtent = t.operand == gemmc::Operand::A ? m : n;
-  Value lineExtent = t.kMajor ? mnExtent : kExtent;
-  Value contiguousExtent = t.kMajor ? kExtent : mnExtent;
-  Value line0 = t.kMajor ? mn0 : k0;
-  Value contiguous0 = t.kMajor ? k0 : mn0;
+  Value lineExtent = kContiguous ? mnExtent : kExtent;
+  Value contiguousExtent = kContiguous ? kExtent : mnExtent;
+  Value line0 = kContiguous ? mn0 : k0;
+  Value contiguous0 = kContiguous ? k0 : mn0;
   // Byte strides along the tile's lines and its contiguous dimension (a
-  // K-major A's lines are the matrix's rows, a K-major B's its columns),
-  // and the address of the tile's first element.
+  // row-major A's lines are the matrix's rows, a column-major B's its
+  // columns), and the address of the tile's first element.
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, matrix);
-  bool linesAreRows = (t.operand == gemmc::Operand::A) == t.kMajor;
+  bool linesAreRows = (t.operand == gemmc::Operand::A) == kContiguous;
   Value lineStride = arith::MulIOp::create(
       b, loc, metadata.getStrides()[linesAreRows ? 0 : 1], index(e));
   Value positionStride = arith::MulIOp::create(
@@ -471,7 +486,26 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
     for (int64_t u = 0; u < unroll; ++u) {
       Value j = addOffset(b, loc, round, u);
       Value line, piece;
-      if (threads % linePieces == 0) {
+      if (t.transposed) {
+        // A warp takes 16 lines by 2 pieces (32-byte sectors): the lines'
+        // elements go to the same byte of 8 lines of the shared tile, and
+        // 16 lines' bytes fill the 32 banks.
+        Value first = arith::MulIOp::create(b, loc, j, index(threads));
+        Value linear = arith::AddIOp::create(b, loc, lane, first);
+        Value group = arith::DivUIOp::create(b, loc, linear, index(32));
+        Value inGroup = arith::RemUIOp::create(b, loc, linear, index(32));
+        int64_t groupsAlong = linePieces / 2;
+        Value groupLine =
+            arith::DivUIOp::create(b, loc, group, index(groupsAlong));
+        Value groupPiece =
+            arith::RemUIOp::create(b, loc, group, index(groupsAlong));
+        Value lineInGroup = arith::DivUIOp::create(b, loc, inGroup, index(2));
+        Value pieceInGroup = arith::RemUIOp::create(b, loc, inGroup, index(2));
+        Value lines = arith::MulIOp::create(b, loc, groupLine, index(16));
+        line = arith::AddIOp::create(b, loc, lines, lineInGroup);
+        Value pieces = arith::MulIOp::create(b, loc, groupPiece, index(2));
+        piece = arith::AddIOp::create(b, loc, pieces, pieceInGroup);
+      } else if (threads % linePieces == 0) {
         line = arith::DivUIOp::create(b, loc, lane, index(linePieces));
         Value lines =
             arith::MulIOp::create(b, loc, j, index(threads / linePieces));
@@ -501,29 +535,28 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
         auto ifExists = scf::IfOp::create(b, loc, exists, false);
         b.setInsertionPointToStart(&ifExists.getThenRegion().front());
       }
-      // Where it goes: byte x of `line` in its 128-byte chunk, swizzled.
+      // Where it goes: byte x of `line` of the tile, swizzled; transposed,
+      // element i of the piece goes to the tile's line 4 piece + i, at the
+      // byte of `line`.
       Value piece32 = toI32(piece);
-      Value bytePosition =
-          arith::MulIOp::create(b, loc, piece32, i32(t.copyBytes()));
-      Value chunk = arith::DivUIOp::create(b, loc, bytePosition,
-                                           i32(gemmc::kSwizzleBytes));
-      Value x = arith::RemUIOp::create(b, loc, bytePosition,
-                                       i32(gemmc::kSwizzleBytes));
       Value line32 = toI32(line);
-      Value unit = arith::ShRUIOp::create(b, loc, x, i32(4));
-      Value phase = arith::AndIOp::create(b, loc, line32, i32(7));
-      Value swizzled = arith::XOrIOp::create(b, loc, unit, phase);
-      Value unitOffset = arith::ShLIOp::create(b, loc, swizzled, i32(4));
-      Value inUnit = arith::AndIOp::create(b, loc, x, i32(15));
-      Value chunkOffset =
-          arith::MulIOp::create(b, loc, chunk, i32(t.chunkBytes));
-      Value lineOffset =
-          arith::MulIOp::create(b, loc, line32, i32(gemmc::kSwizzleBytes));
-      Value at = arith::AddIOp::create(b, loc, stageBase, chunkOffset);
-      at = arith::AddIOp::create(b, loc, at, lineOffset);
-      at = arith::AddIOp::create(b, loc, at, unitOffset);
-      at = arith::AddIOp::create(b, loc, at, inUnit);
-      Value destination = sharedPointer(at);
+      SmallVector<Value, 4> destinations;
+      if (t.transposed) {
+        Value x = arith::MulIOp::create(b, loc, line32, i32(e));
+        Value firstLine = arith::MulIOp::create(b, loc, piece32, i32(width));
+        for (int64_t i = 0; i < width; ++i) {
+          Value tileLine =
+              i ? arith::AddIOp::create(b, loc, firstLine, i32(i)).getResult()
+                : firstLine;
+          Value at = swizzledOffset(t, stageBase, tileLine, x);
+          destinations.push_back(sharedPointer(at));
+        }
+      } else {
+        Value x = arith::MulIOp::create(b, loc, piece32, i32(t.copyBytes()));
+        Value at = swizzledOffset(t, stageBase, line32, x);
+        destinations.push_back(sharedPointer(at));
+      }
+      Value destination = destinations.front();
       // Where it comes from, and how much of it lies inside the matrix.
       Value lineAt = arith::AddIOp::create(b, loc, line0, line);
       Value pieceElements = arith::MulIOp::create(b, loc, piece, index(width));
@@ -561,12 +594,13 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
             NVVM::LoadCacheModifierKindAttr::get(ctx, cache), size);
         continue;
       }
-      // 16 bytes of 2-byte elements, through registers.
+      // 16 bytes through registers.
       RegisterCopy copy;
+      copy.t = &t;
       copy.address = address;
       copy.position = position;
       copy.lineInside = lineInside;
-      copy.destination = destination;
+      copy.destinations = destinations;
       pending.push_back(copy);
       if (guarded)
         flush();
@@ -577,8 +611,8 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
     copyRounds(/*checked=*/true);
     return;
   }
-  Value lineEnd = addOffset(b, loc, line0, t.boxOuter);
-  Value contiguousEnd = addOffset(b, loc, contiguous0, t.lineBytes() / e);
+  Value lineEnd = addOffset(b, loc, line0, t.copyLines());
+  Value contiguousEnd = addOffset(b, loc, contiguous0, t.copyLineBytes() / e);
   Value linesInside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                             lineEnd, lineExtent);
   Value positionsInside = arith::CmpIOp::create(
@@ -592,19 +626,32 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
   copyRounds(/*checked=*/true);
 }
 
+Value KernelBuilder::swizzledOffset(const TmaOperand &t, Value stageBase,
+                                    Value line, Value x) {
+  Value chunk = arith::DivUIOp::create(b, loc, x, i32(gemmc::kSwizzleBytes));
+  Value inLine = arith::RemUIOp::create(b, loc, x, i32(gemmc::kSwizzleBytes));
+  Value unit = arith::ShRUIOp::create(b, loc, inLine, i32(4));
+  Value phase = arith::AndIOp::create(b, loc, line, i32(7));
+  Value swizzled = arith::XOrIOp::create(b, loc, unit, phase);
+  Value unitOffset = arith::ShLIOp::create(b, loc, swizzled, i32(4));
+  Value inUnit = arith::AndIOp::create(b, loc, inLine, i32(15));
+  Value chunkOffset = arith::MulIOp::create(b, loc, chunk, i32(t.chunkBytes));
+  Value lineOffset =
+      arith::MulIOp::create(b, loc, line, i32(gemmc::kSwizzleBytes));
+  Value at = arith::AddIOp::create(b, loc, stageBase, chunkOffset);
+  at = arith::AddIOp::create(b, loc, at, lineOffset);
+  at = arith::AddIOp::create(b, loc, at, unitOffset);
+  return arith::AddIOp::create(b, loc, at, inUnit);
+}
+
 Value KernelBuilder::isWhole(const RegisterCopy &copy, Value contiguousExtent) {
-  Value end = addOffset(b, loc, copy.position, kCopyElements);
+  Value end = addOffset(b, loc, copy.position, copyElements());
   Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end,
                                      contiguousExtent);
   return arith::AndIOp::create(b, loc, copy.lineInside, fits);
 }
 
 SmallVector<Value, 6> KernelBuilder::loadWholeCopy(const RegisterCopy &copy) {
-  // The aligned words from the one holding the first element, and the
-  // last element (the half word the shift takes where the first is not
-  // 4-byte aligned). Nothing past the last element is read; before the
-  // first, at most the 2 bytes of its word (an allocation starts 256-byte
-  // aligned, so they lie in the matrix's).
   Type wordType = b.getI32Type();
   auto globalType = LLVM::LLVMPointerType::get(b.getContext(), 1);
   auto loadAt = [&](Value at, Type type, int64_t alignment) {
@@ -612,13 +659,34 @@ SmallVector<Value, 6> KernelBuilder::loadWholeCopy(const RegisterCopy &copy) {
     return LLVM::LoadOp::create(b, loc, type, pointer, alignment).getResult();
   };
   Value at = arith::IndexCastOp::create(b, loc, b.getI64Type(), copy.address);
-  Value wordAt = arith::AndIOp::create(b, loc, at, i64(~int64_t(3)));
   SmallVector<Value, 6> loaded;
+  if (k.elementBytes == 4) {
+    // The four elements in pieces (as aligned as the leading dimension
+    // allows: one 16-byte load where it is a multiple of 4).
+    int64_t piece = copy.t->pieceBytes, words = piece / 4;
+    auto pieceType = VectorType::get({words}, wordType);
+    for (int64_t first = 0; first < kCopyWords; first += words) {
+      Value pieceAt = arith::AddIOp::create(b, loc, at, i64(4 * first));
+      Value vector = loadAt(pieceAt, pieceType, piece);
+      for (int64_t w = 0; w < words; ++w)
+        loaded.push_back(
+            LLVM::ExtractElementOp::create(b, loc, vector, i32(w)));
+    }
+    loaded.push_back(i32(0));
+    loaded.push_back(i32(0));
+    return loaded;
+  }
+  // 2-byte elements: the aligned words from the one holding the first
+  // element, and the last element (the half word the shift takes where the
+  // first is not 4-byte aligned). Nothing past the last element is read;
+  // before the first, at most the 2 bytes of its word (an allocation starts
+  // 256-byte aligned, so they lie in the matrix's).
+  Value wordAt = arith::AndIOp::create(b, loc, at, i64(~int64_t(3)));
   for (int64_t w = 0; w < kCopyWords; ++w) {
     Value wordAddress = arith::AddIOp::create(b, loc, wordAt, i64(4 * w));
     loaded.push_back(loadAt(wordAddress, wordType, 4));
   }
-  Value lastAt = arith::AddIOp::create(b, loc, at, i64(2 * kCopyElements - 2));
+  Value lastAt = arith::AddIOp::create(b, loc, at, i64(2 * copyElements() - 2));
   Value last = loadAt(lastAt, b.getI16Type(), 2);
   loaded.push_back(arith::ExtUIOp::create(b, loc, wordType, last));
   Value halves = arith::ShRUIOp::create(b, loc, at, i64(1));
@@ -646,24 +714,28 @@ SmallVector<Value, 6> KernelBuilder::loadEdgeCopy(const RegisterCopy &copy,
     Value first =
         arith::IndexCastOp::create(b, loc, b.getI64Type(), copy.address);
     Value zero = i32(0);
-    SmallVector<Value, 8> halves;
-    for (int64_t i = 0; i < kCopyElements; ++i) {
+    int64_t e = k.elementBytes;
+    Type elementType = b.getIntegerType(8 * e);
+    SmallVector<Value, 8> elements;
+    for (int64_t i = 0; i < copyElements(); ++i) {
       Value position = addOffset(b, loc, copy.position, i);
       Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                            position, contiguousExtent);
-      Value next = arith::AddIOp::create(b, loc, first, i64(2 * i));
+      Value next = arith::AddIOp::create(b, loc, first, i64(e * i));
       Value at = arith::SelectOp::create(b, loc, inside, next, first);
       Value pointer = LLVM::IntToPtrOp::create(b, loc, globalType, at);
-      Value bits = LLVM::LoadOp::create(b, loc, b.getI16Type(), pointer, 2);
-      Value half = arith::ExtUIOp::create(b, loc, wordType, bits);
-      halves.push_back(arith::SelectOp::create(b, loc, inside, half, zero));
+      Value bits = LLVM::LoadOp::create(b, loc, elementType, pointer, e);
+      if (e == 2)
+        bits = arith::ExtUIOp::create(b, loc, wordType, bits);
+      elements.push_back(arith::SelectOp::create(b, loc, inside, bits, zero));
     }
-    SmallVector<Value, 4> assembled;
-    for (int64_t w = 0; w < kCopyWords; ++w) {
-      Value high = arith::ShLIOp::create(b, loc, halves[2 * w + 1], i32(16));
-      assembled.push_back(arith::OrIOp::create(b, loc, halves[2 * w], high));
+    // f32 elements are the words; 2-byte ones are paired into them.
+    SmallVector<Value, 8> assembled;
+    for (int64_t w = 0; w < kCopyWords && e == 2; ++w) {
+      Value high = arith::ShLIOp::create(b, loc, elements[2 * w + 1], i32(16));
+      assembled.push_back(arith::OrIOp::create(b, loc, elements[2 * w], high));
     }
-    scf::YieldOp::create(b, loc, assembled);
+    scf::YieldOp::create(b, loc, e == 2 ? assembled : elements);
   }
   {
     OpBuilder::InsertionGuard otherwise(b);
@@ -729,17 +801,75 @@ void KernelBuilder::setWords(RegisterCopy &copy, ValueRange loaded) {
   copy.shift = loaded.back();
 }
 
+/// tf32x3: the tf32 part of f32 bits `x` (an i32) and the remainder, each
+/// rounded to nearest with ties away from zero (add half of the 13 dropped
+/// mantissa bits' range, clear them), as Mma.cpp's fragments are split.
+static std::pair<Value, Value> splitTf32Bits(OpBuilder &b, Location loc,
+                                             Value x) {
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  Value half = arith::ConstantIntOp::create(b, loc, i32, 0x1000);
+  Value mask = arith::ConstantIntOp::create(b, loc, i32, -0x2000);
+  auto round = [&](Value bits) -> Value {
+    Value up = arith::AddIOp::create(b, loc, bits, half);
+    return arith::AndIOp::create(b, loc, up, mask);
+  };
+  Value big = round(x);
+  Value value = arith::BitcastOp::create(b, loc, f32, x);
+  Value bigValue = arith::BitcastOp::create(b, loc, f32, big);
+  Value rest = arith::SubFOp::create(b, loc, value, bigValue);
+  Value restBits = arith::BitcastOp::create(b, loc, i32, rest);
+  return {big, round(restBits)};
+}
+
 void KernelBuilder::storeThroughRegisters(const RegisterCopy &copy) {
-  auto vectorType = VectorType::get({kCopyWords}, b.getI32Type());
-  Value vector = LLVM::PoisonOp::create(b, loc, vectorType);
+  const TmaOperand &t = *copy.t;
+  // The words to store: 2-byte elements shifted into place (word w is the
+  // upper half of word w and the lower of w + 1 where the shift is 16: a
+  // funnel shift right), f32 ones as they are or with tf32x3 split into
+  // their tf32 parts and remainders.
+  SmallVector<Value, 4> words, remainders;
   for (int64_t w = 0; w < kCopyWords; ++w) {
-    // Word w is the upper half of word w and the lower of w + 1 where the
-    // shift is 16: a funnel shift right.
-    Value word = LLVM::FshrOp::create(b, loc, copy.words[w + 1], copy.words[w],
-                                      copy.shift);
-    vector = LLVM::InsertElementOp::create(b, loc, vector, word, i32(w));
+    if (k.elementBytes == 2) {
+      words.push_back(LLVM::FshrOp::create(b, loc, copy.words[w + 1],
+                                           copy.words[w], copy.shift));
+      continue;
+    }
+    if (!t.split) {
+      words.push_back(copy.words[w]);
+      continue;
+    }
+    auto [big, small] = splitTf32Bits(b, loc, copy.words[w]);
+    words.push_back(big);
+    remainders.push_back(small);
   }
-  LLVM::StoreOp::create(b, loc, vector, copy.destination, /*alignment=*/16);
+  auto storeAll = [&](ArrayRef<Value> values, int64_t offset) {
+    auto at = [&](Value destination) -> Value {
+      if (!offset)
+        return destination;
+      Value bytes = i32(offset);
+      return LLVM::GEPOp::create(b, loc, destination.getType(), b.getI8Type(),
+                                 destination, ValueRange{bytes});
+    };
+    // A transposed copy's elements go to four lines of the tile.
+    if (t.transposed) {
+      for (auto [value, destination] :
+           llvm::zip_equal(values, copy.destinations)) {
+        Value pointer = at(destination);
+        LLVM::StoreOp::create(b, loc, value, pointer, /*alignment=*/4);
+      }
+      return;
+    }
+    auto vectorType = VectorType::get({kCopyWords}, b.getI32Type());
+    Value vector = LLVM::PoisonOp::create(b, loc, vectorType);
+    for (auto [w, value] : llvm::enumerate(values))
+      vector =
+          LLVM::InsertElementOp::create(b, loc, vector, value, i32(int64_t(w)));
+    Value pointer = at(copy.destinations.front());
+    LLVM::StoreOp::create(b, loc, vector, pointer, /*alignment=*/16);
+  };
+  storeAll(words, 0);
+  if (t.split)
+    storeAll(remainders, t.remainderOffset());
 }
 
 void KernelBuilder::signalCopies(Value it, bool drain) {
@@ -824,6 +954,18 @@ void KernelBuilder::arriveRemote(Value local, Value peer) {
   NVVM::MBarrierArriveOp::create(b, loc, Type(), remote, Value());
 }
 
+Value KernelBuilder::addAccumulators(Value acc, Value sum) {
+  auto type = cast<LLVM::LLVMStructType>(acc.getType());
+  Value result = acc;
+  for (int64_t i = 0, e = type.getBody().size(); i < e; ++i) {
+    Value x = LLVM::ExtractValueOp::create(b, loc, acc, i);
+    Value y = LLVM::ExtractValueOp::create(b, loc, sum, i);
+    Value added = LLVM::FAddOp::create(b, loc, x, y);
+    result = LLVM::InsertValueOp::create(b, loc, result, added, i);
+  }
+  return result;
+}
+
 Value KernelBuilder::baseDescriptor(const TmaOperand &t, int64_t offset) {
   // Bits 0-13: the address >> 4; 16-29: the leading byte offset >> 4;
   // 32-45: the stride byte offset >> 4; 62-63: 1 for the 128-byte swizzle.
@@ -903,40 +1045,76 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
     Value stageDescA = arith::AddIOp::create(b, loc, descA, aStage);
     Value stageDescB = arith::AddIOp::create(b, loc, descB, bStage);
     SmallVector<Value> acc(steps.getRegionIterArgs().drop_front());
+    // With tf32x3 the k tile's products go into sums of their own, each
+    // started from zero by the tile's first product.
+    SmallVector<Value> sums;
+    if (k.tf32x3)
+      for (int64_t i = 0; i < numAcc; ++i)
+        sums.push_back(LLVM::PoisonOp::create(b, loc, accType));
+    SmallVector<Value> &into = k.tf32x3 ? sums : acc;
+    // tf32x3's products of a step: A's remainder times B, A times B's
+    // remainder (the small ones first, while the sum is small), A times B.
+    struct Product {
+      int64_t aOffset, bOffset;
+    };
+    SmallVector<Product, 3> products = {{0, 0}};
+    if (k.tf32x3)
+      products = {
+          {k.a.remainderOffset(), 0}, {0, k.b.remainderOffset()}, {0, 0}};
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
     for (int64_t kk = 0; kk < k.kSteps; ++kk) {
-      for (int64_t mt = 0; mt < k.mTiles; ++mt) {
-        int64_t offsetA = k.a.offsetOf(mt * k.instM, kk * k.instK, e);
-        Value opA = arith::AddIOp::create(b, loc, stageDescA, i64(offsetA >> 4));
-        for (int64_t nt = 0; nt < k.nTiles; ++nt) {
-          int64_t offsetB = k.b.offsetOf(nt * k.instN, kk * k.instK, e);
-          Value opB =
-              arith::AddIOp::create(b, loc, stageDescB, i64(offsetB >> 4));
-          Value &d = acc[mt * k.nTiles + nt];
-          d = NVVM::WgmmaMmaAsyncOp::create(
-              b, loc, accType, d, opA, opB, shape, inputType, inputType,
-              NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
-              NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA,
-              layoutB, /*satfinite=*/nullptr);
+      for (auto [pi, product] : llvm::enumerate(products)) {
+        for (int64_t mt = 0; mt < k.mTiles; ++mt) {
+          int64_t offsetA =
+              k.a.offsetOf(mt * k.instM, kk * k.instK, e) + product.aOffset;
+          Value opA =
+              arith::AddIOp::create(b, loc, stageDescA, i64(offsetA >> 4));
+          for (int64_t nt = 0; nt < k.nTiles; ++nt) {
+            int64_t offsetB =
+                k.b.offsetOf(nt * k.instN, kk * k.instK, e) + product.bOffset;
+            Value opB =
+                arith::AddIOp::create(b, loc, stageDescB, i64(offsetB >> 4));
+            Value &d = into[mt * k.nTiles + nt];
+            bool fromZero = k.tf32x3 && kk == 0 && pi == 0;
+            d = NVVM::WgmmaMmaAsyncOp::create(
+                b, loc, accType, d, opA, opB, shape, inputType, inputType,
+                NVVM::WGMMATypes::f32,
+                fromZero ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
+                NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA,
+                layoutB, /*satfinite=*/nullptr);
+          }
         }
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    // One group stays in flight: the one before it has read its stage.
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-    Value notFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                           steps.getInductionVar(), kBegin);
-    releaseStageBefore(it, arith::AndIOp::create(b, loc, notFirst, leader));
+    if (k.tf32x3) {
+      // The tensor cores round their sums toward zero: the k tile's sum is
+      // added to the accumulators in f32 (rounded to nearest), once its
+      // wgmma completed, which frees the stage too.
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+      for (auto [d, sum] : llvm::zip_equal(acc, sums))
+        d = addAccumulators(d, sum);
+      Value next = arith::AddIOp::create(b, loc, it, index(1));
+      releaseStageBefore(next, leader);
+    } else {
+      // One group stays in flight: the one before it has read its stage.
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+      Value notFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                             steps.getInductionVar(), kBegin);
+      releaseStageBefore(it, arith::AndIOp::create(b, loc, notFirst, leader));
+    }
     SmallVector<Value> yields = {arith::AddIOp::create(b, loc, it, index(1))};
     yields.append(acc);
     scf::YieldOp::create(b, loc, yields);
   }
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   Value end = steps.getResult(0);
-  // The last stage this tile used, once its wgmma completed.
-  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kEnd,
-                                    kBegin);
-  releaseStageBefore(end, arith::AndIOp::create(b, loc, any, leader));
+  if (!k.tf32x3) {
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    // The last stage this tile used, once its wgmma completed.
+    Value any =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kEnd, kBegin);
+    releaseStageBefore(end, arith::AndIOp::create(b, loc, any, leader));
+  }
   Value tileRow0 = arith::MulIOp::create(b, loc, tileRow, index(s.bm()));
   Value ownRows =
       arith::MulIOp::create(b, loc, consumer, index(k.rowsPerConsumer));
