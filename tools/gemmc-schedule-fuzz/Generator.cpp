@@ -213,6 +213,21 @@ static std::string generateHopper(Draw &d, Draw &side, const std::string &name,
   int64_t bk = 128 / bytes * d.pick({1, 1, 2});
   bool aRow = kind == Kind::TF32 ? d.chance(0.97) : d.chance(0.75);
   bool bRow = kind == Kind::TF32 ? d.chance(0.03) : d.chance(0.6);
+  // f32 copied by the producer's threads (the side stream): with tf32x3,
+  // which splits every element as it is copied, or M- or N-major operands
+  // the threads transpose for tf32 wgmma.
+  bool f32Threads = kind == Kind::TF32 && side.chance(0.4);
+  bool x3 = f32Threads && side.chance(0.6);
+  if (f32Threads) {
+    aRow = side.chance(0.7);
+    bRow = side.chance(0.6);
+  }
+  // tf32x3's sums double the consumers' accumulators: tiles of 128 columns
+  // at most, mostly.
+  if (x3 && bn > 128 && side.chance(0.9)) {
+    n = std::min<int64_t>(n, 128);
+    bn = n;
+  }
   bool cRow = d.chance(0.75);
   std::string problem;
   auto statement = [&](const std::string &text) {
@@ -236,7 +251,7 @@ static std::string generateHopper(Draw &d, Draw &side, const std::string &name,
   statement("b = " + element + layout(bRow));
   statement("c = " + cElement + layout(cRow));
   if (kind == Kind::TF32 && d.chance(0.97))
-    statement("math = tf32");
+    statement(x3 ? "math = tf32x3" : "math = tf32");
   if (d.chance(0.4))
     statement("epilogue = alpha-beta");
   if (d.chance(0.3))
@@ -273,6 +288,21 @@ static std::string generateHopper(Draw &d, Draw &side, const std::string &name,
       widths += std::string(" global-load ") + name + " " +
                 std::to_string(width);
     }
+  }
+  if (f32Threads) {
+    // The operands tf32x3 splits, or that lie M- or N-major, are left to
+    // the threads (a few stay with TMA, to be refused), in pieces of 1, 2
+    // or 4 elements.
+    widths.clear();
+    auto leave = [&](bool &byTma, bool needsThreads, const char *name) {
+      if (needsThreads)
+        byTma = side.chance(0.03);
+      if (!byTma)
+        widths += std::string(" global-load ") + name + " " +
+                  std::to_string(side.pick({1, 2, 4, 4}));
+    };
+    leave(tmaA, x3 || !aRow, "a");
+    leave(tmaB, x3 || bRow, "b");
   }
   if (tmaA || tmaB || tmaC)
     directive(std::string("tma") + (tmaA ? " a" : "") + (tmaB ? " b" : "") +
