@@ -11,19 +11,7 @@ if [ "$mode" = compile ]; then
   gemmc=${GEMMC:-$(dirname "$0")/../build/bin/gemmc}
   mkdir -p "$dir/k" "$dir/bin"
   cp "$0" "$dir/"
-  gen() { # NAME M N K TYPE LAYOUT "DIRECTIVES; ..." [PROBLEM-STATEMENT]
-    local la=row lb=row lc=row
-    [ "${6:0:1}" = c ] && la=col; [ "${6:1:1}" = c ] && lb=col
-    [ "${6:2:1}" = c ] && lc=col
-    { echo "kernel $1 {"; echo "  problem {"
-      printf '    m = %s\n    n = %s\n    k = %s\n' "$2" "$3" "$4"
-      printf '    a = %s %s\n    b = %s %s\n    c = %s %s\n' "$5" $la "$5" $lb "$5" $lc
-      [ -n "${8:-}" ] && echo "    $8"
-      echo "  }"; echo "  schedule {"
-      printf '%s\n' "$7" | tr ';' '\n' | sed 's/^ */    /'
-      echo "  }"; echo "}"; } > "$dir/k/$1.gemm"
-    "$gemmc" --arch=sm_90a "$dir/k/$1.gemm" -o "$dir/k/$1.ptx" || exit 1
-  }
+  . "$(dirname "$0")/gen-kernel.sh"
   w="pipeline stages 4; warp-specialize 2; persistent; raster 8"
   t128="tile 128x128x64; wgmma m64n128k16; $w"
   t256="tile 128x256x64; wgmma m64n256k16; $w"

@@ -13,44 +13,30 @@ if [ "$mode" = compile ]; then
   gemmc=${GEMMC:-$(dirname "$0")/../build/bin/gemmc}
   mkdir -p "$dir/k" "$dir/bin"
   cp "$0" "$dir/"
-  gen() { # NAME M N K LAYOUT MATH "DIRECTIVES; ..." [PROBLEM-STATEMENT]
-    local la=row lb=row lc=row
-    [ "${5:0:1}" = c ] && la=col; [ "${5:1:1}" = c ] && lb=col
-    [ "${5:2:1}" = c ] && lc=col
-    { echo "kernel $1 {"; echo "  problem {"
-      printf '    m = %s\n    n = %s\n    k = %s\n' "$2" "$3" "$4"
-      printf '    a = f32 %s\n    b = f32 %s\n    c = f32 %s\n' $la $lb $lc
-      echo "    math = $6"
-      [ -n "${8:-}" ] && printf '%s\n' "$8" | tr ';' '\n' | sed 's/^ */    /'
-      echo "  }"; echo "  schedule {"
-      printf '%s\n' "$7" | tr ';' '\n' | sed 's/^ */    /'
-      echo "  }"; echo "}"; } > "$dir/k/$1.gemm"
-    "$gemmc" --arch=sm_90a "$dir/k/$1.gemm" -o "$dir/k/$1.ptx" 2> /dev/null ||
-      { echo "gemmc failed on $1" >&2; exit 1; }
-  }
+  . "$(dirname "$0")/gen-kernel.sh"
   w="pipeline stages 3; warp-specialize 2; persistent; raster 8"
   t="tile 128x128x32; wgmma m64n128k8; $w"
   v() { echo "vectorize global-load a $1 global-load b $2"; }
   Q=\?
-  gen x3_44 $Q $Q $Q rrr tf32x3 "$t; $(v 4 4)"
-  gen x3_44c $Q $Q $Q rrr tf32x3 "$t; tma c; $(v 4 4)"
-  gen x3_42 $Q $Q $Q rrr tf32x3 "$t; $(v 4 2)"
-  gen x3_11 $Q $Q $Q rrr tf32x3 "$t"
-  gen x3_rcr $Q $Q $Q rcr tf32x3 "$t; $(v 4 4)"
-  gen x3_crr $Q $Q $Q crr tf32x3 "$t; $(v 4 4)"
-  gen x3_ccr11 $Q $Q $Q ccr tf32x3 "$t"
-  gen x3_rrc $Q $Q $Q rrc tf32x3 "$t; $(v 2 4)"
-  gen x3_64x128 $Q $Q $Q rrr tf32x3 "tile 64x128x32; wgmma m64n128k8; pipeline stages 4; warp-specialize 1; persistent; $(v 4 4)"
-  gen x3_128x64 $Q $Q $Q rrr tf32x3 "tile 128x64x32; wgmma m64n64k8; pipeline stages 4; warp-specialize 2; persistent; $(v 1 1)"
-  gen x3_sk4 $Q $Q $Q rrr tf32x3 "tile 128x128x32; wgmma m64n128k8; pipeline stages 3; warp-specialize 2; split-k 4; $(v 4 4)"
-  gen x3_sk16 $Q $Q $Q rrr tf32x3 "tile 64x128x32; wgmma m64n128k8; pipeline stages 4; warp-specialize 1; split-k 16; $(v 4 1)"
-  gen x3_epi $Q $Q $Q rrr tf32x3 "$t; $(v 4 4)" "epilogue = alpha-beta; bias = row; activation = relu"
-  gen t1_rrr $Q $Q $Q rrr tf32 "$t; $(v 4 4)"
-  gen t1_crr $Q $Q $Q crr tf32 "$t; $(v 1 4)"
-  gen t1_ccc $Q $Q $Q ccc tf32 "$t; tma b; vectorize global-load a 2"
-  gen s_4096 4096 4096 4096 rrr tf32x3 "$t; tma c; $(v 4 4)"
-  gen s_odd 4095 4097 4093 rrr tf32x3 "$t"
-  gen s_vocab 1500 51866 1280 rrr tf32x3 "$t; $(v 4 2)"
+  gen x3_44 $Q $Q $Q f32 rrr "$t; $(v 4 4)" "math = tf32x3"
+  gen x3_44c $Q $Q $Q f32 rrr "$t; tma c; $(v 4 4)" "math = tf32x3"
+  gen x3_42 $Q $Q $Q f32 rrr "$t; $(v 4 2)" "math = tf32x3"
+  gen x3_11 $Q $Q $Q f32 rrr "$t" "math = tf32x3"
+  gen x3_rcr $Q $Q $Q f32 rcr "$t; $(v 4 4)" "math = tf32x3"
+  gen x3_crr $Q $Q $Q f32 crr "$t; $(v 4 4)" "math = tf32x3"
+  gen x3_ccr11 $Q $Q $Q f32 ccr "$t" "math = tf32x3"
+  gen x3_rrc $Q $Q $Q f32 rrc "$t; $(v 2 4)" "math = tf32x3"
+  gen x3_64x128 $Q $Q $Q f32 rrr "tile 64x128x32; wgmma m64n128k8; pipeline stages 4; warp-specialize 1; persistent; $(v 4 4)" "math = tf32x3"
+  gen x3_128x64 $Q $Q $Q f32 rrr "tile 128x64x32; wgmma m64n64k8; pipeline stages 4; warp-specialize 2; persistent; $(v 1 1)" "math = tf32x3"
+  gen x3_sk4 $Q $Q $Q f32 rrr "tile 128x128x32; wgmma m64n128k8; pipeline stages 3; warp-specialize 2; split-k 4; $(v 4 4)" "math = tf32x3"
+  gen x3_sk16 $Q $Q $Q f32 rrr "tile 64x128x32; wgmma m64n128k8; pipeline stages 4; warp-specialize 1; split-k 16; $(v 4 1)" "math = tf32x3"
+  gen x3_epi $Q $Q $Q f32 rrr "$t; $(v 4 4)" "math = tf32x3; epilogue = alpha-beta; bias = row; activation = relu"
+  gen t1_rrr $Q $Q $Q f32 rrr "$t; $(v 4 4)" "math = tf32"
+  gen t1_crr $Q $Q $Q f32 crr "$t; $(v 1 4)" "math = tf32"
+  gen t1_ccc $Q $Q $Q f32 ccc "$t; tma b; vectorize global-load a 2" "math = tf32"
+  gen s_4096 4096 4096 4096 f32 rrr "$t; tma c; $(v 4 4)" "math = tf32x3"
+  gen s_odd 4095 4097 4093 f32 rrr "$t" "math = tf32x3"
+  gen s_vocab 1500 51866 1280 f32 rrr "$t; $(v 4 2)" "math = tf32x3"
   exit 0
 fi
 cd "$dir"
