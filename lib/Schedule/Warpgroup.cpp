@@ -104,13 +104,13 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
     k.c = c;
   }
 
-  // Every stage of a swizzled tile starts on a 1024-byte boundary.
+  // Every stage of a swizzled tile starts on a 1024-byte boundary
+  // (TmaOperand::stageStride), and so does each of C's buffers.
   auto alignAtom = [](int64_t bytes) {
     return llvm::alignTo(bytes, kSwizzleAtomBytes);
   };
-  // With tf32x3 a stage holds the tile's tf32 part, then its remainder.
-  k.aStageStride = alignAtom(k.a.stageBytes()) * (k.a.split ? 2 : 1);
-  k.bStageStride = alignAtom(k.b.stageBytes()) * (k.b.split ? 2 : 1);
+  k.aStageStride = k.a.stageStride();
+  k.bStageStride = k.b.stageStride();
   k.aOffset = 0;
   k.bOffset = k.stages * k.aStageStride;
   k.cOffset = k.bOffset + k.stages * k.bStageStride;

@@ -68,13 +68,15 @@ struct TmaOperand {
   /// to all; the tensor map's box is boxInner x sliceRows().
   int64_t multicast = 1;
 
-  /// Bytes of the tile (of its tf32 part where `split`), and from its
-  /// start to the remainder's.
+  /// Bytes of the tile (of its tf32 part where `split`); from its start to
+  /// the remainder's (a whole number of swizzle atoms); and from one stage
+  /// to the next (both parts where `split`).
   int64_t stageBytes() const { return chunks * chunkBytes; }
   int64_t remainderOffset() const {
     return (stageBytes() + kSwizzleAtomBytes - 1) / kSwizzleAtomBytes *
            kSwizzleAtomBytes;
   }
+  int64_t stageStride() const { return remainderOffset() * (split ? 2 : 1); }
   /// Bytes of a line of the tile along the contiguous dimension.
   int64_t lineBytes() const { return chunks * kSwizzleBytes; }
   /// The tile as the matrix holds it, which the producer's threads walk:

@@ -64,30 +64,16 @@ static Value mmaSync(OpBuilder &b, Location loc, Value aFrag, Value bFrag,
   return vector::FromElementsOp::create(b, loc, acc.getType(), d);
 }
 
-/// tf32x3: a fragment of f32 values as its tf32 part and the remainder, each
-/// rounded to nearest with ties away from zero (cvt.rna.tf32.f32: add half
-/// of the 13 dropped mantissa bits' range, clear them). The remainder
-/// `x - big` is exact in f32; the tensor cores read each part's upper 19
-/// bits, so big + small carries 22 of x's 24 significant bits.
-static std::pair<Value, Value> splitTf32(OpBuilder &b, Location loc,
-                                         Value fragment) {
+/// tf32x3: a fragment of f32 values as its tf32 parts and remainders
+/// (splitTf32, element by element).
+static std::pair<Value, Value> splitFragment(OpBuilder &b, Location loc,
+                                             Value fragment) {
   auto type = cast<VectorType>(fragment.getType());
-  Type i32 = b.getI32Type();
-  Value half = arith::ConstantIntOp::create(b, loc, i32, 0x1000);
-  Value mask = arith::ConstantIntOp::create(b, loc, i32, -0x2000); // 0xffffe000
-  auto roundToTf32 = [&](Value x) -> Value {
-    Value bits = arith::BitcastOp::create(b, loc, i32, x);
-    Value up = arith::AddIOp::create(b, loc, bits, half);
-    Value cleared = arith::AndIOp::create(b, loc, up, mask);
-    return arith::BitcastOp::create(b, loc, b.getF32Type(), cleared);
-  };
   Value big = fragment, small = fragment;
   for (int64_t r = 0; r < type.getDimSize(0); ++r) {
     SmallVector<int64_t, 2> pos = {r, 0};
     Value x = vector::ExtractOp::create(b, loc, fragment, pos);
-    Value high = roundToTf32(x);
-    Value rest = arith::SubFOp::create(b, loc, x, high);
-    Value low = roundToTf32(rest);
+    auto [high, low] = splitTf32(b, loc, x);
     big = vector::InsertOp::create(b, loc, high, big, pos);
     small = vector::InsertOp::create(b, loc, low, small, pos);
   }
@@ -197,9 +183,9 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
         // with K); rounded to nearest, the long sum's error is SGEMM's.
         SmallVector<std::pair<Value, Value>> aParts, bParts;
         for (Value frag : aFrags)
-          aParts.push_back(splitTf32(lb, l, frag));
+          aParts.push_back(splitFragment(lb, l, frag));
         for (Value frag : bFrags)
-          bParts.push_back(splitTf32(lb, l, frag));
+          bParts.push_back(splitFragment(lb, l, frag));
         for (int64_t mi = 0; mi < mTiles; ++mi)
           for (int64_t ni = 0; ni < nTiles; ++ni) {
             auto [aBig, aSmall] = aParts[mi];

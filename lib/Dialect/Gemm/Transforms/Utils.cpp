@@ -22,6 +22,22 @@ bool mlir::gemm::isTf32x3Kernel(Operation *op) {
   return false;
 }
 
+std::pair<Value, Value> mlir::gemm::splitTf32(OpBuilder &b, Location loc,
+                                              Value x) {
+  Type i32 = b.getI32Type();
+  Value half = arith::ConstantIntOp::create(b, loc, i32, 0x1000);
+  Value mask = arith::ConstantIntOp::create(b, loc, i32, -0x2000); // 0xffffe000
+  auto roundToTf32 = [&](Value value) -> Value {
+    Value bits = arith::BitcastOp::create(b, loc, i32, value);
+    Value up = arith::AddIOp::create(b, loc, bits, half);
+    Value cleared = arith::AndIOp::create(b, loc, up, mask);
+    return arith::BitcastOp::create(b, loc, b.getF32Type(), cleared);
+  };
+  Value big = roundToTf32(x);
+  Value rest = arith::SubFOp::create(b, loc, x, big);
+  return {big, roundToTf32(rest)};
+}
+
 FailureOr<SmallVector<MatmulOp>> mlir::gemm::collectMatmuls(
     Operation *root,
     function_ref<bool(MatmulOp, const gemmc::Schedule &)> select) {

@@ -20,6 +20,13 @@ const gemmc::Schedule &getKernelSchedule(MatmulOp matmul);
 /// `gemm.problem` says `math = tf32x3`).
 bool isTf32x3Kernel(Operation *op);
 
+/// tf32x3: the f32 value `x` as its tf32 part and the remainder, each
+/// rounded to nearest with ties away from zero (cvt.rna.tf32.f32: add half
+/// of the 13 dropped mantissa bits' range, clear them). The remainder
+/// `x - big` is exact in f32; the tensor cores read each part's upper 19
+/// bits, so big + small carries 22 of x's 24 significant bits.
+std::pair<Value, Value> splitTf32(OpBuilder &b, Location loc, Value x);
+
 /// The gemm.matmul ops in `root` that `select` picks given their kernel's
 /// schedule; fails, with an error, on one outside a kernel with a schedule.
 FailureOr<SmallVector<MatmulOp>>

@@ -730,12 +730,15 @@ SmallVector<Value, 6> KernelBuilder::loadEdgeCopy(const RegisterCopy &copy,
       elements.push_back(arith::SelectOp::create(b, loc, inside, bits, zero));
     }
     // f32 elements are the words; 2-byte ones are paired into them.
-    SmallVector<Value, 8> assembled;
-    for (int64_t w = 0; w < kCopyWords && e == 2; ++w) {
-      Value high = arith::ShLIOp::create(b, loc, elements[2 * w + 1], i32(16));
-      assembled.push_back(arith::OrIOp::create(b, loc, elements[2 * w], high));
+    if (e == 2) {
+      SmallVector<Value, 8> halves = std::move(elements);
+      elements.clear();
+      for (int64_t w = 0; w < kCopyWords; ++w) {
+        Value high = arith::ShLIOp::create(b, loc, halves[2 * w + 1], i32(16));
+        elements.push_back(arith::OrIOp::create(b, loc, halves[2 * w], high));
+      }
     }
-    scf::YieldOp::create(b, loc, e == 2 ? assembled : elements);
+    scf::YieldOp::create(b, loc, elements);
   }
   {
     OpBuilder::InsertionGuard otherwise(b);
@@ -801,26 +804,6 @@ void KernelBuilder::setWords(RegisterCopy &copy, ValueRange loaded) {
   copy.shift = loaded.back();
 }
 
-/// tf32x3: the tf32 part of f32 bits `x` (an i32) and the remainder, each
-/// rounded to nearest with ties away from zero (add half of the 13 dropped
-/// mantissa bits' range, clear them), as Mma.cpp's fragments are split.
-static std::pair<Value, Value> splitTf32Bits(OpBuilder &b, Location loc,
-                                             Value x) {
-  Type i32 = b.getI32Type(), f32 = b.getF32Type();
-  Value half = arith::ConstantIntOp::create(b, loc, i32, 0x1000);
-  Value mask = arith::ConstantIntOp::create(b, loc, i32, -0x2000);
-  auto round = [&](Value bits) -> Value {
-    Value up = arith::AddIOp::create(b, loc, bits, half);
-    return arith::AndIOp::create(b, loc, up, mask);
-  };
-  Value big = round(x);
-  Value value = arith::BitcastOp::create(b, loc, f32, x);
-  Value bigValue = arith::BitcastOp::create(b, loc, f32, big);
-  Value rest = arith::SubFOp::create(b, loc, value, bigValue);
-  Value restBits = arith::BitcastOp::create(b, loc, i32, rest);
-  return {big, round(restBits)};
-}
-
 void KernelBuilder::storeThroughRegisters(const RegisterCopy &copy) {
   const TmaOperand &t = *copy.t;
   // The words to store: 2-byte elements shifted into place (word w is the
@@ -838,9 +821,11 @@ void KernelBuilder::storeThroughRegisters(const RegisterCopy &copy) {
       words.push_back(copy.words[w]);
       continue;
     }
-    auto [big, small] = splitTf32Bits(b, loc, copy.words[w]);
-    words.push_back(big);
-    remainders.push_back(small);
+    Value x = arith::BitcastOp::create(b, loc, b.getF32Type(), copy.words[w]);
+    auto [big, small] = splitTf32(b, loc, x);
+    words.push_back(arith::BitcastOp::create(b, loc, b.getI32Type(), big));
+    remainders.push_back(
+        arith::BitcastOp::create(b, loc, b.getI32Type(), small));
   }
   auto storeAll = [&](ArrayRef<Value> values, int64_t offset) {
     auto at = [&](Value destination) -> Value {
