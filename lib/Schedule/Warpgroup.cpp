@@ -84,6 +84,20 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   k.b.split = p.tf32x3 && !s.tmaB;
   k.a.pieceBytes = s.globalLoadWidth(Operand::A) * k.elementBytes;
   k.b.pieceBytes = s.globalLoadWidth(Operand::B) * k.elementBytes;
+  // They copy through registers 2-byte pieces (cp.async cannot take their
+  // source) and f32 pieces they transpose, except with tf32x3 where only
+  // one operand is transposed: then cp.async, and the split in shared
+  // memory once a stage's copies landed. Measured on an H100 at 4096^3 f32
+  // with tf32x3 (x cuBLAS SGEMM): rrr (B transposed), pieces of 4: 1.11
+  // with cp.async, 1.14 through registers, 1.07 A by cp.async beside B
+  // through registers; pieces of 1: 0.95, 0.85, 0.66; rcr 1.75 and 1.38;
+  // crr (both transposed) 0.73 and 0.89. Plain tf32 crr ran 1.7x as fast
+  // through registers.
+  bool bothTransposed = transposeA && transposeB;
+  for (TmaOperand *t : {&k.a, &k.b}) {
+    bool transposes = t->transposed && (!p.tf32x3 || bothTransposed);
+    t->registerCopies = !t->byTma && (t->pieceBytes < 4 || transposes);
+  }
   // The blocks of a cluster row compute the same rows of C and share A's
   // tile; those of a column share B's.
   k.clusterM = s.clusterM();
@@ -123,24 +137,32 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
                             (k.b.byTma ? k.b.stageBytes() : 0);
   k.fullArrivals = (k.usesTma() ? 1 : 0) +
                    (k.copiesByThreads() ? kWarpgroupSize : 0);
+  // A thread splits its copies once they landed, before it arrives.
   auto cpAsyncOrTma = [](const TmaOperand &t) {
-    return t.byTma || t.usesCpAsync();
+    return t.byTma || (t.usesCpAsync() && !t.split);
   };
   k.asyncArrivals =
       k.copiesByThreads() && cpAsyncOrTma(k.a) && cpAsyncOrTma(k.b);
+  bool mixedSplit = (k.a.splitsInShared() && k.b.throughRegisters()) ||
+                    (k.b.splitsInShared() && k.a.throughRegisters());
   if (!k.asyncArrivals && (k.a.usesCpAsync() || k.b.usesCpAsync()))
-    k.copyLag = std::max<int64_t>(k.stages - 2, 0);
+    k.copyLag = mixedSplit ? 0 : std::max<int64_t>(k.stages - 2, 0);
 
   // 64K registers per multiprocessor: the producer keeps 40 (TMA), 56
-  // (its threads' cp.async copies: a round's addresses) or 160 (a round of
-  // 8 copies through registers, 40 words of 2-byte pieces in flight
-  // between their loads and stores; rounds of 4 at 104 measured 0.59x
-  // cuBLAS at 4095x4097x4093 on an H100, 8 at 152 0.68x; beside cp.async
-  // pieces of the other operand 152 spilled), the consumers share the rest
-  // (a multiple of 8, at most 256). With one consumer the 255 a thread may
-  // have at entry are enough.
+  // (its threads' cp.async copies: a round's addresses), 152 (cp.async
+  // copies that tf32x3 splits in shared memory: LLVM hoists every copy's
+  // offsets out of the pipeline's loop, and the split comes beside them;
+  // f32 rrc, 128x128x32 tiles, A in 8-byte pieces and B transposed,
+  // spilled 16 bytes at 136) or 160 (a round of 8 copies through
+  // registers, 40 words of 2-byte pieces in flight between their loads and
+  // stores; rounds of 4 at 104 measured 0.59x cuBLAS at 4095x4097x4093 on
+  // an H100, 8 at 152 0.68x; beside cp.async pieces of the other operand
+  // 152 spilled), the consumers share the rest (a multiple of 8, at most
+  // 256). With one consumer the 255 a thread may have at entry are enough.
   bool throughRegisters = k.a.throughRegisters() || k.b.throughRegisters();
+  bool splitsInShared = k.a.splitsInShared() || k.b.splitsInShared();
   k.producerRegisters = throughRegisters      ? 160
+                        : splitsInShared      ? 152
                         : k.copiesByThreads() ? 56
                                               : 40;
   // The split must leave 8 a thread unallocated: at 160 + 2 x 176, the

@@ -275,9 +275,10 @@ TEST(Warpgroup, RegisterSplitLeavesEightAThread) {
 
 TEST(Warpgroup, Tf32x3SplitsAndTransposesThreadCopies) {
   // f32 row-major A and B with math = tf32x3: the producer's threads copy
-  // both (no TMA) through registers, B transposed into the K-major tile
-  // tf32 wgmma reads, and each stage holds every tile's tf32 part then its
-  // remainder.
+  // both (no TMA) with cp.async, B transposed into the K-major tile tf32
+  // wgmma reads (4 bytes an element), and split them in shared memory once
+  // a stage's copies landed; each stage holds every tile's tf32 part then
+  // its remainder.
   Problem p = squareF32(4096);
   p.tf32 = p.tf32x3 = true;
   Schedule s;
@@ -293,15 +294,21 @@ TEST(Warpgroup, Tf32x3SplitsAndTransposesThreadCopies) {
   EXPECT_FALSE(k.a.transposed);
   EXPECT_TRUE(k.b.transposed);
   EXPECT_TRUE(k.a.kMajor && k.b.kMajor);
-  EXPECT_TRUE(k.a.throughRegisters() && k.b.throughRegisters());
-  EXPECT_FALSE(k.a.usesCpAsync() || k.b.usesCpAsync());
-  // B's tile as the matrix holds it: 32 rows of K, 512 bytes of N each.
+  EXPECT_FALSE(k.a.throughRegisters() || k.b.throughRegisters());
+  EXPECT_TRUE(k.a.splitsInShared() && k.b.splitsInShared());
+  // The threads split before they arrive, a stage late (3 stages).
+  EXPECT_FALSE(k.asyncArrivals);
+  EXPECT_EQ(k.copyLag, 1);
+  // B's tile as the matrix holds it: 32 rows of K, 512 bytes of N each,
+  // copied 16 bytes (4 elements, 4 cp.async) at a time; A's in its pieces.
   EXPECT_EQ(k.b.copyLines(), 32);
   EXPECT_EQ(k.b.copyLineBytes(), 512);
+  EXPECT_EQ(k.b.copyBytes(), 16);
   EXPECT_EQ(k.a.copyLines(), 128);
   EXPECT_EQ(k.a.copyLineBytes(), 128);
+  EXPECT_EQ(k.a.copyBytes(), 16);
   EXPECT_EQ(k.b.piecesPerRound(), 4);
-  EXPECT_EQ(k.a.piecesPerRound(), 8);
+  EXPECT_EQ(k.a.piecesPerRound(), 4);
   // 128 rows x 128 bytes = 16 KB a part; the stage holds two.
   EXPECT_EQ(k.a.remainderOffset(), 16384);
   EXPECT_EQ(k.aStageStride, 2 * 16384);
@@ -310,7 +317,25 @@ TEST(Warpgroup, Tf32x3SplitsAndTransposesThreadCopies) {
   // Each consumer thread holds the accumulators and a k tile's sums.
   EXPECT_EQ(k.accumulators, 64);
   EXPECT_EQ(k.sums, 64);
+  EXPECT_EQ(k.producerRegisters, 152);
+  EXPECT_EQ(k.consumerRegisters, 176);
+  // The producer's threads meet at a named barrier of their own.
+  EXPECT_EQ(k.splitKBarrier(), 3);
+  EXPECT_EQ(k.producerBarrier(), 4);
+  // Both operands transposed (A column-major too): through registers,
+  // each element split on its way.
+  p.aLayout = MatrixLayout::Col;
+  k = getWarpgroupKernel(p, s);
+  EXPECT_TRUE(k.a.transposed && k.b.transposed);
+  EXPECT_TRUE(k.a.throughRegisters() && k.b.throughRegisters());
+  EXPECT_FALSE(k.a.splitsInShared() || k.b.splitsInShared());
   EXPECT_EQ(k.producerRegisters, 160);
+  // Plain tf32 transposes B through registers, A by cp.async.
+  p.aLayout = MatrixLayout::Row;
+  p.tf32x3 = false;
+  k = getWarpgroupKernel(p, s);
+  EXPECT_TRUE(k.b.throughRegisters() && k.a.usesCpAsync());
+  EXPECT_FALSE(k.a.split || k.b.split);
   // TMA would copy B as it lies: plain tf32 with `tma b` keeps it N-major.
   p.tf32x3 = false;
   s.tmaB = true;

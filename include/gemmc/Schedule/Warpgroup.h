@@ -57,11 +57,15 @@ struct TmaOperand {
   /// The matrix's contiguous dimension is not the one the tile's lines run
   /// along in shared memory: an M- or N-major f32 operand, which tf32
   /// wgmma reads only K-major, transposed by the producer's threads as
-  /// they copy it through registers (`kMajor` is the shared layout's).
+  /// they copy it (`kMajor` is the shared layout's): four elements a copy,
+  /// into four lines of the tile.
   bool transposed = false;
   /// math = tf32x3: each element the producer's threads copy is stored as
   /// its tf32 part, in place, and the remainder, `remainderOffset()` bytes
-  /// further (the same layout), for the consumers' three products.
+  /// further (the same layout), for the consumers' three products. Copies
+  /// through registers split their elements on the way; cp.async copies
+  /// are split in shared memory once the stage's have landed
+  /// (`splitsInShared`).
   bool split = false;
   /// The blocks of a cluster that share this tile (1 without multicast):
   /// each copies `sliceRows()` of every box's rows and TMA multicasts them
@@ -87,21 +91,22 @@ struct TmaOperand {
     return transposed ? boxOuter * 4 : lineBytes();
   }
   /// Whether the producer's threads copy through registers (loads, then
-  /// shared stores): 2-byte pieces, and f32 pieces they transpose or
-  /// split; the rest are cp.async copies (4, 8 or 16 bytes).
-  bool throughRegisters() const {
-    return !byTma && (pieceBytes < 4 || transposed || split);
-  }
+  /// shared stores) rather than with cp.async (4, 8 or 16 bytes; where
+  /// transposed, 4 bytes an element): getWarpgroupKernel decides.
+  bool registerCopies = false;
+  bool throughRegisters() const { return registerCopies; }
   bool usesCpAsync() const { return !byTma && !throughRegisters(); }
+  bool splitsInShared() const { return split && usesCpAsync(); }
   /// The bytes a thread copies at once: a cp.async piece, or 16 bytes
-  /// through registers. 2-byte pieces (whose source is only 2-byte
-  /// aligned) are loaded as the aligned 4-byte words that hold them, each
-  /// pair shifted by half a word where the source is not 4-byte aligned,
-  /// then stored with one 16-byte shared store; f32 elements are loaded in
-  /// pieces and stored as one 16-byte vector per part, or where
-  /// `transposed` element by element into four lines. (At the matrix's
-  /// edges, element by element.)
-  int64_t copyBytes() const { return usesCpAsync() ? pieceBytes : 16; }
+  /// through registers or transposed. 2-byte pieces (whose source is only
+  /// 2-byte aligned) are loaded as the aligned 4-byte words that hold
+  /// them, each pair shifted by half a word where the source is not 4-byte
+  /// aligned, then stored with one 16-byte shared store; transposed f32
+  /// elements are loaded in pieces and stored element by element into four
+  /// lines. (At the matrix's edges, element by element.)
+  int64_t copyBytes() const {
+    return usesCpAsync() && !transposed ? pieceBytes : 16;
+  }
   /// The copies of a stage's tile, and of each of the producer's threads
   /// (the last round of copies may leave threads idle).
   int64_t pieces() const { return boxOuter * lineBytes() / copyBytes(); }
@@ -180,16 +185,17 @@ struct WarpgroupKernel {
   /// TMA copies (the issuing thread's arrive.expect_tx), one from each of
   /// the producer's threads where they copy an operand.
   int64_t stageTransactionBytes = 0, fullArrivals = 1;
-  /// Where the producer's threads copy only with cp.async, each thread's
-  /// copies of a stage arrive on its full barrier as they land
-  /// (cp.async.mbarrier.arrive.noinc), and the consumers fence the stage for
-  /// the async proxy once it is full.
+  /// Where the producer's threads copy only with cp.async and leave the
+  /// elements as they are, each thread's copies of a stage arrive on its
+  /// full barrier as they land (cp.async.mbarrier.arrive.noinc), and the
+  /// consumers fence the stage for the async proxy once it is full.
   bool asyncArrivals = false;
-  /// Otherwise, where some cp.async copies sit beside 2-byte pieces stored
-  /// through registers: the groups of copies (one a stage) a thread keeps in
-  /// flight before it waits for the oldest, fences it and arrives on its
-  /// full barrier. The consumers release a stage after the next one filled,
-  /// so the producer may be at most stages - 2 behind.
+  /// Otherwise, where cp.async copies sit beside copies through registers
+  /// or are split in shared memory (tf32x3): the groups of copies (one a
+  /// stage) a thread keeps in flight before it waits for the oldest,
+  /// splits it, fences it and arrives on its full barrier. The consumers
+  /// release a stage after the next one filled, so the producer may be at
+  /// most stages - 2 behind.
   int64_t copyLag = 0;
   /// `setmaxnreg`: the producer gives registers back, the consumers take
   /// them.
@@ -205,6 +211,12 @@ struct WarpgroupKernel {
 
   /// Whether the producer's threads copy some operand (not TMA).
   bool copiesByThreads() const { return !a.byTma || !b.byTma; }
+  /// Named barriers: 0 is the block's; consumer warpgroup i stores C with
+  /// TMA at 1 + i; the consumers reduce split-K's partials at
+  /// splitKBarrier(), and the producer's threads meet before tf32x3's
+  /// split at producerBarrier().
+  int64_t splitKBarrier() const { return consumers + 1; }
+  int64_t producerBarrier() const { return consumers + 2; }
   bool usesTma() const { return a.byTma || b.byTma; }
 };
 

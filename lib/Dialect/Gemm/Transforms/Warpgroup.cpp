@@ -122,10 +122,28 @@ private:
   void copyOperand(const TmaOperand &t, Value map, int64_t offset,
                    int64_t stride, Value stage, Value mn0, Value k0,
                    Value full);
+  /// The byte offset (i32) of the stage `stage` of the tile at `offset`,
+  /// stages `stride` bytes apart.
+  Value stageBaseOf(int64_t offset, int64_t stride, Value stage);
+  /// Walks a producer thread's copies of `t`'s tile in rounds of
+  /// piecesPerRound: `copy(line, piece)` for each (index values, the
+  /// copy's line and piece along it as the matrix holds the tile; inside a
+  /// guard where the last round leaves threads without a copy), and
+  /// `endRound()` after a round (and around a guarded copy).
+  void forEachCopy(const TmaOperand &t, function_ref<void(Value, Value)> copy,
+                   function_ref<void()> endRound);
+  /// Where a copy goes in the stage at `stageBase`: one destination, or
+  /// where `t` is transposed one per element (four lines of the tile).
+  SmallVector<Value, 4> copyDestinations(const TmaOperand &t, Value stageBase,
+                                         Value line, Value piece);
   /// The producer's threads copy the tile of `t` (not TMA) at (`mn0`,
   /// `k0`) (index values) of `matrix` into `stage`.
   void copyByThreads(const TmaOperand &t, Value matrix, int64_t offset,
                      int64_t stride, Value stage, Value mn0, Value k0);
+  /// tf32x3: once every producer thread's copies into `stage` landed, the
+  /// threads split the stage's elements in place into their tf32 parts
+  /// and remainders.
+  void splitLanded(Value stage);
   /// One 16-byte copy through registers of operand `t`: where its
   /// elements lie (`address` in bytes, for 2-byte elements only 2-byte
   /// aligned; the position along the contiguous dimension; whether its
@@ -410,18 +428,132 @@ void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
   }
 }
 
+Value KernelBuilder::stageBaseOf(int64_t offset, int64_t stride, Value stage) {
+  // One op a statement: C++ leaves the order of a call's arguments open.
+  Value stage32 = toI32(stage);
+  Value stageOffset = arith::MulIOp::create(b, loc, stage32, i32(stride));
+  return arith::AddIOp::create(b, loc, stageOffset, i32(offset));
+}
+
+void KernelBuilder::forEachCopy(const TmaOperand &t,
+                                function_ref<void(Value, Value)> copy,
+                                function_ref<void()> endRound) {
+  int64_t linePieces = t.copyLineBytes() / t.copyBytes();
+  int64_t threads = gemmc::kWarpgroupSize;
+  Value lane = threadId;
+  // The thread's copies, in rounds of `unroll` (a loop, so that no copy's
+  // addresses are hoisted out of the pipeline's loop and held across it).
+  // Copy lane + 128 j: consecutive threads take consecutive pieces of a
+  // line (coalesced reads).
+  int64_t perThread = t.piecesPerThread();
+  bool ragged = perThread * threads != t.pieces();
+  int64_t unroll = std::gcd(perThread, t.piecesPerRound());
+  auto rounds =
+      scf::ForOp::create(b, loc, index(0), index(perThread / unroll), index(1));
+  OpBuilder::InsertionGuard inRounds(b);
+  b.setInsertionPoint(rounds.getBody()->getTerminator());
+  Value round =
+      arith::MulIOp::create(b, loc, rounds.getInductionVar(), index(unroll));
+  for (int64_t u = 0; u < unroll; ++u) {
+    Value j = addOffset(b, loc, round, u);
+    Value line, piece;
+    if (t.transposed) {
+      // A warp takes 16 lines by 2 pieces (32-byte sectors): the lines'
+      // elements go to the same byte of 8 lines of the shared tile, and
+      // 16 lines' bytes fill the 32 banks.
+      Value first = arith::MulIOp::create(b, loc, j, index(threads));
+      Value linear = arith::AddIOp::create(b, loc, lane, first);
+      Value group = arith::DivUIOp::create(b, loc, linear, index(32));
+      Value inGroup = arith::RemUIOp::create(b, loc, linear, index(32));
+      int64_t groupsAlong = linePieces / 2;
+      Value groupLine =
+          arith::DivUIOp::create(b, loc, group, index(groupsAlong));
+      Value groupPiece =
+          arith::RemUIOp::create(b, loc, group, index(groupsAlong));
+      Value lineInGroup = arith::DivUIOp::create(b, loc, inGroup, index(2));
+      Value pieceInGroup = arith::RemUIOp::create(b, loc, inGroup, index(2));
+      Value lines = arith::MulIOp::create(b, loc, groupLine, index(16));
+      line = arith::AddIOp::create(b, loc, lines, lineInGroup);
+      Value pieces = arith::MulIOp::create(b, loc, groupPiece, index(2));
+      piece = arith::AddIOp::create(b, loc, pieces, pieceInGroup);
+    } else if (threads % linePieces == 0) {
+      line = arith::DivUIOp::create(b, loc, lane, index(linePieces));
+      Value lines =
+          arith::MulIOp::create(b, loc, j, index(threads / linePieces));
+      line = arith::AddIOp::create(b, loc, line, lines);
+      piece = arith::RemUIOp::create(b, loc, lane, index(linePieces));
+    } else if (linePieces % threads == 0) {
+      int64_t perLine = linePieces / threads;
+      line = arith::DivUIOp::create(b, loc, j, index(perLine));
+      Value part = arith::RemUIOp::create(b, loc, j, index(perLine));
+      Value first = arith::MulIOp::create(b, loc, part, index(threads));
+      piece = arith::AddIOp::create(b, loc, lane, first);
+    } else {
+      Value first = arith::MulIOp::create(b, loc, j, index(threads));
+      Value linear = arith::AddIOp::create(b, loc, lane, first);
+      line = arith::DivUIOp::create(b, loc, linear, index(linePieces));
+      piece = arith::RemUIOp::create(b, loc, linear, index(linePieces));
+    }
+    if (!ragged) {
+      copy(line, piece);
+      continue;
+    }
+    // The last round may leave threads without a copy.
+    endRound();
+    OpBuilder::InsertionGuard guarded(b);
+    Value first = arith::MulIOp::create(b, loc, j, index(threads));
+    Value linear = arith::AddIOp::create(b, loc, lane, first);
+    Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         linear, index(t.pieces()));
+    auto ifExists = scf::IfOp::create(b, loc, exists, false);
+    b.setInsertionPointToStart(&ifExists.getThenRegion().front());
+    copy(line, piece);
+    endRound();
+  }
+  endRound();
+}
+
+SmallVector<Value, 4> KernelBuilder::copyDestinations(const TmaOperand &t,
+                                                      Value stageBase,
+                                                      Value line, Value piece) {
+  // Byte x of `line` of the tile, swizzled; transposed, element i of the
+  // piece goes to the tile's line 4 piece + i, at the byte of `line`.
+  Value piece32 = toI32(piece);
+  Value line32 = toI32(line);
+  SmallVector<Value, 4> destinations;
+  if (!t.transposed) {
+    Value x = arith::MulIOp::create(b, loc, piece32, i32(t.copyBytes()));
+    Value at = swizzledOffset(t, stageBase, line32, x);
+    destinations.push_back(sharedPointer(at));
+    return destinations;
+  }
+  // The first of the four lines is a multiple of 4, so line 4 piece + i
+  // swizzles its 16-byte units by the first's phase xor i: its byte lies
+  // at the first's, xor 16 i (bits 4-6 of an offset are its unit, the
+  // stage and line offsets being multiples of 128), plus i lines. (One
+  // offset a copy that the pipeline's loop does not change, where four
+  // were all hoisted out of it and held across it.)
+  int64_t width = t.copyBytes() / k.elementBytes;
+  Value x = arith::MulIOp::create(b, loc, line32, i32(k.elementBytes));
+  Value firstLine = arith::MulIOp::create(b, loc, piece32, i32(width));
+  Value first = swizzledOffset(t, stageBase, firstLine, x);
+  destinations.push_back(sharedPointer(first));
+  for (int64_t i = 1; i < width; ++i) {
+    Value unit = arith::XOrIOp::create(b, loc, first, i32(16 * i));
+    Value at =
+        arith::AddIOp::create(b, loc, unit, i32(gemmc::kSwizzleBytes * i));
+    destinations.push_back(sharedPointer(at));
+  }
+  return destinations;
+}
+
 void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
                                   int64_t offset, int64_t stride, Value stage,
                                   Value mn0, Value k0) {
   MLIRContext *ctx = b.getContext();
   int64_t e = k.elementBytes;
   int64_t width = t.copyBytes() / e;
-  int64_t linePieces = t.copyLineBytes() / t.copyBytes();
-  int64_t threads = gemmc::kWarpgroupSize;
-  // One op a statement: C++ leaves the order of a call's arguments open.
-  Value stage32 = toI32(stage);
-  Value stageOffset = arith::MulIOp::create(b, loc, stage32, i32(stride));
-  Value stageBase = arith::AddIOp::create(b, loc, stageOffset, i32(offset));
+  Value stageBase = stageBaseOf(offset, stride, stage);
   // The extents along the matrix's lines (M or N where K is contiguous, K
   // otherwise) and along its contiguous dimension.
   bool kContiguous = t.kMajor != t.transposed;
@@ -450,18 +582,36 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
   Value tileBase = arith::AddIOp::create(b, loc, matrixBase, firstLine);
   tileBase = arith::AddIOp::create(b, loc, tileBase, firstPosition);
   auto globalType = LLVM::LLVMPointerType::get(ctx, 1);
-  Value zero = index(0);
-  Value lane = threadId;
-  // The thread's pieces, in rounds of `unroll` (a loop, so that no piece's
-  // addresses are hoisted out of the pipeline's loop and held across it);
-  // a round's loads all issue before its stores (copies through
-  // registers). Piece lane + 128 j: consecutive threads take consecutive
-  // pieces of a line (coalesced reads). Copies through registers check
-  // where they lie (`checked`) only in the tiles that reach past the
-  // matrix's edges: inside it, a round's loads need no branch.
-  int64_t perThread = t.piecesPerThread();
-  bool ragged = perThread * threads != t.pieces();
-  int64_t unroll = std::gcd(perThread, t.piecesPerRound());
+  // One cp.async of `count` elements from `address` (index) at `position`
+  // along the contiguous dimension: only the bytes inside the matrix
+  // (cp.async fills the rest with zeros), none where its line lies outside
+  // (`lineInside`); then the matrix's first element stands in as the
+  // source (nothing of it is read). (Tiles wholly inside the matrix
+  // without these checks, a second loop beside these, spilled: LLVM
+  // hoists both loops' offsets out of the pipeline's.)
+  auto cpAsync = [&](Value destination, Value address, Value position,
+                     Value lineInside, int64_t count) {
+    Value positionInside = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult, position, contiguousExtent);
+    Value inside = arith::AndIOp::create(b, loc, lineInside, positionInside);
+    Value from = arith::SelectOp::create(b, loc, inside, address, matrixBase);
+    Value address64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), from);
+    Value source = LLVM::IntToPtrOp::create(b, loc, globalType, address64);
+    Value left = arith::SubIOp::create(b, loc, contiguousExtent, position);
+    Value elements = arith::MinUIOp::create(b, loc, left, index(count));
+    Value elements32 = toI32(elements);
+    Value bytes = arith::MulIOp::create(b, loc, elements32, i32(e));
+    Value size = arith::SelectOp::create(b, loc, inside, bytes, i32(0));
+    int64_t copyBytes = count * e;
+    auto cache = copyBytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                 : NVVM::LoadCacheModifierKind::CA;
+    NVVM::CpAsyncOp::create(
+        b, loc, destination, source, b.getI32IntegerAttr(copyBytes),
+        NVVM::LoadCacheModifierKindAttr::get(ctx, cache), size);
+  };
+  // Copies through registers check where they lie (`checked`) only in the
+  // tiles that reach past the matrix's edges: inside it, a round's loads
+  // need no branch; a round's loads all issue before its stores.
   auto copyRounds = [&](bool checked) {
     SmallVector<RegisterCopy, 8> pending;
     auto flush = [&]() {
@@ -477,135 +627,44 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
         storeThroughRegisters(copy);
       pending.clear();
     };
-    auto rounds =
-        scf::ForOp::create(b, loc, zero, index(perThread / unroll), index(1));
-    OpBuilder::InsertionGuard inRounds(b);
-    b.setInsertionPoint(rounds.getBody()->getTerminator());
-    Value round =
-        arith::MulIOp::create(b, loc, rounds.getInductionVar(), index(unroll));
-    for (int64_t u = 0; u < unroll; ++u) {
-      Value j = addOffset(b, loc, round, u);
-      Value line, piece;
-      if (t.transposed) {
-        // A warp takes 16 lines by 2 pieces (32-byte sectors): the lines'
-        // elements go to the same byte of 8 lines of the shared tile, and
-        // 16 lines' bytes fill the 32 banks.
-        Value first = arith::MulIOp::create(b, loc, j, index(threads));
-        Value linear = arith::AddIOp::create(b, loc, lane, first);
-        Value group = arith::DivUIOp::create(b, loc, linear, index(32));
-        Value inGroup = arith::RemUIOp::create(b, loc, linear, index(32));
-        int64_t groupsAlong = linePieces / 2;
-        Value groupLine =
-            arith::DivUIOp::create(b, loc, group, index(groupsAlong));
-        Value groupPiece =
-            arith::RemUIOp::create(b, loc, group, index(groupsAlong));
-        Value lineInGroup = arith::DivUIOp::create(b, loc, inGroup, index(2));
-        Value pieceInGroup = arith::RemUIOp::create(b, loc, inGroup, index(2));
-        Value lines = arith::MulIOp::create(b, loc, groupLine, index(16));
-        line = arith::AddIOp::create(b, loc, lines, lineInGroup);
-        Value pieces = arith::MulIOp::create(b, loc, groupPiece, index(2));
-        piece = arith::AddIOp::create(b, loc, pieces, pieceInGroup);
-      } else if (threads % linePieces == 0) {
-        line = arith::DivUIOp::create(b, loc, lane, index(linePieces));
-        Value lines =
-            arith::MulIOp::create(b, loc, j, index(threads / linePieces));
-        line = arith::AddIOp::create(b, loc, line, lines);
-        piece = arith::RemUIOp::create(b, loc, lane, index(linePieces));
-      } else if (linePieces % threads == 0) {
-        int64_t perLine = linePieces / threads;
-        line = arith::DivUIOp::create(b, loc, j, index(perLine));
-        Value part = arith::RemUIOp::create(b, loc, j, index(perLine));
-        Value first = arith::MulIOp::create(b, loc, part, index(threads));
-        piece = arith::AddIOp::create(b, loc, lane, first);
-      } else {
-        Value first = arith::MulIOp::create(b, loc, j, index(threads));
-        Value linear = arith::AddIOp::create(b, loc, lane, first);
-        line = arith::DivUIOp::create(b, loc, linear, index(linePieces));
-        piece = arith::RemUIOp::create(b, loc, linear, index(linePieces));
-      }
-      // The last round may leave threads without a piece.
-      std::optional<OpBuilder::InsertionGuard> guarded;
-      if (ragged) {
-        flush();
-        guarded.emplace(b);
-        Value first = arith::MulIOp::create(b, loc, j, index(threads));
-        Value linear = arith::AddIOp::create(b, loc, lane, first);
-        Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                             linear, index(t.pieces()));
-        auto ifExists = scf::IfOp::create(b, loc, exists, false);
-        b.setInsertionPointToStart(&ifExists.getThenRegion().front());
-      }
-      // Where it goes: byte x of `line` of the tile, swizzled; transposed,
-      // element i of the piece goes to the tile's line 4 piece + i, at the
-      // byte of `line`.
-      Value piece32 = toI32(piece);
-      Value line32 = toI32(line);
-      SmallVector<Value, 4> destinations;
-      if (t.transposed) {
-        Value x = arith::MulIOp::create(b, loc, line32, i32(e));
-        Value firstLine = arith::MulIOp::create(b, loc, piece32, i32(width));
-        for (int64_t i = 0; i < width; ++i) {
-          Value tileLine =
-              i ? arith::AddIOp::create(b, loc, firstLine, i32(i)).getResult()
-                : firstLine;
-          Value at = swizzledOffset(t, stageBase, tileLine, x);
-          destinations.push_back(sharedPointer(at));
-        }
-      } else {
-        Value x = arith::MulIOp::create(b, loc, piece32, i32(t.copyBytes()));
-        Value at = swizzledOffset(t, stageBase, line32, x);
-        destinations.push_back(sharedPointer(at));
-      }
-      Value destination = destinations.front();
-      // Where it comes from, and how much of it lies inside the matrix.
+    auto copy = [&](Value line, Value piece) {
+      SmallVector<Value, 4> destinations =
+          copyDestinations(t, stageBase, line, piece);
+      // Where it comes from, and how much of it lies inside the matrix:
+      // the tile's first element plus the piece's line and position.
       Value lineAt = arith::AddIOp::create(b, loc, line0, line);
       Value pieceElements = arith::MulIOp::create(b, loc, piece, index(width));
       Value position =
           arith::AddIOp::create(b, loc, contiguous0, pieceElements);
       Value lineInside = arith::CmpIOp::create(
           b, loc, arith::CmpIPredicate::ult, lineAt, lineExtent);
-      // The tile's first element plus the piece's line and position.
       Value lineBytes = arith::MulIOp::create(b, loc, line, lineStride);
       Value pieceBytes = arith::MulIOp::create(b, loc, piece, pieceStride);
       Value address = arith::AddIOp::create(b, loc, tileBase, lineBytes);
       address = arith::AddIOp::create(b, loc, address, pieceBytes);
-      if (t.usesCpAsync()) {
-        // Outside the matrix, the matrix's first element stands in (nothing
-        // of it is read).
-        Value positionInside = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::ult, position, contiguousExtent);
-        Value inside =
-            arith::AndIOp::create(b, loc, lineInside, positionInside);
-        address = arith::SelectOp::create(b, loc, inside, address, matrixBase);
-        Value address64 =
-            arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
-        Value source = LLVM::IntToPtrOp::create(b, loc, globalType, address64);
-        // Bytes of the piece inside the matrix; cp.async fills the rest with
-        // zeros.
-        Value left = arith::SubIOp::create(b, loc, contiguousExtent, position);
-        Value elements = arith::MinUIOp::create(b, loc, left, index(width));
-        Value elements32 = toI32(elements);
-        Value bytes = arith::MulIOp::create(b, loc, elements32, i32(e));
-        Value size = arith::SelectOp::create(b, loc, inside, bytes, i32(0));
-        auto cache = t.pieceBytes == 16 ? NVVM::LoadCacheModifierKind::CG
-                                        : NVVM::LoadCacheModifierKind::CA;
-        NVVM::CpAsyncOp::create(
-            b, loc, destination, source, b.getI32IntegerAttr(t.pieceBytes),
-            NVVM::LoadCacheModifierKindAttr::get(ctx, cache), size);
-        continue;
+      if (t.transposed && t.usesCpAsync()) {
+        // Element by element into its line of the tile.
+        for (auto [i, destination] : llvm::enumerate(destinations)) {
+          int64_t at = i;
+          Value elementAt = addOffset(b, loc, address, e * at);
+          Value elementPosition = addOffset(b, loc, position, at);
+          cpAsync(destination, elementAt, elementPosition, lineInside, 1);
+        }
+        return;
       }
-      // 16 bytes through registers.
-      RegisterCopy copy;
-      copy.t = &t;
-      copy.address = address;
-      copy.position = position;
-      copy.lineInside = lineInside;
-      copy.destinations = destinations;
-      pending.push_back(copy);
-      if (guarded)
-        flush();
-    }
-    flush();
+      if (t.usesCpAsync()) {
+        cpAsync(destinations.front(), address, position, lineInside, width);
+        return;
+      }
+      RegisterCopy registerCopy;
+      registerCopy.t = &t;
+      registerCopy.address = address;
+      registerCopy.position = position;
+      registerCopy.lineInside = lineInside;
+      registerCopy.destinations = destinations;
+      pending.push_back(registerCopy);
+    };
+    forEachCopy(t, copy, flush);
   };
   if (t.usesCpAsync()) {
     copyRounds(/*checked=*/true);
@@ -624,6 +683,64 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
   copyRounds(/*checked=*/false);
   b.setInsertionPointToStart(&ifInterior.getElseRegion().front());
   copyRounds(/*checked=*/true);
+}
+
+void KernelBuilder::splitLanded(Value stage) {
+  // Each producer thread waited for its own copies of the stage; once all
+  // have, they split the stage's tiles 16 bytes a thread at a time, in
+  // the order they lie (the split is elementwise): each word's tf32 part
+  // back in place, its remainder remainderOffset() bytes further.
+  int64_t threads = gemmc::kWarpgroupSize;
+  Value id = i32(k.producerBarrier());
+  Value count = i32(threads);
+  NVVM::BarrierOp::create(b, loc, Type(), id, count, /*reductionOp=*/{},
+                          /*reductionPredicate=*/Value());
+  Type wordType = b.getI32Type();
+  auto vectorType = VectorType::get({4}, wordType);
+  for (const auto &[t, offset, stride] :
+       {std::tuple(&k.a, k.aOffset, k.aStageStride),
+        std::tuple(&k.b, k.bOffset, k.bStageStride)}) {
+    if (!t->splitsInShared())
+      continue;
+    Value stageBase = stageBaseOf(offset, stride, stage);
+    int64_t units = t->stageBytes() / 16;
+    Value lane = toI32(threadId);
+    Value laneBytes = arith::MulIOp::create(b, loc, lane, i32(16));
+    Value first = arith::AddIOp::create(b, loc, stageBase, laneBytes);
+    auto sweep = scf::ForOp::create(
+        b, loc, index(0), index(llvm::divideCeil(units, threads)), index(1));
+    OpBuilder::InsertionGuard inSweep(b);
+    b.setInsertionPoint(sweep.getBody()->getTerminator());
+    Value i32Step = toI32(sweep.getInductionVar());
+    Value stepBytes = arith::MulIOp::create(b, loc, i32Step, i32(16 * threads));
+    Value at = arith::AddIOp::create(b, loc, first, stepBytes);
+    if (units % threads) {
+      Value end = i32(t->stageBytes());
+      Value before = arith::SubIOp::create(b, loc, at, stageBase);
+      Value inside =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, before, end);
+      auto ifInside = scf::IfOp::create(b, loc, inside, false);
+      b.setInsertionPointToStart(&ifInside.getThenRegion().front());
+    }
+    Value part = sharedPointer(at);
+    Value landed = LLVM::LoadOp::create(b, loc, vectorType, part, 16);
+    Value big = LLVM::PoisonOp::create(b, loc, vectorType);
+    Value small = big;
+    for (int64_t w = 0; w < 4; ++w) {
+      Value word = LLVM::ExtractElementOp::create(b, loc, landed, i32(w));
+      Value x = arith::BitcastOp::create(b, loc, b.getF32Type(), word);
+      auto [tf32, remainder] = splitTf32(b, loc, x);
+      Value tf32Word = arith::BitcastOp::create(b, loc, wordType, tf32);
+      Value restWord = arith::BitcastOp::create(b, loc, wordType, remainder);
+      big = LLVM::InsertElementOp::create(b, loc, big, tf32Word, i32(w));
+      small = LLVM::InsertElementOp::create(b, loc, small, restWord, i32(w));
+    }
+    LLVM::StoreOp::create(b, loc, big, part, 16);
+    Value restOffset = i32(t->remainderOffset());
+    Value rest = LLVM::GEPOp::create(b, loc, part.getType(), b.getI8Type(),
+                                     part, ValueRange{restOffset});
+    LLVM::StoreOp::create(b, loc, small, rest, 16);
+  }
 }
 
 Value KernelBuilder::swizzledOffset(const TmaOperand &t, Value stageBase,
@@ -877,13 +994,23 @@ void KernelBuilder::signalCopies(Value it, bool drain) {
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
   if (cpAsync)
     NVVM::CpAsyncWaitGroupOp::create(b, loc, drain ? 0 : lag);
-  // The copies landed, by the generic proxy, before wgmma reads them.
-  NVVM::FenceProxyOp::create(
-      b, loc, NVVM::ProxyKind::async_shared,
-      NVVM::SharedSpaceAttr::get(b.getContext(),
-                                 NVVM::SharedSpace::shared_cta));
+  // The copies landed, by the generic proxy, before wgmma reads them;
+  // tf32x3's are split first.
+  bool splits = k.a.splitsInShared() || k.b.splitsInShared();
+  auto fence = [&]() {
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+  };
+  if (!splits)
+    fence();
   auto arrive = [&](Value iteration) {
     Value stage = arith::RemUIOp::create(b, loc, iteration, index(k.stages));
+    if (splits) {
+      splitLanded(stage);
+      fence();
+    }
     Value full = barrier(k.fullBarrierOffset, stage);
     NVVM::MBarrierArriveOp::create(b, loc, Type(), full, Value());
   };
@@ -1163,8 +1290,7 @@ LogicalResult KernelBuilder::reduceSplits(Value tile, Value row0, Value col0,
   who.thread = arith::SubIOp::create(b, loc, threadId,
                                      index(gemmc::kWarpgroupSize));
   who.threads = k.consumers * gemmc::kWarpgroupSize;
-  // storeCWithTma's barriers are 1..consumers.
-  who.barrierId = k.consumers + 1;
+  who.barrierId = k.splitKBarrier();
   Operation *at = b.getInsertionBlock()->getParentOp();
   if (failed(gemm::reducePartials(b, loc, at, s.splits(), s.bm() * s.bn(),
                                   tile, split, /*empty=*/Value(), who, pieces,
