@@ -85,19 +85,30 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   k.a.pieceBytes = s.globalLoadWidth(Operand::A) * k.elementBytes;
   k.b.pieceBytes = s.globalLoadWidth(Operand::B) * k.elementBytes;
   // They copy through registers 2-byte pieces (cp.async cannot take their
-  // source) and f32 pieces they transpose, except with tf32x3 where only
-  // one operand is transposed: then cp.async, and the split in shared
-  // memory once a stage's copies landed. Measured on an H100 at 4096^3 f32
-  // with tf32x3 (x cuBLAS SGEMM): rrr (B transposed), pieces of 4: 1.11
-  // with cp.async, 1.14 through registers, 1.07 A by cp.async beside B
-  // through registers; pieces of 1: 0.95, 0.85, 0.66; rcr 1.75 and 1.38;
-  // crr (both transposed) 0.73 and 0.89. Plain tf32 crr ran 1.7x as fast
-  // through registers.
+  // source) and f32 pieces they transpose: a 16-byte piece is one load and
+  // four shared stores there, where cp.async takes four copies of 4 bytes,
+  // each with its checks. With tf32x3, where the transposed operands'
+  // pieces are smaller than 16 bytes and not both are transposed, cp.async
+  // instead, and the split in shared memory once a stage's copies landed.
+  // Measured on an H100 (x cuBLAS SGEMM, tf32x3, rrr: B transposed): B in
+  // pieces of 4, 4096^3 1.14 through registers, 1.11 with cp.async, 1.07 A
+  // by cp.async beside B through registers (the 19 tuning candidates over
+  // the 270 training problems: those with B in pieces of 4 ran 0.85-1.02x
+  // as fast with cp.async, the rest 1.00-1.20x); pieces of 1, 0.85 and
+  // 0.95; 4095x4097x4093 1.07 and 1.25; rcr (none transposed) 1.38 and
+  // 1.71; crr (both) 0.89 and 0.73.
   bool bothTransposed = transposeA && transposeB;
+  auto wholePieces = [](const TmaOperand &t) {
+    return t.transposed && t.pieceBytes == 16;
+  };
+  bool splitInShared =
+      p.tf32x3 && !bothTransposed && !wholePieces(k.a) && !wholePieces(k.b);
   for (TmaOperand *t : {&k.a, &k.b}) {
-    bool transposes = t->transposed && (!p.tf32x3 || bothTransposed);
-    t->registerCopies = !t->byTma && (t->pieceBytes < 4 || transposes);
+    bool transposes = t->transposed && !splitInShared;
+    t->registerCopies = !t->byTma && (t->pieceBytes < 4 || transposes ||
+                                      (t->split && !splitInShared));
   }
+
   // The blocks of a cluster row compute the same rows of C and share A's
   // tile; those of a column share B's.
   k.clusterM = s.clusterM();
@@ -143,10 +154,8 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   };
   k.asyncArrivals =
       k.copiesByThreads() && cpAsyncOrTma(k.a) && cpAsyncOrTma(k.b);
-  bool mixedSplit = (k.a.splitsInShared() && k.b.throughRegisters()) ||
-                    (k.b.splitsInShared() && k.a.throughRegisters());
   if (!k.asyncArrivals && (k.a.usesCpAsync() || k.b.usesCpAsync()))
-    k.copyLag = mixedSplit ? 0 : std::max<int64_t>(k.stages - 2, 0);
+    k.copyLag = std::max<int64_t>(k.stages - 2, 0);
 
   // 64K registers per multiprocessor: the producer keeps 40 (TMA), 56
   // (its threads' cp.async copies: a round's addresses), 152 (cp.async

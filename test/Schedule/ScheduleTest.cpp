@@ -274,11 +274,11 @@ TEST(Warpgroup, RegisterSplitLeavesEightAThread) {
 }
 
 TEST(Warpgroup, Tf32x3SplitsAndTransposesThreadCopies) {
-  // f32 row-major A and B with math = tf32x3: the producer's threads copy
-  // both (no TMA) with cp.async, B transposed into the K-major tile tf32
-  // wgmma reads (4 bytes an element), and split them in shared memory once
-  // a stage's copies landed; each stage holds every tile's tf32 part then
-  // its remainder.
+  // f32 row-major A and B with math = tf32x3, B in pieces of 2: the
+  // producer's threads copy both (no TMA) with cp.async, B transposed into
+  // the K-major tile tf32 wgmma reads (4 bytes an element), and split them
+  // in shared memory once a stage's copies landed; each stage holds every
+  // tile's tf32 part then its remainder.
   Problem p = squareF32(4096);
   p.tf32 = p.tf32x3 = true;
   Schedule s;
@@ -287,7 +287,7 @@ TEST(Warpgroup, Tf32x3SplitsAndTransposesThreadCopies) {
   s.stages = 3;
   s.consumers = 2;
   s.vectorize = {{4, 1, 1, 1}};
-  s.globalLoadB = 4;
+  s.globalLoadB = 2;
   WarpgroupKernel k = getWarpgroupKernel(p, s);
   EXPECT_TRUE(k.tf32x3);
   EXPECT_TRUE(k.a.split && k.b.split);
@@ -322,16 +322,31 @@ TEST(Warpgroup, Tf32x3SplitsAndTransposesThreadCopies) {
   // The producer's threads meet at a named barrier of their own.
   EXPECT_EQ(k.splitKBarrier(), 3);
   EXPECT_EQ(k.producerBarrier(), 4);
-  // Both operands transposed (A column-major too): through registers,
-  // each element split on its way.
+  // B in pieces of 4 (16 bytes, one load): both through registers, each
+  // element split on its way, in rounds of 8 (A) and 4 (B, transposed).
+  s.globalLoadB = 4;
+  k = getWarpgroupKernel(p, s);
+  EXPECT_TRUE(k.a.throughRegisters() && k.b.throughRegisters());
+  EXPECT_FALSE(k.a.splitsInShared() || k.b.splitsInShared());
+  EXPECT_EQ(k.a.piecesPerRound(), 8);
+  EXPECT_EQ(k.b.piecesPerRound(), 4);
+  EXPECT_EQ(k.copyLag, 0);
+  EXPECT_EQ(k.producerRegisters, 160);
+  // Both operands transposed (A column-major too): through registers.
+  s.globalLoadB = 2;
   p.aLayout = MatrixLayout::Col;
   k = getWarpgroupKernel(p, s);
   EXPECT_TRUE(k.a.transposed && k.b.transposed);
   EXPECT_TRUE(k.a.throughRegisters() && k.b.throughRegisters());
-  EXPECT_FALSE(k.a.splitsInShared() || k.b.splitsInShared());
-  EXPECT_EQ(k.producerRegisters, 160);
-  // Plain tf32 transposes B through registers, A by cp.async.
+  // Neither transposed (B column-major): cp.async, split in shared memory.
   p.aLayout = MatrixLayout::Row;
+  p.bLayout = MatrixLayout::Col;
+  s.globalLoadB = 4;
+  k = getWarpgroupKernel(p, s);
+  EXPECT_FALSE(k.a.transposed || k.b.transposed);
+  EXPECT_TRUE(k.a.splitsInShared() && k.b.splitsInShared());
+  // Plain tf32 transposes B through registers, A by cp.async.
+  p.bLayout = MatrixLayout::Row;
   p.tf32x3 = false;
   k = getWarpgroupKernel(p, s);
   EXPECT_TRUE(k.b.throughRegisters() && k.a.usesCpAsync());
