@@ -75,6 +75,17 @@ static constexpr StringLiteral kSharedMemorySymbol = "gemmc_shared";
 /// The suspend-time hint of the mbarrier waits, in nanoseconds.
 static constexpr int64_t kWaitHintNs = 10000000;
 
+/// tf32x3's split of an f32 element held as an i32 word: its tf32 part and
+/// the remainder, as i32 words.
+static std::pair<Value, Value> splitWord(OpBuilder &b, Location loc,
+                                         Value word) {
+  Value x = arith::BitcastOp::create(b, loc, b.getF32Type(), word);
+  auto [big, small] = splitTf32(b, loc, x);
+  Value bigWord = arith::BitcastOp::create(b, loc, b.getI32Type(), big);
+  Value smallWord = arith::BitcastOp::create(b, loc, b.getI32Type(), small);
+  return {bigWord, smallWord};
+}
+
 namespace {
 /// Builds the kernel into `func` (whose body it replaces).
 class KernelBuilder {
@@ -441,15 +452,19 @@ void KernelBuilder::forEachCopy(const TmaOperand &t,
   int64_t linePieces = t.copyLineBytes() / t.copyBytes();
   int64_t threads = gemmc::kWarpgroupSize;
   Value lane = threadId;
-  // The thread's copies, in rounds of `unroll` (a loop, so that no copy's
-  // addresses are hoisted out of the pipeline's loop and held across it).
+  // The thread's copies, in rounds of `unroll` (a loop: unrolled whole, the
+  // copies' addresses were all hoisted out of the pipeline's loop and held
+  // across it; LLVM still unrolls a loop of few rounds).
   // Copy lane + 128 j: consecutive threads take consecutive pieces of a
   // line (coalesced reads).
   int64_t perThread = t.piecesPerThread();
   bool ragged = perThread * threads != t.pieces();
   int64_t unroll = std::gcd(perThread, t.piecesPerRound());
-  auto rounds =
-      scf::ForOp::create(b, loc, index(0), index(perThread / unroll), index(1));
+  // One op a statement: C++ leaves the order of a call's arguments open.
+  Value zero = index(0);
+  Value roundCount = index(perThread / unroll);
+  Value one = index(1);
+  auto rounds = scf::ForOp::create(b, loc, zero, roundCount, one);
   OpBuilder::InsertionGuard inRounds(b);
   b.setInsertionPoint(rounds.getBody()->getTerminator());
   Value round =
@@ -707,8 +722,10 @@ void KernelBuilder::splitLanded(Value stage) {
     Value lane = toI32(threadId);
     Value laneBytes = arith::MulIOp::create(b, loc, lane, i32(16));
     Value first = arith::AddIOp::create(b, loc, stageBase, laneBytes);
-    auto sweep = scf::ForOp::create(
-        b, loc, index(0), index(llvm::divideCeil(units, threads)), index(1));
+    Value zero = index(0);
+    Value steps = index(llvm::divideCeil(units, threads));
+    Value one = index(1);
+    auto sweep = scf::ForOp::create(b, loc, zero, steps, one);
     OpBuilder::InsertionGuard inSweep(b);
     b.setInsertionPoint(sweep.getBody()->getTerminator());
     Value i32Step = toI32(sweep.getInductionVar());
@@ -728,10 +745,7 @@ void KernelBuilder::splitLanded(Value stage) {
     Value small = big;
     for (int64_t w = 0; w < 4; ++w) {
       Value word = LLVM::ExtractElementOp::create(b, loc, landed, i32(w));
-      Value x = arith::BitcastOp::create(b, loc, b.getF32Type(), word);
-      auto [tf32, remainder] = splitTf32(b, loc, x);
-      Value tf32Word = arith::BitcastOp::create(b, loc, wordType, tf32);
-      Value restWord = arith::BitcastOp::create(b, loc, wordType, remainder);
+      auto [tf32Word, restWord] = splitWord(b, loc, word);
       big = LLVM::InsertElementOp::create(b, loc, big, tf32Word, i32(w));
       small = LLVM::InsertElementOp::create(b, loc, small, restWord, i32(w));
     }
@@ -938,11 +952,9 @@ void KernelBuilder::storeThroughRegisters(const RegisterCopy &copy) {
       words.push_back(copy.words[w]);
       continue;
     }
-    Value x = arith::BitcastOp::create(b, loc, b.getF32Type(), copy.words[w]);
-    auto [big, small] = splitTf32(b, loc, x);
-    words.push_back(arith::BitcastOp::create(b, loc, b.getI32Type(), big));
-    remainders.push_back(
-        arith::BitcastOp::create(b, loc, b.getI32Type(), small));
+    auto [big, small] = splitWord(b, loc, copy.words[w]);
+    words.push_back(big);
+    remainders.push_back(small);
   }
   auto storeAll = [&](ArrayRef<Value> values, int64_t offset) {
     auto at = [&](Value destination) -> Value {
