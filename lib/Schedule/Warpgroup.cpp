@@ -103,10 +103,19 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   };
   bool splitInShared =
       p.tf32x3 && !bothTransposed && !wholePieces(k.a) && !wholePieces(k.b);
+  // 2-byte pieces go by cp.async as aligned windows realigned in shared
+  // memory where their ninth windows fit beside the stages (below),
+  // through registers otherwise. Measured on an H100 (f16 rrr, x cuBLAS
+  // in the same process, 128x128x64 tiles, 4 stages, registers -> windows):
+  // 4095x4097x4093 (every row odd) 0.67 -> 0.95 static, 0.58 -> 0.93 with
+  // sizes at launch, 128x256x64 in 3 stages 1.04; 401408x64x147 (A only,
+  // 128x64 tiles) 0.96 -> 1.39; but 1500x51866x1280 (rows 4-byte aligned)
+  // 0.65 -> 0.57. Windows by cp.async.cg (L2 only) 0.76; eight threads a
+  // run, coalesced but each window's checks its own work, 0.52.
   for (TmaOperand *t : {&k.a, &k.b}) {
     bool transposes = t->transposed && !splitInShared;
-    t->registerCopies = !t->byTma && (t->pieceBytes < 4 || transposes ||
-                                      (t->split && !splitInShared));
+    t->registerCopies =
+        !t->byTma && (transposes || (t->split && !splitInShared));
   }
 
   // The blocks of a cluster row compute the same rows of C and share A's
@@ -134,23 +143,37 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   auto alignAtom = [](int64_t bytes) {
     return llvm::alignTo(bytes, kSwizzleAtomBytes);
   };
-  k.aStageStride = k.a.stageStride();
-  k.bStageStride = k.b.stageStride();
-  k.aOffset = 0;
-  k.bOffset = k.stages * k.aStageStride;
-  k.cOffset = k.bOffset + k.stages * k.bStageStride;
-  int64_t cBytes =
-      k.c ? alignAtom(k.c->groupBytes()) * TmaStore::kBuffers * k.consumers : 0;
-  k.fullBarrierOffset = k.cOffset + cBytes;
-  k.emptyBarrierOffset = k.fullBarrierOffset + 8 * k.stages;
-  k.sharedBytes = k.emptyBarrierOffset + 8 * k.stages;
+  auto layOutShared = [&]() {
+    k.aStageStride = k.a.stageStride();
+    k.bStageStride = k.b.stageStride();
+    k.aOffset = 0;
+    k.bOffset = k.stages * k.aStageStride;
+    k.cOffset = k.bOffset + k.stages * k.bStageStride;
+    int64_t cBytes =
+        k.c ? alignAtom(k.c->groupBytes()) * TmaStore::kBuffers * k.consumers
+            : 0;
+    k.fullBarrierOffset = k.cOffset + cBytes;
+    k.emptyBarrierOffset = k.fullBarrierOffset + 8 * k.stages;
+    k.sharedBytes = k.emptyBarrierOffset + 8 * k.stages;
+  };
+  layOutShared();
+  // The realigned runs' ninth windows (an eighth of the tile) that do not
+  // fit beside the stages: through registers instead.
+  int64_t limit = lookupArch("sm_90a")->sharedMemoryLimit;
+  if (k.sharedBytes > limit &&
+      (k.a.realignsInShared() || k.b.realignsInShared())) {
+    for (TmaOperand *t : {&k.a, &k.b})
+      t->registerCopies |= t->realignsInShared();
+    layOutShared();
+  }
   k.stageTransactionBytes = (k.a.byTma ? k.a.stageBytes() : 0) +
                             (k.b.byTma ? k.b.stageBytes() : 0);
   k.fullArrivals = (k.usesTma() ? 1 : 0) +
                    (k.copiesByThreads() ? kWarpgroupSize : 0);
-  // A thread splits its copies once they landed, before it arrives.
+  // A thread splits or realigns its copies once they landed, before it
+  // arrives.
   auto cpAsyncOrTma = [](const TmaOperand &t) {
-    return t.byTma || (t.usesCpAsync() && !t.split);
+    return t.byTma || (t.usesCpAsync() && !t.transformsInShared());
   };
   k.asyncArrivals =
       k.copiesByThreads() && cpAsyncOrTma(k.a) && cpAsyncOrTma(k.b);
@@ -159,19 +182,19 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
 
   // 64K registers per multiprocessor: the producer keeps 40 (TMA), 56
   // (its threads' cp.async copies: a round's addresses), 152 (cp.async
-  // copies that tf32x3 splits in shared memory: LLVM hoists every copy's
-  // offsets out of the pipeline's loop, and the split comes beside them;
-  // f32 rrc, 128x128x32 tiles, A in 8-byte pieces and B transposed,
-  // spilled 16 bytes at 136) or 160 (a round of 8 copies through
-  // registers, 40 words of 2-byte pieces in flight between their loads and
-  // stores; rounds of 4 at 104 measured 0.59x cuBLAS at 4095x4097x4093 on
+  // copies that tf32x3 splits or that are realigned in shared memory:
+  // LLVM hoists every copy's offsets out of the pipeline's loop, and the
+  // split comes beside them; f32 rrc, 128x128x32 tiles, A in 8-byte pieces
+  // and B transposed, spilled 16 bytes at 136) or 160 (a round of 8 copies
+  // through registers, 40 words of 2-byte pieces in flight between their loads
+  // and stores; rounds of 4 at 104 measured 0.59x cuBLAS at 4095x4097x4093 on
   // an H100, 8 at 152 0.68x; beside cp.async pieces of the other operand
   // 152 spilled), the consumers share the rest (a multiple of 8, at most
   // 256). With one consumer the 255 a thread may have at entry are enough.
   bool throughRegisters = k.a.throughRegisters() || k.b.throughRegisters();
-  bool splitsInShared = k.a.splitsInShared() || k.b.splitsInShared();
+  bool transforms = k.a.transformsInShared() || k.b.transformsInShared();
   k.producerRegisters = throughRegisters      ? 160
-                        : splitsInShared      ? 152
+                        : transforms          ? 152
                         : k.copiesByThreads() ? 56
                                               : 40;
   // The split must leave 8 a thread unallocated: at 160 + 2 x 176, the

@@ -267,10 +267,60 @@ TEST(Warpgroup, RegisterSplitLeavesEightAThread) {
   s.tmaB = false;
   s.globalLoadB = 4; // B in cp.async pieces of 8 bytes
   check(56, 224);
-  s.globalLoadB = 1; // B in 2-byte pieces, through registers
+  s.globalLoadB = 1; // B in 2-byte pieces, realigned in shared memory
+  check(152, 176);
+  s.tile = {128, 128, 64};
+  s.wgmma = {{64, 128, 16}};
+  s.stages = 7; // where their ninth windows do not fit, through registers
   check(160, 168);
   s.tmaA = false; // both
   check(160, 168);
+}
+
+TEST(Warpgroup, TwoBytePiecesRealignInSharedWhereTheyFit) {
+  // f16 with every row odd, copied in 2-byte pieces by the producer's
+  // threads: cp.async of the aligned 16-byte windows that hold each run
+  // (a 128-byte line of a chunk), nine a run, the ninth windows after each
+  // stage's tile; then each thread realigns its runs in place.
+  Problem p = squareF32(4095);
+  p.a = p.b = p.c = ElementType::F16;
+  Schedule s = hopperF16(); // 128x256x64, 4 stages
+  s.cluster.reset();
+  s.tmaA = s.tmaB = s.tmaC = false;
+  s.vectorize.reset(); // pieces of 1 element
+  WarpgroupKernel k = getWarpgroupKernel(p, s);
+  for (const TmaOperand *t : {&k.a, &k.b}) {
+    EXPECT_TRUE(t->usesCpAsync() && t->realignsInShared());
+    EXPECT_FALSE(t->throughRegisters() || t->splitsInShared());
+    EXPECT_TRUE(t->transformsInShared());
+    EXPECT_EQ(t->copyBytes(), kSwizzleBytes);
+    EXPECT_EQ(t->piecesPerRound(), 1);
+  }
+  // A: 128 lines of one chunk; B (N-major): 64 lines of 4 chunks.
+  EXPECT_EQ(k.a.runs(), 128);
+  EXPECT_EQ(k.b.runs(), 256);
+  EXPECT_EQ(k.a.remainderOffset(), 16384);
+  EXPECT_EQ(k.a.stageStride(), 16384 + 2048);
+  EXPECT_EQ(k.b.stageStride(), 32768 + 4096);
+  EXPECT_EQ(k.bOffset, 4 * (16384 + 2048));
+  EXPECT_EQ(k.sharedBytes, 4 * (18432 + 36864) + 64);
+  EXPECT_FALSE(k.asyncArrivals);
+  EXPECT_EQ(k.copyLag, 2);
+  EXPECT_EQ(k.producerRegisters, 152);
+  // Five stages would need 276,544 bytes: through registers, which need
+  // 245,840 and are refused (checkSchedule).
+  s.stages = 5;
+  k = getWarpgroupKernel(p, s);
+  EXPECT_TRUE(k.a.throughRegisters() && k.b.throughRegisters());
+  EXPECT_FALSE(k.a.realignsInShared() || k.b.realignsInShared());
+  EXPECT_EQ(k.a.stageStride(), 16384);
+  EXPECT_EQ(k.producerRegisters, 160);
+  // 4-byte pieces stay plain cp.async.
+  s.stages = 4;
+  s.vectorize = {{2, 1, 1, 1}};
+  k = getWarpgroupKernel(p, s);
+  EXPECT_TRUE(k.a.usesCpAsync() && !k.a.transformsInShared());
+  EXPECT_TRUE(k.asyncArrivals);
 }
 
 TEST(Warpgroup, Tf32x3SplitsAndTransposesThreadCopies) {

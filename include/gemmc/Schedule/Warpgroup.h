@@ -5,8 +5,9 @@
 // memory, `stages` deep, each stage completing on an mbarrier ("full") and
 // released by the consumers on another ("empty"): with the tensor memory
 // accelerator (TMA) where the schedule says `tma a` (`tma b`), otherwise its
-// 128 threads copy the operand piece by piece (cp.async, or loads and
-// shared stores for pieces of 2 bytes), which takes any leading dimension
+// 128 threads copy the operand piece by piece (cp.async; pieces of 2 bytes
+// as the aligned 16-byte windows that hold them, shifted into place once
+// landed, or through registers), which takes any leading dimension
 // and alignment; the consumer warpgroups multiply with
 // wgmma.mma_async reading both operands from shared memory through matrix
 // descriptors, and store C from their accumulators. This header is the one
@@ -30,6 +31,8 @@ namespace gemmc {
 /// atoms of 8 rows (1024 bytes, the alignment a swizzled tile needs).
 inline constexpr int64_t kSwizzleBytes = 128;
 inline constexpr int64_t kSwizzleAtomBytes = 1024;
+/// A 16-byte unit of a swizzled row: a window of realigned copies.
+inline constexpr int64_t kWindowBytes = 16;
 
 /// The most blocks a cluster may have without opting in to non-portable
 /// sizes.
@@ -80,7 +83,15 @@ struct TmaOperand {
     return (stageBytes() + kSwizzleAtomBytes - 1) / kSwizzleAtomBytes *
            kSwizzleAtomBytes;
   }
-  int64_t stageStride() const { return remainderOffset() * (split ? 2 : 1); }
+  int64_t stageStride() const {
+    if (split)
+      return 2 * remainderOffset();
+    if (realignsInShared())
+      return remainderOffset() +
+             (runs() * kWindowBytes + kSwizzleAtomBytes - 1) /
+                 kSwizzleAtomBytes * kSwizzleAtomBytes;
+    return remainderOffset();
+  }
   /// Bytes of a line of the tile along the contiguous dimension.
   int64_t lineBytes() const { return chunks * kSwizzleBytes; }
   /// The tile as the matrix holds it, which the producer's threads walk:
@@ -97,14 +108,31 @@ struct TmaOperand {
   bool throughRegisters() const { return registerCopies; }
   bool usesCpAsync() const { return !byTma && !throughRegisters(); }
   bool splitsInShared() const { return split && usesCpAsync(); }
-  /// The bytes a thread copies at once: a cp.async piece, or 16 bytes
-  /// through registers or transposed. 2-byte pieces (whose source is only
-  /// 2-byte aligned) are loaded as the aligned 4-byte words that hold
-  /// them, each pair shifted by half a word where the source is not 4-byte
-  /// aligned, then stored with one 16-byte shared store; transposed f32
+  /// 2-byte pieces by cp.async (which cannot take a source only 2-byte
+  /// aligned): a thread copies each of its runs, 128 bytes of a line of
+  /// one chunk, as the nine 16-byte-aligned windows of the matrix that
+  /// hold them, the first eight into the run's own 16-byte units of the
+  /// tile and the ninth `remainderOffset()` bytes further (16 bytes a
+  /// run); once they landed it shifts the run into place, unit by unit.
+  bool realignsInShared() const { return usesCpAsync() && pieceBytes < 4; }
+  /// Whether a thread rewrites its landed cp.async copies before the
+  /// stage is full (tf32x3's split, or the realignment).
+  bool transformsInShared() const {
+    return splitsInShared() || realignsInShared();
+  }
+  /// The runs of a stage's tile (realignsInShared), `chunks` to a line.
+  int64_t runs() const { return boxOuter * chunks; }
+  /// The bytes a thread copies at once: a cp.async piece, a realigned run
+  /// (128 bytes), or 16 bytes through registers or transposed. 2-byte
+  /// pieces through registers (whose source is only 2-byte aligned) are
+  /// loaded as the aligned 4-byte words that hold them, each pair shifted
+  /// by half a word where the source is not 4-byte aligned, then stored
+  /// with one 16-byte shared store; transposed f32
   /// elements are loaded in pieces and stored element by element into four
   /// lines. (At the matrix's edges, element by element.)
   int64_t copyBytes() const {
+    if (realignsInShared())
+      return kSwizzleBytes;
     return usesCpAsync() && !transposed ? pieceBytes : 16;
   }
   /// The copies of a stage's tile, and of each of the producer's threads
@@ -120,7 +148,12 @@ struct TmaOperand {
   /// latency. (Rounds of 8 cp.async pieces spilled 112 bytes in the
   /// fuzzer's s1_3079, test/fuzz/copies-spill.test.)
   /// (Transposed copies, four destinations each, spilled at 8 a round.)
-  int64_t piecesPerRound() const { return usesCpAsync() || transposed ? 4 : 8; }
+  /// (A realigned run is nine cp.async: one a round.)
+  int64_t piecesPerRound() const {
+    if (realignsInShared())
+      return 1;
+    return usesCpAsync() || transposed ? 4 : 8;
+  }
   int64_t sliceRows() const { return boxOuter / multicast; }
   /// The wgmma descriptor's leading and stride byte offsets.
   int64_t leadingByteOffset() const;

@@ -22,6 +22,12 @@ module attributes {gpu.container_module} {
       gpu.return
     }
   }
+  gpu.module @wg_registers_module {
+    gpu.func @wg_registers(%a: memref<256x101xf16>, %b: memref<101x512xf16>, %c: memref<256x512xf16>) kernel attributes {gemm.problem = #gemm.problem<256x512x101, a = f16 row, b = f16 row, c = f16 row, acc = f32>, gemm.schedule = #gemm.schedule<tile = 128x128x64, vectorize = [1, 1, 1, 1], global_load_b = 8, stages = 7, wgmma = 64x128x16, warp_specialize = 2, persistent>} {
+      gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>} : memref<256x101xf16>, memref<101x512xf16>, memref<256x512xf16>
+      gpu.return
+    }
+  }
 }
 
 // The dynamic shared memory, 1024-byte aligned for the swizzled tiles:
@@ -85,11 +91,54 @@ module attributes {gpu.container_module} {
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvvm.wgmma.fence.aligned
 
-// With A copied in 2-byte pieces (through registers) beside B's cp.async
-// copies, a thread keeps 2 groups of copies in flight (4 stages), then fences
-// the landed ones for the async proxy and arrives for them; after the last
-// tile it waits for all and signals the last two iterations.
+// With A copied in 2-byte pieces beside B's 16-byte cp.async copies, each
+// of the 128 threads copies one run of A (a 128-byte line of the tile) as
+// the nine aligned 16-byte windows that hold it, with cp.async through L1
+// (element by element past the matrix's end); it keeps 2 groups of copies
+// in flight (4 stages), then shifts its landed runs into place (A's rows
+// are 202 bytes, so each run's first element lies 0 to 14 bytes into its
+// first window: words chosen by selects, then a funnel shift by half a
+// word), fences them for the async proxy and arrives. A's stages each
+// carry the runs' ninth windows (2 KB): 4 x 18 KB + 4 x 32 KB + barriers.
 // CHECK-LABEL: gpu.func @wg_mixed
+// CHECK-SAME: shared = 204864
+// CHECK-SAME: ld_multiple = [1, 8, 1]
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c128_i32
+// CHECK: nvvm.setmaxregister decrease 152
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
+// CHECK: scf.if
+// CHECK-COUNT-9: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = ca, %{{.*}}
+// CHECK: } else {
+// CHECK: scf.if
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = ca, %{{.*}}
+// CHECK: } else {
+// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> i16
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}}
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 2
+// CHECK-NOT: nvvm.barrier
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-COUNT-12: arith.select
+// CHECK-COUNT-4: llvm.intr.fshr
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK: llvm.intr.fshr
+// CHECK: nvvm.fence.proxy
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: llvm.intr.fshr
+// CHECK: nvvm.fence.proxy
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: nvvm.setmaxregister increase 176
+
+// Where the ninth windows do not fit beside 7 stages of 128x128x64 tiles
+// (7 x 36 KB), A goes through registers (B's 16-byte pieces stay
+// cp.async): a thread keeps 5 groups of copies in flight, then fences the
+// landed ones for the async proxy and arrives for them.
+// CHECK-LABEL: gpu.func @wg_registers
 // CHECK-SAME: ld_multiple = [1, 8, 1]
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c128_i32
 // CHECK: nvvm.setmaxregister decrease 160
@@ -114,10 +163,10 @@ module attributes {gpu.container_module} {
 // CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> i16
 // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}}
 // CHECK: nvvm.cp.async.commit.group
-// CHECK-NEXT: nvvm.cp.async.wait.group 2
+// CHECK-NEXT: nvvm.cp.async.wait.group 5
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvvm.mbarrier.arrive
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK: nvvm.fence.proxy
-// CHECK-COUNT-2: nvvm.mbarrier.arrive
+// CHECK-COUNT-5: nvvm.mbarrier.arrive
 // CHECK: nvvm.setmaxregister increase 168
