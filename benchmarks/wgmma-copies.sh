@@ -31,6 +31,10 @@ if [ "$mode" = compile ]; then
   gen s_3000 3000 5000 700 f16 rrr "$t256; tma b; vectorize global-load a 4"
   gen s_3000w 3000 5000 700 f16 rrr "$t128; tma b; vectorize global-load a 4"
   gen s_conv 401408 64 147 f16 rrr "tile 128x64x64; wgmma m64n64k16; $w; tma b"
+  w3="pipeline stages 3; warp-specialize 2; persistent; raster 8"
+  w6="pipeline stages 6; warp-specialize 2; persistent; raster 8"
+  gen s_odd256_3 4095 4097 4093 f16 rrr "tile 128x256x64; wgmma m64n256k16; $w3"
+  gen s_odd_6 4095 4097 4093 f16 rrr "tile 128x128x64; wgmma m64n128k16; $w6"
   exit 0
 fi
 cd "$dir"
@@ -38,8 +42,8 @@ o=${OUT:-out}/copies; mkdir -p "$o"
 trap 'tar -C "$(dirname "$o")" -czf "$(dirname "$o")/copies.tgz" copies' EXIT
 B=bin/gemm-bench
 nvidia-smi --query-gpu=name,clocks.sm,driver_version --format=csv > "$o/gpu.txt" 2>&1
-$B --runs 10 --warmup 3 k/s_odd.ptx k/s_odd256.ptx k/s_3000.ptx k/s_3000w.ptx \
-  k/s_conv.ptx > "$o/static.log" 2>&1
+$B --runs 10 --warmup 3 k/s_odd.ptx k/s_odd256.ptx k/s_odd256_3.ptx \
+  k/s_odd_6.ptx k/s_3000.ptx k/s_3000w.ptx k/s_conv.ptx > "$o/static.log" 2>&1
 $B --size 4095x4097x4093,3000x5000x700,4096,8192 --runs 10 --warmup 3 \
   k/d_f16_w1.ptx k/d_f16_w1_256.ptx k/d_f16_v8.ptx k/d_f16_tma.ptx \
   k/d_f16_a4_tmab.ptx k/d_f16_tmac.ptx > "$o/f16.log" 2>&1
