@@ -167,14 +167,11 @@ private:
   /// last leaves threads without one).
   void forEachRun(const TmaOperand &t, function_ref<void(Value, Value)> visit);
   /// Where the windows of the run at `line` of `chunk` (i32 values) go in
-  /// the stage at `stageBase`: window w < 8 into the run's unit w of the
-  /// swizzled tile (at `row` + (`phase` xor 16 w)), the ninth into the
-  /// run's 16 bytes after the tile (`ninth`).
-  struct RunPlace {
-    Value row, phase, ninth;
-  };
-  RunPlace runPlace(const TmaOperand &t, Value stageBase, Value line,
-                    Value chunk);
+  /// the stage at `stageBase` (byte offsets): window w < 8 into the run's
+  /// unit w of the swizzled tile, the ninth into the run's 16 bytes after
+  /// the tile.
+  SmallVector<Value, 9> runSlots(const TmaOperand &t, Value stageBase,
+                                 Value line, Value chunk);
   /// The runs of `t`'s tile whose first element is the tile's line `line0`
   /// at `contiguous0` (index values), copied as their windows.
   void copyWindows(const TmaOperand &t, Value stageBase,
@@ -770,25 +767,31 @@ void KernelBuilder::forEachRun(const TmaOperand &t,
   }
 }
 
-KernelBuilder::RunPlace KernelBuilder::runPlace(const TmaOperand &t,
-                                                Value stageBase, Value line,
-                                                Value chunk) {
+SmallVector<Value, 9> KernelBuilder::runSlots(const TmaOperand &t,
+                                              Value stageBase, Value line,
+                                              Value chunk) {
   // Unit w of a line lies at unit w xor (line % 8) (TmaOperand).
-  RunPlace place;
   Value chunkOffset = arith::MulIOp::create(b, loc, chunk, i32(t.chunkBytes));
   Value lineOffset =
       arith::MulIOp::create(b, loc, line, i32(gemmc::kSwizzleBytes));
   Value row = arith::AddIOp::create(b, loc, stageBase, chunkOffset);
-  place.row = arith::AddIOp::create(b, loc, row, lineOffset);
+  row = arith::AddIOp::create(b, loc, row, lineOffset);
   Value lineInAtom = arith::AndIOp::create(b, loc, line, i32(7));
-  place.phase = arith::ShLIOp::create(b, loc, lineInAtom, i32(4));
+  Value phase = arith::ShLIOp::create(b, loc, lineInAtom, i32(4));
   Value chunkRuns = arith::MulIOp::create(b, loc, chunk, i32(t.boxOuter));
   Value run = arith::AddIOp::create(b, loc, chunkRuns, line);
   Value runBytes = arith::MulIOp::create(b, loc, run, i32(gemmc::kWindowBytes));
   Value ninth = arith::AddIOp::create(b, loc, stageBase, runBytes);
   Value after = i32(t.remainderOffset());
-  place.ninth = arith::AddIOp::create(b, loc, ninth, after);
-  return place;
+  ninth = arith::AddIOp::create(b, loc, ninth, after);
+  SmallVector<Value, 9> slots;
+  int64_t units = gemmc::kSwizzleBytes / gemmc::kWindowBytes;
+  for (int64_t w = 0; w < units; ++w) {
+    Value unit = arith::XOrIOp::create(b, loc, phase, i32(16 * w));
+    slots.push_back(arith::AddIOp::create(b, loc, row, unit));
+  }
+  slots.push_back(ninth);
+  return slots;
 }
 
 void KernelBuilder::copyWindows(const TmaOperand &t, Value stageBase,
@@ -841,7 +844,7 @@ void KernelBuilder::copyWindows(const TmaOperand &t, Value stageBase,
         arith::SelectOp::create(b, loc, inside, through, index(0));
     Value line32 = toI32(line);
     Value chunk32 = toI32(chunk);
-    RunPlace place = runPlace(t, stageBase, line32, chunk32);
+    SmallVector<Value, 9> slots = runSlots(t, stageBase, line32, chunk32);
     struct Window {
       Value from, bytes, some, destination;
     };
@@ -855,11 +858,7 @@ void KernelBuilder::copyWindows(const TmaOperand &t, Value stageBase,
       part.some = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
                                         beyond, index(0));
       part.from = addOffset(b, loc, window0, offset);
-      Value unit = arith::XOrIOp::create(b, loc, place.phase, i32(16 * w));
-      Value slot = w + 1 < windows
-                       ? arith::AddIOp::create(b, loc, place.row, unit)
-                       : place.ninth;
-      part.destination = sharedPointer(slot);
+      part.destination = sharedPointer(slots[w]);
       parts.push_back(part);
     }
     // cp.async through L1 (.ca: a window's 32-byte sector is its
@@ -888,10 +887,9 @@ void KernelBuilder::copyWindows(const TmaOperand &t, Value stageBase,
                                           lineAt, lastLine);
     Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                        runEnd, matrixEnd);
-    Value safe = arith::OrIOp::create(b, loc, notLast, fits);
     Value yes = arith::ConstantIntOp::create(b, loc, 1, 1);
     Value noneInside = arith::XOrIOp::create(b, loc, inside, yes);
-    safe = arith::AndIOp::create(b, loc, safe, inside);
+    Value safe = arith::OrIOp::create(b, loc, notLast, fits);
     safe = arith::OrIOp::create(b, loc, safe, noneInside);
     auto ifSafe = scf::IfOp::create(b, loc, safe, /*withElse=*/true);
     {
@@ -974,14 +972,7 @@ void KernelBuilder::realignLanded(Value stage) {
       Value shift = arith::ShLIOp::create(b, loc, halfWord, i32(3));
       Value line32 = toI32(line);
       Value chunk32 = toI32(chunk);
-      RunPlace place = runPlace(t, stageBase, line32, chunk32);
-      SmallVector<Value, 9> slots;
-      int64_t units = gemmc::kSwizzleBytes / gemmc::kWindowBytes;
-      for (int64_t w = 0; w < units; ++w) {
-        Value unit = arith::XOrIOp::create(b, loc, place.phase, i32(16 * w));
-        slots.push_back(arith::AddIOp::create(b, loc, place.row, unit));
-      }
-      slots.push_back(place.ninth);
+      SmallVector<Value, 9> slots = runSlots(t, stageBase, line32, chunk32);
       auto load = [&](Value slot) {
         Value pointer = sharedPointer(slot);
         Value window = LLVM::LoadOp::create(b, loc, vectorType, pointer, 16);
