@@ -36,11 +36,13 @@ unsigned gemmc::contract::sizeOf(DType type) {
 }
 
 int64_t GridExpr::evaluate(int64_t m, int64_t n, int64_t k, int64_t batch,
-                           int64_t multiprocessors) const {
+                           int64_t multiprocessors, int64_t splits) const {
   int64_t extent = 1;
   switch (dim) {
   case 'S':
     return multiprocessors;
+  case 'Z':
+    return splits;
   case 'B':
     extent = batch;
     break;
@@ -64,6 +66,8 @@ std::string GridExpr::str() const {
     return std::to_string(divisor);
   if (dim == 'S')
     return "SM";
+  if (dim == 'Z')
+    return "splits";
   return std::string(1, dim) + "/" + std::to_string(divisor);
 }
 
@@ -167,6 +171,10 @@ static bool parseGrid(const std::string &word, GridExpr &expr) {
   }
   if (word == "SM") {
     expr = GridExpr{'S', 1};
+    return true;
+  }
+  if (word == "splits") {
+    expr = GridExpr{'Z', 1};
     return true;
   }
   if (word.size() < 3 || word[1] != '/' ||
@@ -393,8 +401,8 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
                               Contract &contract, std::string &error,
                               bool &found) {
   // Version 2 adds tensor maps and persistent grids, version 3 C's tensor
-  // map and clusters, version 4 split-K, version 5 a family's variants
-  // (docs/contract.md).
+  // map and clusters, version 4 split-K, version 5 a family's variants,
+  // version 6 split-K's splits chosen at launch (docs/contract.md).
   const std::string begin = "// gemmc-contract-begin v1";
   const std::string prefix = "// gemmc-contract-begin v";
   const std::string end = "// gemmc-contract-end";
@@ -410,7 +418,7 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
       line.pop_back();
     if (!inside) {
       inside = line.size() == prefix.size() + 1 && line.rfind(prefix, 0) == 0 &&
-               line.back() >= '1' && line.back() <= '5';
+               line.back() >= '1' && line.back() <= '6';
       if (inside)
         version = line.back() - '0';
       if (!inside && line.rfind("// gemmc-contract-begin", 0) == 0) {
@@ -463,13 +471,15 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
   };
 
   contract.entry = fields["entry"];
-  // `family: NAME I/N` and `when: RANGE` come together, in version 5.
+  // `family: NAME I/N` and `when: RANGE` come together, from version 5 (a
+  // version 5 contract is a variant's; a version 6 one may be).
   contract.family.clear();
   contract.variant = contract.variants = 1;
   contract.when = SizeRange();
+  bool variant = fields.count("family") != 0;
   if (fields.count("family") != fields.count("when") ||
-      (version == 5) != (fields.count("family") != 0)) {
-    error = "a variant's contract (version 5) has 'family' and 'when' "
+      (version == 5 && !variant) || (version < 5 && variant)) {
+    error = "a variant's contract (version 5 or 6) has 'family' and 'when' "
             "fields, and no other has";
     return false;
   }
@@ -619,22 +629,39 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
       return false;
     }
   }
-  // `split-k: splits=S workspace=F`, with the workspace and counters
+  // `split-k: splits=S workspace=F` (F = S x P), or `splits=? partial=P`
+  // (version 6, the grid's z `splits`), with the workspace and counters
   // parameters.
   int workspaceParams = std::count_if(
       contract.params.begin(), contract.params.end(), [](const Param &p) {
         return p.name == "workspace" || p.name == "counters";
       });
   contract.splits = 1;
-  contract.workspacePerTile = 0;
+  contract.partialFloats = 0;
   if (fields.count("split-k")) {
     std::map<std::string, std::string> parts;
-    if (!parseKeyValues(fields["split-k"], parts))
+    if (!parseKeyValues(fields["split-k"], parts) || parts.size() != 2)
       return bad("split-k");
-    if (parts.size() != 2 || !parseInt(parts["splits"], contract.splits) ||
-        !parseInt(parts["workspace"], contract.workspacePerTile) ||
-        contract.splits < 2 || contract.workspacePerTile <= 0)
-      return bad("split-k");
+    bool atLaunch = parts["splits"] == "?";
+    if (atLaunch) {
+      if (version < 6 || !parseInt(parts["partial"], contract.partialFloats) ||
+          contract.partialFloats <= 0 || contract.grid[2].dim != 'Z')
+        return bad("split-k");
+      contract.splits = 0;
+    } else {
+      int64_t workspace = 0;
+      if (!parseInt(parts["splits"], contract.splits) ||
+          !parseInt(parts["workspace"], workspace) || contract.splits < 2 ||
+          workspace <= 0 || workspace % contract.splits)
+        return bad("split-k");
+      contract.partialFloats = workspace / contract.splits;
+    }
+  }
+  if ((contract.grid[2].dim == 'Z') != contract.splitsAtLaunch()) {
+    error = "line " + std::to_string(fieldLines["grid"]) +
+            ": the grid's z is 'splits' where, and only where, split-k's "
+            "splits are chosen at launch ('splits=?')";
+    return false;
   }
   if ((workspaceParams == 2) != contract.splitsK() ||
       (workspaceParams != 0 && workspaceParams != 2)) {
@@ -761,6 +788,32 @@ int64_t Contract::tiles(const Problem &problem) const {
          grid[1].evaluate(problem.m, problem.n, problem.k);
 }
 
+int64_t Contract::kSteps(const Problem &problem) const {
+  int64_t bm, bn, bk;
+  tile(bm, bn, bk);
+  bk = std::max<int64_t>(bk, 1);
+  return std::max<int64_t>((problem.k + bk - 1) / bk, 1);
+}
+
+int64_t Contract::workspaceFloats(const Problem &problem,
+                                  int64_t count) const {
+  if (!splitsK())
+    return 0;
+  return tiles(problem) * (splitsAtLaunch() ? count : splits) * partialFloats;
+}
+
+int64_t Contract::maxSplits(const Problem &problem) const {
+  if (!splitsAtLaunch())
+    return splits;
+  // The grid's z is at most 65535 blocks.
+  constexpr int64_t kMaxGridZ = 65535;
+  int64_t perSplit = tiles(problem) * partialFloats;
+  if (perSplit <= 0)
+    return 0;
+  int64_t fits = ((int64_t(1) << 31) - 1) / perSplit;
+  return std::min({fits, kMaxGridZ, kSteps(problem)});
+}
+
 bool Contract::descriptors() const {
   return std::any_of(params.begin(), params.end(), [](const Param &p) {
     return p.kind.rfind("memref", 0) == 0;
@@ -882,9 +935,15 @@ bool gemmc::contract::accepts(const Contract &contract, const Problem &p,
   }
   if (!acceptsLeadingDims(contract, p, why))
     return false;
-  // Split-K's workspace is indexed like the matrices, in 32 bits.
-  if (contract.splitsK() &&
-      contract.tiles(p) > (int64_t(1) << 31) / contract.workspacePerTile) {
+  // Split-K's workspace is indexed like the matrices, in 32 bits (with
+  // the splits chosen at launch, one split's).
+  bool fits = !contract.splitsK() ||
+              (contract.splitsAtLaunch()
+                   ? contract.maxSplits(p) >= 1
+                   : contract.tiles(p) <= (int64_t(1) << 31) /
+                                              (contract.splits *
+                                               contract.partialFloats));
+  if (!fits) {
     why = "split-k's workspace for " + std::to_string(contract.tiles(p)) +
           " tiles of C would exceed 2^31 floats";
     return false;
@@ -970,9 +1029,11 @@ std::string gemmc::contract::formatContract(const Contract &c) {
   std::ostringstream os;
   // Version 2 adds tensor maps and the persistent grid, version 3 C's
   // tensor map and clusters, version 4 split-K's workspace, version 5 a
-  // family's variant: a reader of an older version refuses such a kernel
-  // rather than launch it wrongly (or for problems it is not for).
-  int version = !c.family.empty()                          ? 5
+  // family's variant, version 6 split-K's splits chosen at launch: a
+  // reader of an older version refuses such a kernel rather than launch it
+  // wrongly (or for problems it is not for).
+  int version = c.splitsAtLaunch()                         ? 6
+                : !c.family.empty()                        ? 5
                 : c.splitsK()                              ? 4
                 : c.storesWithTma() || c.clusterSize() > 1 ? 3
                 : c.tensorMaps || c.grid[0].dim == 'S'     ? 2
@@ -991,9 +1052,11 @@ std::string gemmc::contract::formatContract(const Contract &c) {
     os << "// cluster: " << c.cluster[0] << " " << c.cluster[1] << " "
        << c.cluster[2] << "\n";
   os << "// dynamic-shared-bytes: " << c.dynamicSharedBytes << "\n";
-  if (c.splitsK())
+  if (c.splitsAtLaunch())
+    os << "// split-k: splits=? partial=" << c.partialFloats << "\n";
+  else if (c.splitsK())
     os << "// split-k: splits=" << c.splits
-       << " workspace=" << c.workspacePerTile << "\n";
+       << " workspace=" << c.splits * c.partialFloats << "\n";
   os << "// params:";
   for (const Param &p : c.params)
     os << " " << p.name << ":" << p.kind;

@@ -116,10 +116,12 @@ static void blockTile(const Contract &c, int64_t &bm, int64_t &bn,
 }
 
 CostFeatures gemmc::contract::costFeatures(const Contract &c, const Problem &p,
-                                           const DeviceModel &device) {
+                                           const DeviceModel &device,
+                                           int64_t launchSplits) {
   int64_t bm, bn, bk;
   blockTile(c, bm, bn, bk);
-  int64_t splits = std::max<int64_t>(c.splits, 1);
+  int64_t splits =
+      std::max<int64_t>(c.splitsAtLaunch() ? launchSplits : c.splits, 1);
   int64_t batch = std::max<int64_t>(p.batch, 1);
   int64_t m = std::max<int64_t>(p.m, 1), n = std::max<int64_t>(p.n, 1),
           k = std::max<int64_t>(p.k, 1);
@@ -141,10 +143,46 @@ CostFeatures gemmc::contract::costFeatures(const Contract &c, const Problem &p,
                  double(k) * double(n) * sizeOf(p.b) +
                  double(m) * double(n) * sizeOf(p.c) * (p.beta != 0 ? 2 : 1);
   f.memory = bytes * double(batch) / device.memoryBandwidth;
-  if (splits > 1)
-    f.reduce = double(splits) * double(m) * double(n) * double(batch) * 8 /
-               device.memoryBandwidth;
+  if (c.splitsK()) {
+    // Every split writes its partial tile and the last one reads them all:
+    // through memory, and in each tile's last block alone, which sums the
+    // S partials (the part inside C) in turn; the tiles' last blocks run
+    // side by side, a round of them per multiprocessor.
+    double traffic = double(splits) * double(m) * double(n) * double(batch) *
+                     8 / device.memoryBandwidth;
+    int64_t tiles = ceilDiv(m, bm) * ceilDiv(n, bn) * batch;
+    double partial = double(std::min(bm, m)) * double(std::min(bn, n)) * 4;
+    double serial = double(ceilDiv(tiles, sms)) * double(splits) * partial /
+                    device.feedPerMultiprocessor();
+    f.reduce = std::max(traffic, serial);
+  }
   return f;
+}
+
+int64_t gemmc::contract::chooseSplits(const Contract &c, const Problem &p,
+                                      const DeviceModel &device,
+                                      const CostConstants &constants) {
+  if (!c.splitsAtLaunch())
+    return std::max<int64_t>(c.splits, 1);
+  int64_t most = c.maxSplits(p);
+  int64_t steps = c.kSteps(p);
+  int64_t best = 1;
+  double bestSeconds = 0;
+  for (int64_t count : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128,
+                        192, 256}) {
+    // The kernel gives each split ceil(steps / S) steps: the fewest splits
+    // of that many steps apiece leave none empty.
+    int64_t perSplit = ceilDiv(steps, count);
+    int64_t splits = ceilDiv(steps, perSplit);
+    if (splits > most)
+      break;
+    double seconds = costFeatures(c, p, device, splits).predict(constants);
+    if (splits == 1 || seconds < bestSeconds) {
+      best = splits;
+      bestSeconds = seconds;
+    }
+  }
+  return best;
 }
 
 std::vector<RankedVariant>
@@ -164,8 +202,9 @@ gemmc::contract::rankVariants(const std::vector<Contract> &variants,
       accepts(c, problem, r.whyNot);
     r.overrides = !c.when.isAll();
     if (r.whyNot.empty()) {
-      r.features = costFeatures(c, problem, device);
       r.constants = CostConstants::of(c);
+      r.splits = chooseSplits(c, problem, device, r.constants);
+      r.features = costFeatures(c, problem, device, r.splits);
       r.seconds = r.features.predict(r.constants);
     }
     ranked.push_back(r);

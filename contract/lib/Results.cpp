@@ -23,8 +23,12 @@ static std::string number(double v) {
 }
 
 std::string gemmc::contract::formatResult(const ResultRow &r) {
-  return r.problem + "\t" + r.file + "\t" + r.kernel + "\t" + r.status + "\t" +
-         number(r.ms) + "\t" + number(r.cublasMs) + "\n";
+  std::string line = r.problem + "\t" + r.file + "\t" + r.kernel + "\t" +
+                     r.status + "\t" + number(r.ms) + "\t" +
+                     number(r.cublasMs);
+  if (r.splits > 0)
+    line += "\t" + std::to_string(r.splits);
+  return line + "\n";
 }
 
 bool gemmc::contract::parseResult(const std::string &line, ResultRow &row) {
@@ -32,7 +36,8 @@ bool gemmc::contract::parseResult(const std::string &line, ResultRow &row) {
   std::stringstream is(line);
   for (std::string field; std::getline(is, field, '\t');)
     fields.push_back(field);
-  if (fields.size() != 6 || fields[0].empty() || fields[1].empty())
+  if ((fields.size() != 6 && fields.size() != 7) || fields[0].empty() ||
+      fields[1].empty())
     return false;
   auto time = [](const std::string &text, double &value) {
     if (text == "null") {
@@ -47,6 +52,13 @@ bool gemmc::contract::parseResult(const std::string &line, ResultRow &row) {
   row.file = fields[1];
   row.kernel = fields[2];
   row.status = fields[3];
+  row.splits = 0;
+  if (fields.size() == 7) {
+    char *end = nullptr;
+    row.splits = std::strtoll(fields[6].c_str(), &end, 10);
+    if (fields[6].empty() || *end != '\0' || row.splits < 1)
+      return false;
+  }
   return time(fields[4], row.ms) && time(fields[5], row.cublasMs);
 }
 

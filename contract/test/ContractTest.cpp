@@ -328,9 +328,9 @@ TEST(Contract, RejectsMalformedContracts) {
                    "kernel parameter");
   // Versions 2 to 5 (tensor maps, persistent grids, clusters, split-K,
   // families) are read; a later one is not.
-  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v6"), c, error));
+  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v7"), c, error));
   EXPECT_EQ(error, "line 6: unsupported contract version: "
-                   "// gemmc-contract-begin v6");
+                   "// gemmc-contract-begin v7");
   EXPECT_FALSE(parseContract(replace(kFixed, "// entry: sgemm_coalesced\n", ""),
                              c, error));
   EXPECT_EQ(error, "the kernel contract has no 'entry' field");
@@ -458,7 +458,8 @@ TEST(Contract, ReadsSplitK) {
   ASSERT_TRUE(parseContract(kSplitK, c, error)) << error;
   EXPECT_TRUE(c.splitsK());
   EXPECT_EQ(c.splits, 4);
-  EXPECT_EQ(c.workspacePerTile, 16384);
+  EXPECT_EQ(c.partialFloats, 4096);
+  EXPECT_FALSE(c.splitsAtLaunch());
   // The splits are a fixed count of blocks along z.
   EXPECT_EQ(c.grid[2].evaluate(100, 100, 100), 4);
   EXPECT_EQ(c.grid[2].str(), "4");
@@ -499,6 +500,120 @@ TEST(Contract, ReadsSplitK) {
                    "'split-k' field come together");
   EXPECT_FALSE(parseContract(replace(kSplitK, "M/64 4", "M/64 0"), c, error));
   EXPECT_EQ(error, "line 6: malformed 'grid' field: 'N/64 M/64 0'");
+  // A workspace that is not whole partial tiles.
+  EXPECT_FALSE(parseContract(replace(kSplitK, "workspace=16384",
+                                     "workspace=16385"),
+                             c, error));
+  EXPECT_EQ(error, "line 8: malformed 'split-k' field: 'splits=4 "
+                   "workspace=16385'");
+}
+
+/// kSplitK with its splits chosen at launch (version 6).
+static std::string splitsAtLaunch() {
+  std::string text = replace(kSplitK, "v4", "v6");
+  text = replace(text, "M/64 4", "M/64 splits");
+  text = replace(text, "// split-k: splits=4 workspace=16384",
+                 "// split-k: splits=? partial=4096");
+  return replace(text, "acc=f32\n",
+                 "acc=f32\n// schedule: tile=64x64x32 wgmma=m64n64k16\n");
+}
+
+TEST(Contract, ReadsSplitsChosenAtLaunch) {
+  Contract c;
+  std::string error;
+  ASSERT_TRUE(parseContract(splitsAtLaunch(), c, error)) << error;
+  EXPECT_TRUE(c.splitsK());
+  EXPECT_TRUE(c.splitsAtLaunch());
+  EXPECT_EQ(c.partialFloats, 4096);
+  EXPECT_EQ(c.grid[2].str(), "splits");
+  EXPECT_EQ(c.grid[2].evaluate(100, 100, 100, 1, 132, 7), 7);
+  Problem p = c.problem;
+  p.m = 130;
+  p.n = 64;
+  p.k = 1000;
+  EXPECT_EQ(c.tiles(p), 3);
+  // 1000 / 32: 32 steps of K, so at most 32 splits.
+  EXPECT_EQ(c.kSteps(p), 32);
+  EXPECT_EQ(c.maxSplits(p), 32);
+  EXPECT_EQ(c.workspaceFloats(p, 5), 3 * 5 * 4096);
+  std::string why;
+  EXPECT_TRUE(accepts(c, p, why)) << why;
+  // The workspace under 2^31 floats bounds the splits; refused only where
+  // not one split fits.
+  p.m = p.n = 1 << 14;
+  p.k = 1 << 20;
+  EXPECT_EQ(c.maxSplits(p), ((int64_t(1) << 31) - 1) / (65536 * 4096));
+  EXPECT_TRUE(accepts(c, p, why)) << why;
+  p.m = p.n = 1 << 16;
+  EXPECT_EQ(c.maxSplits(p), 0);
+  EXPECT_FALSE(accepts(c, p, why));
+  EXPECT_EQ(why, "split-k's workspace for 1048576 tiles of C would exceed "
+                 "2^31 floats");
+  // Written back as read, version 6.
+  Contract again;
+  ASSERT_TRUE(parseContract(formatContract(c), again, error)) << error;
+  EXPECT_EQ(formatContract(again), formatContract(c));
+  EXPECT_NE(formatContract(c).find("// gemmc-contract-begin v6\n"),
+            std::string::npos);
+  EXPECT_NE(formatContract(c).find("// split-k: splits=? partial=4096\n"),
+            std::string::npos);
+
+  // Malformed: before version 6, a grid whose z is not the splits, the
+  // splits in the grid of a kernel without them, a workspace per tile.
+  EXPECT_FALSE(parseContract(replace(splitsAtLaunch(), "v6", "v4"), c, error));
+  EXPECT_NE(error.find("malformed 'split-k' field"), std::string::npos);
+  EXPECT_FALSE(
+      parseContract(replace(splitsAtLaunch(), "M/64 splits", "M/64 4"), c,
+                    error));
+  EXPECT_NE(error.find("malformed 'split-k' field"), std::string::npos);
+  EXPECT_FALSE(
+      parseContract(replace(kSplitK, "M/64 4", "M/64 splits"), c, error));
+  EXPECT_EQ(error, "line 6: the grid's z is 'splits' where, and only where, "
+                   "split-k's splits are chosen at launch ('splits=?')");
+  EXPECT_FALSE(parseContract(
+      replace(splitsAtLaunch(), "partial=4096", "workspace=4096"), c, error));
+  EXPECT_NE(error.find("malformed 'split-k' field"), std::string::npos);
+}
+
+TEST(Cost, ChoosesTheSplitsOfTheLowestPredictedTime) {
+  Contract c;
+  std::string error;
+  ASSERT_TRUE(parseContract(splitsAtLaunch(), c, error)) << error;
+  DeviceModel h100;
+  ASSERT_TRUE(DeviceModel::named("h100", h100));
+  CostConstants constants = CostConstants::defaults(Unit::Wgmma);
+  Problem p = c.problem;
+  // One tile of C and a long K: many splits, each a run of K's steps
+  // (16384 / 32 = 512 of them: never a split without one).
+  p.m = p.n = 64;
+  p.k = 16384;
+  int64_t many = chooseSplits(c, p, h100, constants);
+  EXPECT_GT(many, 16);
+  EXPECT_LE(many, 256);
+  EXPECT_EQ(512 % (512 / many), 0) << many;
+  // The choice is the lowest predicted time of the counts it may take.
+  double chosen = costFeatures(c, p, h100, many).predict(constants);
+  for (int64_t splits : {1, 2, 4, 8, 16, 32, 64, 128, 256})
+    EXPECT_LE(chosen, costFeatures(c, p, h100, splits).predict(constants))
+        << splits;
+  // More tiles than the multiprocessors and a short K: none.
+  p.m = p.n = 4096;
+  p.k = 256;
+  EXPECT_EQ(chooseSplits(c, p, h100, constants), 1);
+  // Never more splits than K has steps (3 here).
+  p.m = p.n = 64;
+  p.k = 96;
+  EXPECT_LE(chooseSplits(c, p, h100, constants), 3);
+  // A static count is the contract's own.
+  Contract fixed;
+  ASSERT_TRUE(parseContract(kSplitK, fixed, error)) << error;
+  EXPECT_EQ(chooseSplits(fixed, p, h100, constants), 4);
+  // The ranking states the splits each variant runs with.
+  p.k = 16384;
+  std::vector<RankedVariant> ranked = rankVariants({c, fixed}, p, h100);
+  ASSERT_EQ(ranked.size(), 2u);
+  for (const RankedVariant &r : ranked)
+    EXPECT_EQ(r.splits, r.index == 0 ? many : 4);
 }
 
 static const char *kCluster = R"(
@@ -653,6 +768,16 @@ TEST(Results, RoundTripAndSkipOtherLines) {
   EXPECT_FALSE(rows[1].passed());
   EXPECT_TRUE(std::isnan(rows[1].ms));
   EXPECT_FALSE(parseResult("a\tb\tc\tPASS\tfast\t1", again));
+  EXPECT_EQ(again.splits, 0);
+  // The splits a kernel chose at launch: a seventh field.
+  row.splits = 24;
+  line = formatResult(row);
+  EXPECT_EQ(line, "777x333x2048 lda=2056\tdir/f16_c3.ptx\tf16_c3\tPASS\t0.125"
+                  "\t0.25\t24\n");
+  ASSERT_TRUE(parseResult(line.substr(0, line.size() - 1), again));
+  EXPECT_EQ(again.splits, 24);
+  EXPECT_FALSE(parseResult("a\tb\tc\tPASS\t1\t1\t0", again));
+  EXPECT_FALSE(parseResult("a\tb\tc\tPASS\t1\t1\tmany", again));
 }
 
 TEST(Contract, SizeRangesNarrowAndEmpty) {

@@ -35,14 +35,14 @@ std::vector<std::string> splitWords(const std::string &text);
 
 /// One grid extent: ceildiv(dim, divisor) where dim is M, N or K, or 1.
 struct GridExpr {
-  char dim = '1'; ///< 'M', 'N', 'K', 'B', 'S' or '1'.
+  char dim = '1'; ///< 'M', 'N', 'K', 'B', 'S', 'Z' or '1'.
   /// For '1', a fixed count of blocks (1, or split-K's splits).
   int64_t divisor = 1;
 
   /// 'B' is the batch count, 'S' (`SM`, a persistent grid) the number of
-  /// multiprocessors.
+  /// multiprocessors, 'Z' (`splits`) split-K's splits chosen at launch.
   int64_t evaluate(int64_t m, int64_t n, int64_t k, int64_t batch = 1,
-                   int64_t multiprocessors = 1) const;
+                   int64_t multiprocessors = 1, int64_t splits = 1) const;
   std::string str() const;
 };
 
@@ -195,13 +195,28 @@ struct Contract {
   unsigned cluster[3] = {1, 1, 1};
   unsigned clusterSize() const { return cluster[0] * cluster[1] * cluster[2]; }
   /// `split-k: splits=S workspace=F` (version 4): S blocks along the grid's
-  /// z share each tile of C, through a workspace of F floats per tile
-  /// (`workspace` parameter) and an i32 counter per tile (`counters`, zero
-  /// before the first launch; the kernel leaves them zero).
-  int64_t splits = 1, workspacePerTile = 0;
-  bool splitsK() const { return splits > 1; }
+  /// z share each tile of C, through a workspace of F = S x P floats per
+  /// tile (`workspace` parameter; P = `partialFloats`, one split's partial
+  /// tile) and an i32 counter per tile (`counters`, zero before the first
+  /// launch; the kernel leaves them zero). `split-k: splits=? partial=P`
+  /// (version 6): the launcher chooses the splits (`splits` is 0, the
+  /// grid's z `splits`), the workspace P floats per tile and split.
+  int64_t splits = 1, partialFloats = 0;
+  bool splitsK() const { return splits != 1; }
+  bool splitsAtLaunch() const { return splits == 0; }
   /// The tiles of C (grid x times y) of `problem`, for split-K's workspace.
   int64_t tiles(const Problem &problem) const;
+  /// K's steps of BK (`schedule`'s tile) in `problem`: the most splits
+  /// that each have one.
+  int64_t kSteps(const Problem &problem) const;
+  /// The workspace of `problem` in floats, with `splits` splits (a static
+  /// count is the contract's own).
+  int64_t workspaceFloats(const Problem &problem, int64_t splits) const;
+  /// The most splits a launch on `problem` may take: the workspace under
+  /// 2^31 floats (the kernels index it in 32 bits), the grid's z within
+  /// its limit, and no split without a step of K. 0 where not even one
+  /// split fits; the contract's own count where it is static.
+  int64_t maxSplits(const Problem &problem) const;
   /// `family: NAME I/N` and `when: RANGE` (version 5): the kernel is
   /// variant I of N of the family NAME and is for the sizes `when` holds;
   /// `family` is empty otherwise.

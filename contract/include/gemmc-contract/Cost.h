@@ -18,7 +18,12 @@
 //   Tc = rounds x max(2 BM BN kU / peak FLOP/s of an SM,
 //                     (BM + BN) kU e / operand feed of an SM)
 //   Tm = (M K eA + K N eB + M N eC (2 with beta)) b / memory bandwidth
-//   Tr = S M N b 8 / memory bandwidth           (split-K's partials)
+//   Tr = max(S M N b 8 / memory bandwidth,      (split-K's partials)
+//            ceil(tiles / SMs) S min(BM, M) min(BN, N) 4
+//              / operand feed of an SM)         (the last block's sum)
+//
+// A kernel whose splits are chosen at launch (`split-k ?`) runs each
+// problem with the count of the lowest predicted time (chooseSplits).
 //
 // The five constants (microseconds for `fixed` and `latency`,
 // dimensionless multipliers for the rest) are a variant's own: fitted by
@@ -85,9 +90,20 @@ struct CostFeatures {
 
 /// The terms of `contract`'s kernel on `problem` (which it takes) on
 /// `device`, with the blocks a multiprocessor holds that its contract
-/// states.
+/// states, and `splits` splits of K where the kernel takes them at launch
+/// (a static count is the contract's own).
 CostFeatures costFeatures(const Contract &contract, const Problem &problem,
-                          const DeviceModel &device);
+                          const DeviceModel &device, int64_t splits = 1);
+
+/// The splits a launch of `contract` on `problem` takes: where they are
+/// chosen at launch, of the counts it may take (Contract::maxSplits) among
+/// 1, 2, 3, 4, 6, 8, 12, ... 256, each lowered to the fewest splits of the
+/// same K steps apiece (no split left empty), the one with the lowest
+/// predicted time with `constants` (ties to the fewer); the contract's own
+/// count otherwise (1 without split-K).
+int64_t chooseSplits(const Contract &contract, const Problem &problem,
+                     const DeviceModel &device,
+                     const CostConstants &constants);
 
 /// One variant, as the rule of choice sees it.
 struct RankedVariant {
@@ -99,6 +115,8 @@ struct RankedVariant {
   bool overrides = false;
   CostFeatures features;
   CostConstants constants;
+  /// The splits of K it runs with (chooseSplits).
+  int64_t splits = 1;
   double seconds = 0;
 };
 

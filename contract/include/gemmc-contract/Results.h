@@ -3,10 +3,12 @@
 // `gemm-bench --shapes FILE --results RESULTS` appends one line per
 // problem and kernel file as each is measured, tab-separated:
 //
-//   problem  file  kernel  status  ms  cuBLAS-ms
+//   problem  file  kernel  status  ms  cuBLAS-ms  [splits]
 //
 // (the problem's label, Shapes.h; the kernel file; the entry that ran;
-// PASS, FAIL or SKIP; the median times, `null` where none). gemmc-tune
+// PASS, FAIL or SKIP; the median times, `null` where none; for a kernel
+// whose split-K splits are chosen at launch, the count it ran with).
+// gemmc-tune
 // reads it to fit the cost model and choose a family's variants; a run
 // cut short resumes from it.
 //
@@ -16,6 +18,7 @@
 #define GEMMC_CONTRACT_RESULTS_H
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,6 +27,8 @@ namespace gemmc::contract {
 struct ResultRow {
   std::string problem, file, kernel, status;
   double ms = NAN, cublasMs = NAN;
+  /// The splits of K chosen at launch; 0: none chosen (the contract's).
+  int64_t splits = 0;
 
   /// The kernel file's name without its folder (fileNameOf).
   std::string fileName() const;
