@@ -75,8 +75,13 @@ static void printDirective(llvm::raw_ostream &os, const Directive &d) {
     if (d.cpAsync)
       os << " cp-async";
     break;
-  case DirectiveKind::Raster:
   case DirectiveKind::SplitK:
+    if (d.count == 0) {
+      os << " ?";
+      break;
+    }
+    [[fallthrough]];
+  case DirectiveKind::Raster:
   case DirectiveKind::WarpSpecialize:
     os << " " << d.count;
     break;
@@ -135,5 +140,7 @@ void gemmc::dump(const KernelDecl &kernel, const ScheduleFacts &facts,
      << facts.registers;
   if (facts.workspaceFloatsPerTile)
     os << " workspace-floats-per-tile=" << facts.workspaceFloatsPerTile;
+  if (facts.workspaceFloatsPerSplit)
+    os << " workspace-floats-per-split=" << facts.workspaceFloatsPerSplit;
   os << "\n";
 }

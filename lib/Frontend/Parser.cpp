@@ -583,7 +583,13 @@ bool Parser::parseDirective(ScheduleDecl &schedule) {
     ok = parsePositive(d.count, "a raster group size");
     break;
   case DirectiveKind::SplitK:
-    ok = parsePositive(d.count, "a number of K splits");
+    // `?`: the splits are chosen at launch (count 0).
+    if (tok.is(Token::Question)) {
+      d.count = 0;
+      consume();
+      break;
+    }
+    ok = parsePositive(d.count, "a number of K splits or '?'");
     break;
   case DirectiveKind::Unroll:
     ok = parseUnroll(d);

@@ -195,6 +195,8 @@ bool Rules::checkThreads() {
   int64_t threads = s.threadsPerBlock();
   facts.threadsPerBlock = threads;
   facts.workspaceFloatsPerTile = s.workspaceFloatsPerTile();
+  if (s.splitsAtLaunch())
+    facts.workspaceFloatsPerSplit = s.partialFloats();
   std::string text = "tile " + std::to_string(bm) + "x" + std::to_string(bn);
   if (s.hasMma())
     text += " with warp tile " + std::to_string(wm) + "x" + std::to_string(wn);
@@ -406,15 +408,22 @@ bool Rules::checkCooperativeLoads() {
 bool Rules::checkSizes() {
   if (s.raster && *s.raster < 1)
     return error(DirectiveKind::Raster, "raster group size must be positive");
-  if (s.splitK && *s.splitK < 2)
+  if (s.splitK && *s.splitK == 1)
     return error(DirectiveKind::SplitK,
                  "split-k needs at least 2 splits, got " + Twine(*s.splitK));
+  // The launch chooses the splits for the problem's K, which a kernel for
+  // a static K has no use for: its splits are known when it compiles.
+  if (s.splitsAtLaunch() && p.k)
+    return error(DirectiveKind::SplitK,
+                 "split-k ? chooses the splits at launch, for K given at "
+                 "launch; with K = " +
+                     Twine(*p.k) + " give their number");
   if (s.unroll && *s.unroll > 0 && s.innerSteps() % *s.unroll)
     return error(DirectiveKind::Unroll,
                  "unroll factor " + Twine(*s.unroll) +
                      " does not divide the number of steps (" +
                      Twine(s.innerSteps()) + ") of the inner loop over BK");
-  if (s.splitK && p.k && *p.k % satMul(*s.splitK, s.bk()))
+  if (s.splitK && *s.splitK && p.k && *p.k % satMul(*s.splitK, s.bk()))
     return error(DirectiveKind::SplitK,
                  "K = " + Twine(*p.k) + " does not split into " +
                      Twine(*s.splitK) +
@@ -1097,7 +1106,7 @@ bool gemmc::verifyScheduleStructure(const Schedule &s,
   if (s.mma && !positive(*s.mma))
     return error("mma sizes must be positive");
   if (s.pad < 0 || s.stages < 1 || (s.raster && *s.raster < 1) ||
-      (s.unroll && *s.unroll < 0) || (s.splitK && *s.splitK < 1))
+      (s.unroll && *s.unroll < 0) || (s.splitK && *s.splitK < 0))
     return error("pad, stages, raster, unroll and split_k must be in range");
   if (s.transposeA && !s.promoteA)
     return error("transpose_a needs A promoted");

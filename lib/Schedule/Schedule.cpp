@@ -261,7 +261,9 @@ void gemmc::printDirectives(llvm::raw_ostream &os, const Schedule &s,
   }
   if (s.splitEdges)
     os << indent << "edges split\n";
-  if (s.splitK)
+  if (s.splitsAtLaunch())
+    os << indent << "split-k ?\n";
+  else if (s.splitK)
     os << indent << "split-k " << *s.splitK << "\n";
 }
 

@@ -92,6 +92,8 @@ static gemmc::contract::GridExpr toGridExpr(GridDim dim) {
     return {'1', dim.divisor};
   case Dim::SMs:
     return {'S', 1};
+  case Dim::Splits:
+    return {'Z', 1};
   default:
     return {stringifyDim(dim.dim).front(), dim.divisor};
   }
@@ -120,11 +122,12 @@ gemmc::contract::Contract mlir::gemm::toContract(const KernelContract &kc) {
   if (model.cluster)
     c.cluster[0] = unsigned(model.clusterSize());
   c.dynamicSharedBytes = launch.getSharedBytes();
-  // Split-K: the grid's z is the splits; per tile of C (grid x by y) the
-  // workspace holds `workspace` floats and the counters one i32.
-  if (model.splitK) {
+  // Split-K: the grid's z is the splits (0: chosen at launch); per tile
+  // of C (grid x by y) and split the workspace holds a partial tile, the
+  // counters one i32 per tile.
+  if (model.splitsK()) {
     c.splits = model.splits();
-    c.workspacePerTile = model.workspaceFloatsPerTile();
+    c.partialFloats = model.partialFloats();
   }
   // Sizes given at launch: each matrix is a memref descriptor (pointer,
   // pointer, offset, sizes, strides: one kernel parameter each).

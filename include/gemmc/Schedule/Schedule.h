@@ -126,7 +126,8 @@ struct Schedule {
   /// `pipeline`: shared-memory stages, double-buffered fragments, cp.async.
   int64_t stages = 1;
   bool registerDoubleBuffer = false, cpAsync = false;
-  /// `raster G`, `unroll N` (0: full), `split-k S`.
+  /// `raster G`, `unroll N` (0: full), `split-k S` (0: `split-k ?`, the
+  /// splits chosen at launch).
   std::optional<int64_t> raster, unroll, splitK;
   /// `mma mMnNkK`: tensor-core mma.sync of this shape.
   std::optional<std::array<int64_t, 3>> mma;
@@ -170,13 +171,19 @@ struct Schedule {
   int64_t clusterN() const { return cluster ? (*cluster)[1] : 1; }
   int64_t clusterSize() const { return clusterM() * clusterN(); }
   bool hasPromotion() const { return promoteA || promoteB; }
-  /// The blocks that share a tile of C along K (`split-k S`), 1 without.
+  /// The blocks that share a tile of C along K (`split-k S`): S, 1
+  /// without split-K, 0 where the launch chooses them (`split-k ?`: the
+  /// grid's z).
   int64_t splits() const { return splitK.value_or(1); }
+  bool splitsK() const { return splitK.has_value(); }
+  bool splitsAtLaunch() const { return splitK == 0; }
+  /// One split's partial tile in split-K's workspace: BM x BN floats (0
+  /// without split-K).
+  int64_t partialFloats() const { return splitK ? bm() * bn() : 0; }
   /// Split-K's workspace per tile of C: the f32 partial tiles of its splits
-  /// (splits x BM x BN floats), besides one arrival counter; 0 without.
-  int64_t workspaceFloatsPerTile() const {
-    return splitK ? splits() * bm() * bn() : 0;
-  }
+  /// (splits x BM x BN floats), besides one arrival counter; 0 without
+  /// split-K, or where the launch chooses the splits.
+  int64_t workspaceFloatsPerTile() const { return splits() * partialFloats(); }
   bool isPipelined() const {
     return stages != 1 || registerDoubleBuffer || cpAsync;
   }
@@ -301,7 +308,7 @@ void visitScheduleFields(Visitor &&visit, S &...s) {
   visit(optional("raster", s.raster)...);
   visit(optional("unroll", s.unroll, "full")...);
   visit(shape("mma", s.mma)...);
-  visit(optional("split_k", s.splitK)...);
+  visit(optional("split_k", s.splitK, "?")...);
   visit(flag("split_edges", s.splitEdges)...);
   visit(shape("wgmma", s.wgmma)...);
   visit(operands("tma", s.tmaA, s.tmaB, &s.tmaC)...);
@@ -412,8 +419,9 @@ struct ScheduleFacts {
   /// and the cap its kernel gets: a warning comes when the one gets within
   /// an eighth (a quarter before sm_90) of the other.
   int64_t registerPressure = 0, registerCap = 0;
-  /// Split-K's workspace per tile of C, in floats (0 without split-K).
-  int64_t workspaceFloatsPerTile = 0;
+  /// Split-K's workspace per tile of C, in floats (0 without split-K), or
+  /// with the splits chosen at launch per tile and split.
+  int64_t workspaceFloatsPerTile = 0, workspaceFloatsPerSplit = 0;
 };
 
 /// The rules of docs/dsl.md. Reports the first error (with its notes) and

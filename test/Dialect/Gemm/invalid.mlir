@@ -105,7 +105,7 @@ func.func @load_b_alone() attributes {gemm.schedule = #gemm.schedule<tile = 64x6
 
 // -----
 
-// expected-error @+1 {{expected M, N, K, B or SM}}
+// expected-error @+1 {{expected M, N, K, B, SM or splits}}
 func.func @bad_launch() attributes {gemm.launch = #gemm.launch<block = [256, 1, 1], grid = [Q / 128, M / 64, 1], shared = 0>}
 
 // -----

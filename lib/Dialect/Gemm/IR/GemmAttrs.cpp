@@ -207,8 +207,12 @@ struct ScheduleFieldParser {
       result = failure();
       return;
     }
-    if (!f.zeroKeyword.empty() &&
-        succeeded(parser.parseOptionalKeyword(f.zeroKeyword))) {
+    // The zero's spelling: a keyword, or `?`.
+    bool zero = f.zeroKeyword == "?"
+                    ? succeeded(parser.parseOptionalQuestion())
+                    : !f.zeroKeyword.empty() &&
+                          succeeded(parser.parseOptionalKeyword(f.zeroKeyword));
+    if (zero) {
       f.value = 0;
       return;
     }
@@ -333,7 +337,7 @@ static void printGridDim(AsmPrinter &printer, GridDim dim) {
     return;
   }
   printer << stringifyDim(dim.dim);
-  if (dim.dim != Dim::SMs)
+  if (dim.dim != Dim::SMs && dim.dim != Dim::Splits)
     printer << " / " << dim.divisor;
 }
 
@@ -354,10 +358,11 @@ static ParseResult parseGridDim(AsmParser &parser, GridDim &dim) {
     return failure();
   std::optional<Dim> parsed = symbolizeDim(name);
   if (!parsed || *parsed == Dim::One)
-    return parser.emitError(loc, "expected M, N, K, B or SM");
+    return parser.emitError(loc, "expected M, N, K, B, SM or splits");
   dim.dim = *parsed;
-  // SM: one block per multiprocessor (a persistent grid).
-  if (dim.dim == Dim::SMs) {
+  // SM: one block per multiprocessor (a persistent grid); splits: split-K's
+  // splits, chosen at launch.
+  if (dim.dim == Dim::SMs || dim.dim == Dim::Splits) {
     dim.divisor = 1;
     return success();
   }

@@ -18,6 +18,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::gemm;
 
@@ -73,19 +75,29 @@ static Value loadAt(OpBuilder &b, Location loc, Type type, Value memref,
   return memref::LoadOp::create(b, loc, memref, index);
 }
 
+OpFoldResult mlir::gemm::getSplitCount(OpBuilder &b, Location loc,
+                                        const gemmc::Schedule &schedule) {
+  if (!schedule.splitsAtLaunch())
+    return b.getIndexAttr(schedule.splits());
+  return gpu::GridDimOp::create(b, loc, gpu::Dimension::z).getResult();
+}
+
 SplitRange mlir::gemm::getSplitRange(OpBuilder &b, Location loc,
-                                      OpFoldResult k, int64_t splits,
+                                      OpFoldResult k, OpFoldResult splits,
                                       int64_t bk) {
   Value z = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-  if (std::optional<int64_t> known = getConstantIntValue(k)) {
-    int64_t chunk = *known / splits;
+  std::optional<int64_t> knownK = getConstantIntValue(k);
+  std::optional<int64_t> knownSplits = getConstantIntValue(splits);
+  if (knownK && knownSplits) {
+    int64_t chunk = *knownK / *knownSplits;
     Value start =
         arith::MulIOp::create(b, loc, z, indexConstant(b, loc, chunk));
     return {start, b.getIndexAttr(chunk), Value()};
   }
   Value kValue = getValueOrCreateConstantIndexOp(b, loc, k);
-  Value steps = arith::CeilDivUIOp::create(
-      b, loc, kValue, indexConstant(b, loc, splits * bk));
+  Value count = getValueOrCreateConstantIndexOp(b, loc, splits);
+  Value stride = arith::MulIOp::create(b, loc, count, indexConstant(b, loc, bk));
+  Value steps = arith::CeilDivUIOp::create(b, loc, kValue, stride);
   Value chunk = arith::MulIOp::create(b, loc, steps, indexConstant(b, loc, bk));
   Value start = arith::MulIOp::create(b, loc, z, chunk);
   Value empty =
@@ -126,7 +138,7 @@ void mlir::gemm::joinSplitCount(OpBuilder &b, Location loc) {
 }
 
 LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
-                                         Operation *op, int64_t splits,
+                                         Operation *op, OpFoldResult splits,
                                          int64_t tileFloats, Value tile,
                                          Value split, Value empty,
                                          const SplitParticipants &who,
@@ -153,8 +165,16 @@ LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
            << " floats that split-k reduces";
 
   auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
-  Value tileBase =
-      arith::MulIOp::create(b, loc, tile, c(splits * tileFloats));
+  // The tile's partials: `splits` of them, from tile x splits x floats.
+  Value tileBase;
+  std::optional<int64_t> knownSplits = getConstantIntValue(splits);
+  if (knownSplits) {
+    tileBase = arith::MulIOp::create(b, loc, tile, c(*knownSplits * tileFloats));
+  } else {
+    Value count = getValueOrCreateConstantIndexOp(b, loc, splits);
+    Value perTile = arith::MulIOp::create(b, loc, count, c(tileFloats));
+    tileBase = arith::MulIOp::create(b, loc, tile, perTile);
+  }
   Value threadOffset = arith::MulIOp::create(b, loc, who.thread, c(width));
   // Where accumulator `i` of this thread lies in the partial tile at `base`.
   auto slot = [&](OpBuilder &ib, Value base, int64_t i) {
@@ -183,19 +203,15 @@ LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
     OpBuilder tb = ifInside.getThenBodyBuilder();
     storeAt(tb, loc, pieces[i], workspace, at);
   };
-  auto load = [&](OpBuilder &lb, size_t i, Type type, Value at) -> Value {
-    if (inside.empty())
-      return loadAt(lb, loc, type, workspace, at);
-    auto ifInside = scf::IfOp::create(lb, loc, TypeRange{type}, inside[i],
-                                      /*withElseRegion=*/true);
-    OpBuilder tb = ifInside.getThenBodyBuilder();
-    Value loaded = loadAt(tb, loc, type, workspace, at);
-    scf::YieldOp::create(tb, loc, loaded);
-    OpBuilder eb = ifInside.getElseBodyBuilder();
-    Value zero = arith::ConstantOp::create(
-        eb, loc, type, cast<TypedAttr>(eb.getZeroAttr(type)));
-    scf::YieldOp::create(eb, loc, zero);
-    return ifInside.getResult(0);
+  // The sum loads every piece, without a branch (a load under one waits
+  // for the one before): a piece outside C from the first slot of its
+  // partial tile instead (in the workspace, and cached for the warp), its
+  // sum set to zero at the end.
+  auto load = [&](OpBuilder &lb, size_t i, Type type, Value partial,
+                  Value at) -> Value {
+    if (!inside.empty())
+      at = arith::SelectOp::create(lb, loc, inside[i], at, partial);
+    return loadAt(lb, loc, type, workspace, at);
   };
   Value splitOffset = arith::MulIOp::create(b, loc, split, c(tileFloats));
   Value mine = arith::AddIOp::create(b, loc, tileBase, splitOffset);
@@ -216,7 +232,16 @@ LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
     Value one = arith::ConstantIntOp::create(b, loc, 1, 32);
     Value before = memref::AtomicRMWOp::create(
         b, loc, arith::AtomicRMWKind::addi, one, counters, ValueRange{tile});
-    Value lastCount = arith::ConstantIntOp::create(b, loc, splits - 1, 32);
+    Value lastCount;
+    if (knownSplits) {
+      lastCount = arith::ConstantIntOp::create(b, loc, *knownSplits - 1, 32);
+    } else {
+      Value count = getValueOrCreateConstantIndexOp(b, loc, splits);
+      Value count32 =
+          arith::IndexCastUIOp::create(b, loc, b.getI32Type(), count);
+      Value one32 = arith::ConstantIntOp::create(b, loc, 1, 32);
+      lastCount = arith::SubIOp::create(b, loc, count32, one32);
+    }
     Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                          before, lastCount);
     // Every split of the tile has counted in: ready for the next launch.
@@ -241,32 +266,71 @@ LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
   b.setInsertionPointToStart(ifLast.thenBlock());
   // Acquire: the other blocks' partials, fenced before their count.
   NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
-  // Split 0's partials, then the others' added in split order.
-  SmallVector<Value> inits;
-  for (auto [i, piece] : llvm::enumerate(pieces))
-    inits.push_back(
-        load(b, i, piece.getType(), slot(b, tileBase, int64_t(i))));
-  // The count from the grid, whose z is the splits (the contract's grid),
-  // rather than a constant: LLVM then keeps the sum a loop. Unrolled for a
-  // few splits, it loaded every split's partials at once beside the
+  // Split 0's partials, then the others' added in split order. The count
+  // from the grid, whose z is the splits (the contract's grid), rather
+  // than a constant: LLVM then keeps the sum a loop. Unrolled for a few
+  // splits, it loaded every split's partials at once beside the
   // accumulators, and ptxas spilled (the schedule fuzzer's findings).
-  Value lower = c(1);
+  //
+  // A loop sums a group of the pieces, `ahead` splits' partials loaded
+  // before it adds them, in split order (a split past the last loads the
+  // last's, and adds nothing): one split at a time, each load behind a
+  // branch, a block spent 0.36 us a split on a 64 x 64 tile (H100), a
+  // round trip to L2 each. Beside the sums, at most 64 floats a thread in
+  // flight (16 where the sums take 128 registers).
   Value upper = gpu::GridDimOp::create(b, loc, gpu::Dimension::z);
-  Value step = c(1);
-  auto sum = scf::ForOp::create(
-      b, loc, lower, upper, step, inits,
-      [&](OpBuilder &lb, Location l, Value index, ValueRange partial) {
-        Value floats = indexConstant(lb, l, tileFloats);
-        Value offset = arith::MulIOp::create(lb, l, index, floats);
-        Value base = arith::AddIOp::create(lb, l, tileBase, offset);
-        SmallVector<Value> next;
-        for (auto [i, value] : llvm::enumerate(partial)) {
-          Value loaded = load(lb, i, value.getType(), slot(lb, base, i));
-          next.push_back(arith::AddFOp::create(lb, l, value, loaded));
-        }
-        scf::YieldOp::create(lb, l, next);
-      });
-  pieces.assign(sum.getResults().begin(), sum.getResults().end());
+  Value lastSplit = arith::SubIOp::create(b, loc, upper, c(1));
+  int64_t inFlight = std::clamp<int64_t>(128 - perThread, 16, 64);
+  size_t groupPieces =
+      size_t(std::max<int64_t>(1, std::min<int64_t>(32, inFlight) / width));
+  int64_t ahead = std::clamp<int64_t>(
+      inFlight / (int64_t(groupPieces) * width), 1, 4);
+  for (size_t first = 0; first < pieces.size(); first += groupPieces) {
+    size_t end = std::min(pieces.size(), first + groupPieces);
+    SmallVector<Value> inits;
+    for (size_t i = first; i < end; ++i)
+      inits.push_back(load(b, i, pieces[i].getType(), tileBase,
+                           slot(b, tileBase, int64_t(i))));
+    auto sum = scf::ForOp::create(
+        b, loc, c(1), upper, c(ahead), inits,
+        [&](OpBuilder &lb, Location l, Value index, ValueRange partial) {
+          Value floats = indexConstant(lb, l, tileFloats);
+          SmallVector<SmallVector<Value>> loaded(static_cast<size_t>(ahead));
+          SmallVector<Value> valid(static_cast<size_t>(ahead));
+          for (int64_t j = 0; j < ahead; ++j) {
+            Value at = addOffset(lb, l, index, j);
+            Value from = arith::MinUIOp::create(lb, l, at, lastSplit);
+            if (j)
+              valid[size_t(j)] = arith::CmpIOp::create(
+                  lb, l, arith::CmpIPredicate::ult, at, upper);
+            Value offset = arith::MulIOp::create(lb, l, from, floats);
+            Value base = arith::AddIOp::create(lb, l, tileBase, offset);
+            for (size_t i = first; i < end; ++i)
+              loaded[size_t(j)].push_back(load(lb, i, pieces[i].getType(),
+                                               base, slot(lb, base, i)));
+          }
+          SmallVector<Value> next(partial.begin(), partial.end());
+          for (int64_t j = 0; j < ahead; ++j)
+            for (size_t i = 0; i < next.size(); ++i) {
+              Value added = arith::AddFOp::create(lb, l, next[i],
+                                                  loaded[size_t(j)][i]);
+              next[i] = j ? arith::SelectOp::create(lb, l, valid[size_t(j)],
+                                                    added, next[i])
+                                .getResult()
+                          : added;
+            }
+          scf::YieldOp::create(lb, l, next);
+        });
+    for (size_t i = first; i < end; ++i)
+      pieces[i] = sum.getResult(unsigned(i - first));
+  }
+  // Pieces outside C summed what their loads found: zeros instead.
+  for (size_t i = 0; i < inside.size(); ++i) {
+    Type type = pieces[i].getType();
+    Value zero = arith::ConstantOp::create(
+        b, loc, type, cast<TypedAttr>(b.getZeroAttr(type)));
+    pieces[i] = arith::SelectOp::create(b, loc, inside[i], pieces[i], zero);
+  }
   return success();
 }
 
@@ -274,8 +338,7 @@ LogicalResult mlir::gemm::reduceSplits(OpBuilder &b, Location loc,
                                        MatmulOp matmul,
                                        SmallVectorImpl<Value> &accs) {
   const gemmc::Schedule &s = getKernelSchedule(matmul);
-  int64_t splits = s.splits();
-  if (splits == 1)
+  if (!s.splitsK())
     return success();
   // The threads' accumulators fill a partial tile exactly, and in strips of
   // one width the vectors stay aligned.
@@ -302,6 +365,7 @@ LogicalResult mlir::gemm::reduceSplits(OpBuilder &b, Location loc,
   Value zeroIndex = indexConstant(b, loc, 0);
   MatrixPoint origin =
       pointInMatrix(b, loc, matmul.getA(), zeroIndex, zeroIndex);
+  OpFoldResult splits = getSplitCount(b, loc, s);
   Value empty = getSplitRange(b, loc, origin.cols, splits, s.bk()).empty;
   SplitParticipants who;
   who.thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);

@@ -1,7 +1,8 @@
 //===- SplitK.h - the reduction of split-K's partial tiles ------*- C++ -*-===//
 //
 // With `split-k S`, S blocks compute one tile of C, each over its range of
-// K (gemm-tile-blocks), and the last of them to finish applies the epilogue
+// K (gemm-tile-blocks; with `split-k ?` S is the grid's z, which the
+// launch chooses), and the last of them to finish applies the epilogue
 // to the sum of their partial tiles. The stores of C (gemm-map-threads,
 // gemm-register-tile, gemm-mma) call reduceSplits between their loop over K
 // and their epilogue; gemm-warpgroup calls reducePartials with its
@@ -13,25 +14,32 @@
 #define GEMMC_LIB_DIALECT_GEMM_TRANSFORMS_SPLITK_H
 
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
+#include "gemmc/Schedule/Schedule.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::gemm {
 
-/// The range of K of split blockIdx.z out of `splits` of a loop over `k`
-/// (static or given at launch) in steps of `bk`. Every split but the last
+/// The splits of `schedule`: its count, or the grid's z where the launch
+/// chooses them (`split-k ?`).
+OpFoldResult getSplitCount(OpBuilder &b, Location loc,
+                           const gemmc::Schedule &schedule);
+
+/// The range of K of split blockIdx.z out of `splits` (getSplitCount) of a
+/// loop over `k` (static or given at launch) in steps of `bk`. Every split but the last
 /// covers the same whole number of BK steps, ceil(K / (splits x BK)) x BK,
 /// so that no split reads into the next (the guards of tails stop at the
 /// matrix's edge only). A split past K is `empty`: it covers split 0's range
 /// instead (loops over K assume one step at least; its views stay inside
 /// the matrix, where the guards clamp to) and counts in with zeros. With a
-/// static K (a multiple of splits x BK: the rules ask it) all is static.
+/// static K (a multiple of splits x BK: the rules ask it) and count all is
+/// static.
 struct SplitRange {
   OpFoldResult start, extent;
   /// Null where no split can be empty.
   Value empty;
 };
 SplitRange getSplitRange(OpBuilder &b, Location loc, OpFoldResult k,
-                         int64_t splits, int64_t bk);
+                         OpFoldResult splits, int64_t bk);
 
 /// The threads that reduce a block's partial tile: `thread` is this one's
 /// index among them, and they meet at the whole block's barrier
@@ -47,7 +55,7 @@ struct SplitParticipants {
 };
 
 /// The reduction under reduceSplits, for a kernel that knows its tile,
-/// split and threads: `pieces` (f32 scalars or vectors of one width, the
+/// split and threads, of `splits` splits (getSplitCount): `pieces` (f32 scalars or vectors of one width, the
 /// participants' together filling the `tileFloats` of a tile) are this
 /// block's partials of linear tile `tile` (the counters' index) for split
 /// `split`; `empty` (may be null) says the split covered no K; `inside`
@@ -55,7 +63,8 @@ struct SplitParticipants {
 /// others are neither stored nor read. Leaves `b` inside the last block's
 /// branch with `pieces` replaced by the sums.
 LogicalResult reducePartials(OpBuilder &b, Location loc, Operation *op,
-                             int64_t splits, int64_t tileFloats, Value tile,
+                             OpFoldResult splits, int64_t tileFloats,
+                             Value tile,
                              Value split, Value empty,
                              const SplitParticipants &who,
                              SmallVectorImpl<Value> &pieces,

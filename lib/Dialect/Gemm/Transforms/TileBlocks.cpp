@@ -34,8 +34,8 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
   Location loc = matmul.getLoc();
   OpFoldResult kStart = builder.getIndexAttr(0);
   OpFoldResult kExtent = extentOf(builder, loc, matmul.getA(), 1);
-  int64_t splits = schedule.splits();
-  if (splits > 1) {
+  if (schedule.splitsK()) {
+    OpFoldResult splits = getSplitCount(builder, loc, schedule);
     SplitRange range = getSplitRange(builder, loc, kExtent, splits,
                                      schedule.bk());
     kStart = range.start;
@@ -67,7 +67,8 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
   if (!dynamic) {
     int32_t gridSize[] = {static_cast<int32_t>(llvm::divideCeil(n, bn)),
                           static_cast<int32_t>(llvm::divideCeil(m, bm)),
-                          static_cast<int32_t>(batch ? batch[0] : splits)};
+                          static_cast<int32_t>(batch ? batch[0]
+                                                     : schedule.splits())};
     func.setKnownGridSizeAttr(builder.getDenseI32ArrayAttr(gridSize));
   }
   // The register cap of the schedule model, which warns where the schedule
@@ -76,9 +77,12 @@ static LogicalResult tileBlocks(gpu::GPUFuncOp func, MatmulOp matmul) {
   if (cap < gemmc::kMaxRegistersPerThread)
     func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                   builder.getI32IntegerAttr(int32_t(cap)));
-  GridDim grid[] = {{Dim::N, bn},
-                    {Dim::M, bm},
-                    batch ? GridDim{Dim::Batch, 1} : GridDim{Dim::One, splits}};
+  // The grid's z: a batch's GEMMs, or split-K's splits (chosen at launch
+  // with `split-k ?`).
+  GridDim z = batch                         ? GridDim{Dim::Batch, 1}
+              : schedule.splitsAtLaunch() ? GridDim{Dim::Splits, 1}
+                                          : GridDim{Dim::One, schedule.splits()};
+  GridDim grid[] = {{Dim::N, bn}, {Dim::M, bm}, z};
   func->setAttr(kLaunchAttr,
                 LaunchAttr::get(builder.getContext(), {threads, 1, 1}, grid,
                                 /*sharedBytes=*/0)

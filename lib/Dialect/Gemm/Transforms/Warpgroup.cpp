@@ -272,8 +272,9 @@ private:
   Value a, bMatrix, c, mapA, mapB, mapC;
   Value m, n, kExtent, tilesM, tilesN, numTiles, kTiles;
   /// The K tiles of this block, [kBegin, kEnd): all of them, or with
-  /// `split-k` those of split blockIdx.z (`split`).
+  /// `split-k` those of split blockIdx.z (`split`) of `splitCount`.
   Value kBegin, kEnd, split;
+  OpFoldResult splitCount;
   Value threadId, warpgroup;
   /// In a cluster: the block's rank and its tile row and column in the
   /// cluster (index), and the cluster tiles' rows and columns.
@@ -461,7 +462,7 @@ void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
   }
   // With split-K the whole warpgroup joins the consumers' count of the
   // block's one tile (the grid is not persistent).
-  if (s.splits() > 1) {
+  if (s.splitsK()) {
     if (ifIssuer)
       b.setInsertionPointAfter(ifIssuer);
     joinSplitCount(b, loc);
@@ -1559,7 +1560,7 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
   SmallVector<Value> results(steps.getResults().drop_front());
   // With split-K only the tile's last block stores C, from the sum.
   Operation *lastOnly = nullptr;
-  if (s.splits() > 1) {
+  if (s.splitsK()) {
     if (failed(reduceSplits(tiles.getInductionVar(), row0, col0, results)))
       return failure();
     lastOnly = b.getInsertionBlock()->getParentOp();
@@ -1616,7 +1617,7 @@ LogicalResult KernelBuilder::reduceSplits(Value tile, Value row0, Value col0,
   who.threads = k.consumers * gemmc::kWarpgroupSize;
   who.barrierId = k.splitKBarrier();
   Operation *at = b.getInsertionBlock()->getParentOp();
-  if (failed(gemm::reducePartials(b, loc, at, s.splits(), s.bm() * s.bn(),
+  if (failed(gemm::reducePartials(b, loc, at, splitCount, s.bm() * s.bn(),
                                   tile, split, /*empty=*/Value(), who, pieces,
                                   inside)))
     return failure();
@@ -2027,11 +2028,14 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
   kTiles = ceilDiv(kExtent, s.bk());
   kBegin = index(0);
   kEnd = kTiles;
-  if (s.splits() > 1) {
+  if (s.splitsK()) {
     // ceil(kTiles / S) K tiles per split, the last fewer; a split past K
-    // has none (and adds zeros).
+    // has none (and adds zeros). S is the grid's z where the launch
+    // chooses it.
     split = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-    Value perSplit = ceilDiv(kTiles, s.splits());
+    splitCount = getSplitCount(b, loc, s);
+    Value count = getValueOrCreateConstantIndexOp(b, loc, splitCount);
+    Value perSplit = arith::CeilDivUIOp::create(b, loc, kTiles, count);
     Value start = arith::MulIOp::create(b, loc, split, perSplit);
     kBegin = arith::MinUIOp::create(b, loc, start, kTiles);
     Value stop = arith::AddIOp::create(b, loc, kBegin, perSplit);
@@ -2101,6 +2105,8 @@ static void setLaunch(gpu::GPUFuncOp func, const gemmc::Problem &p,
   SmallVector<GridDim, 3> grid;
   if (s.persistent)
     grid = {{Dim::SMs, 1}, {Dim::One, 1}, {Dim::One, 1}};
+  else if (s.splitsAtLaunch())
+    grid = {{Dim::N, s.bn()}, {Dim::M, s.bm()}, {Dim::Splits, 1}};
   else
     grid = {{Dim::N, s.bn()}, {Dim::M, s.bm()}, {Dim::One, s.splits()}};
   // TMA copies rows of 16-byte multiples, the producer's threads pieces of

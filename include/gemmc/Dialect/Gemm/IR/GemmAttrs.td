@@ -33,7 +33,9 @@ def Gemm_Dim : I32EnumAttr<"Dim", "a dimension of the GEMM problem", [
     I32EnumAttrCase<"K", 3, "K">,
     I32EnumAttrCase<"Batch", 4, "B">,
     // The number of multiprocessors: a persistent grid.
-    I32EnumAttrCase<"SMs", 5, "SM">
+    I32EnumAttrCase<"SMs", 5, "SM">,
+    // Split-K's splits, chosen at launch (`split-k ?`).
+    I32EnumAttrCase<"Splits", 6, "splits">
   ]> {
   let cppNamespace = "::mlir::gemm";
   let genSpecializedAttr = 0;
