@@ -118,6 +118,8 @@ typedef struct gemmc_variant_info {
   int64_t ld_multiple_a, ld_multiple_b, ld_multiple_c;
   unsigned block_threads;
   int64_t shared_bytes;
+  /* Split-K's splits: 1 without, 0 where each launch chooses them (the
+     cost model's count for the problem, `split-k ?`). */
   int split_k;
 } gemmc_variant_info;
 

@@ -49,6 +49,10 @@ const char *gemmc::rt::kBenchUsage =
     "                     problem to FILE as it comes, and skip what FILE\n"
     "                     already holds (a run cut short resumes)\n"
     "  --budget SECONDS   start no problem after this long\n"
+    "  --splits N         kernels that choose their splits of K at launch\n"
+    "                     (split-k ?) run with N (at most what fits;\n"
+    "                     default: the cost model's count, in a sweep a\n"
+    "                     random count)\n"
     "  --prune F          with --shapes: run a kernel on a problem only if\n"
     "                     the cost model predicts it at most F times slower\n"
     "                     than the fastest prediction among the kernels\n"
@@ -250,6 +254,9 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
             "--budget needs a positive number of seconds, got '" + text + "'";
         return false;
       }
+    } else if (arg == "--splits") {
+      if (!number(o.splits, 1, 65535))
+        return false;
     } else if (arg == "--relu") {
       o.relu = true;
     } else if (arg == "--tolerance") {

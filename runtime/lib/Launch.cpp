@@ -23,7 +23,8 @@ ContractKernel::ContractKernel(const std::string &ptx, const std::string &file,
 
 ContractKernel::ContractKernel(std::shared_ptr<const Module> loaded,
                                Contract contract, const std::string &file)
-    : spec(std::move(contract)), module(std::move(loaded)) {
+    : spec(std::move(contract)), module(std::move(loaded)),
+      deviceModel(currentDeviceModel()) {
   function = module->getFunction(spec.entry);
   jitInfo = Module::getInfo(function);
   const DriverApi &api = DriverApi::get();
@@ -122,11 +123,15 @@ std::string ContractKernel::whyNot(const Problem &problem) const {
   return "";
 }
 
+int64_t ContractKernel::splitsFor(const Problem &problem) const {
+  return chooseSplits(spec, problem, deviceModel, CostConstants::of(spec));
+}
+
 std::pair<CUdeviceptr, CUdeviceptr>
-ContractKernel::reserveWorkspace(const Problem &problem,
+ContractKernel::reserveWorkspace(const Problem &problem, int64_t splits,
                                  CUstream stream) const {
   size_t tiles = size_t(spec.tiles(problem));
-  size_t floats = tiles * size_t(spec.workspacePerTile);
+  size_t floats = size_t(spec.workspaceFloats(problem, splits));
   std::lock_guard<std::mutex> lock(workspaceMutex);
   Workspace &w = workspaces[stream];
   if (!w.floats || w.floats->size() < floats * sizeof(float))
@@ -167,7 +172,7 @@ static std::vector<int64_t> descriptorFields(const std::string &name, int rank,
 }
 
 void ContractKernel::launch(const Operands &operands, const Problem &p,
-                            CUstream stream) const {
+                            CUstream stream, int64_t splits) const {
   // One slot per parameter, in the contract's order; a memref descriptor
   // takes 3 + 2R slots (pointer, pointer, offset, R sizes, R strides).
   std::vector<CUdeviceptr> pointers(spec.params.size());
@@ -178,8 +183,18 @@ void ContractKernel::launch(const Operands &operands, const Problem &p,
   std::vector<CUtensorMap> maps(spec.params.size());
   std::vector<void *> args;
   CUdeviceptr workspace = 0, counters = 0;
-  if (spec.splitsK())
-    std::tie(workspace, counters) = reserveWorkspace(p, stream);
+  if (!spec.splitsAtLaunch())
+    splits = spec.splits;
+  else if (splits <= 0)
+    splits = splitsFor(p);
+  if (spec.splitsK()) {
+    if (splits > spec.maxSplits(p))
+      throw std::runtime_error(
+          "kernel '" + spec.entry + "': " + std::to_string(splits) +
+          " splits of K for " + p.str() + ", where at most " +
+          std::to_string(spec.maxSplits(p)) + " fit");
+    std::tie(workspace, counters) = reserveWorkspace(p, splits, stream);
+  }
   for (size_t i = 0; i < spec.params.size(); ++i) {
     const std::string &name = spec.params[i].name;
     const std::string &kind = spec.params[i].kind;
@@ -197,8 +212,8 @@ void ContractKernel::launch(const Operands &operands, const Problem &p,
       // A 1-D buffer: offset, size, stride.
       if (kind[6] == '1')
         fields[i] = {0,
-                     spec.tiles(p) *
-                         (name == "workspace" ? spec.workspacePerTile : 1),
+                     name == "workspace" ? spec.workspaceFloats(p, splits)
+                                         : spec.tiles(p),
                      1};
       else
         fields[i] = descriptorFields(name, kind[6] - '0', p);
@@ -234,8 +249,8 @@ void ContractKernel::launch(const Operands &operands, const Problem &p,
   }
   unsigned grid[3];
   for (int i = 0; i < 3; ++i)
-    grid[i] =
-        unsigned(spec.grid[i].evaluate(p.m, p.n, p.k, p.batch, residentBlocks));
+    grid[i] = unsigned(
+        spec.grid[i].evaluate(p.m, p.n, p.k, p.batch, residentBlocks, splits));
   if (spec.clusterSize() > 1) {
     // The cluster's dimension as a launch attribute (the PTX states it too,
     // .reqnctapercluster).

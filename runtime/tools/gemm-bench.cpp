@@ -50,6 +50,8 @@ struct Result {
   double ms = NAN, tflops = NAN, vsCublas = NAN, peakShare = NAN;
   KernelInfo info;
   int64_t dynamicShared = 0;
+  /// The splits of K a kernel that takes them at launch ran with.
+  int64_t splits = 0;
 };
 
 struct Loaded {
@@ -66,6 +68,9 @@ struct Case {
   std::vector<const Loaded *> run;
   /// `--shapes`: the line's problem.
   std::string label;
+  /// `--sweep`: what picks the splits of K of a kernel that takes them at
+  /// launch (any count it may take, not only the cost model's).
+  uint64_t splitsDraw = 0;
 };
 
 /// `--shapes`: how one problem went, from the best kernel that took it.
@@ -103,6 +108,8 @@ static Contract leastDemanding(const KernelFamily &family) {
 static std::vector<Case> sweepCases(const BenchOptions &o,
                                     const std::vector<Loaded> &kernels) {
   std::mt19937_64 rng(o.seed);
+  // The splits of K, drawn apart: the other draws stay those of a seed.
+  std::mt19937_64 splitsRng(o.seed ^ 0x5b117ull);
   std::vector<int64_t> primes;
   std::vector<bool> composite(size_t(o.maxSize) + 1);
   for (int64_t i = 2; i <= o.maxSize; ++i) {
@@ -132,6 +139,7 @@ static std::vector<Case> sweepCases(const BenchOptions &o,
     const Loaded &l = kernels[size_t(i) % kernels.size()];
     const Contract c = leastDemanding(*l.kernel);
     Case cs;
+    cs.splitsDraw = splitsRng();
     Problem &p = cs.p;
     p = c.problem;
     // Sizes at launch, rounded up to the multiples the contract asks for.
@@ -475,7 +483,8 @@ public:
         cublasMs = r.ms;
         continue;
       }
-      ResultRow row{label, r.file, r.kernel, r.status, r.ms, cublasMs};
+      ResultRow row{label, r.file, r.kernel, r.status, r.ms, cublasMs,
+                    r.splits};
       out << formatResult(row);
       done.insert(key(label, row.fileName()));
     }
@@ -753,8 +762,24 @@ void CaseRun::runKernel(const Loaded &l) {
   }
   r.info = kernel->info();
   r.dynamicShared = kernel->contract().dynamicSharedBytes;
+  // Splits of K chosen at launch: --splits, a sweep's draw among all the
+  // counts the kernel may take (up to 128), or the cost model's.
+  int64_t splits = 0;
+  if (kernel->contract().splitsAtLaunch()) {
+    int64_t most = kernel->contract().maxSplits(p);
+    if (o.splits)
+      splits = std::min(o.splits, most);
+    else if (o.sweep)
+      splits = 1 + int64_t(cs.splitsDraw %
+                           uint64_t(std::min<int64_t>(most, 128)));
+    else
+      splits = kernel->splitsFor(p);
+    r.splits = splits;
+    r.note = (r.note.empty() ? "" : r.note + "; ") +
+             "splits=" + std::to_string(splits);
+  }
   resetC();
-  kernel->launch(ops, p);
+  kernel->launch(ops, p, nullptr, splits);
   GEMMC_CU(DriverApi::get().cuCtxSynchronize());
   std::vector<HostMatrix> c = batchOfC();
   bool pass = verify(c, reference.get(), r, /*fromCublas=*/false);
@@ -779,7 +804,8 @@ void CaseRun::runKernel(const Loaded &l) {
     bench.results.push_back(r);
     return;
   }
-  r.ms = timeMedian(o, bench.flush, [&] { kernel->launch(ops, p); });
+  r.ms = timeMedian(o, bench.flush,
+                    [&] { kernel->launch(ops, p, nullptr, splits); });
   r.tflops = flop / (r.ms * 1e-3) / 1e12;
   r.vsCublas = cublasMs / r.ms;
   r.peakShare = r.tflops / peak;
@@ -941,8 +967,9 @@ static int explain(BenchOptions &o) {
       Problem p = problemOf(o, shape);
       std::printf("\n%s: %s (%s)\n", path.c_str(), shape.label().c_str(),
                   p.str().c_str());
-      std::printf("%-4s %-32s %10s %7s %6s %6s %10s %10s %10s  %s\n", "rank",
-                  "variant", "pred. ms", "units", "waves", "rounds",
+      std::printf("%-4s %-32s %10s %6s %7s %6s %6s %10s %10s %10s  %s\n",
+                  "rank", "variant", "pred. ms", "splits", "units", "waves",
+                  "rounds",
                   "compute ms", "memory ms", "reduce ms",
                   "constants (fixed us, latency us, compute, memory, "
                   "reduce)");
@@ -962,9 +989,10 @@ static int explain(BenchOptions &o) {
                       k.compute, k.memory, k.reduce,
                       c.hasCost && c.cost.fitted ? "" : " (defaults)",
                       r.overrides ? "; override: " : "");
-        std::printf("%-4d %-32s %10s %7lld %6lld %6lld %10s %10s %10s  %s%s\n",
+        std::printf("%-4d %-32s %10s %6lld %7lld %6lld %6lld %10s %10s %10s  "
+                    "%s%s\n",
                     ++rank, c.entry.c_str(), ms(r.seconds).c_str(),
-                    (long long)f.units, (long long)f.waves, (long long)f.rounds,
+                    (long long)r.splits, (long long)f.units, (long long)f.waves, (long long)f.rounds,
                     ms(f.compute).c_str(), ms(f.memory).c_str(),
                     ms(f.reduce).c_str(), constants,
                     r.overrides ? c.when.str().c_str() : "");

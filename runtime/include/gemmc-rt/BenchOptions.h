@@ -60,6 +60,10 @@ struct BenchOptions {
   double prune = 0;
   /// `--budget SECONDS`: start no problem after this long (0: no limit).
   double budget = 0;
+  /// `--splits N`: a kernel whose splits of K are chosen at launch runs
+  /// with N (at most what it may take; 0: the cost model's count, or in a
+  /// sweep any count it may take).
+  int64_t splits = 0;
   /// `--explain`: print each family's ranking of its variants for the
   /// problems, without a GPU, on `deviceModel` (`--device-model`).
   bool explain = false;

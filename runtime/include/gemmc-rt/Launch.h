@@ -41,10 +41,18 @@ public:
   /// why not.
   std::string whyNot(const Problem &problem) const;
 
+  /// The splits of K a launch for `problem` takes: where the kernel's
+  /// contract leaves them to the launch (`split-k ?`), those the cost model
+  /// predicts fastest on this device (chooseSplits, the rule that ranks a
+  /// family's variants); the contract's count otherwise.
+  int64_t splitsFor(const Problem &problem) const;
+
   /// Launches on `stream` (null: the default stream) for `problem`, which
-  /// the kernel must accept (see whyNot). Thread-safe.
+  /// the kernel must accept (see whyNot), with `splits` splits of K where
+  /// the contract leaves them to the launch (0: splitsFor; at most
+  /// Contract::maxSplits). Thread-safe.
   void launch(const Operands &operands, const Problem &problem,
-              CUstream stream = nullptr) const;
+              CUstream stream = nullptr, int64_t splits = 0) const;
 
 private:
   /// The launch of a cluster kernel with a grid of `gridX` x 1 x 1
@@ -67,10 +75,13 @@ private:
   };
   mutable std::mutex workspaceMutex;
   mutable std::map<CUstream, Workspace> workspaces;
-  /// The workspace and counters of `stream` for `problem` (their device
-  /// addresses), allocated on first need.
+  /// The device as the cost model sees it (splitsFor).
+  DeviceModel deviceModel;
+  /// The workspace and counters of `stream` for `problem` with `splits`
+  /// splits (their device addresses), allocated on first need.
   std::pair<CUdeviceptr, CUdeviceptr>
-  reserveWorkspace(const Problem &problem, CUstream stream) const;
+  reserveWorkspace(const Problem &problem, int64_t splits,
+                   CUstream stream) const;
 };
 
 /// The kernels of one PTX module: a kernel, or the variants of a kernel
