@@ -14,7 +14,8 @@ namespace {
 constexpr double kUnmeasuredPenalty = 1.25;
 
 /// Each candidate's predicted time on each problem (infinity where its
-/// contract refuses it).
+/// contract refuses it), with the splits of K the runtime would choose
+/// where it takes them at launch.
 using Predictions = std::vector<std::vector<double>>;
 
 Predictions predictAll(const std::vector<Candidate> &candidates,
@@ -27,9 +28,13 @@ Predictions predictAll(const std::vector<Candidate> &candidates,
     for (size_t p = 0; p < problems.size(); ++p) {
       if (problems[p].refused[c])
         continue;
-      contract::CostFeatures f = contract::costFeatures(
-          candidates[c].contract, problems[p].problem, device);
-      out[c][p] = f.predict(candidates[c].constants);
+      const Candidate &candidate = candidates[c];
+      const contract::Problem &problem = problems[p].problem;
+      int64_t splits = contract::chooseSplits(candidate.contract, problem,
+                                              device, candidate.constants);
+      contract::CostFeatures f =
+          contract::costFeatures(candidate.contract, problem, device, splits);
+      out[c][p] = f.predict(candidate.constants);
     }
   return out;
 }
@@ -120,6 +125,9 @@ void tuning::coverProbes(const std::vector<Candidate> &candidates,
   if (probes.empty() || choice.variants.empty())
     return;
   std::vector<bool> eligible = eligibleCandidates(candidates, problems);
+  for (size_t c = 0; c < candidates.size(); ++c)
+    if (candidates[c].measurements < options.minCoverMeasurements)
+      eligible[c] = false;
   Predictions predicted = predictAll(candidates, probes, device);
   auto familyBest = [&](size_t p) {
     double best = std::numeric_limits<double>::infinity();

@@ -92,7 +92,8 @@ FitResult tuning::fitConstants(const contract::Contract &c,
   for (const Measurement &m : measurements) {
     if (!(m.seconds > 0))
       continue;
-    objective.features.push_back(contract::costFeatures(c, m.problem, device));
+    objective.features.push_back(
+        contract::costFeatures(c, m.problem, device, m.splits));
     objective.logMeasured.push_back(std::log(m.seconds));
   }
   result.problems = objective.features.size();

@@ -365,6 +365,53 @@ static std::vector<Schedule> enumerateWarpgroupLongK(bool halves) {
   return space;
 }
 
+/// The parts whose split-K splits the launch chooses (`split-k ?`, the
+/// count of the lowest predicted time for each problem): one kernel for
+/// every length of K and number of tiles, where the parts above fix a count
+/// per candidate. Hopper's (16-bit inputs, `_wz`): the warp-specialised
+/// kernel with TMA at tiles of 64 or 128 rows by 64, 128 or 256 columns.
+static std::vector<Schedule> enumerateWarpgroupSplitsAtLaunch(bool halves) {
+  std::vector<Schedule> space;
+  for (Schedule s : enumerateWarpgroup(halves)) {
+    if (s.splits() != 2)
+      continue;
+    s.splitK = 0;
+    space.push_back(s);
+  }
+  return space;
+}
+
+/// Hopper's f32 (`_wxz`, `math = tf32x3`): the split-tf32 kernel at tiles
+/// of 128x128, 128x64 and 64x128, in pieces of 4 elements or of 1 (any
+/// leading dimension).
+static std::vector<Schedule> enumerateWarpgroupSplitTf32AtLaunch(bool halves) {
+  std::vector<Schedule> space;
+  for (Schedule s : enumerateWarpgroupSplitTf32(halves)) {
+    bool pieces = s.globalLoadWidth(Operand::A) == s.globalLoadWidth(Operand::B);
+    if (s.splitK || !pieces)
+      continue;
+    s.persistent = false;
+    s.raster.reset();
+    s.splitK = 0;
+    space.push_back(s);
+  }
+  return space;
+}
+
+/// Every target's (`_kz`): block tiles of 32x32 and 64x64 (mma.sync for
+/// 16-bit inputs, SIMT for f32) and 64x16 / 16x64 for a narrow side.
+static std::vector<Schedule> enumerateSplitsAtLaunch(bool halves) {
+  std::vector<Schedule> space;
+  const std::pair<std::array<int64_t, 3>, std::array<int64_t, 2>> tiles[] = {
+      {{32, 32, 32}, {16, 16}},
+      {{64, 64, 32}, {32, 32}},
+      {{64, 16, 64}, {32, 16}},
+      {{16, 64, 64}, {16, 32}}};
+  for (const auto &[tile, warp] : tiles)
+    addWarpVariants(warpTiled(tile, warp, 0), halves, space);
+  return space;
+}
+
 /// The schedules of `space` that the model accepts for `problem` without a
 /// warning (a likely spill) and that are implemented, each once (`seen`).
 /// With `withinCap`, an mma.sync schedule whose register estimate comes
@@ -448,7 +495,11 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
       {enumerateWarpgroupLongK(halves), "_wk", 0},
       {enumerateWarpgroupUnaligned(halves), "_wu", 0},
       {enumerateSplitTf32(halves), "_x", half, /*tf32x3=*/true},
-      {enumerateWarpgroupSplitTf32(halves), "_wx", 0, /*tf32x3=*/true}};
+      {enumerateWarpgroupSplitTf32(halves), "_wx", 0, /*tf32x3=*/true},
+      {enumerateWarpgroupSplitsAtLaunch(halves), "_wz", 0},
+      {enumerateWarpgroupSplitTf32AtLaunch(halves), "_wxz", 0,
+       /*tf32x3=*/true},
+      {enumerateSplitsAtLaunch(halves), "_kz", half}};
   std::string type = stringify(problem.a).str();
   std::vector<SpaceCandidate> candidates;
   for (const auto &[space, prefix, count, tf32x3] : parts) {

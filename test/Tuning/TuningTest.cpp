@@ -84,6 +84,35 @@ TEST(Fit, RecoversTheConstantsThatMadeTheTimes) {
   EXPECT_NEAR(fit.constants.fixed, truth.fixed, 0.2 * truth.fixed);
 }
 
+TEST(Fit, UsesTheSplitsEachMeasurementRanWith) {
+  // A kernel whose splits the launch chooses, timed at several counts on
+  // small tiles of C and a long K: the fit recovers `reduce` from the
+  // counts each time ran with.
+  DeviceModel device;
+  Contract c = kernel("z", "64x64x64", "wgmma");
+  c.splits = 0;
+  c.partialFloats = 64 * 64;
+  c.grid[2] = GridExpr{'Z', 1};
+  CostConstants truth = CostConstants::defaults(Unit::Wgmma);
+  truth.fixed = 8;
+  truth.reduce = 3;
+  std::vector<Measurement> ms;
+  for (int64_t mn : {64, 128, 256})
+    for (int64_t k : {16384, 65536, 200000})
+      for (int64_t splits : {1, 4, 16, 64})
+        ms.push_back({problemOf(mn, mn, k),
+                      costFeatures(c, problemOf(mn, mn, k), device, splits)
+                          .predict(truth),
+                      splits});
+  FitResult fit = fitConstants(c, ms, device);
+  EXPECT_LT(fit.rmsAfter, 0.01);
+  EXPECT_NEAR(fit.constants.reduce, truth.reduce, 0.05 * truth.reduce);
+  // Fitted as if every time ran with one split, it cannot.
+  for (Measurement &m : ms)
+    m.splits = 1;
+  EXPECT_GT(fitConstants(c, ms, device).rmsAfter, 10 * fit.rmsAfter);
+}
+
 TEST(Fit, KeepsTheDefaultsWithoutMeasurements) {
   Contract c = kernel("k", "128x128x64", "mma");
   FitResult fit = fitConstants(c, {}, DeviceModel());
@@ -142,8 +171,9 @@ struct Fixture {
       std::vector<Measurement> ms;
       for (const ProblemRecord &r : problems)
         ms.push_back({r.problem, r.seconds[c]});
-      candidates[c].constants =
-          fitConstants(candidates[c].contract, ms, device).constants;
+      FitResult fit = fitConstants(candidates[c].contract, ms, device);
+      candidates[c].constants = fit.constants;
+      candidates[c].measurements = fit.problems;
     }
   }
 };
@@ -212,4 +242,13 @@ TEST(Choose, CoversProbesByTheModel) {
   // Covered: nothing more joins.
   coverProbes(f.candidates, f.problems, {probe}, f.device, options, choice);
   EXPECT_EQ(choice.variants.size(), 2u);
+
+  // A candidate fitted to fewer measurements than the options ask cannot
+  // join for coverage: its prediction is all the probe has of it.
+  FamilyChoice alone =
+      chooseFamily(f.candidates, f.problems, f.device, options);
+  options.minCoverMeasurements = f.problems.size() + 1;
+  coverProbes(f.candidates, f.problems, {probe}, f.device, options, alone);
+  EXPECT_TRUE(alone.coverVariants.empty());
+  EXPECT_EQ(alone.variants.size(), 1u);
 }

@@ -429,6 +429,7 @@ static int runSelect() {
     r.problem.ldc = shape.ldc;
     r.cublasSeconds = NAN;
     r.seconds.assign(candidates.size(), NAN);
+    r.splits.assign(candidates.size(), 1);
     r.refused.assign(candidates.size(), false);
     r.failed.assign(candidates.size(), false);
     for (size_t c = 0; c < candidates.size(); ++c) {
@@ -474,8 +475,10 @@ static int runSelect() {
       r.failed[c->second] = true;
     else if (row.status == "SKIP")
       r.refused[c->second] = true;
-    else if (row.passed())
+    else if (row.passed()) {
       r.seconds[c->second] = row.ms * 1e-3 * scale;
+      r.splits[c->second] = std::max<int64_t>(row.splits, 1);
+    }
   }
   // Problems cuBLAS did not time (not measured at all) are left out.
   size_t unmeasured = 0;
@@ -495,9 +498,10 @@ static int runSelect() {
     std::vector<tuning::Measurement> ms;
     for (const tuning::ProblemRecord &r : measured)
       if (r.seconds[c] > 0)
-        ms.push_back({r.problem, r.seconds[c]});
+        ms.push_back({r.problem, r.seconds[c], r.splits[c]});
     fits[c] = tuning::fitConstants(candidates[c].contract, ms, device);
     candidates[c].constants = fits[c].constants;
+    candidates[c].measurements = fits[c].problems;
   }
 
   tuning::ChooseOptions options;

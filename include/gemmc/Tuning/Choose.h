@@ -30,6 +30,8 @@ struct Candidate {
   /// or size multiple (a family needs one such variant).
   bool takesAnyProblem = false;
   contract::CostConstants constants;
+  /// The measurements the constants were fitted to.
+  size_t measurements = 0;
 };
 
 /// A training problem: cuBLAS's time and each candidate's outcome.
@@ -37,9 +39,11 @@ struct ProblemRecord {
   std::string label;
   contract::Problem problem;
   double cublasSeconds = 0;
-  /// Per candidate: the measured time (NaN: not measured), whether its
+  /// Per candidate: the measured time (NaN: not measured), the splits of K
+  /// it ran with where it takes them at launch (1 otherwise), whether its
   /// contract refuses the problem, whether it failed verification.
   std::vector<double> seconds;
+  std::vector<int64_t> splits;
   std::vector<bool> refused, failed;
 };
 
@@ -55,6 +59,12 @@ struct ChooseOptions {
   double coverFactor = 1.5;
   /// At most this many variants join for coverage.
   size_t maxCoverVariants = 6;
+  /// A candidate joins for coverage only if its constants were fitted to
+  /// at least this many measurements: the probes are judged by its
+  /// prediction alone, and one fitted to two times predicts what it
+  /// likes (split-K 256 ways on 32 x 32 tiles, fitted to 2, covered
+  /// 8x8x8192 and ran it at 0.28x cuBLAS).
+  size_t minCoverMeasurements = 10;
 };
 
 /// How a family does on a set of problems.
@@ -106,7 +116,8 @@ FamilyChoice chooseFamily(const std::vector<Candidate> &candidates,
 /// column, K in the hundreds of thousands) are given as probes, judged by
 /// the fitted model alone: while the family's prediction on some probe is
 /// worse than `coverFactor` times the best eligible candidate's, the
-/// candidate that covers the most probes joins. Adds to `choice`.
+/// candidate that covers the most probes joins (eligible: measured, never
+/// failing, fitted to `minCoverMeasurements`). Adds to `choice`.
 void coverProbes(const std::vector<Candidate> &candidates,
                  const std::vector<ProblemRecord> &problems,
                  const std::vector<ProblemRecord> &probes,

@@ -19,10 +19,12 @@
 
 namespace gemmc::tuning {
 
-/// A candidate's measured time on one problem.
+/// A candidate's measured time on one problem (with `splits` splits of K
+/// where it takes them at launch).
 struct Measurement {
   contract::Problem problem;
   double seconds = 0;
+  int64_t splits = 1;
 };
 
 struct FitResult {

@@ -3,7 +3,8 @@
 // The candidates of a tuning run: schedules drawn from the schedule model
 // for one problem whose sizes are given at launch, in parts (a main space
 // of block, warp and register tiles; skinny tiles; a narrow B; long K;
-// split tf32; Hopper's warp-specialised kernel at every tile and split),
+// split tf32; Hopper's warp-specialised kernel at every tile and split;
+// kernels whose splits of K the launch chooses),
 // each kept where checkSchedule accepts it without a warning.
 // docs/tuning.md lists the parts.
 //
