@@ -326,9 +326,11 @@ static std::string generateHopper(Draw &d, Draw &side, const std::string &name,
               std::string(d.pick({"2x1", "2x1", "1x2", "2x2", "4x1", "1x4",
                                   "4x2", "1x1", "3x1"})));
   // Split-K: on a grid of tiles (a persistent one is refused), counts from
-  // 2 to 64; a static K that is no multiple of S x BK is refused.
+  // 2 to 64, or chosen at launch (`?`, refused with a static K); a static
+  // K that is no multiple of S x BK is refused.
   if (d.chance(persistent ? 0.03 : 0.3))
-    directive("split-k " + std::to_string(d.pick({2, 3, 4, 8, 16, 64})));
+    directive("split-k " +
+              std::string(d.pick({"2", "3", "4", "8", "16", "64", "?"})));
   return "kernel " + name + " {\n  problem {\n" + problem +
          "  }\n  schedule {\n" + schedule + "  }\n}\n";
 }
@@ -528,12 +530,15 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   // Split-K: with a static K, mostly counts that split it into multiples
   // of BK (the rule; other counts are refused, and drawn now and then).
   if (d.chance(0.15)) {
-    std::vector<int64_t> counts;
+    std::vector<std::string> counts;
     for (int64_t count : {2, 3, 4, 8, 16})
       if (dynamicDims[2] || sizes[2] % (count * p.bk) == 0 || d.chance(0.1))
-        counts.push_back(count);
+        counts.push_back(std::to_string(count));
+    // Chosen at launch: for a K given at launch (refused otherwise).
+    if (dynamicDims[2] || d.chance(0.1))
+      counts.push_back("?");
     if (!counts.empty())
-      directive("split-k " + std::to_string(d.pick(counts)));
+      directive("split-k " + d.pick(counts));
   }
 
   return "kernel " + name + " {\n  problem {\n" + problem +
