@@ -103,6 +103,11 @@ static cl::opt<unsigned>
     maxVariants("max-variants",
                 cl::desc("select: at most this many variants (default 16)"),
                 cl::init(16), cl::cat(tuneCategory));
+static cl::opt<unsigned> minCoverMeasurements(
+    "min-cover-measurements",
+    cl::desc("select: a candidate covers probes only if fitted to at least "
+             "this many measured problems (default 10)"),
+    cl::init(10), cl::cat(tuneCategory));
 static cl::opt<std::string>
     deviceModel("device-model",
                 cl::desc("select: the device the measurements were made on: "
@@ -507,6 +512,7 @@ static int runSelect() {
   tuning::ChooseOptions options;
   options.floor = floorRatio;
   options.maxVariants = maxVariants;
+  options.minCoverMeasurements = minCoverMeasurements;
   tuning::FamilyChoice choice =
       tuning::chooseFamily(candidates, measured, device, options);
   if (choice.variants.empty())
