@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Issue 16 on the GPU, whole: gemmc's compiler library (with LLVM's shared
 # libraries, carried as lib/cl.tar.xz) compiles shipped schedules in the
-# programs themselves: the C++ consumer and Python with PyTorch.
+# programs themselves: the C++ consumer and Python with PyTorch
+# (docs/library.md, "Status"). Run from a folder that holds consumer and
+# consumer-run (test/consumer, built against `cmake --install`), lib/cl.tar.xz
+# (libgemmc_compiler.so with libLLVM and what it needs), py/ (python/),
+# ptx/ (examples compiled beforehand), examples/ and torch_matmul.py.
 cd "$(dirname "$0")"
 out=${OUT:-out}; mkdir -p "$out"
 tar xJf lib/cl.tar.xz -C lib

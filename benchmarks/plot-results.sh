@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Redraws the plots of docs/benchmarks.md from the results in
+# Redraws the plots of docs/benchmarks.md (benchmarks/plots/) from the results in
 # benchmarks/results/ (needs matplotlib).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 plot=runtime/scripts/plot-shapes.py
 r=benchmarks/results/h100-issue30
-out=docs/benchmarks/plots
+out=benchmarks/plots
 mkdir -p "$out"
 python3 $plot --title "Held-out workload problems (never tuned or fitted on), H100" \
   --ylim 0.1,4 "$out/issue30-heldout.png" \
