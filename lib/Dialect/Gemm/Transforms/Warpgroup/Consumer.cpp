@@ -1,0 +1,255 @@
+//===- Consumer.cpp - the consumer warpgroups ----------------------------===//
+//
+// The consumer warpgroups: wgmma over the stages, tf32x3's three
+// products, and split-K's partials.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+using namespace mlir;
+using namespace mlir::gemm;
+using namespace mlir::gemm::warpgroup;
+
+Value KernelBuilder::addAccumulators(Value acc, Value sum) {
+  auto type = cast<LLVM::LLVMStructType>(acc.getType());
+  Value result = acc;
+  for (int64_t i = 0, e = type.getBody().size(); i < e; ++i) {
+    Value x = LLVM::ExtractValueOp::create(b, loc, acc, i);
+    Value y = LLVM::ExtractValueOp::create(b, loc, sum, i);
+    Value added = LLVM::FAddOp::create(b, loc, x, y);
+    result = LLVM::InsertValueOp::create(b, loc, result, added, i);
+  }
+  return result;
+}
+
+Value KernelBuilder::baseDescriptor(const TmaOperand &t, int64_t offset) {
+  // Bits 0-13: the address >> 4; 16-29: the leading byte offset >> 4;
+  // 32-45: the stride byte offset >> 4; 62-63: 1 for the 128-byte swizzle.
+  Value address = arith::AddIOp::create(b, loc, sharedAddress, i32(offset));
+  Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), address);
+  Value field = arith::ShRUIOp::create(b, loc, wide, i64(4));
+  Value masked = arith::AndIOp::create(b, loc, field, i64(0x3FFF));
+  uint64_t constant = (uint64_t(t.leadingByteOffset() >> 4) << 16) |
+                      (uint64_t(t.strideByteOffset() >> 4) << 32) |
+                      (uint64_t(1) << 62);
+  return arith::OrIOp::create(b, loc, masked, i64(int64_t(constant)));
+}
+
+LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
+  MLIRContext *ctx = b.getContext();
+  if (k.consumerRegisters)
+    NVVM::SetMaxRegisterOp::create(b, loc, k.consumerRegisters,
+                                   NVVM::SetMaxRegisterAction::increase);
+  Value consumer = arith::SubIOp::create(b, loc, warpgroup, index(1));
+  Value laneInGroup =
+      arith::RemUIOp::create(b, loc, threadId, index(gemmc::kWarpgroupSize));
+  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       laneInGroup, index(0));
+  // The descriptors of this warpgroup's rows of A in stage 0, and of B.
+  int64_t e = k.elementBytes;
+  Value descA = baseDescriptor(k.a, k.aOffset);
+  Value rowsOffset = arith::MulIOp::create(
+      b, loc, consumer, index(k.a.offsetOf(k.rowsPerConsumer, 0, e) >> 4));
+  Value rowsField = arith::IndexCastOp::create(b, loc, b.getI64Type(), rowsOffset);
+  descA = arith::AddIOp::create(b, loc, descA, rowsField);
+  Value descB = baseDescriptor(k.b, k.bOffset);
+
+  auto accType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(k.instN / 2, b.getF32Type()));
+  int64_t numAcc = k.mTiles * k.nTiles;
+  auto shape = NVVM::MMAShapeAttr::get(ctx, k.instM, k.instN, k.instK);
+  NVVM::WGMMATypes inputType = p.a == gemmc::ElementType::F16
+                                   ? NVVM::WGMMATypes::f16
+                               : p.a == gemmc::ElementType::BF16
+                                   ? NVVM::WGMMATypes::bf16
+                                   : NVVM::WGMMATypes::tf32;
+  // wgmma's "row" A and "col" B are K-major.
+  NVVM::MMALayout layoutA =
+      k.a.kMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col;
+  NVVM::MMALayout layoutB =
+      k.b.kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+
+  auto tiles = scf::ForOp::create(b, loc, tileStart, numTiles, tileStep,
+                                  ValueRange{index(0)});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(tiles.getBody());
+  auto [tileRow, tileCol] = tileCoordinates(tiles.getInductionVar());
+  SmallVector<Value> inits = {tiles.getRegionIterArg(0)};
+  for (int64_t i = 0; i < numAcc; ++i)
+    inits.push_back(LLVM::ZeroOp::create(b, loc, accType));
+  Value one = index(1);
+  auto steps = scf::ForOp::create(b, loc, kBegin, kEnd, one, inits);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(steps.getBody());
+    Value it = steps.getRegionIterArg(0);
+    auto [stage, parity] = stageAndPhase(it);
+    Value full = barrier(k.fullBarrierOffset, stage);
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, full, parity,
+                                          i32(kWaitHintNs));
+    // Copies of the producer's threads that arrived as they landed were
+    // written by the generic proxy; wgmma reads through the async one.
+    if (k.asyncArrivals)
+      NVVM::FenceProxyOp::create(
+          b, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    Value stage64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), stage);
+    Value aStage = arith::MulIOp::create(b, loc, stage64,
+                                         i64(k.aStageStride >> 4));
+    Value bStage = arith::MulIOp::create(b, loc, stage64,
+                                         i64(k.bStageStride >> 4));
+    Value stageDescA = arith::AddIOp::create(b, loc, descA, aStage);
+    Value stageDescB = arith::AddIOp::create(b, loc, descB, bStage);
+    SmallVector<Value> acc(steps.getRegionIterArgs().drop_front());
+    // With tf32x3 the k tile's products go into sums of their own, each
+    // started from zero by the tile's first product.
+    SmallVector<Value> sums;
+    if (k.tf32x3)
+      for (int64_t i = 0; i < numAcc; ++i)
+        sums.push_back(LLVM::PoisonOp::create(b, loc, accType));
+    SmallVector<Value> &into = k.tf32x3 ? sums : acc;
+    // tf32x3's products of a step: A's remainder times B, A times B's
+    // remainder (the small ones first, while the sum is small), A times B.
+    struct Product {
+      int64_t aOffset, bOffset;
+    };
+    SmallVector<Product, 3> products = {{0, 0}};
+    if (k.tf32x3)
+      products = {
+          {k.a.remainderOffset(), 0}, {0, k.b.remainderOffset()}, {0, 0}};
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    for (int64_t kk = 0; kk < k.kSteps; ++kk) {
+      for (auto [pi, product] : llvm::enumerate(products)) {
+        for (int64_t mt = 0; mt < k.mTiles; ++mt) {
+          int64_t offsetA =
+              k.a.offsetOf(mt * k.instM, kk * k.instK, e) + product.aOffset;
+          Value opA =
+              arith::AddIOp::create(b, loc, stageDescA, i64(offsetA >> 4));
+          for (int64_t nt = 0; nt < k.nTiles; ++nt) {
+            int64_t offsetB =
+                k.b.offsetOf(nt * k.instN, kk * k.instK, e) + product.bOffset;
+            Value opB =
+                arith::AddIOp::create(b, loc, stageDescB, i64(offsetB >> 4));
+            Value &d = into[mt * k.nTiles + nt];
+            bool fromZero = k.tf32x3 && kk == 0 && pi == 0;
+            d = NVVM::WgmmaMmaAsyncOp::create(
+                b, loc, accType, d, opA, opB, shape, inputType, inputType,
+                NVVM::WGMMATypes::f32,
+                fromZero ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
+                NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA,
+                layoutB, /*satfinite=*/nullptr);
+          }
+        }
+      }
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    if (k.tf32x3) {
+      // The tensor cores round their sums toward zero: the k tile's sum is
+      // added to the accumulators in f32 (rounded to nearest), once its
+      // wgmma completed, which frees the stage too.
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+      for (auto [d, sum] : llvm::zip_equal(acc, sums))
+        d = addAccumulators(d, sum);
+      Value next = arith::AddIOp::create(b, loc, it, index(1));
+      releaseStageBefore(next, leader);
+    } else {
+      // One group stays in flight: the one before it has read its stage.
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+      Value notFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                             steps.getInductionVar(), kBegin);
+      releaseStageBefore(it, arith::AndIOp::create(b, loc, notFirst, leader));
+    }
+    SmallVector<Value> yields = {arith::AddIOp::create(b, loc, it, index(1))};
+    yields.append(acc);
+    scf::YieldOp::create(b, loc, yields);
+  }
+  Value end = steps.getResult(0);
+  if (!k.tf32x3) {
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    // The last stage this tile used, once its wgmma completed.
+    Value any =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kEnd, kBegin);
+    releaseStageBefore(end, arith::AndIOp::create(b, loc, any, leader));
+  }
+  Value tileRow0 = arith::MulIOp::create(b, loc, tileRow, index(s.bm()));
+  Value ownRows =
+      arith::MulIOp::create(b, loc, consumer, index(k.rowsPerConsumer));
+  Value row0 = arith::AddIOp::create(b, loc, tileRow0, ownRows);
+  Value col0 = arith::MulIOp::create(b, loc, tileCol, index(s.bn()));
+  SmallVector<Value> results(steps.getResults().drop_front());
+  // With split-K only the tile's last block stores C, from the sum.
+  Operation *lastOnly = nullptr;
+  if (s.splitsK()) {
+    if (failed(reduceSplits(tiles.getInductionVar(), row0, col0, results)))
+      return failure();
+    lastOnly = b.getInsertionBlock()->getParentOp();
+  }
+  if (failed(k.c ? storeCWithTma(results, consumer, leader, row0, col0)
+                 : storeC(results, row0, col0)))
+    return failure();
+  if (lastOnly)
+    b.setInsertionPointAfter(lastOnly);
+  scf::YieldOp::create(b, loc, end);
+  if (!k.c)
+    return success();
+  // The block's shared memory must outlive the last stores' reads of it.
+  b.setInsertionPointAfter(tiles);
+  auto ifLeader = scf::IfOp::create(b, loc, leader, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, /*read=*/nullptr);
+  return success();
+}
+
+LogicalResult KernelBuilder::reduceSplits(Value tile, Value row0, Value col0,
+                                          SmallVectorImpl<Value> &accs) {
+  // Each consumer thread's accumulators in vectors of 4 (16-byte stores
+  // and loads of the workspace), in the order of the accumulators: values
+  // i..i+3 (i a multiple of 4) hold columns c, c + 1 of rows r and r + 8,
+  // inside C where r < M and c < N (C's columns come in pairs).
+  constexpr int64_t width = 4;
+  auto vectorType = VectorType::get({width}, b.getF32Type());
+  auto [threadRow, laneCol] = accumulatorPosition();
+  Value rowBase = arith::AddIOp::create(b, loc, row0, threadRow);
+  Value colBase = arith::AddIOp::create(b, loc, col0, laneCol);
+  SmallVector<Value> pieces, inside;
+  for (auto [position, acc] : llvm::enumerate(accs)) {
+    int64_t mt = int64_t(position) / k.nTiles;
+    int64_t nt = int64_t(position) % k.nTiles;
+    Value row = addOffset(b, loc, rowBase, mt * k.instM);
+    Value rowInside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, m);
+    for (int64_t i = 0; i < k.instN / 2; i += width) {
+      SmallVector<Value> elements;
+      for (int64_t j = 0; j < width; ++j)
+        elements.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i + j));
+      pieces.push_back(
+          vector::FromElementsOp::create(b, loc, vectorType, elements));
+      Value col = addOffset(b, loc, colBase, nt * k.instN + 8 * (i / 4));
+      Value colInside =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, n);
+      inside.push_back(arith::AndIOp::create(b, loc, rowInside, colInside));
+    }
+  }
+  SplitParticipants who;
+  who.thread = arith::SubIOp::create(b, loc, threadId,
+                                     index(gemmc::kWarpgroupSize));
+  who.threads = k.consumers * gemmc::kWarpgroupSize;
+  who.barrierId = k.splitKBarrier();
+  Operation *at = b.getInsertionBlock()->getParentOp();
+  if (failed(gemm::reducePartials(b, loc, at, splitCount, s.bm() * s.bn(),
+                                  tile, split, /*empty=*/Value(), who, pieces,
+                                  inside)))
+    return failure();
+  size_t next = 0;
+  for (Value &acc : accs) {
+    for (int64_t i = 0; i < k.instN / 2; i += width) {
+      Value sum = pieces[next++];
+      for (int64_t j = 0; j < width; ++j) {
+        Value element = vector::ExtractOp::create(b, loc, sum, j);
+        acc = LLVM::InsertValueOp::create(b, loc, acc, element, i + j);
+      }
+    }
+  }
+  return success();
+}

@@ -1,0 +1,286 @@
+//===- KernelBuilder.h - Hopper's warp-specialised wgmma kernel -*- C++ -*-===//
+//
+// Lowers a kernel whose schedule has `wgmma` to the kernel of
+// gemmc/Schedule/Warpgroup.h, whose layout (shared memory, TMA boxes,
+// descriptor strides, registers) it takes from the schedule model:
+//
+//   thread 0: init full[s] (1 arrival + the stage's bytes), empty[s] (one
+//             arrival per consumer warpgroup); fence; barrier
+//   warpgroup 0 (producer), thread 0, for each (tile, k tile) `it`:
+//     wait empty[it % S] (parity of the round before), arm full[it % S]
+//     with the stage's bytes, TMA-copy the boxes of A and B into stage
+//   (an operand without `tma`: all of the producer's threads loop, each
+//   copying its pieces of the tile into the swizzled layout, with cp.async
+//   (2-byte pieces as the aligned 16-byte windows that hold a 128-byte run
+//   of a line, shifted into place by the thread once landed) or, for
+//   2-byte pieces whose windows do not fit, loads of the aligned words
+//   that hold 16 bytes of them, shifted into place, and 16-byte shared
+//   stores. With cp.async alone a thread's copies arrive on full[it % S]
+//   as they land (cp.async.mbarrier.arrive.noinc) and the consumers fence
+//   the stage for the async proxy that wgmma reads through after their
+//   wait; otherwise,
+//   once its copies of iteration it - L have landed (cp.async.wait_group
+//   L, L = S - 2, or at once without cp.async) the thread fences them and
+//   arrives on that iteration's full barrier)
+//   warpgroups 1.. (consumers), for each tile:
+//     for each k tile: wait full[it % S]; wgmma.fence; wgmma.mma_async
+//     over the stage; commit; wait until one group is in flight; release
+//     the previous stage (empty, one arrival per warpgroup)
+//     wait for the last group, release its stage, store C with the
+//     epilogue from the accumulators: directly, or with `tma c` through
+//     two shared-memory buffers per warpgroup that TMA stores (one group
+//     of 64 rows x 128 bytes at a time; the matrix's edges clip them)
+//
+// With `split-k S` (one block per tile and split, the split blockIdx.z)
+// each block covers ceil(K tiles / S) of K; the consumers store their
+// partials, and the tile's last block sums them in split order and stores
+// C (SplitK.h), the consumers meeting at a named barrier of their own.
+//
+// In a cluster (`cluster CMxCN`, persistent) the blocks walk the cluster's
+// tiles in step: block (rm, rn) of the cluster computes tile row
+// CM * r + rm and column CN * c + rn of cluster tile (r, c). The blocks of
+// a cluster row share A's tile, each copying 1/CN of its rows and
+// multicasting them to the row; likewise B in a column. A stage is free
+// once the consumers of every block that writes into it have released it:
+// they arrive on the "empty" barriers of their row's and column's blocks.
+//
+//
+// The builder's parts live beside this header: Kernel.cpp (the kernel's
+// frame: barriers' setup, the tile walk, producer and consumers placed),
+// Producer.cpp (TMA and the copies' dispatch), ThreadCopies.cpp (the
+// producer threads' cp.async copies, windows and in-place splits),
+// RegisterCopies.cpp (copies through registers), Barriers.cpp (the
+// pipeline's arrivals and releases), Consumer.cpp (wgmma and split-K),
+// StoreC.cpp (the epilogue's stores of C) and Pass.cpp (the pass).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GEMMC_LIB_DIALECT_GEMM_TRANSFORMS_WARPGROUP_KERNELBUILDER_H
+#define GEMMC_LIB_DIALECT_GEMM_TRANSFORMS_WARPGROUP_KERNELBUILDER_H
+
+#include "../Epilogue.h"
+#include "../SplitK.h"
+#include "../Utils.h"
+#include "gemmc/Dialect/Gemm/IR/GemmOps.h"
+#include "gemmc/Dialect/Gemm/IR/KernelABI.h"
+#include "gemmc/Schedule/Warpgroup.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+
+#include <numeric>
+
+namespace mlir::gemm::warpgroup {
+
+using gemmc::TmaOperand;
+using gemmc::WarpgroupKernel;
+
+/// The symbol of the kernels' dynamic shared memory.
+inline constexpr StringLiteral kSharedMemorySymbol = "gemmc_shared";
+
+/// The suspend-time hint of the mbarrier waits, in nanoseconds.
+inline constexpr int64_t kWaitHintNs = 10000000;
+
+/// tf32x3's split of an f32 element held as an i32 word: its tf32 part and
+/// the remainder, as i32 words.
+std::pair<Value, Value> splitWord(OpBuilder &b, Location loc, Value word);
+
+/// Builds the kernel into `func` (whose body it replaces).
+class KernelBuilder {
+public:
+  KernelBuilder(gpu::GPUFuncOp func, const gemmc::Problem &problem,
+                const gemmc::Schedule &schedule, const WarpgroupKernel &kernel)
+      : func(func), p(problem), s(schedule), k(kernel),
+        loc(func.getLoc()), b(func.getContext()) {}
+
+  LogicalResult build(MatmulOp matmul);
+
+private:
+  Value index(int64_t v) { return indexConstant(b, loc, v); }
+  Value i32(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 32);
+  }
+  Value i64(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 64);
+  }
+  Value toI32(Value v) {
+    return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
+  }
+  /// A pointer `offset` bytes (an i32) into the dynamic shared memory.
+  Value sharedPointer(Value offset) {
+    return LLVM::GEPOp::create(b, loc, sharedBase.getType(), b.getI8Type(),
+                               sharedBase, ValueRange{offset});
+  }
+  /// The mbarrier at `offset` + 8 * stage.
+  Value barrier(int64_t offset, Value stage) {
+    Value stage32 = toI32(stage);
+    Value scaled = arith::MulIOp::create(b, loc, stage32, i32(8));
+    Value at = arith::AddIOp::create(b, loc, scaled, i32(offset));
+    return sharedPointer(at);
+  }
+
+  void buildPrologue();
+  /// All threads of the cluster's blocks meet (a cluster kernel only).
+  void clusterBarrier();
+  void buildProducer(Value tileStart, Value tileStep);
+  LogicalResult buildConsumer(Value tileStart, Value tileStep);
+  /// The tile row and column (in tiles) of linear tile `tile`.
+  std::pair<Value, Value> tileCoordinates(Value tile);
+  /// The stage and the phase parity (i32) of pipeline iteration `it`.
+  std::pair<Value, Value> stageAndPhase(Value it);
+  void copyOperand(const TmaOperand &t, Value map, int64_t offset,
+                   int64_t stride, Value stage, Value mn0, Value k0,
+                   Value full);
+  /// The byte offset (i32) of the stage `stage` of the tile at `offset`,
+  /// stages `stride` bytes apart.
+  Value stageBaseOf(int64_t offset, int64_t stride, Value stage);
+  /// Walks a producer thread's copies of `t`'s tile in rounds of
+  /// piecesPerRound: `copy(line, piece)` for each (index values, the
+  /// copy's line and piece along it as the matrix holds the tile; inside a
+  /// guard where the last round leaves threads without a copy), and
+  /// `endRound()` after a round (and around a guarded copy).
+  void forEachCopy(const TmaOperand &t, function_ref<void(Value, Value)> copy,
+                   function_ref<void()> endRound);
+  /// Where a copy goes in the stage at `stageBase`: one destination, or
+  /// where `t` is transposed one per element (four lines of the tile).
+  SmallVector<Value, 4> copyDestinations(const TmaOperand &t, Value stageBase,
+                                         Value line, Value piece);
+  /// The producer's threads copy the tile of `t` (not TMA) at (`mn0`,
+  /// `k0`) (index values) of `matrix` into `stage`.
+  void copyByThreads(const TmaOperand &t, Value matrix, int64_t offset,
+                     int64_t stride, Value stage, Value mn0, Value k0);
+  /// Where a thread's copies of `matrix` come from: the address of its
+  /// first element, and the byte strides along the tile's lines and its
+  /// contiguous dimension (index values).
+  struct CopySource {
+    Value base, lineStride, positionStride;
+  };
+  CopySource copySource(const TmaOperand &t, Value matrix);
+  /// Walks a producer thread's runs of `t` (realignsInShared):
+  /// `visit(line, chunk)` for run lane + 128 j, which is line (run %
+  /// lines) of chunk (run / lines) (index values; inside a guard where the
+  /// last leaves threads without one).
+  void forEachRun(const TmaOperand &t, function_ref<void(Value, Value)> visit);
+  /// Where the windows of the run at `line` of `chunk` (i32 values) go in
+  /// the stage at `stageBase` (byte offsets): window w < 8 into the run's
+  /// unit w of the swizzled tile, the ninth into the run's 16 bytes after
+  /// the tile.
+  SmallVector<Value, 9> runSlots(const TmaOperand &t, Value stageBase,
+                                 Value line, Value chunk);
+  /// The runs of `t`'s tile whose first element is the tile's line `line0`
+  /// at `contiguous0` (index values), copied as their windows.
+  void copyWindows(const TmaOperand &t, Value stageBase,
+                   const CopySource &source, Value tileBase, Value line0,
+                   Value contiguous0, Value lineExtent, Value contiguousExtent);
+  /// tf32x3: once every producer thread's copies into `stage` landed, the
+  /// threads split the stage's elements in place into their tf32 parts
+  /// and remainders.
+  void splitLanded(Value stage);
+  /// Once a producer thread's windows of `stage` landed, it shifts each of
+  /// its runs into place.
+  void realignLanded(Value stage);
+  /// One 16-byte copy through registers of operand `t`: where its
+  /// elements lie (`address` in bytes, for 2-byte elements only 2-byte
+  /// aligned; the position along the contiguous dimension; whether its
+  /// line lies inside the matrix) and where they go (one 16-byte
+  /// destination, or where the operand is transposed one per element);
+  /// once loaded, the four words: of 2-byte elements, the aligned words
+  /// that hold them and the element after them, and the shift (0 or 16
+  /// bits) that lines them up; of f32 ones, the elements (shift 0). Zeros
+  /// outside the matrix.
+  struct RegisterCopy {
+    const TmaOperand *t = nullptr;
+    Value address, position, lineInside;
+    SmallVector<Value, 4> destinations;
+    SmallVector<Value, 5> words;
+    Value shift;
+  };
+  static constexpr int64_t kCopyWords = 4;
+  /// The elements of a 16-byte copy.
+  int64_t copyElements() const { return 16 / k.elementBytes; }
+  /// The byte offset (i32) in shared memory of byte `x` of line `line` of
+  /// an operand's tile whose stage starts at `stageBase` (the 128-byte
+  /// swizzle of TmaOperand).
+  Value swizzledOffset(const TmaOperand &t, Value stageBase, Value line,
+                       Value x);
+  /// Whether `copy` lies wholly inside the matrix.
+  Value isWhole(const RegisterCopy &copy, Value contiguousExtent);
+  /// The words and shift of a copy inside the matrix, and of one at its
+  /// edges (element by element).
+  SmallVector<Value, 6> loadWholeCopy(const RegisterCopy &copy);
+  SmallVector<Value, 6> loadEdgeCopy(const RegisterCopy &copy,
+                                     Value contiguousExtent);
+  /// Takes a copy's words and shift from loadWholeCopy's or loadEdgeCopy's
+  /// values.
+  void setWords(RegisterCopy &copy, ValueRange loaded);
+  /// Loads a round of copies, each inside the matrix or at its edges.
+  void loadThroughRegisters(MutableArrayRef<RegisterCopy> round,
+                            Value contiguousExtent);
+  /// Shifts a copy's words into place and stores them into shared memory.
+  void storeThroughRegisters(const RegisterCopy &copy);
+  /// A producer thread's copies of pipeline iteration `it` issued: fences
+  /// them, once landed, for the async proxy and arrives on the full barrier
+  /// of iteration it - copyLag (of every iteration left, with `drain`).
+  void signalCopies(Value it, bool drain);
+  /// Where `when` holds (a warpgroup's leader), arrives on the "empty"
+  /// barrier of the stage of pipeline iteration `it` - 1 (of each block
+  /// that writes into the stage, in a cluster).
+  void releaseStageBefore(Value it, Value when);
+  /// Arrives on the mbarrier `local` of the cluster's block `rank`.
+  void arriveRemote(Value local, Value rank);
+  /// The elementwise f32 sum of two wgmma accumulator structs.
+  Value addAccumulators(Value acc, Value sum);
+  /// The descriptor of stage 0, row 0 of `t` at `offset` in shared memory.
+  Value baseDescriptor(const TmaOperand &t, int64_t offset);
+  /// The accumulator layout of wgmma m64nN (f32): thread t of the
+  /// warpgroup holds, for i in [0, N/2), row 16 * (t / 32) + (t % 32) / 4 +
+  /// 8 * (i / 2 % 2) and column 8 * (i / 4) + 2 * (t % 4) + i % 2 (pairs of
+  /// adjacent columns). Returns the thread's part: its row and first column.
+  std::pair<Value, Value> accumulatorPosition();
+  /// The value `epilogue` gives the f32 accumulators `acc` at (`row`,
+  /// `col`) of C, reading C there where it reads C: a pair along a row
+  /// (vector<2xf32>), or one element.
+  Value epiloguePair(OpBuilder &ob, const EpilogueValues &epilogue, Value acc,
+                     Value row, Value col);
+  Value epilogueElement(OpBuilder &ob, const EpilogueValues &epilogue,
+                        Value acc, Value row, Value col);
+  LogicalResult storeC(ArrayRef<Value> accumulators, Value row0, Value col0);
+  /// `tma c`: stores C through shared memory with TMA.
+  LogicalResult storeCWithTma(ArrayRef<Value> accumulators, Value consumer,
+                              Value leader, Value row0, Value col0);
+  /// Split-K: the consumers' partials of linear tile `tile` reduced
+  /// (SplitK.h); leaves `b` in the tile's last block, `accs` the sums.
+  LogicalResult reduceSplits(Value tile, Value row0, Value col0,
+                             SmallVectorImpl<Value> &accs);
+  /// The byte offset, in a group of C's store buffer, of the element at
+  /// (`row`, `col`) of the group (i32 values).
+  Value groupOffset(Value row, Value col);
+
+  gpu::GPUFuncOp func;
+  const gemmc::Problem &p;
+  const gemmc::Schedule &s;
+  const WarpgroupKernel &k;
+  Location loc;
+  OpBuilder b;
+
+  Value sharedBase, sharedAddress;
+  Value a, bMatrix, c, mapA, mapB, mapC;
+  Value m, n, kExtent, tilesM, tilesN, numTiles, kTiles;
+  /// The K tiles of this block, [kBegin, kEnd): all of them, or with
+  /// `split-k` those of split blockIdx.z (`split`) of `splitCount`.
+  Value kBegin, kEnd, split;
+  OpFoldResult splitCount;
+  Value threadId, warpgroup;
+  /// In a cluster: the block's rank and its tile row and column in the
+  /// cluster (index), and the cluster tiles' rows and columns.
+  Value rank, rankM, rankN, clusterTilesM, clusterTilesN;
+};
+
+} // namespace mlir::gemm::warpgroup
+
+#endif // GEMMC_LIB_DIALECT_GEMM_TRANSFORMS_WARPGROUP_KERNELBUILDER_H

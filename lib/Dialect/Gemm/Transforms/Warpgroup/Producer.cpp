@@ -1,0 +1,265 @@
+//===- Producer.cpp - the producer's copies ------------------------------===//
+//
+// The producer warpgroup: TMA copies of A and B, and the dispatch of the
+// operands TMA does not copy to the threads' copies.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+using namespace mlir;
+using namespace mlir::gemm;
+using namespace mlir::gemm::warpgroup;
+
+void KernelBuilder::copyOperand(const TmaOperand &t, Value map,
+                                int64_t offset, int64_t stride, Value stage,
+                                Value mn0, Value k0, Value full) {
+  Value stage32 = toI32(stage);
+  Value stageOffset = arith::MulIOp::create(b, loc, stage32, i32(stride));
+  // Shared by a cluster row (A) or column (B): this block copies slice
+  // `slice` of each box's rows and multicasts it to the blocks of `mask`.
+  Value slice, mask, sliceOffset;
+  if (t.multicast > 1) {
+    bool isA = t.operand == gemmc::Operand::A;
+    slice = toI32(isA ? rankN : rankM);
+    Value rm = toI32(rankM), rn = toI32(rankN);
+    // Ranks are rm + CM * rn: A goes to rm + CM * j, B to i + CM * rn.
+    int64_t pattern = 0;
+    for (int64_t j = 0; j < t.multicast; ++j)
+      pattern |= int64_t(1) << (isA ? k.clusterM * j : j);
+    Value first = isA ? rm : arith::MulIOp::create(b, loc, rn, i32(k.clusterM));
+    Value bits = arith::ShLIOp::create(b, loc, i32(pattern), first);
+    mask = arith::TruncIOp::create(b, loc, b.getI16Type(), bits);
+    sliceOffset = arith::MulIOp::create(
+        b, loc, slice, i32(t.sliceRows() * gemmc::kSwizzleBytes));
+    stageOffset = arith::AddIOp::create(b, loc, stageOffset, sliceOffset);
+  }
+  for (int64_t chunk = 0; chunk < t.chunks; ++chunk) {
+    Value at = arith::AddIOp::create(b, loc, stageOffset,
+                                     i32(offset + chunk * t.chunkBytes));
+    // The block's own shared memory, as the cluster's address space names
+    // it (the form every PTX version since 8.0 takes).
+    Value local = sharedPointer(at);
+    auto clusterType = LLVM::LLVMPointerType::get(b.getContext(), 7);
+    Value dst = LLVM::AddrSpaceCastOp::create(b, loc, clusterType, local);
+    // Coordinates innermost first: the contiguous dimension, cut into
+    // 128-byte boxes, then the other.
+    Value inner = t.kMajor ? k0 : mn0;
+    Value outer = t.kMajor ? mn0 : k0;
+    Value innerAt = arith::AddIOp::create(b, loc, inner, i32(chunk * t.boxInner));
+    if (slice) {
+      Value sliceRow = arith::MulIOp::create(b, loc, slice, i32(t.sliceRows()));
+      outer = arith::AddIOp::create(b, loc, outer, sliceRow);
+    }
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, dst, map, ValueRange{innerAt, outer}, full,
+        /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/mask,
+        /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+        /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
+  }
+}
+
+void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
+  NVVM::SetMaxRegisterOp::create(b, loc, k.producerRegisters,
+                                 NVVM::SetMaxRegisterAction::decrease);
+  Value issuer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       threadId, index(0));
+  // With TMA alone the first thread issues every copy; where the threads
+  // copy an operand, all of them walk the pipeline.
+  bool allThreads = k.copiesByThreads();
+  OpBuilder::InsertionGuard guard(b);
+  scf::IfOp ifIssuer;
+  if (!allThreads) {
+    ifIssuer = scf::IfOp::create(b, loc, issuer, false);
+    b.setInsertionPointToStart(&ifIssuer.getThenRegion().front());
+  }
+  auto tiles = scf::ForOp::create(b, loc, tileStart, numTiles, tileStep,
+                                  ValueRange{index(0)});
+  b.setInsertionPointToStart(tiles.getBody());
+  auto [tileRow, tileCol] = tileCoordinates(tiles.getInductionVar());
+  Value rowIndex = arith::MulIOp::create(b, loc, tileRow, index(s.bm()));
+  Value colIndex = arith::MulIOp::create(b, loc, tileCol, index(s.bn()));
+  Value row0 = toI32(rowIndex);
+  Value col0 = toI32(colIndex);
+  Value one = index(1);
+  auto steps = scf::ForOp::create(b, loc, kBegin, kEnd, one,
+                                  ValueRange{tiles.getRegionIterArg(0)});
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(steps.getBody());
+    Value it = steps.getRegionIterArg(0);
+    auto [stage, parity] = stageAndPhase(it);
+    // A fresh barrier completes the phase before its first: the first
+    // round of waits on "empty" passes at once.
+    Value previous = arith::XOrIOp::create(b, loc, parity, i32(1));
+    Value empty = barrier(k.emptyBarrierOffset, stage);
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, empty, previous,
+                                          i32(kWaitHintNs));
+    Value full = barrier(k.fullBarrierOffset, stage);
+    Value kIndex =
+        arith::MulIOp::create(b, loc, steps.getInductionVar(), index(s.bk()));
+    if (k.usesTma()) {
+      OpBuilder::InsertionGuard tma(b);
+      if (allThreads) {
+        auto ifFirst = scf::IfOp::create(b, loc, issuer, false);
+        b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
+      }
+      NVVM::MBarrierArriveExpectTxOp::create(
+          b, loc, Type(), full, i32(k.stageTransactionBytes),
+          NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
+      Value k0 = toI32(kIndex);
+      if (k.a.byTma)
+        copyOperand(k.a, mapA, k.aOffset, k.aStageStride, stage, row0, k0,
+                    full);
+      if (k.b.byTma)
+        copyOperand(k.b, mapB, k.bOffset, k.bStageStride, stage, col0, k0,
+                    full);
+    }
+    if (allThreads) {
+      if (!k.a.byTma)
+        copyByThreads(k.a, a, k.aOffset, k.aStageStride, stage, rowIndex,
+                      kIndex);
+      if (!k.b.byTma)
+        copyByThreads(k.b, bMatrix, k.bOffset, k.bStageStride, stage,
+                      colIndex, kIndex);
+      signalCopies(it, /*drain=*/false);
+    }
+    Value next = arith::AddIOp::create(b, loc, it, index(1));
+    scf::YieldOp::create(b, loc, next);
+  }
+  scf::YieldOp::create(b, loc, steps.getResult(0));
+  if (allThreads) {
+    b.setInsertionPointAfter(tiles);
+    signalCopies(tiles.getResult(0), /*drain=*/true);
+  }
+  // With split-K the whole warpgroup joins the consumers' count of the
+  // block's one tile (the grid is not persistent).
+  if (s.splitsK()) {
+    if (ifIssuer)
+      b.setInsertionPointAfter(ifIssuer);
+    joinSplitCount(b, loc);
+  }
+}
+
+Value KernelBuilder::stageBaseOf(int64_t offset, int64_t stride, Value stage) {
+  // One op a statement: C++ leaves the order of a call's arguments open.
+  Value stage32 = toI32(stage);
+  Value stageOffset = arith::MulIOp::create(b, loc, stage32, i32(stride));
+  return arith::AddIOp::create(b, loc, stageOffset, i32(offset));
+}
+
+void KernelBuilder::forEachCopy(const TmaOperand &t,
+                                function_ref<void(Value, Value)> copy,
+                                function_ref<void()> endRound) {
+  int64_t linePieces = t.copyLineBytes() / t.copyBytes();
+  int64_t threads = gemmc::kWarpgroupSize;
+  Value lane = threadId;
+  // The thread's copies, in rounds of `unroll` (a loop: unrolled whole, the
+  // copies' addresses were all hoisted out of the pipeline's loop and held
+  // across it; LLVM still unrolls a loop of few rounds).
+  // Copy lane + 128 j: consecutive threads take consecutive pieces of a
+  // line (coalesced reads).
+  int64_t perThread = t.piecesPerThread();
+  bool ragged = perThread * threads != t.pieces();
+  int64_t unroll = std::gcd(perThread, t.piecesPerRound());
+  // One op a statement: C++ leaves the order of a call's arguments open.
+  Value zero = index(0);
+  Value roundCount = index(perThread / unroll);
+  Value one = index(1);
+  auto rounds = scf::ForOp::create(b, loc, zero, roundCount, one);
+  OpBuilder::InsertionGuard inRounds(b);
+  b.setInsertionPoint(rounds.getBody()->getTerminator());
+  Value round =
+      arith::MulIOp::create(b, loc, rounds.getInductionVar(), index(unroll));
+  for (int64_t u = 0; u < unroll; ++u) {
+    Value j = addOffset(b, loc, round, u);
+    Value line, piece;
+    if (t.transposed) {
+      // A warp takes 16 lines by 2 pieces (32-byte sectors): the lines'
+      // elements go to the same byte of 8 lines of the shared tile, and
+      // 16 lines' bytes fill the 32 banks.
+      Value first = arith::MulIOp::create(b, loc, j, index(threads));
+      Value linear = arith::AddIOp::create(b, loc, lane, first);
+      Value group = arith::DivUIOp::create(b, loc, linear, index(32));
+      Value inGroup = arith::RemUIOp::create(b, loc, linear, index(32));
+      int64_t groupsAlong = linePieces / 2;
+      Value groupLine =
+          arith::DivUIOp::create(b, loc, group, index(groupsAlong));
+      Value groupPiece =
+          arith::RemUIOp::create(b, loc, group, index(groupsAlong));
+      Value lineInGroup = arith::DivUIOp::create(b, loc, inGroup, index(2));
+      Value pieceInGroup = arith::RemUIOp::create(b, loc, inGroup, index(2));
+      Value lines = arith::MulIOp::create(b, loc, groupLine, index(16));
+      line = arith::AddIOp::create(b, loc, lines, lineInGroup);
+      Value pieces = arith::MulIOp::create(b, loc, groupPiece, index(2));
+      piece = arith::AddIOp::create(b, loc, pieces, pieceInGroup);
+    } else if (threads % linePieces == 0) {
+      line = arith::DivUIOp::create(b, loc, lane, index(linePieces));
+      Value lines =
+          arith::MulIOp::create(b, loc, j, index(threads / linePieces));
+      line = arith::AddIOp::create(b, loc, line, lines);
+      piece = arith::RemUIOp::create(b, loc, lane, index(linePieces));
+    } else if (linePieces % threads == 0) {
+      int64_t perLine = linePieces / threads;
+      line = arith::DivUIOp::create(b, loc, j, index(perLine));
+      Value part = arith::RemUIOp::create(b, loc, j, index(perLine));
+      Value first = arith::MulIOp::create(b, loc, part, index(threads));
+      piece = arith::AddIOp::create(b, loc, lane, first);
+    } else {
+      Value first = arith::MulIOp::create(b, loc, j, index(threads));
+      Value linear = arith::AddIOp::create(b, loc, lane, first);
+      line = arith::DivUIOp::create(b, loc, linear, index(linePieces));
+      piece = arith::RemUIOp::create(b, loc, linear, index(linePieces));
+    }
+    if (!ragged) {
+      copy(line, piece);
+      continue;
+    }
+    // The last round may leave threads without a copy.
+    endRound();
+    OpBuilder::InsertionGuard guarded(b);
+    Value first = arith::MulIOp::create(b, loc, j, index(threads));
+    Value linear = arith::AddIOp::create(b, loc, lane, first);
+    Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         linear, index(t.pieces()));
+    auto ifExists = scf::IfOp::create(b, loc, exists, false);
+    b.setInsertionPointToStart(&ifExists.getThenRegion().front());
+    copy(line, piece);
+    endRound();
+  }
+  endRound();
+}
+
+SmallVector<Value, 4> KernelBuilder::copyDestinations(const TmaOperand &t,
+                                                      Value stageBase,
+                                                      Value line, Value piece) {
+  // Byte x of `line` of the tile, swizzled; transposed, element i of the
+  // piece goes to the tile's line 4 piece + i, at the byte of `line`.
+  Value piece32 = toI32(piece);
+  Value line32 = toI32(line);
+  SmallVector<Value, 4> destinations;
+  if (!t.transposed) {
+    Value x = arith::MulIOp::create(b, loc, piece32, i32(t.copyBytes()));
+    Value at = swizzledOffset(t, stageBase, line32, x);
+    destinations.push_back(sharedPointer(at));
+    return destinations;
+  }
+  // The first of the four lines is a multiple of 4, so line 4 piece + i
+  // swizzles its 16-byte units by the first's phase xor i: its byte lies
+  // at the first's, xor 16 i (bits 4-6 of an offset are its unit, the
+  // stage and line offsets being multiples of 128), plus i lines. (One
+  // offset a copy that the pipeline's loop does not change, where four
+  // were all hoisted out of it and held across it.)
+  int64_t width = t.copyBytes() / k.elementBytes;
+  Value x = arith::MulIOp::create(b, loc, line32, i32(k.elementBytes));
+  Value firstLine = arith::MulIOp::create(b, loc, piece32, i32(width));
+  Value first = swizzledOffset(t, stageBase, firstLine, x);
+  destinations.push_back(sharedPointer(first));
+  for (int64_t i = 1; i < width; ++i) {
+    Value unit = arith::XOrIOp::create(b, loc, first, i32(16 * i));
+    Value at =
+        arith::AddIOp::create(b, loc, unit, i32(gemmc::kSwizzleBytes * i));
+    destinations.push_back(sharedPointer(at));
+  }
+  return destinations;
+}

@@ -1,0 +1,354 @@
+//===- StoreC.cpp - the stores of C --------------------------------------===//
+//
+// The consumers' stores of C with the epilogue: from registers, or with
+// `tma c` through shared memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+using namespace mlir;
+using namespace mlir::gemm;
+using namespace mlir::gemm::warpgroup;
+
+Value KernelBuilder::groupOffset(Value row, Value col) {
+  const gemmc::TmaStore &t = *k.c;
+  int64_t lineElements = gemmc::kSwizzleBytes / t.elementBytes;
+  // A row of a row-major group is a line; a column-major group's boxes
+  // each hold `lineElements` rows, its columns the lines.
+  Value line = col, element = row, box;
+  if (t.rowMajor) {
+    line = row;
+    element = col;
+  } else {
+    box = arith::DivUIOp::create(b, loc, row, i32(lineElements));
+    element = arith::RemUIOp::create(b, loc, row, i32(lineElements));
+  }
+  Value x = arith::MulIOp::create(b, loc, element, i32(t.elementBytes));
+  Value unit = arith::ShRUIOp::create(b, loc, x, i32(4));
+  Value phase = arith::AndIOp::create(b, loc, line, i32(7));
+  Value swizzled = arith::XOrIOp::create(b, loc, unit, phase);
+  Value unitOffset = arith::ShLIOp::create(b, loc, swizzled, i32(4));
+  Value inUnit = arith::AndIOp::create(b, loc, x, i32(15));
+  Value lineOffset =
+      arith::MulIOp::create(b, loc, line, i32(gemmc::kSwizzleBytes));
+  Value offset = arith::AddIOp::create(b, loc, lineOffset, unitOffset);
+  offset = arith::OrIOp::create(b, loc, offset, inUnit);
+  if (box) {
+    Value boxOffset = arith::MulIOp::create(b, loc, box, i32(t.boxBytes()));
+    offset = arith::AddIOp::create(b, loc, offset, boxOffset);
+  }
+  return offset;
+}
+
+LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
+                                           Value consumer, Value leader,
+                                           Value row0, Value col0) {
+  const gemmc::TmaStore &t = *k.c;
+  Value threadRow, laneCol;
+  std::tie(threadRow, laneCol) = accumulatorPosition();
+  Value threadRow32 = toI32(threadRow), laneCol32 = toI32(laneCol);
+
+  Type cType = cast<MemRefType>(c.getType()).getElementType();
+  int64_t cBytes = t.elementBytes;
+  auto pairType = VectorType::get({2}, cType);
+  auto f32Pair = VectorType::get({2}, b.getF32Type());
+  auto sharedType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  // Tiles may reach past the matrix (TMA clips their stores): the reads of
+  // C and of the bias are then clamped into it.
+  bool edges = gemmc::hasEdgeTiles(p, s);
+  Value lastRow, lastCol;
+  if (edges) {
+    lastRow = arith::SubIOp::create(b, loc, m, index(1));
+    lastCol = arith::SubIOp::create(b, loc, n, index(1));
+  }
+  auto clamp = [&](OpBuilder &ob, Value v, Value last) -> Value {
+    if (!edges)
+      return v;
+    return arith::MinUIOp::create(ob, loc, v, last);
+  };
+  // This warpgroup's buffers, and its named barrier (0 is the block's).
+  int64_t bufferStride =
+      llvm::alignTo(t.groupBytes(), gemmc::kSwizzleAtomBytes);
+  Value consumer32 = toI32(consumer);
+  Value ownBuffers = arith::MulIOp::create(
+      b, loc, consumer32, i32(bufferStride * gemmc::TmaStore::kBuffers));
+  Value buffers = arith::AddIOp::create(b, loc, ownBuffers, i32(k.cOffset));
+  Value barrierId = arith::AddIOp::create(b, loc, consumer32, i32(1));
+  Value groupThreads = i32(gemmc::kWarpgroupSize);
+  Value row0_32 = toI32(row0), col0_32 = toI32(col0);
+  int64_t groupsPerRow = s.bn() / t.groupColumns;
+
+  // The element values of one group, with the epilogue applied, written to
+  // its buffer at `base`.
+  auto writeGroup = [&](OpBuilder &ob, const EpilogueValues &epilogue,
+                        int64_t mt, int64_t g, Value base) {
+    for (int64_t nt = 0; nt < k.nTiles; ++nt) {
+      Value acc = accumulators[mt * k.nTiles + nt];
+      for (int64_t i = 0; i < k.instN / 2; i += 2) {
+        int64_t dCol = nt * k.instN + 8 * (i / 4);
+        if (dCol / t.groupColumns != g)
+          continue;
+        int64_t dRow = 8 * ((i / 2) % 2);
+        Value localRow = arith::AddIOp::create(ob, loc, threadRow32, i32(dRow));
+        Value localCol = arith::AddIOp::create(ob, loc, laneCol32,
+                                               i32(dCol % t.groupColumns));
+        Value row = addOffset(ob, loc, row0, mt * k.instM + dRow);
+        row = arith::AddIOp::create(ob, loc, row, threadRow);
+        Value col = addOffset(ob, loc, col0, dCol);
+        col = arith::AddIOp::create(ob, loc, col, laneCol);
+        Value x = LLVM::ExtractValueOp::create(ob, loc, acc, i);
+        Value y = LLVM::ExtractValueOp::create(ob, loc, acc, i + 1);
+        SmallVector<Value, 2> values;
+        if (!edges && t.rowMajor) {
+          // A pair along the row, read and applied at once.
+          Value pair = vector::FromElementsOp::create(ob, loc, f32Pair,
+                                                      ValueRange{x, y});
+          values.push_back(epiloguePair(ob, epilogue, pair, row, col));
+        } else {
+          for (int64_t j = 0; j < 2; ++j) {
+            Value at = addOffset(ob, loc, col, j);
+            Value readRow = clamp(ob, row, lastRow);
+            Value readCol = clamp(ob, at, lastCol);
+            values.push_back(
+                epilogueElement(ob, epilogue, j ? y : x, readRow, readCol));
+          }
+        }
+        if (t.rowMajor) {
+          Value pair = values.size() == 1
+                           ? values[0]
+                           : vector::FromElementsOp::create(ob, loc, f32Pair,
+                                                            values)
+                                 .getResult();
+          if (cType != ob.getF32Type())
+            pair = arith::TruncFOp::create(ob, loc, pairType, pair);
+          Value offset = groupOffset(localRow, localCol);
+          Value at = arith::AddIOp::create(ob, loc, base, offset);
+          Value ptr = LLVM::GEPOp::create(ob, loc, sharedType, ob.getI8Type(),
+                                          sharedBase, ValueRange{at});
+          LLVM::StoreOp::create(ob, loc, pair, ptr, 2 * cBytes);
+          continue;
+        }
+        for (int64_t j = 0; j < 2; ++j) {
+          Value value = values[j];
+          if (cType != ob.getF32Type())
+            value = arith::TruncFOp::create(ob, loc, cType, value);
+          Value elementCol = arith::AddIOp::create(ob, loc, localCol, i32(j));
+          Value offset = groupOffset(localRow, elementCol);
+          Value at = arith::AddIOp::create(ob, loc, base, offset);
+          Value ptr = LLVM::GEPOp::create(ob, loc, sharedType, ob.getI8Type(),
+                                          sharedBase, ValueRange{at});
+          LLVM::StoreOp::create(ob, loc, value, ptr, cBytes);
+        }
+      }
+    }
+  };
+
+  auto stores = [&](OpBuilder &ob, const EpilogueValues &epilogue) {
+    OpBuilder::InsertionGuard guard(ob);
+    for (int64_t q = 0; q < t.groupsPerTile; ++q) {
+      int64_t mt = q / groupsPerRow, g = q % groupsPerRow;
+      int64_t buffer = q % gemmc::TmaStore::kBuffers;
+      Value base = arith::AddIOp::create(ob, loc, buffers,
+                                         i32(buffer * bufferStride));
+      // The buffer's previous store has read it: at most one other is in
+      // flight (none at a tile's first group, whose buffers the last
+      // tile's stores may still read).
+      auto ifLeader = scf::IfOp::create(ob, loc, leader, false);
+      {
+        OpBuilder::InsertionGuard then(ob);
+        ob.setInsertionPointToStart(&ifLeader.getThenRegion().front());
+        NVVM::CpAsyncBulkWaitGroupOp::create(ob, loc, q == 0 ? 0 : 1,
+                                             ob.getUnitAttr());
+      }
+      NVVM::BarrierOp::create(ob, loc, Type(), barrierId, groupThreads,
+                              /*reductionOp=*/nullptr,
+                              /*reductionPredicate=*/Value());
+      writeGroup(ob, epilogue, mt, g, base);
+      // The writes, by the generic proxy, before TMA reads them.
+      NVVM::FenceProxyOp::create(
+          ob, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(ob.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+      NVVM::BarrierOp::create(ob, loc, Type(), barrierId, groupThreads,
+                              /*reductionOp=*/nullptr,
+                              /*reductionPredicate=*/Value());
+      auto ifIssuer = scf::IfOp::create(ob, loc, leader, false);
+      OpBuilder::InsertionGuard then(ob);
+      ob.setInsertionPointToStart(&ifIssuer.getThenRegion().front());
+      Value groupRow =
+          arith::AddIOp::create(ob, loc, row0_32, i32(mt * k.instM));
+      Value groupCol =
+          arith::AddIOp::create(ob, loc, col0_32, i32(g * t.groupColumns));
+      for (int64_t box = 0; box < t.boxes; ++box) {
+        Value at = arith::AddIOp::create(ob, loc, base, i32(box * t.boxBytes()));
+        Value src = LLVM::GEPOp::create(ob, loc, sharedType, ob.getI8Type(),
+                                        sharedBase, ValueRange{at});
+        // Coordinates innermost first.
+        SmallVector<Value, 2> coordinates = {groupCol, groupRow};
+        if (!t.rowMajor) {
+          Value boxRow =
+              arith::AddIOp::create(ob, loc, groupRow, i32(box * t.boxInner));
+          coordinates = {boxRow, groupCol};
+        }
+        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+            ob, loc, mapC, src, coordinates, /*l2CacheHint=*/Value(),
+            NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
+      }
+      NVVM::CpAsyncBulkCommitGroupOp::create(ob, loc);
+    }
+  };
+
+  Operation *at = b.getInsertionBlock()->getParentOp();
+  return buildEpilogue(b, loc, at, c, stores);
+}
+
+std::pair<Value, Value> KernelBuilder::accumulatorPosition() {
+  Value lane = arith::RemUIOp::create(b, loc, threadId, index(32));
+  Value inGroup =
+      arith::RemUIOp::create(b, loc, threadId, index(gemmc::kWarpgroupSize));
+  Value warp = arith::DivUIOp::create(b, loc, inGroup, index(32));
+  Value warpRow = arith::MulIOp::create(b, loc, warp, index(16));
+  Value laneRow = arith::DivUIOp::create(b, loc, lane, index(4));
+  Value threadRow = arith::AddIOp::create(b, loc, warpRow, laneRow);
+  Value quad = arith::RemUIOp::create(b, loc, lane, index(4));
+  Value laneCol = arith::MulIOp::create(b, loc, quad, index(2));
+  return {threadRow, laneCol};
+}
+
+Value KernelBuilder::epiloguePair(OpBuilder &ob,
+                                  const EpilogueValues &epilogue, Value acc,
+                                  Value row, Value col) {
+  Type cType = cast<MemRefType>(c.getType()).getElementType();
+  Value old;
+  if (epilogue.readsC) {
+    Value read = vector::LoadOp::create(ob, loc, VectorType::get({2}, cType),
+                                        c, ValueRange{row, col});
+    old = extendToF32(ob, loc, read);
+  }
+  auto position = [&]() { return std::make_pair(row, col); };
+  return epilogue.apply(ob, loc, acc, old, c, position);
+}
+
+Value KernelBuilder::epilogueElement(OpBuilder &ob,
+                                     const EpilogueValues &epilogue, Value acc,
+                                     Value row, Value col) {
+  Value old;
+  if (epilogue.readsC) {
+    Value read = memref::LoadOp::create(ob, loc, c, ValueRange{row, col});
+    old = read.getType() == ob.getF32Type()
+              ? read
+              : arith::ExtFOp::create(ob, loc, ob.getF32Type(), read)
+                    .getResult();
+  }
+  auto position = [&]() { return std::make_pair(row, col); };
+  return epilogue.apply(ob, loc, acc, old, c, position);
+}
+
+LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
+                                    Value col0) {
+  Value threadRow, laneCol;
+  std::tie(threadRow, laneCol) = accumulatorPosition();
+  Value rowBase = arith::AddIOp::create(b, loc, row0, threadRow);
+  Value colBase = arith::AddIOp::create(b, loc, col0, laneCol);
+
+  Type cType = cast<MemRefType>(c.getType()).getElementType();
+  bool rowMajor = p.cLayout == gemmc::MatrixLayout::Row;
+  auto pairType = VectorType::get({2}, cType);
+  auto f32Pair = VectorType::get({2}, b.getF32Type());
+  // Tiles inside the matrix store unguarded; the others element by
+  // element inside the bounds.
+  bool tails = gemmc::hasEdgeTiles(p, s);
+  // Pairs of a row-major C's columns are one access where its leading
+  // dimension is even; an odd one (static, or given at launch, when the
+  // tiles inside the matrix test it) is stored element by element.
+  std::optional<int64_t> ldc = p.leadingDimension(gemmc::Operand::C);
+  bool pairs = rowMajor && (!ldc || *ldc % 2 == 0);
+
+  auto stores = [&](OpBuilder &ob, const EpilogueValues &epilogue,
+                    bool guarded) {
+    for (auto [position, acc] : llvm::enumerate(accumulators)) {
+      int64_t mt = position / k.nTiles, nt = position % k.nTiles;
+      for (int64_t i = 0; i < k.instN / 2; i += 2) {
+        int64_t dRow = mt * k.instM + 8 * ((i / 2) % 2);
+        int64_t dCol = nt * k.instN + 8 * (i / 4);
+        Value row = addOffset(ob, loc, rowBase, dRow);
+        Value col = addOffset(ob, loc, colBase, dCol);
+        Value x = LLVM::ExtractValueOp::create(ob, loc, acc, i);
+        Value y = LLVM::ExtractValueOp::create(ob, loc, acc, i + 1);
+        Value pair = vector::FromElementsOp::create(ob, loc, f32Pair,
+                                                    ValueRange{x, y});
+        Value col1 = addOffset(ob, loc, col, 1);
+        if (!guarded && pairs) {
+          Value value = epiloguePair(ob, epilogue, pair, row, col);
+          Value narrow = value;
+          if (cType != ob.getF32Type())
+            narrow = arith::TruncFOp::create(ob, loc, pairType, value);
+          vector::StoreOp::create(
+              ob, loc, narrow, c, ValueRange{row, col}, /*nontemporal=*/false,
+              llvm::MaybeAlign(2 * cType.getIntOrFloatBitWidth() / 8));
+          continue;
+        }
+        // Element by element: a column-major C, or past the edges.
+        for (int64_t j = 0; j < 2; ++j) {
+          Value at = j ? col1 : col;
+          Value element = j ? y : x;
+          auto storeOne = [&](OpBuilder &eb) {
+            Value value = epilogueElement(eb, epilogue, element, row, at);
+            if (cType != eb.getF32Type())
+              value = arith::TruncFOp::create(eb, loc, cType, value);
+            memref::StoreOp::create(eb, loc, value, c, ValueRange{row, at});
+          };
+          if (!guarded) {
+            storeOne(ob);
+            continue;
+          }
+          Value inRows = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ult,
+                                               row, m);
+          Value inCols = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ult,
+                                               at, n);
+          Value inside = arith::AndIOp::create(ob, loc, inRows, inCols);
+          auto ifInside = scf::IfOp::create(ob, loc, inside, false);
+          OpBuilder tb = OpBuilder::atBlockBegin(&ifInside.getThenRegion().front());
+          tb.setInsertionPoint(ifInside.getThenRegion().front().getTerminator());
+          storeOne(tb);
+        }
+      }
+    }
+  };
+
+  // The epilogue reads the kernel's attributes from an op inside it.
+  Operation *at = b.getInsertionBlock()->getParentOp();
+  return buildEpilogue(
+      b, loc, at, c, [&](OpBuilder &ob, const EpilogueValues &epilogue) {
+        if (!tails) {
+          stores(ob, epilogue, /*guarded=*/false);
+          return;
+        }
+        Value tileRowEnd = addOffset(ob, loc, row0, k.rowsPerConsumer);
+        Value tileColEnd = addOffset(ob, loc, col0, s.bn());
+        Value rowsInside = arith::CmpIOp::create(
+            ob, loc, arith::CmpIPredicate::ule, tileRowEnd, m);
+        Value colsInside = arith::CmpIOp::create(
+            ob, loc, arith::CmpIPredicate::ule, tileColEnd, n);
+        Value inside = arith::AndIOp::create(ob, loc, rowsInside, colsInside);
+        if (pairs && !ldc) {
+          auto metadata = memref::ExtractStridedMetadataOp::create(ob, loc, c);
+          Value parity = arith::RemUIOp::create(
+              ob, loc, metadata.getStrides()[0], indexConstant(ob, loc, 2));
+          Value even = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::eq,
+                                             parity, indexConstant(ob, loc, 0));
+          inside = arith::AndIOp::create(ob, loc, inside, even);
+        }
+        scf::IfOp::create(
+            ob, loc, inside,
+            [&](OpBuilder &tb, Location) {
+              stores(tb, epilogue, /*guarded=*/false);
+              scf::YieldOp::create(tb, loc);
+            },
+            [&](OpBuilder &eb, Location) {
+              stores(eb, epilogue, /*guarded=*/true);
+              scf::YieldOp::create(eb, loc);
+            });
+      });
+}
