@@ -1,0 +1,287 @@
+//===- HopperRules.cpp - Hopper's kernels --------------------------------===//
+//
+// The rules of Hopper's kernels: the wgmma directives, the warp-
+// specialised kernel's tiles, stages and shared memory, clusters.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Rules.h"
+
+using namespace gemmc;
+using namespace gemmc::rules;
+
+/// The directives of Hopper's kernel need `wgmma`, which needs the others
+/// of its kind only: the mma.sync path's directives do not apply to it.
+bool Rules::checkHopperDirectives() {
+  if (!s.hasWgmma()) {
+    const std::pair<bool, DirectiveKind> needWgmma[] = {
+        {s.hasTma() || s.tmaC, DirectiveKind::Tma},
+        {s.consumers.has_value(), DirectiveKind::WarpSpecialize},
+        {s.persistent, DirectiveKind::Persistent},
+        {s.cluster.has_value(), DirectiveKind::Cluster}};
+    for (auto [given, directive] : needWgmma)
+      if (given)
+        return error(directive, "'" + stringify(directive) +
+                                    "' belongs to Hopper's warpgroup kernel: "
+                                    "add 'wgmma'");
+    return true;
+  }
+  const std::pair<bool, DirectiveKind> others[] = {
+      {s.hasMma(), DirectiveKind::Mma},
+      {s.registerTile.has_value(), DirectiveKind::RegisterTile},
+      {s.warpTile.has_value(), DirectiveKind::WarpTile},
+      {s.coalesce, DirectiveKind::Coalesce},
+      {s.hasPromotion(), DirectiveKind::Promote},
+      {s.registerDoubleBuffer || s.cpAsync, DirectiveKind::Pipeline},
+      {s.unroll.has_value(), DirectiveKind::Unroll},
+      {s.splitEdges, DirectiveKind::Edges}};
+  for (auto [given, directive] : others)
+    if (given)
+      return conflict(directive, DirectiveKind::Wgmma,
+                      "a wgmma kernel stages its tiles with 'tma' and "
+                      "'pipeline stages N', and wgmma fixes the threads' "
+                      "work");
+  // `vectorize global-load` sizes the pieces in which the producer's
+  // threads copy an operand that TMA does not.
+  if (s.vectorize) {
+    const std::array<int64_t, 4> &v = *s.vectorize;
+    if (v[1] != 1 || v[2] != 1 || v[3] != 1)
+      return error(DirectiveKind::Vectorize,
+                   "with wgmma, 'vectorize' sets only the global-load width "
+                   "of an operand the producer's threads copy "
+                   "('vectorize global-load a W'): wgmma reads shared memory "
+                   "and the kernel stores C itself");
+    const std::pair<bool, Operand> copies[] = {{s.tmaA, Operand::A},
+                                               {s.tmaB, Operand::B}};
+    for (auto [byTma, operand] : copies) {
+      int64_t width = s.globalLoadWidth(operand);
+      const char *name = operand == Operand::A ? "a" : "b";
+      if (byTma && width != 1)
+        return error(DirectiveKind::Vectorize,
+                     Twine("'tma ") + name + "' copies " + name +
+                         " with TMA: a global-load width for it does "
+                         "not apply");
+      int64_t bytes = width * sizeInBytes(p.a);
+      if (bytes > 16)
+        return error(DirectiveKind::Vectorize,
+                     Twine("the producer copies pieces of at most 16 bytes: "
+                           "a global-load width of ") +
+                         Twine(width) + " " + stringify(p.a) + " is " +
+                         Twine(bytes));
+    }
+  }
+  return true;
+}
+
+bool Rules::checkWarpgroup() {
+  if (arch && arch->name != "sm_90a")
+    return error(DirectiveKind::Wgmma,
+                 "wgmma is an instruction of sm_90a: compile with "
+                 "--arch=sm_90a (the target is " +
+                     arch->name + ")");
+  int64_t m = (*s.wgmma)[0], n = (*s.wgmma)[1], k = (*s.wgmma)[2];
+  bool tf32 = p.a == ElementType::F32;
+  int64_t wantK = tf32 ? 8 : 16;
+  if (m != 64 || n % 8 || n < 8 || n > 256 || k != wantK)
+    return error(DirectiveKind::Wgmma,
+                 "wgmma shapes are m64nNk" + Twine(wantK) + " for " +
+                     stringify(p.a) +
+                     " inputs, N a multiple of 8 from 8 to 256; got m" +
+                     Twine(m) + "n" + Twine(n) + "k" + Twine(k));
+  if (tf32 && !p.tf32)
+    return error(DirectiveKind::Wgmma, "wgmma takes f32 inputs as tf32: opt "
+                                       "in with 'math = tf32' in the problem");
+  // The producer's threads transpose an M- or N-major f32 operand; TMA
+  // copies it as it lies.
+  bool aByTmaMNMajor = s.tmaA && p.aLayout != MatrixLayout::Row;
+  bool bByTmaMNMajor = s.tmaB && p.bLayout != MatrixLayout::Col;
+  if (tf32 && (aByTmaMNMajor || bByTmaMNMajor))
+    return error(aByTmaMNMajor ? Part::Kind::AType : Part::Kind::BType,
+                 "tf32 wgmma reads both operands K-major: with 'tma', A must "
+                 "be row-major and B column-major (leave the operand out of "
+                 "'tma' and the producer's threads transpose it)");
+  // tf32x3 splits each element into its tf32 part and the remainder as the
+  // producer's threads copy it; TMA copies bytes as they are.
+  if (p.tf32x3 && s.hasTma())
+    return error(DirectiveKind::Tma,
+                 "math = tf32x3 splits each element of A and B as the "
+                 "producer's threads copy it: leave 'a' and 'b' out of 'tma'");
+
+  int64_t consumers = s.consumers.value_or(1);
+  if (consumers < 1 || consumers > 2)
+    return error(DirectiveKind::WarpSpecialize,
+                 "'warp-specialize' takes 1 or 2 consumer warpgroups, got " +
+                     Twine(consumers));
+  // The consumers release a stage once the wgmma after it is issued (one
+  // group stays in flight): with one stage the producer would wait for ever.
+  if (s.stages < 2)
+    return error(s.isPipelined() ? Part(DirectiveKind::Pipeline)
+                                 : Part(DirectiveKind::Wgmma),
+                 "the wgmma kernel keeps one stage's wgmma in flight while "
+                 "the next stage loads: it needs 'pipeline stages 2' or more");
+  if (s.stages > 8)
+    return error(DirectiveKind::Pipeline,
+                 "at most 8 pipeline stages, got " + Twine(s.stages));
+  if (!checkCluster())
+    return false;
+  WarpgroupKernel kernel = getWarpgroupKernel(p, s);
+  int64_t elementBytes = kernel.elementBytes;
+  int64_t rowElements = kSwizzleBytes / elementBytes;
+  if (s.bm() % (64 * consumers))
+    return error(DirectiveKind::Tile,
+                 "BM = " + Twine(s.bm()) + " is not a multiple of 64 rows per "
+                 "consumer warpgroup (" + Twine(consumers) + ")");
+  if (s.bn() % n)
+    return error(DirectiveKind::Tile, "BN = " + Twine(s.bn()) +
+                                          " is not a multiple of the wgmma N = " +
+                                          Twine(n));
+  if (s.bk() * elementBytes % kSwizzleBytes)
+    return error(DirectiveKind::Tile,
+                 "BK = " + Twine(s.bk()) + " (" + Twine(s.bk() * elementBytes) +
+                     " bytes) is not a multiple of the 128-byte rows of the "
+                     "swizzled tiles (" +
+                     Twine(rowElements) + " " + stringify(p.a) + " elements)");
+  // TMA boxes have at most 256 rows; an MN-major operand is cut into
+  // 128-byte columns, which the wgmma tiles must not straddle.
+  for (const TmaOperand *t : {&kernel.a, &kernel.b}) {
+    Part part = t->operand == Operand::A ? Part(Part::Kind::AType)
+                                         : Part(Part::Kind::BType);
+    const char *name = t->operand == Operand::A ? "A" : "B";
+    if (t->byTma && t->boxOuter > 256)
+      return error(DirectiveKind::Tile,
+                   Twine("a TMA box has at most 256 rows: the tile of ") +
+                       name + " needs " + Twine(t->boxOuter));
+    int64_t mnExtent = t->operand == Operand::A ? 64 : n;
+    if (!t->kMajor && mnExtent % rowElements)
+      return error(part, Twine("with ") + name +
+                             " stored M- or N-major, the wgmma tile (" +
+                             Twine(mnExtent) + ") must be a multiple of " +
+                             Twine(rowElements) + " elements");
+    // A cluster's blocks each copy a slice of the box's rows, on whole
+    // swizzle atoms of 8 rows.
+    if (t->boxOuter % (8 * t->multicast))
+      return error(DirectiveKind::Cluster,
+                   Twine("the ") + Twine(t->multicast) +
+                       " blocks that share the tile of " + name +
+                       " each multicast a slice of its " +
+                       Twine(t->boxOuter) +
+                       " box rows, which must be a multiple of 8 rows");
+  }
+  if (kernel.c) {
+    bool rowMajor = kernel.c->rowMajor;
+    std::optional<int64_t> extent = rowMajor ? p.n : p.m;
+    int64_t multiple = kernel.c->sizeMultiple();
+    if (extent && *extent % multiple)
+      return error(DirectiveKind::Tma,
+                   Twine("'tma c' stores C in 16-byte units along its ") +
+                       (rowMajor ? "rows" : "columns") + ": " +
+                       (rowMajor ? "N = " : "M = ") + Twine(*extent) +
+                       " is not a multiple of " + Twine(multiple) +
+                       " (the last unit would write past the matrix)");
+  }
+  if (kernel.c && s.bn() % kernel.c->groupColumns)
+    return error(DirectiveKind::Tile,
+                 "'tma c' stores C in 128-byte groups of " +
+                     Twine(kernel.c->groupColumns) + " " + stringify(p.c) +
+                     " columns: BN = " + Twine(s.bn()) +
+                     " is not a multiple of them");
+
+  // TMA reads and writes rows that start at multiples of 16 bytes, the
+  // producer's threads pieces of the global-load width; C without `tma c`
+  // takes any leading dimension (pairs of columns are stored element by
+  // element where it is odd). (Sizes given at launch: the contract's
+  // leading-dimension multiples say so, and the runtime checks them.)
+  int64_t cMultiple = kernel.c ? 16 / kernel.c->elementBytes : 1;
+  const std::pair<Operand, int64_t> multiples[] = {
+      {Operand::A, leadingDimMultiple(kernel.a, elementBytes)},
+      {Operand::B, leadingDimMultiple(kernel.b, elementBytes)},
+      {Operand::C, cMultiple}};
+  for (auto [operand, multiple] : multiples) {
+    std::optional<int64_t> ld = p.leadingDimension(operand);
+    if (!ld || *ld % multiple == 0)
+      continue;
+    const char *names[] = {"A", "B", "C"};
+    Part part = operand == Operand::A   ? Part(Part::Kind::AType)
+                : operand == Operand::B ? Part(Part::Kind::BType)
+                                        : Part(Part::Kind::CType);
+    return error(part, Twine("the wgmma kernel needs the leading dimension "
+                             "of ") +
+                           names[int(operand)] + " (" + Twine(*ld) +
+                           ") to be a multiple of " + Twine(multiple) +
+                           (operand != Operand::C &&
+                                    !(operand == Operand::A ? kernel.a
+                                                            : kernel.b)
+                                         .byTma
+                                ? " (the producer copies pieces of the "
+                                  "global-load width)"
+                                : " (TMA copies rows of 16-byte multiples)"));
+  }
+
+  facts.threadsPerBlock = kernel.threads;
+  facts.sharedBytes = kernel.sharedBytes;
+  int64_t budget =
+      kernel.consumerRegisters ? kernel.consumerRegisters : kMaxRegistersPerThread;
+  // Accumulators (and tf32x3's sums) plus descriptors, addresses and the
+  // epilogue's values.
+  facts.registers = satAdd(kernel.accumulators + kernel.sums, 40);
+  facts.registerCap = budget;
+  facts.registerPressure = facts.registers;
+  if (facts.registers > budget)
+    return error(DirectiveKind::Tile,
+                 "a consumer thread holds " + Twine(kernel.accumulators) +
+                     " accumulators of the " + Twine(kernel.rowsPerConsumer) +
+                     "x" + Twine(s.bn()) + " tile of its warpgroup" +
+                     (kernel.sums ? " and as many sums of a k tile's "
+                                    "tf32x3 products"
+                                  : "") +
+                     ", and needs about " + Twine(facts.registers) +
+                     " registers, more than the " + Twine(budget) +
+                     " it can have");
+  // The stores of C at the matrix's edges are guarded element by element,
+  // or with `tma c` clipped by TMA but C read (beta) element by element at
+  // clamped positions; with a full tile of accumulators live, ptxas may
+  // then spill (seen from 128 accumulators on, depending on C's type and
+  // the warpgroups).
+  if (hasEdgeTiles(p, s) && kernel.accumulators >= 128 &&
+      (!kernel.c || p.alphaBeta))
+    warning(DirectiveKind::Tile,
+            Twine("the kernel may spill registers to local memory: at the "
+                  "matrix's edges it ") +
+                (kernel.c ? "reads C element by element"
+                          : "stores C element by element") +
+                " while " + Twine(kernel.accumulators) +
+                " accumulators per consumer thread are live (ptxas -v tells" +
+                (kernel.c ? ")" : "; 'tma c' stores through shared memory "
+                                  "instead)"));
+  if (arch && facts.sharedBytes > arch->sharedMemoryLimit)
+    return error(DirectiveKind::Pipeline,
+                 "the tiles need " + Twine(facts.sharedBytes) +
+                     " bytes of shared memory (" + Twine(s.stages) +
+                     " stages), more than the " + arch->name + " limit of " +
+                     Twine(arch->sharedMemoryLimit) + " bytes");
+  return true;
+}
+
+bool Rules::checkCluster() {
+  if (!s.cluster)
+    return true;
+  int64_t cm = s.clusterM(), cn = s.clusterN();
+  if (!llvm::isPowerOf2_64(cm) || !llvm::isPowerOf2_64(cn) ||
+      cm * cn > kMaxClusterSize)
+    return error(DirectiveKind::Cluster,
+                 "a cluster is a power of two of tile rows by a power of two "
+                 "of tile columns, at most " +
+                     Twine(kMaxClusterSize) + " blocks; got " + Twine(cm) +
+                     "x" + Twine(cn));
+  // The blocks of a cluster walk the same tiles in step (their copies feed
+  // each other): a grid of whole clusters that loops over the tiles.
+  if (!s.persistent)
+    return error(DirectiveKind::Cluster,
+                 "a cluster's blocks walk the tiles together: 'cluster' "
+                 "needs 'persistent'");
+  if (!s.tmaA || !s.tmaB)
+    return error(DirectiveKind::Cluster,
+                 "a cluster's blocks share their tiles by TMA multicast: "
+                 "'cluster' needs 'tma a b'");
+  return true;
+}

@@ -1,0 +1,90 @@
+//===- Rules.h - the rules a schedule must satisfy --------------*- C++ -*-===//
+//
+// The checks of checkSchedule and checkImplemented, one class whose parts
+// live by kernel kind: Rules.cpp (the problem, the types, what is
+// implemented, the entry points), SimtRules.cpp (the SIMT and mma.sync
+// kernels' threads, copies, shared memory), RegisterEstimate.cpp (their
+// registers and the spill warning) and HopperRules.cpp (wgmma, TMA,
+// warp specialisation, clusters).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GEMMC_LIB_SCHEDULE_RULES_H
+#define GEMMC_LIB_SCHEDULE_RULES_H
+
+#include "gemmc/Schedule/Registers.h"
+#include "gemmc/Schedule/Saturating.h"
+#include "gemmc/Schedule/Schedule.h"
+#include "gemmc/Schedule/Warpgroup.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace gemmc::rules {
+
+using llvm::Twine;
+
+class Rules {
+public:
+  Rules(const Problem &problem, const Schedule &schedule, const Arch *arch,
+        DiagnosticHandler handler)
+      : p(problem), s(schedule), arch(arch), handler(handler) {}
+
+  std::optional<ScheduleFacts> run();
+  bool checkImplemented();
+
+private:
+  bool error(Part part, const Twine &message) {
+    handler({Diagnostic::Severity::Error, part, message.str()});
+    return false;
+  }
+  void warning(Part part, const Twine &message) {
+    handler({Diagnostic::Severity::Warning, part, message.str()});
+  }
+  void note(Part part, const Twine &message) {
+    handler({Diagnostic::Severity::Note, part, message.str()});
+  }
+  bool conflict(DirectiveKind directive, DirectiveKind other,
+                const Twine &why) {
+    error(directive, "'" + stringify(directive) +
+                         "' cannot be combined with '" + stringify(other) +
+                         "': " + why);
+    note(other, "'" + stringify(other) + "' is given here");
+    return false;
+  }
+  bool notYet(Part part, const Twine &what) {
+    return error(part, what + " is not implemented yet");
+  }
+
+  bool checkProblem();
+  bool checkTypes();
+  bool checkThreads();
+  bool checkPromoteAndPipeline();
+  bool checkVectorize();
+  bool checkCooperativeLoads();
+  bool checkSizes();
+  bool checkSharedMemory();
+  bool checkSharedRows();
+  bool checkRegisters();
+  bool checkHopperDirectives();
+  bool checkWarpgroup();
+  bool checkCluster();
+  void warnOfSpills(Part at, int64_t acc, int64_t fragments);
+
+  /// The directive that makes the threads: the warp tile with mma, else the
+  /// register tile, else the tile.
+  DirectiveKind threadsPart() const {
+    if (s.hasMma())
+      return DirectiveKind::WarpTile;
+    return s.registerTile ? DirectiveKind::RegisterTile : DirectiveKind::Tile;
+  }
+
+  const Problem &p;
+  const Schedule &s;
+  const Arch *arch;
+  DiagnosticHandler handler;
+  ScheduleFacts facts;
+};
+
+} // namespace gemmc::rules
+
+#endif // GEMMC_LIB_SCHEDULE_RULES_H
