@@ -1,0 +1,75 @@
+//===- Explain.cpp - gemm-bench --explain --------------------------------===//
+//
+// `--explain`: the cost model's ranking of each family's variants, without
+// a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gemmc-rt/Bench.h"
+
+#include <cstdio>
+#include <iostream>
+
+using namespace gemmc::rt;
+
+/// `--explain`: how each family would choose its variant for each problem,
+/// by its contracts and the cost model on `--device-model` (no GPU): every
+/// variant in the order of choice with its predicted time and the model's
+/// terms, or why it cannot run the problem.
+int gemmc::rt::explainBench(BenchOptions &o) {
+  std::vector<std::pair<std::string, std::vector<Contract>>> files;
+  for (const std::string &path : o.kernels) {
+    std::vector<Contract> contracts;
+    std::string error;
+    if (!parseContracts(readFile(path), contracts, error)) {
+      std::cerr << "gemm-bench: error: " << path << ": " << error << "\n";
+      return 1;
+    }
+    files.emplace_back(path, std::move(contracts));
+  }
+  takeProblemFromKernels(o, files.front().second.front().problem);
+  std::vector<Shape> shapes = o.shapes;
+  if (shapes.empty())
+    for (const Size &size : o.sizes)
+      shapes.push_back({size, o.lda, o.ldb, o.ldc});
+  std::printf("device: %s\n", o.deviceModel.name.c_str());
+  auto ms = [](double seconds) { return fmt(seconds * 1e3, "%.4f"); };
+  for (const Shape &shape : shapes) {
+    for (const auto &[path, contracts] : files) {
+      Problem p = problemOf(o, shape);
+      std::printf("\n%s: %s (%s)\n", path.c_str(), shape.label().c_str(),
+                  p.str().c_str());
+      std::printf("%-4s %-32s %10s %6s %7s %6s %6s %10s %10s %10s  %s\n",
+                  "rank", "variant", "pred. ms", "splits", "units", "waves",
+                  "rounds",
+                  "compute ms", "memory ms", "reduce ms",
+                  "constants (fixed us, latency us, compute, memory, "
+                  "reduce)");
+      int rank = 0;
+      for (const RankedVariant &r : rankVariants(contracts, p, o.deviceModel)) {
+        const Contract &c = contracts[r.index];
+        if (!r.whyNot.empty()) {
+          std::printf("%-4s %-32s  %s\n", "-", c.entry.c_str(),
+                      r.whyNot.c_str());
+          continue;
+        }
+        const CostFeatures &f = r.features;
+        const CostConstants &k = r.constants;
+        char constants[128];
+        std::snprintf(constants, sizeof(constants),
+                      "%.2f %.2f %.3f %.3f %.3f%s%s", k.fixed, k.latency,
+                      k.compute, k.memory, k.reduce,
+                      c.hasCost && c.cost.fitted ? "" : " (defaults)",
+                      r.overrides ? "; override: " : "");
+        std::printf("%-4d %-32s %10s %6lld %7lld %6lld %6lld %10s %10s %10s  "
+                    "%s%s\n",
+                    ++rank, c.entry.c_str(), ms(r.seconds).c_str(),
+                    (long long)r.splits, (long long)f.units, (long long)f.waves, (long long)f.rounds,
+                    ms(f.compute).c_str(), ms(f.memory).c_str(),
+                    ms(f.reduce).c_str(), constants,
+                    r.overrides ? c.when.str().c_str() : "");
+      }
+    }
+  }
+  return 0;
+}
