@@ -514,34 +514,12 @@ bool Parser::parseEdges(Directive &d) {
   return true;
 }
 
-static std::optional<DirectiveKind> getDirectiveKind(StringRef name) {
-  return llvm::StringSwitch<std::optional<DirectiveKind>>(name)
-      .Case("tile", DirectiveKind::Tile)
-      .Case("coalesce", DirectiveKind::Coalesce)
-      .Case("promote", DirectiveKind::Promote)
-      .Case("register-tile", DirectiveKind::RegisterTile)
-      .Case("warp-tile", DirectiveKind::WarpTile)
-      .Case("vectorize", DirectiveKind::Vectorize)
-      .Case("mma", DirectiveKind::Mma)
-      .Case("pipeline", DirectiveKind::Pipeline)
-      .Case("raster", DirectiveKind::Raster)
-      .Case("split-k", DirectiveKind::SplitK)
-      .Case("unroll", DirectiveKind::Unroll)
-      .Case("edges", DirectiveKind::Edges)
-      .Case("wgmma", DirectiveKind::Wgmma)
-      .Case("tma", DirectiveKind::Tma)
-      .Case("warp-specialize", DirectiveKind::WarpSpecialize)
-      .Case("persistent", DirectiveKind::Persistent)
-      .Case("cluster", DirectiveKind::Cluster)
-      .Default(std::nullopt);
-}
-
 bool Parser::parseDirective(ScheduleDecl &schedule) {
   SMLoc loc = tok.getLoc();
   if (!tok.is(Token::Identifier))
     return error("expected a schedule directive, got " + describe());
   StringRef name = tok.spelling;
-  std::optional<DirectiveKind> kind = getDirectiveKind(name);
+  std::optional<DirectiveKind> kind = directiveNamed(name);
   if (!kind)
     return error(loc, "unknown directive '" + name + "'");
   if (const Directive *previous = schedule.find(*kind)) {

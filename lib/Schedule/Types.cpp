@@ -1,6 +1,7 @@
 //===- Types.cpp - names of element types, layouts and epilogues ----------===//
 
 #include "gemmc/Schedule/Types.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace gemmc;
@@ -48,40 +49,17 @@ StringRef gemmc::stringify(BiasKind bias) {
 
 StringRef gemmc::stringify(DirectiveKind kind) {
   switch (kind) {
-  case DirectiveKind::Tile:
-    return "tile";
-  case DirectiveKind::Coalesce:
-    return "coalesce";
-  case DirectiveKind::Promote:
-    return "promote";
-  case DirectiveKind::RegisterTile:
-    return "register-tile";
-  case DirectiveKind::WarpTile:
-    return "warp-tile";
-  case DirectiveKind::Vectorize:
-    return "vectorize";
-  case DirectiveKind::Mma:
-    return "mma";
-  case DirectiveKind::Pipeline:
-    return "pipeline";
-  case DirectiveKind::Raster:
-    return "raster";
-  case DirectiveKind::Wgmma:
-    return "wgmma";
-  case DirectiveKind::Tma:
-    return "tma";
-  case DirectiveKind::WarpSpecialize:
-    return "warp-specialize";
-  case DirectiveKind::Persistent:
-    return "persistent";
-  case DirectiveKind::Cluster:
-    return "cluster";
-  case DirectiveKind::SplitK:
-    return "split-k";
-  case DirectiveKind::Unroll:
-    return "unroll";
-  case DirectiveKind::Edges:
-    return "edges";
+#define GEMMC_DIRECTIVE(Kind, Spelling)                                        \
+  case DirectiveKind::Kind:                                                    \
+    return Spelling;
+#include "gemmc/Schedule/Directives.def"
   }
   llvm_unreachable("unknown directive");
+}
+
+std::optional<DirectiveKind> gemmc::directiveNamed(StringRef spelling) {
+  return llvm::StringSwitch<std::optional<DirectiveKind>>(spelling)
+#define GEMMC_DIRECTIVE(Kind, Spelling) .Case(Spelling, DirectiveKind::Kind)
+#include "gemmc/Schedule/Directives.def"
+      .Default(std::nullopt);
 }

@@ -1,6 +1,7 @@
 //===- Space.cpp - the schedules gemmc-tune measures ----------------------===//
 
 #include "gemmc/Tuning/Space.h"
+#include "gemmc/Frontend/Printer.h"
 #include "gemmc/Schedule/Warpgroup.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -526,22 +527,18 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
 std::string tuning::scheduleFile(const std::string &name,
                                  const Problem &problem,
                                  const Schedule &schedule, bool tf32x3) {
-  std::string text;
+  // Sizes at launch, the tuned types and layouts, tf32x3 where asked.
+  Problem tuned;
+  tuned.m = tuned.n = tuned.k = std::nullopt;
+  tuned.a = problem.a;
+  tuned.b = problem.b;
+  tuned.c = problem.c;
+  tuned.aLayout = problem.aLayout;
+  tuned.bLayout = problem.bLayout;
+  tuned.cLayout = problem.cLayout;
+  tuned.tf32 = tuned.tf32x3 = tf32x3;
+  std::string text = "# gemmc-tune candidate\n";
   llvm::raw_string_ostream os(text);
-  auto matrix = [&](const char *operand, ElementType type,
-                    MatrixLayout layout) {
-    os << "    " << operand << " = " << stringify(type) << " "
-       << (layout == MatrixLayout::Row ? "row" : "col") << "\n";
-  };
-  os << "# gemmc-tune candidate\nkernel " << name
-     << " {\n  problem {\n    m = ?\n    n = ?\n    k = ?\n";
-  matrix("a", problem.a, problem.aLayout);
-  matrix("b", problem.b, problem.bLayout);
-  matrix("c", problem.c, problem.cLayout);
-  if (tf32x3)
-    os << "    math = tf32x3\n";
-  os << "  }\n  schedule {\n";
-  printDirectives(os, schedule, "    ");
-  os << "  }\n}\n";
+  printKernel(os, name, tuned, schedule);
   return text;
 }

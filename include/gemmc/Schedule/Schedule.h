@@ -320,12 +320,6 @@ void visitScheduleFields(Visitor &&visit, S &...s) {
 /// The body of `#gemm.schedule<...>`: `tile = 128x128x8, coalesce, ...`.
 void printScheduleFields(llvm::raw_ostream &os, const Schedule &schedule);
 
-/// The schedule as the language's directives (docs/dsl.md), one per line,
-/// each after `indent`: what a schedule file's `schedule` section (or a
-/// variant) holds for it. gemmc-tune writes its candidates so.
-void printDirectives(llvm::raw_ostream &os, const Schedule &schedule,
-                     llvm::StringRef indent);
-
 /// A promoted operand's shared-memory buffer: `stages` tiles of
 /// rows x (cols + pad) elements.
 struct SharedBuffer {

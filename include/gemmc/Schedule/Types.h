@@ -10,6 +10,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
+#include <optional>
 
 namespace gemmc {
 
@@ -27,26 +28,13 @@ enum class BiasKind { Row, Col };
 
 /// The directives of a schedule, as the language spells them (stringify).
 enum class DirectiveKind {
-  Tile,
-  Coalesce,
-  Promote,
-  RegisterTile,
-  WarpTile,
-  Vectorize,
-  Mma,
-  Pipeline,
-  Raster,
-  SplitK,
-  Unroll,
-  Edges,
-  Wgmma,
-  Tma,
-  WarpSpecialize,
-  Persistent,
-  Cluster,
+#define GEMMC_DIRECTIVE(Kind, Spelling) Kind,
+#include "gemmc/Schedule/Directives.def"
 };
 
 llvm::StringRef stringify(DirectiveKind kind);
+/// The directive a schedule file spells `spelling`, if any.
+std::optional<DirectiveKind> directiveNamed(llvm::StringRef spelling);
 llvm::StringRef stringify(ElementType type);
 llvm::StringRef stringify(MatrixLayout layout);
 llvm::StringRef stringify(MathMode mode);
