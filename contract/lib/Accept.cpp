@@ -1,0 +1,153 @@
+//===- Accept.cpp - which problems a contract takes ----------------------===//
+//
+// Whether a kernel takes a problem: types, layouts, epilogue, sizes,
+// leading dimensions and alignment, limits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gemmc-contract/Contract.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+using namespace gemmc::contract;
+
+/// The leading dimensions and batch strides of `p` for a kernel that takes
+/// them at launch (`descriptors`), or that assumes dense matrices.
+static bool acceptsLeadingDims(const Contract &contract, const Problem &p,
+                               std::string &why) {
+  const Problem &k = contract.problem;
+  struct Matrix {
+    const char *name;
+    int64_t ld, dense, given, stride, span;
+  } matrices[] = {{"A", p.ldOfA(), p.aLayout == Layout::Row ? p.k : p.m, p.lda,
+                   p.strideOfA(), p.spanOfA()},
+                  {"B", p.ldOfB(), p.bLayout == Layout::Row ? p.n : p.k, p.ldb,
+                   p.strideOfB(), p.spanOfB()},
+                  {"C", p.ldOfC(), p.cLayout == Layout::Row ? p.n : p.m, p.ldc,
+                   p.strideOfC(), p.spanOfC()}};
+  for (int i = 0; i < 3; ++i) {
+    const Matrix &m = matrices[i];
+    if (!contract.descriptors()) {
+      if (m.given && m.given != m.dense) {
+        why = std::string("the kernel takes dense matrices: the leading "
+                          "dimension of ") +
+              m.name + " must be " + std::to_string(m.dense);
+        return false;
+      }
+      continue;
+    }
+    int64_t multiple = contract.ldMultiple[i];
+    if (m.ld < m.dense || m.ld % multiple) {
+      why = std::string("the leading dimension of ") + m.name + " (" +
+            std::to_string(m.ld) + ") must be at least " +
+            std::to_string(m.dense) + " and a multiple of " +
+            std::to_string(multiple);
+      const TensorMapBox *boxes[] = {&contract.boxA, &contract.boxB,
+                                     &contract.boxC};
+      if (boxes[i]->inner != 0)
+        why += " (the kernel copies it with TMA, whose rows start at "
+               "multiples of 16 bytes)";
+      return false;
+    }
+    if (k.batch != 1 && p.batch > 1 &&
+        (m.stride < m.span || m.stride % multiple)) {
+      why = std::string("the batch stride of ") + m.name + " (" +
+            std::to_string(m.stride) + ") must be at least " +
+            std::to_string(m.span) + " and a multiple of " +
+            std::to_string(multiple);
+      return false;
+    }
+    // 32-bit index arithmetic: every element's offset must fit.
+    if (contract.indexBits() == 32 &&
+        (p.batch - 1) * m.stride + m.span >= (int64_t(1) << 31)) {
+      why = std::string("the kernel indexes in 32 bits: ") + m.name +
+            " spans 2^31 elements or more";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool gemmc::contract::takesEveryProblem(const Contract &c) {
+  return c.when.isAll() && c.ldMultiple[0] == 1 && c.ldMultiple[1] == 1 &&
+         c.ldMultiple[2] == 1 && c.multipleM == 1 && c.multipleN == 1 &&
+         c.multipleK == 1 && !c.storesWithTma();
+}
+
+bool gemmc::contract::accepts(const Contract &contract, const Problem &p,
+                              std::string &why) {
+  const Problem &k = contract.problem;
+  const std::tuple<int64_t, int64_t, int64_t, const char *> dims[] = {
+      {k.m, p.m, contract.multipleM, "M"},
+      {k.n, p.n, contract.multipleN, "N"},
+      {k.k, p.k, contract.multipleK, "K"}};
+  for (auto [fixed, want, multiple, name] : dims) {
+    if (want < 1) {
+      why = std::string(name) + " = " + std::to_string(want) +
+            ": sizes must be at least 1";
+      return false;
+    }
+    if (fixed != 0 && fixed != want) {
+      why = std::string("the kernel was compiled for ") + name + " = " +
+            std::to_string(fixed) + ", not " + std::to_string(want);
+      return false;
+    }
+    if (want % multiple != 0) {
+      why = std::string(name) + " = " + std::to_string(want) +
+            " is not a multiple of " + std::to_string(multiple);
+      if (contract.storesWithTma())
+        why += " (the kernel stores C with TMA, in 16-byte units)";
+      return false;
+    }
+  }
+  if (p.a != k.a || p.b != k.b || p.c != k.c || p.acc != k.acc) {
+    why = "element types differ: the kernel computes " + k.str();
+    return false;
+  }
+  if (p.aLayout != k.aLayout || p.bLayout != k.bLayout ||
+      p.cLayout != k.cLayout) {
+    why = "layouts differ: the kernel computes " + k.str();
+    return false;
+  }
+  // A descriptor kernel takes any strides (checked below).
+  if ((k.batch != 0 && p.batch != k.batch) ||
+      (k.batch > 1 && !contract.descriptors() &&
+       (p.strideOfA() != k.strideOfA() || p.strideOfB() != k.strideOfB() ||
+        p.strideOfC() != k.strideOfC()))) {
+    why = "batches differ: the kernel computes " + k.str();
+    return false;
+  }
+  if (!acceptsLeadingDims(contract, p, why))
+    return false;
+  // Split-K's workspace is indexed like the matrices, in 32 bits (with
+  // the splits chosen at launch, one split's).
+  bool fits = !contract.splitsK() ||
+              (contract.splitsAtLaunch()
+                   ? contract.maxSplits(p) >= 1
+                   : contract.tiles(p) <= (int64_t(1) << 31) /
+                                              (contract.splits *
+                                               contract.partialFloats));
+  if (!fits) {
+    why = "split-k's workspace for " + std::to_string(contract.tiles(p)) +
+          " tiles of C would exceed 2^31 floats";
+    return false;
+  }
+  if (!contract.alphaBeta && (p.alpha != 1 || p.beta != 0)) {
+    why = "the kernel computes C = A * B: it takes no alpha and beta";
+    return false;
+  }
+  if (p.bias != contract.bias || p.relu != contract.relu) {
+    why = "the kernel's epilogue is " + contract.semantics;
+    return false;
+  }
+  return true;
+}
