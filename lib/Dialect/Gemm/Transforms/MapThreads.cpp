@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Bounds.h"
-#include "Epilogue.h"
-#include "SplitK.h"
-#include "Utils.h"
+#include "Lowering/Bounds.h"
+#include "Lowering/Epilogue.h"
+#include "Lowering/SplitK.h"
+#include "Utils/Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"

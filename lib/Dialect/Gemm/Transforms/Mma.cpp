@@ -1,9 +1,9 @@
 //===- Mma.cpp - a warp's tile on tensor cores with mma.sync --------------===//
 
-#include "Epilogue.h"
-#include "SplitK.h"
-#include "MmaLayout.h"
-#include "Utils.h"
+#include "Lowering/Epilogue.h"
+#include "Lowering/SplitK.h"
+#include "Lowering/MmaLayout.h"
+#include "Utils/Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"

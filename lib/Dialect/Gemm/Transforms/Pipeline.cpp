@@ -1,6 +1,6 @@
 //===- Pipeline.cpp - multi-buffered shared memory, register prefetch -----===//
 
-#include "Utils.h"
+#include "Utils/Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

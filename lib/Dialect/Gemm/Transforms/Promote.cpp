@@ -1,6 +1,6 @@
 //===- Promote.cpp - stage the tiles of A and B in shared memory ----------===//
 
-#include "Utils.h"
+#include "Utils/Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"

@@ -1,6 +1,6 @@
 //===- Raster.cpp - block-index swizzle for L2 reuse ----------------------===//
 
-#include "Utils.h"
+#include "Utils/Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
 

@@ -1,7 +1,7 @@
 //===- TileBlocks.cpp - distribute a gemm.matmul over thread blocks -------===//
 
-#include "SplitK.h"
-#include "Utils.h"
+#include "Lowering/SplitK.h"
+#include "Utils/Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
 #include "gemmc/Schedule/Registers.h"

@@ -1,6 +1,6 @@
 //===- Unroll.cpp - unroll the inner loop over BK -------------------------===//
 
-#include "Utils.h"
+#include "Utils/Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"

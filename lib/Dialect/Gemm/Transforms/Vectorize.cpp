@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Accesses.h"
-#include "Bounds.h"
+#include "Lowering/Accesses.h"
+#include "Lowering/Bounds.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
 #include "gemmc/Dialect/Gemm/Transforms/Transforms.h"

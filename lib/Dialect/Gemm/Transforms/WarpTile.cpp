@@ -1,6 +1,6 @@
 //===- WarpTile.cpp - distribute a block tile over the block's warps ------===//
 
-#include "Utils.h"
+#include "Utils/Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
 

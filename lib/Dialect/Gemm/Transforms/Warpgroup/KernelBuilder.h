@@ -58,9 +58,9 @@
 #ifndef GEMMC_LIB_DIALECT_GEMM_TRANSFORMS_WARPGROUP_KERNELBUILDER_H
 #define GEMMC_LIB_DIALECT_GEMM_TRANSFORMS_WARPGROUP_KERNELBUILDER_H
 
-#include "../Epilogue.h"
-#include "../SplitK.h"
-#include "../Utils.h"
+#include "Lowering/Epilogue.h"
+#include "Lowering/SplitK.h"
+#include "Utils/Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "gemmc/Dialect/Gemm/IR/KernelABI.h"
 #include "gemmc/Schedule/Warpgroup.h"

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Accesses.h"
+#include "Lowering/Accesses.h"
 #include "gemmc/Dialect/Gemm/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 

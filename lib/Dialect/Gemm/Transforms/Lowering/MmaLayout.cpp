@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "MmaLayout.h"
-#include "Utils.h"
+#include "Lowering/MmaLayout.h"
+#include "Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 using namespace mlir;

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Accesses.h"
-#include "Bounds.h"
+#include "Lowering/Accesses.h"
+#include "Lowering/Bounds.h"
 #include "gemmc/Dialect/Gemm/Transforms/Transforms.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

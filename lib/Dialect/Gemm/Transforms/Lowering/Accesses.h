@@ -10,8 +10,8 @@
 #ifndef GEMMC_LIB_DIALECT_GEMM_TRANSFORMS_ACCESSES_H
 #define GEMMC_LIB_DIALECT_GEMM_TRANSFORMS_ACCESSES_H
 
-#include "Bounds.h"
-#include "Utils.h"
+#include "Lowering/Bounds.h"
+#include "Utils/Utils.h"
 
 namespace mlir::gemm {
 

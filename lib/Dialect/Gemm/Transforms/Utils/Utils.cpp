@@ -1,6 +1,6 @@
 //===- Utils.cpp - helpers shared by the gemm transformation passes -------===//
 
-#include "Utils.h"
+#include "Utils/Utils.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

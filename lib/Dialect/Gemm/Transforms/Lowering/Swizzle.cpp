@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Utils.h"
+#include "Utils/Utils.h"
 #include "gemmc/Dialect/Gemm/Transforms/Transforms.h"
 
 using namespace mlir;

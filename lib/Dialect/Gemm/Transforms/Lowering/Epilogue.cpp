@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Epilogue.h"
-#include "Bounds.h"
-#include "Utils.h"
+#include "Lowering/Epilogue.h"
+#include "Lowering/Bounds.h"
+#include "Utils/Utils.h"
 #include "gemmc/Dialect/Gemm/IR/KernelABI.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

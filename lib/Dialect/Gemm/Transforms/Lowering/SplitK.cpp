@@ -8,10 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "SplitK.h"
-#include "Accesses.h"
-#include "Bounds.h"
-#include "Utils.h"
+#include "Lowering/SplitK.h"
+#include "Lowering/Accesses.h"
+#include "Lowering/Bounds.h"
+#include "Utils/Utils.h"
 #include "gemmc/Dialect/Gemm/IR/KernelABI.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

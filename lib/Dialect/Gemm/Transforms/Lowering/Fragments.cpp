@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "MmaLayout.h"
-#include "Utils.h"
+#include "Lowering/MmaLayout.h"
+#include "Utils/Utils.h"
 #include "gemmc/Dialect/Gemm/Transforms/Transforms.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
