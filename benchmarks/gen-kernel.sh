@@ -1,5 +1,7 @@
 # Sourced by the compile step of the benchmark scripts (wgmma-copies.sh,
-# wgmma-tf32x3.sh): `gen NAME M N K TYPE LAYOUT "DIRECTIVES; ..."
+# wgmma-tf32x3.sh, splits-at-launch.sh) with $dir set: sets $gemmc (GEMMC
+# overrides), makes $dir/k and $dir/bin and copies the calling script into
+# $dir. Then `gen NAME M N K TYPE LAYOUT "DIRECTIVES; ..."
 # ["STATEMENTS; ..."]` writes $dir/k/NAME.gemm, A, B and C of TYPE in LAYOUT
 # (r or c each, e.g. rrc) with the problem's further statements, and
 # compiles it with $gemmc for sm_90a.
@@ -17,3 +19,7 @@ gen() {
   "$gemmc" --arch=sm_90a "$dir/k/$1.gemm" -o "$dir/k/$1.ptx" ||
     { echo "gemmc failed on $1" >&2; exit 1; }
 }
+
+gemmc=${GEMMC:-$(dirname "$0")/../build/bin/gemmc}
+mkdir -p "$dir/k" "$dir/bin"
+cp "$0" "$dir/"

@@ -11,9 +11,6 @@
 set -uo pipefail
 mode=${1:?compile or run} dir=${2:?folder}
 if [ "$mode" = compile ]; then
-  gemmc=${GEMMC:-$(dirname "$0")/../build/bin/gemmc}
-  mkdir -p "$dir/k" "$dir/bin"
-  cp "$0" "$dir/"
   . "$(dirname "$0")/gen-kernel.sh"
   ws="tma a b c; split-k ?"
   gen z_w64x64 ? ? ? f16 rrr "tile 64x64x64; wgmma m64n64k16; pipeline stages 8; warp-specialize 1; $ws"

@@ -8,9 +8,6 @@
 set -uo pipefail
 mode=${1:?compile or run} dir=${2:?folder}
 if [ "$mode" = compile ]; then
-  gemmc=${GEMMC:-$(dirname "$0")/../build/bin/gemmc}
-  mkdir -p "$dir/k" "$dir/bin"
-  cp "$0" "$dir/"
   . "$(dirname "$0")/gen-kernel.sh"
   w="pipeline stages 4; warp-specialize 2; persistent; raster 8"
   t128="tile 128x128x64; wgmma m64n128k16; $w"

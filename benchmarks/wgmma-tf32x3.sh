@@ -10,9 +10,6 @@
 set -uo pipefail
 mode=${1:?compile or run} dir=${2:?folder}
 if [ "$mode" = compile ]; then
-  gemmc=${GEMMC:-$(dirname "$0")/../build/bin/gemmc}
-  mkdir -p "$dir/k" "$dir/bin"
-  cp "$0" "$dir/"
   . "$(dirname "$0")/gen-kernel.sh"
   w="pipeline stages 3; warp-specialize 2; persistent; raster 8"
   t="tile 128x128x32; wgmma m64n128k8; $w"
