@@ -69,22 +69,21 @@ static void storeAt(OpBuilder &b, Location loc, Value value, Value memref,
 static Value loadAt(OpBuilder &b, Location loc, Type type, Value memref,
                     Value index) {
   if (auto vectorType = dyn_cast<VectorType>(type))
-    return vector::LoadOp::create(b, loc, vectorType, memref,
-                                  ValueRange{index}, /*nontemporal=*/false,
+    return vector::LoadOp::create(b, loc, vectorType, memref, ValueRange{index},
+                                  /*nontemporal=*/false,
                                   alignmentOf(vectorType));
   return memref::LoadOp::create(b, loc, memref, index);
 }
 
 OpFoldResult mlir::gemm::getSplitCount(OpBuilder &b, Location loc,
-                                        const gemmc::Schedule &schedule) {
+                                       const gemmc::Schedule &schedule) {
   if (!schedule.splitsAtLaunch())
     return b.getIndexAttr(schedule.splits());
   return gpu::GridDimOp::create(b, loc, gpu::Dimension::z).getResult();
 }
 
-SplitRange mlir::gemm::getSplitRange(OpBuilder &b, Location loc,
-                                      OpFoldResult k, OpFoldResult splits,
-                                      int64_t bk) {
+SplitRange mlir::gemm::getSplitRange(OpBuilder &b, Location loc, OpFoldResult k,
+                                     OpFoldResult splits, int64_t bk) {
   Value z = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
   std::optional<int64_t> knownK = getConstantIntValue(k);
   std::optional<int64_t> knownSplits = getConstantIntValue(splits);
@@ -96,7 +95,8 @@ SplitRange mlir::gemm::getSplitRange(OpBuilder &b, Location loc,
   }
   Value kValue = getValueOrCreateConstantIndexOp(b, loc, k);
   Value count = getValueOrCreateConstantIndexOp(b, loc, splits);
-  Value stride = arith::MulIOp::create(b, loc, count, indexConstant(b, loc, bk));
+  Value stride =
+      arith::MulIOp::create(b, loc, count, indexConstant(b, loc, bk));
   Value steps = arith::CeilDivUIOp::create(b, loc, kValue, stride);
   Value chunk = arith::MulIOp::create(b, loc, steps, indexConstant(b, loc, bk));
   Value start = arith::MulIOp::create(b, loc, z, chunk);
@@ -125,16 +125,117 @@ static void participantsBarrier(OpBuilder &b, Location loc,
 /// bar.red.or over the whole block (NVVM's reductions take barrier 0
 /// only): whether `predicate` (i32) holds in any thread.
 static Value blockOr(OpBuilder &b, Location loc, Value predicate) {
-  auto reduction = NVVM::BarrierReductionAttr::get(
-      b.getContext(), NVVM::BarrierReduction::OR);
+  auto reduction = NVVM::BarrierReductionAttr::get(b.getContext(),
+                                                   NVVM::BarrierReduction::OR);
   return NVVM::BarrierOp::create(b, loc, b.getI32Type(), Value(), Value(),
                                  reduction, predicate)
       .getResult(0);
 }
 
-void mlir::gemm::joinSplitCount(OpBuilder &b, Location loc) {
-  Value no = arith::ConstantIntOp::create(b, loc, 0, 32);
-  blockOr(b, loc, no);
+/// Whether a launch of `splits` (chosen at launch) has more than one split:
+/// null where the count is a constant. A launch of one split skips the
+/// workspace, the count and the sum: its blocks hold their tiles' sums.
+static Value severalSplits(OpBuilder &b, Location loc, OpFoldResult splits) {
+  if (getConstantIntValue(splits))
+    return Value();
+  Value count = getValueOrCreateConstantIndexOp(b, loc, splits);
+  Value one = indexConstant(b, loc, 1);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, count, one);
+}
+
+/// Builds `body` (returning values of `types`) with `b` where `several`
+/// holds, else `otherwise` (the same types); builds `body` unguarded where
+/// `several` is null. Returns the values, and leaves `b` after them.
+static SmallVector<Value>
+ifSeveral(OpBuilder &b, Location loc, Value several, TypeRange types,
+          function_ref<SmallVector<Value>()> body,
+          function_ref<SmallVector<Value>()> otherwise) {
+  if (!several)
+    return body();
+  auto branch = scf::IfOp::create(b, loc, types, several,
+                                  /*withElseRegion=*/!types.empty());
+  OpBuilder::InsertionGuard guard(b);
+  if (types.empty()) {
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    body();
+    return {};
+  }
+  b.setInsertionPointToStart(branch.thenBlock());
+  SmallVector<Value> values = body();
+  scf::YieldOp::create(b, loc, values);
+  b.setInsertionPointToStart(branch.elseBlock());
+  values = otherwise();
+  scf::YieldOp::create(b, loc, values);
+  return SmallVector<Value>(branch.getResults());
+}
+
+/// For the builds of ifSeveral without results.
+static SmallVector<Value> nothing() { return {}; }
+
+void mlir::gemm::joinSplitCount(OpBuilder &b, Location loc,
+                                OpFoldResult splits) {
+  Value several = severalSplits(b, loc, splits);
+  ifSeveral(
+      b, loc, several, TypeRange(),
+      [&] {
+        Value no = arith::ConstantIntOp::create(b, loc, 0, 32);
+        blockOr(b, loc, no);
+        return nothing();
+      },
+      nothing);
+}
+
+/// Counts the block in at its tile's counter, its partials stored: returns
+/// (i1) whether it came last, after every split's partials are fenced.
+static Value countIn(OpBuilder &b, Location loc, Value counters, Value tile,
+                     OpFoldResult splits, const SplitParticipants &who) {
+  std::optional<int64_t> knownSplits = getConstantIntValue(splits);
+  auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
+  // Release: the partials reach the GPU's scope before the block counts
+  // itself in.
+  NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
+  participantsBarrier(b, loc, who);
+
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, who.thread, c(0));
+  auto count = scf::IfOp::create(b, loc, TypeRange{b.getI32Type()}, first,
+                                 /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(count.thenBlock());
+    Value one = arith::ConstantIntOp::create(b, loc, 1, 32);
+    Value before = memref::AtomicRMWOp::create(
+        b, loc, arith::AtomicRMWKind::addi, one, counters, ValueRange{tile});
+    Value lastCount;
+    if (knownSplits) {
+      lastCount = arith::ConstantIntOp::create(b, loc, *knownSplits - 1, 32);
+    } else {
+      Value count = getValueOrCreateConstantIndexOp(b, loc, splits);
+      Value count32 =
+          arith::IndexCastUIOp::create(b, loc, b.getI32Type(), count);
+      Value one32 = arith::ConstantIntOp::create(b, loc, 1, 32);
+      lastCount = arith::SubIOp::create(b, loc, count32, one32);
+    }
+    Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         before, lastCount);
+    // Every split of the tile has counted in: ready for the next launch.
+    auto reset = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(reset.thenBlock());
+    Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
+    memref::StoreOp::create(b, loc, zero, counters, ValueRange{tile});
+    b.setInsertionPointAfter(reset);
+    Value flag = arith::ExtUIOp::create(b, loc, b.getI32Type(), isLast);
+    scf::YieldOp::create(b, loc, flag);
+    b.setInsertionPointToStart(count.elseBlock());
+    Value notLast = arith::ConstantIntOp::create(b, loc, 0, 32);
+    scf::YieldOp::create(b, loc, notLast);
+  }
+  // bar.red.or: the block learns whether the first participant counted
+  // it in last.
+  Value anyLast = blockOr(b, loc, count.getResult(0));
+  Value zero32 = arith::ConstantIntOp::create(b, loc, 0, 32);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, anyLast,
+                               zero32);
 }
 
 LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
@@ -169,7 +270,8 @@ LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
   Value tileBase;
   std::optional<int64_t> knownSplits = getConstantIntValue(splits);
   if (knownSplits) {
-    tileBase = arith::MulIOp::create(b, loc, tile, c(*knownSplits * tileFloats));
+    tileBase =
+        arith::MulIOp::create(b, loc, tile, c(*knownSplits * tileFloats));
   } else {
     Value count = getValueOrCreateConstantIndexOp(b, loc, splits);
     Value perTile = arith::MulIOp::create(b, loc, count, c(tileFloats));
@@ -217,55 +319,32 @@ LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
   Value mine = arith::AddIOp::create(b, loc, tileBase, splitOffset);
   for (size_t i = 0; i < pieces.size(); ++i)
     store(i, slot(b, mine, int64_t(i)));
-  // Release: the partials reach the GPU's scope before the block counts
-  // itself in.
-  NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
-  participantsBarrier(b, loc, who);
-
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                      who.thread, c(0));
-  auto count = scf::IfOp::create(
-      b, loc, TypeRange{b.getI32Type()}, first, /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(count.thenBlock());
-    Value one = arith::ConstantIntOp::create(b, loc, 1, 32);
-    Value before = memref::AtomicRMWOp::create(
-        b, loc, arith::AtomicRMWKind::addi, one, counters, ValueRange{tile});
-    Value lastCount;
-    if (knownSplits) {
-      lastCount = arith::ConstantIntOp::create(b, loc, *knownSplits - 1, 32);
-    } else {
-      Value count = getValueOrCreateConstantIndexOp(b, loc, splits);
-      Value count32 =
-          arith::IndexCastUIOp::create(b, loc, b.getI32Type(), count);
-      Value one32 = arith::ConstantIntOp::create(b, loc, 1, 32);
-      lastCount = arith::SubIOp::create(b, loc, count32, one32);
-    }
-    Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         before, lastCount);
-    // Every split of the tile has counted in: ready for the next launch.
-    auto reset = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
-    b.setInsertionPointToStart(reset.thenBlock());
-    Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
-    memref::StoreOp::create(b, loc, zero, counters, ValueRange{tile});
-    b.setInsertionPointAfter(reset);
-    Value flag = arith::ExtUIOp::create(b, loc, b.getI32Type(), isLast);
-    scf::YieldOp::create(b, loc, flag);
-    b.setInsertionPointToStart(count.elseBlock());
-    Value notLast = arith::ConstantIntOp::create(b, loc, 0, 32);
-    scf::YieldOp::create(b, loc, notLast);
-  }
-  // bar.red.or: the block learns whether the first participant counted
-  // it in last.
-  Value anyLast = blockOr(b, loc, count.getResult(0));
-  Value zero32 = arith::ConstantIntOp::create(b, loc, 0, 32);
-  Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, anyLast,
-                                     zero32);
+  // Launched with one split (the count chosen at launch), a block holds
+  // its tile's sums: it skips the fences, the count and the adds, and
+  // reloads the partials it stored itself (a thread its own: no barrier).
+  // (Its accumulators carried past the count to the epilogue instead, in
+  // registers, ptxas spilled them beside the other blocks' sums.)
+  Value several = severalSplits(b, loc, splits);
+  Value last = ifSeveral(
+      b, loc, several, b.getI1Type(),
+      [&] {
+        return SmallVector<Value>{countIn(b, loc, counters, tile, splits, who)};
+      },
+      [&] {
+        Value whole = arith::ConstantIntOp::create(b, loc, 1, 1);
+        return SmallVector<Value>{whole};
+      })[0];
   auto ifLast = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifLast.thenBlock());
-  // Acquire: the other blocks' partials, fenced before their count.
-  NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
+  // Acquire: the other blocks' partials, fenced before their count. (The
+  // count read again: held across the count, ptxas spilled.)
+  ifSeveral(
+      b, loc, severalSplits(b, loc, splits), TypeRange(),
+      [&] {
+        NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
+        return nothing();
+      },
+      nothing);
   // Split 0's partials, then the others' added in split order. The count
   // from the grid, whose z is the splits (the contract's grid), rather
   // than a constant: LLVM then keeps the sum a loop. Unrolled for a few
@@ -283,8 +362,8 @@ LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
   int64_t inFlight = std::clamp<int64_t>(128 - perThread, 16, 64);
   size_t groupPieces =
       size_t(std::max<int64_t>(1, std::min<int64_t>(32, inFlight) / width));
-  int64_t ahead = std::clamp<int64_t>(
-      inFlight / (int64_t(groupPieces) * width), 1, 4);
+  int64_t ahead =
+      std::clamp<int64_t>(inFlight / (int64_t(groupPieces) * width), 1, 4);
   for (size_t first = 0; first < pieces.size(); first += groupPieces) {
     size_t end = std::min(pieces.size(), first + groupPieces);
     SmallVector<Value> inits;
@@ -306,14 +385,14 @@ LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
             Value offset = arith::MulIOp::create(lb, l, from, floats);
             Value base = arith::AddIOp::create(lb, l, tileBase, offset);
             for (size_t i = first; i < end; ++i)
-              loaded[size_t(j)].push_back(load(lb, i, pieces[i].getType(),
-                                               base, slot(lb, base, i)));
+              loaded[size_t(j)].push_back(
+                  load(lb, i, pieces[i].getType(), base, slot(lb, base, i)));
           }
           SmallVector<Value> next(partial.begin(), partial.end());
           for (int64_t j = 0; j < ahead; ++j)
             for (size_t i = 0; i < next.size(); ++i) {
-              Value added = arith::AddFOp::create(lb, l, next[i],
-                                                  loaded[size_t(j)][i]);
+              Value added =
+                  arith::AddFOp::create(lb, l, next[i], loaded[size_t(j)][i]);
               next[i] = j ? arith::SelectOp::create(lb, l, valid[size_t(j)],
                                                     added, next[i])
                                 .getResult()

@@ -60,8 +60,9 @@ struct SplitParticipants {
 /// block's partials of linear tile `tile` (the counters' index) for split
 /// `split`; `empty` (may be null) says the split covered no K; `inside`
 /// (empty, or an i1 per piece) says which pieces hold elements of C: the
-/// others are neither stored nor read. Leaves `b` inside the last block's
-/// branch with `pieces` replaced by the sums.
+/// others are neither stored nor read. Leaves `b` inside the branch of the
+/// block that holds the sums (the last, or the only one where the launch
+/// chose one split) with `pieces` replaced by them.
 LogicalResult reducePartials(OpBuilder &b, Location loc, Operation *op,
                              OpFoldResult splits, int64_t tileFloats,
                              Value tile,
@@ -71,8 +72,8 @@ LogicalResult reducePartials(OpBuilder &b, Location loc, Operation *op,
                              ArrayRef<Value> inside = {});
 
 /// The bar.red.or of reducePartials for a thread that is not one of its
-/// participants (a warp-specialised kernel's producer).
-void joinSplitCount(OpBuilder &b, Location loc);
+/// participants (a warp-specialised kernel's producer), of `splits` splits.
+void joinSplitCount(OpBuilder &b, Location loc, OpFoldResult splits);
 
 /// Split-K's reduction of one thread's accumulators `accs` (f32 scalars or
 /// vectors) of `matmul`'s kernel, deterministic: every block stores its

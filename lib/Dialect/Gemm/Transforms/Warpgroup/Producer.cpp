@@ -137,7 +137,7 @@ void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
   if (s.splitsK()) {
     if (ifIssuer)
       b.setInsertionPointAfter(ifIssuer);
-    joinSplitCount(b, loc);
+    joinSplitCount(b, loc, splitCount);
   }
 }
 
