@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds, runs the schedule fuzzer's CPU part (scripts/fuzz-schedules.sh)
 # and gathers what its GPU part needs into .device/fuzz (git-ignored):
-# gemm-bench, runtime/scripts/fuzz-gpu.sh, and the sm_90 PTX of every
-# accepted schedule and of the regression corpus (test/fuzz/regressions), in
-# one archive. Then, on the GPU machine:
+# gemm-bench, runtime/scripts/fuzz-gpu.sh, and the sm_90a PTX of every
+# accepted schedule (the fuzzer compiles for sm_90a and sm_80) and of the
+# regression corpus (test/fuzz/regressions), in one archive. Then, on the GPU machine:
 #   cd .device/fuzz && tar xzf ptx.tar.gz &&
 #     bash fuzz-gpu.sh bin/gemm-bench ptx --jobs 12 --memcheck 40 --out "$OUT"
 #
@@ -28,10 +28,10 @@ rm -rf "$dest"
 mkdir -p "$dest/bin" "$dest/ptx"
 cp "$build/bin/gemm-bench" "$dest/bin/"
 cp runtime/scripts/fuzz-gpu.sh "$dest/"
-cp "$build/schedule-fuzz-$seed"/*.sm_90.ptx "$build/schedule-fuzz-$seed"/*.gemm "$dest/ptx/"
+cp "$build/schedule-fuzz-$seed"/*.sm_90a.ptx "$build/schedule-fuzz-$seed"/*.gemm "$dest/ptx/"
 for f in test/fuzz/regressions/*.gemm; do
   name=$(basename "$f" .gemm)
-  "$build/bin/gemmc" "$f" --arch=sm_90 -o "$dest/ptx/$name.sm_90.ptx"
+  "$build/bin/gemmc" "$f" --arch=sm_90a -o "$dest/ptx/$name.sm_90a.ptx"
   cp "$f" "$dest/ptx/"
 done
 (cd "$dest" && tar czf ptx.tar.gz ptx && rm -rf ptx)

@@ -52,7 +52,7 @@ export -f one
 export bench maxsize logs
 
 ls "$dir"/*.sm_90*.ptx | xargs -P "$jobs" -I{} bash -c 'one {}' \
-  | sort > "$out/results.txt"
+  | tee "$out/results.raw" | sort > "$out/results.txt"
 if grep -q ' nogpu$' "$out/results.txt"; then
   echo "fuzz-gpu: no GPU"
   exit 3
