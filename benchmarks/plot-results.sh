@@ -4,15 +4,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 plot=runtime/scripts/plot-shapes.py
+# Debian's python3-matplotlib where the first python3 on PATH lacks it.
+py=python3; python3 -c "import matplotlib" 2>/dev/null || py=/usr/bin/python3
 r=benchmarks/results/h100-issue30
 out=benchmarks/plots
 mkdir -p "$out"
-python3 $plot --title "Held-out workload problems (never tuned or fitted on), H100" \
+$py $plot --title "Held-out workload problems (never tuned or fitted on), H100" \
   --ylim 0.1,4 "$out/issue30-heldout.png" \
   f16=$r/heldout-f16.csv bf16=$r/heldout-bf16.csv f32=$r/heldout-f32.csv
-python3 $plot --title "Training workload problems (f16, H100): the rule of choice on the tuning measurements" \
+$py $plot --title "Training workload problems (f16, H100): the rule of choice on the tuning measurements" \
   --ylim 0.1,4 "$out/issue30-train-f16.png" f16=$r/train-f16.csv
-python3 $plot --title "The issue-15 shape set: the new families beside the issue-15 families, H100" \
+$py $plot --title "The issue-15 shape set: the new families beside the issue-15 families, H100" \
   --ylim 0.1,8 "$out/issue30-shapes.png" \
   "f16 new=$r/shapes-f16-family.csv" "f16 issue 15=$r/shapes-f16-issue15-family.csv" \
   "f32 new=$r/shapes-f32-family.csv" "f32 issue 15=$r/shapes-f32-issue15-family.csv"
