@@ -155,10 +155,18 @@ void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
   int64_t cap = s.registerCap();
   facts.registerPressure = pressure;
   facts.registerCap = cap;
+  if (!arch)
+    return;
   // ptxas for sm_80 (and the other Ampere targets) has spilled kernels
   // that it fits in their cap for sm_90: a wider margin there.
-  if (!arch || pressure <= cap - cap / (arch->hopper ? 8 : 4))
+  facts.registersNearCap = pressure > cap - cap / (arch->hopper ? 8 : 4);
+  // The warning comes where the tuner's filter leaves a schedule out, for
+  // now: no margin of this estimate both warns of every kernel that
+  // ptxas makes spill more than 64 bytes and of few others (docs/
+  // fuzzing.md, "The spill warning against ptxas").
+  if (!facts.registersNearCap)
     return;
+  facts.spillWarned = true;
   warning(
       at,
       "the kernel may spill registers to local memory: it "

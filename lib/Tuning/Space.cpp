@@ -434,11 +434,15 @@ legalCandidates(const std::vector<Schedule> &space, const Problem &problem,
         checkSchedule(problem, s, &target, [&](const gemmc::Diagnostic &d) {
           warnings += d.severity != gemmc::Diagnostic::Severity::Note;
         });
-    // The only warning checkSchedule gives an mma.sync schedule is the
-    // register estimate's.
-    bool clean =
-        warnings == 0 || (withinCap && warnings == 1 && facts && s.hasMma() &&
-                          facts->registerPressure <= facts->registerCap);
+    // Schedules whose register estimate comes near the cap are left out
+    // (they may spill), whether or not the spill warning came: the
+    // candidates the tuning measurements name were chosen so. The only
+    // other warning of an mma.sync schedule would be that one.
+    int others = warnings - (facts && facts->spillWarned ? 1 : 0);
+    int near = facts && facts->registersNearCap ? 1 : 0;
+    bool clean = others + near == 0 ||
+                 (withinCap && others == 0 && facts && s.hasMma() &&
+                  facts->registerPressure <= facts->registerCap);
     if (!facts || !clean ||
         !checkImplemented(problem, s, [](const gemmc::Diagnostic &) {}))
       continue;

@@ -114,6 +114,34 @@ TEST(ScheduleModel, ConflictsComeWithANote) {
   EXPECT_EQ(diagnostics.all[1].part, Part(DirectiveKind::Mma));
 }
 
+TEST(ScheduleModel, SpillWarningAndTheTunersMargin) {
+  std::optional<Arch> arch = lookupArch("sm_90");
+  ASSERT_TRUE(arch);
+  // sgemm-best uses nearly all of its 128 registers: the estimate comes
+  // within an eighth of the cap, the warning says so, and gemmc-tune's
+  // filter (which asks registersNearCap, not the warning) leaves such a
+  // schedule out.
+  Collected best;
+  std::optional<ScheduleFacts> facts =
+      checkSchedule(squareF32(4096), sgemmBest(), &*arch, std::ref(best));
+  ASSERT_TRUE(facts);
+  EXPECT_TRUE(facts->registersNearCap);
+  EXPECT_TRUE(facts->spillWarned);
+  ASSERT_EQ(best.all.size(), 1u);
+  EXPECT_EQ(best.all.front().severity, Diagnostic::Severity::Warning);
+  // A 32 x 32 tile of 2 x 2 register tiles is far from its cap.
+  Schedule small;
+  small.tile = {32, 32, 8};
+  small.registerTile = {{2, 2}};
+  small.promoteA = small.promoteB = true;
+  Collected none;
+  facts = checkSchedule(squareF32(4096), small, &*arch, std::ref(none));
+  ASSERT_TRUE(facts);
+  EXPECT_FALSE(facts->registersNearCap);
+  EXPECT_FALSE(facts->spillWarned);
+  EXPECT_TRUE(none.all.empty());
+}
+
 TEST(ScheduleModel, ArchitectureLimits) {
   // 4 stages of 256x64 f16 tiles of A and B: 256 KB, over every limit.
   Schedule s;

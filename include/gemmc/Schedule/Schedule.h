@@ -410,9 +410,14 @@ struct ScheduleFacts {
   /// staging registers and addressing), for the > 255 check.
   int64_t registers = 0;
   /// Registers a thread is likely to need with its tile copies in flight,
-  /// and the cap its kernel gets: a warning comes when the one gets within
-  /// an eighth (a quarter before sm_90) of the other.
+  /// and the cap its kernel gets (SIMT and mma.sync kernels).
   int64_t registerPressure = 0, registerCap = 0;
+  /// The estimate comes within an eighth (a quarter before sm_90) of the
+  /// cap: gemmc-tune leaves such schedules out of its candidates.
+  bool registersNearCap = false;
+  /// The estimate passes the cap by the spill warning's margin: the
+  /// warning was given (docs/dsl.md, "Registers").
+  bool spillWarned = false;
   /// Split-K's workspace per tile of C, in floats (0 without split-K), or
   /// with the splits chosen at launch per tile and split.
   int64_t workspaceFloatsPerTile = 0, workspaceFloatsPerSplit = 0;
