@@ -336,10 +336,9 @@ LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
       })[0];
   auto ifLast = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifLast.thenBlock());
-  // Acquire: the other blocks' partials, fenced before their count. (The
-  // count read again: held across the count, ptxas spilled.)
+  // Acquire: the other blocks' partials, fenced before their count.
   ifSeveral(
-      b, loc, severalSplits(b, loc, splits), TypeRange(),
+      b, loc, several, TypeRange(),
       [&] {
         NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
         return nothing();
