@@ -117,6 +117,29 @@ static std::vector<Schedule> enumerateSkinny(bool halves) {
   return space;
 }
 
+/// The skinny part again for a short M, rastered: block tiles 8-32 rows
+/// by 64-128 columns, K split 16-64 ways, and `raster 8`, so that the
+/// block rows of one column of tiles run together and read B's slice once
+/// from memory (an M of 24 on tiles of 8 rows read B three times over).
+/// The splits are fixed: chosen at launch, SIMT's skinny tiles took 2-4
+/// (the model's memory term holds for any count of blocks) and ran at
+/// 0.4x of these.
+static std::vector<Schedule> enumerateSkinnyRastered(bool halves) {
+  std::vector<Schedule> space;
+  for (int64_t narrow : {8, 16, 32})
+    for (int64_t wide : {64, 128})
+      for (int64_t bk : {32, 64})
+        for (int64_t across : {16, 32, 64})
+          for (int64_t split : {16, 32, 64}) {
+            if (across > wide)
+              continue;
+            Schedule s = warpTiled({narrow, wide, bk}, {narrow, across}, split);
+            s.raster = 8;
+            addWarpVariants(s, halves, space);
+          }
+  return space;
+}
+
 /// The part for a narrow B (N up to 64 with any leading dimension of B and
 /// C, as a GEMV's B of one column has): block tiles 64-256 along M by 8-32,
 /// A's copies 16 bytes wide, B's and C's element by element (`global-load
@@ -508,7 +531,8 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
       {enumerateWarpgroupSplitsAtLaunch(halves), "_wz", 0},
       {enumerateWarpgroupSplitTf32AtLaunch(halves), "_wxz", 0,
        /*tf32x3=*/true},
-      {enumerateSplitsAtLaunch(halves), "_kz", half}};
+      {enumerateSplitsAtLaunch(halves), "_kz", half},
+      {enumerateSkinnyRastered(halves), "_gr", 2 * limit}};
   std::string type = stringify(problem.a).str();
   std::vector<SpaceCandidate> candidates;
   for (const auto &[space, prefix, count, tf32x3] : parts) {

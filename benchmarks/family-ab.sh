@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The shipped families beside the same families at an earlier commit, in
+# one gemm-bench process per list, so that a re-selection is judged on the
+# same GPU with cuBLAS in the same run: the held-out problems (all of them:
+# each family runs its own choice), the problems of the issue-15 shape set
+# whose choice changed, a random sweep through each new family.
+#
+#   benchmarks/family-ab.sh compile DIR REV [TYPES]   (here: the families
+#       of the tree and of git REV, sm_90a, rrr; TYPES defaults to "f32")
+#   DIR/family-ab.sh run DIR                          (there; to $OUT/ab)
+#
+# The kernels of REV are renamed o32_rrr_* (f32), o16_* (f16), ob16_*
+# (bf16): of the same length, so that the PTX stays valid.
+# summary.txt gives each family's geometric mean over each list and the
+# problems whose choice changed, with both ratios.
+set -uo pipefail
+mode=${1:?compile or run} dir=${2:?folder}
+if [ "$mode" = compile ]; then
+  rev=${3:?a git revision} types=${4:-f32}
+  here=$(cd "$(dirname "$0")/.." && pwd)
+  build=${GEMMC_BUILD_DIR:-$here/build}
+  mkdir -p "$dir/fam" "$dir/bin"
+  cp "$0" "$dir/"
+  cp "$build/bin/gemm-bench" "$dir/bin/"
+  cp "$here/benchmarks/workloads-heldout.txt" "$here/benchmarks/shapes.txt" "$dir/"
+  echo "$types" > "$dir/types.txt"
+  for t in $types; do
+    o=${t/f/o}; o=${o/bo/ob}
+    "$build/bin/gemmc" --arch=sm_90a "$here/families/sm_90a/${t}_rrr.gemm" \
+      -o "$dir/fam/${t}_rrr.ptx" || exit 1
+    git -C "$here" show "$rev:families/sm_90a/${t}_rrr.gemm" > "$dir/old.gemm" || exit 1
+    "$build/bin/gemmc" --arch=sm_90a "$dir/old.gemm" -o "$dir/old.ptx" || exit 1
+    sed "s/\b${t}_rrr_/${o}_rrr_/g" "$dir/old.ptx" > "$dir/fam/${o}_rrr.ptx"
+    rm "$dir/old.gemm" "$dir/old.ptx"
+    # The issue-15 problems whose first-ranked variant changed.
+    for f in "$o" "$t"; do
+      "$dir/bin/gemm-bench" --explain --device-model h100 --shapes "$dir/shapes.txt" \
+        "$dir/fam/${f}_rrr.ptx" | awk '/ \(m=/{p=$2} /^1 /{v=$2; sub(/^[a-z0-9]+_rrr_/, "", v); print p, v}' \
+        > "$dir/choice-$f.txt"
+    done
+    paste -d' ' "$dir/choice-$o.txt" "$dir/choice-$t.txt" |
+      awk '$2 != $4 {print $1}' > "$dir/shapes-changed-$t.txt"
+    wc -l < "$dir/shapes-changed-$t.txt" | sed "s/^/$t: issue-15 problems changed: /"
+  done
+  exit 0
+fi
+cd "$dir"
+o=${OUT:-out}/ab; mkdir -p "$o"
+trap 'tar -C "$(dirname "$o")" -czf "$(dirname "$o")/ab.tgz" ab' EXIT
+B=bin/gemm-bench
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv > "$o/gpu.txt" 2>&1
+start=$SECONDS
+# Each family's geometric mean over one CSV, and the problems where the
+# two ran different variants.
+summarize() { # CSV NEW OLD
+  python3 - "$@" <<'EOF'
+import csv, math, sys
+path, new, old = sys.argv[1:4]
+runs = {}
+for r in csv.DictReader(open(path)):
+    if r["status"] != "PASS":
+        continue
+    fam = new if r["kernel"].startswith(new + "_") else old
+    runs.setdefault((r["m"], r["n"], r["k"]), {})[fam] = (
+        r["kernel"].split("_rrr_")[-1], float(r["x_cublas"]))
+both = [v for v in runs.values() if len(v) == 2]
+for fam in (old, new):
+    logs = [math.log(v[fam][1]) for v in both]
+    low = sorted((v[fam][1], p) for p, v in runs.items() if len(v) == 2)[:3]
+    print(f"  {fam}: {math.exp(sum(logs) / len(logs)):.3f}x over {len(logs)}; lowest",
+          ", ".join(f"{'x'.join(p)} {r:.2f}" for r, p in low))
+for p, v in sorted(runs.items(), key=lambda x: x[1].get(new, ("", 0))[1]):
+    if len(v) == 2 and v[new][0] != v[old][0]:
+        print(f"  {'x'.join(p)}: {v[old][0]} {v[old][1]:.3f} -> {v[new][0]} {v[new][1]:.3f}")
+EOF
+}
+for t in $(cat types.txt); do
+  ot=${t/f/o}; ot=${ot/bo/ob}
+  $B --sweep random --count 300 --max-size 1500 --seed 33 fam/${t}_rrr.ptx > "$o/sweep-$t.log" 2>&1
+  echo "sweep $t t=$((SECONDS - start)): $(grep -E '^sweep:' "$o/sweep-$t.log")" | tee -a "$o/summary.txt"
+  $B --shapes workloads-heldout.txt --runs 10 --warmup 3 --csv "$o/heldout-$t.csv" \
+    fam/${ot}_rrr.ptx fam/${t}_rrr.ptx > "$o/heldout-$t.log" 2>&1
+  echo "held-out $t t=$((SECONDS - start)):" | tee -a "$o/summary.txt"
+  summarize "$o/heldout-$t.csv" $t $ot | tee -a "$o/summary.txt"
+  [ -s shapes-changed-$t.txt ] || continue
+  $B --shapes shapes-changed-$t.txt --runs 10 --warmup 3 --csv "$o/shapes-$t.csv" \
+    fam/${ot}_rrr.ptx fam/${t}_rrr.ptx > "$o/shapes-$t.log" 2>&1
+  echo "issue-15 set, changed choices, $t t=$((SECONDS - start)):" | tee -a "$o/summary.txt"
+  summarize "$o/shapes-$t.csv" $t $ot | tee -a "$o/summary.txt"
+done
