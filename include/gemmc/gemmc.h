@@ -170,6 +170,26 @@ gemmc_status gemmc_select(gemmc_module module, const gemmc_problem *problem,
 gemmc_status gemmc_launch(gemmc_module module, const gemmc_problem *problem,
                           void *stream);
 
+/* The workspace a launch of `problem` (checked as gemmc_launch checks it,
+   its pointers too) needs where its variant splits K:
+   the bytes of the partial tiles and of the counters (both 0 where it does
+   not split). The choice is the one gemmc_launch makes (JIT-compiles the
+   module); a module remembers each problem's choice. */
+gemmc_status gemmc_workspace_size(gemmc_module module,
+                                  const gemmc_problem *problem,
+                                  size_t *partial_bytes,
+                                  size_t *counter_bytes);
+
+/* gemmc_launch with the caller's workspace: `partials` (any contents) and
+   `counters` (zero; each launch leaves them zero), device memory of at
+   least the sizes gemmc_workspace_size gives. Nothing is allocated, so a
+   CUDA graph can capture the launch; launches that may run at once need
+   workspaces of their own. */
+gemmc_status gemmc_launch_workspace(gemmc_module module,
+                                    const gemmc_problem *problem, void *stream,
+                                    uint64_t partials, size_t partial_bytes,
+                                    uint64_t counters, size_t counter_bytes);
+
 /*===--------------------------------------------------------------------===
  * The families gemmc ships (libgemmc_runtime; docs/library.md)
  *===--------------------------------------------------------------------===*/

@@ -20,6 +20,11 @@ import os
 from . import _capi, _dlpack
 
 __all__ = ["GemmcError", "Kernel", "compile", "load", "matmul"]
+
+try:  # torch.ops.gemmc.mm and .bmm, where PyTorch is installed
+    import torch as _torch_module  # noqa: F401
+except ImportError:
+    _torch_module = None
 __version__ = "0.1.0"
 
 _DTYPES = {0: "float32", 1: "float16", 2: "bfloat16"}
@@ -299,25 +304,59 @@ def load(ptx):
         return Kernel(f.read(), os.fspath(ptx))
 
 
-_families = {}
+def _layout_of(op):
+    """(layout code, leading dimension) of a 2-D operand read in place."""
+    rows, cols = op.shape
+    row_stride, col_stride = op.strides
+    if col_stride == 1 or cols == 1:
+        return 0, max(row_stride if rows > 1 else cols, cols, 1)
+    if row_stride == 1 or rows == 1:
+        return 1, max(col_stride if cols > 1 else rows, rows, 1)
+    raise ValueError(f"{op.name} has strides {op.strides} (elements): "
+                     f"neither rows nor columns are contiguous")
 
 
 def matmul(a, b, out=None, family=None, stream=None):
-    """a @ b with a kernel family: `family` (a Kernel), or the shipped
-    family for the dtype (examples/sgemm-any-ld.gemm for float32,
-    tensorcore-f16-any-ld.gemm for float16; compiled once), which takes
-    every size and leading dimension."""
-    if family is None:
-        dtype = _Operand("A", a, _stream_of(a, stream)).dtype
-        family = _families.get(dtype)
-        if family is None:
-            names = {"float32": "sgemm-any-ld.gemm",
-                     "float16": "tensorcore-f16-any-ld.gemm"}
-            if dtype not in names:
-                raise TypeError(f"gemmc.matmul has no family for {dtype}: "
-                                f"pass family=")
-            root = os.environ.get("GEMMC_EXAMPLES") or os.path.join(
-                os.path.dirname(__file__), "..", "..", "examples")
-            family = _families[dtype] = compile(os.path.join(root,
-                                                             names[dtype]))
-    return family(a, b, out=out, stream=stream)
+    """a @ b. PyTorch tensors take torch.matmul's semantics (1-D to N-D,
+    broadcast batches) through ``torch.ops.gemmc.mm``/``bmm``; other CUDA
+    arrays (CuPy, ...) are 2-D, with `out` (row- or column-major) where
+    their library is not PyTorch or CuPy. Without `family`, the family
+    gemmc ships for the dtype and layouts runs it (no compiler, no source
+    tree); with `family` (a Kernel), that one."""
+    if family is not None:
+        return family(a, b, out=out, stream=stream)
+    if type(a).__module__.split(".")[0] == "torch" and stream is None:
+        from . import _torch
+        return _torch.matmul(a, b, out=out)
+    handle = _stream_of(a, stream)
+    a, b = _Operand("A", a, handle), _Operand("B", b, handle)
+    if a.dtype not in _CODES or b.dtype != a.dtype:
+        raise TypeError(f"gemmc.matmul takes float32, float16 or bfloat16 "
+                        f"operands of one dtype, got {a.dtype}, {b.dtype}")
+    if len(a.shape) != 2 or len(b.shape) != 2 or a.shape[1] != b.shape[0]:
+        raise ValueError(f"gemmc.matmul takes 2-D arrays of matching sizes "
+                         f"here, got {a.shape} and {b.shape}")
+    m, k = a.shape
+    n = b.shape[1]
+    if out is None:
+        out = _like(a.tensor, (m, n), a.dtype, "row")
+    c = _Operand("out", out, handle)
+    if c.dtype != a.dtype or tuple(c.shape) != (m, n):
+        raise ValueError(f"out must be {m}x{n} {a.dtype}, got {c.shape} "
+                         f"{c.dtype}")
+    (la, lda), (lb, ldb), (lc, ldc) = (_layout_of(op) for op in (a, b, c))
+    p = _capi.Problem()
+    _capi.runtime().problem_init(ctypes.byref(p), m, n, k)
+    p.a, p.b, p.c = a.pointer, b.pointer, c.pointer
+    p.lda, p.ldb, p.ldc = lda, ldb, ldc
+    _check(_capi.runtime().matmul(_CODES[a.dtype], la, lb, lc,
+                                  ctypes.byref(p), ctypes.c_void_p(handle)))
+    return c.tensor
+
+
+_CODES = {"float32": 0, "float16": 1, "bfloat16": 2}
+
+
+if _torch_module is not None:
+    from ._torch import bmm, mm  # noqa: E402,F401  (registers the ops)
+    __all__ += ["mm", "bmm"]

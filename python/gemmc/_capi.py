@@ -122,6 +122,21 @@ class Runtime:
                                 ctypes.POINTER(ctypes.c_int)])
         self.launch = _declare(lib, "gemmc_launch",
                                [p, ctypes.POINTER(Problem), p])
+        size = ctypes.c_size_t
+        self.workspace_size = _declare(lib, "gemmc_workspace_size",
+                                       [p, ctypes.POINTER(Problem),
+                                        ctypes.POINTER(size),
+                                        ctypes.POINTER(size)])
+        self.launch_workspace = _declare(lib, "gemmc_launch_workspace",
+                                         [p, ctypes.POINTER(Problem), p,
+                                          ctypes.c_uint64, size,
+                                          ctypes.c_uint64, size])
+        self.family_load = _declare(lib, "gemmc_family_load",
+                                    [ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                     ctypes.c_char_p, ctypes.POINTER(p)])
+        self.matmul = _declare(lib, "gemmc_matmul",
+                               [ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                ctypes.c_int, ctypes.POINTER(Problem), p])
 
 
 class Compiler:

@@ -15,6 +15,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <array>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -118,10 +119,33 @@ namespace {
 /// A module's contracts, read at load; its kernels, JIT-compiled into a
 /// context at the first launch (or gemmc_module_jit), from the PTX kept
 /// until then.
+/// What a launch for one problem runs: the variant and its splits of K.
+struct Choice {
+  int variant = -1;
+  int64_t splits = 1;
+};
+
+/// A problem as the choice sees it: every field but the pointers (and
+/// whether a bias is given).
+using ChoiceKey = std::array<int64_t, 14>;
+
+static ChoiceKey choiceKey(const gemmc_problem &p) {
+  uint32_t alpha, beta;
+  std::memcpy(&alpha, &p.alpha, sizeof(alpha));
+  std::memcpy(&beta, &p.beta, sizeof(beta));
+  return {p.m,     p.n,        p.k,        p.lda,        p.ldb,
+          p.ldc,   p.batch,    p.stride_a, p.stride_b,   p.stride_c,
+          alpha,   beta,       p.bias != 0, 0};
+}
+
 struct LoadedModule {
   std::string name, ptx;
   std::vector<Contract> contracts;
   std::mutex jitMutex;
+  /// The choices made after the JIT, per problem: a launch of a problem
+  /// seen before ranks no variant again.
+  std::mutex choiceMutex;
+  std::map<ChoiceKey, Choice> choices;
   std::unique_ptr<KernelFamily> family;
   CUcontext context = nullptr;
 
@@ -475,19 +499,58 @@ extern "C" gemmc_status gemmc_select(gemmc_module handle,
   });
 }
 
-extern "C" gemmc_status gemmc_launch(gemmc_module handle,
-                                     const gemmc_problem *given, void *stream) {
+/// The JIT-compiled variant, problem and splits for `given`, from the
+/// module's cache where the problem was seen before.
+static gemmc_status prepare(LoadedModule &module, const gemmc_problem *given,
+                            const ContractKernel *&kernel, Problem &problem,
+                            int64_t &splits) {
+  const KernelFamily &kernels = module.kernels();
+  if (!given)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "the problem must not be null");
+  ChoiceKey key = choiceKey(*given);
+  {
+    std::lock_guard<std::mutex> lock(module.choiceMutex);
+    auto it = module.choices.find(key);
+    if (it != module.choices.end()) {
+      kernel = kernels.variants()[size_t(it->second.variant)].get();
+      problem = toProblem(module.contracts.front(), *given);
+      splits = it->second.splits;
+      return GEMMC_SUCCESS;
+    }
+  }
+  Choice choice;
+  gemmc_status status =
+      choose(module, given, &kernels, choice.variant, problem);
+  if (status != GEMMC_SUCCESS)
+    return status;
+  kernel = kernels.variants()[size_t(choice.variant)].get();
+  choice.splits = kernel->contract().splitsAtLaunch()
+                      ? kernel->splitsFor(problem)
+                      : kernel->contract().splits;
+  std::lock_guard<std::mutex> lock(module.choiceMutex);
+  module.choices.emplace(key, choice);
+  splits = choice.splits;
+  return GEMMC_SUCCESS;
+}
+
+/// Launches `given` with the caller's workspace (`partials` and
+/// `counters`, of the sizes gemmc_workspace_size gives), or the module's
+/// own where both are 0.
+static gemmc_status launchWith(gemmc_module handle, const gemmc_problem *given,
+                               void *stream, uint64_t partials,
+                               size_t partialBytes, uint64_t counters,
+                               size_t counterBytes) {
   std::shared_ptr<LoadedModule> module = registry().find(handle);
   if (!module)
     return invalidHandle(handle);
   return guarded([&] {
-    const KernelFamily &kernels = module->kernels();
-    int variant = -1;
+    const ContractKernel *kernel = nullptr;
     Problem problem;
-    gemmc_status status = choose(*module, given, &kernels, variant, problem);
+    int64_t splits = 1;
+    gemmc_status status = prepare(*module, given, kernel, problem, splits);
     if (status != GEMMC_SUCCESS)
       return status;
-    const ContractKernel *kernel = kernels.variants()[size_t(variant)].get();
     std::string why = checkBuffers(kernel->contract(), problem, *given);
     if (!why.empty())
       return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
@@ -497,9 +560,64 @@ extern "C" gemmc_status gemmc_launch(gemmc_module handle,
     operands.b = CUdeviceptr(given->b);
     operands.c = CUdeviceptr(given->c);
     operands.bias = CUdeviceptr(given->bias);
-    kernel->launch(operands, problem, static_cast<CUstream>(stream));
+    if (partials || counters) {
+      WorkspaceBytes need = kernel->workspaceBytes(problem, splits);
+      if (!partials || !counters || partialBytes < need.partials ||
+          counterBytes < need.counters)
+        return capi::fail(
+            GEMMC_ERROR_INVALID_ARGUMENT,
+            module->name + ": the workspace for " + problem.str() + " takes " +
+                std::to_string(need.partials) + " bytes of partials and " +
+                std::to_string(need.counters) + " of counters; given " +
+                std::to_string(partialBytes) + " and " +
+                std::to_string(counterBytes));
+      operands.partials = CUdeviceptr(partials);
+      operands.counters = CUdeviceptr(counters);
+    }
+    kernel->launch(operands, problem, static_cast<CUstream>(stream), splits);
     return capi::succeed();
   });
+}
+
+extern "C" gemmc_status gemmc_launch(gemmc_module handle,
+                                     const gemmc_problem *given, void *stream) {
+  return launchWith(handle, given, stream, 0, 0, 0, 0);
+}
+
+extern "C" gemmc_status gemmc_workspace_size(gemmc_module handle,
+                                             const gemmc_problem *given,
+                                             size_t *partialBytes,
+                                             size_t *counterBytes) {
+  std::shared_ptr<LoadedModule> module = registry().find(handle);
+  if (!module)
+    return invalidHandle(handle);
+  if (!partialBytes || !counterBytes)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_workspace_size: the sizes must not be null");
+  return guarded([&] {
+    const ContractKernel *kernel = nullptr;
+    Problem problem;
+    int64_t splits = 1;
+    gemmc_status status = prepare(*module, given, kernel, problem, splits);
+    if (status != GEMMC_SUCCESS)
+      return status;
+    WorkspaceBytes need = kernel->workspaceBytes(problem, splits);
+    *partialBytes = need.partials;
+    *counterBytes = need.counters;
+    return capi::succeed();
+  });
+}
+
+extern "C" gemmc_status
+gemmc_launch_workspace(gemmc_module handle, const gemmc_problem *given,
+                       void *stream, uint64_t partials, size_t partialBytes,
+                       uint64_t counters, size_t counterBytes) {
+  if (!partials || !counters)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_launch_workspace: the workspace must not be "
+                      "null (gemmc_launch uses the module's own)");
+  return launchWith(handle, given, stream, partials, partialBytes, counters,
+                    counterBytes);
 }
 
 //===----------------------------------------------------------------------===//

@@ -127,6 +127,18 @@ int64_t ContractKernel::splitsFor(const Problem &problem) const {
   return chooseSplits(spec, problem, deviceModel, CostConstants::of(spec));
 }
 
+WorkspaceBytes ContractKernel::workspaceBytes(const Problem &problem,
+                                              int64_t splits) const {
+  if (!spec.splitsK())
+    return {};
+  if (!spec.splitsAtLaunch())
+    splits = spec.splits;
+  else if (splits <= 0)
+    splits = splitsFor(problem);
+  return {size_t(spec.workspaceFloats(problem, splits)) * sizeof(float),
+          size_t(spec.tiles(problem)) * sizeof(int32_t)};
+}
+
 std::pair<CUdeviceptr, CUdeviceptr>
 ContractKernel::reserveWorkspace(const Problem &problem, int64_t splits,
                                  CUstream stream) const {
@@ -193,7 +205,12 @@ void ContractKernel::launch(const Operands &operands, const Problem &p,
           "kernel '" + spec.entry + "': " + std::to_string(splits) +
           " splits of K for " + p.str() + ", where at most " +
           std::to_string(spec.maxSplits(p)) + " fit");
-    std::tie(workspace, counters) = reserveWorkspace(p, splits, stream);
+    if (operands.partials && operands.counters) {
+      workspace = operands.partials;
+      counters = operands.counters;
+    } else {
+      std::tie(workspace, counters) = reserveWorkspace(p, splits, stream);
+    }
   }
   for (size_t i = 0; i < spec.params.size(); ++i) {
     const std::string &name = spec.params[i].name;

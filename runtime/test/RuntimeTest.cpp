@@ -398,3 +398,29 @@ TEST(CApi, LoadsTheShippedFamilies) {
                          nullptr),
             GEMMC_ERROR_INVALID_ARGUMENT);
 }
+
+TEST(CApi, WorkspaceEntriesCheckTheirArguments) {
+  gemmc_problem p;
+  gemmc_problem_init(&p, 64, 64, 16384);
+  size_t partials = 0, counters = 0;
+  gemmc_module dead = reinterpret_cast<gemmc_module>(uintptr_t(1) << 40);
+  EXPECT_EQ(gemmc_workspace_size(dead, &p, &partials, &counters),
+            GEMMC_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(gemmc_launch_workspace(dead, &p, nullptr, 256, 4, 256, 4),
+            GEMMC_ERROR_INVALID_HANDLE);
+  gemmc_module module = nullptr;
+  ASSERT_EQ(
+      gemmc_family_load(GEMMC_F32, GEMMC_ROW, GEMMC_ROW, "sm_90a", &module),
+      GEMMC_SUCCESS)
+      << gemmc_last_error();
+  EXPECT_EQ(gemmc_workspace_size(module, &p, nullptr, &counters),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmc_last_error()).find("must not be null"),
+            std::string::npos);
+  // A launch with the caller's workspace needs both buffers (gemmc_launch
+  // uses the module's own).
+  EXPECT_EQ(gemmc_launch_workspace(module, &p, nullptr, 0, 0, 256, 4),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmc_last_error()).find("gemmc_launch uses"),
+            std::string::npos);
+}

@@ -157,6 +157,32 @@ int main(int argc, char **argv) {
   CHECK(gemmc_launch(module, &p, stream));
   CU(cudaStreamSynchronize(stream));
 
+  // The same launch with a workspace of ours (what a CUDA graph captures):
+  // the partials any bytes, the counters zero; one too small is refused.
+  size_t partialBytes = 0, counterBytes = 0;
+  CHECK(gemmc_workspace_size(module, &p, &partialBytes, &counterBytes));
+  if (partialBytes) {
+    void *partials = nullptr, *counters = nullptr;
+    CU(cudaMalloc(&partials, partialBytes));
+    CU(cudaMalloc(&counters, counterBytes));
+    CU(cudaMemset(counters, 0, counterBytes));
+    if (!expectError(gemmc_launch_workspace(
+                         module, &p, stream, uint64_t(partials),
+                         partialBytes - 1, uint64_t(counters), counterBytes),
+                     GEMMC_ERROR_INVALID_ARGUMENT, "a small workspace"))
+      return 1;
+    std::printf("a small workspace: %s\n", gemmc_last_error());
+    CHECK(gemmc_launch_workspace(module, &p, stream, uint64_t(partials),
+                                 partialBytes, uint64_t(counters),
+                                 counterBytes));
+    CU(cudaStreamSynchronize(stream));
+    std::printf("split-K with our workspace: %zu bytes of partials, %zu of "
+                "counters\n",
+                partialBytes, counterBytes);
+    CU(cudaFree(partials));
+    CU(cudaFree(counters));
+  }
+
   // A host pointer is refused, as is a buffer too small.
   gemmc_problem host = p;
   host.a = reinterpret_cast<uint64_t>(a.data());

@@ -18,6 +18,16 @@ namespace gemmc::rt {
 struct Operands {
   CUdeviceptr a = 0, b = 0, c = 0;
   CUdeviceptr bias = 0; ///< the epilogue's bias vector, if any
+  /// Split-K's partial tiles and counters where the caller gives them (of
+  /// ContractKernel::workspaceBytes; the counters zero, as the kernel
+  /// leaves them), so that a launch allocates nothing (a CUDA graph's
+  /// capture allows no allocation); 0: the kernel's own, per stream.
+  CUdeviceptr partials = 0, counters = 0;
+};
+
+/// The bytes of split-K's partial tiles and of its counters for one launch.
+struct WorkspaceBytes {
+  size_t partials = 0, counters = 0;
 };
 
 /// A kernel from a PTX file with its contract, ready to launch.
@@ -46,6 +56,10 @@ public:
   /// predicts fastest on this device (chooseSplits, the rule that ranks a
   /// family's variants); the contract's count otherwise.
   int64_t splitsFor(const Problem &problem) const;
+
+  /// What a launch for `problem` with `splits` splits of K (as launch
+  /// takes them) needs of workspace: none for a kernel that does not split.
+  WorkspaceBytes workspaceBytes(const Problem &problem, int64_t splits) const;
 
   /// Launches on `stream` (null: the default stream) for `problem`, which
   /// the kernel must accept (see whyNot), with `splits` splits of K where

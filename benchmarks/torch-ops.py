@@ -1,0 +1,103 @@
+"""gemmc.mm beside torch.matmul in one Python process, as a PyTorch user
+pays for it (issue 31):
+
+- per call: the host time of a call, launch included (N calls back to
+  back, then one synchronisation; the GPU's work is tiny, so the host's
+  cost is what is measured), for gemmc.mm and torch.mm;
+- speed: each call timed with CUDA events around the whole call (median of
+  --runs after --warmup), the ratio torch time / gemmc time.
+
+Every gemmc result is checked against torch.matmul in fp64 first.
+    python3 benchmarks/torch-ops.py [--runs 20] [--csv FILE]
+"""
+
+import argparse
+import statistics
+import time
+
+import torch
+
+import gemmc
+
+SIZES = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192),
+         (1, 4096, 4096), (16, 4096, 4096), (128, 4096, 4096),
+         (2048, 11008, 4096), (4096, 4096, 14336)]
+DTYPES = [torch.float16, torch.bfloat16, torch.float32]
+TOLERANCE = {torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 1.5e-2}
+
+
+def event_median(fn, runs, warmup):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(runs):
+        start, end = torch.cuda.Event(True), torch.cuda.Event(True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def per_call_us(fn, calls=2000):
+    fn()
+    torch.cuda.synchronize()
+    begin = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - begin) / calls * 1e6
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--csv")
+    args = parser.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
+    rows = []
+    print("per call (host, us): problem dtype gemmc.mm torch.mm")
+    for m, n, k in [(64, 64, 64), (1, 4096, 4096), (256, 256, 256)]:
+        for dtype in (torch.float16, torch.float32):
+            a = torch.randn(m, k, device="cuda", dtype=dtype)
+            b = torch.randn(k, n, device="cuda", dtype=dtype)
+            g = per_call_us(lambda: gemmc.mm(a, b))
+            t = per_call_us(lambda: torch.mm(a, b))
+            print(f"  {m}x{n}x{k} {str(dtype)[6:]} {g:.1f} {t:.1f}")
+            rows.append(("per-call", f"{m}x{n}x{k}", str(dtype)[6:], g, t))
+    print("speed (CUDA events, ms): problem dtype gemmc torch torch/gemmc")
+    logs = {}
+    for dtype in DTYPES:
+        for m, n, k in SIZES:
+            a = torch.randn(m, k, device="cuda", dtype=dtype)
+            b = torch.randn(k, n, device="cuda", dtype=dtype)
+            c = gemmc.mm(a, b)
+            ref = a.double() @ b.double()
+            err = ((c.double() - ref).norm() / ref.norm()).item()
+            if not err < TOLERANCE[dtype]:
+                print(f"  {m}x{n}x{k} {dtype}: WRONG (error {err:.2e})")
+                rows.append(("wrong", f"{m}x{n}x{k}", str(dtype)[6:], err, 0))
+                continue
+            g = event_median(lambda: gemmc.mm(a, b), args.runs, args.warmup)
+            t = event_median(lambda: torch.matmul(a, b), args.runs,
+                             args.warmup)
+            logs.setdefault(dtype, []).append(t / g)
+            print(f"  {m}x{n}x{k} {str(dtype)[6:]} {g:.4f} {t:.4f} "
+                  f"{t / g:.3f}")
+            rows.append(("speed", f"{m}x{n}x{k}", str(dtype)[6:], g, t))
+    for dtype, ratios in logs.items():
+        geo = statistics.geometric_mean(ratios)
+        print(f"geometric mean torch/gemmc {str(dtype)[6:]}: {geo:.3f} over "
+              f"{len(ratios)}")
+    if args.csv:
+        with open(args.csv, "w") as f:
+            f.write("kind,problem,dtype,gemmc,torch\n")
+            for r in rows:
+                f.write(",".join(str(x) for x in r) + "\n")
+
+
+if __name__ == "__main__":
+    main()
