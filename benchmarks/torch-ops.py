@@ -18,6 +18,8 @@ import time
 import torch
 
 import gemmc
+from gemmc import _capi
+from gemmc import _torch as gemmc_torch
 
 SIZES = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192),
          (1, 4096, 4096), (16, 4096, 4096), (128, 4096, 4096),
@@ -59,14 +61,27 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     rows = []
-    print("per call (host, us): problem dtype gemmc.mm torch.mm")
+    print("per call (host, us): problem dtype gemmc.mm torch.ops.gemmc.mm "
+          "C-API-launch-alone torch.mm")
+    runtime = _capi.runtime()
     for m, n, k in [(64, 64, 64), (1, 4096, 4096), (256, 256, 256)]:
         for dtype in (torch.float16, torch.float32):
             a = torch.randn(m, k, device="cuda", dtype=dtype)
             b = torch.randn(k, n, device="cuda", dtype=dtype)
             g = per_call_us(lambda: gemmc.mm(a, b))
+            op = per_call_us(lambda: torch.ops.gemmc.mm(a, b))
+            # The C API's launch with everything prepared: what is left of
+            # a call below Python.
+            out = torch.empty(m, n, device="cuda", dtype=dtype)
+            handle, _, _, plan, partials, _ = gemmc_torch._plan(a, b, out)
+            p = _capi.Problem.from_buffer_copy(plan)
+            p.a, p.b, p.c = a.data_ptr(), b.data_ptr(), out.data_ptr()
+            stream = gemmc_torch._current_stream(a.device.index)
+            alone = per_call_us(lambda: runtime.launch(handle, p, stream)) \
+                if not partials else float("nan")
             t = per_call_us(lambda: torch.mm(a, b))
-            print(f"  {m}x{n}x{k} {str(dtype)[6:]} {g:.1f} {t:.1f}")
+            print(f"  {m}x{n}x{k} {str(dtype)[6:]} {g:.1f} {op:.1f} "
+                  f"{alone:.1f} {t:.1f}")
             rows.append(("per-call", f"{m}x{n}x{k}", str(dtype)[6:], g, t))
     print("speed (CUDA events, ms): problem dtype gemmc torch torch/gemmc")
     logs = {}

@@ -7,9 +7,11 @@ and B (``gemmc_family_load``: no compiler and no source tree), on the
 variant its cost model picks. A transposed or sliced view is read in place
 (its leading dimension given to the kernel); only a view that is strided
 along both dimensions, or whose address is not 16-byte aligned, is copied.
-Split-K's workspace comes from torch's allocator at each call, so a CUDA
-graph captures the launch (``gemmc_launch_workspace``). The kernel's
-choice, and its workspace size, are remembered per problem by the C API.
+Split-K's partial tiles come from torch's allocator at each call and its
+counters from a zeroed buffer kept per stream (a CUDA graph's capture takes
+new ones from the graph's pool), so a graph captures the launch
+(``gemmc_launch_workspace``). Each problem's plan (family, layouts, copies,
+workspace sizes) is remembered here, its choice of variant by the C API.
 """
 
 import ctypes
@@ -93,6 +95,26 @@ def _plan(a, b, out):
     return plan
 
 
+# Split-K's counters per (device, stream), zeroed once: each launch leaves
+# them zero, and launches on one stream run in its order.
+_stream_counters = {}
+
+
+def _counters(device, stream, size):
+    """Zeroed counters of at least `size` bytes for a launch on `stream`.
+    During a CUDA graph's capture, new ones from the graph's pool (zeroed
+    by a captured memset at each replay), so that the graph owns them."""
+    if torch.cuda.is_current_stream_capturing():
+        return torch.zeros(size, dtype=torch.uint8, device=device)
+    key = (device.index, stream)
+    zeros = _stream_counters.get(key)
+    if zeros is None or zeros.numel() < size:
+        zeros = torch.zeros(max(size, 4096), dtype=torch.uint8,
+                            device=device)
+        _stream_counters[key] = zeros
+    return zeros
+
+
 def _launch(a, b, out):
     """out (row-major, dense) = a @ b for 2-D CUDA tensors of one dtype."""
     handle, copy_a, copy_b, p, partials, counters = _plan(a, b, out)
@@ -104,16 +126,25 @@ def _launch(a, b, out):
     p = _capi.Problem.from_buffer_copy(p)  # the plan's stays as it is
     p.a, p.b, p.c = a.data_ptr(), b.data_ptr(), target.data_ptr()
     runtime = _capi.runtime()
-    stream = torch.cuda.current_stream(a.device).cuda_stream
+    stream = _current_stream(a.device.index)
     if partials:
         work = torch.empty(partials, dtype=torch.uint8, device=a.device)
-        zeros = torch.zeros(counters, dtype=torch.uint8, device=a.device)
+        zeros = _counters(a.device, stream, counters)
         _check(runtime.launch_workspace(handle, p, stream, work.data_ptr(),
                                         partials, zeros.data_ptr(), counters))
     else:
         _check(runtime.launch(handle, p, stream))
     if target is not out:
         out.copy_(target)
+
+
+def _current_stream(index):
+    """torch's current CUstream on device `index`, as an integer (torch's
+    raw query where it has one: a Stream object costs microseconds)."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(index)
+    return torch.cuda.current_stream(index).cuda_stream
 
 
 def _on_device(device, fn):

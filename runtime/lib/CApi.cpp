@@ -404,26 +404,31 @@ static std::string checkArguments(const Contract &contract,
 static std::string checkBuffer(const char *name, uint64_t pointer,
                                int64_t bytes, int64_t alignment) {
   const DriverApi &api = DriverApi::get();
-  std::string operand = std::string(name) + " (0x";
-  char hex[32];
-  std::snprintf(hex, sizeof(hex), "%llx", (unsigned long long)pointer);
-  operand += std::string(hex) + ")";
+  // The operand's name in a message (built only for one).
+  auto operandName = [&] {
+    char hex[32];
+    std::snprintf(hex, sizeof(hex), "%llx", (unsigned long long)pointer);
+    return std::string(name) + " (0x" + hex + ")";
+  };
+  // One query for the three attributes (a launch's cost is mostly such
+  // calls).
   unsigned memoryType = 0;
-  CUresult r = api.cuPointerGetAttribute(
-      &memoryType, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CUdeviceptr(pointer));
-  if (r != CUDA_SUCCESS || memoryType == CU_MEMORYTYPE_HOST)
-    return operand + " is not device memory of the current context";
-  if (alignment > 1 && pointer % uint64_t(alignment))
-    return operand + " must be aligned to " + std::to_string(alignment) +
-           " bytes";
   CUdeviceptr start = 0;
   size_t size = 0;
-  if (api.cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-                                CUdeviceptr(pointer)) == CUDA_SUCCESS &&
-      api.cuPointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
-                                CUdeviceptr(pointer)) == CUDA_SUCCESS &&
-      size && uint64_t(bytes) > start + size - pointer)
-    return operand + " needs " + std::to_string(bytes) +
+  CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                      CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                      CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+  void *values[] = {&memoryType, &start, &size};
+  CUresult r = api.cuPointerGetAttributes(3, attributes, values,
+                                          CUdeviceptr(pointer));
+  if (r != CUDA_SUCCESS || memoryType == CU_MEMORYTYPE_HOST ||
+      memoryType == 0)
+    return operandName() + " is not device memory of the current context";
+  if (alignment > 1 && pointer % uint64_t(alignment))
+    return operandName() + " must be aligned to " + std::to_string(alignment) +
+           " bytes";
+  if (size && uint64_t(bytes) > start + size - pointer)
+    return operandName() + " needs " + std::to_string(bytes) +
            " bytes, but its allocation has " +
            std::to_string(start + size - pointer) + " from there";
   return "";

@@ -48,6 +48,7 @@ struct DriverApi {
   X(cuCtxGetDevice)                                                            \
   X(cuCtxGetCurrent)                                                           \
   X(cuPointerGetAttribute)                                                     \
+  X(cuPointerGetAttributes)                                                    \
   X(cuModuleLoadDataEx)                                                        \
   X(cuModuleUnload)                                                            \
   X(cuModuleGetFunction)                                                       \
