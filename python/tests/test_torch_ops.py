@@ -4,6 +4,8 @@ in place, torch.matmul's shapes, torch.library.opcheck, torch.compile
 (fullgraph), CUDA graphs, autograd, torch's current stream. Skipped without
 PyTorch and a GPU."""
 
+import subprocess
+import sys
 import unittest
 
 import gemmc
@@ -149,6 +151,36 @@ class TorchOpsTest(unittest.TestCase):
                 if not torch.equal(captured, eager):
                     self.fail(f"{m}x{n}x{k}: a replay differs from eager")
             torch.cuda.synchronize()
+
+    def test_misuse_raises(self):
+        a = torch.randn(8, 8, device="cuda")
+        with self.assertRaisesRegex(ValueError, "one CUDA device"):
+            gemmc.mm(a.cpu(), a.cpu())
+        with self.assertRaisesRegex(TypeError, "float32, float16 or bfloat16"):
+            gemmc.mm(a.to(torch.int32), a.to(torch.int32))
+        with self.assertRaisesRegex(TypeError, "one dtype"):
+            gemmc.mm(a, a.half())
+        with self.assertRaisesRegex(TypeError, "float32, float16 or bfloat16"):
+            gemmc.mm(a.double(), a.double())
+        with self.assertRaisesRegex(ValueError, "sizes do not match"):
+            gemmc.mm(a, torch.randn(9, 8, device="cuda"))
+        with self.assertRaisesRegex(ValueError, "2-D"):
+            torch.ops.gemmc.mm(a[0], a)
+        if torch.cuda.device_count() > 1:
+            with self.assertRaisesRegex(ValueError, "one CUDA device"):
+                gemmc.mm(a, a.to("cuda:1"))
+        # A capture on the legacy stream is refused with an exception, no
+        # crash (in a process of its own: the refused capture leaves
+        # torch's generator unusable in this one).
+        code = ("import torch, gemmc\n"
+                "a = torch.ones(8, 8, device='cuda')\n"
+                "g = torch.cuda.CUDAGraph()\n"
+                "with torch.cuda.graph(g, stream=torch.cuda.default_stream()):\n"
+                "    gemmc.mm(a, a)\n")
+        run = subprocess.run([sys.executable, "-c", code],
+                             capture_output=True, text=True, timeout=120)
+        self.assertEqual(run.returncode, 1, run.stderr)
+        self.assertIn("Error", run.stderr.strip().splitlines()[-1])
 
     def test_runs_on_the_current_stream(self):
         a = torch.randn(2048, 2048, device="cuda", dtype=torch.float16)
