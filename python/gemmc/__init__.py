@@ -19,7 +19,7 @@ import os
 
 from . import _capi, _dlpack
 
-__all__ = ["GemmcError", "Kernel", "compile", "load", "matmul"]
+__all__ = ["GemmcError", "Kernel", "compile", "family", "load", "matmul"]
 
 try:  # torch.ops.gemmc.mm and .bmm, where PyTorch is installed
     import torch as _torch_module  # noqa: F401
@@ -93,12 +93,13 @@ class Kernel:
     """A loaded PTX module: one kernel, or a kernel family whose variant is
     chosen per problem. Call it like a function; ``close()`` unloads it."""
 
-    def __init__(self, ptx, name="<ptx>"):
+    def __init__(self, ptx, name="<ptx>", handle=None):
         self.ptx = ptx
         rt = _capi.runtime()
-        handle = ctypes.c_void_p()
-        _check(rt.module_load(ptx.encode(), name.encode(),
-                              ctypes.byref(handle)))
+        if handle is None:
+            handle = ctypes.c_void_p()
+            _check(rt.module_load(ptx.encode(), name.encode(),
+                                  ctypes.byref(handle)))
         self._handle = handle
         info = _capi.KernelInfo()
         _check(rt.module_info(handle, ctypes.byref(info)))
@@ -133,6 +134,9 @@ class Kernel:
     def save(self, path):
         """Writes the PTX (with its contract): gemmc.load reads it back,
         on a machine without LLVM too."""
+        if self.ptx is None:
+            raise ValueError(f"{self.name} is a family gemmc ships: its PTX "
+                             f"is the installed share/gemmc/families")
         with open(path, "w") as f:
             f.write(self.ptx)
 
@@ -302,6 +306,26 @@ def load(ptx):
         return Kernel(ptx)
     with open(ptx) as f:
         return Kernel(f.read(), os.fspath(ptx))
+
+
+def family(dtype, a_layout="row", b_layout="row", arch=None):
+    """The kernel family gemmc ships for `dtype` ("float32", "float16",
+    "bfloat16") and the layouts of A and B ("row" or "col"; C row-major),
+    for `arch` ("sm_90a", "sm_80"; None: the current GPU's). Installed with
+    the runtime library (share/gemmc/families beside its lib/, or
+    $GEMMC_FAMILY_DIR); loaded once per process. Needs no GPU with an arch
+    given."""
+    if dtype not in _CODES:
+        raise TypeError(f"gemmc ships families for float32, float16 and "
+                        f"bfloat16, not {dtype}")
+    layouts = {"row": 0, "col": 1}
+    if a_layout not in layouts or b_layout not in layouts:
+        raise ValueError("the layouts are 'row' or 'col'")
+    handle = ctypes.c_void_p()
+    _check(_capi.runtime().family_load(
+        _CODES[dtype], layouts[a_layout], layouts[b_layout],
+        arch.encode() if arch else None, ctypes.byref(handle)))
+    return Kernel(None, handle=handle)
 
 
 def _layout_of(op):

@@ -2,7 +2,8 @@
 
 The libraries are found, in order: in $GEMMC_LIBRARY_DIR, beside this
 package (a wheel may bundle them in gemmc/lib), in the source tree's
-build/lib, and by the system's loader (LD_LIBRARY_PATH, ldconfig). The
+build/lib, in the lib/ that `cmake --install` puts the package under
+(PREFIX/lib/python/gemmc), and by the system's loader (LD_LIBRARY_PATH, ldconfig). The
 compiler's library is loaded on first use, so a machine without LLVM can
 still load and launch PTX compiled elsewhere.
 """
@@ -72,7 +73,10 @@ def _candidates(stem):
     if os.environ.get("GEMMC_LIBRARY_DIR"):
         dirs.append(Path(os.environ["GEMMC_LIBRARY_DIR"]))
     here = Path(__file__).resolve().parent
-    dirs += [here / "lib", here.parent.parent / "build" / "lib"]
+    # Bundled in a wheel; the source tree's build; `cmake --install`'s
+    # PREFIX/lib/python/gemmc beside PREFIX/lib.
+    dirs += [here / "lib", here.parent.parent / "build" / "lib",
+             here.parent.parent]
     for d in dirs:
         for name in names:
             if (d / name).exists():
@@ -101,6 +105,7 @@ def _declare(lib, name, args, result=ctypes.c_int):
 class Runtime:
     def __init__(self):
         lib = _load("gemmc_runtime")
+        self.path = lib._name  # where it was found
         p = ctypes.c_void_p
         self.last_error = _declare(lib, "gemmc_last_error", [], ctypes.c_char_p)
         self.free = _declare(lib, "gemmc_free", [p], None)

@@ -76,6 +76,26 @@ class CompileTest(unittest.TestCase):
             gemmc.compile("no-such-schedule.gemm")
 
 
+class ShippedFamilyTest(unittest.TestCase):
+    def test_loads_the_shipped_family_of_a_dtype_and_layouts(self):
+        f = gemmc.family("bfloat16", "row", "col", arch="sm_90a")
+        self.assertEqual(f.dtypes, ("bfloat16",) * 3)
+        self.assertEqual(f.layouts, ("row", "col", "row"))
+        self.assertGreater(len(f.variants), 1)
+        self.assertEqual(f.sizes, (0, 0, 0))  # any size, at launch
+        with self.assertRaisesRegex(ValueError, "family gemmc ships"):
+            f.save("unused.ptx")
+
+    def test_refuses_what_no_family_covers(self):
+        with self.assertRaisesRegex(TypeError, "float32, float16"):
+            gemmc.family("int8")
+        with self.assertRaisesRegex(ValueError, "'row' or 'col'"):
+            gemmc.family("float16", "diagonal")
+        with self.assertRaises(gemmc.GemmcError) as e:
+            gemmc.family("float16", arch="sm_70")
+        self.assertEqual(e.exception.status, "GEMMC_ERROR_INVALID_ARGUMENT")
+
+
 class ContractTest(unittest.TestCase):
     def test_a_newer_contract_is_refused(self):
         ptx = gemmc.compile(EXAMPLES / "naive.gemm").ptx
