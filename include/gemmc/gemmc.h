@@ -166,7 +166,9 @@ gemmc_status gemmc_select(gemmc_module module, const gemmc_problem *problem,
 
 /* Launches `problem` on `stream` (a CUstream; NULL: the default stream),
    asynchronously. The pointers must be device memory of the module's
-   context. A split-K kernel's workspace is the module's, one per stream. */
+   context. A split-K kernel's workspace is the runtime's, one per context
+   and stream, shared by every module (launches on a stream run in its
+   order). */
 gemmc_status gemmc_launch(gemmc_module module, const gemmc_problem *problem,
                           void *stream);
 

@@ -119,11 +119,11 @@ static std::vector<Schedule> enumerateSkinny(bool halves) {
 
 /// The skinny part again for a short M, rastered: block tiles 8-32 rows
 /// by 64-128 columns, K split 16-64 ways, and `raster 8`, so that the
-/// block rows of one column of tiles run together and read B's slice once
-/// from memory (an M of 24 on tiles of 8 rows read B three times over).
-/// The splits are fixed: chosen at launch, SIMT's skinny tiles took 2-4
-/// (the model's memory term holds for any count of blocks) and ran at
-/// 0.4x of these.
+/// block rows of one column of tiles run together. (Measured, raster
+/// itself gained little: at 16 splits L2 holds B's slice for the other
+/// block rows; the part's gains are its tiles, docs/tuning.md.) The splits
+/// are fixed: chosen at launch, SIMT's skinny tiles took 2-4 (the model's
+/// memory term holds for any count of blocks) and ran at 0.4x of these.
 static std::vector<Schedule> enumerateSkinnyRastered(bool halves) {
   std::vector<Schedule> space;
   for (int64_t narrow : {8, 16, 32})

@@ -25,8 +25,10 @@ _CODES = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2}
 _ROW, _COL = 0, 1
 
 # (dtype code, A's layout, B's layout) -> the family's module handle; each
-# module JIT-compiles into the context current at its first launch.
+# module JIT-compiles into the context current at its first launch, so the
+# families serve one device per process (a torchrun rank's).
 _families = {}
+_device = []
 
 
 def _check(status):
@@ -36,7 +38,13 @@ def _check(status):
                          _capi.runtime().last_error().decode(errors="replace"))
 
 
-def _family(code, a_layout, b_layout):
+def _family(code, a_layout, b_layout, device):
+    if not _device:
+        _device.append(device)
+    elif device != _device[0]:
+        raise ValueError(f"gemmc's shipped families run on one device per "
+                         f"process, here {_device[0]} (first used), not "
+                         f"{device}: one process per GPU (torchrun)")
     key = (code, a_layout, b_layout)
     handle = _families.get(key)
     if handle is None:
@@ -73,7 +81,7 @@ _plans = {}
 
 
 def _plan(a, b, out):
-    key = (a.dtype, a.shape, a.stride(), b.shape, b.stride(),
+    key = (a.dtype, a.device, a.shape, a.stride(), b.shape, b.stride(),
            a.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0)
     plan = _plans.get(key)
     if plan is None:
@@ -81,7 +89,7 @@ def _plan(a, b, out):
         b2, b_layout, ldb = _operand(b)
         m, k = a.shape
         n = b.shape[1]
-        handle = _family(_CODES[a.dtype], a_layout, b_layout)
+        handle = _family(_CODES[a.dtype], a_layout, b_layout, a.device)
         p = _capi.Problem(m, n, k, a2.data_ptr(), b2.data_ptr(),
                           out.data_ptr(), 0, lda, ldb, max(n, 1), 1.0, 0.0,
                           0, 0, 0, 0)

@@ -2,6 +2,8 @@
 
 #include "gemmc-rt/Launch.h"
 
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <tuple>
 #include <vector>
@@ -142,17 +144,24 @@ WorkspaceBytes ContractKernel::workspaceBytes(const Problem &problem,
 std::pair<CUdeviceptr, CUdeviceptr>
 ContractKernel::reserveWorkspace(const Problem &problem, int64_t splits,
                                  CUstream stream) const {
-  size_t tiles = size_t(spec.tiles(problem));
-  size_t floats = size_t(spec.workspaceFloats(problem, splits));
-  std::lock_guard<std::mutex> lock(workspaceMutex);
-  Workspace &w = workspaces[stream];
-  if (!w.floats || w.floats->size() < floats * sizeof(float))
-    w.floats = std::make_unique<DeviceBuffer>(floats * sizeof(float));
-  if (!w.counters || w.counters->size() < tiles * sizeof(int32_t)) {
-    w.counters = std::make_unique<DeviceBuffer>(tiles * sizeof(int32_t));
+  struct Workspace {
+    std::unique_ptr<DeviceBuffer> partials, counters;
+  };
+  static std::mutex mutex;
+  // Never destroyed: the driver may be gone when statics are.
+  static auto *pool = new std::map<std::pair<CUcontext, CUstream>, Workspace>;
+  WorkspaceBytes need = workspaceBytes(problem, splits);
+  CUcontext context = nullptr;
+  GEMMC_CU(DriverApi::get().cuCtxGetCurrent(&context));
+  std::lock_guard<std::mutex> lock(mutex);
+  Workspace &w = (*pool)[{context, stream}];
+  if (!w.partials || w.partials->size() < need.partials)
+    w.partials = std::make_unique<DeviceBuffer>(need.partials);
+  if (!w.counters || w.counters->size() < need.counters) {
+    w.counters = std::make_unique<DeviceBuffer>(need.counters);
     w.counters->fill32(0);
   }
-  return {w.floats->ptr(), w.counters->ptr()};
+  return {w.partials->ptr(), w.counters->ptr()};
 }
 
 /// The offset, sizes and strides of the memref descriptor of matrix `name`

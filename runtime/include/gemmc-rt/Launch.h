@@ -81,18 +81,13 @@ private:
   /// A persistent grid's size: the device's multiprocessors, or for a
   /// cluster kernel the blocks of as many clusters as fit at once.
   int residentBlocks = 1;
-  /// Split-K's workspace and counters, one pair per stream (launches on
-  /// one stream use theirs in turn), grown to the largest problem launched
-  /// there.
-  struct Workspace {
-    std::unique_ptr<DeviceBuffer> floats, counters;
-  };
-  mutable std::mutex workspaceMutex;
-  mutable std::map<CUstream, Workspace> workspaces;
   /// The device as the cost model sees it (splitsFor).
   DeviceModel deviceModel;
-  /// The workspace and counters of `stream` for `problem` with `splits`
-  /// splits (their device addresses), allocated on first need.
+  /// The split-K workspace and counters of `stream` in the current context
+  /// for `problem` with `splits` splits (their device addresses): one pair
+  /// per context and stream that every kernel shares (launches on one
+  /// stream run in its order, and each leaves the counters zero), grown to
+  /// the largest launch there.
   std::pair<CUdeviceptr, CUdeviceptr>
   reserveWorkspace(const Problem &problem, int64_t splits,
                    CUstream stream) const;
