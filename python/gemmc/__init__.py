@@ -28,6 +28,7 @@ except ImportError:
 __version__ = "0.1.0"
 
 _DTYPES = {0: "float32", 1: "float16", 2: "bfloat16"}
+_CODES = {name: code for code, name in _DTYPES.items()}
 _TYPESTR = {"<f4": "float32", "<f2": "float16"}
 _ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2}
 
@@ -377,8 +378,6 @@ def matmul(a, b, out=None, family=None, stream=None):
                                   ctypes.byref(p), ctypes.c_void_p(handle)))
     return c.tensor
 
-
-_CODES = {"float32": 0, "float16": 1, "bfloat16": 2}
 
 
 if _torch_module is not None:

@@ -13,9 +13,9 @@
 
 #include <dlfcn.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
-#include <array>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -127,15 +127,14 @@ struct Choice {
 
 /// A problem as the choice sees it: every field but the pointers (and
 /// whether a bias is given).
-using ChoiceKey = std::array<int64_t, 14>;
+using ChoiceKey = std::array<int64_t, 13>;
 
 static ChoiceKey choiceKey(const gemmc_problem &p) {
   uint32_t alpha, beta;
   std::memcpy(&alpha, &p.alpha, sizeof(alpha));
   std::memcpy(&beta, &p.beta, sizeof(beta));
-  return {p.m,     p.n,        p.k,        p.lda,        p.ldb,
-          p.ldc,   p.batch,    p.stride_a, p.stride_b,   p.stride_c,
-          alpha,   beta,       p.bias != 0, 0};
+  return {p.m,        p.n,        p.k,        p.lda, p.ldb, p.ldc,      p.batch,
+          p.stride_a, p.stride_b, p.stride_c, alpha, beta,  p.bias != 0};
 }
 
 struct LoadedModule {
@@ -419,10 +418,9 @@ static std::string checkBuffer(const char *name, uint64_t pointer,
                                       CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
                                       CU_POINTER_ATTRIBUTE_RANGE_SIZE};
   void *values[] = {&memoryType, &start, &size};
-  CUresult r = api.cuPointerGetAttributes(3, attributes, values,
-                                          CUdeviceptr(pointer));
-  if (r != CUDA_SUCCESS || memoryType == CU_MEMORYTYPE_HOST ||
-      memoryType == 0)
+  CUresult r =
+      api.cuPointerGetAttributes(3, attributes, values, CUdeviceptr(pointer));
+  if (r != CUDA_SUCCESS || memoryType == CU_MEMORYTYPE_HOST || memoryType == 0)
     return operandName() + " is not device memory of the current context";
   if (alignment > 1 && pointer % uint64_t(alignment))
     return operandName() + " must be aligned to " + std::to_string(alignment) +
@@ -504,11 +502,18 @@ extern "C" gemmc_status gemmc_select(gemmc_module handle,
   });
 }
 
+/// What a launch of one problem runs: the JIT-compiled variant, the
+/// problem as the runtime states it, and the splits of K.
+struct Prepared {
+  const ContractKernel *kernel = nullptr;
+  Problem problem;
+  int64_t splits = 1;
+};
+
 /// The JIT-compiled variant, problem and splits for `given`, from the
 /// module's cache where the problem was seen before.
 static gemmc_status prepare(LoadedModule &module, const gemmc_problem *given,
-                            const ContractKernel *&kernel, Problem &problem,
-                            int64_t &splits) {
+                            Prepared &out) {
   const KernelFamily &kernels = module.kernels();
   if (!given)
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
@@ -518,30 +523,30 @@ static gemmc_status prepare(LoadedModule &module, const gemmc_problem *given,
     std::lock_guard<std::mutex> lock(module.choiceMutex);
     auto it = module.choices.find(key);
     if (it != module.choices.end()) {
-      kernel = kernels.variants()[size_t(it->second.variant)].get();
-      problem = toProblem(module.contracts.front(), *given);
-      splits = it->second.splits;
+      out.kernel = kernels.variants()[size_t(it->second.variant)].get();
+      out.problem = toProblem(module.contracts.front(), *given);
+      out.splits = it->second.splits;
       return GEMMC_SUCCESS;
     }
   }
   Choice choice;
   gemmc_status status =
-      choose(module, given, &kernels, choice.variant, problem);
+      choose(module, given, &kernels, choice.variant, out.problem);
   if (status != GEMMC_SUCCESS)
     return status;
-  kernel = kernels.variants()[size_t(choice.variant)].get();
-  choice.splits = kernel->contract().splitsAtLaunch()
-                      ? kernel->splitsFor(problem)
-                      : kernel->contract().splits;
+  out.kernel = kernels.variants()[size_t(choice.variant)].get();
+  const Contract &contract = out.kernel->contract();
+  choice.splits = contract.splitsAtLaunch() ? out.kernel->splitsFor(out.problem)
+                                            : contract.splits;
   std::lock_guard<std::mutex> lock(module.choiceMutex);
   module.choices.emplace(key, choice);
-  splits = choice.splits;
+  out.splits = choice.splits;
   return GEMMC_SUCCESS;
 }
 
 /// Launches `given` with the caller's workspace (`partials` and
-/// `counters`, of the sizes gemmc_workspace_size gives), or the module's
-/// own where both are 0.
+/// `counters`, of the sizes gemmc_workspace_size gives), or the runtime's
+/// own for the stream where both are 0.
 static gemmc_status launchWith(gemmc_module handle, const gemmc_problem *given,
                                void *stream, uint64_t partials,
                                size_t partialBytes, uint64_t counters,
@@ -550,13 +555,11 @@ static gemmc_status launchWith(gemmc_module handle, const gemmc_problem *given,
   if (!module)
     return invalidHandle(handle);
   return guarded([&] {
-    const ContractKernel *kernel = nullptr;
-    Problem problem;
-    int64_t splits = 1;
-    gemmc_status status = prepare(*module, given, kernel, problem, splits);
+    Prepared run;
+    gemmc_status status = prepare(*module, given, run);
     if (status != GEMMC_SUCCESS)
       return status;
-    std::string why = checkBuffers(kernel->contract(), problem, *given);
+    std::string why = checkBuffers(run.kernel->contract(), run.problem, *given);
     if (!why.empty())
       return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                         module->name + ": " + why);
@@ -566,20 +569,21 @@ static gemmc_status launchWith(gemmc_module handle, const gemmc_problem *given,
     operands.c = CUdeviceptr(given->c);
     operands.bias = CUdeviceptr(given->bias);
     if (partials || counters) {
-      WorkspaceBytes need = kernel->workspaceBytes(problem, splits);
+      WorkspaceBytes need = run.kernel->workspaceBytes(run.problem, run.splits);
       if (!partials || !counters || partialBytes < need.partials ||
           counterBytes < need.counters)
         return capi::fail(
             GEMMC_ERROR_INVALID_ARGUMENT,
-            module->name + ": the workspace for " + problem.str() + " takes " +
-                std::to_string(need.partials) + " bytes of partials and " +
-                std::to_string(need.counters) + " of counters; given " +
-                std::to_string(partialBytes) + " and " +
-                std::to_string(counterBytes));
+            module->name + ": the workspace for " + run.problem.str() +
+                " takes " + std::to_string(need.partials) +
+                " bytes of partials and " + std::to_string(need.counters) +
+                " of counters; given " + std::to_string(partialBytes) +
+                " and " + std::to_string(counterBytes));
       operands.partials = CUdeviceptr(partials);
       operands.counters = CUdeviceptr(counters);
     }
-    kernel->launch(operands, problem, static_cast<CUstream>(stream), splits);
+    run.kernel->launch(operands, run.problem, static_cast<CUstream>(stream),
+                       run.splits);
     return capi::succeed();
   });
 }
@@ -600,13 +604,11 @@ extern "C" gemmc_status gemmc_workspace_size(gemmc_module handle,
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                       "gemmc_workspace_size: the sizes must not be null");
   return guarded([&] {
-    const ContractKernel *kernel = nullptr;
-    Problem problem;
-    int64_t splits = 1;
-    gemmc_status status = prepare(*module, given, kernel, problem, splits);
+    Prepared run;
+    gemmc_status status = prepare(*module, given, run);
     if (status != GEMMC_SUCCESS)
       return status;
-    WorkspaceBytes need = kernel->workspaceBytes(problem, splits);
+    WorkspaceBytes need = run.kernel->workspaceBytes(run.problem, run.splits);
     *partialBytes = need.partials;
     *counterBytes = need.counters;
     return capi::succeed();
