@@ -193,6 +193,40 @@ gemmc_status gemmc_launch_workspace(gemmc_module module,
                                     uint64_t counters, size_t counter_bytes);
 
 /*===--------------------------------------------------------------------===
+ * Plans: a problem's launch worked out once (the fast path)
+ *===--------------------------------------------------------------------===*/
+
+/* A launch of one problem, worked out once: the variant, its splits of K,
+   its grid and its arguments but the addresses. gemmc_plan_launch costs
+   little more than the driver's launch; it checks the addresses only for
+   null and alignment (not that they are device memory large enough, as
+   gemmc_launch does): they are the caller's word, as cuBLAS takes them.
+   A plan keeps its module's kernels alive; it may be launched from many
+   threads at once. */
+typedef struct gemmc_plan_opaque *gemmc_plan;
+
+/* The plan of `problem`, whose pointers are ignored (the launches give
+   them); the choice is the one gemmc_launch makes (JIT-compiles the
+   module). Free it with gemmc_plan_destroy. */
+gemmc_status gemmc_plan_create(gemmc_module module,
+                               const gemmc_problem *problem, gemmc_plan *plan);
+
+gemmc_status gemmc_plan_destroy(gemmc_plan plan);
+
+/* The workspace a launch of `plan` takes where its variant splits K, as
+   gemmc_workspace_size gives it (both 0 where it does not split). */
+gemmc_status gemmc_plan_workspace_size(gemmc_plan plan, size_t *partial_bytes,
+                                       size_t *counter_bytes);
+
+/* Launches `plan` on `stream` with A, B, C (and the bias where the module
+   adds one) at these device addresses. `partials` and `counters`: the
+   caller's split-K workspace (gemmc_launch_workspace's terms), or both 0
+   for the runtime's own for the stream. */
+gemmc_status gemmc_plan_launch(gemmc_plan plan, uint64_t a, uint64_t b,
+                               uint64_t c, uint64_t bias, void *stream,
+                               uint64_t partials, uint64_t counters);
+
+/*===--------------------------------------------------------------------===
  * The families gemmc ships (libgemmc_runtime; docs/library.md)
  *===--------------------------------------------------------------------===*/
 

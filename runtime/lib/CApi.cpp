@@ -116,15 +116,6 @@ static CUcontext useContext(CUcontext context) {
 }
 
 namespace {
-/// A module's contracts, read at load; its kernels, JIT-compiled into a
-/// context at the first launch (or gemmc_module_jit), from the PTX kept
-/// until then.
-/// What a launch for one problem runs: the variant and its splits of K.
-struct Choice {
-  int variant = -1;
-  int64_t splits = 1;
-};
-
 /// A problem as the choice sees it: every field but the pointers (and
 /// whether a bias is given).
 using ChoiceKey = std::array<int64_t, 13>;
@@ -137,14 +128,17 @@ static ChoiceKey choiceKey(const gemmc_problem &p) {
           p.stride_a, p.stride_b, p.stride_c, alpha, beta,  p.bias != 0};
 }
 
+/// A module's contracts, read at load; its kernels, JIT-compiled into a
+/// context at the first launch (or gemmc_module_jit), from the PTX kept
+/// until then.
 struct LoadedModule {
   std::string name, ptx;
   std::vector<Contract> contracts;
   std::mutex jitMutex;
-  /// The choices made after the JIT, per problem: a launch of a problem
-  /// seen before ranks no variant again.
+  /// The launches worked out after the JIT, per problem: a launch of a
+  /// problem seen before ranks no variant again.
   std::mutex choiceMutex;
-  std::map<ChoiceKey, Choice> choices;
+  std::map<ChoiceKey, std::shared_ptr<const LaunchPlan>> choices;
   std::unique_ptr<KernelFamily> family;
   CUcontext context = nullptr;
 
@@ -377,9 +371,8 @@ static Problem toProblem(const Contract &contract, const gemmc_problem &given) {
   return p;
 }
 
-/// Why `given` cannot be launched whatever the variant: sizes, pointers.
-static std::string checkArguments(const Contract &contract,
-                                  const gemmc_problem &given) {
+/// Why `given`'s sizes cannot be launched whatever the variant.
+static std::string checkSizes(const gemmc_problem &given) {
   if (given.m < 1 || given.n < 1 || given.k < 1)
     return "sizes must be positive, got " + std::to_string(given.m) + "x" +
            std::to_string(given.n) + "x" + std::to_string(given.k);
@@ -388,13 +381,25 @@ static std::string checkArguments(const Contract &contract,
   if (given.batch < 0 || given.lda < 0 || given.ldb < 0 || given.ldc < 0 ||
       given.stride_a < 0 || given.stride_b < 0 || given.stride_c < 0)
     return "leading dimensions, strides and the batch must not be negative";
-  if (!given.a || !given.b || !given.c)
+  return "";
+}
+
+/// Why these pointers cannot be launched on `contract`'s kernels: null, a
+/// bias given or missing against the contract, or (checked only where
+/// `alignment` is given) misaligned.
+static std::string checkPointers(const Contract &contract, uint64_t a,
+                                 uint64_t b, uint64_t c, uint64_t bias,
+                                 int64_t alignment = 1) {
+  if (!a || !b || !c)
     return "the pointers to A, B and C must not be null";
-  if (!contract.bias.empty() && !given.bias)
+  if (!contract.bias.empty() && !bias)
     return "the kernel adds a " + contract.bias +
            " bias: its pointer must not be null";
-  if (contract.bias.empty() && given.bias)
+  if (contract.bias.empty() && bias)
     return "the kernel adds no bias, but a bias pointer was given";
+  if (alignment > 1 && (a | b | c | bias) % uint64_t(alignment))
+    return "the pointers must be aligned to " + std::to_string(alignment) +
+           " bytes";
   return "";
 }
 
@@ -454,15 +459,18 @@ static std::string checkBuffers(const Contract &contract, const Problem &p,
 }
 
 /// The variant for `given` (its index), or a failure status. With
-/// `kernels` (JIT-compiled), a variant must also fit the device.
+/// `kernels` (JIT-compiled), a variant must also fit the device. The
+/// pointers are checked where `pointers` says so.
 static gemmc_status choose(LoadedModule &module, const gemmc_problem *given,
                            const KernelFamily *kernels, int &variant,
-                           Problem &problem) {
+                           Problem &problem, bool pointers = true) {
   if (!given)
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                       "the problem must not be null");
   const Contract &contract = module.contracts.front();
-  std::string why = checkArguments(contract, *given);
+  std::string why = checkSizes(*given);
+  if (why.empty() && pointers)
+    why = checkPointers(contract, given->a, given->b, given->c, given->bias);
   if (!why.empty())
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT, module.name + ": " + why);
   problem = toProblem(contract, *given);
@@ -502,18 +510,12 @@ extern "C" gemmc_status gemmc_select(gemmc_module handle,
   });
 }
 
-/// What a launch of one problem runs: the JIT-compiled variant, the
-/// problem as the runtime states it, and the splits of K.
-struct Prepared {
-  const ContractKernel *kernel = nullptr;
-  Problem problem;
-  int64_t splits = 1;
-};
-
-/// The JIT-compiled variant, problem and splits for `given`, from the
-/// module's cache where the problem was seen before.
+/// The launch of `given` on the variant the module chooses for it, from
+/// the module's cache where the problem was seen before (JIT-compiles the
+/// module). The pointers are checked where `pointers` says so.
 static gemmc_status prepare(LoadedModule &module, const gemmc_problem *given,
-                            Prepared &out) {
+                            std::shared_ptr<const LaunchPlan> &out,
+                            bool pointers = true) {
   const KernelFamily &kernels = module.kernels();
   if (!given)
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
@@ -523,24 +525,27 @@ static gemmc_status prepare(LoadedModule &module, const gemmc_problem *given,
     std::lock_guard<std::mutex> lock(module.choiceMutex);
     auto it = module.choices.find(key);
     if (it != module.choices.end()) {
-      out.kernel = kernels.variants()[size_t(it->second.variant)].get();
-      out.problem = toProblem(module.contracts.front(), *given);
-      out.splits = it->second.splits;
+      std::string why =
+          pointers ? checkPointers(module.contracts.front(), given->a,
+                                   given->b, given->c, given->bias)
+                   : "";
+      if (!why.empty())
+        return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                          module.name + ": " + why);
+      out = it->second;
       return GEMMC_SUCCESS;
     }
   }
-  Choice choice;
+  int variant = -1;
+  Problem problem;
   gemmc_status status =
-      choose(module, given, &kernels, choice.variant, out.problem);
+      choose(module, given, &kernels, variant, problem, pointers);
   if (status != GEMMC_SUCCESS)
     return status;
-  out.kernel = kernels.variants()[size_t(choice.variant)].get();
-  const Contract &contract = out.kernel->contract();
-  choice.splits = contract.splitsAtLaunch() ? out.kernel->splitsFor(out.problem)
-                                            : contract.splits;
+  out = std::make_shared<const LaunchPlan>(*kernels.variants()[size_t(variant)],
+                                           problem);
   std::lock_guard<std::mutex> lock(module.choiceMutex);
-  module.choices.emplace(key, choice);
-  out.splits = choice.splits;
+  module.choices.emplace(key, out);
   return GEMMC_SUCCESS;
 }
 
@@ -555,11 +560,12 @@ static gemmc_status launchWith(gemmc_module handle, const gemmc_problem *given,
   if (!module)
     return invalidHandle(handle);
   return guarded([&] {
-    Prepared run;
-    gemmc_status status = prepare(*module, given, run);
+    std::shared_ptr<const LaunchPlan> plan;
+    gemmc_status status = prepare(*module, given, plan);
     if (status != GEMMC_SUCCESS)
       return status;
-    std::string why = checkBuffers(run.kernel->contract(), run.problem, *given);
+    std::string why =
+        checkBuffers(plan->kernel().contract(), plan->problem(), *given);
     if (!why.empty())
       return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                         module->name + ": " + why);
@@ -569,12 +575,12 @@ static gemmc_status launchWith(gemmc_module handle, const gemmc_problem *given,
     operands.c = CUdeviceptr(given->c);
     operands.bias = CUdeviceptr(given->bias);
     if (partials || counters) {
-      WorkspaceBytes need = run.kernel->workspaceBytes(run.problem, run.splits);
+      WorkspaceBytes need = plan->workspace();
       if (!partials || !counters || partialBytes < need.partials ||
           counterBytes < need.counters)
         return capi::fail(
             GEMMC_ERROR_INVALID_ARGUMENT,
-            module->name + ": the workspace for " + run.problem.str() +
+            module->name + ": the workspace for " + plan->problem().str() +
                 " takes " + std::to_string(need.partials) +
                 " bytes of partials and " + std::to_string(need.counters) +
                 " of counters; given " + std::to_string(partialBytes) +
@@ -582,8 +588,7 @@ static gemmc_status launchWith(gemmc_module handle, const gemmc_problem *given,
       operands.partials = CUdeviceptr(partials);
       operands.counters = CUdeviceptr(counters);
     }
-    run.kernel->launch(operands, run.problem, static_cast<CUstream>(stream),
-                       run.splits);
+    plan->launch(operands, static_cast<CUstream>(stream));
     return capi::succeed();
   });
 }
@@ -604,11 +609,11 @@ extern "C" gemmc_status gemmc_workspace_size(gemmc_module handle,
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                       "gemmc_workspace_size: the sizes must not be null");
   return guarded([&] {
-    Prepared run;
-    gemmc_status status = prepare(*module, given, run);
+    std::shared_ptr<const LaunchPlan> plan;
+    gemmc_status status = prepare(*module, given, plan);
     if (status != GEMMC_SUCCESS)
       return status;
-    WorkspaceBytes need = run.kernel->workspaceBytes(run.problem, run.splits);
+    WorkspaceBytes need = plan->workspace();
     *partialBytes = need.partials;
     *counterBytes = need.counters;
     return capi::succeed();
@@ -625,6 +630,90 @@ gemmc_launch_workspace(gemmc_module handle, const gemmc_problem *given,
                       "null (gemmc_launch uses the module's own)");
   return launchWith(handle, given, stream, partials, partialBytes, counters,
                     counterBytes);
+}
+
+//===----------------------------------------------------------------------===//
+// Plans: a problem's launch worked out once
+//===----------------------------------------------------------------------===//
+
+struct gemmc_plan_opaque {
+  std::shared_ptr<LoadedModule> module;
+  std::shared_ptr<const LaunchPlan> plan;
+};
+
+extern "C" gemmc_status gemmc_plan_create(gemmc_module handle,
+                                          const gemmc_problem *problem,
+                                          gemmc_plan *plan) {
+  std::shared_ptr<LoadedModule> module = registry().find(handle);
+  if (!module)
+    return invalidHandle(handle);
+  if (!problem || !plan)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_plan_create: the problem and the plan must not "
+                      "be null");
+  return guarded([&] {
+    // The pointers are the launches'; whether a bias is given, the
+    // contract's.
+    gemmc_problem shape = *problem;
+    shape.a = shape.b = shape.c = 0;
+    shape.bias = module->contracts.front().bias.empty() ? 0 : 1;
+    auto made = std::make_unique<gemmc_plan_opaque>();
+    made->module = module;
+    gemmc_status status = prepare(*module, &shape, made->plan, false);
+    if (status != GEMMC_SUCCESS)
+      return status;
+    *plan = made.release();
+    return capi::succeed();
+  });
+}
+
+extern "C" gemmc_status gemmc_plan_destroy(gemmc_plan plan) {
+  delete plan;
+  return capi::succeed();
+}
+
+extern "C" gemmc_status gemmc_plan_workspace_size(gemmc_plan plan,
+                                                  size_t *partialBytes,
+                                                  size_t *counterBytes) {
+  if (!plan || !partialBytes || !counterBytes)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_plan_workspace_size: the plan and the sizes must "
+                      "not be null");
+  *partialBytes = plan->plan->workspace().partials;
+  *counterBytes = plan->plan->workspace().counters;
+  return capi::succeed();
+}
+
+extern "C" gemmc_status gemmc_plan_launch(gemmc_plan plan, uint64_t a,
+                                          uint64_t b, uint64_t c,
+                                          uint64_t bias, void *stream,
+                                          uint64_t partials,
+                                          uint64_t counters) {
+  if (!plan)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_plan_launch: the plan must not be null");
+  return guarded([&] {
+    LoadedModule &module = *plan->module;
+    const Contract &contract = plan->plan->kernel().contract();
+    std::string why =
+        checkPointers(contract, a, b, c, bias, contract.alignment);
+    if (why.empty() && plan->plan->workspace().partials && !partials != !counters)
+      why = "the workspace's partials and counters are given together, or "
+            "neither";
+    if (!why.empty())
+      return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                        module.name + ": " + why);
+    module.kernels(); // its context current
+    Operands operands;
+    operands.a = CUdeviceptr(a);
+    operands.b = CUdeviceptr(b);
+    operands.c = CUdeviceptr(c);
+    operands.bias = CUdeviceptr(bias);
+    operands.partials = CUdeviceptr(partials);
+    operands.counters = CUdeviceptr(counters);
+    plan->plan->launch(operands, static_cast<CUstream>(stream));
+    return capi::succeed();
+  });
 }
 
 //===----------------------------------------------------------------------===//

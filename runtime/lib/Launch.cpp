@@ -2,6 +2,7 @@
 
 #include "gemmc-rt/Launch.h"
 
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -194,105 +195,158 @@ static std::vector<int64_t> descriptorFields(const std::string &name, int rank,
 
 void ContractKernel::launch(const Operands &operands, const Problem &p,
                             CUstream stream, int64_t splits) const {
-  // One slot per parameter, in the contract's order; a memref descriptor
-  // takes 3 + 2R slots (pointer, pointer, offset, R sizes, R strides).
-  std::vector<CUdeviceptr> pointers(spec.params.size());
-  std::vector<int32_t> sizes(spec.params.size());
-  std::vector<float> scalars(spec.params.size());
-  std::vector<std::vector<int64_t>> fields(spec.params.size());
-  std::vector<std::vector<int32_t>> fields32(spec.params.size());
-  std::vector<CUtensorMap> maps(spec.params.size());
-  std::vector<void *> args;
-  CUdeviceptr workspace = 0, counters = 0;
+  LaunchPlan(*this, p, splits).launch(operands, stream);
+}
+
+/// Appends `bytes` bytes of `value` to `image` at the next multiple of
+/// `align`; returns their offset.
+static size_t append(std::vector<unsigned char> &image, const void *value,
+                     size_t bytes, size_t align) {
+  size_t offset = (image.size() + align - 1) / align * align;
+  image.resize(offset + bytes);
+  std::memcpy(image.data() + offset, value, bytes);
+  return offset;
+}
+
+/// The arguments of a launch live in a buffer of this many bytes on the
+/// launching thread's stack.
+static constexpr size_t maxArgumentBytes = 4096;
+
+LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
+                       int64_t splits)
+    : owner(&kernel), p(problem) {
+  const Contract &spec = kernel.contract();
   if (!spec.splitsAtLaunch())
     splits = spec.splits;
   else if (splits <= 0)
-    splits = splitsFor(p);
+    splits = kernel.splitsFor(p);
   if (spec.splitsK()) {
     if (splits > spec.maxSplits(p))
       throw std::runtime_error(
           "kernel '" + spec.entry + "': " + std::to_string(splits) +
           " splits of K for " + p.str() + ", where at most " +
           std::to_string(spec.maxSplits(p)) + " fit");
-    if (operands.partials && operands.counters) {
-      workspace = operands.partials;
-      counters = operands.counters;
-    } else {
-      std::tie(workspace, counters) = reserveWorkspace(p, splits, stream);
-    }
+    need = kernel.workspaceBytes(p, splits);
   }
-  for (size_t i = 0; i < spec.params.size(); ++i) {
-    const std::string &name = spec.params[i].name;
-    const std::string &kind = spec.params[i].kind;
+  splitCount = spec.splitsK() ? splits : 1;
+  // One argument per parameter, in the contract's order; a memref
+  // descriptor takes 3 + 2R (pointer, pointer, offset, R sizes, R strides).
+  auto sourceOf = [](const std::string &name) {
+    return name == "A" || name == "tmap-A"   ? Source::A
+           : name == "B" || name == "tmap-B" ? Source::B
+           : name == "bias"                  ? Source::Bias
+           : name == "workspace"             ? Source::Partials
+           : name == "counters"              ? Source::Counters
+                                             : Source::C;
+  };
+  auto pointer = [&](Source source) {
+    CUdeviceptr zero = 0;
+    size_t offset = append(image, &zero, sizeof(zero), alignof(CUdeviceptr));
+    offsets.push_back(offset);
+    patches.push_back({offset, source, false, {}});
+  };
+  for (const Param &param : spec.params) {
+    const std::string &name = param.name;
+    const std::string &kind = param.kind;
     if (kind == "ptr" || kind.rfind("memref", 0) == 0) {
-      pointers[i] = name == "A"           ? operands.a
-                    : name == "B"         ? operands.b
-                    : name == "bias"      ? operands.bias
-                    : name == "workspace" ? workspace
-                    : name == "counters"  ? counters
-                                          : operands.c;
-      args.push_back(&pointers[i]);
+      Source source = sourceOf(name);
+      pointer(source);
       if (kind == "ptr")
         continue;
-      args.push_back(&pointers[i]);
+      pointer(source);
       // A 1-D buffer: offset, size, stride.
-      if (kind[6] == '1')
-        fields[i] = {0,
-                     name == "workspace" ? spec.workspaceFloats(p, splits)
+      std::vector<int64_t> fields =
+          kind[6] == '1'
+              ? std::vector<int64_t>{0,
+                                     name == "workspace"
+                                         ? spec.workspaceFloats(p, splits)
                                          : spec.tiles(p),
-                     1};
-      else
-        fields[i] = descriptorFields(name, kind[6] - '0', p);
-      if (spec.indexBits() == 32) {
-        fields32[i].assign(fields[i].begin(), fields[i].end());
-        for (int32_t &field : fields32[i])
-          args.push_back(&field);
-      } else {
-        for (int64_t &field : fields[i])
-          args.push_back(&field);
+                                     1}
+              : descriptorFields(name, kind[6] - '0', p);
+      for (int64_t field : fields) {
+        if (spec.indexBits() == 32) {
+          int32_t narrow = int32_t(field);
+          offsets.push_back(append(image, &narrow, sizeof(narrow), 4));
+        } else {
+          offsets.push_back(append(image, &field, sizeof(field), 8));
+        }
       }
       continue;
     }
     if (kind == "tensormap") {
       // Passed by value: the launch copies the 128 bytes.
-      maps[i] = encodeTensorMap(name, p,
-                                name == "tmap-A"   ? operands.a
-                                : name == "tmap-B" ? operands.b
-                                                   : operands.c,
-                                name == "tmap-A"   ? spec.boxA
-                                : name == "tmap-B" ? spec.boxB
-                                                   : spec.boxC);
-      args.push_back(&maps[i]);
+      CUtensorMap zero = {};
+      size_t offset = append(image, &zero, sizeof(zero), 64);
+      offsets.push_back(offset);
+      Source source = sourceOf(name);
+      patches.push_back({offset, source, true,
+                         source == Source::A   ? spec.boxA
+                         : source == Source::B ? spec.boxB
+                                               : spec.boxC});
       continue;
     }
-    if (spec.params[i].kind == "f32") {
-      scalars[i] = name == "alpha" ? p.alpha : p.beta;
-      args.push_back(&scalars[i]);
+    if (kind == "f32") {
+      float scalar = name == "alpha" ? p.alpha : p.beta;
+      offsets.push_back(append(image, &scalar, sizeof(scalar), 4));
       continue;
     }
-    sizes[i] = int32_t(name == "M" ? p.m : name == "N" ? p.n : p.k);
-    args.push_back(&sizes[i]);
+    int32_t size = int32_t(name == "M" ? p.m : name == "N" ? p.n : p.k);
+    offsets.push_back(append(image, &size, sizeof(size), 4));
   }
-  unsigned grid[3];
+  if (image.size() > maxArgumentBytes)
+    throw std::runtime_error("kernel '" + spec.entry + "': its arguments take " +
+                             std::to_string(image.size()) +
+                             " bytes, more than a launch holds (" +
+                             std::to_string(maxArgumentBytes) + ")");
   for (int i = 0; i < 3; ++i)
-    grid[i] = unsigned(
-        spec.grid[i].evaluate(p.m, p.n, p.k, p.batch, residentBlocks, splits));
+    grid[i] = unsigned(spec.grid[i].evaluate(
+        p.m, p.n, p.k, p.batch, kernel.persistentBlocks(), splits));
+}
+
+void LaunchPlan::launch(const Operands &operands, CUstream stream) const {
+  const Contract &spec = owner->contract();
+  CUdeviceptr partials = operands.partials, counters = operands.counters;
+  if (spec.splitsK() && !(partials && counters))
+    std::tie(partials, counters) =
+        owner->reserveWorkspace(p, splitCount, stream);
+  alignas(64) unsigned char bytes[maxArgumentBytes];
+  std::memcpy(bytes, image.data(), image.size());
+  for (const Patch &patch : patches) {
+    CUdeviceptr address = patch.source == Source::A          ? operands.a
+                          : patch.source == Source::B        ? operands.b
+                          : patch.source == Source::Bias     ? operands.bias
+                          : patch.source == Source::Partials ? partials
+                          : patch.source == Source::Counters ? counters
+                                                             : operands.c;
+    if (!patch.tensorMap) {
+      std::memcpy(bytes + patch.offset, &address, sizeof(address));
+      continue;
+    }
+    CUtensorMap map = encodeTensorMap(patch.source == Source::A   ? "tmap-A"
+                                      : patch.source == Source::B ? "tmap-B"
+                                                                  : "tmap-C",
+                                      p, address, patch.box);
+    std::memcpy(bytes + patch.offset, &map, sizeof(map));
+  }
+  void *args[maxArgumentBytes / 4];
+  for (size_t i = 0; i < offsets.size(); ++i)
+    args[i] = bytes + offsets[i];
+  const DriverApi &api = DriverApi::get();
   if (spec.clusterSize() > 1) {
     // The cluster's dimension as a launch attribute (the PTX states it too,
     // .reqnctapercluster).
     CUlaunchAttribute attribute;
-    CUlaunchConfig config = launchConfig(grid[0], attribute);
+    CUlaunchConfig config = owner->launchConfig(grid[0], attribute);
     config.gridDimY = grid[1];
     config.gridDimZ = grid[2];
     config.hStream = stream;
-    GEMMC_CU(DriverApi::get().cuLaunchKernelEx(&config, function, args.data(),
-                                               nullptr));
+    GEMMC_CU(api.cuLaunchKernelEx(&config, owner->function, args, nullptr));
     return;
   }
-  GEMMC_CU(DriverApi::get().cuLaunchKernel(
-      function, grid[0], grid[1], grid[2], spec.block[0], spec.block[1],
-      spec.block[2], unsigned(spec.dynamicSharedBytes), stream, args.data(),
-      nullptr));
+  GEMMC_CU(api.cuLaunchKernel(owner->function, grid[0], grid[1], grid[2],
+                              spec.block[0], spec.block[1], spec.block[2],
+                              unsigned(spec.dynamicSharedBytes), stream, args,
+                              nullptr));
 }
 
 static std::vector<Contract> parseAllOrThrow(const std::string &ptx,

@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #define CHECK(call)                                                            \
@@ -48,6 +49,75 @@ static bool expectError(gemmc_status got, gemmc_status want, const char *what) {
                gemmc_status_name(want), gemmc_status_name(got),
                gemmc_last_error());
   return false;
+}
+
+/// Eight threads, each on a stream and a C of its own, launch 1,000 times
+/// through the shipped f32 family: through a plan of the thread's own
+/// problem (A's first 64 + 8t rows) and the one-call gemmc_matmul by turns.
+/// Every result is compared with those rows of cuBLAS's C (`ref`, m x n);
+/// returns the failures.
+static int launchFromThreads(gemmc_module family, const float *dA,
+                             const float *dB, const std::vector<float> &ref,
+                             int64_t n, int64_t k) {
+  constexpr int threads = 8, launches = 1000;
+  std::vector<int> failures(threads, 0);
+  auto work = [&](int t) {
+    int64_t rows = 64 + 8 * t;
+    gemmc_problem p;
+    gemmc_problem_init(&p, rows, n, k);
+    gemmc_plan plan = nullptr;
+    cudaStream_t stream = nullptr;
+    float *dC = nullptr;
+    std::vector<float> c(size_t(rows * n));
+    if (gemmc_plan_create(family, &p, &plan) != GEMMC_SUCCESS ||
+        cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) !=
+            cudaSuccess ||
+        cudaMalloc(&dC, c.size() * 4) != cudaSuccess) {
+      std::fprintf(stderr, "thread %d: %s\n", t, gemmc_last_error());
+      failures[size_t(t)] = launches;
+      return;
+    }
+    p.a = reinterpret_cast<uint64_t>(dA);
+    p.b = reinterpret_cast<uint64_t>(dB);
+    p.c = reinterpret_cast<uint64_t>(dC);
+    for (int i = 0; i < launches; ++i) {
+      gemmc_status s = cudaMemsetAsync(dC, 0xff, c.size() * 4, stream)
+                           ? GEMMC_ERROR_CUDA
+                       : i % 2 ? gemmc_matmul(GEMMC_F32, GEMMC_ROW, GEMMC_ROW,
+                                              GEMMC_ROW, &p, stream)
+                               : gemmc_plan_launch(plan, p.a, p.b, p.c, 0,
+                                                   stream, 0, 0);
+      if (s != GEMMC_SUCCESS ||
+          cudaMemcpyAsync(c.data(), dC, c.size() * 4, cudaMemcpyDeviceToHost,
+                          stream) != cudaSuccess ||
+          cudaStreamSynchronize(stream) != cudaSuccess) {
+        std::fprintf(stderr, "thread %d launch %d: %s\n", t, i,
+                     gemmc_last_error());
+        ++failures[size_t(t)];
+        continue;
+      }
+      for (size_t j = 0; j < c.size(); ++j)
+        if (!(std::fabs(c[j] - ref[j]) <= 1e-4f * (1 + std::fabs(ref[j])))) {
+          ++failures[size_t(t)];
+          break;
+        }
+    }
+    gemmc_plan_destroy(plan);
+    cudaFree(dC);
+    cudaStreamDestroy(stream);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back(work, t);
+  for (std::thread &thread : pool)
+    thread.join();
+  int failed = 0;
+  for (int f : failures)
+    failed += f;
+  std::printf("%d threads x %d launches on their own streams (plans and "
+              "gemmc_matmul): %d failed\n",
+              threads, launches, failed);
+  return failed;
 }
 
 int main(int argc, char **argv) {
@@ -242,6 +312,17 @@ int main(int argc, char **argv) {
               "against cuBLAS %.3g\n",
               worst);
   rel = std::max(rel, worst);
+
+  // The plan of p: a launch checks its addresses' alignment, nothing more.
+  gemmc_plan plan = nullptr;
+  CHECK(gemmc_plan_create(shipped, &p, &plan));
+  if (!expectError(gemmc_plan_launch(plan, p.a + 4, p.b, p.c, 0, stream, 0, 0),
+                   GEMMC_ERROR_INVALID_ARGUMENT, "a misaligned A"))
+    return 1;
+  std::printf("a misaligned A: %s\n", gemmc_last_error());
+  CHECK(gemmc_plan_destroy(plan));
+  if (m >= 120 && launchFromThreads(shipped, dA, dB, ref, n, k) != 0)
+    return 1;
   std::printf("%lldx%lldx%lld on our stream, variant %d (%s): relative "
               "error against cuBLAS %.3g\n",
               (long long)m, (long long)n, (long long)k, variant, v.entry, rel);

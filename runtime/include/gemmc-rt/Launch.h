@@ -64,11 +64,13 @@ public:
   /// Launches on `stream` (null: the default stream) for `problem`, which
   /// the kernel must accept (see whyNot), with `splits` splits of K where
   /// the contract leaves them to the launch (0: splitsFor; at most
-  /// Contract::maxSplits). Thread-safe.
+  /// Contract::maxSplits). Thread-safe. (A LaunchPlan made once and
+  /// launched many times does the same for less.)
   void launch(const Operands &operands, const Problem &problem,
               CUstream stream = nullptr, int64_t splits = 0) const;
 
 private:
+  friend class LaunchPlan;
   /// The launch of a cluster kernel with a grid of `gridX` x 1 x 1
   /// (`cluster` holds its one attribute).
   CUlaunchConfig launchConfig(unsigned gridX,
@@ -91,6 +93,55 @@ private:
   std::pair<CUdeviceptr, CUdeviceptr>
   reserveWorkspace(const Problem &problem, int64_t splits,
                    CUstream stream) const;
+};
+
+/// One problem's launch of a kernel, worked out once: its splits of K, its
+/// grid, the workspace it needs and the bytes of every argument but those
+/// that hold the operands' addresses (pointers, memref descriptors' base
+/// pointers and tensor maps), which each launch fills in. Immutable once
+/// made: launches from many threads may share one.
+class LaunchPlan {
+public:
+  /// The launch of `problem`, which `kernel` must accept (whyNot), with
+  /// `splits` as ContractKernel::launch takes them. Throws
+  /// std::runtime_error where more splits are asked than fit.
+  LaunchPlan(const ContractKernel &kernel, const Problem &problem,
+             int64_t splits = 0);
+
+  const ContractKernel &kernel() const { return *owner; }
+  const Problem &problem() const { return p; }
+  /// The splits of K it runs (1 for a kernel that does not split).
+  int64_t splits() const { return splitCount; }
+  /// The workspace a launch needs where the caller gives it.
+  WorkspaceBytes workspace() const { return need; }
+
+  /// Launches on `stream` with the addresses of `operands` (partials and
+  /// counters both 0: the runtime's own, per stream). Checks nothing of
+  /// the addresses. Thread-safe.
+  void launch(const Operands &operands, CUstream stream = nullptr) const;
+
+private:
+  /// Where an argument's address comes from.
+  enum class Source { A, B, C, Bias, Partials, Counters };
+  /// An argument that holds an address: a pointer (a memref descriptor's
+  /// two), or a tensor map of matrix `source`.
+  struct Patch {
+    size_t offset;
+    Source source;
+    bool tensorMap;
+    TensorMapBox box;
+  };
+
+  const ContractKernel *owner;
+  Problem p;
+  int64_t splitCount = 1;
+  WorkspaceBytes need;
+  unsigned grid[3] = {1, 1, 1};
+  /// The arguments' bytes, each at `offsets` (64-byte aligned for a tensor
+  /// map), with zeros where `patches` go.
+  std::vector<unsigned char> image;
+  std::vector<size_t> offsets;
+  std::vector<Patch> patches;
 };
 
 /// The kernels of one PTX module: a kernel, or the variants of a kernel
