@@ -211,25 +211,71 @@ void DeviceBuffer::fill16(uint16_t word) {
   GEMMC_CU(DriverApi::get().cuMemsetD16(devPtr, word, bytes / 2));
 }
 
-EventTimer::EventTimer() {
+EventTimer::EventTimer(bool gated) {
   const DriverApi &api = DriverApi::get();
   GEMMC_CU(api.cuEventCreate(&begin, CU_EVENT_DEFAULT));
   GEMMC_CU(api.cuEventCreate(&end, CU_EVENT_DEFAULT));
+  if (!gated)
+    return;
+  void *host = nullptr;
+  GEMMC_CU(api.cuMemHostAlloc(&host, sizeof(uint32_t),
+                              CU_MEMHOSTALLOC_DEVICEMAP |
+                                  CU_MEMHOSTALLOC_PORTABLE));
+  GEMMC_CU(api.cuMemHostGetDevicePointer(&flagOnDevice, host, 0));
+  flag = static_cast<volatile uint32_t *>(host);
+  *flag = 1;
+  // A device that cannot wait on memory times ungated.
+  if (api.cuStreamWaitValue32(nullptr, flagOnDevice, 1,
+                              CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS) {
+    api.cuMemFreeHost(host);
+    flag = nullptr;
+  }
 }
 
 EventTimer::~EventTimer() {
+  release();
   const DriverApi &api = DriverApi::get();
   api.cuEventDestroy(begin);
   api.cuEventDestroy(end);
+  if (flag)
+    api.cuMemFreeHost(const_cast<uint32_t *>(flag));
 }
 
 void EventTimer::start() {
-  GEMMC_CU(DriverApi::get().cuEventRecord(begin, nullptr));
+  const DriverApi &api = DriverApi::get();
+  if (flag) {
+    release();
+    *flag = 0;
+    GEMMC_CU(api.cuStreamWaitValue32(nullptr, flagOnDevice, 1,
+                                     CU_STREAM_WAIT_VALUE_GEQ));
+    open = false;
+    watchdog = std::thread([this] {
+      std::unique_lock<std::mutex> lock(mutex);
+      if (!stopped.wait_for(lock, std::chrono::seconds(1), [this] {
+            return open;
+          }))
+        *flag = 1;
+    });
+  }
+  GEMMC_CU(api.cuEventRecord(begin, nullptr));
+}
+
+void EventTimer::release() {
+  if (!watchdog.joinable())
+    return;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    open = true;
+    *flag = 1;
+  }
+  stopped.notify_one();
+  watchdog.join();
 }
 
 float EventTimer::stop() {
   const DriverApi &api = DriverApi::get();
   GEMMC_CU(api.cuEventRecord(end, nullptr));
+  release();
   GEMMC_CU(api.cuEventSynchronize(end));
   float ms = 0;
   GEMMC_CU(api.cuEventElapsedTime(&ms, begin, end));

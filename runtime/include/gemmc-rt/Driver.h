@@ -14,8 +14,11 @@
 
 #include <cuda.h>
 
+#include <condition_variable>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace gemmc::rt {
@@ -64,6 +67,10 @@ struct DriverApi {
   X(cuMemcpyDtoH)                                                              \
   X(cuMemsetD32)                                                               \
   X(cuMemsetD16)                                                               \
+  X(cuMemHostAlloc)                                                            \
+  X(cuMemHostGetDevicePointer)                                                 \
+  X(cuMemFreeHost)                                                             \
+  X(cuStreamWaitValue32)                                                       \
   X(cuEventCreate)                                                             \
   X(cuEventRecord)                                                             \
   X(cuEventSynchronize)                                                        \
@@ -160,17 +167,38 @@ private:
 /// Times device work between two events, in milliseconds.
 class EventTimer {
 public:
-  EventTimer();
+  /// A `gated` timer holds the default stream back from start() to stop()
+  /// (a wait on a flag in mapped host memory, set at stop), so that the
+  /// GPU runs what was launched in between only once it is all enqueued:
+  /// the time is the GPU's alone, without the host's cost of launching
+  /// (which would otherwise count wherever the GPU waits for it, as it
+  /// does for a small kernel). Where the device cannot wait on memory, the
+  /// timer is ungated (gated() says which).
+  explicit EventTimer(bool gated = false);
   ~EventTimer();
   EventTimer(const EventTimer &) = delete;
   EventTimer &operator=(const EventTimer &) = delete;
 
   void start();
-  /// Records the stop event, waits for it, and returns the elapsed time.
+  /// Records the stop event, waits for it, and returns the elapsed time in
+  /// milliseconds.
   float stop();
+  bool gated() const { return flag != nullptr; }
 
 private:
   CUevent begin = nullptr, end = nullptr;
+  /// The gate's flag (host and device addresses): the stream waits until
+  /// it is 1.
+  volatile uint32_t *flag = nullptr;
+  CUdeviceptr flagOnDevice = 0;
+  /// Opens the gate should stop() not come within a second (a launch that
+  /// waits for the GPU would otherwise wait forever).
+  std::thread watchdog;
+  std::mutex mutex;
+  std::condition_variable stopped;
+  bool open = true;
+
+  void release();
 };
 
 } // namespace gemmc::rt

@@ -206,7 +206,8 @@ void gemmc::rt::printSummary(const BenchOptions &o, const Bench &bench) {
   }
   std::printf(
       "problem: A %s:%s, B %s:%s, C %s:%s, math %s%s; tolerance by "
-      "precision%s; median of %d runs after %d warm-up%s\n",
+      "precision%s; median of %d runs after %d warm-up%s; the GPU's time "
+      "alone (each launch held back until enqueued)\n",
       toString(o.type), toString(o.aLayout), toString(o.type),
       toString(o.bLayout), toString(o.cType), toString(o.cLayout),
       o.math == MathMode::TF32 ? "tf32" : "exact",
