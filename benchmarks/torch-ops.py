@@ -5,10 +5,13 @@ pays for it (issue 31):
   back, then one synchronisation; the GPU's work is tiny, so the host's
   cost is what is measured), for gemmc.mm and torch.mm;
 - speed: each call timed with CUDA events around the whole call (median of
-  --runs after --warmup), the ratio torch time / gemmc time.
+  --runs after --warmup), the ratio torch time / gemmc time; in each of
+  --modes: eager calls, the replay of a CUDA graph that captured one call,
+  and a function compiled by torch.compile(fullgraph=True).
 
 Every gemmc result is checked against torch.matmul in fp64 first.
-    python3 benchmarks/torch-ops.py [--runs 20] [--csv FILE]
+    python3 benchmarks/torch-ops.py [--runs 20] [--modes eager,graph,compile]
+        [--csv FILE]
 """
 
 import argparse
@@ -42,6 +45,30 @@ def event_median(fn, runs, warmup):
     return statistics.median(times)
 
 
+def graphed(fn):
+    """A function that replays a CUDA graph of one call of fn."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        fn()  # warm-up outside the capture
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    return graph.replay
+
+
+def in_mode(mode, fn, a, b):
+    """fn(a, b) as `mode` runs it, as a function of no arguments."""
+    if mode == "graph":
+        return graphed(lambda: fn(a, b))
+    if mode == "compile":
+        torch._dynamo.reset()
+        compiled = torch.compile(fn, fullgraph=True, dynamic=False)
+        return lambda: compiled(a, b)
+    return lambda: fn(a, b)
+
+
 def per_call_us(fn, calls=2000):
     fn()
     torch.cuda.synchronize()
@@ -56,6 +83,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--modes", default="eager,graph,compile")
     parser.add_argument("--csv")
     args = parser.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -70,20 +98,20 @@ def main():
             b = torch.randn(k, n, device="cuda", dtype=dtype)
             g = per_call_us(lambda: gemmc.mm(a, b))
             op = per_call_us(lambda: torch.ops.gemmc.mm(a, b))
-            # The C API's launch with everything prepared: what is left of
-            # a call below Python.
+            # The C API's launch of the plan: what is left of a call below
+            # Python.
             out = torch.empty(m, n, device="cuda", dtype=dtype)
-            handle, _, _, plan, partials, _ = gemmc_torch._plan(a, b, out)
-            p = _capi.Problem.from_buffer_copy(plan)
-            p.a, p.b, p.c = a.data_ptr(), b.data_ptr(), out.data_ptr()
-            stream = gemmc_torch._current_stream(a.device.index)
-            alone = per_call_us(lambda: runtime.launch(handle, p, stream)) \
-                if not partials else float("nan")
+            plan, a_ptr, b_ptr = gemmc_torch._plan_for(a, b, batched=False)
+            c_ptr = out.data_ptr()
+            stream = gemmc_torch._raw_stream(a.device.index)
+            alone = per_call_us(lambda: runtime.plan_launch(
+                plan.handle, a_ptr, b_ptr, c_ptr, 0, stream, 0, 0))
             t = per_call_us(lambda: torch.mm(a, b))
             print(f"  {m}x{n}x{k} {str(dtype)[6:]} {g:.1f} {op:.1f} "
                   f"{alone:.1f} {t:.1f}")
             rows.append(("per-call", f"{m}x{n}x{k}", str(dtype)[6:], g, t))
-    print("speed (CUDA events, ms): problem dtype gemmc torch torch/gemmc")
+    print("speed (CUDA events, ms): mode problem dtype gemmc torch "
+          "torch/gemmc")
     logs = {}
     for dtype in DTYPES:
         for m, n, k in SIZES:
@@ -96,17 +124,19 @@ def main():
                 print(f"  {m}x{n}x{k} {dtype}: WRONG (error {err:.2e})")
                 rows.append(("wrong", f"{m}x{n}x{k}", str(dtype)[6:], err, 0))
                 continue
-            g = event_median(lambda: gemmc.mm(a, b), args.runs, args.warmup)
-            t = event_median(lambda: torch.matmul(a, b), args.runs,
-                             args.warmup)
-            logs.setdefault(dtype, []).append(t / g)
-            print(f"  {m}x{n}x{k} {str(dtype)[6:]} {g:.4f} {t:.4f} "
-                  f"{t / g:.3f}")
-            rows.append(("speed", f"{m}x{n}x{k}", str(dtype)[6:], g, t))
-    for dtype, ratios in logs.items():
+            for mode in args.modes.split(","):
+                g = event_median(in_mode(mode, gemmc.mm, a, b), args.runs,
+                                 args.warmup)
+                t = event_median(in_mode(mode, torch.matmul, a, b),
+                                 args.runs, args.warmup)
+                logs.setdefault((mode, dtype), []).append(t / g)
+                print(f"  {mode} {m}x{n}x{k} {str(dtype)[6:]} {g:.4f} "
+                      f"{t:.4f} {t / g:.3f}", flush=True)
+                rows.append((mode, f"{m}x{n}x{k}", str(dtype)[6:], g, t))
+    for (mode, dtype), ratios in logs.items():
         geo = statistics.geometric_mean(ratios)
-        print(f"geometric mean torch/gemmc {str(dtype)[6:]}: {geo:.3f} over "
-              f"{len(ratios)}")
+        print(f"geometric mean torch/gemmc {mode} {str(dtype)[6:]}: "
+              f"{geo:.3f} over {len(ratios)}")
     if args.csv:
         with open(args.csv, "w") as f:
             f.write("kind,problem,dtype,gemmc,torch\n")

@@ -136,6 +136,16 @@ class Runtime:
                                          [p, ctypes.POINTER(Problem), p,
                                           ctypes.c_uint64, size,
                                           ctypes.c_uint64, size])
+        u64 = ctypes.c_uint64
+        self.plan_create = _declare(lib, "gemmc_plan_create",
+                                    [p, ctypes.POINTER(Problem),
+                                     ctypes.POINTER(p)])
+        self.plan_destroy = _declare(lib, "gemmc_plan_destroy", [p])
+        self.plan_workspace_size = _declare(lib, "gemmc_plan_workspace_size",
+                                            [p, ctypes.POINTER(size),
+                                             ctypes.POINTER(size)])
+        self.plan_launch = _declare(lib, "gemmc_plan_launch",
+                                    [p, u64, u64, u64, u64, p, u64, u64])
         self.family_load = _declare(lib, "gemmc_family_load",
                                     [ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                      ctypes.c_char_p, ctypes.POINTER(p)])

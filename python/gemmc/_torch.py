@@ -7,11 +7,13 @@ and B (``gemmc_family_load``: no compiler and no source tree), on the
 variant its cost model picks. A transposed or sliced view is read in place
 (its leading dimension given to the kernel); only a view that is strided
 along both dimensions, or whose address is not 16-byte aligned, is copied.
-Split-K's partial tiles come from torch's allocator at each call and its
-counters from a zeroed buffer kept per stream (a CUDA graph's capture takes
-new ones from the graph's pool), so a graph captures the launch
-(``gemmc_launch_workspace``). Each problem's plan (family, layouts, copies,
-workspace sizes) is remembered here, its choice of variant by the C API.
+Each problem (dtype, device, sizes, strides, alignment) is planned once:
+the C API's plan of its variant (``gemmc_plan_create``), A's and B's
+layouts, copies and workspace sizes; a call then costs an allocation of the
+result and one ``gemmc_plan_launch``. Split-K's workspace is the runtime's
+own per stream, except in a CUDA graph's capture, which takes new ones
+from the graph's pool (its counters zeroed by a captured memset at each
+replay), so that the graph owns them.
 """
 
 import ctypes
@@ -74,93 +76,133 @@ def _operand(t):
     return t, _ROW, max(cols, 1)
 
 
-# What a problem needs beyond its pointers, per (dtype, sizes, strides,
-# alignment of A and B): the family's module, A's and B's layouts and
-# leading dimensions, whether they must be copied, and the workspace sizes.
+class _Plan:
+    """One problem's launch (per dtype, device, sizes and strides of A and
+    B): the C API's plan of the family's chosen variant, A's and B's
+    layouts, whether either must be copied, and the workspace it takes.
+    An empty product is a plan too, that launches nothing."""
+
+    __slots__ = ("shape", "handle", "copy_a", "copy_b", "partials",
+                 "counters", "index", "zero")
+
+    def __init__(self, a, b):
+        m, k = a.shape
+        n = b.shape[1]
+        self.shape = (m, n)
+        self.handle = None
+        self.index = a.device.index
+        self.zero = k == 0
+        if m == 0 or n == 0 or k == 0:
+            return
+        a2, a_layout, lda = _operand(a)
+        b2, b_layout, ldb = _operand(b)
+        self.copy_a, self.copy_b = a2 is not a, b2 is not b
+        family = _family(_CODES[a.dtype], a_layout, b_layout, a.device)
+        p = _capi.Problem(m, n, k, 0, 0, 0, 0, lda, ldb, max(n, 1), 1.0, 0.0,
+                          0, 0, 0, 0)
+        runtime = _capi.runtime()
+        handle = ctypes.c_void_p()
+        _check(runtime.plan_create(family, ctypes.byref(p),
+                                   ctypes.byref(handle)))
+        self.handle = handle.value
+        partials, counters = ctypes.c_size_t(), ctypes.c_size_t()
+        _check(runtime.plan_workspace_size(self.handle,
+                                           ctypes.byref(partials),
+                                           ctypes.byref(counters)))
+        self.partials, self.counters = partials.value, counters.value
+
+    def __call__(self, a, b, a_ptr, b_ptr):
+        out = a.new_empty(self.shape)
+        if self.handle is None:
+            return out.zero_() if self.zero and out.numel() else out
+        # The copies are held until the launch is enqueued (torch's
+        # allocator then reuses their memory only behind it on the stream).
+        if self.copy_a:
+            a = _operand(a)[0]
+            a_ptr = a.data_ptr()
+        if self.copy_b:
+            b = _operand(b)[0]
+            b_ptr = b.data_ptr()
+        self.launch(a_ptr, b_ptr, out.data_ptr(), a.device)
+        return out
+
+    def launch(self, a_ptr, b_ptr, c_ptr, device):
+        """C = A B at these addresses on torch's current stream."""
+        stream = _raw_stream(self.index)
+        work = zeros = None
+        if self.partials and torch.cuda.is_current_stream_capturing():
+            # The graph owns its workspace: from its pool, the counters
+            # zeroed by a captured memset at each replay (held until the
+            # launch is captured, lest one reuse the other's memory).
+            # Outside a capture, the runtime's own, per stream.
+            work = torch.empty(self.partials, dtype=torch.uint8,
+                               device=device)
+            zeros = torch.zeros(self.counters, dtype=torch.uint8,
+                                device=device)
+        status = _capi.runtime().plan_launch(
+            self.handle, a_ptr, b_ptr, c_ptr, 0, stream,
+            work.data_ptr() if work is not None else 0,
+            zeros.data_ptr() if zeros is not None else 0)
+        if status:
+            _check(status)
+
+
+# The plans, per (sizes and strides of A and B, dtypes, devices, and
+# whether A and B are 16-byte aligned).
 _plans = {}
 
 
-def _plan(a, b, out):
-    key = (a.dtype, a.device, a.shape, a.stride(), b.shape, b.stride(),
-           a.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0)
-    plan = _plans.get(key)
-    if plan is None:
-        a2, a_layout, lda = _operand(a)
-        b2, b_layout, ldb = _operand(b)
-        m, k = a.shape
-        n = b.shape[1]
-        handle = _family(_CODES[a.dtype], a_layout, b_layout, a.device)
-        p = _capi.Problem(m, n, k, a2.data_ptr(), b2.data_ptr(),
-                          out.data_ptr(), 0, lda, ldb, max(n, 1), 1.0, 0.0,
-                          0, 0, 0, 0)
-        partials, counters = ctypes.c_size_t(), ctypes.c_size_t()
-        _check(_capi.runtime().workspace_size(handle, ctypes.byref(p),
-                                              ctypes.byref(partials),
-                                              ctypes.byref(counters)))
-        plan = (handle, a2 is not a, b2 is not b, p, partials.value,
-                counters.value)
-        _plans[key] = plan
-    return plan
+def _new_plan(a, b, batched):
+    _check_operands(a, b, batched)
+    if a.numel() and b.numel() and not (a.is_cuda and b.is_cuda and
+                                        a.device == b.device):
+        raise ValueError(f"gemmc.{'bmm' if batched else 'mm'} takes "
+                         f"tensors on one CUDA device")
+    return _BatchPlan(a, b) if batched else _Plan(a, b)
 
 
-# Split-K's counters per (device, stream), zeroed once: each launch leaves
-# them zero, and launches on one stream run in its order.
-_stream_counters = {}
+class _BatchPlan:
+    """A batch of products, one launch each of the 2-D plan of the first,
+    at the addresses of each (the shipped families compute one GEMM a
+    launch)."""
+
+    __slots__ = ("shape", "item", "steps")
+
+    def __init__(self, a, b):
+        count = a.shape[0]
+        self.shape = (count, a.shape[1], b.shape[2])
+        self.item = _Plan(a[0], b[0]) if count else None
+        size = a.element_size()
+        self.steps = (a.stride(0) * size, b.stride(0) * size,
+                      a.shape[1] * b.shape[2] * size)
+
+    def __call__(self, a, b, a_ptr, b_ptr):
+        out = a.new_empty(self.shape)
+        item = self.item
+        if item is None or item.handle is None:
+            return out.zero_() if item and item.zero and out.numel() else out
+        c_ptr = out.data_ptr()
+        step_a, step_b, step_c = self.steps
+        if item.copy_a or item.copy_b or (step_a | step_b | step_c) & 15:
+            for i in range(self.shape[0]):
+                out[i] = _mm(a[i], b[i])
+            return out
+        for i in range(self.shape[0]):
+            item.launch(a_ptr + i * step_a, b_ptr + i * step_b,
+                        c_ptr + i * step_c, a.device)
+        return out
 
 
-def _counters(device, stream, size):
-    """Zeroed counters of at least `size` bytes for a launch on `stream`.
-    During a CUDA graph's capture, new ones from the graph's pool (zeroed
-    by a captured memset at each replay), so that the graph owns them."""
-    if torch.cuda.is_current_stream_capturing():
-        return torch.zeros(size, dtype=torch.uint8, device=device)
-    key = (device.index, stream)
-    zeros = _stream_counters.get(key)
-    if zeros is None or zeros.numel() < size:
-        zeros = torch.zeros(max(size, 4096), dtype=torch.uint8,
-                            device=device)
-        _stream_counters[key] = zeros
-    return zeros
-
-
-def _launch(a, b, out):
-    """out (row-major, dense) = a @ b for 2-D CUDA tensors of one dtype."""
-    handle, copy_a, copy_b, p, partials, counters = _plan(a, b, out)
-    if copy_a:
-        a = _operand(a)[0]
-    if copy_b:
-        b = _operand(b)[0]
-    target = out if out.data_ptr() % 16 == 0 else torch.empty_like(out)
-    p = _capi.Problem.from_buffer_copy(p)  # the plan's stays as it is
-    p.a, p.b, p.c = a.data_ptr(), b.data_ptr(), target.data_ptr()
-    runtime = _capi.runtime()
-    stream = _current_stream(a.device.index)
-    if partials:
-        work = torch.empty(partials, dtype=torch.uint8, device=a.device)
-        zeros = _counters(a.device, stream, counters)
-        _check(runtime.launch_workspace(handle, p, stream, work.data_ptr(),
-                                        partials, zeros.data_ptr(), counters))
-    else:
-        _check(runtime.launch(handle, p, stream))
-    if target is not out:
-        out.copy_(target)
-
-
-def _current_stream(index):
-    """torch's current CUstream on device `index`, as an integer (torch's
+def _raw_stream_query():
+    """torch's current CUstream of a device index, as an integer (torch's
     raw query where it has one: a Stream object costs microseconds)."""
     raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
     if raw is not None:
-        return raw(index)
-    return torch.cuda.current_stream(index).cuda_stream
+        return raw
+    return lambda index: torch.cuda.current_stream(index).cuda_stream
 
 
-def _on_device(device, fn):
-    """fn() with `device` current (torch's guard only where it is not)."""
-    if device.index == torch.cuda.current_device():
-        return fn()
-    with torch.cuda.device(device):
-        return fn()
+_raw_stream = _raw_stream_query()
 
 
 def _check_operands(a, b, batched):
@@ -179,80 +221,83 @@ def _check_operands(a, b, batched):
                          f"{b.shape[0]}")
 
 
+def _plan_for(a, b, batched):
+    """The plan of a @ b, and A's and B's addresses."""
+    a_ptr, b_ptr = a.data_ptr(), b.data_ptr()
+    key = (a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype,
+           a.device, b.device, not a_ptr & 15, not b_ptr & 15)
+    plan = _plans.get(key)
+    if plan is None:
+        plan = _plans[key] = _new_plan(a, b, batched)
+    return plan, a_ptr, b_ptr
+
+
 def _mm(a, b):
-    _check_operands(a, b, batched=False)
-    out = torch.empty((a.shape[0], b.shape[1]), dtype=a.dtype,
-                      device=a.device)
-    if out.numel() == 0:
-        return out
-    if a.shape[1] == 0:
-        return out.zero_()
-    if not a.is_cuda or not b.is_cuda or a.device != b.device:
-        raise ValueError("gemmc.mm takes tensors on one CUDA device")
-    _on_device(a.device, lambda: _launch(a, b, out))
-    return out
+    plan, a_ptr, b_ptr = _plan_for(a, b, batched=False)
+    return plan(a, b, a_ptr, b_ptr)
 
 
-@torch.library.custom_op("gemmc::mm", mutates_args=())
-def mm_op(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """a @ b for 2-D tensors (float32, float16, bfloat16)."""
-    return _mm(a, b)
+def _bmm(a, b):
+    plan, a_ptr, b_ptr = _plan_for(a, b, batched=True)
+    return plan(a, b, a_ptr, b_ptr)
 
 
-@mm_op.register_fake
-def _(a, b):
+def _fake_mm(a, b):
     _check_operands(a, b, batched=False)
     return a.new_empty((a.shape[0], b.shape[1]))
 
 
-def _setup(ctx, inputs, output):
-    ctx.save_for_backward(*inputs)
-
-
-def _backward(ctx, grad):
-    """d(a @ b): grad @ b^T and a^T @ grad, on gemmc too (the transposes
-    are views, read in place)."""
-    a, b = ctx.saved_tensors
-    op = torch.ops.gemmc.mm if a.dim() == 2 else torch.ops.gemmc.bmm
-    grad_a = op(grad, b.mT) if ctx.needs_input_grad[0] else None
-    grad_b = op(a.mT, grad) if ctx.needs_input_grad[1] else None
-    return grad_a, grad_b
-
-
-mm_op.register_autograd(_backward, setup_context=_setup)
-
-
-def _bmm(a, b):
-    _check_operands(a, b, batched=True)
-    out = torch.empty((a.shape[0], a.shape[1], b.shape[2]), dtype=a.dtype,
-                      device=a.device)
-    if out.numel() == 0:
-        return out
-    if a.shape[2] == 0:
-        return out.zero_()
-    if not a.is_cuda or not b.is_cuda or a.device != b.device:
-        raise ValueError("gemmc.bmm takes tensors on one CUDA device")
-    def run():
-        for i in range(a.shape[0]):
-            _launch(a[i], b[i], out[i])
-    _on_device(a.device, run)
-    return out
-
-
-@torch.library.custom_op("gemmc::bmm", mutates_args=())
-def bmm_op(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """a @ b for 3-D tensors: a batch of products, one launch each (the
-    shipped families compute one GEMM a launch)."""
-    return _bmm(a, b)
-
-
-@bmm_op.register_fake
-def _(a, b):
+def _fake_bmm(a, b):
     _check_operands(a, b, batched=True)
     return a.new_empty((a.shape[0], a.shape[1], b.shape[2]))
 
 
-bmm_op.register_autograd(_backward, setup_context=_setup)
+class _Product(torch.autograd.Function):
+    """a @ b recorded for autograd (`op`: gemmc's mm or bmm): d(a @ b) is
+    grad @ b^T and a^T @ grad, on gemmc too (the transposes are views, read
+    in place)."""
+
+    @staticmethod
+    def forward(ctx, op, a, b):
+        ctx.op = op
+        ctx.save_for_backward(a, b)
+        with torch._C._AutoDispatchBelowAutograd():
+            return op(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        grad_a = ctx.op(grad, b.mT) if ctx.needs_input_grad[1] else None
+        grad_b = ctx.op(a.mT, grad) if ctx.needs_input_grad[2] else None
+        return None, grad_a, grad_b
+
+
+def _autograd(name):
+    """The kernel for autograd of op `name`: a node only where a gradient
+    is needed, else straight to the kernel below."""
+    op = getattr(torch.ops.gemmc, name).default
+
+    def kernel(a, b):
+        if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
+            return _Product.apply(op, a, b)
+        with torch._C._AutoDispatchBelowAutograd():
+            return op(a, b)
+    return kernel
+
+
+# The ops, through torch.library's low-level registration: a kernel for
+# CUDA (and CPU, to refuse CPU tensors with gemmc's own message), a fake
+# one, and one for autograd. (torch.library.custom_op's wrappers cost
+# 13 us a call more, measured on an H100: benchmarks/torch-ops.py.)
+_lib = torch.library.Library("gemmc", "DEF")
+_lib.define("mm(Tensor a, Tensor b) -> Tensor")
+_lib.define("bmm(Tensor a, Tensor b) -> Tensor")
+for _name, _kernel, _fake in (("mm", _mm, _fake_mm),
+                              ("bmm", _bmm, _fake_bmm)):
+    _lib.impl(_name, _kernel, "CUDA")
+    _lib.impl(_name, _kernel, "CPU")
+    _lib.impl(_name, _autograd(_name), "Autograd")
+    torch.library.register_fake(f"gemmc::{_name}", _fake, lib=_lib)
 
 
 def _through_dispatcher(a, b):
