@@ -399,6 +399,33 @@ TEST(CApi, LoadsTheShippedFamilies) {
             GEMMC_ERROR_INVALID_ARGUMENT);
 }
 
+TEST(CApi, PlanEntriesCheckTheirArguments) {
+  gemmc_problem p;
+  gemmc_problem_init(&p, 64, 64, 64);
+  gemmc_plan plan = nullptr;
+  gemmc_module dead = reinterpret_cast<gemmc_module>(uintptr_t(1) << 40);
+  EXPECT_EQ(gemmc_plan_create(dead, &p, &plan), GEMMC_ERROR_INVALID_HANDLE);
+  gemmc_module module = nullptr;
+  ASSERT_EQ(
+      gemmc_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, "sm_90a", &module),
+      GEMMC_SUCCESS)
+      << gemmc_last_error();
+  EXPECT_EQ(gemmc_plan_create(module, nullptr, &plan),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gemmc_plan_create(module, &p, nullptr),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmc_last_error()).find("must not be null"),
+            std::string::npos);
+  size_t partials = 0, counters = 0;
+  EXPECT_EQ(gemmc_plan_workspace_size(nullptr, &partials, &counters),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gemmc_plan_launch(nullptr, 256, 256, 256, 0, nullptr, 0, 0),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmc_last_error()).find("the plan must not be null"),
+            std::string::npos);
+  EXPECT_EQ(gemmc_plan_destroy(nullptr), GEMMC_SUCCESS);
+}
+
 TEST(CApi, WorkspaceEntriesCheckTheirArguments) {
   gemmc_problem p;
   gemmc_problem_init(&p, 64, 64, 16384);
