@@ -128,19 +128,10 @@ class Runtime:
         self.launch = _declare(lib, "gemmc_launch",
                                [p, ctypes.POINTER(Problem), p])
         size = ctypes.c_size_t
-        self.workspace_size = _declare(lib, "gemmc_workspace_size",
-                                       [p, ctypes.POINTER(Problem),
-                                        ctypes.POINTER(size),
-                                        ctypes.POINTER(size)])
-        self.launch_workspace = _declare(lib, "gemmc_launch_workspace",
-                                         [p, ctypes.POINTER(Problem), p,
-                                          ctypes.c_uint64, size,
-                                          ctypes.c_uint64, size])
         u64 = ctypes.c_uint64
         self.plan_create = _declare(lib, "gemmc_plan_create",
                                     [p, ctypes.POINTER(Problem),
                                      ctypes.POINTER(p)])
-        self.plan_destroy = _declare(lib, "gemmc_plan_destroy", [p])
         self.plan_workspace_size = _declare(lib, "gemmc_plan_workspace_size",
                                             [p, ctypes.POINTER(size),
                                              ctypes.POINTER(size)])
