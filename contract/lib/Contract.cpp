@@ -90,8 +90,19 @@ int64_t Contract::kSteps(const Problem &problem) const {
   return std::max<int64_t>((problem.k + bk - 1) / bk, 1);
 }
 
-int64_t Contract::workspaceFloats(const Problem &problem,
-                                  int64_t count) const {
+int64_t Contract::tilesOfC(const Problem &problem) const {
+  int64_t bm, bn, bk;
+  tile(bm, bn, bk);
+  bm = std::max<int64_t>(bm, 1);
+  bn = std::max<int64_t>(bn, 1);
+  return (problem.m + bm - 1) / bm * ((problem.n + bn - 1) / bn) *
+         problem.batch;
+}
+
+int64_t Contract::workspaceFloats(const Problem &problem, int64_t count,
+                                  int64_t blocks) const {
+  if (streamK)
+    return 2 * blocks * partialFloats;
   if (!splitsK())
     return 0;
   return tiles(problem) * (splitsAtLaunch() ? count : splits) * partialFloats;

@@ -143,6 +143,43 @@ CostFeatures gemmc::contract::costFeatures(const Contract &c, const Problem &p,
                  double(k) * double(n) * sizeOf(p.b) +
                  double(m) * double(n) * sizeOf(p.c) * (p.beta != 0 ? 2 : 1);
   f.memory = bytes * double(batch) / device.memoryBandwidth;
+  if (c.streamK) {
+    // The kernel's share of the work (docs/selection.md): whole tiles for
+    // all full rounds of the grid but the last, then the rest's K steps
+    // spread evenly over the blocks; the tiles shared by several blocks
+    // write a partial tile a piece, summed by the tile's last block.
+    int64_t tiles = ceilDiv(m, bm) * ceilDiv(n, bn) * batch;
+    int64_t steps = ceilDiv(k, bk);
+    int64_t full = tiles / sms, rest = tiles % sms;
+    int64_t whole = rest == 0 ? full : full == 0 ? 0 : full - 1;
+    int64_t sharedSteps = (tiles - whole * sms) * steps;
+    int64_t perBlock = std::max<int64_t>(ceilDiv(sharedSteps, sms), 1);
+    double tileFlops = 2.0 * double(bm) * double(bn) * double(steps * bk);
+    double tileFeed = double(bm + bn) * double(steps * bk) * sizeOf(p.a);
+    double tileSeconds =
+        std::max(tileFlops / device.peakPerMultiprocessor(unit, c.problem),
+                 tileFeed / device.feedPerMultiprocessor());
+    double share = double(whole) + (sharedSteps ? double(perBlock) /
+                                                      double(steps)
+                                                : 0.0);
+    f.units = tiles;
+    f.rounds = whole + (sharedSteps ? 1 : 0);
+    int64_t sharedUnits = sharedSteps ? ceilDiv(perBlock, steps) + 1 : 0;
+    f.waves = whole + sharedUnits;
+    f.compute = share * tileSeconds;
+    // (Shares of whole tiles share none.)
+    if (sharedSteps && perBlock % steps != 0) {
+      double pieces = double(steps) / double(perBlock) + 1;
+      double partial = double(std::min(bm, m)) * double(std::min(bn, n)) * 4;
+      double sharedTiles = double(tiles - whole * sms);
+      double traffic = sharedTiles * pieces * partial * 2 /
+                       device.memoryBandwidth;
+      double serial = std::ceil(sharedTiles / double(sms)) * pieces * partial /
+                      device.feedPerMultiprocessor();
+      f.reduce = std::max(traffic, serial);
+    }
+    return f;
+  }
   if (c.splitsK()) {
     // Every split writes its partial tile and the last one reads them all:
     // through memory, and in each tile's last block alone, which sums the

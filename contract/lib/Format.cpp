@@ -70,10 +70,11 @@ std::string gemmc::contract::formatContract(const Contract &c) {
   std::ostringstream os;
   // Version 2 adds tensor maps and the persistent grid, version 3 C's
   // tensor map and clusters, version 4 split-K's workspace, version 5 a
-  // family's variant, version 6 split-K's splits chosen at launch: a
-  // reader of an older version refuses such a kernel rather than launch it
-  // wrongly (or for problems it is not for).
-  int version = c.splitsAtLaunch()                         ? 6
+  // family's variant, version 6 split-K's splits chosen at launch,
+  // version 7 stream-K: a reader of an older version refuses such a kernel
+  // rather than launch it wrongly (or for problems it is not for).
+  int version = c.streamK                                  ? 7
+                : c.splitsAtLaunch()                       ? 6
                 : !c.family.empty()                        ? 5
                 : c.splitsK()                              ? 4
                 : c.storesWithTma() || c.clusterSize() > 1 ? 3
@@ -93,7 +94,9 @@ std::string gemmc::contract::formatContract(const Contract &c) {
     os << "// cluster: " << c.cluster[0] << " " << c.cluster[1] << " "
        << c.cluster[2] << "\n";
   os << "// dynamic-shared-bytes: " << c.dynamicSharedBytes << "\n";
-  if (c.splitsAtLaunch())
+  if (c.streamK)
+    os << "// split-k: splits=stream partial=" << c.partialFloats << "\n";
+  else if (c.splitsAtLaunch())
     os << "// split-k: splits=? partial=" << c.partialFloats << "\n";
   else if (c.splitsK())
     os << "// split-k: splits=" << c.splits

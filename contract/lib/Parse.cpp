@@ -224,7 +224,8 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
                               bool &found) {
   // Version 2 adds tensor maps and persistent grids, version 3 C's tensor
   // map and clusters, version 4 split-K, version 5 a family's variants,
-  // version 6 split-K's splits chosen at launch (docs/contract.md).
+  // version 6 split-K's splits chosen at launch, version 7 stream-K
+  // (docs/contract.md).
   const std::string begin = "// gemmc-contract-begin v1";
   const std::string prefix = "// gemmc-contract-begin v";
   const std::string end = "// gemmc-contract-end";
@@ -240,7 +241,7 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
       line.pop_back();
     if (!inside) {
       inside = line.size() == prefix.size() + 1 && line.rfind(prefix, 0) == 0 &&
-               line.back() >= '1' && line.back() <= '6';
+               line.back() >= '1' && line.back() <= '7';
       if (inside)
         version = line.back() - '0';
       if (!inside && line.rfind("// gemmc-contract-begin", 0) == 0) {
@@ -301,8 +302,8 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
   bool variant = fields.count("family") != 0;
   if (fields.count("family") != fields.count("when") ||
       (version == 5 && !variant) || (version < 5 && variant)) {
-    error = "a variant's contract (version 5 or 6) has 'family' and 'when' "
-            "fields, and no other has";
+    error = "a variant's contract (version 5 or later) has 'family' and "
+            "'when' fields, and no other has";
     return false;
   }
   if (fields.count("family")) {
@@ -460,12 +461,20 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
       });
   contract.splits = 1;
   contract.partialFloats = 0;
+  contract.streamK = false;
   if (fields.count("split-k")) {
     std::map<std::string, std::string> parts;
     if (!parseKeyValues(fields["split-k"], parts) || parts.size() != 2)
       return bad("split-k");
     bool atLaunch = parts["splits"] == "?";
-    if (atLaunch) {
+    if (parts["splits"] == "stream") {
+      // `splits=stream partial=P` (version 7): the persistent grid's
+      // blocks share out the K steps.
+      if (version < 7 || !parseInt(parts["partial"], contract.partialFloats) ||
+          contract.partialFloats <= 0 || contract.grid[0].dim != 'S')
+        return bad("split-k");
+      contract.streamK = true;
+    } else if (atLaunch) {
       if (version < 6 || !parseInt(parts["partial"], contract.partialFloats) ||
           contract.partialFloats <= 0 || contract.grid[2].dim != 'Z')
         return bad("split-k");
@@ -485,7 +494,7 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
             "splits are chosen at launch ('splits=?')";
     return false;
   }
-  if ((workspaceParams == 2) != contract.splitsK() ||
+  if ((workspaceParams == 2) != contract.usesWorkspace() ||
       (workspaceParams != 0 && workspaceParams != 2)) {
     error = "the workspace:... and counters:... parameters and the 'split-k' "
             "field come together";

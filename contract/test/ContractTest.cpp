@@ -326,11 +326,11 @@ TEST(Contract, RejectsMalformedContracts) {
   EXPECT_FALSE(parseContract(replace(kFixed, "m=1024", "m=?"), c, error));
   EXPECT_EQ(error, "the problem's size M is given at launch but is not a "
                    "kernel parameter");
-  // Versions 2 to 5 (tensor maps, persistent grids, clusters, split-K,
-  // families) are read; a later one is not.
-  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v7"), c, error));
+  // Versions 2 to 7 (tensor maps, persistent grids, clusters, split-K,
+  // families, splits at launch, stream-K) are read; a later one is not.
+  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v8"), c, error));
   EXPECT_EQ(error, "line 6: unsupported contract version: "
-                   "// gemmc-contract-begin v7");
+                   "// gemmc-contract-begin v8");
   EXPECT_FALSE(parseContract(replace(kFixed, "// entry: sgemm_coalesced\n", ""),
                              c, error));
   EXPECT_EQ(error, "the kernel contract has no 'entry' field");
@@ -573,6 +573,76 @@ TEST(Contract, ReadsSplitsChosenAtLaunch) {
   EXPECT_FALSE(parseContract(
       replace(splitsAtLaunch(), "partial=4096", "workspace=4096"), c, error));
   EXPECT_NE(error.find("malformed 'split-k' field"), std::string::npos);
+}
+
+/// kSplitK as a stream-K kernel (version 7): a persistent grid whose
+/// blocks share out the K steps.
+static std::string streamK() {
+  std::string text = replace(kSplitK, "v4", "v7");
+  text = replace(text, "N/64 M/64 4", "SM 1 1");
+  text = replace(text, "// split-k: splits=4 workspace=16384",
+                 "// split-k: splits=stream partial=4096");
+  return replace(text, "acc=f32\n",
+                 "acc=f32\n// schedule: tile=64x64x32 wgmma=m64n64k16\n");
+}
+
+TEST(Contract, ReadsStreamK) {
+  Contract c;
+  std::string error;
+  ASSERT_TRUE(parseContract(streamK(), c, error)) << error;
+  EXPECT_TRUE(c.streamK);
+  EXPECT_FALSE(c.splitsK());
+  EXPECT_TRUE(c.usesWorkspace());
+  EXPECT_EQ(c.partialFloats, 4096);
+  Problem p = c.problem;
+  p.m = 130;
+  p.n = 64;
+  p.k = 1000;
+  // Two partial tiles a block of the grid; a counter per tile of C
+  // (3 x 1 tiles of 64 x 64), not per block.
+  EXPECT_EQ(c.workspaceFloats(p, 1, 132), 2 * 132 * 4096);
+  EXPECT_EQ(c.tilesOfC(p), 3);
+  EXPECT_EQ(c.counters(p), 3);
+  std::string why;
+  EXPECT_TRUE(accepts(c, p, why)) << why;
+  // Written back as read, version 7.
+  Contract again;
+  ASSERT_TRUE(parseContract(formatContract(c), again, error)) << error;
+  EXPECT_EQ(formatContract(again), formatContract(c));
+  EXPECT_NE(formatContract(c).find("// gemmc-contract-begin v7\n"),
+            std::string::npos);
+  EXPECT_NE(formatContract(c).find("// split-k: splits=stream partial=4096\n"),
+            std::string::npos);
+  // Malformed: before version 7, or without a persistent grid.
+  EXPECT_FALSE(parseContract(replace(streamK(), "v7", "v6"), c, error));
+  EXPECT_NE(error.find("malformed 'split-k' field"), std::string::npos);
+  EXPECT_FALSE(parseContract(replace(streamK(), "SM 1 1", "N/64 M/64 1"), c,
+                             error));
+  EXPECT_NE(error.find("malformed 'split-k' field"), std::string::npos);
+}
+
+TEST(Cost, PredictsStreamKByItsShare) {
+  Contract c;
+  std::string error;
+  ASSERT_TRUE(parseContract(streamK(), c, error)) << error;
+  DeviceModel h100;
+  ASSERT_TRUE(DeviceModel::named("h100", h100));
+  Problem p = c.problem;
+  // 133 tiles of 64 x 64 on 132 multiprocessors: no whole round but the
+  // last, so all 133 tiles' K steps are shared out, a little over one
+  // tile's a block, where a grid of whole tiles takes two rounds.
+  p.m = 64 * 133;
+  p.n = 64;
+  p.k = 64 * 32;
+  CostFeatures f = costFeatures(c, p, h100);
+  EXPECT_EQ(f.units, 133);
+  EXPECT_EQ(f.rounds, 1);
+  EXPECT_GT(f.reduce, 0);
+  // Whole rounds: every tile computed whole, nothing to reduce.
+  p.m = 64 * 264;
+  f = costFeatures(c, p, h100);
+  EXPECT_EQ(f.rounds, 2);
+  EXPECT_EQ(f.reduce, 0);
 }
 
 TEST(Cost, ChoosesTheSplitsOfTheLowestPredictedTime) {

@@ -67,6 +67,8 @@ static void printDirective(llvm::raw_ostream &os, const Directive &d) {
     printOperands(os, d);
     break;
   case DirectiveKind::Persistent:
+    if (d.streamK)
+      os << " stream-k";
     break;
   case DirectiveKind::Pipeline:
     os << " stages " << d.stages;

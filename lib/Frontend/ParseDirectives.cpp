@@ -239,6 +239,7 @@ bool Parser::parseDirective(ScheduleDecl &schedule) {
     ok = parsePositive(d.count, "a number of consumer warpgroups");
     break;
   case DirectiveKind::Persistent:
+    d.streamK = consumeIf("stream-k");
     break;
   case DirectiveKind::Cluster:
     ok = parseShape(d, "CMxCN", 2, 2);

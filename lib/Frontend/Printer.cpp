@@ -114,7 +114,7 @@ void gemmc::printDirectives(llvm::raw_ostream &os, const Schedule &s,
   if (s.consumers)
     os << indent << "warp-specialize " << *s.consumers << "\n";
   if (s.persistent)
-    os << indent << "persistent\n";
+    os << indent << "persistent" << (s.streamK ? " stream-k" : "") << "\n";
   if (s.cluster) {
     os << indent << "cluster ";
     shape(*s.cluster);

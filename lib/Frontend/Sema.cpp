@@ -114,6 +114,7 @@ static Schedule buildSchedule(const ScheduleDecl &decl) {
       break;
     case DirectiveKind::Persistent:
       s.persistent = true;
+      s.streamK = d.streamK;
       break;
     case DirectiveKind::Cluster:
       s.cluster = shape2(d);

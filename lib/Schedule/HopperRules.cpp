@@ -122,7 +122,7 @@ bool Rules::checkWarpgroup() {
   if (s.stages > 8)
     return error(DirectiveKind::Pipeline,
                  "at most 8 pipeline stages, got " + Twine(s.stages));
-  if (!checkCluster())
+  if (!checkCluster() || !checkStreamK())
     return false;
   WarpgroupKernel kernel = getWarpgroupKernel(p, s);
   int64_t elementBytes = kernel.elementBytes;
@@ -259,6 +259,21 @@ bool Rules::checkWarpgroup() {
                      " bytes of shared memory (" + Twine(s.stages) +
                      " stages), more than the " + arch->name + " limit of " +
                      Twine(arch->sharedMemoryLimit) + " bytes");
+  return true;
+}
+
+bool Rules::checkStreamK() {
+  if (!s.streamK)
+    return true;
+  // The blocks' shares of K follow from the problem's tiles and the grid,
+  // which a launch knows: the workspace grows with the grid.
+  if (p.m || p.n || p.k)
+    return error(DirectiveKind::Persistent,
+                 "'persistent stream-k' shares out the tiles' K steps at "
+                 "launch, for sizes given at launch: write m, n and k as ?");
+  if (s.cluster)
+    return notYet(DirectiveKind::Persistent,
+                  "'persistent stream-k' with 'cluster'");
   return true;
 }
 

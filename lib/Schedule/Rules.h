@@ -68,6 +68,7 @@ private:
   bool checkHopperDirectives();
   bool checkWarpgroup();
   bool checkCluster();
+  bool checkStreamK();
   void warnOfSpills(Part at, int64_t acc, int64_t fragments);
 
   /// The directive that makes the threads: the warp tile with mma, else the

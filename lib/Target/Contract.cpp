@@ -129,6 +129,11 @@ gemmc::contract::Contract mlir::gemm::toContract(const KernelContract &kc) {
     c.splits = model.splits();
     c.partialFloats = model.partialFloats();
   }
+  // Stream-K: two partial tiles a block of the grid, a counter per tile.
+  if (model.streamK) {
+    c.streamK = true;
+    c.partialFloats = model.partialFloats();
+  }
   // Sizes given at launch: each matrix is a memref descriptor (pointer,
   // pointer, offset, sizes, strides: one kernel parameter each).
   for (const auto &[name, type] : kc.params)

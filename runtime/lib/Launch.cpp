@@ -132,6 +132,10 @@ int64_t ContractKernel::splitsFor(const Problem &problem) const {
 
 WorkspaceBytes ContractKernel::workspaceBytes(const Problem &problem,
                                               int64_t splits) const {
+  if (spec.streamK)
+    return {size_t(spec.workspaceFloats(problem, 1, persistentBlocks())) *
+                sizeof(float),
+            size_t(spec.counters(problem)) * sizeof(int32_t)};
   if (!spec.splitsK())
     return {};
   if (!spec.splitsAtLaunch())
@@ -228,6 +232,8 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
           std::to_string(spec.maxSplits(p)) + " fit");
     need = kernel.workspaceBytes(p, splits);
   }
+  if (spec.streamK)
+    need = kernel.workspaceBytes(p, splits);
   splitCount = spec.splitsK() ? splits : 1;
   // One argument per parameter, in the contract's order; a memref
   // descriptor takes 3 + 2R (pointer, pointer, offset, R sizes, R strides).
@@ -259,8 +265,10 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
           kind[6] == '1'
               ? std::vector<int64_t>{0,
                                      name == "workspace"
-                                         ? spec.workspaceFloats(p, splits)
-                                         : spec.tiles(p),
+                                         ? spec.workspaceFloats(
+                                               p, splits,
+                                               kernel.persistentBlocks())
+                                         : spec.counters(p),
                                      1}
               : descriptorFields(name, kind[6] - '0', p);
       for (int64_t field : fields) {
@@ -306,7 +314,7 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
 void LaunchPlan::launch(const Operands &operands, CUstream stream) const {
   const Contract &spec = owner->contract();
   CUdeviceptr partials = operands.partials, counters = operands.counters;
-  if (spec.splitsK() && !(partials && counters))
+  if (spec.usesWorkspace() && !(partials && counters))
     std::tie(partials, counters) =
         owner->reserveWorkspace(p, splitCount, stream);
   alignas(64) unsigned char bytes[maxArgumentBytes];

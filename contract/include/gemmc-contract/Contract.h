@@ -204,14 +204,30 @@ struct Contract {
   int64_t splits = 1, partialFloats = 0;
   bool splitsK() const { return splits != 1; }
   bool splitsAtLaunch() const { return splits == 0; }
+  /// `split-k: splits=stream partial=P` (version 7, `persistent
+  /// stream-k`): the persistent grid's blocks share out the K steps of the
+  /// tiles; the workspace holds two partial tiles of P floats a block of
+  /// the grid, the counters an i32 per tile of C.
+  bool streamK = false;
+  /// Whether the kernel takes the workspace and counters parameters.
+  bool usesWorkspace() const { return splitsK() || streamK; }
   /// The tiles of C (grid x times y) of `problem`, for split-K's workspace.
   int64_t tiles(const Problem &problem) const;
+  /// The tiles of C of `problem` by the schedule's tile (BM x BN), batch
+  /// included.
+  int64_t tilesOfC(const Problem &problem) const;
+  /// The workspace's counters: one per tile of C.
+  int64_t counters(const Problem &problem) const {
+    return streamK ? tilesOfC(problem) : tiles(problem);
+  }
   /// K's steps of BK (`schedule`'s tile) in `problem`: the most splits
   /// that each have one.
   int64_t kSteps(const Problem &problem) const;
   /// The workspace of `problem` in floats, with `splits` splits (a static
   /// count is the contract's own).
-  int64_t workspaceFloats(const Problem &problem, int64_t splits) const;
+  /// With stream-K, for a grid of `blocks`.
+  int64_t workspaceFloats(const Problem &problem, int64_t splits,
+                          int64_t blocks = 1) const;
   /// The most splits a launch on `problem` may take: the workspace under
   /// 2^31 floats (the kernels index it in 32 bits), the grid's z within
   /// its limit, and no split without a step of K. 0 where not even one

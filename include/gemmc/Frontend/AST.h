@@ -115,6 +115,10 @@ struct Directive {
   /// edges: `split` (copies of tiles inside the matrix unguarded) or
   /// `guard` (every copy guarded).
   bool splitEdges = false;
+
+  /// persistent: `stream-k`, the K steps of the tiles spread evenly over
+  /// the grid's blocks.
+  bool streamK = false;
 };
 
 struct ScheduleDecl {

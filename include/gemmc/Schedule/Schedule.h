@@ -143,8 +143,10 @@ struct Schedule {
   /// `warp-specialize N`: a producer warpgroup issues the copies, N consumer
   /// warpgroups the wgmma.
   std::optional<int64_t> consumers;
-  /// `persistent`: one block per multiprocessor, looping over the tiles.
-  bool persistent = false;
+  /// `persistent`: one block per multiprocessor, looping over the tiles;
+  /// with `stream-k` the blocks share out the tiles' K steps evenly, a
+  /// tile's pieces summed by the block that finishes it last.
+  bool persistent = false, streamK = false;
   /// `cluster CMxCN`: thread-block clusters of CM tile rows by CN tile
   /// columns; the blocks of a row share A's tile and those of a column
   /// B's, each copying a slice that TMA multicasts to all of them.
@@ -177,9 +179,12 @@ struct Schedule {
   int64_t splits() const { return splitK.value_or(1); }
   bool splitsK() const { return splitK.has_value(); }
   bool splitsAtLaunch() const { return splitK == 0; }
-  /// One split's partial tile in split-K's workspace: BM x BN floats (0
-  /// without split-K).
-  int64_t partialFloats() const { return splitK ? bm() * bn() : 0; }
+  /// Whether the kernel takes split-K's (or stream-K's) workspace of
+  /// partial tiles and their counters.
+  bool usesWorkspace() const { return splitK.has_value() || streamK; }
+  /// One split's partial tile in split-K's (or stream-K's) workspace: BM x
+  /// BN floats (0 without one).
+  int64_t partialFloats() const { return usesWorkspace() ? bm() * bn() : 0; }
   /// Split-K's workspace per tile of C: the f32 partial tiles of its splits
   /// (splits x BM x BN floats), besides one arrival counter; 0 without
   /// split-K, or where the launch chooses the splits.
@@ -314,6 +319,7 @@ void visitScheduleFields(Visitor &&visit, S &...s) {
   visit(operands("tma", s.tmaA, s.tmaB, &s.tmaC)...);
   visit(optional("warp_specialize", s.consumers)...);
   visit(flag("persistent", s.persistent)...);
+  visit(flag("stream_k", s.streamK)...);
   visit(shape("cluster", s.cluster)...);
 }
 

@@ -54,7 +54,7 @@ KernelABI::KernelABI(bool alphaBeta, bool bias, bool workspace,
 
 KernelABI KernelABI::get(bool alphaBeta, bool bias,
                          const gemmc::Schedule &schedule) {
-  return KernelABI(alphaBeta, bias, schedule.splitK.has_value(),
+  return KernelABI(alphaBeta, bias, schedule.usesWorkspace(),
                    schedule.tmaA, schedule.tmaB, schedule.tmaC);
 }
 

@@ -244,7 +244,8 @@ LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
                                          Value split, Value empty,
                                          const SplitParticipants &who,
                                          SmallVectorImpl<Value> &pieces,
-                                         ArrayRef<Value> inside) {
+                                         ArrayRef<Value> inside,
+                                         const PartialSlots *slots) {
   auto func = op->getParentOfType<gpu::GPUFuncOp>();
   Value workspace = getKernelArgument(func, KernelArg::Workspace);
   Value counters = getKernelArgument(func, KernelArg::Counters);
@@ -269,7 +270,9 @@ LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
   // The tile's partials: `splits` of them, from tile x splits x floats.
   Value tileBase;
   std::optional<int64_t> knownSplits = getConstantIntValue(splits);
-  if (knownSplits) {
+  if (slots) {
+    tileBase = slots->baseOf(b, loc, c(0));
+  } else if (knownSplits) {
     tileBase =
         arith::MulIOp::create(b, loc, tile, c(*knownSplits * tileFloats));
   } else {
@@ -315,20 +318,26 @@ LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
       at = arith::SelectOp::create(lb, loc, inside[i], at, partial);
     return loadAt(lb, loc, type, workspace, at);
   };
-  Value splitOffset = arith::MulIOp::create(b, loc, split, c(tileFloats));
-  Value mine = arith::AddIOp::create(b, loc, tileBase, splitOffset);
+  Value mine = slots ? slots->mine : Value();
+  if (!mine) {
+    Value splitOffset = arith::MulIOp::create(b, loc, split, c(tileFloats));
+    mine = arith::AddIOp::create(b, loc, tileBase, splitOffset);
+  }
   for (size_t i = 0; i < pieces.size(); ++i)
     store(i, slot(b, mine, int64_t(i)));
   // Launched with one split (the count chosen at launch), a block holds
   // its tile's sums: it skips the fences, the count and the adds, and
   // reloads the partials it stored itself (a thread its own: no barrier).
   // (Its accumulators carried past the count to the epilogue instead, in
-  // registers, ptxas spilled them beside the other blocks' sums.)
-  Value several = severalSplits(b, loc, splits);
+  // registers, ptxas spilled them beside the other blocks' sums.) A
+  // stream-K tile's blocks are always several: its caller stores a tile of
+  // one block directly.
+  Value several = slots ? Value() : severalSplits(b, loc, splits);
+  OpFoldResult count = slots ? OpFoldResult(slots->count) : splits;
   Value last = ifSeveral(
       b, loc, several, b.getI1Type(),
       [&] {
-        return SmallVector<Value>{countIn(b, loc, counters, tile, splits, who)};
+        return SmallVector<Value>{countIn(b, loc, counters, tile, count, who)};
       },
       [&] {
         Value whole = arith::ConstantIntOp::create(b, loc, 1, 1);
@@ -356,7 +365,9 @@ LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
   // branch, a block spent 0.36 us a split on a 64 x 64 tile (H100), a
   // round trip to L2 each. Beside the sums, at most 64 floats a thread in
   // flight (16 where the sums take 128 registers).
-  Value upper = gpu::GridDimOp::create(b, loc, gpu::Dimension::z);
+  Value upper = slots ? slots->count
+                      : gpu::GridDimOp::create(b, loc, gpu::Dimension::z)
+                            .getResult();
   Value lastSplit = arith::SubIOp::create(b, loc, upper, c(1));
   int64_t inFlight = std::clamp<int64_t>(128 - perThread, 16, 64);
   size_t groupPieces =
@@ -381,8 +392,13 @@ LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
             if (j)
               valid[size_t(j)] = arith::CmpIOp::create(
                   lb, l, arith::CmpIPredicate::ult, at, upper);
-            Value offset = arith::MulIOp::create(lb, l, from, floats);
-            Value base = arith::AddIOp::create(lb, l, tileBase, offset);
+            Value base;
+            if (slots) {
+              base = slots->baseOf(lb, l, from);
+            } else {
+              Value offset = arith::MulIOp::create(lb, l, from, floats);
+              base = arith::AddIOp::create(lb, l, tileBase, offset);
+            }
             for (size_t i = first; i < end; ++i)
               loaded[size_t(j)].push_back(
                   load(lb, i, pieces[i].getType(), base, slot(lb, base, i)));

@@ -17,6 +17,8 @@
 #include "gemmc/Schedule/Schedule.h"
 #include "mlir/IR/Builders.h"
 
+#include <functional>
+
 namespace mlir::gemm {
 
 /// The splits of `schedule`: its count, or the grid's z where the launch
@@ -54,6 +56,18 @@ struct SplitParticipants {
   int64_t barrierId = 0;
 };
 
+/// Where stream-K's partial tiles lie (`persistent stream-k`): a tile's
+/// pieces, one per block that shares it, each where its block put it.
+struct PartialSlots {
+  /// The blocks that share the tile (index, at least 2).
+  Value count;
+  /// The first float of this block's partial tile.
+  Value mine;
+  /// The first float of the partial tile of the tile's piece `piece`
+  /// (index values).
+  std::function<Value(OpBuilder &, Location, Value piece)> baseOf;
+};
+
 /// The reduction under reduceSplits, for a kernel that knows its tile,
 /// split and threads, of `splits` splits (getSplitCount): `pieces` (f32 scalars or vectors of one width, the
 /// participants' together filling the `tileFloats` of a tile) are this
@@ -62,14 +76,17 @@ struct SplitParticipants {
 /// (empty, or an i1 per piece) says which pieces hold elements of C: the
 /// others are neither stored nor read. Leaves `b` inside the branch of the
 /// block that holds the sums (the last, or the only one where the launch
-/// chose one split) with `pieces` replaced by them.
+/// chose one split) with `pieces` replaced by them. With `slots`
+/// (stream-K) the tile's partials lie there, `slots->count` of them, in
+/// place of `splits` slots from tile x splits x floats (`split` unused).
 LogicalResult reducePartials(OpBuilder &b, Location loc, Operation *op,
                              OpFoldResult splits, int64_t tileFloats,
                              Value tile,
                              Value split, Value empty,
                              const SplitParticipants &who,
                              SmallVectorImpl<Value> &pieces,
-                             ArrayRef<Value> inside = {});
+                             ArrayRef<Value> inside = {},
+                             const PartialSlots *slots = nullptr);
 
 /// The bar.red.or of reducePartials for a thread that is not one of its
 /// participants (a warp-specialised kernel's producer), of `splits` splits.

@@ -70,127 +70,173 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
   NVVM::MMALayout layoutB =
       k.b.kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
 
-  auto tiles = scf::ForOp::create(b, loc, tileStart, numTiles, tileStep,
-                                  ValueRange{index(0)});
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(tiles.getBody());
-  auto [tileRow, tileCol] = tileCoordinates(tiles.getInductionVar());
-  SmallVector<Value> inits = {tiles.getRegionIterArg(0)};
-  for (int64_t i = 0; i < numAcc; ++i)
-    inits.push_back(LLVM::ZeroOp::create(b, loc, accType));
-  Value one = index(1);
-  auto steps = scf::ForOp::create(b, loc, kBegin, kEnd, one, inits);
-  {
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(steps.getBody());
-    Value it = steps.getRegionIterArg(0);
-    auto [stage, parity] = stageAndPhase(it);
-    Value full = barrier(k.fullBarrierOffset, stage);
-    NVVM::MBarrierTryWaitParityOp::create(b, loc, full, parity,
-                                          i32(kWaitHintNs));
-    // Copies of the producer's threads that arrived as they landed were
-    // written by the generic proxy; wgmma reads through the async one.
-    if (k.asyncArrivals)
-      NVVM::FenceProxyOp::create(
-          b, loc, NVVM::ProxyKind::async_shared,
-          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-    Value stage64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), stage);
-    Value aStage = arith::MulIOp::create(b, loc, stage64,
-                                         i64(k.aStageStride >> 4));
-    Value bStage = arith::MulIOp::create(b, loc, stage64,
-                                         i64(k.bStageStride >> 4));
-    Value stageDescA = arith::AddIOp::create(b, loc, descA, aStage);
-    Value stageDescB = arith::AddIOp::create(b, loc, descB, bStage);
-    SmallVector<Value> acc(steps.getRegionIterArgs().drop_front());
-    // With tf32x3 the k tile's products go into sums of their own, each
-    // started from zero by the tile's first product.
-    SmallVector<Value> sums;
-    if (k.tf32x3)
-      for (int64_t i = 0; i < numAcc; ++i)
-        sums.push_back(LLVM::PoisonOp::create(b, loc, accType));
-    SmallVector<Value> &into = k.tf32x3 ? sums : acc;
-    // tf32x3's products of a step: A's remainder times B, A times B's
-    // remainder (the small ones first, while the sum is small), A times B.
-    struct Product {
-      int64_t aOffset, bOffset;
-    };
-    SmallVector<Product, 3> products = {{0, 0}};
-    if (k.tf32x3)
-      products = {
-          {k.a.remainderOffset(), 0}, {0, k.b.remainderOffset()}, {0, 0}};
-    NVVM::WgmmaFenceAlignedOp::create(b, loc);
-    for (int64_t kk = 0; kk < k.kSteps; ++kk) {
-      for (auto [pi, product] : llvm::enumerate(products)) {
-        for (int64_t mt = 0; mt < k.mTiles; ++mt) {
-          int64_t offsetA =
-              k.a.offsetOf(mt * k.instM, kk * k.instK, e) + product.aOffset;
-          Value opA =
-              arith::AddIOp::create(b, loc, stageDescA, i64(offsetA >> 4));
-          for (int64_t nt = 0; nt < k.nTiles; ++nt) {
-            int64_t offsetB =
-                k.b.offsetOf(nt * k.instN, kk * k.instK, e) + product.bOffset;
-            Value opB =
-                arith::AddIOp::create(b, loc, stageDescB, i64(offsetB >> 4));
-            Value &d = into[mt * k.nTiles + nt];
-            bool fromZero = k.tf32x3 && kk == 0 && pi == 0;
-            d = NVVM::WgmmaMmaAsyncOp::create(
-                b, loc, accType, d, opA, opB, shape, inputType, inputType,
-                NVVM::WGMMATypes::f32,
-                fromZero ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
-                NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA,
-                layoutB, /*satfinite=*/nullptr);
+  // One tile's K tiles [kBegin, kEnd) from pipeline iteration `it0`, its
+  // partials reduced where it is shared (`pieces`, stream-K) and C stored;
+  // returns the iteration after them.
+  auto consumeTile = [&](Value tile, Value kBegin, Value kEnd, Value it0,
+                         const WorkUnit *unit) -> FailureOr<Value> {
+    auto [tileRow, tileCol] = tileCoordinates(tile);
+    SmallVector<Value> inits = {it0};
+    for (int64_t i = 0; i < numAcc; ++i)
+      inits.push_back(LLVM::ZeroOp::create(b, loc, accType));
+    Value one = index(1);
+    auto steps = scf::ForOp::create(b, loc, kBegin, kEnd, one, inits);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(steps.getBody());
+      Value it = steps.getRegionIterArg(0);
+      auto [stage, parity] = stageAndPhase(it);
+      Value full = barrier(k.fullBarrierOffset, stage);
+      NVVM::MBarrierTryWaitParityOp::create(b, loc, full, parity,
+                                            i32(kWaitHintNs));
+      // Copies of the producer's threads that arrived as they landed were
+      // written by the generic proxy; wgmma reads through the async one.
+      if (k.asyncArrivals)
+        NVVM::FenceProxyOp::create(
+            b, loc, NVVM::ProxyKind::async_shared,
+            NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      Value stage64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), stage);
+      Value aStage = arith::MulIOp::create(b, loc, stage64,
+                                           i64(k.aStageStride >> 4));
+      Value bStage = arith::MulIOp::create(b, loc, stage64,
+                                           i64(k.bStageStride >> 4));
+      Value stageDescA = arith::AddIOp::create(b, loc, descA, aStage);
+      Value stageDescB = arith::AddIOp::create(b, loc, descB, bStage);
+      SmallVector<Value> acc(steps.getRegionIterArgs().drop_front());
+      // With tf32x3 the k tile's products go into sums of their own, each
+      // started from zero by the tile's first product.
+      SmallVector<Value> sums;
+      if (k.tf32x3)
+        for (int64_t i = 0; i < numAcc; ++i)
+          sums.push_back(LLVM::PoisonOp::create(b, loc, accType));
+      SmallVector<Value> &into = k.tf32x3 ? sums : acc;
+      // tf32x3's products of a step: A's remainder times B, A times B's
+      // remainder (the small ones first, while the sum is small), A times B.
+      struct Product {
+        int64_t aOffset, bOffset;
+      };
+      SmallVector<Product, 3> products = {{0, 0}};
+      if (k.tf32x3)
+        products = {
+            {k.a.remainderOffset(), 0}, {0, k.b.remainderOffset()}, {0, 0}};
+      NVVM::WgmmaFenceAlignedOp::create(b, loc);
+      for (int64_t kk = 0; kk < k.kSteps; ++kk) {
+        for (auto [pi, product] : llvm::enumerate(products)) {
+          for (int64_t mt = 0; mt < k.mTiles; ++mt) {
+            int64_t offsetA =
+                k.a.offsetOf(mt * k.instM, kk * k.instK, e) + product.aOffset;
+            Value opA =
+                arith::AddIOp::create(b, loc, stageDescA, i64(offsetA >> 4));
+            for (int64_t nt = 0; nt < k.nTiles; ++nt) {
+              int64_t offsetB =
+                  k.b.offsetOf(nt * k.instN, kk * k.instK, e) + product.bOffset;
+              Value opB =
+                  arith::AddIOp::create(b, loc, stageDescB, i64(offsetB >> 4));
+              Value &d = into[mt * k.nTiles + nt];
+              bool fromZero = k.tf32x3 && kk == 0 && pi == 0;
+              d = NVVM::WgmmaMmaAsyncOp::create(
+                  b, loc, accType, d, opA, opB, shape, inputType, inputType,
+                  NVVM::WGMMATypes::f32,
+                  fromZero ? NVVM::WGMMAScaleOut::zero
+                           : NVVM::WGMMAScaleOut::one,
+                  NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA,
+                  layoutB, /*satfinite=*/nullptr);
+            }
           }
         }
       }
+      NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+      if (k.tf32x3) {
+        // The tensor cores round their sums toward zero: the k tile's sum is
+        // added to the accumulators in f32 (rounded to nearest), once its
+        // wgmma completed, which frees the stage too.
+        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+        for (auto [d, sum] : llvm::zip_equal(acc, sums))
+          d = addAccumulators(d, sum);
+        Value next = arith::AddIOp::create(b, loc, it, index(1));
+        releaseStageBefore(next, leader);
+      } else {
+        // One group stays in flight: the one before it has read its stage.
+        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+        Value notFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                               steps.getInductionVar(), kBegin);
+        releaseStageBefore(it, arith::AndIOp::create(b, loc, notFirst, leader));
+      }
+      SmallVector<Value> yields = {arith::AddIOp::create(b, loc, it, index(1))};
+      yields.append(acc);
+      scf::YieldOp::create(b, loc, yields);
     }
-    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    if (k.tf32x3) {
-      // The tensor cores round their sums toward zero: the k tile's sum is
-      // added to the accumulators in f32 (rounded to nearest), once its
-      // wgmma completed, which frees the stage too.
+    Value end = steps.getResult(0);
+    if (!k.tf32x3) {
       NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-      for (auto [d, sum] : llvm::zip_equal(acc, sums))
-        d = addAccumulators(d, sum);
-      Value next = arith::AddIOp::create(b, loc, it, index(1));
-      releaseStageBefore(next, leader);
-    } else {
-      // One group stays in flight: the one before it has read its stage.
-      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-      Value notFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                             steps.getInductionVar(), kBegin);
-      releaseStageBefore(it, arith::AndIOp::create(b, loc, notFirst, leader));
+      // The last stage this tile used, once its wgmma completed.
+      Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                        kEnd, kBegin);
+      releaseStageBefore(end, arith::AndIOp::create(b, loc, any, leader));
     }
-    SmallVector<Value> yields = {arith::AddIOp::create(b, loc, it, index(1))};
-    yields.append(acc);
-    scf::YieldOp::create(b, loc, yields);
-  }
-  Value end = steps.getResult(0);
-  if (!k.tf32x3) {
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-    // The last stage this tile used, once its wgmma completed.
-    Value any =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kEnd, kBegin);
-    releaseStageBefore(end, arith::AndIOp::create(b, loc, any, leader));
-  }
-  Value tileRow0 = arith::MulIOp::create(b, loc, tileRow, index(s.bm()));
-  Value ownRows =
-      arith::MulIOp::create(b, loc, consumer, index(k.rowsPerConsumer));
-  Value row0 = arith::AddIOp::create(b, loc, tileRow0, ownRows);
-  Value col0 = arith::MulIOp::create(b, loc, tileCol, index(s.bn()));
-  SmallVector<Value> results(steps.getResults().drop_front());
-  // With split-K only the tile's last block stores C, from the sum.
-  Operation *lastOnly = nullptr;
-  if (s.splitsK()) {
-    if (failed(reduceSplits(tiles.getInductionVar(), row0, col0, results)))
+    Value tileRow0 = arith::MulIOp::create(b, loc, tileRow, index(s.bm()));
+    Value ownRows =
+        arith::MulIOp::create(b, loc, consumer, index(k.rowsPerConsumer));
+    Value row0 = arith::AddIOp::create(b, loc, tileRow0, ownRows);
+    Value col0 = arith::MulIOp::create(b, loc, tileCol, index(s.bn()));
+    SmallVector<Value> results(steps.getResults().drop_front());
+    auto store = [&]() {
+      return k.c ? storeCWithTma(results, consumer, leader, row0, col0)
+                 : storeC(results, row0, col0);
+    };
+    // A stream-K tile that this block computes alone is stored at once;
+    // a shared one, like a split-K tile, by its last block, from the sum.
+    scf::IfOp alone;
+    std::optional<TileSharing> sharing;
+    if (unit) {
+      sharing = sharingOf(*unit);
+      Value single = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           sharing->pieces, one);
+      alone = scf::IfOp::create(b, loc, single, /*withElseRegion=*/true);
+      b.setInsertionPointToStart(alone.thenBlock());
+      if (failed(store()))
+        return failure();
+      b.setInsertionPointToStart(alone.elseBlock());
+    }
+    Operation *lastOnly = nullptr;
+    if (s.splitsK() || unit) {
+      if (failed(reduceSplits(tile, row0, col0, results,
+                              sharing ? &*sharing : nullptr)))
+        return failure();
+      lastOnly = b.getInsertionBlock()->getParentOp();
+    }
+    if (failed(store()))
       return failure();
-    lastOnly = b.getInsertionBlock()->getParentOp();
+    if (lastOnly)
+      b.setInsertionPointAfter(lastOnly);
+    if (alone)
+      b.setInsertionPointAfter(alone);
+    return end;
+  };
+
+  OpBuilder::InsertionGuard guard(b);
+  scf::ForOp tiles;
+  if (s.streamK) {
+    tiles = scf::ForOp::create(b, loc, index(0), unitCount, index(1),
+                               ValueRange{index(0)});
+    b.setInsertionPointToStart(tiles.getBody());
+    WorkUnit unit = unitAt(tiles.getInductionVar());
+    FailureOr<Value> end = consumeTile(unit.tile, unit.kBegin, unit.kEnd,
+                                       tiles.getRegionIterArg(0), &unit);
+    if (failed(end))
+      return failure();
+    scf::YieldOp::create(b, loc, *end);
+  } else {
+    tiles = scf::ForOp::create(b, loc, tileStart, numTiles, tileStep,
+                               ValueRange{index(0)});
+    b.setInsertionPointToStart(tiles.getBody());
+    FailureOr<Value> end =
+        consumeTile(tiles.getInductionVar(), kBegin, kEnd,
+                    tiles.getRegionIterArg(0), /*unit=*/nullptr);
+    if (failed(end))
+      return failure();
+    scf::YieldOp::create(b, loc, *end);
   }
-  if (failed(k.c ? storeCWithTma(results, consumer, leader, row0, col0)
-                 : storeC(results, row0, col0)))
-    return failure();
-  if (lastOnly)
-    b.setInsertionPointAfter(lastOnly);
-  scf::YieldOp::create(b, loc, end);
   if (!k.c)
     return success();
   // The block's shared memory must outlive the last stores' reads of it.
@@ -202,7 +248,8 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
 }
 
 LogicalResult KernelBuilder::reduceSplits(Value tile, Value row0, Value col0,
-                                          SmallVectorImpl<Value> &accs) {
+                                          SmallVectorImpl<Value> &accs,
+                                          const TileSharing *sharing) {
   // Each consumer thread's accumulators in vectors of 4 (16-byte stores
   // and loads of the workspace), in the order of the accumulators: values
   // i..i+3 (i a multiple of 4) hold columns c, c + 1 of rows r and r + 8,
@@ -237,10 +284,19 @@ LogicalResult KernelBuilder::reduceSplits(Value tile, Value row0, Value col0,
   who.threads = k.consumers * gemmc::kWarpgroupSize;
   who.barrierId = k.splitKBarrier();
   Operation *at = b.getInsertionBlock()->getParentOp();
-  if (failed(gemm::reducePartials(b, loc, at, splitCount, s.bm() * s.bn(),
-                                  tile, split, /*empty=*/Value(), who, pieces,
-                                  inside)))
+  if (sharing) {
+    PartialSlots slots = streamKSlots(*sharing);
+    if (failed(gemm::reducePartials(b, loc, at, sharing->pieces,
+                                    s.bm() * s.bn(), tile, /*split=*/Value(),
+                                    /*empty=*/Value(), who, pieces, inside,
+                                    &slots)))
+      return failure();
+  } else if (failed(gemm::reducePartials(b, loc, at, splitCount,
+                                         s.bm() * s.bn(), tile, split,
+                                         /*empty=*/Value(), who, pieces,
+                                         inside))) {
     return failure();
+  }
   size_t next = 0;
   for (Value &acc : accs) {
     for (int64_t i = 0; i < k.instN / 2; i += width) {

@@ -50,6 +50,144 @@ std::pair<Value, Value> KernelBuilder::stageAndPhase(Value it) {
   return {stage, toI32(parity)};
 }
 
+void KernelBuilder::buildStreamKShare(Value blockIndex, Value gridBlocks) {
+  // Stream-K with whole tiles first (CUTLASS's data-parallel + stream-K
+  // hybrid): the tiles of all full rounds of the grid but the last are
+  // computed whole, each by one block; the K tiles of the remaining
+  // tiles (between one and two rounds of them, or all where they do not
+  // fill one round) are shared out evenly, ceil(K tiles / blocks) a
+  // block in order, so that every block finishes with the same work. A
+  // problem of whole rounds is computed whole. In i32 (a problem's tiles
+  // and K tiles are below 2^31): the producer walks the units too, in
+  // few registers.
+  block = toI32(blockIndex);
+  blocks = toI32(gridBlocks);
+  Value tiles = toI32(numTiles);
+  Value steps = toI32(kTiles);
+  Value zero = i32(0), one = i32(1);
+  Value rounds = arith::DivUIOp::create(b, loc, tiles, blocks);
+  Value rest = arith::RemUIOp::create(b, loc, tiles, blocks);
+  Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rest,
+                                      zero);
+  Value none = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rounds,
+                                     zero);
+  Value roundsBefore = arith::SubIOp::create(b, loc, rounds, one);
+  Value partial = arith::SelectOp::create(b, loc, none, zero, roundsBefore);
+  dpUnits = arith::SelectOp::create(b, loc, whole, rounds, partial);
+  dpTiles = arith::MulIOp::create(b, loc, dpUnits, blocks);
+  Value sharedTiles = arith::SubIOp::create(b, loc, tiles, dpTiles);
+  Value sharedSteps = arith::MulIOp::create(b, loc, sharedTiles, steps);
+  Value share = arith::CeilDivUIOp::create(b, loc, sharedSteps, blocks);
+  // (At least one: a unit's pieces divide by it.)
+  perBlock = arith::MaxUIOp::create(b, loc, share, one);
+  Value begin = arith::MulIOp::create(b, loc, block, perBlock);
+  skStart = arith::MinUIOp::create(b, loc, begin, sharedSteps);
+  Value end = arith::AddIOp::create(b, loc, skStart, perBlock);
+  skStop = arith::MinUIOp::create(b, loc, end, sharedSteps);
+  firstShared = arith::DivUIOp::create(b, loc, skStart, steps);
+  Value after = arith::CeilDivUIOp::create(b, loc, skStop, steps);
+  Value touched = arith::SubIOp::create(b, loc, after, firstShared);
+  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                    skStart, skStop);
+  Value sharedUnits = arith::SelectOp::create(b, loc, any, touched, zero);
+  Value units = arith::AddIOp::create(b, loc, dpUnits, sharedUnits);
+  unitCount = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), units);
+}
+
+KernelBuilder::WorkUnit KernelBuilder::unitAt(Value u) {
+  Value zero = i32(0);
+  Value steps = toI32(kTiles);
+  Value index32 = toI32(u);
+  Value isWhole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        index32, dpUnits);
+  // A whole tile: the block's u-th, a round of the grid apart.
+  Value stride = arith::MulIOp::create(b, loc, index32, blocks);
+  Value wholeTile = arith::AddIOp::create(b, loc, block, stride);
+  // A shared tile: the j-th that its range of K tiles touches.
+  Value j = arith::SubIOp::create(b, loc, index32, dpUnits);
+  Value sharedIndex = arith::AddIOp::create(b, loc, firstShared, j);
+  Value sharedTile = arith::AddIOp::create(b, loc, dpTiles, sharedIndex);
+  Value tileBegin = arith::MulIOp::create(b, loc, sharedIndex, steps);
+  Value tileEnd = arith::AddIOp::create(b, loc, tileBegin, steps);
+  Value from = arith::MaxUIOp::create(b, loc, skStart, tileBegin);
+  Value to = arith::MinUIOp::create(b, loc, skStop, tileEnd);
+  Value sharedBegin = arith::SubIOp::create(b, loc, from, tileBegin);
+  Value sharedEnd = arith::SubIOp::create(b, loc, to, tileBegin);
+  Value tile = arith::SelectOp::create(b, loc, isWhole, wholeTile, sharedTile);
+  Value kFirst = arith::SelectOp::create(b, loc, isWhole, zero, sharedBegin);
+  Value kLast = arith::SelectOp::create(b, loc, isWhole, steps, sharedEnd);
+
+  auto toIndex = [&](Value v) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+  };
+  WorkUnit unit;
+  unit.index = index32;
+  unit.tile = toIndex(tile);
+  unit.kBegin = toIndex(kFirst);
+  unit.kEnd = toIndex(kLast);
+  return unit;
+}
+
+KernelBuilder::TileSharing KernelBuilder::sharingOf(const WorkUnit &unit) {
+  Value one = i32(1);
+  Value steps = toI32(kTiles);
+  Value isWhole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        unit.index, dpUnits);
+  // The shared tile's first K tile, counted from tile dpTiles's.
+  Value tile = toI32(unit.tile);
+  Value sharedIndex = arith::SubIOp::create(b, loc, tile, dpTiles);
+  Value tileBegin = arith::MulIOp::create(b, loc, sharedIndex, steps);
+  Value tileEnd = arith::AddIOp::create(b, loc, tileBegin, steps);
+  // The blocks whose ranges meet the tile's K tiles.
+  Value first = arith::DivUIOp::create(b, loc, tileBegin, perBlock);
+  Value lastStep = arith::SubIOp::create(b, loc, tileEnd, one);
+  Value last = arith::DivUIOp::create(b, loc, lastStep, perBlock);
+  Value span = arith::SubIOp::create(b, loc, last, first);
+  Value sharers = arith::AddIOp::create(b, loc, span, one);
+  Value firstBegin = arith::MulIOp::create(b, loc, first, perBlock);
+  Value pieces = arith::SelectOp::create(b, loc, isWhole, one, sharers);
+
+  TileSharing sharing;
+  sharing.pieces =
+      arith::IndexCastUIOp::create(b, loc, b.getIndexType(), pieces);
+  sharing.firstBlock =
+      arith::IndexCastUIOp::create(b, loc, b.getIndexType(), first);
+  sharing.firstSecondSlot = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult, firstBegin, tileBegin);
+  sharing.ownSecondSlot = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult, skStart, tileBegin);
+  return sharing;
+}
+
+PartialSlots KernelBuilder::streamKSlots(const TileSharing &sharing) {
+  int64_t floats = s.bm() * s.bn();
+  // Slot 2 x block + second, a partial tile of `floats` each.
+  auto slotBase = [floats](OpBuilder &ob, Location l, Value of, Value second) {
+    Value two = indexConstant(ob, l, 2);
+    Value pair = arith::MulIOp::create(ob, l, of, two);
+    Value one = indexConstant(ob, l, 1);
+    Value zero = indexConstant(ob, l, 0);
+    Value offset = arith::SelectOp::create(ob, l, second, one, zero);
+    Value slot = arith::AddIOp::create(ob, l, pair, offset);
+    Value size = indexConstant(ob, l, floats);
+    return arith::MulIOp::create(ob, l, slot, size).getResult();
+  };
+  PartialSlots slots;
+  slots.count = sharing.pieces;
+  Value own = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), block);
+  slots.mine = slotBase(b, loc, own, sharing.ownSecondSlot);
+  Value first = sharing.firstBlock, firstSecond = sharing.firstSecondSlot;
+  slots.baseOf = [=](OpBuilder &ob, Location l, Value piece) {
+    Value of = arith::AddIOp::create(ob, l, first, piece);
+    Value zero = indexConstant(ob, l, 0);
+    Value isFirst =
+        arith::CmpIOp::create(ob, l, arith::CmpIPredicate::eq, piece, zero);
+    Value second = arith::AndIOp::create(ob, l, isFirst, firstSecond);
+    return slotBase(ob, l, of, second);
+  };
+  return slots;
+}
+
 void KernelBuilder::buildPrologue() {
   Value zero = index(0);
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -167,6 +305,8 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
   } else if (s.persistent) {
     tileStart = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     tileStep = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    if (s.streamK)
+      buildStreamKShare(tileStart, tileStep);
   } else {
     Value x = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     Value y = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);

@@ -124,10 +124,46 @@ private:
     return sharedPointer(at);
   }
 
+  /// A block's unit of work under stream-K (`persistent stream-k`): its
+  /// index among the block's (i32), the linear tile and its K tiles
+  /// [kBegin, kEnd) (index).
+  struct WorkUnit {
+    Value index, tile, kBegin, kEnd;
+  };
+  /// The blocks that share a unit's tile (`pieces`, 1 where this block
+  /// computes it alone). A block keeps two partial tiles in the workspace,
+  /// slots 2 x block and 2 x block + 1: the first for the tile its range
+  /// of K tiles begins in, the second for the tile it ends in where it
+  /// began in another. `firstBlock` is the tile's first block,
+  /// `firstSecondSlot` (i1) whether that block's partial lies in its
+  /// second slot, `ownSecondSlot` whether this block's does. (Built after
+  /// the unit's loop over K, so that none of it is live across the loop.)
+  struct TileSharing {
+    Value pieces, firstBlock, firstSecondSlot, ownSecondSlot;
+  };
+  /// Stream-K: the share of the tiles' K tiles this block computes,
+  /// `unitCount` units (buildProducer and buildConsumer walk them).
+  void buildStreamKShare(Value block, Value blocks);
+  /// Stream-K: the block's unit `u` (index), and who shares its tile.
+  WorkUnit unitAt(Value u);
+  TileSharing sharingOf(const WorkUnit &unit);
+  /// Stream-K: where the partial tiles of a shared tile lie in the
+  /// workspace.
+  PartialSlots streamKSlots(const TileSharing &sharing);
+
   void buildPrologue();
   /// All threads of the cluster's blocks meet (a cluster kernel only).
   void clusterBarrier();
   void buildProducer(Value tileStart, Value tileStep);
+  /// Stream-K's producer: every thread walks the block's units, the
+  /// issuer (all threads where they copy an operand) copying their K
+  /// tiles, and joins the count of each unit shared with other blocks.
+  void buildStreamKProducer(Value issuer, bool allThreads);
+  /// The producer's copies of the K tiles [kBegin, kEnd) of linear tile
+  /// `tile`, from pipeline iteration `it0`; returns the iteration after
+  /// them.
+  Value produceTile(Value tile, Value kBegin, Value kEnd, Value it0,
+                    Value issuer, bool allThreads);
   LogicalResult buildConsumer(Value tileStart, Value tileStep);
   /// The tile row and column (in tiles) of linear tile `tile`.
   std::pair<Value, Value> tileCoordinates(Value tile);
@@ -225,8 +261,9 @@ private:
   void storeThroughRegisters(const RegisterCopy &copy);
   /// A producer thread's copies of pipeline iteration `it` issued: fences
   /// them, once landed, for the async proxy and arrives on the full barrier
-  /// of iteration it - copyLag (of every iteration left, with `drain`).
-  void signalCopies(Value it, bool drain);
+  /// of iteration it - copyLag (of every iteration left, with `drain`),
+  /// of those from iteration `since` on where given.
+  void signalCopies(Value it, bool drain, Value since = Value());
   /// Where `when` holds (a warpgroup's leader), arrives on the "empty"
   /// barrier of the stage of pipeline iteration `it` - 1 (of each block
   /// that writes into the stage, in a cluster).
@@ -255,8 +292,11 @@ private:
                               Value leader, Value row0, Value col0);
   /// Split-K: the consumers' partials of linear tile `tile` reduced
   /// (SplitK.h); leaves `b` in the tile's last block, `accs` the sums.
+  /// With `sharing` (stream-K, a tile shared by blocks), its pieces'
+  /// partials.
   LogicalResult reduceSplits(Value tile, Value row0, Value col0,
-                             SmallVectorImpl<Value> &accs);
+                             SmallVectorImpl<Value> &accs,
+                             const TileSharing *sharing = nullptr);
   /// The byte offset, in a group of C's store buffer, of the element at
   /// (`row`, `col`) of the group (i32 values).
   Value groupOffset(Value row, Value col);
@@ -276,6 +316,15 @@ private:
   Value kBegin, kEnd, split;
   OpFoldResult splitCount;
   Value threadId, warpgroup;
+  /// Stream-K (buildStreamKShare), i32 values: the block and the grid's
+  /// blocks; the
+  /// units of whole tiles each block computes first (`dpUnits`, tiles
+  /// [0, dpTiles) in steps of the grid), then the K tiles
+  /// [skStart, skStop) of the tiles after them (K tiles counted from
+  /// tile dpTiles's first, `perBlock` a block), which begin in tile
+  /// dpTiles + firstShared; the block's units in all (`unitCount`, index).
+  Value block, blocks, dpUnits, dpTiles, skStart, skStop, perBlock,
+      firstShared, unitCount;
   /// In a cluster: the block's rank and its tile row and column in the
   /// cluster (index), and the cluster tiles' rows and columns.
   Value rank, rankM, rankN, clusterTilesM, clusterTilesN;

@@ -68,6 +68,10 @@ void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
   // copy an operand, all of them walk the pipeline.
   bool allThreads = k.copiesByThreads();
   OpBuilder::InsertionGuard guard(b);
+  if (s.streamK) {
+    buildStreamKProducer(issuer, allThreads);
+    return;
+  }
   scf::IfOp ifIssuer;
   if (!allThreads) {
     ifIssuer = scf::IfOp::create(b, loc, issuer, false);
@@ -76,14 +80,67 @@ void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
   auto tiles = scf::ForOp::create(b, loc, tileStart, numTiles, tileStep,
                                   ValueRange{index(0)});
   b.setInsertionPointToStart(tiles.getBody());
-  auto [tileRow, tileCol] = tileCoordinates(tiles.getInductionVar());
+  Value end = produceTile(tiles.getInductionVar(), kBegin, kEnd,
+                          tiles.getRegionIterArg(0), issuer, allThreads);
+  scf::YieldOp::create(b, loc, end);
+  if (allThreads) {
+    b.setInsertionPointAfter(tiles);
+    signalCopies(tiles.getResult(0), /*drain=*/true);
+  }
+  // With split-K the whole warpgroup joins the consumers' count of the
+  // block's one tile (the grid is not persistent).
+  if (s.splitsK()) {
+    if (ifIssuer)
+      b.setInsertionPointAfter(ifIssuer);
+    joinSplitCount(b, loc, splitCount);
+  }
+}
+
+void KernelBuilder::buildStreamKProducer(Value issuer, bool allThreads) {
+  // Every producer thread walks the block's units: the whole warpgroup
+  // joins the consumers' count of each tile it shares with other blocks.
+  auto units = scf::ForOp::create(b, loc, index(0), unitCount, index(1),
+                                  ValueRange{index(0)});
+  b.setInsertionPointToStart(units.getBody());
+  WorkUnit unit = unitAt(units.getInductionVar());
+  Value it = units.getRegionIterArg(0);
+  Value end;
+  if (allThreads) {
+    // The unit's copies all signalled before it ends: the consumers finish
+    // the tile before the count the producer joins.
+    end = produceTile(unit.tile, unit.kBegin, unit.kEnd, it, issuer,
+                      allThreads);
+    signalCopies(end, /*drain=*/true, /*since=*/it);
+  } else {
+    auto ifIssuer = scf::IfOp::create(b, loc, TypeRange{b.getIndexType()},
+                                      issuer, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard inIssuer(b);
+      b.setInsertionPointToStart(ifIssuer.thenBlock());
+      Value issued = produceTile(unit.tile, unit.kBegin, unit.kEnd, it,
+                                 issuer, allThreads);
+      scf::YieldOp::create(b, loc, issued);
+      b.setInsertionPointToStart(ifIssuer.elseBlock());
+      scf::YieldOp::create(b, loc, it);
+    }
+    end = ifIssuer.getResult(0);
+  }
+  TileSharing sharing = sharingOf(unit);
+  joinSplitCount(b, loc, sharing.pieces);
+  scf::YieldOp::create(b, loc, end);
+  b.setInsertionPointAfter(units);
+}
+
+Value KernelBuilder::produceTile(Value tile, Value tileKBegin, Value tileKEnd,
+                                 Value it0, Value issuer, bool allThreads) {
+  auto [tileRow, tileCol] = tileCoordinates(tile);
   Value rowIndex = arith::MulIOp::create(b, loc, tileRow, index(s.bm()));
   Value colIndex = arith::MulIOp::create(b, loc, tileCol, index(s.bn()));
   Value row0 = toI32(rowIndex);
   Value col0 = toI32(colIndex);
   Value one = index(1);
-  auto steps = scf::ForOp::create(b, loc, kBegin, kEnd, one,
-                                  ValueRange{tiles.getRegionIterArg(0)});
+  auto steps = scf::ForOp::create(b, loc, tileKBegin, tileKEnd, one,
+                                  ValueRange{it0});
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(steps.getBody());
@@ -122,23 +179,15 @@ void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
       if (!k.b.byTma)
         copyByThreads(k.b, bMatrix, k.bOffset, k.bStageStride, stage,
                       colIndex, kIndex);
-      signalCopies(it, /*drain=*/false);
+      // Under stream-K each unit signals its own copies (drained at its
+      // end): none before its first iteration.
+      signalCopies(it, /*drain=*/false, s.streamK ? it0 : Value());
     }
     Value next = arith::AddIOp::create(b, loc, it, index(1));
     scf::YieldOp::create(b, loc, next);
   }
-  scf::YieldOp::create(b, loc, steps.getResult(0));
-  if (allThreads) {
-    b.setInsertionPointAfter(tiles);
-    signalCopies(tiles.getResult(0), /*drain=*/true);
-  }
-  // With split-K the whole warpgroup joins the consumers' count of the
-  // block's one tile (the grid is not persistent).
-  if (s.splitsK()) {
-    if (ifIssuer)
-      b.setInsertionPointAfter(ifIssuer);
-    joinSplitCount(b, loc, splitCount);
-  }
+  b.setInsertionPointAfter(steps);
+  return steps.getResult(0);
 }
 
 Value KernelBuilder::stageBaseOf(int64_t offset, int64_t stride, Value stage) {
