@@ -36,6 +36,12 @@
 // partials, and the tile's last block sums them in split order and stores
 // C (SplitK.h), the consumers meeting at a named barrier of their own.
 //
+// With `persistent stream-k` the blocks walk units (buildStreamKShare):
+// whole tiles for the grid's full rounds but the last, then an even share
+// of the remaining tiles' K tiles; a tile shared by several blocks is
+// reduced like a split-K tile, its pieces' partials in two workspace slots
+// a block, by the last of them (the producer joins each count).
+//
 // In a cluster (`cluster CMxCN`, persistent) the blocks walk the cluster's
 // tiles in step: block (rm, rn) of the cluster computes tile row
 // CM * r + rm and column CN * c + rn of cluster tile (r, c). The blocks of
