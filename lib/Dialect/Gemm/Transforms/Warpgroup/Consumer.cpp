@@ -217,10 +217,23 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
   OpBuilder::InsertionGuard guard(b);
   scf::ForOp tiles;
   if (s.streamK) {
-    tiles = scf::ForOp::create(b, loc, index(0), unitCount, index(1),
-                               ValueRange{index(0)});
+    // The whole tiles, as the persistent kernel walks them; then the
+    // shared tiles' units.
+    auto whole = scf::ForOp::create(b, loc, index(0), wholeUnitCount,
+                                    index(1), ValueRange{index(0)});
+    b.setInsertionPointToStart(whole.getBody());
+    Value wholeTile = wholeTileAt(whole.getInductionVar());
+    FailureOr<Value> wholeEnd =
+        consumeTile(wholeTile, index(0), kTiles, whole.getRegionIterArg(0),
+                    /*unit=*/nullptr);
+    if (failed(wholeEnd))
+      return failure();
+    scf::YieldOp::create(b, loc, *wholeEnd);
+    b.setInsertionPointAfter(whole);
+    tiles = scf::ForOp::create(b, loc, index(0), sharedUnitCount, index(1),
+                               ValueRange{whole.getResult(0)});
     b.setInsertionPointToStart(tiles.getBody());
-    WorkUnit unit = unitAt(tiles.getInductionVar());
+    WorkUnit unit = sharedUnitAt(tiles.getInductionVar());
     FailureOr<Value> end = consumeTile(unit.tile, unit.kBegin, unit.kEnd,
                                        tiles.getRegionIterArg(0), &unit);
     if (failed(end))

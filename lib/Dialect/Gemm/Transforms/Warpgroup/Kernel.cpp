@@ -60,10 +60,13 @@ void KernelBuilder::buildStreamKShare(Value blockIndex, Value gridBlocks) {
   // problem of whole rounds is computed whole. In i32 (a problem's tiles
   // and K tiles are below 2^31): the producer walks the units too, in
   // few registers.
+  wholeStart = blockIndex;
+  wholeStep = gridBlocks;
   block = toI32(blockIndex);
   blocks = toI32(gridBlocks);
   Value tiles = toI32(numTiles);
-  Value steps = toI32(kTiles);
+  steps32 = toI32(kTiles);
+  Value steps = steps32;
   Value zero = i32(0), one = i32(1);
   Value rounds = arith::DivUIOp::create(b, loc, tiles, blocks);
   Value rest = arith::RemUIOp::create(b, loc, tiles, blocks);
@@ -90,38 +93,34 @@ void KernelBuilder::buildStreamKShare(Value blockIndex, Value gridBlocks) {
   Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                     skStart, skStop);
   Value sharedUnits = arith::SelectOp::create(b, loc, any, touched, zero);
-  Value units = arith::AddIOp::create(b, loc, dpUnits, sharedUnits);
-  unitCount = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), units);
+  wholeUnitCount =
+      arith::IndexCastUIOp::create(b, loc, b.getIndexType(), dpUnits);
+  sharedUnitCount =
+      arith::IndexCastUIOp::create(b, loc, b.getIndexType(), sharedUnits);
 }
 
-KernelBuilder::WorkUnit KernelBuilder::unitAt(Value u) {
-  Value zero = i32(0);
-  Value steps = toI32(kTiles);
-  Value index32 = toI32(u);
-  Value isWhole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                        index32, dpUnits);
-  // A whole tile: the block's u-th, a round of the grid apart.
-  Value stride = arith::MulIOp::create(b, loc, index32, blocks);
-  Value wholeTile = arith::AddIOp::create(b, loc, block, stride);
-  // A shared tile: the j-th that its range of K tiles touches.
-  Value j = arith::SubIOp::create(b, loc, index32, dpUnits);
-  Value sharedIndex = arith::AddIOp::create(b, loc, firstShared, j);
-  Value sharedTile = arith::AddIOp::create(b, loc, dpTiles, sharedIndex);
+Value KernelBuilder::wholeTileAt(Value u) {
+  Value stride = arith::MulIOp::create(b, loc, u, wholeStep);
+  return arith::AddIOp::create(b, loc, wholeStart, stride);
+}
+
+KernelBuilder::WorkUnit KernelBuilder::sharedUnitAt(Value j) {
+  Value steps = steps32;
+  // The j-th tile that the block's range of K tiles touches.
+  Value j32 = toI32(j);
+  Value sharedIndex = arith::AddIOp::create(b, loc, firstShared, j32);
+  Value tile = arith::AddIOp::create(b, loc, dpTiles, sharedIndex);
   Value tileBegin = arith::MulIOp::create(b, loc, sharedIndex, steps);
   Value tileEnd = arith::AddIOp::create(b, loc, tileBegin, steps);
   Value from = arith::MaxUIOp::create(b, loc, skStart, tileBegin);
   Value to = arith::MinUIOp::create(b, loc, skStop, tileEnd);
-  Value sharedBegin = arith::SubIOp::create(b, loc, from, tileBegin);
-  Value sharedEnd = arith::SubIOp::create(b, loc, to, tileBegin);
-  Value tile = arith::SelectOp::create(b, loc, isWhole, wholeTile, sharedTile);
-  Value kFirst = arith::SelectOp::create(b, loc, isWhole, zero, sharedBegin);
-  Value kLast = arith::SelectOp::create(b, loc, isWhole, steps, sharedEnd);
+  Value kFirst = arith::SubIOp::create(b, loc, from, tileBegin);
+  Value kLast = arith::SubIOp::create(b, loc, to, tileBegin);
 
   auto toIndex = [&](Value v) -> Value {
     return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
   };
   WorkUnit unit;
-  unit.index = index32;
   unit.tile = toIndex(tile);
   unit.kBegin = toIndex(kFirst);
   unit.kEnd = toIndex(kLast);
@@ -130,22 +129,20 @@ KernelBuilder::WorkUnit KernelBuilder::unitAt(Value u) {
 
 KernelBuilder::TileSharing KernelBuilder::sharingOf(const WorkUnit &unit) {
   Value one = i32(1);
-  Value steps = toI32(kTiles);
-  Value isWhole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                        unit.index, dpUnits);
+  Value steps = steps32;
   // The shared tile's first K tile, counted from tile dpTiles's.
   Value tile = toI32(unit.tile);
   Value sharedIndex = arith::SubIOp::create(b, loc, tile, dpTiles);
   Value tileBegin = arith::MulIOp::create(b, loc, sharedIndex, steps);
   Value tileEnd = arith::AddIOp::create(b, loc, tileBegin, steps);
-  // The blocks whose ranges meet the tile's K tiles.
+  // The blocks whose ranges meet the tile's K tiles (one where a block's
+  // range holds it whole).
   Value first = arith::DivUIOp::create(b, loc, tileBegin, perBlock);
   Value lastStep = arith::SubIOp::create(b, loc, tileEnd, one);
   Value last = arith::DivUIOp::create(b, loc, lastStep, perBlock);
   Value span = arith::SubIOp::create(b, loc, last, first);
-  Value sharers = arith::AddIOp::create(b, loc, span, one);
+  Value pieces = arith::AddIOp::create(b, loc, span, one);
   Value firstBegin = arith::MulIOp::create(b, loc, first, perBlock);
-  Value pieces = arith::SelectOp::create(b, loc, isWhole, one, sharers);
 
   TileSharing sharing;
   sharing.pieces =

@@ -130,28 +130,31 @@ private:
     return sharedPointer(at);
   }
 
-  /// A block's unit of work under stream-K (`persistent stream-k`): its
-  /// index among the block's (i32), the linear tile and its K tiles
-  /// [kBegin, kEnd) (index).
+  /// A block's share of a tile under stream-K (`persistent stream-k`): the
+  /// linear tile and its K tiles [kBegin, kEnd) (index).
   struct WorkUnit {
-    Value index, tile, kBegin, kEnd;
+    Value tile, kBegin, kEnd;
   };
-  /// The blocks that share a unit's tile (`pieces`, 1 where this block
-  /// computes it alone). A block keeps two partial tiles in the workspace,
-  /// slots 2 x block and 2 x block + 1: the first for the tile its range
-  /// of K tiles begins in, the second for the tile it ends in where it
-  /// began in another. `firstBlock` is the tile's first block,
+  /// The blocks that share a unit's tile (`pieces`, 1 where this block's
+  /// range holds it whole). A block keeps two partial tiles in the
+  /// workspace, slots 2 x block and 2 x block + 1: the first for the tile
+  /// its range of K tiles begins in, the second for the tile it ends in
+  /// where it began in another. `firstBlock` is the tile's first block,
   /// `firstSecondSlot` (i1) whether that block's partial lies in its
   /// second slot, `ownSecondSlot` whether this block's does. (Built after
   /// the unit's loop over K, so that none of it is live across the loop.)
   struct TileSharing {
     Value pieces, firstBlock, firstSecondSlot, ownSecondSlot;
   };
-  /// Stream-K: the share of the tiles' K tiles this block computes,
-  /// `unitCount` units (buildProducer and buildConsumer walk them).
+  /// Stream-K: the share of the work this block computes: `wholeUnitCount`
+  /// whole tiles (wholeTileAt), then `sharedUnitCount` units of the shared
+  /// tiles (sharedUnitAt). buildProducer and buildConsumer walk them in two
+  /// loops, so that the loop of whole tiles is the persistent kernel's.
   void buildStreamKShare(Value block, Value blocks);
-  /// Stream-K: the block's unit `u` (index), and who shares its tile.
-  WorkUnit unitAt(Value u);
+  /// Stream-K: the block's u-th whole tile, and its j-th shared unit with
+  /// who shares its tile (index values).
+  Value wholeTileAt(Value u);
+  WorkUnit sharedUnitAt(Value j);
   TileSharing sharingOf(const WorkUnit &unit);
   /// Stream-K: where the partial tiles of a shared tile lie in the
   /// workspace.
@@ -322,15 +325,18 @@ private:
   Value kBegin, kEnd, split;
   OpFoldResult splitCount;
   Value threadId, warpgroup;
-  /// Stream-K (buildStreamKShare), i32 values: the block and the grid's
-  /// blocks; the
+  /// Stream-K (buildStreamKShare), i32 values: the block, the grid's
+  /// blocks and the K tiles of a tile; the
   /// units of whole tiles each block computes first (`dpUnits`, tiles
   /// [0, dpTiles) in steps of the grid), then the K tiles
   /// [skStart, skStop) of the tiles after them (K tiles counted from
   /// tile dpTiles's first, `perBlock` a block), which begin in tile
-  /// dpTiles + firstShared; the block's units in all (`unitCount`, index).
-  Value block, blocks, dpUnits, dpTiles, skStart, skStop, perBlock,
-      firstShared, unitCount;
+  /// dpTiles + firstShared.
+  Value block, blocks, steps32, dpUnits, dpTiles, skStart, skStop, perBlock,
+      firstShared;
+  /// Stream-K, index values: the whole tiles' walk (the block, the grid's
+  /// blocks) and the counts of the two loops.
+  Value wholeStart, wholeStep, wholeUnitCount, sharedUnitCount;
   /// In a cluster: the block's rank and its tile row and column in the
   /// cluster (index), and the cluster tiles' rows and columns.
   Value rank, rankM, rankN, clusterTilesM, clusterTilesN;

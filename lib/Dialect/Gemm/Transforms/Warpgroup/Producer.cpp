@@ -97,12 +97,43 @@ void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
 }
 
 void KernelBuilder::buildStreamKProducer(Value issuer, bool allThreads) {
-  // Every producer thread walks the block's units: the whole warpgroup
-  // joins the consumers' count of each tile it shares with other blocks.
-  auto units = scf::ForOp::create(b, loc, index(0), unitCount, index(1),
-                                  ValueRange{index(0)});
+  // The whole tiles, as the persistent kernel copies them: by the issuer
+  // alone, unless the threads copy an operand (each unit then signals
+  // its own copies, drained at its end).
+  auto copyWhole = [&]() {
+    auto whole = scf::ForOp::create(b, loc, index(0), wholeUnitCount,
+                                    index(1), ValueRange{index(0)});
+    OpBuilder::InsertionGuard inWhole(b);
+    b.setInsertionPointToStart(whole.getBody());
+    Value tile = wholeTileAt(whole.getInductionVar());
+    Value it = whole.getRegionIterArg(0);
+    Value end = produceTile(tile, index(0), kTiles, it, issuer, allThreads);
+    if (allThreads)
+      signalCopies(end, /*drain=*/true, /*since=*/it);
+    scf::YieldOp::create(b, loc, end);
+    return whole.getResult(0);
+  };
+  Value afterWhole;
+  if (allThreads) {
+    afterWhole = copyWhole();
+  } else {
+    auto ifIssuer = scf::IfOp::create(b, loc, TypeRange{b.getIndexType()},
+                                      issuer, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard inIssuer(b);
+    b.setInsertionPointToStart(ifIssuer.thenBlock());
+    Value copied = copyWhole();
+    scf::YieldOp::create(b, loc, copied);
+    // (The other threads' iteration is never used.)
+    b.setInsertionPointToStart(ifIssuer.elseBlock());
+    scf::YieldOp::create(b, loc, index(0));
+    afterWhole = ifIssuer.getResult(0);
+  }
+  // The shared tiles' units: every producer thread walks them, the issuer
+  // copying, and joins the count of each tile shared with other blocks.
+  auto units = scf::ForOp::create(b, loc, index(0), sharedUnitCount, index(1),
+                                  ValueRange{afterWhole});
   b.setInsertionPointToStart(units.getBody());
-  WorkUnit unit = unitAt(units.getInductionVar());
+  WorkUnit unit = sharedUnitAt(units.getInductionVar());
   Value it = units.getRegionIterArg(0);
   Value end;
   if (allThreads) {
