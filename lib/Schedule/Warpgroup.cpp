@@ -155,6 +155,12 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
     k.fullBarrierOffset = k.cOffset + cBytes;
     k.emptyBarrierOffset = k.fullBarrierOffset + 8 * k.stages;
     k.sharedBytes = k.emptyBarrierOffset + 8 * k.stages;
+    // Stream-K's consumers learn from a word of their own whether their
+    // block counted in last.
+    if (s.streamK) {
+      k.countFlagOffset = k.sharedBytes;
+      k.sharedBytes += 8;
+    }
   };
   layOutShared();
   // The realigned runs' ninth windows (an eighth of the tile) that do not
@@ -193,9 +199,14 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   // 256). With one consumer the 255 a thread may have at entry are enough.
   bool throughRegisters = k.a.throughRegisters() || k.b.throughRegisters();
   bool transforms = k.a.transformsInShared() || k.b.transformsInShared();
+  // Stream-K's consumers hold, beside the tile, the shared tiles' sums
+  // and the partials in flight to them (128x128 tiles spilled 28 bytes at
+  // 232): its TMA producer, whose issuer alone walks the units, gives up
+  // 16 more (ptxas spills neither at 24 + 2 x 240).
   k.producerRegisters = throughRegisters      ? 160
                         : transforms          ? 152
                         : k.copiesByThreads() ? 56
+                        : s.streamK           ? 24
                                               : 40;
   // The split must leave 8 a thread unallocated: at 160 + 2 x 176, the
   // whole 512, the kernels hung on an H100 (the consumers' setmaxnreg

@@ -211,6 +211,9 @@ struct WarpgroupKernel {
   /// the whole is requested dynamically and aligned to 1024 bytes.
   int64_t aOffset = 0, bOffset = 0, cOffset = 0, fullBarrierOffset = 0,
           emptyBarrierOffset = 0, sharedBytes = 0;
+  /// Stream-K: the i32 through which a shared tile's count reaches the
+  /// consumers (after the barriers; 0 otherwise).
+  int64_t countFlagOffset = 0;
   /// Bytes from one stage of A (B) to the next: a multiple of 1024.
   int64_t aStageStride = 0, bStageStride = 0;
   /// Bytes one stage's TMA copies bring (the full barrier's transaction

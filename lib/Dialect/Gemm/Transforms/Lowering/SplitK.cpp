@@ -230,9 +230,24 @@ static Value countIn(OpBuilder &b, Location loc, Value counters, Value tile,
     Value notLast = arith::ConstantIntOp::create(b, loc, 0, 32);
     scf::YieldOp::create(b, loc, notLast);
   }
-  // bar.red.or: the block learns whether the first participant counted
-  // it in last.
-  Value anyLast = blockOr(b, loc, count.getResult(0));
+  Value anyLast;
+  if (who.flag) {
+    // Through the flag: the first participant writes it, all read it once
+    // they met. (Its next write follows their next meeting, which each
+    // reaches after reading this one.)
+    auto ifFirst = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifFirst.thenBlock());
+      LLVM::StoreOp::create(b, loc, count.getResult(0), who.flag);
+    }
+    participantsBarrier(b, loc, who);
+    anyLast = LLVM::LoadOp::create(b, loc, b.getI32Type(), who.flag);
+  } else {
+    // bar.red.or: the block learns whether the first participant counted
+    // it in last.
+    anyLast = blockOr(b, loc, count.getResult(0));
+  }
   Value zero32 = arith::ConstantIntOp::create(b, loc, 0, 32);
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, anyLast,
                                zero32);

@@ -54,6 +54,10 @@ struct SplitParticipants {
   Value thread;
   int64_t threads = 0;
   int64_t barrierId = 0;
+  /// Where set (an i32 in shared memory, a pointer of address space 3),
+  /// the participants learn whether they came last through it, at their
+  /// own barrier, and no other thread joins the count (stream-K).
+  Value flag;
 };
 
 /// Where stream-K's partial tiles lie (`persistent stream-k`): a tile's

@@ -11,7 +11,7 @@ using namespace mlir;
 using namespace mlir::gemm;
 using namespace mlir::gemm::warpgroup;
 
-void KernelBuilder::signalCopies(Value it, bool drain, Value since) {
+void KernelBuilder::signalCopies(Value it, bool drain) {
   if (k.asyncArrivals) {
     // Arrives once the thread's copies so far have landed; the consumers
     // fence them for the async proxy.
@@ -61,11 +61,8 @@ void KernelBuilder::signalCopies(Value it, bool drain, Value since) {
   // Iteration it - lag, or when draining it - lag .. it - 1: those that
   // exist.
   for (int64_t back = drain ? 1 : lag; back <= lag; ++back) {
-    Value first = index(back);
-    if (since)
-      first = arith::AddIOp::create(b, loc, since, first);
     Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                         it, first);
+                                         it, index(back));
     auto ifExists = scf::IfOp::create(b, loc, exists, false);
     OpBuilder::InsertionGuard then(b);
     b.setInsertionPointToStart(&ifExists.getThenRegion().front());

@@ -296,6 +296,10 @@ LogicalResult KernelBuilder::reduceSplits(Value tile, Value row0, Value col0,
                                      index(gemmc::kWarpgroupSize));
   who.threads = k.consumers * gemmc::kWarpgroupSize;
   who.barrierId = k.splitKBarrier();
+  // Stream-K's consumers count in among themselves: the producer, which
+  // walks on to the next tiles' copies, joins nothing.
+  if (sharing)
+    who.flag = sharedPointer(i32(k.countFlagOffset));
   Operation *at = b.getInsertionBlock()->getParentOp();
   if (sharing) {
     PartialSlots slots = streamKSlots(*sharing);

@@ -40,7 +40,8 @@
 // whole tiles for the grid's full rounds but the last, then an even share
 // of the remaining tiles' K tiles; a tile shared by several blocks is
 // reduced like a split-K tile, its pieces' partials in two workspace slots
-// a block, by the last of them (the producer joins each count).
+// a block, by the last of them (the consumers count in among themselves,
+// through a word of shared memory).
 //
 // In a cluster (`cluster CMxCN`, persistent) the blocks walk the cluster's
 // tiles in step: block (rm, rn) of the cluster computes tile row
@@ -164,9 +165,8 @@ private:
   /// All threads of the cluster's blocks meet (a cluster kernel only).
   void clusterBarrier();
   void buildProducer(Value tileStart, Value tileStep);
-  /// Stream-K's producer: every thread walks the block's units, the
-  /// issuer (all threads where they copy an operand) copying their K
-  /// tiles, and joins the count of each unit shared with other blocks.
+  /// Stream-K's producer: the issuer (all threads where they copy an
+  /// operand) copies the block's whole tiles, then its shared units.
   void buildStreamKProducer(Value issuer, bool allThreads);
   /// The producer's copies of the K tiles [kBegin, kEnd) of linear tile
   /// `tile`, from pipeline iteration `it0`; returns the iteration after
@@ -270,9 +270,8 @@ private:
   void storeThroughRegisters(const RegisterCopy &copy);
   /// A producer thread's copies of pipeline iteration `it` issued: fences
   /// them, once landed, for the async proxy and arrives on the full barrier
-  /// of iteration it - copyLag (of every iteration left, with `drain`),
-  /// of those from iteration `since` on where given.
-  void signalCopies(Value it, bool drain, Value since = Value());
+  /// of iteration it - copyLag (of every iteration left, with `drain`).
+  void signalCopies(Value it, bool drain);
   /// Where `when` holds (a warpgroup's leader), arrives on the "empty"
   /// barrier of the stage of pipeline iteration `it` - 1 (of each block
   /// that writes into the stage, in a cluster).

@@ -97,69 +97,37 @@ void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
 }
 
 void KernelBuilder::buildStreamKProducer(Value issuer, bool allThreads) {
-  // The whole tiles, as the persistent kernel copies them: by the issuer
-  // alone, unless the threads copy an operand (each unit then signals
-  // its own copies, drained at its end).
-  auto copyWhole = [&]() {
-    auto whole = scf::ForOp::create(b, loc, index(0), wholeUnitCount,
-                                    index(1), ValueRange{index(0)});
+  // As the persistent kernel copies its tiles (the issuer alone, unless
+  // the threads copy an operand): the whole tiles, then the shared units.
+  // The consumers count a shared tile in among themselves: the producer
+  // only copies.
+  scf::IfOp ifIssuer;
+  if (!allThreads) {
+    ifIssuer = scf::IfOp::create(b, loc, issuer, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(&ifIssuer.getThenRegion().front());
+  }
+  auto whole = scf::ForOp::create(b, loc, index(0), wholeUnitCount, index(1),
+                                  ValueRange{index(0)});
+  {
     OpBuilder::InsertionGuard inWhole(b);
     b.setInsertionPointToStart(whole.getBody());
     Value tile = wholeTileAt(whole.getInductionVar());
-    Value it = whole.getRegionIterArg(0);
-    Value end = produceTile(tile, index(0), kTiles, it, issuer, allThreads);
-    if (allThreads)
-      signalCopies(end, /*drain=*/true, /*since=*/it);
+    Value end = produceTile(tile, index(0), kTiles, whole.getRegionIterArg(0),
+                            issuer, allThreads);
     scf::YieldOp::create(b, loc, end);
-    return whole.getResult(0);
-  };
-  Value afterWhole;
-  if (allThreads) {
-    afterWhole = copyWhole();
-  } else {
-    auto ifIssuer = scf::IfOp::create(b, loc, TypeRange{b.getIndexType()},
-                                      issuer, /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard inIssuer(b);
-    b.setInsertionPointToStart(ifIssuer.thenBlock());
-    Value copied = copyWhole();
-    scf::YieldOp::create(b, loc, copied);
-    // (The other threads' iteration is never used.)
-    b.setInsertionPointToStart(ifIssuer.elseBlock());
-    scf::YieldOp::create(b, loc, index(0));
-    afterWhole = ifIssuer.getResult(0);
   }
-  // The shared tiles' units: every producer thread walks them, the issuer
-  // copying, and joins the count of each tile shared with other blocks.
   auto units = scf::ForOp::create(b, loc, index(0), sharedUnitCount, index(1),
-                                  ValueRange{afterWhole});
-  b.setInsertionPointToStart(units.getBody());
-  WorkUnit unit = sharedUnitAt(units.getInductionVar());
-  Value it = units.getRegionIterArg(0);
-  Value end;
-  if (allThreads) {
-    // The unit's copies all signalled before it ends: the consumers finish
-    // the tile before the count the producer joins.
-    end = produceTile(unit.tile, unit.kBegin, unit.kEnd, it, issuer,
-                      allThreads);
-    signalCopies(end, /*drain=*/true, /*since=*/it);
-  } else {
-    auto ifIssuer = scf::IfOp::create(b, loc, TypeRange{b.getIndexType()},
-                                      issuer, /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard inIssuer(b);
-      b.setInsertionPointToStart(ifIssuer.thenBlock());
-      Value issued = produceTile(unit.tile, unit.kBegin, unit.kEnd, it,
-                                 issuer, allThreads);
-      scf::YieldOp::create(b, loc, issued);
-      b.setInsertionPointToStart(ifIssuer.elseBlock());
-      scf::YieldOp::create(b, loc, it);
-    }
-    end = ifIssuer.getResult(0);
+                                  ValueRange{whole.getResult(0)});
+  {
+    OpBuilder::InsertionGuard inUnits(b);
+    b.setInsertionPointToStart(units.getBody());
+    WorkUnit unit = sharedUnitAt(units.getInductionVar());
+    Value end = produceTile(unit.tile, unit.kBegin, unit.kEnd,
+                            units.getRegionIterArg(0), issuer, allThreads);
+    scf::YieldOp::create(b, loc, end);
   }
-  TileSharing sharing = sharingOf(unit);
-  joinSplitCount(b, loc, sharing.pieces);
-  scf::YieldOp::create(b, loc, end);
-  b.setInsertionPointAfter(units);
+  if (allThreads)
+    signalCopies(units.getResult(0), /*drain=*/true);
 }
 
 Value KernelBuilder::produceTile(Value tile, Value tileKBegin, Value tileKEnd,
@@ -210,9 +178,7 @@ Value KernelBuilder::produceTile(Value tile, Value tileKBegin, Value tileKEnd,
       if (!k.b.byTma)
         copyByThreads(k.b, bMatrix, k.bOffset, k.bStageStride, stage,
                       colIndex, kIndex);
-      // Under stream-K each unit signals its own copies (drained at its
-      // end): none before its first iteration.
-      signalCopies(it, /*drain=*/false, s.streamK ? it0 : Value());
+      signalCopies(it, /*drain=*/false);
     }
     Value next = arith::AddIOp::create(b, loc, it, index(1));
     scf::YieldOp::create(b, loc, next);
