@@ -93,10 +93,8 @@ void KernelBuilder::buildStreamKShare(Value blockIndex, Value gridBlocks) {
   Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                     skStart, skStop);
   Value sharedUnits = arith::SelectOp::create(b, loc, any, touched, zero);
-  wholeUnitCount =
-      arith::IndexCastUIOp::create(b, loc, b.getIndexType(), dpUnits);
-  sharedUnitCount =
-      arith::IndexCastUIOp::create(b, loc, b.getIndexType(), sharedUnits);
+  wholeUnitCount = toIndex(dpUnits);
+  sharedUnitCount = toIndex(sharedUnits);
 }
 
 Value KernelBuilder::wholeTileAt(Value u) {
@@ -104,22 +102,23 @@ Value KernelBuilder::wholeTileAt(Value u) {
   return arith::AddIOp::create(b, loc, wholeStart, stride);
 }
 
+std::pair<Value, Value> KernelBuilder::sharedTileSteps(Value sharedIndex) {
+  Value begin = arith::MulIOp::create(b, loc, sharedIndex, steps32);
+  Value end = arith::AddIOp::create(b, loc, begin, steps32);
+  return {begin, end};
+}
+
 KernelBuilder::WorkUnit KernelBuilder::sharedUnitAt(Value j) {
-  Value steps = steps32;
   // The j-th tile that the block's range of K tiles touches.
   Value j32 = toI32(j);
   Value sharedIndex = arith::AddIOp::create(b, loc, firstShared, j32);
   Value tile = arith::AddIOp::create(b, loc, dpTiles, sharedIndex);
-  Value tileBegin = arith::MulIOp::create(b, loc, sharedIndex, steps);
-  Value tileEnd = arith::AddIOp::create(b, loc, tileBegin, steps);
+  auto [tileBegin, tileEnd] = sharedTileSteps(sharedIndex);
   Value from = arith::MaxUIOp::create(b, loc, skStart, tileBegin);
   Value to = arith::MinUIOp::create(b, loc, skStop, tileEnd);
   Value kFirst = arith::SubIOp::create(b, loc, from, tileBegin);
   Value kLast = arith::SubIOp::create(b, loc, to, tileBegin);
 
-  auto toIndex = [&](Value v) -> Value {
-    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
-  };
   WorkUnit unit;
   unit.tile = toIndex(tile);
   unit.kBegin = toIndex(kFirst);
@@ -129,12 +128,10 @@ KernelBuilder::WorkUnit KernelBuilder::sharedUnitAt(Value j) {
 
 KernelBuilder::TileSharing KernelBuilder::sharingOf(const WorkUnit &unit) {
   Value one = i32(1);
-  Value steps = steps32;
-  // The shared tile's first K tile, counted from tile dpTiles's.
+  // The shared tile's K tiles, counted from tile dpTiles's first.
   Value tile = toI32(unit.tile);
   Value sharedIndex = arith::SubIOp::create(b, loc, tile, dpTiles);
-  Value tileBegin = arith::MulIOp::create(b, loc, sharedIndex, steps);
-  Value tileEnd = arith::AddIOp::create(b, loc, tileBegin, steps);
+  auto [tileBegin, tileEnd] = sharedTileSteps(sharedIndex);
   // The blocks whose ranges meet the tile's K tiles (one where a block's
   // range holds it whole).
   Value first = arith::DivUIOp::create(b, loc, tileBegin, perBlock);
@@ -145,10 +142,8 @@ KernelBuilder::TileSharing KernelBuilder::sharingOf(const WorkUnit &unit) {
   Value firstBegin = arith::MulIOp::create(b, loc, first, perBlock);
 
   TileSharing sharing;
-  sharing.pieces =
-      arith::IndexCastUIOp::create(b, loc, b.getIndexType(), pieces);
-  sharing.firstBlock =
-      arith::IndexCastUIOp::create(b, loc, b.getIndexType(), first);
+  sharing.pieces = toIndex(pieces);
+  sharing.firstBlock = toIndex(first);
   sharing.firstSecondSlot = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::ult, firstBegin, tileBegin);
   sharing.ownSecondSlot = arith::CmpIOp::create(
@@ -171,7 +166,7 @@ PartialSlots KernelBuilder::streamKSlots(const TileSharing &sharing) {
   };
   PartialSlots slots;
   slots.count = sharing.pieces;
-  Value own = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), block);
+  Value own = toIndex(block);
   slots.mine = slotBase(b, loc, own, sharing.ownSecondSlot);
   Value first = sharing.firstBlock, firstSecond = sharing.firstSecondSlot;
   slots.baseOf = [=](OpBuilder &ob, Location l, Value piece) {

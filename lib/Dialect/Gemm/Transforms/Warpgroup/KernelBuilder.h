@@ -118,6 +118,10 @@ private:
   Value toI32(Value v) {
     return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
   }
+  /// An i32 that is never negative, as an index.
+  Value toIndex(Value v) {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+  }
   /// A pointer `offset` bytes (an i32) into the dynamic shared memory.
   Value sharedPointer(Value offset) {
     return LLVM::GEPOp::create(b, loc, sharedBase.getType(), b.getI8Type(),
@@ -156,6 +160,9 @@ private:
   /// who shares its tile (index values).
   Value wholeTileAt(Value u);
   WorkUnit sharedUnitAt(Value j);
+  /// Stream-K: the K tiles [begin, end) of shared tile `sharedIndex`
+  /// (i32), counted from tile dpTiles's first.
+  std::pair<Value, Value> sharedTileSteps(Value sharedIndex);
   TileSharing sharingOf(const WorkUnit &unit);
   /// Stream-K: where the partial tiles of a shared tile lie in the
   /// workspace.
