@@ -219,18 +219,21 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
   if (s.streamK) {
     // The whole tiles, as the persistent kernel walks them; then the
     // shared tiles' units.
-    auto whole = scf::ForOp::create(b, loc, index(0), wholeUnitCount,
-                                    index(1), ValueRange{index(0)});
+    // One op a statement: C++ leaves the order of a call's arguments open.
+    Value zero = index(0);
+    Value one = index(1);
+    auto whole = scf::ForOp::create(b, loc, zero, wholeUnitCount, one,
+                                    ValueRange{zero});
     b.setInsertionPointToStart(whole.getBody());
     Value wholeTile = wholeTileAt(whole.getInductionVar());
     FailureOr<Value> wholeEnd =
-        consumeTile(wholeTile, index(0), kTiles, whole.getRegionIterArg(0),
+        consumeTile(wholeTile, zero, kTiles, whole.getRegionIterArg(0),
                     /*unit=*/nullptr);
     if (failed(wholeEnd))
       return failure();
     scf::YieldOp::create(b, loc, *wholeEnd);
     b.setInsertionPointAfter(whole);
-    tiles = scf::ForOp::create(b, loc, index(0), sharedUnitCount, index(1),
+    tiles = scf::ForOp::create(b, loc, zero, sharedUnitCount, one,
                                ValueRange{whole.getResult(0)});
     b.setInsertionPointToStart(tiles.getBody());
     WorkUnit unit = sharedUnitAt(tiles.getInductionVar());

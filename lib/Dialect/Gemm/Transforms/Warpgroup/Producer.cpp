@@ -106,17 +106,20 @@ void KernelBuilder::buildStreamKProducer(Value issuer, bool allThreads) {
     ifIssuer = scf::IfOp::create(b, loc, issuer, /*withElseRegion=*/false);
     b.setInsertionPointToStart(&ifIssuer.getThenRegion().front());
   }
-  auto whole = scf::ForOp::create(b, loc, index(0), wholeUnitCount, index(1),
-                                  ValueRange{index(0)});
+  // One op a statement: C++ leaves the order of a call's arguments open.
+  Value zero = index(0);
+  Value one = index(1);
+  auto whole = scf::ForOp::create(b, loc, zero, wholeUnitCount, one,
+                                  ValueRange{zero});
   {
     OpBuilder::InsertionGuard inWhole(b);
     b.setInsertionPointToStart(whole.getBody());
     Value tile = wholeTileAt(whole.getInductionVar());
-    Value end = produceTile(tile, index(0), kTiles, whole.getRegionIterArg(0),
+    Value end = produceTile(tile, zero, kTiles, whole.getRegionIterArg(0),
                             issuer, allThreads);
     scf::YieldOp::create(b, loc, end);
   }
-  auto units = scf::ForOp::create(b, loc, index(0), sharedUnitCount, index(1),
+  auto units = scf::ForOp::create(b, loc, zero, sharedUnitCount, one,
                                   ValueRange{whole.getResult(0)});
   {
     OpBuilder::InsertionGuard inUnits(b);
