@@ -3,7 +3,8 @@
 #   benchmarks/stream-k.sh compile DIR   # here: schedules and PTX into DIR
 #   benchmarks/stream-k.sh run DIR       # on the GPU machine, DIR holding
 #                                        # the PTX, bin/gemm-bench, fam/
-# `run` writes sweeps, timings (--results TSV) and logs under $OUT/sk.
+# `run` writes sweeps, timings (times.txt: kernel, problem, ms, ratio to
+# cuBLAS in the kernel's own process) and logs under $OUT/sk.
 set -euo pipefail
 mode=$1 dir=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,6 +42,13 @@ for k in sk_a sk_b sk_c sk_d sk_e sk_f; do
     > "$o/sweep-$k.log" 2>&1 || true
   echo "$k: $(tail -1 "$o/sweep-$k.log")"
 done
-bin/gemm-bench --shapes "$here/stream-k-shapes.txt" --runs 10 --warmup 3 \
-  --results "$o/stream-k.tsv" sk_a.ptx sk_b.ptx sk_c.ptx p_a.ptx p_b.ptx \
-  p_c.ptx fam/f16_rrr.ptx > "$o/stream-k.log" 2>&1
+# Each kernel in a process of its own, beside cuBLAS in that process (a
+# kernel that hangs takes only its own run down).
+sizes=$(grep -v '^#' "$here/stream-k-shapes.txt" | paste -sd, -)
+for k in sk_a p_a sk_b p_b sk_c p_c; do
+  timeout 200 bin/gemm-bench --size "$sizes" --runs 10 --warmup 3 $k.ptx \
+    > "$o/time-$k.log" 2>&1 || true
+done
+# kernel, problem, ms, x cuBLAS of its own process
+grep -h -E ' (PASS|FAIL) ' "$o"/time-*.log | grep -v '^cuBLAS' |
+  awk '{print $1, $2, $4, $6}' | sort -k2,2 -k1,1 > "$o/times.txt"

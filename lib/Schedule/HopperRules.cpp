@@ -253,6 +253,19 @@ bool Rules::checkWarpgroup() {
                 " accumulators per consumer thread are live (ptxas -v tells" +
                 (kernel.c ? ")" : "; 'tma c' stores through shared memory "
                                   "instead)"));
+  // Stream-K's consumers sum a shared tile's partials, with more in
+  // flight, beside the tile's: with TMA for A and B they have 240
+  // registers and no schedule spilled; with fewer and 128 values a thread
+  // ptxas spilled (the schedule fuzzer's s42_3569: 124 bytes at 224).
+  int64_t held = kernel.accumulators + kernel.sums;
+  if (s.streamK && kernel.consumerRegisters &&
+      kernel.consumerRegisters < 240 && held >= 128)
+    warning(DirectiveKind::Persistent,
+            "the kernel may spill registers to local memory: stream-K's "
+            "consumers sum shared tiles beside " +
+                Twine(held) + " values a thread in " +
+                Twine(kernel.consumerRegisters) +
+                " registers (ptxas -v tells; with 'tma a b' they have 240)");
   if (arch && facts.sharedBytes > arch->sharedMemoryLimit)
     return error(DirectiveKind::Pipeline,
                  "the tiles need " + Twine(facts.sharedBytes) +

@@ -224,15 +224,12 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
     splits = spec.splits;
   else if (splits <= 0)
     splits = kernel.splitsFor(p);
-  if (spec.splitsK()) {
-    if (splits > spec.maxSplits(p))
-      throw std::runtime_error(
-          "kernel '" + spec.entry + "': " + std::to_string(splits) +
-          " splits of K for " + p.str() + ", where at most " +
-          std::to_string(spec.maxSplits(p)) + " fit");
-    need = kernel.workspaceBytes(p, splits);
-  }
-  if (spec.streamK)
+  if (spec.splitsK() && splits > spec.maxSplits(p))
+    throw std::runtime_error(
+        "kernel '" + spec.entry + "': " + std::to_string(splits) +
+        " splits of K for " + p.str() + ", where at most " +
+        std::to_string(spec.maxSplits(p)) + " fit");
+  if (spec.usesWorkspace())
     need = kernel.workspaceBytes(p, splits);
   splitCount = spec.splitsK() ? splits : 1;
   // One argument per parameter, in the contract's order; a memref

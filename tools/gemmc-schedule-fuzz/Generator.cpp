@@ -195,9 +195,9 @@ static int64_t drawSize(Draw &d, int64_t tile, int64_t maxSize) {
 }
 
 /// A schedule for Hopper's warpgroup kernel (sm_90a): wgmma, tma (of C
-/// too), warp-specialize, a pipeline, persistent, raster, clusters and
-/// split-K, over the types, layouts, sizes (static or `?`) and epilogues.
-/// Mostly within the rules; sometimes not, so that the refusals are
+/// too), warp-specialize, a pipeline, persistent (stream-k), raster,
+/// clusters and split-K, over the types, layouts, sizes (static or `?`)
+/// and epilogues. Mostly within the rules; sometimes not, so that the refusals are
 /// exercised too. `side` draws which operands the producer's threads copy
 /// instead of TMA, and in what pieces (a stream of its own, so that the
 /// rest of each schedule is what earlier seeds drew).
@@ -314,9 +314,11 @@ static std::string generateHopper(Draw &d, Draw &side, const std::string &name,
     directive("pipeline stages " + std::to_string(stages));
   if (d.chance(0.98))
     directive("warp-specialize " + std::to_string(consumers));
+  // A persistent grid, a third of them stream-K (refused with static sizes
+  // and in a cluster).
   bool persistent = d.chance(0.5);
   if (persistent)
-    directive("persistent");
+    directive(d.chance(0.35) ? "persistent stream-k" : "persistent");
   if (d.chance(0.4))
     directive("raster " + std::to_string(d.pick({1, 2, 4, 8})));
   // Clusters need a persistent grid (mostly given) and sizes of powers of
