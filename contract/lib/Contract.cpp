@@ -171,3 +171,62 @@ void Contract::tile(int64_t &bm, int64_t &bn, int64_t &bk) const {
   bn = sizes[1];
   bk = sizes[2];
 }
+
+static Layout flip(Layout layout) {
+  return layout == Layout::Row ? Layout::Col : Layout::Row;
+}
+
+Problem gemmc::contract::transposeProblem(const Problem &p) {
+  Problem t = p;
+  t.m = p.n;
+  t.n = p.m;
+  t.a = p.b;
+  t.b = p.a;
+  t.aLayout = flip(p.bLayout);
+  t.bLayout = flip(p.aLayout);
+  t.cLayout = flip(p.cLayout);
+  t.lda = p.ldb;
+  t.ldb = p.lda;
+  t.strideA = p.strideB;
+  t.strideB = p.strideA;
+  if (!p.bias.empty())
+    t.bias = p.bias == "row" ? "col" : "row";
+  return t;
+}
+
+Contract gemmc::contract::untransposeContract(const Contract &kernel) {
+  Contract c = kernel;
+  c.transposed = true;
+  c.problem = transposeProblem(kernel.problem);
+  std::swap(c.multipleM, c.multipleN);
+  std::swap(c.ldMultiple[0], c.ldMultiple[1]);
+  std::swap(c.boxA, c.boxB);
+  for (GridExpr &g : c.grid)
+    g.dim = g.dim == 'M' ? 'N' : g.dim == 'N' ? 'M' : g.dim;
+  // The kernel's A is the problem's B, its M the problem's N.
+  for (Param &p : c.params) {
+    static const std::pair<const char *, const char *> renames[] = {
+        {"A", "B"}, {"B", "A"}, {"tmap-A", "tmap-B"}, {"tmap-B", "tmap-A"},
+        {"M", "N"}, {"N", "M"}};
+    for (auto [from, to] : renames)
+      if (p.name == from) {
+        p.name = to;
+        break;
+      }
+  }
+  if (!c.bias.empty())
+    c.bias = kernel.bias == "row" ? "col" : "row";
+  c.semantics = describeSemantics(c.alphaBeta, c.bias, c.relu);
+  // The tile along the problem's M first.
+  int64_t bm, bn, bk;
+  kernel.tile(bm, bn, bk);
+  std::vector<std::string> words = splitWords(kernel.schedule);
+  if (bm && !words.empty()) {
+    words[0] = "tile=" + std::to_string(bn) + "x" + std::to_string(bm) + "x" +
+               std::to_string(bk);
+    c.schedule.clear();
+    for (const std::string &word : words)
+      c.schedule += (c.schedule.empty() ? "" : " ") + word;
+  }
+  return c;
+}

@@ -224,8 +224,8 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
                               bool &found) {
   // Version 2 adds tensor maps and persistent grids, version 3 C's tensor
   // map and clusters, version 4 split-K, version 5 a family's variants,
-  // version 6 split-K's splits chosen at launch, version 7 stream-K
-  // (docs/contract.md).
+  // version 6 split-K's splits chosen at launch, version 7 stream-K,
+  // version 8 a transposed kernel (docs/contract.md).
   const std::string begin = "// gemmc-contract-begin v1";
   const std::string prefix = "// gemmc-contract-begin v";
   const std::string end = "// gemmc-contract-end";
@@ -241,7 +241,7 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
       line.pop_back();
     if (!inside) {
       inside = line.size() == prefix.size() + 1 && line.rfind(prefix, 0) == 0 &&
-               line.back() >= '1' && line.back() <= '7';
+               line.back() >= '1' && line.back() <= '8';
       if (inside)
         version = line.back() - '0';
       if (!inside && line.rfind("// gemmc-contract-begin", 0) == 0) {
@@ -321,6 +321,11 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
     if (!parseSizeRange(fields["when"], contract.when))
       return bad("when");
   }
+  // `transposed: C^T = B^T * A^T`, from version 8.
+  contract.transposed = fields.count("transposed") != 0;
+  if (contract.transposed &&
+      (version < 8 || fields["transposed"] != kTransposedLine))
+    return bad("transposed");
   contract.arch = fields["arch"];
   contract.semantics = fields["semantics"];
   contract.schedule = fields["schedule"];

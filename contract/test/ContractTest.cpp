@@ -326,11 +326,12 @@ TEST(Contract, RejectsMalformedContracts) {
   EXPECT_FALSE(parseContract(replace(kFixed, "m=1024", "m=?"), c, error));
   EXPECT_EQ(error, "the problem's size M is given at launch but is not a "
                    "kernel parameter");
-  // Versions 2 to 7 (tensor maps, persistent grids, clusters, split-K,
-  // families, splits at launch, stream-K) are read; a later one is not.
-  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v8"), c, error));
+  // Versions 2 to 8 (tensor maps, persistent grids, clusters, split-K,
+  // families, splits at launch, stream-K, transposed kernels) are read; a
+  // later one is not.
+  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v9"), c, error));
   EXPECT_EQ(error, "line 6: unsupported contract version: "
-                   "// gemmc-contract-begin v8");
+                   "// gemmc-contract-begin v9");
   EXPECT_FALSE(parseContract(replace(kFixed, "// entry: sgemm_coalesced\n", ""),
                              c, error));
   EXPECT_EQ(error, "the kernel contract has no 'entry' field");
@@ -619,6 +620,98 @@ TEST(Contract, ReadsStreamK) {
   EXPECT_FALSE(parseContract(replace(streamK(), "SM 1 1", "N/64 M/64 1"), c,
                              error));
   EXPECT_NE(error.find("malformed 'split-k' field"), std::string::npos);
+}
+
+// A kernel compiled for C^T = B^T * A^T (`transpose`), as the compiler
+// fills its contract before turning it back: 16 x 64 tiles of the
+// transposed problem, TMA for both operands, a bias along its rows.
+static const char *kTransposedKernel = R"(
+// gemmc-contract-begin v6
+// entry: decode
+// arch: sm_90a
+// block: 256 1 1
+// grid: N/16 M/64 splits
+// dynamic-shared-bytes: 82048
+// split-k: splits=? partial=1024
+// params: A:memref2.i64 B:memref2.i64 C:memref2.i64 bias:memref2.i64 workspace:memref1.i64 counters:memref1.i64 tmap-A:tensormap tmap-B:tensormap
+// alignment: 16
+// tensor-maps: A=64x64 B=64x16 swizzle=128
+// size-multiple: m=1 n=8 k=1
+// leading-dim-multiple: a=8 b=4 c=2
+// semantics: C = A * B + bias[row]
+// epilogue: bias=row
+// problem: m=? n=? k=? a=f16:col b=bf16:col c=f32:col acc=f32
+// schedule: tile=64x16x64
+// gemmc-contract-end
+)";
+
+TEST(Contract, ReadsATransposedKernel) {
+  Contract kernel;
+  std::string error, why;
+  ASSERT_TRUE(parseContract(kTransposedKernel, kernel, error)) << error;
+  Contract c = untransposeContract(kernel);
+  // The problem as written: A = (the kernel's B)^T, B = (its A)^T, C row.
+  EXPECT_TRUE(c.transposed);
+  EXPECT_EQ(c.problem.str(),
+            "m=? n=? k=? a=bf16:row b=f16:row c=f32:row acc=f32");
+  EXPECT_EQ(c.grid[0].str(), "M/16");
+  EXPECT_EQ(c.grid[1].str(), "N/64");
+  EXPECT_EQ(c.multipleM, 8);
+  EXPECT_EQ(c.multipleN, 1);
+  EXPECT_EQ(c.ldMultiple[0], 4);
+  EXPECT_EQ(c.ldMultiple[1], 8);
+  EXPECT_EQ(c.ldMultiple[2], 2);
+  EXPECT_EQ(c.boxA.inner, 64);
+  EXPECT_EQ(c.boxA.outer, 16);
+  EXPECT_EQ(c.boxB.outer, 64);
+  EXPECT_EQ(c.bias, "col");
+  EXPECT_EQ(c.semantics, "C = A * B + bias[col]");
+  int64_t bm, bn, bk;
+  c.tile(bm, bn, bk);
+  EXPECT_EQ(bm, 16);
+  EXPECT_EQ(bn, 64);
+  std::string params;
+  for (const Param &p : c.params)
+    params += p.name + " ";
+  EXPECT_EQ(params, "B A C bias workspace counters tmap-B tmap-A ");
+
+  // It takes the problem it serves, with the multiples turned back.
+  Problem p = c.problem;
+  p.m = 24, p.n = 1000, p.k = 64;
+  p.bias = "col";
+  p.lda = 68;
+  EXPECT_TRUE(accepts(c, p, why)) << why;
+  p.m = 20;
+  EXPECT_FALSE(accepts(c, p, why));
+  EXPECT_EQ(why, "M = 20 is not a multiple of 8");
+  p.m = 24;
+  p.lda = 66;
+  EXPECT_FALSE(accepts(c, p, why));
+  p.lda = 68;
+  // The kernel's own problem is another one.
+  EXPECT_FALSE(accepts(kernel, p, why));
+  // The same computation: transposing the problem twice gives it back.
+  Problem twice = transposeProblem(transposeProblem(p));
+  EXPECT_EQ(twice.str(), p.str());
+  EXPECT_EQ(twice.lda, 68);
+  EXPECT_EQ(transposeProblem(p).ldb, 68);
+  EXPECT_EQ(transposeProblem(p).bias, "row");
+
+  // Version 8, written back as read.
+  std::string text = formatContract(c);
+  EXPECT_NE(text.find("// gemmc-contract-begin v8\n"), std::string::npos);
+  EXPECT_NE(text.find("// transposed: C^T = B^T * A^T\n"), std::string::npos);
+  EXPECT_NE(text.find("// schedule: tile=16x64x64\n"), std::string::npos);
+  Contract again;
+  ASSERT_TRUE(parseContract(text, again, error)) << error;
+  EXPECT_TRUE(again.transposed);
+  EXPECT_EQ(formatContract(again), text);
+  // Malformed: before version 8, or another value.
+  EXPECT_FALSE(parseContract(replace(text, "v8", "v7"), again, error));
+  EXPECT_NE(error.find("malformed 'transposed' field"), std::string::npos);
+  EXPECT_FALSE(parseContract(replace(text, "C^T = B^T * A^T", "yes"), again,
+                             error));
+  EXPECT_NE(error.find("malformed 'transposed' field"), std::string::npos);
 }
 
 TEST(Cost, PredictsStreamKByItsShare) {

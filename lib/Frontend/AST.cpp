@@ -39,6 +39,7 @@ static void printDirective(llvm::raw_ostream &os, const Directive &d) {
     printShape(os, d.shape);
     break;
   case DirectiveKind::Coalesce:
+  case DirectiveKind::Transpose:
     break;
   case DirectiveKind::Promote:
     printOperands(os, d);

@@ -66,7 +66,9 @@ void gemmc::mlirGen(ModuleOp module, const KernelDecl &kernel,
   Location loc = getLocation(ctx, sourceMgr, kernel.loc);
   OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
 
-  const Problem &p = checked.problem;
+  // With `transpose`, the kernel computes C^T = B^T * A^T: built for that
+  // problem; its contract states the one written (toContract).
+  Problem p = computedProblem(checked.problem, checked.schedule);
   auto size = [](std::optional<int64_t> value) {
     return value ? *value : ShapedType::kDynamic;
   };

@@ -244,6 +244,8 @@ bool Parser::parseDirective(ScheduleDecl &schedule) {
   case DirectiveKind::Cluster:
     ok = parseShape(d, "CMxCN", 2, 2);
     break;
+  case DirectiveKind::Transpose:
+    break;
   }
   if (!ok)
     return false;

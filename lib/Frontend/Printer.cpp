@@ -61,6 +61,8 @@ void gemmc::printDirectives(llvm::raw_ostream &os, const Schedule &s,
   auto shape = [&](llvm::ArrayRef<int64_t> sizes) {
     llvm::interleave(sizes, os, "x");
   };
+  if (s.transpose)
+    os << indent << "transpose\n";
   os << indent << "tile ";
   shape(s.tile);
   os << "\n";

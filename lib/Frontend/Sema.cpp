@@ -119,6 +119,9 @@ static Schedule buildSchedule(const ScheduleDecl &decl) {
     case DirectiveKind::Cluster:
       s.cluster = shape2(d);
       break;
+    case DirectiveKind::Transpose:
+      s.transpose = true;
+      break;
     }
   }
   return s;
@@ -126,11 +129,15 @@ static Schedule buildSchedule(const ScheduleDecl &decl) {
 
 namespace {
 /// Prints the schedule model's diagnostics at the part of the file they
-/// name.
+/// name. Under `transpose` the model checks the transposed problem: its A
+/// is the file's B (and the other way round), and each error says so.
 class Reporter {
 public:
   Reporter(const KernelDecl &kernel, SourceMgr &sourceMgr)
-      : kernel(kernel), sourceMgr(sourceMgr) {}
+      : kernel(kernel), sourceMgr(sourceMgr),
+        transpose(kernel.schedule
+                      ? kernel.schedule->find(DirectiveKind::Transpose)
+                      : nullptr) {}
 
   void operator()(const Diagnostic &diagnostic) const {
     SourceMgr::DiagKind kind = SourceMgr::DK_Error;
@@ -139,6 +146,12 @@ public:
     else if (diagnostic.severity == Diagnostic::Severity::Note)
       kind = SourceMgr::DK_Note;
     sourceMgr.PrintMessage(locate(diagnostic.part), kind, diagnostic.message);
+    if (transpose && kind == SourceMgr::DK_Error &&
+        transposes(diagnostic.part.kind))
+      sourceMgr.PrintMessage(
+          transpose->loc, SourceMgr::DK_Note,
+          "the schedule is of the transposed problem C^T = B^T * A^T: its "
+          "A is B^T, its B A^T, M and N swap");
   }
 
   bool error(SMLoc loc, const Twine &message) const {
@@ -147,6 +160,22 @@ public:
   }
 
 private:
+  /// Whether an error about `part` may be about the transposed problem's
+  /// orientation: its operands, sizes and the directives.
+  static bool transposes(Part::Kind part) {
+    switch (part) {
+    case Part::Kind::AType:
+    case Part::Kind::BType:
+    case Part::Kind::CType:
+    case Part::Kind::Problem:
+    case Part::Kind::Schedule:
+    case Part::Kind::Directive:
+      return true;
+    default:
+      return false;
+    }
+  }
+
   SMLoc locate(Part part) const {
     const ProblemDecl &p = *kernel.problem;
     const ScheduleDecl &s = *kernel.schedule;
@@ -159,9 +188,9 @@ private:
     case Part::Kind::Problem:
       return p.loc;
     case Part::Kind::AType:
-      return type(p.a);
+      return type(transpose ? p.b : p.a);
     case Part::Kind::BType:
-      return type(p.b);
+      return type(transpose ? p.a : p.b);
     case Part::Kind::CType:
       return type(p.c);
     case Part::Kind::Accumulate:
@@ -184,6 +213,8 @@ private:
 
   const KernelDecl &kernel;
   SourceMgr &sourceMgr;
+  /// The `transpose` directive, if given.
+  const Directive *transpose;
 };
 } // namespace
 
@@ -237,7 +268,8 @@ std::optional<CheckedKernel> gemmc::checkSchedule(const KernelDecl &kernel,
   CheckedKernel checked{
       buildProblem(*kernel.problem), buildSchedule(*kernel.schedule), {}};
   std::optional<ScheduleFacts> facts = gemmc::checkSchedule(
-      checked.problem, checked.schedule, arch ? &*arch : nullptr, report);
+      computedProblem(checked.problem, checked.schedule), checked.schedule,
+      arch ? &*arch : nullptr, report);
   if (!facts)
     return std::nullopt;
   checked.facts = *facts;
@@ -247,8 +279,9 @@ std::optional<CheckedKernel> gemmc::checkSchedule(const KernelDecl &kernel,
 bool gemmc::checkImplemented(const KernelDecl &kernel,
                              const CheckedKernel &checked,
                              SourceMgr &sourceMgr) {
-  return gemmc::checkImplemented(checked.problem, checked.schedule,
-                                 Reporter(kernel, sourceMgr));
+  return gemmc::checkImplemented(
+      computedProblem(checked.problem, checked.schedule), checked.schedule,
+      Reporter(kernel, sourceMgr));
 }
 
 //===----------------------------------------------------------------------===//

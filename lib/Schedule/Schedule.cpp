@@ -65,6 +65,32 @@ std::optional<int64_t> Problem::leadingDimension(Operand operand) const {
   return layoutOf(operand) == MatrixLayout::Row ? cols : rows;
 }
 
+static MatrixLayout flip(MatrixLayout layout) {
+  return layout == MatrixLayout::Row ? MatrixLayout::Col : MatrixLayout::Row;
+}
+
+Problem gemmc::transposeProblem(const Problem &p) {
+  Problem t = p;
+  t.m = p.n;
+  t.n = p.m;
+  t.a = p.b;
+  t.b = p.a;
+  t.aLayout = flip(p.bLayout);
+  t.bLayout = flip(p.aLayout);
+  t.cLayout = flip(p.cLayout);
+  if (p.bias)
+    t.bias = *p.bias == BiasKind::Row ? BiasKind::Col : BiasKind::Row;
+  if (p.batchStrides)
+    t.batchStrides = std::array<int64_t, 3>{
+        (*p.batchStrides)[1], (*p.batchStrides)[0], (*p.batchStrides)[2]};
+  return t;
+}
+
+Problem gemmc::computedProblem(const Problem &problem,
+                               const Schedule &schedule) {
+  return schedule.transpose ? transposeProblem(problem) : problem;
+}
+
 //===----------------------------------------------------------------------===//
 // Schedule
 //===----------------------------------------------------------------------===//

@@ -213,6 +213,10 @@ gemmc::contract::Contract mlir::gemm::toContract(const KernelContract &kc) {
     c.cost.reduce = kc.cost->reduce;
   }
   c.source = kc.source;
+  // `transpose`: everything above is of the kernel's problem, C^T = B^T *
+  // A^T; the contract states the problem the kernel serves.
+  if (model.transpose)
+    return ct::untransposeContract(c);
   return c;
 }
 

@@ -171,9 +171,12 @@ ContractKernel::reserveWorkspace(const Problem &problem, int64_t splits,
 
 /// The offset, sizes and strides of the memref descriptor of matrix `name`
 /// (rank 2, or 3 for a batch) in its logical orientation: A is M x K, B
-/// K x N, C M x N, a row bias M x 1, a column bias 1 x N.
+/// K x N, C M x N, a row bias M x 1, a column bias 1 x N. A `transposed`
+/// kernel reads each the other way round (B as B^T, N x K): rows and
+/// columns swap.
 static std::vector<int64_t> descriptorFields(const std::string &name, int rank,
-                                             const Problem &p) {
+                                             const Problem &p,
+                                             bool transposed) {
   struct Shape {
     int64_t rows, cols, ld, stride;
     Layout layout;
@@ -191,6 +194,10 @@ static std::vector<int64_t> descriptorFields(const std::string &name, int rank,
   bool rowMajor = shape.layout == Layout::Row;
   int64_t rowStride = rowMajor ? shape.ld : 1;
   int64_t colStride = rowMajor ? 1 : shape.ld;
+  if (transposed) {
+    std::swap(shape.rows, shape.cols);
+    std::swap(rowStride, colStride);
+  }
   if (rank == 3)
     return {0,         p.batch,  shape.rows, shape.cols, shape.stride,
             rowStride, colStride};
@@ -267,7 +274,7 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
                                                kernel.persistentBlocks())
                                          : spec.counters(p),
                                      1}
-              : descriptorFields(name, kind[6] - '0', p);
+              : descriptorFields(name, kind[6] - '0', p, spec.transposed);
       for (int64_t field : fields) {
         if (spec.indexBits() == 32) {
           int32_t narrow = int32_t(field);

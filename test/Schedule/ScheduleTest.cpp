@@ -437,3 +437,42 @@ TEST(Warpgroup, Tf32x3SplitsAndTransposesThreadCopies) {
   EXPECT_FALSE(k.b.transposed || k.b.split || k.b.kMajor);
   EXPECT_EQ(k.sums, 0);
 }
+
+TEST(ScheduleModel, TransposeComputesTheTransposedProblem) {
+  Problem p;
+  p.m = 5;
+  p.n = 5120;
+  p.k = 1280;
+  p.a = ElementType::F16;
+  p.b = ElementType::BF16;
+  p.bLayout = MatrixLayout::Col;
+  p.bias = BiasKind::Col;
+  p.batched = true;
+  p.batchCount = 2;
+  p.batchStrides = {{6400, 6553600, 25600}};
+  Problem t = transposeProblem(p);
+  // N x M x K; A = B^T (column-major B: a row-major B^T), B = A^T.
+  EXPECT_EQ(t.m, 5120);
+  EXPECT_EQ(t.n, 5);
+  EXPECT_EQ(t.k, 1280);
+  EXPECT_EQ(t.a, ElementType::BF16);
+  EXPECT_EQ(t.b, ElementType::F16);
+  EXPECT_EQ(t.aLayout, MatrixLayout::Row);
+  EXPECT_EQ(t.bLayout, MatrixLayout::Col);
+  EXPECT_EQ(t.cLayout, MatrixLayout::Col);
+  EXPECT_EQ(t.bias, BiasKind::Row);
+  EXPECT_EQ((*t.batchStrides)[0], 6553600);
+  EXPECT_EQ((*t.batchStrides)[1], 6400);
+  EXPECT_EQ((*t.batchStrides)[2], 25600);
+  // The leading dimensions follow: B's (K, column-major) is B^T's.
+  EXPECT_EQ(t.leadingDimension(Operand::A), p.leadingDimension(Operand::B));
+  EXPECT_EQ(t.leadingDimension(Operand::B), p.leadingDimension(Operand::A));
+  EXPECT_EQ(t.leadingDimension(Operand::C), p.leadingDimension(Operand::C));
+
+  // Only `transpose` makes the kernel's problem the transposed one.
+  Schedule s;
+  EXPECT_EQ(computedProblem(p, s).m, 5);
+  s.transpose = true;
+  EXPECT_EQ(computedProblem(p, s).m, 5120);
+  EXPECT_EQ(computedProblem(transposeProblem(p), s).aLayout, p.aLayout);
+}

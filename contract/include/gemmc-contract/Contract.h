@@ -112,6 +112,13 @@ struct SizeRange {
   std::string str() const;
 };
 
+/// The transposed problem C^T = B^T * A^T of `problem`: N x M x K, its A
+/// the problem's B read the other way round (a row-major B is a
+/// column-major B^T), its B A^T, its C C^T, a bias along the other side,
+/// leading dimensions and batch strides of A and B swapped. The same
+/// computation on the same memory.
+Problem transposeProblem(const Problem &problem);
+
 /// Parses a `when:` value; false if malformed.
 bool parseSizeRange(const std::string &text, SizeRange &range);
 
@@ -233,6 +240,14 @@ struct Contract {
   /// its limit, and no split without a step of K. 0 where not even one
   /// split fits; the contract's own count where it is static.
   int64_t maxSplits(const Problem &problem) const;
+  /// `transposed: C^T = B^T * A^T` (version 8, `transpose`): the kernel
+  /// computes the transposed problem (transposeProblem) on the same
+  /// memory. The rest of the contract states the problem it serves, as
+  /// the user wrote it: the kernel's first matrix parameter is B (read as
+  /// B^T), its grid's x runs along that problem's M. Only the memref
+  /// descriptors differ: each matrix's in the kernel's orientation, rows
+  /// and columns swapped.
+  bool transposed = false;
   /// `family: NAME I/N` and `when: RANGE` (version 5): the kernel is
   /// variant I of N of the family NAME and is for the sizes `when` holds;
   /// `family` is empty otherwise.
@@ -277,6 +292,16 @@ bool parseContract(const std::string &ptx, Contract &contract,
 /// malformed, or the variants do not make one family.
 bool parseContracts(const std::string &ptx, std::vector<Contract> &contracts,
                     std::string &error);
+
+/// The contract of a kernel compiled for the transposed problem (the
+/// compiler's `transpose`), in the terms of the problem it serves: the
+/// problem, sizes and their multiples, grid, parameters (A and B, M and N
+/// renamed), tensor-map boxes, leading-dimension multiples, bias and tile
+/// turned back; `transposed` set.
+Contract untransposeContract(const Contract &kernel);
+
+/// The value of the `transposed:` line.
+inline constexpr const char *kTransposedLine = "C^T = B^T * A^T";
 
 /// Formats a contract into its comment block; what gemmc writes into the
 /// PTX, and what parseContract reads back into an equal contract.

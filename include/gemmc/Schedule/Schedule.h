@@ -98,6 +98,12 @@ struct Problem {
   std::optional<int64_t> leadingDimension(Operand operand) const;
 };
 
+/// The transposed problem C^T = B^T * A^T: N x M x K, its A the problem's
+/// B read the other way round (a row-major B is a column-major B^T), its B
+/// A^T, its C C^T; a bias along the other side, the batch strides swapped.
+/// The same computation on the same memory.
+Problem transposeProblem(const Problem &problem);
+
 //===----------------------------------------------------------------------===//
 // Schedule
 //===----------------------------------------------------------------------===//
@@ -151,6 +157,11 @@ struct Schedule {
   /// columns; the blocks of a row share A's tile and those of a column
   /// B's, each copying a slice that TMA multicasts to all of them.
   std::optional<std::array<int64_t, 2>> cluster;
+  /// `transpose`: the kernel computes C^T = B^T * A^T, the problem
+  /// transposed (transposeProblem): its A is B^T, its B A^T, its rows run
+  /// along N. Every other directive is of that problem; the contract
+  /// states the problem the user wrote, with `transposed`.
+  bool transpose = false;
 
   bool operator==(const Schedule &other) const;
   bool operator!=(const Schedule &other) const { return !(*this == other); }
@@ -321,6 +332,7 @@ void visitScheduleFields(Visitor &&visit, S &...s) {
   visit(flag("persistent", s.persistent)...);
   visit(flag("stream_k", s.streamK)...);
   visit(shape("cluster", s.cluster)...);
+  visit(flag("transpose", s.transpose)...);
 }
 
 /// The body of `#gemm.schedule<...>`: `tile = 128x128x8, coalesce, ...`.
@@ -428,6 +440,12 @@ struct ScheduleFacts {
   /// with the splits chosen at launch per tile and split.
   int64_t workspaceFloatsPerTile = 0, workspaceFloatsPerSplit = 0;
 };
+
+/// The problem a kernel of `schedule` computes: `problem`, transposed with
+/// `transpose` (Schedule::transpose): what the rules check the schedule
+/// against (the front end and the tuner transpose before checkSchedule)
+/// and what the kernel is built for.
+Problem computedProblem(const Problem &problem, const Schedule &schedule);
 
 /// The rules of docs/dsl.md. Reports the first error (with its notes) and
 /// any warnings through `handler`, and returns the facts of a schedule that
