@@ -333,6 +333,10 @@ static std::string generateHopper(Draw &d, Draw &side, const std::string &name,
   if (d.chance(persistent ? 0.03 : 0.3))
     directive("split-k " +
               std::string(d.pick({"2", "3", "4", "8", "16", "64", "?"})));
+  // A fifth transposed (C^T = B^T * A^T), from the side stream: the draws
+  // above stay as earlier seeds drew them.
+  if (side.chance(0.2))
+    directive("transpose");
   return "kernel " + name + " {\n  problem {\n" + problem +
          "  }\n  schedule {\n" + schedule + "  }\n}\n";
 }
@@ -542,6 +546,9 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
     if (!counts.empty())
       directive("split-k " + d.pick(counts));
   }
+  // A tenth transposed (C^T = B^T * A^T), from the side stream.
+  if (side.chance(0.1))
+    directive("transpose");
 
   return "kernel " + name + " {\n  problem {\n" + problem +
          "  }\n  schedule {\n" + schedule + "  }\n}\n";
