@@ -36,184 +36,200 @@ Value KernelBuilder::baseDescriptor(const TmaOperand &t, int64_t offset) {
   return arith::OrIOp::create(b, loc, masked, i64(int64_t(constant)));
 }
 
-LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
+KernelBuilder::ConsumerSetup KernelBuilder::buildConsumerSetup() {
   MLIRContext *ctx = b.getContext();
+  ConsumerSetup cs;
   if (k.consumerRegisters)
     NVVM::SetMaxRegisterOp::create(b, loc, k.consumerRegisters,
                                    NVVM::SetMaxRegisterAction::increase);
-  Value consumer = arith::SubIOp::create(b, loc, warpgroup, index(1));
+  cs.consumer = arith::SubIOp::create(b, loc, warpgroup, index(1));
   Value laneInGroup =
       arith::RemUIOp::create(b, loc, threadId, index(gemmc::kWarpgroupSize));
-  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                       laneInGroup, index(0));
+  cs.leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                    laneInGroup, index(0));
   // The descriptors of this warpgroup's rows of A in stage 0, and of B.
   int64_t e = k.elementBytes;
   Value descA = baseDescriptor(k.a, k.aOffset);
   Value rowsOffset = arith::MulIOp::create(
-      b, loc, consumer, index(k.a.offsetOf(k.rowsPerConsumer, 0, e) >> 4));
+      b, loc, cs.consumer, index(k.a.offsetOf(k.rowsPerConsumer, 0, e) >> 4));
   Value rowsField = arith::IndexCastOp::create(b, loc, b.getI64Type(), rowsOffset);
-  descA = arith::AddIOp::create(b, loc, descA, rowsField);
-  Value descB = baseDescriptor(k.b, k.bOffset);
+  cs.descA = arith::AddIOp::create(b, loc, descA, rowsField);
+  cs.descB = baseDescriptor(k.b, k.bOffset);
 
-  auto accType = LLVM::LLVMStructType::getLiteral(
+  cs.accType = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(k.instN / 2, b.getF32Type()));
-  int64_t numAcc = k.mTiles * k.nTiles;
-  auto shape = NVVM::MMAShapeAttr::get(ctx, k.instM, k.instN, k.instK);
-  NVVM::WGMMATypes inputType = p.a == gemmc::ElementType::F16
-                                   ? NVVM::WGMMATypes::f16
-                               : p.a == gemmc::ElementType::BF16
-                                   ? NVVM::WGMMATypes::bf16
-                                   : NVVM::WGMMATypes::tf32;
+  cs.shape = NVVM::MMAShapeAttr::get(ctx, k.instM, k.instN, k.instK);
+  cs.inputType = p.a == gemmc::ElementType::F16    ? NVVM::WGMMATypes::f16
+                 : p.a == gemmc::ElementType::BF16 ? NVVM::WGMMATypes::bf16
+                                                   : NVVM::WGMMATypes::tf32;
   // wgmma's "row" A and "col" B are K-major.
-  NVVM::MMALayout layoutA =
-      k.a.kMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col;
-  NVVM::MMALayout layoutB =
-      k.b.kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+  cs.layoutA = k.a.kMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col;
+  cs.layoutB = k.b.kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+  return cs;
+}
 
-  // One tile's K tiles [kBegin, kEnd) from pipeline iteration `it0`, its
-  // partials reduced where it is shared (`pieces`, stream-K) and C stored;
-  // returns the iteration after them.
-  auto consumeTile = [&](Value tile, Value kBegin, Value kEnd, Value it0,
-                         const WorkUnit *unit) -> FailureOr<Value> {
-    auto [tileRow, tileCol] = tileCoordinates(tile);
-    SmallVector<Value> inits = {it0};
-    for (int64_t i = 0; i < numAcc; ++i)
-      inits.push_back(LLVM::ZeroOp::create(b, loc, accType));
-    Value one = index(1);
-    auto steps = scf::ForOp::create(b, loc, kBegin, kEnd, one, inits);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(steps.getBody());
-      Value it = steps.getRegionIterArg(0);
-      auto [stage, parity] = stageAndPhase(it);
-      Value full = barrier(k.fullBarrierOffset, stage);
-      NVVM::MBarrierTryWaitParityOp::create(b, loc, full, parity,
-                                            i32(kWaitHintNs));
-      // Copies of the producer's threads that arrived as they landed were
-      // written by the generic proxy; wgmma reads through the async one.
-      if (k.asyncArrivals)
-        NVVM::FenceProxyOp::create(
-            b, loc, NVVM::ProxyKind::async_shared,
-            NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-      Value stage64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), stage);
-      Value aStage = arith::MulIOp::create(b, loc, stage64,
-                                           i64(k.aStageStride >> 4));
-      Value bStage = arith::MulIOp::create(b, loc, stage64,
-                                           i64(k.bStageStride >> 4));
-      Value stageDescA = arith::AddIOp::create(b, loc, descA, aStage);
-      Value stageDescB = arith::AddIOp::create(b, loc, descB, bStage);
-      SmallVector<Value> acc(steps.getRegionIterArgs().drop_front());
-      // With tf32x3 the k tile's products go into sums of their own, each
-      // started from zero by the tile's first product.
-      SmallVector<Value> sums;
-      if (k.tf32x3)
-        for (int64_t i = 0; i < numAcc; ++i)
-          sums.push_back(LLVM::PoisonOp::create(b, loc, accType));
-      SmallVector<Value> &into = k.tf32x3 ? sums : acc;
-      // tf32x3's products of a step: A's remainder times B, A times B's
-      // remainder (the small ones first, while the sum is small), A times B.
-      struct Product {
-        int64_t aOffset, bOffset;
-      };
-      SmallVector<Product, 3> products = {{0, 0}};
-      if (k.tf32x3)
-        products = {
-            {k.a.remainderOffset(), 0}, {0, k.b.remainderOffset()}, {0, 0}};
-      NVVM::WgmmaFenceAlignedOp::create(b, loc);
-      for (int64_t kk = 0; kk < k.kSteps; ++kk) {
-        for (auto [pi, product] : llvm::enumerate(products)) {
-          for (int64_t mt = 0; mt < k.mTiles; ++mt) {
-            int64_t offsetA =
-                k.a.offsetOf(mt * k.instM, kk * k.instK, e) + product.aOffset;
-            Value opA =
-                arith::AddIOp::create(b, loc, stageDescA, i64(offsetA >> 4));
-            for (int64_t nt = 0; nt < k.nTiles; ++nt) {
-              int64_t offsetB =
-                  k.b.offsetOf(nt * k.instN, kk * k.instK, e) + product.bOffset;
-              Value opB =
-                  arith::AddIOp::create(b, loc, stageDescB, i64(offsetB >> 4));
-              Value &d = into[mt * k.nTiles + nt];
-              bool fromZero = k.tf32x3 && kk == 0 && pi == 0;
-              d = NVVM::WgmmaMmaAsyncOp::create(
-                  b, loc, accType, d, opA, opB, shape, inputType, inputType,
-                  NVVM::WGMMATypes::f32,
-                  fromZero ? NVVM::WGMMAScaleOut::zero
-                           : NVVM::WGMMAScaleOut::one,
-                  NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA,
-                  layoutB, /*satfinite=*/nullptr);
-            }
-          }
+void KernelBuilder::issueWgmma(const ConsumerSetup &cs, Value stageDescA,
+                               Value stageDescB, SmallVectorImpl<Value> &into) {
+  int64_t e = k.elementBytes;
+  // tf32x3's products of a step: A's remainder times B, A times B's
+  // remainder (the small ones first, while the sum is small), A times B.
+  struct Product {
+    int64_t aOffset, bOffset;
+  };
+  SmallVector<Product, 3> products = {{0, 0}};
+  if (k.tf32x3)
+    products = {
+        {k.a.remainderOffset(), 0}, {0, k.b.remainderOffset()}, {0, 0}};
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t kk = 0; kk < k.kSteps; ++kk) {
+    for (auto [pi, product] : llvm::enumerate(products)) {
+      for (int64_t mt = 0; mt < k.mTiles; ++mt) {
+        int64_t offsetA =
+            k.a.offsetOf(mt * k.instM, kk * k.instK, e) + product.aOffset;
+        Value opA = arith::AddIOp::create(b, loc, stageDescA, i64(offsetA >> 4));
+        for (int64_t nt = 0; nt < k.nTiles; ++nt) {
+          int64_t offsetB =
+              k.b.offsetOf(nt * k.instN, kk * k.instK, e) + product.bOffset;
+          Value opB =
+              arith::AddIOp::create(b, loc, stageDescB, i64(offsetB >> 4));
+          Value &d = into[mt * k.nTiles + nt];
+          bool fromZero = k.tf32x3 && kk == 0 && pi == 0;
+          d = NVVM::WgmmaMmaAsyncOp::create(
+              b, loc, cs.accType, d, opA, opB, cs.shape, cs.inputType,
+              cs.inputType, NVVM::WGMMATypes::f32,
+              fromZero ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
+              NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, cs.layoutA,
+              cs.layoutB, /*satfinite=*/nullptr);
         }
       }
-      NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-      if (k.tf32x3) {
-        // The tensor cores round their sums toward zero: the k tile's sum is
-        // added to the accumulators in f32 (rounded to nearest), once its
-        // wgmma completed, which frees the stage too.
-        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-        for (auto [d, sum] : llvm::zip_equal(acc, sums))
-          d = addAccumulators(d, sum);
-        Value next = arith::AddIOp::create(b, loc, it, index(1));
-        releaseStageBefore(next, leader);
-      } else {
-        // One group stays in flight: the one before it has read its stage.
-        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-        Value notFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                               steps.getInductionVar(), kBegin);
-        releaseStageBefore(it, arith::AndIOp::create(b, loc, notFirst, leader));
-      }
-      SmallVector<Value> yields = {arith::AddIOp::create(b, loc, it, index(1))};
-      yields.append(acc);
-      scf::YieldOp::create(b, loc, yields);
     }
-    Value end = steps.getResult(0);
-    if (!k.tf32x3) {
-      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-      // The last stage this tile used, once its wgmma completed.
-      Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
-                                        kEnd, kBegin);
-      releaseStageBefore(end, arith::AndIOp::create(b, loc, any, leader));
-    }
-    Value tileRow0 = arith::MulIOp::create(b, loc, tileRow, index(s.bm()));
-    Value ownRows =
-        arith::MulIOp::create(b, loc, consumer, index(k.rowsPerConsumer));
-    Value row0 = arith::AddIOp::create(b, loc, tileRow0, ownRows);
-    Value col0 = arith::MulIOp::create(b, loc, tileCol, index(s.bn()));
-    SmallVector<Value> results(steps.getResults().drop_front());
-    auto store = [&]() {
-      return k.c ? storeCWithTma(results, consumer, leader, row0, col0)
-                 : storeC(results, row0, col0);
-    };
-    // A stream-K tile that this block computes alone is stored at once;
-    // a shared one, like a split-K tile, by its last block, from the sum.
-    scf::IfOp alone;
-    std::optional<TileSharing> sharing;
-    if (unit) {
-      sharing = sharingOf(*unit);
-      Value single = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           sharing->pieces, one);
-      alone = scf::IfOp::create(b, loc, single, /*withElseRegion=*/true);
-      b.setInsertionPointToStart(alone.thenBlock());
-      if (failed(store()))
-        return failure();
-      b.setInsertionPointToStart(alone.elseBlock());
-    }
-    Operation *lastOnly = nullptr;
-    if (s.splitsK() || unit) {
-      if (failed(reduceSplits(tile, row0, col0, results,
-                              sharing ? &*sharing : nullptr)))
-        return failure();
-      lastOnly = b.getInsertionBlock()->getParentOp();
-    }
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+}
+
+void KernelBuilder::multiplyStage(const ConsumerSetup &cs, scf::ForOp steps,
+                                  Value kBegin) {
+  MLIRContext *ctx = b.getContext();
+  Value it = steps.getRegionIterArg(0);
+  auto [stage, parity] = stageAndPhase(it);
+  Value full = barrier(k.fullBarrierOffset, stage);
+  NVVM::MBarrierTryWaitParityOp::create(b, loc, full, parity, i32(kWaitHintNs));
+  // Copies of the producer's threads that arrived as they landed were
+  // written by the generic proxy; wgmma reads through the async one.
+  if (k.asyncArrivals)
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  Value stage64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), stage);
+  Value aStage =
+      arith::MulIOp::create(b, loc, stage64, i64(k.aStageStride >> 4));
+  Value bStage =
+      arith::MulIOp::create(b, loc, stage64, i64(k.bStageStride >> 4));
+  Value stageDescA = arith::AddIOp::create(b, loc, cs.descA, aStage);
+  Value stageDescB = arith::AddIOp::create(b, loc, cs.descB, bStage);
+  SmallVector<Value> acc(steps.getRegionIterArgs().drop_front());
+  // With tf32x3 the k tile's products go into sums of their own, each
+  // started from zero by the tile's first product.
+  SmallVector<Value> sums;
+  if (k.tf32x3)
+    for (size_t i = 0; i < acc.size(); ++i)
+      sums.push_back(LLVM::PoisonOp::create(b, loc, cs.accType));
+  issueWgmma(cs, stageDescA, stageDescB, k.tf32x3 ? sums : acc);
+  if (k.tf32x3) {
+    // The tensor cores round their sums toward zero: the k tile's sum is
+    // added to the accumulators in f32 (rounded to nearest), once its
+    // wgmma completed, which frees the stage too.
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    for (auto [d, sum] : llvm::zip_equal(acc, sums))
+      d = addAccumulators(d, sum);
+    Value next = arith::AddIOp::create(b, loc, it, index(1));
+    releaseStageBefore(next, cs.leader);
+  } else {
+    // One group stays in flight: the one before it has read its stage.
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    Value notFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                           steps.getInductionVar(), kBegin);
+    releaseStageBefore(it, arith::AndIOp::create(b, loc, notFirst, cs.leader));
+  }
+  SmallVector<Value> yields = {arith::AddIOp::create(b, loc, it, index(1))};
+  yields.append(acc);
+  scf::YieldOp::create(b, loc, yields);
+}
+
+LogicalResult KernelBuilder::finishTile(const ConsumerSetup &cs, Value tile,
+                                        Value tileRow, Value tileCol,
+                                        ArrayRef<Value> accumulators, Value one,
+                                        const WorkUnit *unit) {
+  Value tileRow0 = arith::MulIOp::create(b, loc, tileRow, index(s.bm()));
+  Value ownRows =
+      arith::MulIOp::create(b, loc, cs.consumer, index(k.rowsPerConsumer));
+  Value row0 = arith::AddIOp::create(b, loc, tileRow0, ownRows);
+  Value col0 = arith::MulIOp::create(b, loc, tileCol, index(s.bn()));
+  SmallVector<Value> results(accumulators);
+  auto store = [&]() {
+    return k.c ? storeCWithTma(results, cs.consumer, cs.leader, row0, col0)
+               : storeC(results, row0, col0);
+  };
+  // A stream-K tile that this block computes alone is stored at once;
+  // a shared one, like a split-K tile, by its last block, from the sum.
+  scf::IfOp alone;
+  std::optional<TileSharing> sharing;
+  if (unit) {
+    sharing = sharingOf(*unit);
+    Value single = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         sharing->pieces, one);
+    alone = scf::IfOp::create(b, loc, single, /*withElseRegion=*/true);
+    b.setInsertionPointToStart(alone.thenBlock());
     if (failed(store()))
       return failure();
-    if (lastOnly)
-      b.setInsertionPointAfter(lastOnly);
-    if (alone)
-      b.setInsertionPointAfter(alone);
-    return end;
-  };
+    b.setInsertionPointToStart(alone.elseBlock());
+  }
+  Operation *lastOnly = nullptr;
+  if (s.splitsK() || unit) {
+    if (failed(reduceSplits(tile, row0, col0, results,
+                            sharing ? &*sharing : nullptr)))
+      return failure();
+    lastOnly = b.getInsertionBlock()->getParentOp();
+  }
+  if (failed(store()))
+    return failure();
+  if (lastOnly)
+    b.setInsertionPointAfter(lastOnly);
+  if (alone)
+    b.setInsertionPointAfter(alone);
+  return success();
+}
 
+FailureOr<Value> KernelBuilder::consumeTile(const ConsumerSetup &cs, Value tile,
+                                            Value kBegin, Value kEnd, Value it0,
+                                            const WorkUnit *unit) {
+  auto [tileRow, tileCol] = tileCoordinates(tile);
+  SmallVector<Value> inits = {it0};
+  for (int64_t i = 0, e = k.mTiles * k.nTiles; i < e; ++i)
+    inits.push_back(LLVM::ZeroOp::create(b, loc, cs.accType));
+  Value one = index(1);
+  auto steps = scf::ForOp::create(b, loc, kBegin, kEnd, one, inits);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(steps.getBody());
+    multiplyStage(cs, steps, kBegin);
+  }
+  Value end = steps.getResult(0);
+  if (!k.tf32x3) {
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    // The last stage this tile used, once its wgmma completed.
+    Value any =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kEnd, kBegin);
+    releaseStageBefore(end, arith::AndIOp::create(b, loc, any, cs.leader));
+  }
+  SmallVector<Value> results(steps.getResults().drop_front());
+  if (failed(finishTile(cs, tile, tileRow, tileCol, results, one, unit)))
+    return failure();
+  return end;
+}
+
+LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
+  ConsumerSetup cs = buildConsumerSetup();
   OpBuilder::InsertionGuard guard(b);
   scf::ForOp tiles;
   if (s.streamK) {
@@ -227,7 +243,7 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
     b.setInsertionPointToStart(whole.getBody());
     Value wholeTile = wholeTileAt(whole.getInductionVar());
     FailureOr<Value> wholeEnd =
-        consumeTile(wholeTile, zero, kTiles, whole.getRegionIterArg(0),
+        consumeTile(cs, wholeTile, zero, kTiles, whole.getRegionIterArg(0),
                     /*unit=*/nullptr);
     if (failed(wholeEnd))
       return failure();
@@ -237,7 +253,7 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
                                ValueRange{whole.getResult(0)});
     b.setInsertionPointToStart(tiles.getBody());
     WorkUnit unit = sharedUnitAt(tiles.getInductionVar());
-    FailureOr<Value> end = consumeTile(unit.tile, unit.kBegin, unit.kEnd,
+    FailureOr<Value> end = consumeTile(cs, unit.tile, unit.kBegin, unit.kEnd,
                                        tiles.getRegionIterArg(0), &unit);
     if (failed(end))
       return failure();
@@ -247,7 +263,7 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
                                ValueRange{index(0)});
     b.setInsertionPointToStart(tiles.getBody());
     FailureOr<Value> end =
-        consumeTile(tiles.getInductionVar(), kBegin, kEnd,
+        consumeTile(cs, tiles.getInductionVar(), kBegin, kEnd,
                     tiles.getRegionIterArg(0), /*unit=*/nullptr);
     if (failed(end))
       return failure();
@@ -257,7 +273,8 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
     return success();
   // The block's shared memory must outlive the last stores' reads of it.
   b.setInsertionPointAfter(tiles);
-  auto ifLeader = scf::IfOp::create(b, loc, leader, /*withElseRegion=*/false);
+  auto ifLeader =
+      scf::IfOp::create(b, loc, cs.leader, /*withElseRegion=*/false);
   b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
   NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, /*read=*/nullptr);
   return success();

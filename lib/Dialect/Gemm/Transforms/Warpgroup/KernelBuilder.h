@@ -181,6 +181,40 @@ private:
   Value produceTile(Value tile, Value kBegin, Value kEnd, Value it0,
                     Value issuer, bool allThreads);
   LogicalResult buildConsumer(Value tileStart, Value tileStep);
+  /// What a consumer warpgroup's wgmma need, worked out once: its index
+  /// and leader thread, the descriptors of its rows of A and of B in stage
+  /// 0, and the instruction's accumulator type, shape, input type and
+  /// operand layouts.
+  struct ConsumerSetup {
+    Value consumer, leader, descA, descB;
+    Type accType;
+    NVVM::MMAShapeAttr shape;
+    NVVM::WGMMATypes inputType;
+    NVVM::MMALayout layoutA, layoutB;
+  };
+  /// The consumers' register budget, index, leader and descriptors.
+  ConsumerSetup buildConsumerSetup();
+  /// One tile's K tiles [kBegin, kEnd) from pipeline iteration `it0`, its
+  /// partials reduced where it is shared (`unit`, stream-K) or split, and
+  /// C stored; returns the iteration after them.
+  FailureOr<Value> consumeTile(const ConsumerSetup &cs, Value tile,
+                               Value kBegin, Value kEnd, Value it0,
+                               const WorkUnit *unit);
+  /// The body of consumeTile's loop over K tiles `steps` (its first
+  /// iteration argument the pipeline iteration, the rest the
+  /// accumulators): wait for the stage, its wgmma, release the stage
+  /// before.
+  void multiplyStage(const ConsumerSetup &cs, scf::ForOp steps, Value kBegin);
+  /// The wgmma of one stage at descriptors `stageDescA` and `stageDescB`
+  /// into `into` (tf32x3: its three products a step), in one group.
+  void issueWgmma(const ConsumerSetup &cs, Value stageDescA, Value stageDescB,
+                  SmallVectorImpl<Value> &into);
+  /// A tile's `accumulators` stored as C at tile (`tileRow`, `tileCol`):
+  /// at once, or by the last of the blocks that share it (split-K, or
+  /// stream-K's `unit`) from their sum; `one` the index 1.
+  LogicalResult finishTile(const ConsumerSetup &cs, Value tile, Value tileRow,
+                           Value tileCol, ArrayRef<Value> accumulators,
+                           Value one, const WorkUnit *unit);
   /// The tile row and column (in tiles) of linear tile `tile`.
   std::pair<Value, Value> tileCoordinates(Value tile);
   /// The stage and the phase parity (i32) of pipeline iteration `it`.
