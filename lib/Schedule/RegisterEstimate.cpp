@@ -72,8 +72,10 @@ bool Rules::checkRegisters() {
 /// lowers a copy through registers twice; what an unrolled loop reads ahead;
 /// the epilogue's reads of C (an address more a pair where C is
 /// column-major) and the bias; and tf32x3's sums of unrolled steps. ptxas's
-/// allocation is not this arithmetic, so the warning comes within an eighth
-/// of the cap (a quarter before sm_90).
+/// allocation is not this arithmetic: the tuner leaves out schedules whose
+/// estimate comes within an eighth of the cap (a quarter before sm_90);
+/// the warning comes there before sm_90, and for sm_90 where the estimate
+/// reaches the cap (but for a register of a cap of 128 or more).
 /// Checked on the schedule fuzzer's kernels (docs/fuzzing.md): a kernel
 /// that ptxas makes spill more than 64 bytes has been warned of.
 void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
@@ -160,11 +162,17 @@ void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
   // ptxas for sm_80 (and the other Ampere targets) has spilled kernels
   // that it fits in their cap for sm_90: a wider margin there.
   facts.registersNearCap = pressure > cap - cap / (arch->hopper ? 8 : 4);
-  // The warning comes where the tuner's filter leaves a schedule out, for
-  // now: no margin of this estimate both warns of every kernel that
-  // ptxas makes spill more than 64 bytes and of few others (docs/
-  // fuzzing.md, "The spill warning against ptxas").
-  if (!facts.registersNearCap)
+  // The warning: for sm_90, on the fuzzer's seeds 1, 42 and 47 every
+  // SIMT and mma.sync kernel that ptxas made spill more than 64 bytes but
+  // one (whose estimate was half its cap) had an estimate of at least its
+  // cap less a 128th (254 of 255 spilled 532 bytes); warning there rather
+  // than at the tuner's margin leaves out a fifth of the warnings of
+  // kernels that do not spill. For sm_80 seed 1 had two such kernels
+  // within the margin, under the cap: the margin stays there
+  // (docs/fuzzing.md, "The register warning").
+  bool warn =
+      arch->hopper ? pressure >= cap - cap / 128 : facts.registersNearCap;
+  if (!warn)
     return;
   facts.spillWarned = true;
   warning(

@@ -101,7 +101,9 @@ struct Problem {
 /// The transposed problem C^T = B^T * A^T: N x M x K, its A the problem's
 /// B read the other way round (a row-major B is a column-major B^T), its B
 /// A^T, its C C^T; a bias along the other side, the batch strides swapped.
-/// The same computation on the same memory.
+/// The same computation on the same memory. (The contract library's
+/// transposeProblem is this for its own Problem, the launcher's, which has
+/// leading dimensions and no optional sizes.)
 Problem transposeProblem(const Problem &problem);
 
 //===----------------------------------------------------------------------===//
