@@ -116,7 +116,8 @@ struct SizeRange {
 /// the problem's B read the other way round (a row-major B is a
 /// column-major B^T), its B A^T, its C C^T, a bias along the other side,
 /// leading dimensions and batch strides of A and B swapped. The same
-/// computation on the same memory.
+/// computation on the same memory. (The schedule model's transposeProblem
+/// is this for the compiler's Problem, whose sizes may be given at launch.)
 Problem transposeProblem(const Problem &problem);
 
 /// Parses a `when:` value; false if malformed.
