@@ -115,6 +115,21 @@ static void blockTile(const Contract &c, int64_t &bm, int64_t &bn,
   bk = std::max<int64_t>(bk, 1);
 }
 
+int64_t gemmc::contract::streamKPieces(int64_t tiles, int64_t steps,
+                                      int64_t blocks) {
+  // As the kernel cuts them (Warpgroup/Kernel.cpp, buildStreamKShare): as
+  // many as the blocks allow, at most the largest s <= 8 with 2 s^2 <= the
+  // K steps, then as many pieces of ceil(steps / s) steps as that takes.
+  constexpr int64_t kMaxPieces = 8;
+  if (tiles <= 0 || steps <= 0)
+    return 1;
+  int64_t bySteps = 1;
+  while (bySteps < kMaxPieces && 2 * (bySteps + 1) * (bySteps + 1) <= steps)
+    ++bySteps;
+  int64_t split = std::max<int64_t>(std::min(blocks / tiles, bySteps), 1);
+  return ceilDiv(steps, ceilDiv(steps, split));
+}
+
 CostFeatures gemmc::contract::costFeatures(const Contract &c, const Problem &p,
                                            const DeviceModel &device,
                                            int64_t launchSplits) {
@@ -145,37 +160,32 @@ CostFeatures gemmc::contract::costFeatures(const Contract &c, const Problem &p,
   f.memory = bytes * double(batch) / device.memoryBandwidth;
   if (c.streamK) {
     // The kernel's share of the work (docs/selection.md): whole tiles for
-    // all full rounds of the grid but the last, then the rest's K steps
-    // spread evenly over the blocks; the tiles shared by several blocks
-    // write a partial tile a piece, summed by the tile's last block.
+    // the grid's full rounds, then each tile left cut along K into
+    // streamKPieces pieces, a block each; a tile of several pieces is
+    // summed by its last block from their partial tiles.
     int64_t tiles = ceilDiv(m, bm) * ceilDiv(n, bn) * batch;
     int64_t steps = ceilDiv(k, bk);
     int64_t full = tiles / sms, rest = tiles % sms;
-    int64_t whole = rest == 0 ? full : full == 0 ? 0 : full - 1;
-    int64_t sharedSteps = (tiles - whole * sms) * steps;
-    int64_t perBlock = std::max<int64_t>(ceilDiv(sharedSteps, sms), 1);
     double tileFlops = 2.0 * double(bm) * double(bn) * double(steps * bk);
     double tileFeed = double(bm + bn) * double(steps * bk) * sizeOf(p.a);
     double tileSeconds =
         std::max(tileFlops / device.peakPerMultiprocessor(unit, c.problem),
                  tileFeed / device.feedPerMultiprocessor());
-    double share = double(whole) + (sharedSteps ? double(perBlock) /
-                                                      double(steps)
-                                                : 0.0);
     f.units = tiles;
-    f.rounds = whole + (sharedSteps ? 1 : 0);
-    int64_t sharedUnits = sharedSteps ? ceilDiv(perBlock, steps) + 1 : 0;
-    f.waves = whole + sharedUnits;
-    f.compute = share * tileSeconds;
-    // (Shares of whole tiles share none.)
-    if (sharedSteps && perBlock % steps != 0) {
-      double pieces = double(steps) / double(perBlock) + 1;
+    f.rounds = full + (rest ? 1 : 0);
+    f.waves = f.rounds;
+    if (rest == 0) {
+      f.compute = double(full) * tileSeconds;
+      return f;
+    }
+    int64_t pieces = streamKPieces(rest, steps, sms);
+    int64_t perPiece = std::max<int64_t>(ceilDiv(steps, pieces), 1);
+    f.compute = (double(full) + double(perPiece) / double(steps)) * tileSeconds;
+    if (pieces > 1) {
       double partial = double(std::min(bm, m)) * double(std::min(bn, n)) * 4;
-      double sharedTiles = double(tiles - whole * sms);
-      double traffic = sharedTiles * pieces * partial * 2 /
-                       device.memoryBandwidth;
-      double serial = std::ceil(sharedTiles / double(sms)) * pieces * partial /
-                      device.feedPerMultiprocessor();
+      double traffic =
+          double(rest) * double(pieces) * partial * 2 / device.memoryBandwidth;
+      double serial = double(pieces) * partial / device.feedPerMultiprocessor();
       f.reduce = std::max(traffic, serial);
     }
     return f;

@@ -721,21 +721,48 @@ TEST(Cost, PredictsStreamKByItsShare) {
   DeviceModel h100;
   ASSERT_TRUE(DeviceModel::named("h100", h100));
   Problem p = c.problem;
-  // 133 tiles of 64 x 64 on 132 multiprocessors: no whole round but the
-  // last, so all 133 tiles' K steps are shared out, a little over one
-  // tile's a block, where a grid of whole tiles takes two rounds.
+  // 133 tiles of 64 x 64 x 32 on 132 multiprocessors, K of 32 steps: one
+  // round of whole tiles, then the tile left cut into 4 pieces of 8 steps
+  // (2 x 4^2 <= 32 < 2 x 5^2), a quarter of a tile's time, and their
+  // partials summed.
   p.m = 64 * 133;
   p.n = 64;
-  p.k = 64 * 32;
+  p.k = 32 * 32;
   CostFeatures f = costFeatures(c, p, h100);
   EXPECT_EQ(f.units, 133);
-  EXPECT_EQ(f.rounds, 1);
+  EXPECT_EQ(f.rounds, 2);
   EXPECT_GT(f.reduce, 0);
+  Problem oneRound = p;
+  oneRound.m = 64 * 132;
+  CostFeatures round = costFeatures(c, oneRound, h100);
+  EXPECT_EQ(round.rounds, 1);
+  EXPECT_EQ(round.reduce, 0);
+  EXPECT_DOUBLE_EQ(f.compute, 1.25 * round.compute);
   // Whole rounds: every tile computed whole, nothing to reduce.
   p.m = 64 * 264;
   f = costFeatures(c, p, h100);
   EXPECT_EQ(f.rounds, 2);
   EXPECT_EQ(f.reduce, 0);
+}
+
+TEST(Cost, CutsStreamKTilesAsTheBlocksAndKAllow) {
+  // As many pieces as the blocks allow ...
+  EXPECT_EQ(streamKPieces(24, 64, 132), 5);
+  EXPECT_EQ(streamKPieces(48, 71, 132), 2);
+  // ... none where the tiles left are more than half the blocks ...
+  EXPECT_EQ(streamKPieces(72, 64, 132), 1);
+  // ... at most the largest s <= 8 with 2 s^2 <= the steps ...
+  EXPECT_EQ(streamKPieces(1, 7, 132), 1);
+  EXPECT_EQ(streamKPieces(1, 8, 132), 2);
+  EXPECT_EQ(streamKPieces(1, 127, 132), 7);
+  EXPECT_EQ(streamKPieces(1, 4096, 132), 8);
+  // ... and as many pieces of ceil(steps / s) steps as that takes, none
+  // empty: 18 steps cut 3 ways are 3 pieces of 6; 10 steps cut 2 ways, 2.
+  EXPECT_EQ(streamKPieces(1, 18, 132), 3);
+  EXPECT_EQ(streamKPieces(1, 10, 132), 2);
+  // (A problem without tiles left, or without K: one.)
+  EXPECT_EQ(streamKPieces(0, 64, 132), 1);
+  EXPECT_EQ(streamKPieces(1, 0, 132), 1);
 }
 
 TEST(Cost, ChoosesTheSplitsOfTheLowestPredictedTime) {

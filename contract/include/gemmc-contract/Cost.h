@@ -88,6 +88,15 @@ struct CostFeatures {
   double predict(const CostConstants &constants) const;
 };
 
+/// Stream-K (`persistent stream-k`): the pieces along K that each of the
+/// `tiles` tiles left after the grid's full rounds is cut into, a block
+/// each, with `steps` K steps a tile on a grid of `blocks`: as many as the
+/// blocks allow and at most the largest s <= 8 with 2 s^2 <= steps (a
+/// piece's time against the partials its tile's last block sums), then as
+/// many pieces of ceil(steps / s) steps as that takes. The kernel cuts
+/// them so (Warpgroup/Kernel.cpp, buildStreamKShare).
+int64_t streamKPieces(int64_t tiles, int64_t steps, int64_t blocks);
+
 /// The terms of `contract`'s kernel on `problem` (which it takes) on
 /// `device`, with the blocks a multiprocessor holds that its contract
 /// states, and `splits` splits of K where the kernel takes them at launch

@@ -252,7 +252,7 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
     tiles = scf::ForOp::create(b, loc, zero, sharedUnitCount, one,
                                ValueRange{whole.getResult(0)});
     b.setInsertionPointToStart(tiles.getBody());
-    WorkUnit unit = sharedUnitAt(tiles.getInductionVar());
+    WorkUnit unit = sharedUnit();
     FailureOr<Value> end = consumeTile(cs, unit.tile, unit.kBegin, unit.kEnd,
                                        tiles.getRegionIterArg(0), &unit);
     if (failed(end))

@@ -51,49 +51,59 @@ std::pair<Value, Value> KernelBuilder::stageAndPhase(Value it) {
 }
 
 void KernelBuilder::buildStreamKShare(Value blockIndex, Value gridBlocks) {
-  // Stream-K with whole tiles first (CUTLASS's data-parallel + stream-K
-  // hybrid): the tiles of all full rounds of the grid but the last are
-  // computed whole, each by one block; the K tiles of the remaining
-  // tiles (between one and two rounds of them, or all where they do not
-  // fill one round) are shared out evenly, ceil(K tiles / blocks) a
-  // block in order, so that every block finishes with the same work. A
-  // problem of whole rounds is computed whole. In i32 (a problem's tiles
-  // and K tiles are below 2^31): the producer walks the units too, in
-  // few registers.
+  // Stream-K of the last round: the tiles of the grid's full rounds are
+  // computed whole, each by one block, as the persistent kernel walks
+  // them; the R tiles left (fewer than the blocks) are cut along K into
+  // pieces of equal K tiles, S a tile, and block j computes piece j % S of
+  // tile j / S. S is as many as the blocks allow (blocks / R) and at most
+  // the largest s <= 8 with 2 s^2 <= the K tiles: a piece's time falls as
+  // 1 / S, while the tile's last block sums all S partial tiles (the
+  // contract library's cost model, Cost.cpp, shares the rule). Every
+  // tile's pieces begin at the same K tiles, so that the blocks running
+  // together read the same slabs of A and B (from L2). Whole rounds, or
+  // S = 1, leave the persistent kernel. In i32 (a problem's tiles and K
+  // tiles are below 2^31): the producer walks the units too, in few
+  // registers.
   wholeStart = blockIndex;
   wholeStep = gridBlocks;
   block = toI32(blockIndex);
-  blocks = toI32(gridBlocks);
+  Value blocks = toI32(gridBlocks);
   Value tiles = toI32(numTiles);
-  steps32 = toI32(kTiles);
-  Value steps = steps32;
-  Value zero = i32(0), one = i32(1);
+  Value steps = toI32(kTiles);
+  Value one = i32(1);
   Value rounds = arith::DivUIOp::create(b, loc, tiles, blocks);
   Value rest = arith::RemUIOp::create(b, loc, tiles, blocks);
-  Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rest,
-                                      zero);
-  Value none = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rounds,
-                                     zero);
-  Value roundsBefore = arith::SubIOp::create(b, loc, rounds, one);
-  Value partial = arith::SelectOp::create(b, loc, none, zero, roundsBefore);
-  dpUnits = arith::SelectOp::create(b, loc, whole, rounds, partial);
-  dpTiles = arith::MulIOp::create(b, loc, dpUnits, blocks);
-  Value sharedTiles = arith::SubIOp::create(b, loc, tiles, dpTiles);
-  Value sharedSteps = arith::MulIOp::create(b, loc, sharedTiles, steps);
-  Value share = arith::CeilDivUIOp::create(b, loc, sharedSteps, blocks);
-  // (At least one: a unit's pieces divide by it.)
-  perBlock = arith::MaxUIOp::create(b, loc, share, one);
-  Value begin = arith::MulIOp::create(b, loc, block, perBlock);
-  skStart = arith::MinUIOp::create(b, loc, begin, sharedSteps);
-  Value end = arith::AddIOp::create(b, loc, skStart, perBlock);
-  skStop = arith::MinUIOp::create(b, loc, end, sharedSteps);
-  firstShared = arith::DivUIOp::create(b, loc, skStart, steps);
-  Value after = arith::CeilDivUIOp::create(b, loc, skStop, steps);
-  Value touched = arith::SubIOp::create(b, loc, after, firstShared);
-  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                    skStart, skStop);
-  Value sharedUnits = arith::SelectOp::create(b, loc, any, touched, zero);
-  wholeUnitCount = toIndex(dpUnits);
+  dpTiles = arith::MulIOp::create(b, loc, rounds, blocks);
+  Value restOrOne = arith::MaxUIOp::create(b, loc, rest, one);
+  Value byBlocks = arith::DivUIOp::create(b, loc, blocks, restOrOne);
+  Value bySteps = one;
+  for (int64_t s = 2; s <= kStreamKMaxPieces; ++s) {
+    Value enough = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                         steps, i32(2 * s * s));
+    Value more = arith::ExtUIOp::create(b, loc, b.getI32Type(), enough);
+    bySteps = arith::AddIOp::create(b, loc, bySteps, more);
+  }
+  Value split = arith::MinUIOp::create(b, loc, byBlocks, bySteps);
+  // Pieces of ceil(steps / S) K tiles, the last fewer; as many as that
+  // takes (so none is empty), and one for a problem without K.
+  Value perPiece = arith::CeilDivUIOp::create(b, loc, steps, split);
+  Value piece = arith::MaxUIOp::create(b, loc, perPiece, one);
+  Value pieces = arith::CeilDivUIOp::create(b, loc, steps, piece);
+  piecesPerTile = arith::MaxUIOp::create(b, loc, pieces, one);
+  Value sharing = arith::MulIOp::create(b, loc, rest, piecesPerTile);
+  Value shares = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                       block, sharing);
+  Value ownPiece = arith::RemUIOp::create(b, loc, block, piecesPerTile);
+  Value ownTile = arith::DivUIOp::create(b, loc, block, piecesPerTile);
+  Value begin = arith::MulIOp::create(b, loc, ownPiece, piece);
+  Value first = arith::MinUIOp::create(b, loc, begin, steps);
+  Value end = arith::AddIOp::create(b, loc, first, piece);
+  Value last = arith::MinUIOp::create(b, loc, end, steps);
+  sharedTile = arith::AddIOp::create(b, loc, dpTiles, ownTile);
+  sharedKBegin = first;
+  sharedKEnd = last;
+  Value sharedUnits = arith::ExtUIOp::create(b, loc, b.getI32Type(), shares);
+  wholeUnitCount = toIndex(rounds);
   sharedUnitCount = toIndex(sharedUnits);
 }
 
@@ -102,80 +112,40 @@ Value KernelBuilder::wholeTileAt(Value u) {
   return arith::AddIOp::create(b, loc, wholeStart, stride);
 }
 
-std::pair<Value, Value> KernelBuilder::sharedTileSteps(Value sharedIndex) {
-  Value begin = arith::MulIOp::create(b, loc, sharedIndex, steps32);
-  Value end = arith::AddIOp::create(b, loc, begin, steps32);
-  return {begin, end};
-}
-
-KernelBuilder::WorkUnit KernelBuilder::sharedUnitAt(Value j) {
-  // The j-th tile that the block's range of K tiles touches.
-  Value j32 = toI32(j);
-  Value sharedIndex = arith::AddIOp::create(b, loc, firstShared, j32);
-  Value tile = arith::AddIOp::create(b, loc, dpTiles, sharedIndex);
-  auto [tileBegin, tileEnd] = sharedTileSteps(sharedIndex);
-  Value from = arith::MaxUIOp::create(b, loc, skStart, tileBegin);
-  Value to = arith::MinUIOp::create(b, loc, skStop, tileEnd);
-  Value kFirst = arith::SubIOp::create(b, loc, from, tileBegin);
-  Value kLast = arith::SubIOp::create(b, loc, to, tileBegin);
-
+KernelBuilder::WorkUnit KernelBuilder::sharedUnit() {
   WorkUnit unit;
-  unit.tile = toIndex(tile);
-  unit.kBegin = toIndex(kFirst);
-  unit.kEnd = toIndex(kLast);
+  unit.tile = toIndex(sharedTile);
+  unit.kBegin = toIndex(sharedKBegin);
+  unit.kEnd = toIndex(sharedKEnd);
   return unit;
 }
 
 KernelBuilder::TileSharing KernelBuilder::sharingOf(const WorkUnit &unit) {
-  Value one = i32(1);
-  // The shared tile's K tiles, counted from tile dpTiles's first.
+  // The tile's pieces are blocks (tile - dpTiles) x S onwards.
   Value tile = toI32(unit.tile);
   Value sharedIndex = arith::SubIOp::create(b, loc, tile, dpTiles);
-  auto [tileBegin, tileEnd] = sharedTileSteps(sharedIndex);
-  // The blocks whose ranges meet the tile's K tiles (one where a block's
-  // range holds it whole).
-  Value first = arith::DivUIOp::create(b, loc, tileBegin, perBlock);
-  Value lastStep = arith::SubIOp::create(b, loc, tileEnd, one);
-  Value last = arith::DivUIOp::create(b, loc, lastStep, perBlock);
-  Value span = arith::SubIOp::create(b, loc, last, first);
-  Value pieces = arith::AddIOp::create(b, loc, span, one);
-  Value firstBegin = arith::MulIOp::create(b, loc, first, perBlock);
-
+  Value first = arith::MulIOp::create(b, loc, sharedIndex, piecesPerTile);
   TileSharing sharing;
-  sharing.pieces = toIndex(pieces);
+  sharing.pieces = toIndex(piecesPerTile);
   sharing.firstBlock = toIndex(first);
-  sharing.firstSecondSlot = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ult, firstBegin, tileBegin);
-  sharing.ownSecondSlot = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ult, skStart, tileBegin);
   return sharing;
 }
 
 PartialSlots KernelBuilder::streamKSlots(const TileSharing &sharing) {
   int64_t floats = s.bm() * s.bn();
-  // Slot 2 x block + second, a partial tile of `floats` each.
-  auto slotBase = [floats](OpBuilder &ob, Location l, Value of, Value second) {
-    Value two = indexConstant(ob, l, 2);
-    Value pair = arith::MulIOp::create(ob, l, of, two);
-    Value one = indexConstant(ob, l, 1);
-    Value zero = indexConstant(ob, l, 0);
-    Value offset = arith::SelectOp::create(ob, l, second, one, zero);
-    Value slot = arith::AddIOp::create(ob, l, pair, offset);
+  // Block j's partial tile at slot j, of `floats` each.
+  auto slotBase = [floats](OpBuilder &ob, Location l, Value of) {
     Value size = indexConstant(ob, l, floats);
-    return arith::MulIOp::create(ob, l, slot, size).getResult();
+    return arith::MulIOp::create(ob, l, of, size).getResult();
   };
   PartialSlots slots;
   slots.count = sharing.pieces;
   Value own = toIndex(block);
-  slots.mine = slotBase(b, loc, own, sharing.ownSecondSlot);
-  Value first = sharing.firstBlock, firstSecond = sharing.firstSecondSlot;
+  slots.mine = slotBase(b, loc, own);
+  Value first = sharing.firstBlock;
   slots.baseOf = [=](OpBuilder &ob, Location l, Value piece) {
     Value of = arith::AddIOp::create(ob, l, first, piece);
-    Value zero = indexConstant(ob, l, 0);
-    Value isFirst =
-        arith::CmpIOp::create(ob, l, arith::CmpIPredicate::eq, piece, zero);
-    Value second = arith::AndIOp::create(ob, l, isFirst, firstSecond);
-    return slotBase(ob, l, of, second);
+    return slotBase(ob, l, of);
   };
   return slots;
 }

@@ -93,6 +93,11 @@ inline constexpr StringLiteral kSharedMemorySymbol = "gemmc_shared";
 /// The suspend-time hint of the mbarrier waits, in nanoseconds.
 inline constexpr int64_t kWaitHintNs = 10000000;
 
+/// Stream-K: the most pieces a tile of the last round is cut into
+/// (buildStreamKShare; the contract library's cost model, Cost.cpp, holds
+/// the same rule).
+inline constexpr int64_t kStreamKMaxPieces = 8;
+
 /// tf32x3's split of an f32 element held as an i32 word: its tf32 part and
 /// the remainder, as i32 words.
 std::pair<Value, Value> splitWord(OpBuilder &b, Location loc, Value word);
@@ -140,29 +145,23 @@ private:
   struct WorkUnit {
     Value tile, kBegin, kEnd;
   };
-  /// The blocks that share a unit's tile (`pieces`, 1 where this block's
-  /// range holds it whole). A block keeps two partial tiles in the
-  /// workspace, slots 2 x block and 2 x block + 1: the first for the tile
-  /// its range of K tiles begins in, the second for the tile it ends in
-  /// where it began in another. `firstBlock` is the tile's first block,
-  /// `firstSecondSlot` (i1) whether that block's partial lies in its
-  /// second slot, `ownSecondSlot` whether this block's does. (Built after
-  /// the unit's loop over K, so that none of it is live across the loop.)
+  /// The blocks that share a unit's tile: `pieces` of them (1 where this
+  /// block computes it whole), blocks `firstBlock` onwards, each keeping
+  /// its partial tile in the workspace at slot block. (Built after the
+  /// unit's loop over K, so that none of it is live across the loop.)
   struct TileSharing {
-    Value pieces, firstBlock, firstSecondSlot, ownSecondSlot;
+    Value pieces, firstBlock;
   };
   /// Stream-K: the share of the work this block computes: `wholeUnitCount`
-  /// whole tiles (wholeTileAt), then `sharedUnitCount` units of the shared
-  /// tiles (sharedUnitAt). buildProducer and buildConsumer walk them in two
-  /// loops, so that the loop of whole tiles is the persistent kernel's.
+  /// whole tiles (wholeTileAt), then `sharedUnitCount` (0 or 1) pieces of
+  /// the last round's tiles (sharedUnit). buildProducer and buildConsumer
+  /// walk them in two loops, so that the loop of whole tiles is the
+  /// persistent kernel's.
   void buildStreamKShare(Value block, Value blocks);
-  /// Stream-K: the block's u-th whole tile, and its j-th shared unit with
-  /// who shares its tile (index values).
+  /// Stream-K: the block's u-th whole tile, and its piece of a shared tile
+  /// (index values).
   Value wholeTileAt(Value u);
-  WorkUnit sharedUnitAt(Value j);
-  /// Stream-K: the K tiles [begin, end) of shared tile `sharedIndex`
-  /// (i32), counted from tile dpTiles's first.
-  std::pair<Value, Value> sharedTileSteps(Value sharedIndex);
+  WorkUnit sharedUnit();
   TileSharing sharingOf(const WorkUnit &unit);
   /// Stream-K: where the partial tiles of a shared tile lie in the
   /// workspace.
@@ -365,15 +364,11 @@ private:
   Value kBegin, kEnd, split;
   OpFoldResult splitCount;
   Value threadId, warpgroup;
-  /// Stream-K (buildStreamKShare), i32 values: the block, the grid's
-  /// blocks and the K tiles of a tile; the
-  /// units of whole tiles each block computes first (`dpUnits`, tiles
-  /// [0, dpTiles) in steps of the grid), then the K tiles
-  /// [skStart, skStop) of the tiles after them (K tiles counted from
-  /// tile dpTiles's first, `perBlock` a block), which begin in tile
-  /// dpTiles + firstShared.
-  Value block, blocks, steps32, dpUnits, dpTiles, skStart, skStop, perBlock,
-      firstShared;
+  /// Stream-K (buildStreamKShare), i32 values: the block; the tiles of
+  /// the full rounds, [0, dpTiles), computed whole in steps of the grid;
+  /// the pieces each later tile is cut into; and this block's piece: K
+  /// tiles [sharedKBegin, sharedKEnd) of tile sharedTile.
+  Value block, dpTiles, piecesPerTile, sharedTile, sharedKBegin, sharedKEnd;
   /// Stream-K, index values: the whole tiles' walk (the block, the grid's
   /// blocks) and the counts of the two loops.
   Value wholeStart, wholeStep, wholeUnitCount, sharedUnitCount;

@@ -124,7 +124,7 @@ void KernelBuilder::buildStreamKProducer(Value issuer, bool allThreads) {
   {
     OpBuilder::InsertionGuard inUnits(b);
     b.setInsertionPointToStart(units.getBody());
-    WorkUnit unit = sharedUnitAt(units.getInductionVar());
+    WorkUnit unit = sharedUnit();
     Value end = produceTile(unit.tile, unit.kBegin, unit.kEnd,
                             units.getRegionIterArg(0), issuer, allThreads);
     scf::YieldOp::create(b, loc, end);
