@@ -451,6 +451,34 @@ static std::vector<Schedule> enumerateWarpgroupTransposed(bool halves) {
   return space;
 }
 
+/// Hopper's stream-K part (`_ws`, 16-bit inputs): the persistent kernels
+/// of `_w` (TMA for A, B and C, raster 8) with `persistent stream-k`, so
+/// that the tiles left after the grid's full rounds are cut along K among
+/// the blocks instead of leaving most of them idle: tiles of 128 x 256,
+/// 128 x 128, 64 x 256 and 64 x 128.
+static std::vector<Schedule> enumerateWarpgroupStreamK(bool halves) {
+  std::vector<Schedule> space;
+  if (!halves)
+    return space;
+  for (int64_t bm : {128, 64})
+    for (int64_t bn : {256, 128}) {
+      Schedule s;
+      s.tile = {bm, bn, 64};
+      s.wgmma = std::array<int64_t, 3>{64, bn, 16};
+      s.tmaA = s.tmaB = s.tmaC = true;
+      s.consumers = bm / 64;
+      // As `_w`'s stages.
+      int64_t stageBytes = (bm + bn) * 64 * 2;
+      int64_t room = 227 * 1024 - 1024 - *s.consumers * 16 * 1024;
+      s.stages = std::min<int64_t>(8, room / stageBytes);
+      s.persistent = true;
+      s.streamK = true;
+      s.raster = 8;
+      space.push_back(s);
+    }
+  return space;
+}
+
 /// Every target's (`_kz`): block tiles of 32x32 and 64x64 (mma.sync for
 /// 16-bit inputs, SIMT for f32) and 64x16 / 16x64 for a narrow side.
 static std::vector<Schedule> enumerateSplitsAtLaunch(bool halves) {
@@ -559,7 +587,8 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
        /*tf32x3=*/true},
       {enumerateSplitsAtLaunch(halves), "_kz", half},
       {enumerateSkinnyRastered(halves), "_gr", 2 * limit},
-      {enumerateWarpgroupTransposed(halves), "_wt", 0}};
+      {enumerateWarpgroupTransposed(halves), "_wt", 0},
+      {enumerateWarpgroupStreamK(halves), "_ws", 0}};
   std::string type = stringify(problem.a).str();
   std::vector<SpaceCandidate> candidates;
   for (const auto &[space, prefix, count, tf32x3] : parts) {
