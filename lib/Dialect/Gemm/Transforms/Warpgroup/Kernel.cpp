@@ -83,10 +83,10 @@ void KernelBuilder::buildStreamKShare(Value blockIndex, Value gridBlocks) {
     Value more = arith::ExtUIOp::create(b, loc, b.getI32Type(), enough);
     bySteps = arith::AddIOp::create(b, loc, bySteps, more);
   }
-  Value split = arith::MinUIOp::create(b, loc, byBlocks, bySteps);
+  Value ways = arith::MinUIOp::create(b, loc, byBlocks, bySteps);
   // Pieces of ceil(steps / S) K tiles, the last fewer; as many as that
   // takes (so none is empty), and one for a problem without K.
-  Value perPiece = arith::CeilDivUIOp::create(b, loc, steps, split);
+  Value perPiece = arith::CeilDivUIOp::create(b, loc, steps, ways);
   Value piece = arith::MaxUIOp::create(b, loc, perPiece, one);
   Value pieces = arith::CeilDivUIOp::create(b, loc, steps, piece);
   piecesPerTile = arith::MaxUIOp::create(b, loc, pieces, one);
