@@ -231,6 +231,22 @@ static std::vector<Schedule> enumerateSplitTf32(bool halves) {
   return space;
 }
 
+/// A 16-bit wgmma tile of BM x BN x 64 with TMA for A, B and C, one
+/// consumer warpgroup per 64 rows, and as many stages of A and B (64
+/// columns of 2 bytes each row) as 227 KB hold beside C's two store buffers
+/// of 8 KB per consumer, at most 8.
+static Schedule warpgroupTmaTile(int64_t bm, int64_t bn) {
+  Schedule s;
+  s.tile = {bm, bn, 64};
+  s.wgmma = std::array<int64_t, 3>{64, bn, 16};
+  s.tmaA = s.tmaB = s.tmaC = true;
+  s.consumers = bm / 64;
+  int64_t stageBytes = (bm + bn) * 64 * 2;
+  int64_t room = 227 * 1024 - 1024 - *s.consumers * 16 * 1024;
+  s.stages = std::min<int64_t>(8, room / stageBytes);
+  return s;
+}
+
 /// Hopper's kernel (16-bit inputs on an arch with wgmma): the
 /// warp-specialised kernel with TMA for A and B, C stored through shared
 /// memory by TMA, block tiles of 64 (one consumer warpgroup) or 128 rows
@@ -246,16 +262,7 @@ static std::vector<Schedule> enumerateWarpgroup(bool halves) {
   for (int64_t bm : {128, 64})
     for (int64_t bn : {64, 128, 256})
       for (std::optional<int64_t> split : splits) {
-        Schedule s;
-        s.tile = {bm, bn, 64};
-        s.wgmma = std::array<int64_t, 3>{64, bn, 16};
-        s.tmaA = s.tmaB = s.tmaC = true;
-        s.consumers = bm / 64;
-        // Stages of A and B (64 columns of 2 bytes each row) within 227 KB,
-        // beside C's two store buffers of 8 KB per consumer.
-        int64_t stageBytes = (bm + bn) * 64 * 2;
-        int64_t room = 227 * 1024 - 1024 - *s.consumers * 16 * 1024;
-        s.stages = std::min<int64_t>(8, room / stageBytes);
+        Schedule s = warpgroupTmaTile(bm, bn);
         s.splitK = split;
         s.persistent = !split;
         if (!split)
@@ -270,6 +277,7 @@ static std::vector<Schedule> enumerateWarpgroup(bool halves) {
           continue;
         Schedule registers = s;
         registers.tmaC = false;
+        int64_t stageBytes = (bm + bn) * 64 * 2;
         registers.stages =
             std::min<int64_t>(8, (227 * 1024 - 1024) / stageBytes);
         space.push_back(registers);
@@ -462,15 +470,7 @@ static std::vector<Schedule> enumerateWarpgroupStreamK(bool halves) {
     return space;
   for (int64_t bm : {128, 64})
     for (int64_t bn : {256, 128}) {
-      Schedule s;
-      s.tile = {bm, bn, 64};
-      s.wgmma = std::array<int64_t, 3>{64, bn, 16};
-      s.tmaA = s.tmaB = s.tmaC = true;
-      s.consumers = bm / 64;
-      // As `_w`'s stages.
-      int64_t stageBytes = (bm + bn) * 64 * 2;
-      int64_t room = 227 * 1024 - 1024 - *s.consumers * 16 * 1024;
-      s.stages = std::min<int64_t>(8, room / stageBytes);
+      Schedule s = warpgroupTmaTile(bm, bn);
       s.persistent = true;
       s.streamK = true;
       s.raster = 8;
