@@ -119,9 +119,14 @@ bool Rules::checkWarpgroup() {
                                  : Part(DirectiveKind::Wgmma),
                  "the wgmma kernel keeps one stage's wgmma in flight while "
                  "the next stage loads: it needs 'pipeline stages 2' or more");
-  if (s.stages > 8)
+  // Shared memory bounds the stages (below); the cap only keeps the
+  // prologue's unrolled barrier set-up short. A narrow tile's stage is small,
+  // and a decode kernel streaming B keeps 16 or more in flight.
+  if (s.stages > kMaxWarpgroupStages)
     return error(DirectiveKind::Pipeline,
-                 "at most 8 pipeline stages, got " + Twine(s.stages));
+                 "at most " + Twine(kMaxWarpgroupStages) +
+                     " pipeline stages in a wgmma kernel, got " +
+                     Twine(s.stages));
   if (!checkCluster() || !checkStreamK())
     return false;
   WarpgroupKernel kernel = getWarpgroupKernel(p, s);

@@ -38,6 +38,10 @@ inline constexpr int64_t kWindowBytes = 16;
 /// sizes.
 inline constexpr int64_t kMaxClusterSize = 8;
 
+/// The most pipeline stages a wgmma kernel may have (shared memory bounds
+/// them first but for the narrowest tiles).
+inline constexpr int64_t kMaxWarpgroupStages = 32;
+
 /// How one operand's tile of a stage lies in shared memory: `chunks` TMA
 /// boxes of `boxInner` x `boxOuter` elements (innermost first, as
 /// cuTensorMapEncodeTiled takes them), `chunkBytes` apart. Each box row is
