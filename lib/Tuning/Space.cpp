@@ -459,6 +459,39 @@ static std::vector<Schedule> enumerateWarpgroupTransposed(bool halves) {
   return space;
 }
 
+/// Hopper's transposed part with deep K steps (`_wd`, 16-bit inputs): the
+/// transposed tiles of `_wt` with BK = 128 or 256 in 3 or 4 stages, where
+/// `_wt` takes 64 in 8. A decode problem streams B through few blocks, and
+/// the blocks keep pace with memory by the bytes each K step brings, not by
+/// the stages in flight: on an H100, 64 x 8 tiles ran 1x4096x4096 f16 in
+/// 16.1 us with BK 64 in 8 stages, 16.1 in 16 and 18.4 in 24, but 11.0 with
+/// BK 128 in 4 (cuBLAS 11.1); 64x4096x4096 on 64 x 32 tiles went 0.70 ->
+/// 0.92x cuBLAS at BK 256. Tiles of 64 rows along N by 8 to 64 along M (BK
+/// 128, 4 stages; BK 256, 4 stages, 3 for 64 x 64), and 128 x 8, 128 x 32
+/// at BK 128 in 4 stages.
+static std::vector<Schedule> enumerateWarpgroupTransposedDeep(bool halves) {
+  std::vector<Schedule> space;
+  if (!halves)
+    return space;
+  auto add = [&](int64_t bm, int64_t bn, int64_t bk, int64_t stages) {
+    Schedule s;
+    s.transpose = true;
+    s.tile = {bm, bn, bk};
+    s.wgmma = std::array<int64_t, 3>{64, bn, 16};
+    s.tmaA = s.tmaB = true;
+    s.consumers = bm / 64;
+    s.stages = stages;
+    s.splitK = 0;
+    space.push_back(s);
+  };
+  for (int64_t bk : {128, 256})
+    for (int64_t bn : {8, 16, 32, 64})
+      add(64, bn, bk, bk == 256 && bn == 64 ? 3 : 4);
+  for (int64_t bn : {8, 32})
+    add(128, bn, 128, 4);
+  return space;
+}
+
 /// Hopper's stream-K part (`_ws`, 16-bit inputs): the persistent kernels
 /// of `_w` (TMA for A, B and C, raster 8) with `persistent stream-k`, so
 /// that the tiles left after the grid's full rounds are cut along K among
@@ -588,7 +621,8 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
       {enumerateSplitsAtLaunch(halves), "_kz", half},
       {enumerateSkinnyRastered(halves), "_gr", 2 * limit},
       {enumerateWarpgroupTransposed(halves), "_wt", 0},
-      {enumerateWarpgroupStreamK(halves), "_ws", 0}};
+      {enumerateWarpgroupStreamK(halves), "_ws", 0},
+      {enumerateWarpgroupTransposedDeep(halves), "_wd", 0}};
   std::string type = stringify(problem.a).str();
   std::vector<SpaceCandidate> candidates;
   for (const auto &[space, prefix, count, tf32x3] : parts) {
