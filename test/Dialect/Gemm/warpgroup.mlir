@@ -39,12 +39,15 @@ module attributes {gpu.container_module} {
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
 // CHECK-NOT: gemm.matmul
 // Thread 0 initialises full[s] (one arrival, the producer's) and empty[s]
-// (one per consumer warpgroup), then the block synchronises.
+// (one per consumer warpgroup), prefetches the tensor maps of A and B
+// (parameters), then the block synchronises.
 // CHECK: %[[FULL0:.*]] = llvm.getelementptr %{{.*}}[%c98304_i32]
 // CHECK: nvvm.mbarrier.init %[[FULL0]], %c1_i32
 // CHECK: %[[EMPTY0:.*]] = llvm.getelementptr %{{.*}}[%c98320_i32]
 // CHECK: nvvm.mbarrier.init %[[EMPTY0]], %c2_i32
 // CHECK: nvvm.fence.mbarrier.init
+// CHECK-NEXT: nvvm.prefetch tensormap in_param_space, %arg3
+// CHECK-NEXT: nvvm.prefetch tensormap in_param_space, %arg4
 // CHECK: gpu.barrier
 // The producer warpgroup gives registers back; its thread 0 walks the
 // tiles from blockIdx.x by gridDim.x.

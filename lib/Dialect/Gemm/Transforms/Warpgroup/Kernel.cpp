@@ -167,6 +167,18 @@ void KernelBuilder::buildPrologue() {
                                    Value());
     }
     NVVM::FenceMbarrierInitOp::create(b, loc);
+    // The tensor maps (grid-constant parameters, GridConstant.cpp) into
+    // the SM's cache before the first copy or store that reads them, as
+    // CUTLASS's kernels do, rather than at it.
+    UnitAttr set = b.getUnitAttr();
+    for (auto [byTma, map] : {std::pair(k.a.byTma, mapA),
+                              std::pair(k.b.byTma, mapB),
+                              std::pair(k.c.has_value(), mapC)})
+      if (byTma)
+        NVVM::PrefetchOp::create(b, loc, /*cacheLevel=*/nullptr,
+                                 /*evictPriority=*/nullptr, map,
+                                 /*predicate=*/Value(), /*tensormap=*/set,
+                                 /*uniform=*/nullptr, /*in_param_space=*/set);
   }
   gpu::BarrierOp::create(b, loc);
   // The peers' copies and arrivals find the barriers initialised.
