@@ -103,6 +103,11 @@ static cl::opt<unsigned>
     maxVariants("max-variants",
                 cl::desc("select: at most this many variants (default 16)"),
                 cl::init(16), cl::cat(tuneCategory));
+static cl::opt<double>
+    minGain("min-gain",
+            cl::desc("select: stop when the best candidate left adds less "
+                     "than this to the family's score (default 0.002)"),
+            cl::init(0.002), cl::cat(tuneCategory));
 static cl::opt<unsigned> minCoverMeasurements(
     "min-cover-measurements",
     cl::desc("select: a candidate covers probes only if fitted to at least "
@@ -512,6 +517,7 @@ static int runSelect() {
   tuning::ChooseOptions options;
   options.floor = floorRatio;
   options.maxVariants = maxVariants;
+  options.minGain = minGain;
   options.minCoverMeasurements = minCoverMeasurements;
   tuning::FamilyChoice choice =
       tuning::chooseFamily(candidates, measured, device, options);

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Cross-validation of gemmc-tune select's stopping rule (--min-gain) on the
+# training set alone (docs/tuning.md, "select"): the 270 training problems
+# split in two halves (seed 7); a family selected on each half from the
+# f16 measurements (benchmarks/tuning/h100/), each problem of the other
+# half run, on paper, on the variant the family's fitted model picks
+# (gemm-bench --explain), at the time measured for that candidate there.
+# No GPU. Prints, per --min-gain, the variants and the other half's
+# geometric mean x cuBLAS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${GEMMC_BUILD_DIR:-build}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$build/bin/gemmc-tune" candidates --type f16 --layout rrr --limit 16 \
+  --arch sm_90a -o "$work/c" > /dev/null 2>&1
+cp benchmarks/tuning/h100/f16-rrr-results.tsv "$work/c/results.tsv"
+python3 - "$work" <<'PY'
+import random, sys
+w = sys.argv[1]
+train = [l.strip() for l in open('benchmarks/workloads-train.txt')
+         if l.strip() and not l.startswith('#')]
+order = list(range(len(train)))
+random.Random(7).shuffle(order)
+half = len(train) // 2
+for name, part in (('A', order[:half]), ('B', order[half:])):
+    open(f'{w}/{name}.txt', 'w').write(
+        '\n'.join(train[i] for i in sorted(part)) + '\n')
+PY
+for gain in ${GAINS:-0.002 0.001 0.0003}; do
+  for fold in A B; do
+    other=$([ $fold = A ] && echo B || echo A)
+    f=$work/fam-$gain-$fold
+    "$build/bin/gemmc-tune" select "$work/c" --shapes "$work/$fold.txt" \
+      --device-model h100 --max-variants 24 --min-gain "$gain" -o "$f.gemm" \
+      > /dev/null 2>&1
+    "$build/bin/gemmc" --arch=sm_90a "$f.gemm" -o "$f.ptx" 2> /dev/null
+    "$build/bin/gemm-bench" --explain --shapes "$work/$other.txt" \
+      --device-model h100 "$f.ptx" > "$f.explain" 2>&1
+  done
+done
+python3 - "$work" benchmarks/tuning/h100/f16-rrr-results.tsv <<'PY'
+import collections, glob, math, re, sys
+w, results = sys.argv[1], sys.argv[2]
+first, times = {}, collections.defaultdict(dict)
+for line in open(results):
+    r = line.rstrip('\n').split('\t')
+    try:
+        cublas = float(r[5])
+    except (IndexError, ValueError):
+        continue
+    first.setdefault(r[0], cublas)
+    if r[3] == 'PASS':
+        t = float(r[4]) * first[r[0]] / cublas
+        times[r[0]][r[2]] = min(times[r[0]].get(r[2], 1e9), t)
+for f in sorted(glob.glob(f'{w}/fam-*.explain')):
+    gain, fold = f.split('/')[-1][4:-8].rsplit('-', 1)
+    ratios = []
+    for block in open(f).read().split('\n\n'):
+        m = re.search(r'\.ptx: (\S+) \(m=', block)
+        top = [l for l in block.split('\n') if re.match(r'^1\s+\S', l)]
+        if m and top:
+            v = top[0].split()[1].replace('f16_rrr_', 'f16_')
+            if v in times[m.group(1)]:
+                ratios.append(first[m.group(1)] / times[m.group(1)][v])
+    variants = open(f[:-8] + '.gemm').read().count('  variant ')
+    g = math.exp(sum(map(math.log, ratios)) / len(ratios))
+    print(f'min-gain {gain} selected on {fold}: {variants} variants; '
+          f'the other half {g:.4f}x over {len(ratios)}')
+PY
