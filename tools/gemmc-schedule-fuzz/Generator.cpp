@@ -211,6 +211,17 @@ static std::string generateHopper(Draw &d, Draw &side, const std::string &name,
   int64_t bn = n * d.pick({1, 1, 2});
   int64_t bm = 64 * consumers * d.pick({1, 1, 2});
   int64_t bk = 128 / bytes * d.pick({1, 1, 2});
+  // Now and then a deep K step (BK of 256 bytes or 512), as the tuner's
+  // decode tiles take, and a deep pipeline (below), mostly on a tile 8 to
+  // 32 wide, where many stages fit (side draws: the rest is what earlier
+  // seeds drew).
+  if (side.chance(0.1))
+    bk *= 2;
+  bool deep = side.chance(0.25);
+  if (deep && side.chance(0.7)) {
+    n = 8 * side.pick({1, 2, 4});
+    bn = n;
+  }
   bool aRow = kind == Kind::TF32 ? d.chance(0.97) : d.chance(0.75);
   bool bRow = kind == Kind::TF32 ? d.chance(0.03) : d.chance(0.6);
   // f32 copied by the producer's threads (the side stream): with tf32x3,
@@ -310,6 +321,15 @@ static std::string generateHopper(Draw &d, Draw &side, const std::string &name,
   if (!widths.empty())
     directive("vectorize" + widths);
   int64_t stages = d.pick({1, 2, 3, 4, 4, 5, 6});
+  // Deep pipelines (a side draw): mostly as many stages as shared memory
+  // holds past the 6 above, up to the rule's 32; a few that it refuses
+  // (past 32, or past shared memory).
+  if (deep) {
+    int64_t stageBytes = (bm + bn) * bk * bytes;
+    int64_t fit = std::min<int64_t>(32, 200 * 1024 / stageBytes);
+    stages = fit > 6 && side.chance(0.9) ? side.uniform(7, fit)
+                                         : side.pick({8, 16, 33});
+  }
   if (stages > 1)
     directive("pipeline stages " + std::to_string(stages));
   if (d.chance(0.98))
