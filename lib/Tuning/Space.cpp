@@ -464,11 +464,11 @@ static std::vector<Schedule> enumerateWarpgroupTransposed(bool halves) {
 /// `_wt` takes 64 in 8. A decode problem streams B through few blocks, and
 /// the blocks keep pace with memory by the bytes each K step brings, not by
 /// the stages in flight: on an H100, 64 x 8 tiles ran 1x4096x4096 f16 in
-/// 16.1 us with BK 64 in 8 stages, 16.1 in 16 and 18.4 in 24, but 11.0 with
-/// BK 128 in 4 (cuBLAS 11.1); 64x4096x4096 on 64 x 32 tiles went 0.70 ->
-/// 0.92x cuBLAS at BK 256. Tiles of 64 rows along N by 8 to 64 along M (BK
-/// 128, 4 stages; BK 256, 4 stages, 3 for 64 x 64), and 128 x 8, 128 x 32
-/// at BK 128 in 4 stages.
+/// 16.0 us with BK 64 in 8 stages, 16.0 in 16 and 18.2 in 24, but 10.8 with
+/// BK 128 in 4 (cuBLAS 11.0); 64x4096x4096 on 64 x 32 tiles went 0.70 ->
+/// 0.94x cuBLAS at BK 256 (benchmarks/deep-k.sh). Tiles of 64 rows along N
+/// by 8 to 64 along M (BK 128, 4 stages; BK 256, 4 stages, 3 for 64 x 64),
+/// and 128 x 8, 128 x 32 at BK 128 in 4 stages.
 static std::vector<Schedule> enumerateWarpgroupTransposedDeep(bool halves) {
   std::vector<Schedule> space;
   if (!halves)
