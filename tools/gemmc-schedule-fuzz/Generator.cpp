@@ -201,7 +201,8 @@ static int64_t drawSize(Draw &d, int64_t tile, int64_t maxSize) {
 /// exercised too. `side` draws which operands the producer's threads copy
 /// instead of TMA, and in what pieces (a stream of its own, so that the
 /// rest of each schedule is what earlier seeds drew).
-static std::string generateHopper(Draw &d, Draw &side, const std::string &name,
+static std::string generateHopper(Draw &d, Draw &side, Draw &deepSide,
+                                  const std::string &name,
                                   const GeneratorOptions &options) {
   Kind kind = d.pick({Kind::F16, Kind::BF16, Kind::TF32});
   int64_t bytes = kind == Kind::TF32 ? 4 : 2;
@@ -213,13 +214,13 @@ static std::string generateHopper(Draw &d, Draw &side, const std::string &name,
   int64_t bk = 128 / bytes * d.pick({1, 1, 2});
   // Now and then a deep K step (BK of 256 bytes or 512), as the tuner's
   // decode tiles take, and a deep pipeline (below), mostly on a tile 8 to
-  // 32 wide, where many stages fit (side draws: the rest is what earlier
-  // seeds drew).
-  if (side.chance(0.1))
+  // 32 wide, where many stages fit (from a stream of their own: the other
+  // draws, the side stream's too, are what earlier seeds drew).
+  if (deepSide.chance(0.1))
     bk *= 2;
-  bool deep = side.chance(0.25);
-  if (deep && side.chance(0.7)) {
-    n = 8 * side.pick({1, 2, 4});
+  bool deep = deepSide.chance(0.25);
+  if (deep && deepSide.chance(0.7)) {
+    n = 8 * deepSide.pick({1, 2, 4});
     bn = n;
   }
   bool aRow = kind == Kind::TF32 ? d.chance(0.97) : d.chance(0.75);
@@ -321,14 +322,14 @@ static std::string generateHopper(Draw &d, Draw &side, const std::string &name,
   if (!widths.empty())
     directive("vectorize" + widths);
   int64_t stages = d.pick({1, 2, 3, 4, 4, 5, 6});
-  // Deep pipelines (a side draw): mostly as many stages as shared memory
-  // holds past the 6 above, up to the rule's 32; a few that it refuses
-  // (past 32, or past shared memory).
+  // Deep pipelines: mostly as many stages as shared memory holds past the
+  // 6 above, up to the rule's 32; a few that it refuses (past 32, or past
+  // shared memory).
   if (deep) {
     int64_t stageBytes = (bm + bn) * bk * bytes;
     int64_t fit = std::min<int64_t>(32, 200 * 1024 / stageBytes);
-    stages = fit > 6 && side.chance(0.9) ? side.uniform(7, fit)
-                                         : side.pick({8, 16, 33});
+    stages = fit > 6 && deepSide.chance(0.9) ? deepSide.uniform(7, fit)
+                                             : deepSide.pick({8, 16, 33});
   }
   if (stages > 1)
     directive("pipeline stages " + std::to_string(stages));
@@ -367,9 +368,12 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   std::mt19937_64 copy = rng;
   std::seed_seq sideSeed{copy(), copy(), uint64_t(0x5eed)};
   std::mt19937_64 sideRng(sideSeed);
-  Draw d(rng), side(sideRng);
+  std::mt19937_64 deepCopy = rng;
+  std::seed_seq deepSeed{deepCopy(), deepCopy(), uint64_t(0xdee9)};
+  std::mt19937_64 deepRng(deepSeed);
+  Draw d(rng), side(sideRng), deepSide(deepRng);
   if (options.hopper && d.chance(0.2))
-    return generateHopper(d, side, name, options);
+    return generateHopper(d, side, deepSide, name, options);
   Plan p;
   p.kind = d.pick({Kind::Simt, Kind::Simt, Kind::F16, Kind::BF16, Kind::TF32});
   p.mma = p.kind != Kind::Simt;
