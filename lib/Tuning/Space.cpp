@@ -434,6 +434,22 @@ static std::vector<Schedule> enumerateWarpgroupSplitTf32AtLaunch(bool halves) {
   return space;
 }
 
+/// A transposed wgmma tile (`_wt`, `_wd`): C^T = B^T * A^T on BM rows along
+/// N by BN along M (wgmma's N), BK deep, TMA for A and B, C from registers,
+/// one consumer a 64 rows, the splits chosen at launch.
+static Schedule warpgroupTransposedTile(int64_t bm, int64_t bn, int64_t bk,
+                                        int64_t stages) {
+  Schedule s;
+  s.transpose = true;
+  s.tile = {bm, bn, bk};
+  s.wgmma = std::array<int64_t, 3>{64, bn, 16};
+  s.tmaA = s.tmaB = true;
+  s.consumers = bm / 64;
+  s.stages = stages;
+  s.splitK = 0;
+  return s;
+}
+
 /// Hopper's transposed part (`_wt`, 16-bit inputs): C^T = B^T * A^T
 /// (`transpose`), so that a short M becomes wgmma's N: tiles of 64 or 128
 /// rows along N by 8 to 64 along M, TMA for both operands, C stored from
@@ -445,17 +461,8 @@ static std::vector<Schedule> enumerateWarpgroupTransposed(bool halves) {
   if (!halves)
     return space;
   for (int64_t bm : {64, 128})
-    for (int64_t bn : {8, 16, 32, 64}) {
-      Schedule s;
-      s.transpose = true;
-      s.tile = {bm, bn, 64};
-      s.wgmma = std::array<int64_t, 3>{64, bn, 16};
-      s.tmaA = s.tmaB = true;
-      s.consumers = bm / 64;
-      s.stages = 8;
-      s.splitK = 0;
-      space.push_back(s);
-    }
+    for (int64_t bn : {8, 16, 32, 64})
+      space.push_back(warpgroupTransposedTile(bm, bn, 64, 8));
   return space;
 }
 
@@ -473,22 +480,12 @@ static std::vector<Schedule> enumerateWarpgroupTransposedDeep(bool halves) {
   std::vector<Schedule> space;
   if (!halves)
     return space;
-  auto add = [&](int64_t bm, int64_t bn, int64_t bk, int64_t stages) {
-    Schedule s;
-    s.transpose = true;
-    s.tile = {bm, bn, bk};
-    s.wgmma = std::array<int64_t, 3>{64, bn, 16};
-    s.tmaA = s.tmaB = true;
-    s.consumers = bm / 64;
-    s.stages = stages;
-    s.splitK = 0;
-    space.push_back(s);
-  };
   for (int64_t bk : {128, 256})
     for (int64_t bn : {8, 16, 32, 64})
-      add(64, bn, bk, bk == 256 && bn == 64 ? 3 : 4);
+      space.push_back(
+          warpgroupTransposedTile(64, bn, bk, bk == 256 && bn == 64 ? 3 : 4));
   for (int64_t bn : {8, 32})
-    add(128, bn, 128, 4);
+    space.push_back(warpgroupTransposedTile(128, bn, 128, 4));
   return space;
 }
 
