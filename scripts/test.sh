@@ -5,8 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${GEMMC_BUILD_DIR:-build}
 
-bash scripts/setup.sh
-bash scripts/build.sh
+# Each step's time goes to the log: the suite is meant to take at most 15
+# minutes from a clean clone on 2 cores.
+step() { local t=$SECONDS; "$@"; echo "test.sh: $((SECONDS - t)) s: $*"; }
+
+step bash scripts/setup.sh
+step bash scripts/build.sh
 # gemmc must build, pass its tests and emit the same output whichever host
 # compiler built it: a second build by GCC (the main one uses Clang) runs
 # the lit suite, and the schedule fuzzer compares its PTX with the main
@@ -14,7 +18,8 @@ bash scripts/build.sh
 if command -v g++ >/dev/null 2>&1 && command -v clang++ >/dev/null 2>&1; then
   export GEMMC_OTHER_BUILD_DIR=${GEMMC_OTHER_BUILD_DIR:-$build-gcc}
   GEMMC_BUILD_DIR=$GEMMC_OTHER_BUILD_DIR GEMMC_HOST_COMPILER=gcc \
-    bash scripts/build.sh
-  ctest --test-dir "$GEMMC_OTHER_BUILD_DIR" --output-on-failure -R '^lit$'
+    step bash scripts/build.sh
+  step ctest --test-dir "$GEMMC_OTHER_BUILD_DIR" --output-on-failure -R '^lit$'
 fi
-ctest --test-dir "$build" --output-on-failure
+step ctest --test-dir "$build" --output-on-failure
+echo "test.sh: $SECONDS s in all"
