@@ -130,8 +130,15 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
     c.rowMajor = p.cLayout == MatrixLayout::Row;
     c.elementBytes = sizeInBytes(p.c);
     int64_t lineElements = kSwizzleBytes / c.elementBytes;
+    // A row-major group's rows are 128-byte lines; a column-major group's
+    // lines are its columns, any count of them a box: the widest multiple
+    // of 8 that divides BN, up to a line's elements (BN = 216: 24), so
+    // that transposed tiles of any wgmma N store C with TMA.
     c.groupColumns = lineElements;
-    c.groupsPerTile = k.mTiles * (s.bn() / std::max<int64_t>(lineElements, 1));
+    if (!c.rowMajor)
+      while (c.groupColumns > 8 && s.bn() % c.groupColumns)
+        c.groupColumns -= 8;
+    c.groupsPerTile = k.mTiles * (s.bn() / c.groupColumns);
     c.boxInner = lineElements;
     c.boxOuter = c.rowMajor ? c.groupRows : c.groupColumns;
     c.boxes = c.rowMajor ? 1 : c.groupRows / lineElements;
