@@ -1,0 +1,39 @@
+//===- SpaceParts.h - the tuning space's Hopper parts -----------*- C++ -*-===//
+//
+// The parts of the tuning space on Hopper's warpgroup kernel (sm_90a,
+// WarpgroupSpace.cpp), each the schedules of one prefix of candidate names
+// (docs/tuning.md); empty for f32 inputs but where a part says otherwise.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GEMMC_LIB_TUNING_SPACEPARTS_H
+#define GEMMC_LIB_TUNING_SPACEPARTS_H
+
+#include "gemmc/Schedule/Schedule.h"
+
+#include <vector>
+
+namespace gemmc::tuning {
+
+/// `_w`: the warp-specialised kernel with TMA, tiles of 64 or 128 rows.
+std::vector<Schedule> enumerateWarpgroup(bool halves);
+/// `_wu`: the producer's threads copy what TMA cannot.
+std::vector<Schedule> enumerateWarpgroupUnaligned(bool halves);
+/// `_wx`: f32 as tf32x3 on wgmma.
+std::vector<Schedule> enumerateWarpgroupSplitTf32(bool halves);
+/// `_wk`: long K beside small M and N.
+std::vector<Schedule> enumerateWarpgroupLongK(bool halves);
+/// `_wz`, `_wxz`: split-K chosen at launch.
+std::vector<Schedule> enumerateWarpgroupSplitsAtLaunch(bool halves);
+std::vector<Schedule> enumerateWarpgroupSplitTf32AtLaunch(bool halves);
+/// `_wt`, `_wd`, `_wn`: transposed tiles (C^T = B^T * A^T): narrow, narrow
+/// with deep K steps, and wide persistent ones.
+std::vector<Schedule> enumerateWarpgroupTransposed(bool halves);
+std::vector<Schedule> enumerateWarpgroupTransposedDeep(bool halves);
+std::vector<Schedule> enumerateWarpgroupTransposedWide(bool halves);
+/// `_ws`: stream-K of the last round.
+std::vector<Schedule> enumerateWarpgroupStreamK(bool halves);
+
+} // namespace gemmc::tuning
+
+#endif // GEMMC_LIB_TUNING_SPACEPARTS_H

@@ -1,0 +1,313 @@
+//===- WarpgroupSpace.cpp - the tuning space's Hopper parts ---------------===//
+//
+// The parts of the tuning space that run on Hopper's warpgroup kernel
+// (wgmma, sm_90a): Space.cpp enumerates them beside the SIMT and mma.sync
+// parts (SpaceParts.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "SpaceParts.h"
+
+using namespace gemmc;
+using namespace gemmc::tuning;
+
+/// A 16-bit wgmma tile of BM x BN x 64 with TMA for A, B and C, one
+/// consumer warpgroup per 64 rows, and as many stages of A and B (64
+/// columns of 2 bytes each row) as 227 KB hold beside C's two store buffers
+/// of 8 KB per consumer, at most 8.
+static Schedule warpgroupTmaTile(int64_t bm, int64_t bn) {
+  Schedule s;
+  s.tile = {bm, bn, 64};
+  s.wgmma = std::array<int64_t, 3>{64, bn, 16};
+  s.tmaA = s.tmaB = s.tmaC = true;
+  s.consumers = bm / 64;
+  int64_t stageBytes = (bm + bn) * 64 * 2;
+  int64_t room = 227 * 1024 - 1024 - *s.consumers * 16 * 1024;
+  s.stages = std::min<int64_t>(8, room / stageBytes);
+  return s;
+}
+
+/// Hopper's kernel (16-bit inputs on an arch with wgmma): the
+/// warp-specialised kernel with TMA for A and B, C stored through shared
+/// memory by TMA, block tiles of 64 (one consumer warpgroup) or 128 rows
+/// (two) by 64, 128 or 256 columns and BK = 64, as many stages as the
+/// shared memory holds (at most 8); persistent (raster 8) without split-K,
+/// or split 2 to 16 ways; the 128-row tiles also in clusters of 2 tile rows
+/// (B multicast), and the 128 x 128 tile storing C from registers (any N).
+std::vector<Schedule> tuning::enumerateWarpgroup(bool halves) {
+  std::vector<Schedule> space;
+  if (!halves)
+    return space;
+  const std::optional<int64_t> splits[] = {std::nullopt, 2, 4, 8, 16};
+  for (int64_t bm : {128, 64})
+    for (int64_t bn : {64, 128, 256})
+      for (std::optional<int64_t> split : splits) {
+        Schedule s = warpgroupTmaTile(bm, bn);
+        s.splitK = split;
+        s.persistent = !split;
+        if (!split)
+          s.raster = 8;
+        space.push_back(s);
+        if (split || bm != 128 || bn == 64)
+          continue;
+        Schedule clustered = s;
+        clustered.cluster = std::array<int64_t, 2>{2, 1};
+        space.push_back(clustered);
+        if (bn != 128)
+          continue;
+        Schedule registers = s;
+        registers.tmaC = false;
+        int64_t stageBytes = (bm + bn) * 64 * 2;
+        registers.stages =
+            std::min<int64_t>(8, (227 * 1024 - 1024) / stageBytes);
+        space.push_back(registers);
+      }
+  return space;
+}
+
+/// Hopper's kernel for rows TMA cannot copy (a leading dimension of no
+/// 16-byte multiple): A, B or both copied by the producer's threads in
+/// pieces of 1, 2 or 4 elements (the other by TMA), C stored from
+/// registers (any leading dimension); 128 x 128 and 128 x 256 tiles, BK =
+/// 64, as many stages as the shared memory holds (at most 8), persistent,
+/// raster 8. Pieces of 1 element are realigned in shared memory, which
+/// takes an eighth more of their tile (TmaOperand::stageStride), and read
+/// by cp.async through L1, which needs room: stages up to 160 KB there
+/// (H100, f16 4095x4097x4093, 128x128 tiles: 0.95x cuBLAS in 4 stages,
+/// 147 KB; 0.80x in 6, 221 KB, as with cp.async.cg bypassing L1).
+std::vector<Schedule> tuning::enumerateWarpgroupUnaligned(bool halves) {
+  std::vector<Schedule> space;
+  if (!halves)
+    return space;
+  // 0: TMA; otherwise the piece in elements.
+  const int64_t copies[] = {0, 1, 2, 4};
+  for (int64_t bn : {128, 256})
+    for (int64_t a : copies)
+      for (int64_t b : copies) {
+        if (!a && !b)
+          continue;
+        Schedule s;
+        s.tile = {128, bn, 64};
+        s.wgmma = std::array<int64_t, 3>{64, bn, 16};
+        s.tmaA = !a;
+        s.tmaB = !b;
+        s.vectorize = std::array<int64_t, 4>{std::max<int64_t>(a, 1), 1, 1, 1};
+        if (std::max<int64_t>(b, 1) != s.vectorize->front())
+          s.globalLoadB = std::max<int64_t>(b, 1);
+        if (a <= 1 && b <= 1) {
+          s.vectorize.reset();
+          s.globalLoadB.reset();
+        }
+        s.consumers = 2;
+        int64_t aBytes = 128 * 64 * 2, bBytes = bn * 64 * 2;
+        int64_t stageBytes = aBytes + (a == 1 ? aBytes / 8 : 0) + bBytes +
+                             (b == 1 ? bBytes / 8 : 0);
+        bool realigns = a == 1 || b == 1;
+        int64_t budget = realigns ? 160 * 1024 : 227 * 1024 - 1024;
+        s.stages = std::min<int64_t>(8, budget / stageBytes);
+        s.persistent = true;
+        s.raster = 8;
+        space.push_back(s);
+      }
+  return space;
+}
+
+/// Hopper's split-tf32 part (f32, `math = tf32x3` on wgmma): the producer's
+/// threads split every element of A and B as they copy it (no TMA), in
+/// pieces of 4, 2 or 1 elements as the leading dimensions allow; tiles of
+/// 128x128 (two consumers), 128x64 and 64x128, and for long K beside small
+/// M and N 128x128 and 64x128 split 4 or 16 ways.
+std::vector<Schedule> tuning::enumerateWarpgroupSplitTf32(bool halves) {
+  std::vector<Schedule> space;
+  if (halves)
+    return space;
+  struct Tile {
+    int64_t bm, bn, consumers;
+  };
+  const Tile tiles[] = {{128, 128, 2}, {128, 64, 2}, {64, 128, 1}};
+  const std::pair<int64_t, int64_t> pieces[] = {
+      {4, 4}, {4, 2}, {4, 1}, {1, 4}, {1, 1}};
+  auto make = [](Tile t, std::pair<int64_t, int64_t> piece,
+                 std::optional<int64_t> split) {
+    Schedule s;
+    s.tile = {t.bm, t.bn, 32};
+    s.wgmma = std::array<int64_t, 3>{64, t.bn, 8};
+    s.tmaA = s.tmaB = false;
+    auto [a, b] = piece;
+    if (a > 1 || b > 1) {
+      s.vectorize = std::array<int64_t, 4>{a, 1, 1, 1};
+      if (b != a)
+        s.globalLoadB = b;
+    }
+    s.consumers = t.consumers;
+    // Each stage holds the tiles' tf32 parts and remainders.
+    int64_t stageBytes = (t.bm + t.bn) * 32 * 4 * 2;
+    s.stages = std::min<int64_t>(4, (227 * 1024 - 1024) / stageBytes);
+    if (split) {
+      s.splitK = split;
+    } else {
+      s.persistent = true;
+      s.raster = 8;
+    }
+    return s;
+  };
+  for (Tile t : tiles)
+    for (auto piece : pieces)
+      space.push_back(make(t, piece, std::nullopt));
+  for (Tile t : {tiles[0], tiles[2]})
+    for (int64_t split : {4, 16})
+      space.push_back(make(t, {4, 4}, split));
+  return space;
+}
+
+/// Hopper's part for long K beside small M and N: the 128 x 64 and 64 x 64
+/// tiles split 64 to 256 ways.
+std::vector<Schedule> tuning::enumerateWarpgroupLongK(bool halves) {
+  std::vector<Schedule> space;
+  for (Schedule s : enumerateWarpgroup(halves)) {
+    if (s.bn() != 64 || s.splits() != 2)
+      continue;
+    for (int64_t split : {64, 128, 256}) {
+      if (s.bm() == 64 && split == 256)
+        continue;
+      s.splitK = split;
+      space.push_back(s);
+    }
+  }
+  return space;
+}
+
+/// The parts whose split-K splits the launch chooses (`split-k ?`, the
+/// count of the lowest predicted time for each problem): one kernel for
+/// every length of K and number of tiles, where the parts above fix a count
+/// per candidate. Hopper's (16-bit inputs, `_wz`): the warp-specialised
+/// kernel with TMA at tiles of 64 or 128 rows by 64, 128 or 256 columns,
+/// its tiles in groups of 8 rows (`raster 8`): at one split a grid of many
+/// tiles that runs row after row reads B once per row of tiles (a 128 x 256
+/// tile at 256x49152x12288 f16 ran 0.51x cuBLAS without it, H100).
+std::vector<Schedule> tuning::enumerateWarpgroupSplitsAtLaunch(bool halves) {
+  std::vector<Schedule> space;
+  for (Schedule s : enumerateWarpgroup(halves)) {
+    if (s.splits() != 2)
+      continue;
+    s.splitK = 0;
+    s.raster = 8;
+    space.push_back(s);
+  }
+  return space;
+}
+
+/// Hopper's f32 (`_wxz`, `math = tf32x3`): the split-tf32 kernel at tiles
+/// of 128x128, 128x64 and 64x128, in pieces of 4 elements or of 1 (any
+/// leading dimension), `raster 8` as `_wz`.
+std::vector<Schedule> tuning::enumerateWarpgroupSplitTf32AtLaunch(bool halves) {
+  std::vector<Schedule> space;
+  for (Schedule s : enumerateWarpgroupSplitTf32(halves)) {
+    bool pieces = s.globalLoadWidth(Operand::A) == s.globalLoadWidth(Operand::B);
+    if (s.splitK || !pieces)
+      continue;
+    s.persistent = false;
+    s.raster = 8;
+    s.splitK = 0;
+    space.push_back(s);
+  }
+  return space;
+}
+
+/// A transposed wgmma tile (`_wt`, `_wd`): C^T = B^T * A^T on BM rows along
+/// N by BN along M (wgmma's N), BK deep, TMA for A and B, C from registers,
+/// one consumer a 64 rows, the splits chosen at launch.
+static Schedule warpgroupTransposedTile(int64_t bm, int64_t bn, int64_t bk,
+                                        int64_t stages) {
+  Schedule s;
+  s.transpose = true;
+  s.tile = {bm, bn, bk};
+  s.wgmma = std::array<int64_t, 3>{64, bn, 16};
+  s.tmaA = s.tmaB = true;
+  s.consumers = bm / 64;
+  s.stages = stages;
+  s.splitK = 0;
+  return s;
+}
+
+/// Hopper's transposed part (`_wt`, 16-bit inputs): C^T = B^T * A^T
+/// (`transpose`), so that a short M becomes wgmma's N: tiles of 64 or 128
+/// rows along N by 8 to 64 along M, TMA for both operands, C stored from
+/// registers, 8 stages, the splits chosen at launch. On an H100, 64 x 16
+/// ran 5x5120x1280 f16 at 0.90x cuBLAS where the best untransposed
+/// candidate ran 0.60x, 8x768x768 at 0.87x against 0.66x.
+std::vector<Schedule> tuning::enumerateWarpgroupTransposed(bool halves) {
+  std::vector<Schedule> space;
+  if (!halves)
+    return space;
+  for (int64_t bm : {64, 128})
+    for (int64_t bn : {8, 16, 32, 64})
+      space.push_back(warpgroupTransposedTile(bm, bn, 64, 8));
+  return space;
+}
+
+/// Hopper's transposed part with deep K steps (`_wd`, 16-bit inputs): the
+/// transposed tiles of `_wt` with BK = 128 or 256 in 3 or 4 stages, where
+/// `_wt` takes 64 in 8. A decode problem streams B through few blocks, and
+/// the blocks keep pace with memory by the bytes each K step brings, not by
+/// the stages in flight: on an H100, 64 x 8 tiles ran 1x4096x4096 f16 in
+/// 16.0 us with BK 64 in 8 stages, 16.0 in 16 and 18.2 in 24, but 10.8 with
+/// BK 128 in 4 (cuBLAS 11.0); 64x4096x4096 on 64 x 32 tiles went 0.70 ->
+/// 0.94x cuBLAS at BK 256 (benchmarks/deep-k.sh). Tiles of 64 rows along N
+/// by 8 to 64 along M (BK 128, 4 stages; BK 256, 4 stages, 3 for 64 x 64),
+/// and 128 x 8, 128 x 32 at BK 128 in 4 stages.
+std::vector<Schedule> tuning::enumerateWarpgroupTransposedDeep(bool halves) {
+  std::vector<Schedule> space;
+  if (!halves)
+    return space;
+  for (int64_t bk : {128, 256})
+    for (int64_t bn : {8, 16, 32, 64})
+      space.push_back(
+          warpgroupTransposedTile(64, bn, bk, bk == 256 && bn == 64 ? 3 : 4));
+  for (int64_t bn : {8, 32})
+    space.push_back(warpgroupTransposedTile(128, bn, 128, 4));
+  return space;
+}
+
+/// Hopper's transposed wide part (`_wn`, 16-bit inputs): the persistent
+/// kernel on transposed 128 x BN tiles (128 rows along N, BN along M as
+/// wgmma's N, any multiple of 8), TMA for A, B and C, 4 stages, raster 8.
+/// Where tiles of 128 x 256 leave the last round of the multiprocessors
+/// part idle, one BN of many fits M's tiles to whole rounds, as cuBLAS's
+/// kernels of 128 x 168 or 216 do (ncu, H100): 3000x3584x3584 f16 ran
+/// 0.86x cuBLAS on 128 x 256, 0.98x on 216 x 128; 977x2816x2048 0.77 ->
+/// 0.99x on 168 x 128; 2048x2560x2560 0.77 -> 0.99x on 160 x 128.
+std::vector<Schedule> tuning::enumerateWarpgroupTransposedWide(bool halves) {
+  std::vector<Schedule> space;
+  if (!halves)
+    return space;
+  for (int64_t bn : {144, 160, 168, 176, 192, 200, 208, 216, 224, 240}) {
+    Schedule s = warpgroupTransposedTile(128, bn, 64, 4);
+    s.tmaC = true;
+    s.persistent = true;
+    s.raster = 8;
+    s.splitK.reset();
+    space.push_back(s);
+  }
+  return space;
+}
+
+/// Hopper's stream-K part (`_ws`, 16-bit inputs): the persistent kernels
+/// of `_w` (TMA for A, B and C, raster 8) with `persistent stream-k`, so
+/// that the tiles left after the grid's full rounds are cut along K among
+/// the blocks instead of leaving most of them idle: tiles of 128 x 256,
+/// 128 x 128, 64 x 256 and 64 x 128.
+std::vector<Schedule> tuning::enumerateWarpgroupStreamK(bool halves) {
+  std::vector<Schedule> space;
+  if (!halves)
+    return space;
+  for (int64_t bm : {128, 64})
+    for (int64_t bn : {256, 128}) {
+      Schedule s = warpgroupTmaTile(bm, bn);
+      s.persistent = true;
+      s.streamK = true;
+      s.raster = 8;
+      space.push_back(s);
+    }
+  return space;
+}
