@@ -170,7 +170,8 @@ struct TmaOperand {
 
 /// How a consumer warpgroup stores C through shared memory with TMA (`tma
 /// c`): in groups of 64 rows (one wgmma tile) by `groupColumns` (128 bytes
-/// of C), two buffers deep. A row-major group is one TMA box of 64 rows of
+/// of a row-major C; of a column-major one, the widest multiple of 8 that
+/// divides BN, at most 128 bytes' worth), two buffers deep. A row-major group is one TMA box of 64 rows of
 /// 128 bytes; a column-major one `boxes` boxes of `boxInner` rows (128
 /// bytes) by `groupColumns` columns. Boxes are 128-byte swizzled: byte `x`
 /// of line `l` (a row of a row-major box, a column of a column-major one)
