@@ -184,12 +184,11 @@ bool Rules::checkWarpgroup() {
                        " is not a multiple of " + Twine(multiple) +
                        " (the last unit would write past the matrix)");
   }
-  // Row-major C goes in groups of 128-byte rows; column-major C in groups
-  // of whole columns, 8 or more (TmaStore).
+  // Row-major C goes in groups of 128-byte rows (a column-major C's groups
+  // divide BN, any multiple of 8: TmaStore).
   if (kernel.c && s.bn() % kernel.c->groupColumns)
     return error(DirectiveKind::Tile,
-                 (kernel.c->rowMajor ? "'tma c' stores C in 128-byte groups of "
-                                     : "'tma c' stores C in groups of ") +
+                 "'tma c' stores C in 128-byte groups of " +
                      Twine(kernel.c->groupColumns) + " " + stringify(p.c) +
                      " columns: BN = " + Twine(s.bn()) +
                      " is not a multiple of them");

@@ -171,11 +171,12 @@ struct TmaOperand {
 /// How a consumer warpgroup stores C through shared memory with TMA (`tma
 /// c`): in groups of 64 rows (one wgmma tile) by `groupColumns` (128 bytes
 /// of a row-major C; of a column-major one, the widest multiple of 8 that
-/// divides BN, at most 128 bytes' worth), two buffers deep. A row-major group is one TMA box of 64 rows of
-/// 128 bytes; a column-major one `boxes` boxes of `boxInner` rows (128
-/// bytes) by `groupColumns` columns. Boxes are 128-byte swizzled: byte `x`
-/// of line `l` (a row of a row-major box, a column of a column-major one)
-/// lies at 128 * l + ((x / 16) ^ (l % 8)) * 16 + x % 16.
+/// divides BN, at most 128 bytes' worth), two buffers deep. A row-major
+/// group is one TMA box of 64 rows of 128 bytes; a column-major one
+/// `boxes` boxes of `boxInner` rows (128 bytes) by `groupColumns` columns.
+/// Boxes are 128-byte swizzled: byte `x` of line `l` (a row of a row-major
+/// box, a column of a column-major one) lies at 128 * l + ((x / 16) ^ (l %
+/// 8)) * 16 + x % 16.
 struct TmaStore {
   bool rowMajor = true;
   int64_t elementBytes = 4;
