@@ -206,15 +206,13 @@ CostFeatures gemmc::contract::costFeatures(const Contract &c, const Problem &p,
   return f;
 }
 
-int64_t gemmc::contract::chooseSplits(const Contract &c, const Problem &p,
-                                      const DeviceModel &device,
-                                      const CostConstants &constants) {
+std::vector<int64_t> gemmc::contract::splitCounts(const Contract &c,
+                                                  const Problem &p) {
   if (!c.splitsAtLaunch())
-    return std::max<int64_t>(c.splits, 1);
+    return {std::max<int64_t>(c.splits, 1)};
   int64_t most = c.maxSplits(p);
   int64_t steps = c.kSteps(p);
-  int64_t best = 1;
-  double bestSeconds = 0;
+  std::vector<int64_t> counts;
   for (int64_t count : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128,
                         192, 256}) {
     // The kernel gives each split ceil(steps / S) steps: the fewest splits
@@ -223,8 +221,23 @@ int64_t gemmc::contract::chooseSplits(const Contract &c, const Problem &p,
     int64_t splits = ceilDiv(steps, perSplit);
     if (splits > most)
       break;
+    if (counts.empty() || splits != counts.back())
+      counts.push_back(splits);
+  }
+  if (counts.empty())
+    counts.push_back(1);
+  return counts;
+}
+
+int64_t gemmc::contract::chooseSplits(const Contract &c, const Problem &p,
+                                      const DeviceModel &device,
+                                      const CostConstants &constants) {
+  std::vector<int64_t> counts = splitCounts(c, p);
+  int64_t best = counts.front();
+  double bestSeconds = 0;
+  for (int64_t splits : counts) {
     double seconds = costFeatures(c, p, device, splits).predict(constants);
-    if (splits == 1 || seconds < bestSeconds) {
+    if (splits == counts.front() || seconds < bestSeconds) {
       best = splits;
       bestSeconds = seconds;
     }

@@ -798,6 +798,10 @@ TEST(Cost, ChoosesTheSplitsOfTheLowestPredictedTime) {
   Contract fixed;
   ASSERT_TRUE(parseContract(kSplitK, fixed, error)) << error;
   EXPECT_EQ(chooseSplits(fixed, p, h100, constants), 4);
+  EXPECT_EQ(splitCounts(fixed, p), std::vector<int64_t>({4}));
+  // The counts weighed at launch: K's 3 steps allow 1, 2 and 3, each
+  // once (4 splits of 3 steps would leave one empty).
+  EXPECT_EQ(splitCounts(c, p), std::vector<int64_t>({1, 2, 3}));
   // The ranking states the splits each variant runs with.
   p.k = 16384;
   std::vector<RankedVariant> ranked = rankVariants({c, fixed}, p, h100);

@@ -114,6 +114,11 @@ int64_t chooseSplits(const Contract &contract, const Problem &problem,
                      const DeviceModel &device,
                      const CostConstants &constants);
 
+/// The counts of splits chooseSplits weighs for `contract` on `problem`,
+/// fewest first: the contract's own count where it is static.
+std::vector<int64_t> splitCounts(const Contract &contract,
+                                 const Problem &problem);
+
 /// One variant, as the rule of choice sees it.
 struct RankedVariant {
   size_t index = 0;
