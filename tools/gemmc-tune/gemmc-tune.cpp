@@ -101,13 +101,13 @@ static cl::opt<double>
                cl::init(0.7), cl::cat(tuneCategory));
 static cl::opt<unsigned>
     maxVariants("max-variants",
-                cl::desc("select: at most this many variants (default 16)"),
-                cl::init(16), cl::cat(tuneCategory));
+                cl::desc("select: at most this many variants (default 24)"),
+                cl::init(24), cl::cat(tuneCategory));
 static cl::opt<double>
     minGain("min-gain",
             cl::desc("select: stop when the best candidate left adds less "
-                     "than this to the family's score (default 0.002)"),
-            cl::init(0.002), cl::cat(tuneCategory));
+                     "than this to the family's score (default 0.0003)"),
+            cl::init(0.0003), cl::cat(tuneCategory));
 static cl::opt<unsigned> minCoverMeasurements(
     "min-cover-measurements",
     cl::desc("select: a candidate covers probes only if fitted to at least "
@@ -118,6 +118,11 @@ static cl::opt<std::string>
                 cl::desc("select: the device the measurements were made on: "
                          "h200 (default), h100, a100"),
                 cl::init("h200"), cl::cat(tuneCategory));
+static cl::opt<std::string> featuresFile(
+    "features",
+    cl::desc("select: also write the cost model's terms for every measured "
+             "time (a TSV), to study the model"),
+    cl::init(""), cl::cat(tuneCategory));
 static cl::opt<std::string> familyName("name",
                                        cl::desc("The family's kernel name"),
                                        cl::init(""), cl::cat(tuneCategory));
@@ -357,6 +362,37 @@ static std::string variantName(llvm::StringRef candidate) {
   return candidate.split('_').second.str();
 }
 
+/// `--features`: a row per measured time, with the candidate's tile and
+/// the cost model's terms (Cost.h) before its constants.
+static std::string
+featureTable(const std::vector<tuning::Candidate> &candidates,
+             const std::vector<tuning::ProblemRecord> &problems,
+             const ct::DeviceModel &device) {
+  std::string out = "problem\tm\tn\tk\tcandidate\tbm\tbn\tbk\ttransposed\t"
+                    "stream_k\tsplits\toccupancy\tunits\twaves\trounds\t"
+                    "compute_s\tmemory_s\treduce_s\tmeasured_s\tcublas_s\n";
+  for (const tuning::ProblemRecord &r : problems)
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      if (!(r.seconds[c] > 0))
+        continue;
+      const ct::Contract &k = candidates[c].contract;
+      int64_t bm, bn, bk;
+      k.tile(bm, bn, bk);
+      ct::CostFeatures f = ct::costFeatures(k, r.problem, device, r.splits[c]);
+      out += llvm::formatv("{0}\t{1}\t{2}\t{3}\t{4}\t{5}\t{6}\t{7}\t{8}\t"
+                           "{9}\t{10}\t{11}\t{12}\t{13}\t{14}\t{15:e6}\t"
+                           "{16:e6}\t{17:e6}\t{18:e6}\t{19:e6}\n",
+                           r.label, r.problem.m, r.problem.n, r.problem.k,
+                           candidates[c].name, bm, bn, bk, int(k.transposed),
+                           int(k.streamK), r.splits[c],
+                           k.hasCost ? k.cost.occupancy : 1, f.units, f.waves,
+                           f.rounds, f.compute, f.memory, f.reduce,
+                           r.seconds[c], r.cublasSeconds)
+                 .str();
+    }
+  return out;
+}
+
 static int runSelect() {
   if (dirArg.empty() || shapesFile.empty() || output.empty())
     return fail("select needs DIR, --shapes FILE and -o FAMILY.gemm");
@@ -513,6 +549,10 @@ static int runSelect() {
     candidates[c].constants = fits[c].constants;
     candidates[c].measurements = fits[c].problems;
   }
+
+  if (!featuresFile.empty() &&
+      !writeFile(featuresFile, featureTable(candidates, measured, device)))
+    return fail("cannot write " + featuresFile);
 
   tuning::ChooseOptions options;
   options.floor = floorRatio;
