@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Cross-validation of gemmc-tune select's stopping rule (--min-gain) on the
 # training set alone (docs/tuning.md, "select"): the 270 training problems
-# split in two halves (seed 7); a family selected on each half from the
+# split in two halves of whole models (seed 7; BY_MODEL=0: problems at
+# random), so that a half never holds another batch size of a layer the
+# other holds, as the held-out set may; a family selected on each half from the
 # f16 measurements (benchmarks/tuning/h100/), each problem of the other
 # half run, on paper, on the variant the family's fitted model picks
 # (gemm-bench --explain), at the time measured for that candidate there.
@@ -16,23 +18,33 @@ trap 'rm -rf "$work"' EXIT
   --arch sm_90a -o "$work/c" > /dev/null 2>&1
 cp benchmarks/tuning/h100/f16-rrr-results.tsv "$work/c/results.tsv"
 python3 - "$work" <<'PY'
-import random, sys
+import os, random, sys
 w = sys.argv[1]
 train = [l.strip() for l in open('benchmarks/workloads-train.txt')
          if l.strip() and not l.startswith('#')]
 order = list(range(len(train)))
 random.Random(7).shuffle(order)
 half = len(train) // 2
-for name, part in (('A', order[:half]), ('B', order[half:])):
+parts = (order[:half], order[half:])
+if os.environ.get("BY_MODEL", "1") != "0":
+    # Whole models to each half (the text after '#' up to the layer), so
+    # that no half sees another batch size of a layer the other holds.
+    models = sorted({l.split('#')[1].split()[0] for l in train})
+    random.Random(7).shuffle(models)
+    first = set(models[:len(models) // 2])
+    parts = ([i for i in order if train[i].split('#')[1].split()[0] in first],
+             [i for i in order if train[i].split('#')[1].split()[0] not in first])
+for name, part in (('A', parts[0]), ('B', parts[1])):
     open(f'{w}/{name}.txt', 'w').write(
         '\n'.join(train[i] for i in sorted(part)) + '\n')
 PY
-for gain in ${GAINS:-0.002 0.001 0.0003}; do
+for gain in ${GAINS:-0.002 0.0003}; do
   for fold in A B; do
     other=$([ $fold = A ] && echo B || echo A)
     f=$work/fam-$gain-$fold
     "$build/bin/gemmc-tune" select "$work/c" --shapes "$work/$fold.txt" \
-      --device-model h100 --max-variants 24 --min-gain "$gain" -o "$f.gemm" \
+      --device-model h100 --max-variants 24 --min-gain "$gain" ${SELECT_ARGS:-} \
+      -o "$f.gemm" \
       > /dev/null 2>&1
     "$build/bin/gemmc" --arch=sm_90a "$f.gemm" -o "$f.ptx" 2> /dev/null
     "$build/bin/gemm-bench" --explain --shapes "$work/$other.txt" \

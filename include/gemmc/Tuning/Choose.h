@@ -48,9 +48,9 @@ struct ProblemRecord {
 };
 
 struct ChooseOptions {
-  size_t maxVariants = 16;
+  size_t maxVariants = 24;
   /// Stop when a variant adds less than this to the mean log ratio.
-  double minGain = 0.002;
+  double minGain = 0.0003;
   /// Problems below `floor` x cuBLAS count `floorWeight` times more for
   /// the part they are below it.
   double floor = 0.7, floorWeight = 4;
