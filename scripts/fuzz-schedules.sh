@@ -14,10 +14,12 @@
 #
 # usage: scripts/fuzz-schedules.sh [--seed S] [--count N] [--out DIR]
 #                                  [--other-build DIR] [--jobs J]
+#                                  [--hopper-only]
+# (--hopper-only: Hopper's warpgroup schedules alone)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${GEMMC_BUILD_DIR:-build}
-seed=1 count=2000 out=$build/schedule-fuzz other="" jobs=$(nproc)
+seed=1 count=2000 out=$build/schedule-fuzz other="" jobs=$(nproc) only=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seed) seed=$2; shift 2 ;;
@@ -25,6 +27,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --other-build) other=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
+    --hopper-only) only=(--hopper-only); shift ;;
     *) echo "fuzz-schedules: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -41,7 +44,7 @@ fuzz() { # fuzz TOOL DIR ARCHES
   mkdir -p "$dir"
   for ((i = 0; i < jobs; ++i)); do
     "$tool" --seed "$seed" --count "$per" --arch "$arch" --out "$dir" \
-      --shard "$i/$jobs" > "$dir/fuzz.$i.log" 2>&1 &
+      --shard "$i/$jobs" "${only[@]}" > "$dir/fuzz.$i.log" 2>&1 &
     pids+=($!)
   done
   for i in "${!pids[@]}"; do

@@ -71,10 +71,12 @@ std::string gemmc::contract::formatContract(const Contract &c) {
   // Version 2 adds tensor maps and the persistent grid, version 3 C's
   // tensor map and clusters, version 4 split-K's workspace, version 5 a
   // family's variant, version 6 split-K's splits chosen at launch,
-  // version 7 stream-K, version 8 a transposed kernel: a reader of an
-  // older version refuses such a kernel rather than launch it wrongly (or
-  // for problems it is not for).
-  int version = c.transposed                               ? 8
+  // version 7 stream-K, version 8 a transposed kernel, version 9 a batch
+  // copied by TMA (3-D tensor maps): a reader of an older version refuses
+  // such a kernel rather than launch it wrongly (or for problems it is not
+  // for).
+  int version = c.problem.batched && c.tensorMaps          ? 9
+                : c.transposed                             ? 8
                 : c.streamK                                ? 7
                 : c.splitsAtLaunch()                       ? 6
                 : !c.family.empty()                        ? 5

@@ -225,7 +225,8 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
   // Version 2 adds tensor maps and persistent grids, version 3 C's tensor
   // map and clusters, version 4 split-K, version 5 a family's variants,
   // version 6 split-K's splits chosen at launch, version 7 stream-K,
-  // version 8 a transposed kernel (docs/contract.md).
+  // version 8 a transposed kernel, version 9 a batch copied by TMA
+  // (docs/contract.md).
   const std::string begin = "// gemmc-contract-begin v1";
   const std::string prefix = "// gemmc-contract-begin v";
   const std::string end = "// gemmc-contract-end";
@@ -240,10 +241,15 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
     if (!line.empty() && line.back() == '\r')
       line.pop_back();
     if (!inside) {
-      inside = line.size() == prefix.size() + 1 && line.rfind(prefix, 0) == 0 &&
-               line.back() >= '1' && line.back() <= '8';
+      std::string number = line.rfind(prefix, 0) == 0
+                               ? line.substr(prefix.size())
+                               : std::string();
+      inside = !number.empty() && number.size() <= 2 &&
+               std::all_of(number.begin(), number.end(),
+                           [](char c) { return c >= '0' && c <= '9'; }) &&
+               std::stoi(number) >= 1 && std::stoi(number) <= 9;
       if (inside)
-        version = line.back() - '0';
+        version = std::stoi(number);
       if (!inside && line.rfind("// gemmc-contract-begin", 0) == 0) {
         error = "line " + std::to_string(lineNo) +
                 ": unsupported contract version: " + line;
@@ -514,6 +520,9 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
        contract.alignment <= 0))
     return bad("alignment");
   if (!parseProblem(fields["problem"], contract.problem))
+    return bad("problem");
+  // A batch's tensor maps are 3-D, from version 9.
+  if (contract.problem.batched && contract.tensorMaps && version < 9)
     return bad("problem");
   contract.hasCost = fields.count("cost") != 0;
   contract.cost = CostFacts();

@@ -326,12 +326,12 @@ TEST(Contract, RejectsMalformedContracts) {
   EXPECT_FALSE(parseContract(replace(kFixed, "m=1024", "m=?"), c, error));
   EXPECT_EQ(error, "the problem's size M is given at launch but is not a "
                    "kernel parameter");
-  // Versions 2 to 8 (tensor maps, persistent grids, clusters, split-K,
-  // families, splits at launch, stream-K, transposed kernels) are read; a
-  // later one is not.
-  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v9"), c, error));
+  // Versions 2 to 9 (tensor maps, persistent grids, clusters, split-K,
+  // families, splits at launch, stream-K, transposed kernels, batches
+  // copied by TMA) are read; a later one is not.
+  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v10"), c, error));
   EXPECT_EQ(error, "line 6: unsupported contract version: "
-                   "// gemmc-contract-begin v9");
+                   "// gemmc-contract-begin v10");
   EXPECT_FALSE(parseContract(replace(kFixed, "// entry: sgemm_coalesced\n", ""),
                              c, error));
   EXPECT_EQ(error, "the kernel contract has no 'entry' field");
@@ -919,6 +919,40 @@ TEST(Contract, ReadsTensorMapsOfSomeMatrices) {
   EXPECT_FALSE(parseContract(replace(text, "B=64x32", "A=64x64 B=64x32"), c,
                              error));
   EXPECT_FALSE(parseContract(replace(text, "B=64x32 ", ""), c, error));
+}
+
+TEST(Contract, ReadsABatchCopiedByTma) {
+  // A batch's tensor maps are 3-D (the launcher's, runtime/lib/Launch.cpp):
+  // version 9, which an older reader refuses.
+  std::string text = replace(
+      replace(replace(kCluster, "v3", "v9"),
+              "A:memref2.i64 B:memref2.i64 C:memref2.i64",
+              "A:memref3.i64 B:memref3.i64 C:memref3.i64"),
+      "acc=f32\n", "acc=f32 batch=? strides=?,?,?\n");
+  Contract c;
+  std::string error;
+  ASSERT_TRUE(parseContract(text, c, error)) << error;
+  EXPECT_TRUE(c.problem.batched);
+  EXPECT_TRUE(c.tensorMaps);
+  std::string written = formatContract(c);
+  EXPECT_NE(written.find("// gemmc-contract-begin v9\n"), std::string::npos);
+  Contract again;
+  ASSERT_TRUE(parseContract(written, again, error)) << error;
+  EXPECT_EQ(formatContract(again), written);
+  EXPECT_FALSE(parseContract(replace(text, "v9", "v8"), c, error));
+  EXPECT_NE(error.find("malformed 'problem' field"), std::string::npos);
+  // A batch's strides step by the leading dimensions' multiples.
+  ASSERT_TRUE(parseContract(text, c, error)) << error;
+  Problem p = c.problem;
+  p.m = p.n = p.k = 64;
+  p.batch = 3;
+  p.strideB = 64 * 64 + 4;
+  std::string why;
+  EXPECT_FALSE(accepts(c, p, why));
+  EXPECT_EQ(why, "the batch stride of B (4100) must be at least 4096 and a "
+                 "multiple of 8");
+  p.strideB = 64 * 64 + 8;
+  EXPECT_TRUE(accepts(c, p, why)) << why;
 }
 
 TEST(Shapes, ReadsAShapesFile) {

@@ -224,6 +224,9 @@ bool Rules::checkWarpgroup() {
                                 : " (TMA copies rows of 16-byte multiples)"));
   }
 
+  if (p.batched && !checkHopperBatch(kernel, multiples))
+    return false;
+
   facts.threadsPerBlock = kernel.threads;
   facts.sharedBytes = kernel.sharedBytes;
   int64_t budget =
@@ -318,5 +321,39 @@ bool Rules::checkCluster() {
     return error(DirectiveKind::Cluster,
                  "a cluster's blocks share their tiles by TMA multicast: "
                  "'cluster' needs 'tma a b'");
+  return true;
+}
+
+bool Rules::checkHopperBatch(
+    const WarpgroupKernel &kernel,
+    llvm::ArrayRef<std::pair<Operand, int64_t>> multiples) {
+  // A realigned operand's runs lie alike in every tile of every matrix,
+  // which only matrices 16 bytes apart keep.
+  const std::pair<const TmaOperand &, DirectiveKind> operands[] = {
+      {kernel.a, DirectiveKind::Vectorize}, {kernel.b, DirectiveKind::Vectorize}};
+  for (const auto &[t, directive] : operands)
+    if (t.realignsInShared())
+      return notYet(directive,
+                    Twine("a batch with ") +
+                        (t.operand == Operand::A ? "A" : "B") + " in " +
+                        Twine(t.pieceBytes) +
+                        "-byte pieces (the producer realigns them)");
+  // Each matrix of a batch starts where its rows may: its tensor map's
+  // batch stride is a multiple of 16 bytes, and the threads' pieces are
+  // aligned. (Strides given at launch: the contract's multiples.)
+  for (auto [operand, multiple] : multiples) {
+    std::optional<int64_t> stride = p.batchStride(operand);
+    if (!stride || *stride % multiple == 0)
+      continue;
+    const char *names[] = {"A", "B", "C"};
+    return error(Part::Kind::Batch,
+                 Twine("the wgmma kernel needs the batch stride of ") +
+                     names[int(operand)] + " (" + Twine(*stride) +
+                     ") to be a multiple of " + Twine(multiple) +
+                     ", as its leading dimension");
+  }
+  // Pairs of a row-major C's columns are stored at once where an even
+  // leading dimension and stride keep them aligned (or element by element,
+  // StoreC.cpp): no rule.
   return true;
 }

@@ -97,8 +97,10 @@ bool Rules::checkImplemented() {
   if (s.hasWgmma()) {
     if (!s.consumers)
       return notYet(DirectiveKind::Wgmma, "'wgmma' without 'warp-specialize'");
-    if (p.batched)
-      return notYet(Part::Kind::Batch, "a batch with 'wgmma'");
+    // Stream-K's shares of the last round count one matrix's tiles.
+    if (p.batched && s.streamK)
+      return notYet(Part::Kind::Batch,
+                    "a batch with 'persistent stream-k'");
     return true;
   }
   bool columnMajorOperand =

@@ -69,6 +69,10 @@ private:
   bool checkWarpgroup();
   bool checkCluster();
   bool checkStreamK();
+  /// A batch on the warpgroup kernel: no realigned operand, and batch
+  /// strides at the leading dimensions' `multiples`.
+  bool checkHopperBatch(const WarpgroupKernel &kernel,
+                        llvm::ArrayRef<std::pair<Operand, int64_t>> multiples);
   void warnOfSpills(Part at, int64_t acc, int64_t fragments);
 
   /// The directive that makes the threads: the warp tile with mma, else the

@@ -229,6 +229,12 @@ bool Rules::checkVectorize() {
                    "global-store width " + Twine(globalStore) +
                        " needs the leading dimension of C (" + Twine(*leading) +
                        ") to be a multiple of it, for aligned stores");
+    std::optional<int64_t> stride = p.batchStride(Operand::C);
+    if (stride && *stride % globalStore)
+      return error(Part::Kind::Batch,
+                   "global-store width " + Twine(globalStore) +
+                       " needs the batch stride of C (" + Twine(*stride) +
+                       ") to be a multiple of it, for aligned stores");
   }
   return true;
 }
@@ -265,6 +271,13 @@ bool Rules::checkCooperativeLoads() {
                            " needs the leading dimension of " + t.name + " (" +
                            Twine(*leading) +
                            ") to be a multiple of it, for aligned loads");
+    std::optional<int64_t> stride = p.batchStride(t.operand);
+    if (stride && *stride % width)
+      return error(Part::Kind::Batch,
+                   Twine("global-load width ") + Twine(width) +
+                       " needs the batch stride of " + t.name + " (" +
+                       Twine(*stride) +
+                       ") to be a multiple of it, for aligned loads");
     int64_t loads = satMul(t.rows, t.cols) / width;
     if (loads % facts.threadsPerBlock)
       return error(at, Twine("the ") + t.name + " tile " + Twine(t.rows) + "x" +

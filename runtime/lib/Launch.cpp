@@ -81,36 +81,45 @@ CUlaunchConfig ContractKernel::launchConfig(unsigned gridX,
 /// The tensor map of operand A, B or C (`name`) of `p` at `base`: 2-D, the
 /// contiguous dimension first, its rows `ld` elements apart, copied in
 /// boxes of `box` to or from 128-byte-swizzled shared memory; reads past
-/// the matrix fill zeros, writes past it are dropped.
+/// the matrix fill zeros, writes past it are dropped. A `batched` kernel's
+/// maps are 3-D: the batch's matrices last, the batch stride apart, one a
+/// box.
 static CUtensorMap encodeTensorMap(const std::string &name, const Problem &p,
-                                   CUdeviceptr base, TensorMapBox box) {
+                                   bool batched, CUdeviceptr base,
+                                   TensorMapBox box) {
   struct Matrix {
     Layout layout;
     int64_t rows, cols;
     DType type;
-    int64_t ld;
-  } matrix = name == "tmap-A"   ? Matrix{p.aLayout, p.m, p.k, p.a, p.ldOfA()}
-             : name == "tmap-B" ? Matrix{p.bLayout, p.k, p.n, p.b, p.ldOfB()}
-                                : Matrix{p.cLayout, p.m, p.n, p.c, p.ldOfC()};
-  Layout layout = matrix.layout;
-  int64_t rows = matrix.rows, cols = matrix.cols;
-  DType type = matrix.type;
-  int64_t ld = matrix.ld;
-  bool rowMajor = layout == Layout::Row;
-  cuuint64_t dims[2] = {cuuint64_t(rowMajor ? cols : rows),
-                        cuuint64_t(rowMajor ? rows : cols)};
-  cuuint64_t strides[1] = {cuuint64_t(ld) * sizeOf(type)};
-  cuuint32_t boxDims[2] = {cuuint32_t(box.inner), cuuint32_t(box.outer)};
-  cuuint32_t elementStrides[2] = {1, 1};
+    int64_t ld, stride;
+  } matrix = name == "tmap-A"
+                 ? Matrix{p.aLayout, p.m, p.k, p.a, p.ldOfA(), p.strideOfA()}
+             : name == "tmap-B"
+                 ? Matrix{p.bLayout, p.k, p.n, p.b, p.ldOfB(), p.strideOfB()}
+                 : Matrix{p.cLayout, p.m, p.n, p.c, p.ldOfC(), p.strideOfC()};
+  bool rowMajor = matrix.layout == Layout::Row;
+  cuuint64_t bytes = sizeOf(matrix.type);
+  // A batch of one takes any stride (the contract checks only those that
+  // step): its map steps by the matrix, at a 16-byte multiple as its rows.
+  if (p.batch == 1)
+    matrix.stride = matrix.ld * (rowMajor ? matrix.rows : matrix.cols);
+  cuuint64_t dims[3] = {cuuint64_t(rowMajor ? matrix.cols : matrix.rows),
+                        cuuint64_t(rowMajor ? matrix.rows : matrix.cols),
+                        cuuint64_t(p.batch)};
+  cuuint64_t strides[2] = {cuuint64_t(matrix.ld) * bytes,
+                           cuuint64_t(matrix.stride) * bytes};
+  cuuint32_t boxDims[3] = {cuuint32_t(box.inner), cuuint32_t(box.outer), 1};
+  cuuint32_t elementStrides[3] = {1, 1, 1};
   CUtensorMapDataType dataType =
-      type == DType::F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-      : type == DType::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                            : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+      matrix.type == DType::F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+      : matrix.type == DType::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                   : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   CUtensorMap map;
   GEMMC_CU(DriverApi::get().cuTensorMapEncodeTiled(
-      &map, dataType, 2, reinterpret_cast<void *>(base), dims, strides, boxDims,
-      elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+      &map, dataType, batched ? 3 : 2, reinterpret_cast<void *>(base), dims,
+      strides, boxDims, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
   return map;
 }
 
@@ -337,7 +346,8 @@ void LaunchPlan::launch(const Operands &operands, CUstream stream) const {
     CUtensorMap map = encodeTensorMap(patch.source == Source::A   ? "tmap-A"
                                       : patch.source == Source::B ? "tmap-B"
                                                                   : "tmap-C",
-                                      p, address, patch.box);
+                                      p, spec.problem.batched, address,
+                                      patch.box);
     std::memcpy(bytes + patch.offset, &map, sizeof(map));
   }
   void *args[maxArgumentBytes / 4];

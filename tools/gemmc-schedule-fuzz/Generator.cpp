@@ -196,13 +196,14 @@ static int64_t drawSize(Draw &d, int64_t tile, int64_t maxSize) {
 
 /// A schedule for Hopper's warpgroup kernel (sm_90a): wgmma, tma (of C
 /// too), warp-specialize, a pipeline, persistent (stream-k), raster,
-/// clusters and split-K, over the types, layouts, sizes (static or `?`)
-/// and epilogues. Mostly within the rules; sometimes not, so that the refusals are
-/// exercised too. `side` draws which operands the producer's threads copy
-/// instead of TMA, and in what pieces (a stream of its own, so that the
-/// rest of each schedule is what earlier seeds drew).
+/// clusters and split-K, over the types, layouts, sizes (static or `?`),
+/// epilogues and batches. Mostly within the rules; sometimes not, so that
+/// the refusals are exercised too. `side` draws which operands the
+/// producer's threads copy instead of TMA, and in what pieces, and
+/// `batchSide` the batch (streams of their own, so that the rest of each
+/// schedule is what earlier seeds drew).
 static std::string generateHopper(Draw &d, Draw &side, Draw &deepSide,
-                                  const std::string &name,
+                                  Draw &batchSide, const std::string &name,
                                   const GeneratorOptions &options) {
   Kind kind = d.pick({Kind::F16, Kind::BF16, Kind::TF32});
   int64_t bytes = kind == Kind::TF32 ? 4 : 2;
@@ -247,13 +248,38 @@ static std::string generateHopper(Draw &d, Draw &side, Draw &deepSide,
   };
   bool dynamic = d.chance(0.5);
   const char *dims[3] = {"m", "n", "k"};
-  for (const char *dim : dims) {
+  int64_t sizes[3];
+  for (int i = 0; i < 3; ++i) {
     // Static sizes mostly keep rows at 16-byte multiples for TMA.
     int64_t size = d.uniform(1, options.maxSize);
     if (d.chance(0.85))
       size = (size + 7) / 8 * 8;
-    statement(std::string(dim) + " = " +
+    sizes[i] = size;
+    statement(std::string(dims[i]) + " = " +
               (dynamic ? std::string("?") : std::to_string(size)));
+  }
+  // A quarter batched (from a stream of their own): `batch = ?` with
+  // sizes given at launch, else 1 to 3 matrices, now and then strides past
+  // the matrices by multiples of 8 elements (a few by 4, which TMA's
+  // 16-byte rows refuse for 2-byte elements).
+  if (batchSide.chance(0.25)) {
+    if (dynamic) {
+      statement("batch = ?");
+    } else {
+      std::string batch = "batch = " + std::to_string(batchSide.uniform(1, 3));
+      if (batchSide.chance(0.4)) {
+        int64_t step = batchSide.chance(0.9) ? 8 : 4;
+        // One draw a statement: the order of a call's operands is
+        // unspecified, and the schedules must not depend on the compiler.
+        int64_t padA = step * batchSide.uniform(0, 4);
+        int64_t padB = step * batchSide.uniform(0, 4);
+        int64_t padC = step * batchSide.uniform(0, 4);
+        batch += " strides " + std::to_string(sizes[0] * sizes[2] + padA) +
+                 " " + std::to_string(sizes[2] * sizes[1] + padB) + " " +
+                 std::to_string(sizes[0] * sizes[1] + padC);
+      }
+      statement(batch);
+    }
   }
   std::string element = elementName(kind);
   std::string cElement =
@@ -371,9 +397,12 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   std::mt19937_64 deepCopy = rng;
   std::seed_seq deepSeed{deepCopy(), deepCopy(), uint64_t(0xdee9)};
   std::mt19937_64 deepRng(deepSeed);
-  Draw d(rng), side(sideRng), deepSide(deepRng);
-  if (options.hopper && d.chance(0.2))
-    return generateHopper(d, side, deepSide, name, options);
+  std::mt19937_64 batchCopy = rng;
+  std::seed_seq batchSeed{batchCopy(), batchCopy(), uint64_t(0xba7c)};
+  std::mt19937_64 batchRng(batchSeed);
+  Draw d(rng), side(sideRng), deepSide(deepRng), batchSide(batchRng);
+  if (options.hopper && (d.chance(0.2) || options.hopperOnly))
+    return generateHopper(d, side, deepSide, batchSide, name, options);
   Plan p;
   p.kind = d.pick({Kind::Simt, Kind::Simt, Kind::F16, Kind::BF16, Kind::TF32});
   p.mma = p.kind != Kind::Simt;

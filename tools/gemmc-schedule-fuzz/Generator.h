@@ -24,6 +24,8 @@ struct GeneratorOptions {
   int64_t maxSize = 640;
   /// Also draw Hopper's warpgroup schedules (a fifth of them): for sm_90a.
   bool hopper = false;
+  /// Draw only Hopper's warpgroup schedules (with `hopper`).
+  bool hopperOnly = false;
 };
 
 /// One random schedule file whose kernel is called `name`.

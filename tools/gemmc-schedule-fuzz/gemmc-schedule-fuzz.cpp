@@ -65,6 +65,11 @@ static cl::opt<std::string>
           cl::desc("I/N: draw only schedules whose index is I "
                    "modulo N (to run N processes side by side)"),
           cl::init("0/1"), cl::cat(fuzzCategory));
+static cl::opt<bool>
+    hopperOnly("hopper-only",
+               cl::desc("Draw only Hopper's warpgroup schedules (the first "
+                        "--arch must be sm_90a)"),
+               cl::cat(fuzzCategory));
 static cl::opt<bool> verbose("verbose",
                              cl::desc("Print each schedule as it is drawn"),
                              cl::init(false), cl::cat(fuzzCategory));
@@ -291,6 +296,12 @@ int main(int argc, char **argv) {
   gemmc::fuzz::GeneratorOptions generatorOptions;
   generatorOptions.maxSize = maxSize;
   generatorOptions.hopper = arches.front() == "sm_90a";
+  generatorOptions.hopperOnly = hopperOnly;
+  if (hopperOnly && !generatorOptions.hopper) {
+    llvm::errs() << "gemmc-schedule-fuzz: --hopper-only needs --arch "
+                    "sm_90a first\n";
+    return 2;
+  }
   std::map<std::string, int64_t> rejected;
   Tally run;
   int64_t attempts = 0, accepted = 0;

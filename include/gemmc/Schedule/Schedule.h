@@ -96,6 +96,13 @@ struct Problem {
   shapeOf(Operand operand) const;
   /// The leading dimension of `operand` where the sizes are static.
   std::optional<int64_t> leadingDimension(Operand operand) const;
+  /// The batch stride of `operand` where it is declared (a dense batch's
+  /// matrices start where their leading dimensions allow).
+  std::optional<int64_t> batchStride(Operand operand) const {
+    if (!batchStrides)
+      return std::nullopt;
+    return (*batchStrides)[static_cast<int>(operand)];
+  }
 };
 
 /// The transposed problem C^T = B^T * A^T: N x M x K, its A the problem's

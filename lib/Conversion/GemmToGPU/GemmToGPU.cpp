@@ -166,25 +166,8 @@ static void outlineKernel(KernelOp kernel) {
   if (batch) {
     func->setAttr(kBatchAttr, builder.getDenseI64ArrayAttr(*batch));
     Value z = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::z);
-    for (Value &matrix : matrices) {
-      auto type = cast<MemRefType>(matrix.getType());
-      SmallVector<OpFoldResult> offsets = {z, builder.getIndexAttr(0),
-                                           builder.getIndexAttr(0)};
-      SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(1)};
-      for (unsigned dim : {1u, 2u})
-        sizes.push_back(
-            type.isDynamicDim(dim)
-                ? OpFoldResult(memref::DimOp::create(builder, loc, matrix, dim)
-                                   .getResult())
-                : OpFoldResult(builder.getIndexAttr(type.getDimSize(dim))));
-      SmallVector<OpFoldResult> strides(3, builder.getIndexAttr(1));
-      auto resultType = memref::SubViewOp::inferRankReducedResultType(
-          {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes,
-          strides);
-      matrix =
-          memref::SubViewOp::create(builder, loc, cast<MemRefType>(resultType),
-                                    matrix, offsets, sizes, strides);
-    }
+    for (Value &matrix : matrices)
+      matrix = createBatchMatrixView(builder, loc, matrix, z);
   }
   MatmulOp::create(builder, loc, matrices[0], matrices[1], matrices[2],
                    TypeAttr::get(problem.getAccType()),

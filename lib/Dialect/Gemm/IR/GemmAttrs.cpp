@@ -326,6 +326,17 @@ gemmc::Problem mlir::gemm::getProblemModel(ProblemAttr attr) {
   return problem;
 }
 
+void mlir::gemm::setBatchModel(gemmc::Problem &problem,
+                               ArrayRef<int64_t> batch) {
+  if (batch.size() != 4)
+    return;
+  problem.batched = true;
+  if (!ShapedType::isDynamic(batch.front()))
+    problem.batchCount = batch.front();
+  if (!problem.isDynamic())
+    problem.batchStrides = {batch[1], batch[2], batch[3]};
+}
+
 //===----------------------------------------------------------------------===//
 // LaunchAttr
 //===----------------------------------------------------------------------===//

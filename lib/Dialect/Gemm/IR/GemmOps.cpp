@@ -32,14 +32,8 @@ static gemmc::Problem getKernelProblem(KernelOp kernel) {
   if (std::optional<StringRef> bias = kernel.getBias())
     problem.bias = *bias == "row" ? gemmc::BiasKind::Row : gemmc::BiasKind::Col;
   problem.relu = kernel.getRelu();
-  if (std::optional<ArrayRef<int64_t>> batch = kernel.getBatch();
-      batch && batch->size() == 4) {
-    problem.batched = true;
-    if (!ShapedType::isDynamic(batch->front()))
-      problem.batchCount = batch->front();
-    if (!problem.isDynamic())
-      problem.batchStrides = {(*batch)[1], (*batch)[2], (*batch)[3]};
-  }
+  if (std::optional<ArrayRef<int64_t>> batch = kernel.getBatch())
+    setBatchModel(problem, *batch);
   return problem;
 }
 

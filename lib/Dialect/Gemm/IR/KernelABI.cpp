@@ -3,6 +3,7 @@
 #include "gemmc/Dialect/Gemm/IR/KernelABI.h"
 #include "gemmc/Dialect/Gemm/IR/GemmAttrs.h"
 #include "gemmc/Dialect/Gemm/IR/GemmDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
 using namespace mlir::gemm;
@@ -89,4 +90,25 @@ BlockArgument mlir::gemm::getKernelArgument(FunctionOpInterface kernel,
   if (!index || *index >= kernel.getNumArguments())
     return {};
   return kernel.getArgument(*index);
+}
+
+Value mlir::gemm::createBatchMatrixView(OpBuilder &b, Location loc,
+                                        Value batch, OpFoldResult index) {
+  auto type = cast<MemRefType>(batch.getType());
+  SmallVector<OpFoldResult> offsets = {index, b.getIndexAttr(0),
+                                       b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1)};
+  for (unsigned dim : {1u, 2u}) {
+    if (!type.isDynamicDim(dim)) {
+      sizes.push_back(b.getIndexAttr(type.getDimSize(dim)));
+      continue;
+    }
+    Value extent = memref::DimOp::create(b, loc, batch, dim);
+    sizes.push_back(extent);
+  }
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  auto viewType = memref::SubViewOp::inferRankReducedResultType(
+      {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, loc, cast<MemRefType>(viewType), batch,
+                                   offsets, sizes, strides);
 }

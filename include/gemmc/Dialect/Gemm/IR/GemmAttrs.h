@@ -49,6 +49,10 @@ gemmc::ElementType getElementTypeModel(Type type);
 /// The schedule model's view of a problem attribute (sizes, element types,
 /// layouts); the epilogue and batch come from the kernel.
 gemmc::Problem getProblemModel(ProblemAttr problem);
+/// Adds a kernel's batch to the schedule model's problem: its count and A,
+/// B and C's strides (ShapedType::kDynamic where given at launch; the
+/// strides are the problem's only where its sizes are static).
+void setBatchModel(gemmc::Problem &problem, ArrayRef<int64_t> batch);
 
 /// Reports a schedule model diagnostic through `emitError` (errors only;
 /// notes become notes of the error before them, warnings are dropped).

@@ -19,6 +19,7 @@
 #define GEMMC_DIALECT_GEMM_IR_KERNELABI_H
 
 #include "gemmc/Schedule/Schedule.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Support/LLVM.h"
@@ -72,6 +73,11 @@ private:
 
 /// The argument of `kernel` with `role`, or null where it has none.
 BlockArgument getKernelArgument(FunctionOpInterface kernel, KernelArg role);
+
+/// A batch's matrix argument is a count x rows x cols memref: the
+/// rows x cols view of its matrix `index`.
+Value createBatchMatrixView(OpBuilder &b, Location loc, Value batch,
+                            OpFoldResult index);
 
 } // namespace mlir::gemm
 

@@ -203,7 +203,8 @@ LogicalResult KernelBuilder::finishTile(const ConsumerSetup &cs, Value tile,
 FailureOr<Value> KernelBuilder::consumeTile(const ConsumerSetup &cs, Value tile,
                                             Value kBegin, Value kEnd, Value it0,
                                             const WorkUnit *unit) {
-  auto [tileRow, tileCol] = tileCoordinates(tile);
+  TilePosition at = tileCoordinates(tile);
+  BatchScope inBatch(*this, at.batch);
   SmallVector<Value> inits = {it0};
   for (int64_t i = 0, e = k.mTiles * k.nTiles; i < e; ++i)
     inits.push_back(LLVM::ZeroOp::create(b, loc, cs.accType));
@@ -223,7 +224,7 @@ FailureOr<Value> KernelBuilder::consumeTile(const ConsumerSetup &cs, Value tile,
     releaseStageBefore(end, arith::AndIOp::create(b, loc, any, cs.leader));
   }
   SmallVector<Value> results(steps.getResults().drop_front());
-  if (failed(finishTile(cs, tile, tileRow, tileCol, results, one, unit)))
+  if (failed(finishTile(cs, tile, at.row, at.col, results, one, unit)))
     return failure();
   return end;
 }

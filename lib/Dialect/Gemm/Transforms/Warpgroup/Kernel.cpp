@@ -23,24 +23,51 @@ std::pair<Value, Value> mlir::gemm::warpgroup::splitWord(OpBuilder &b,
   return {bigWord, smallWord};
 }
 
-std::pair<Value, Value> KernelBuilder::tileCoordinates(Value tile) {
+KernelBuilder::TilePosition KernelBuilder::tileCoordinates(Value tile) {
   // Without a cluster, each cluster tile is one tile.
   Value rows = s.cluster ? clusterTilesM : tilesM;
   Value cols = s.cluster ? clusterTilesN : tilesN;
-  Value row, col;
+  TilePosition at;
+  // A batch's matrices one after the other: tile t of the grid's walk is
+  // tile t % T of matrix t / T, T tiles a matrix.
+  if (batchCount) {
+    Value perMatrix = arith::MulIOp::create(b, loc, rows, cols);
+    at.batch = arith::DivUIOp::create(b, loc, tile, perMatrix);
+    tile = arith::RemUIOp::create(b, loc, tile, perMatrix);
+  }
   if (s.raster) {
-    std::tie(row, col) = rasterize(b, loc, tile, rows, cols, *s.raster);
+    std::tie(at.row, at.col) = rasterize(b, loc, tile, rows, cols, *s.raster);
   } else {
-    row = arith::DivUIOp::create(b, loc, tile, cols);
-    col = arith::RemUIOp::create(b, loc, tile, cols);
+    at.row = arith::DivUIOp::create(b, loc, tile, cols);
+    at.col = arith::RemUIOp::create(b, loc, tile, cols);
   }
   if (!s.cluster)
-    return {row, col};
-  Value rowStart = arith::MulIOp::create(b, loc, row, index(k.clusterM));
-  Value colStart = arith::MulIOp::create(b, loc, col, index(k.clusterN));
-  Value ownRow = arith::AddIOp::create(b, loc, rowStart, rankM);
-  Value ownCol = arith::AddIOp::create(b, loc, colStart, rankN);
-  return {ownRow, ownCol};
+    return at;
+  Value rowStart = arith::MulIOp::create(b, loc, at.row, index(k.clusterM));
+  Value colStart = arith::MulIOp::create(b, loc, at.col, index(k.clusterN));
+  at.row = arith::AddIOp::create(b, loc, rowStart, rankM);
+  at.col = arith::AddIOp::create(b, loc, colStart, rankN);
+  return at;
+}
+
+void KernelBuilder::viewBatch(Value batch) {
+  a = createBatchMatrixView(b, loc, batchA, batch);
+  bMatrix = createBatchMatrixView(b, loc, batchB, batch);
+  c = createBatchMatrixView(b, loc, batchC, batch);
+  tmaBatch = toI32(batch);
+}
+
+KernelBuilder::BatchScope::BatchScope(KernelBuilder &kb, Value batch)
+    : kb(kb), saved{kb.a, kb.bMatrix, kb.c, kb.tmaBatch} {
+  if (batch)
+    kb.viewBatch(batch);
+}
+
+KernelBuilder::BatchScope::~BatchScope() {
+  kb.a = saved[0];
+  kb.bMatrix = saved[1];
+  kb.c = saved[2];
+  kb.tmaBatch = saved[3];
 }
 
 std::pair<Value, Value> KernelBuilder::stageAndPhase(Value it) {
@@ -204,7 +231,17 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
       (k.c && !mapC))
     return func.emitOpError("lacks the matrices or tensor maps of the "
                             "kernel ABI");
-  if (matmul.getA() != a || matmul.getB() != bMatrix || matmul.getC() != c)
+  // A batch's GEMM multiplies views of the arguments' matrices (those of
+  // blockIdx.z: convert-gemm-to-gpu), which the tiles take in turn here.
+  auto multiplies = [](Value operand, Value argument) {
+    if (operand == argument)
+      return true;
+    auto view = operand.getDefiningOp<memref::SubViewOp>();
+    return view && view.getSource() == argument &&
+           view.getSourceType().getRank() == 3;
+  };
+  if (!multiplies(matmul.getA(), a) || !multiplies(matmul.getB(), bMatrix) ||
+      !multiplies(matmul.getC(), c))
     return matmul.emitOpError("of a wgmma kernel must multiply the kernel's "
                               "own matrices");
 
@@ -233,6 +270,14 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
     return getValueOrCreateConstantIndexOp(b, loc,
                                            extentOf(b, loc, matrix, dim));
   };
+  if (cast<MemRefType>(c.getType()).getRank() == 3) {
+    batchA = a;
+    batchB = bMatrix;
+    batchC = c;
+    batchCount = extent(c, 0);
+    // Outside a tile's scope, the first matrix (its extents are all's).
+    viewBatch(index(0));
+  }
   m = extent(c, 0);
   n = extent(c, 1);
   kExtent = extent(a, 1);
@@ -242,6 +287,8 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
   tilesM = ceilDiv(m, s.bm());
   tilesN = ceilDiv(n, s.bn());
   numTiles = arith::MulIOp::create(b, loc, tilesM, tilesN);
+  if (batchCount)
+    numTiles = arith::MulIOp::create(b, loc, numTiles, batchCount);
   kTiles = ceilDiv(kExtent, s.bk());
   kBegin = index(0);
   kEnd = kTiles;
@@ -271,6 +318,8 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
     clusterTilesM = ceilDiv(tilesM, k.clusterM);
     clusterTilesN = ceilDiv(tilesN, k.clusterN);
     numTiles = arith::MulIOp::create(b, loc, clusterTilesM, clusterTilesN);
+    if (batchCount)
+      numTiles = arith::MulIOp::create(b, loc, numTiles, batchCount);
     Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     Value blocks = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
     int64_t size = s.clusterSize();
@@ -282,9 +331,17 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
     if (s.streamK)
       buildStreamKShare(tileStart, tileStep);
   } else {
+    // The grid's z is the batch's matrix (one matrix's tiles after
+    // another's, as tileCoordinates counts them).
     Value x = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     Value y = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
-    Value rowStart = arith::MulIOp::create(b, loc, y, tilesN);
+    Value row = y;
+    if (batchCount) {
+      Value z = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+      Value rowsBefore = arith::MulIOp::create(b, loc, z, tilesM);
+      row = arith::AddIOp::create(b, loc, rowsBefore, y);
+    }
+    Value rowStart = arith::MulIOp::create(b, loc, row, tilesN);
     tileStart = arith::AddIOp::create(b, loc, rowStart, x);
     tileStep = numTiles;
   }

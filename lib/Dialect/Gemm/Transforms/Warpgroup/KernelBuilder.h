@@ -43,6 +43,13 @@
 // a block, by the last of them (the consumers count in among themselves,
 // through a word of shared memory).
 //
+// A batch's matrices are count x rows x cols memrefs: the tiles of every
+// matrix are one walk, a matrix's after the one before (the persistent
+// grid's blocks walk them all; a grid of tiles has the matrices along z).
+// A tile's copies, stores and epilogue address its matrix (BatchScope),
+// and TMA copies it through 3-D tensor maps, the matrix the last
+// coordinate.
+//
 // In a cluster (`cluster CMxCN`, persistent) the blocks walk the cluster's
 // tiles in step: block (rm, rn) of the cluster computes tile row
 // CM * r + rm and column CN * c + rn of cluster tile (r, c). The blocks of
@@ -214,8 +221,27 @@ private:
   LogicalResult finishTile(const ConsumerSetup &cs, Value tile, Value tileRow,
                            Value tileCol, ArrayRef<Value> accumulators,
                            Value one, const WorkUnit *unit);
-  /// The tile row and column (in tiles) of linear tile `tile`.
-  std::pair<Value, Value> tileCoordinates(Value tile);
+  /// Where a linear tile lies: its matrix of a batch (null without one),
+  /// and its row and column in tiles (index values).
+  struct TilePosition {
+    Value batch, row, col;
+  };
+  TilePosition tileCoordinates(Value tile);
+  /// With a batch, the matrices of the batch `batch` (index) that a tile
+  /// reads and writes: `a`, `bMatrix` and `c` view them, and TMA copies
+  /// at `tmaBatch`, until the scope ends. Without one, nothing.
+  class BatchScope {
+  public:
+    BatchScope(KernelBuilder &kb, Value batch);
+    ~BatchScope();
+
+  private:
+    KernelBuilder &kb;
+    Value saved[4];
+  };
+  /// The views of matrix `index` of the batch in `a`, `bMatrix` and `c`,
+  /// and its coordinate in `tmaBatch`.
+  void viewBatch(Value index);
   /// The stage and the phase parity (i32) of pipeline iteration `it`.
   std::pair<Value, Value> stageAndPhase(Value it);
   void copyOperand(const TmaOperand &t, Value map, int64_t offset,
@@ -357,7 +383,15 @@ private:
   OpBuilder b;
 
   Value sharedBase, sharedAddress;
+  /// The matrices the copies, stores and epilogue address: the kernel's
+  /// own, or with a batch (whose arguments are `batchA`, `batchB` and
+  /// `batchC`, count x rows x cols) views of one of its matrices, that of
+  /// the tile at hand (BatchScope), else the first.
   Value a, bMatrix, c, mapA, mapB, mapC;
+  Value batchA, batchB, batchC;
+  /// With a batch: the matrices it holds (index), and the TMA coordinate
+  /// (i32) of the tile at hand's.
+  Value batchCount, tmaBatch;
   Value m, n, kExtent, tilesM, tilesN, numTiles, kTiles;
   /// The K tiles of this block, [kBegin, kEnd): all of them, or with
   /// `split-k` those of split blockIdx.z (`split`) of `splitCount`.

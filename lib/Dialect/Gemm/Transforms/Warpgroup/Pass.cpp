@@ -30,9 +30,13 @@ static void setLaunch(gpu::GPUFuncOp func, const gemmc::Problem &p,
   }
   if (gemmc::hasEdgeTiles(p, s) || *p.k % s.bk())
     func->setAttr(kTailsAttr, b.getUnitAttr());
+  // A persistent grid walks a batch's tiles too; otherwise its matrices
+  // lie along z.
   SmallVector<GridDim, 3> grid;
   if (s.persistent)
     grid = {{Dim::SMs, 1}, {Dim::One, 1}, {Dim::One, 1}};
+  else if (p.batched)
+    grid = {{Dim::N, s.bn()}, {Dim::M, s.bm()}, {Dim::Batch, 1}};
   else if (s.splitsAtLaunch())
     grid = {{Dim::N, s.bn()}, {Dim::M, s.bm()}, {Dim::Splits, 1}};
   else
@@ -74,6 +78,9 @@ struct GemmWarpgroupPass
       return signalPassFailure();
     }
     gemmc::Problem p = getProblemModel(problem);
+    // The kernel's batch (convert-gemm-to-gpu moved it to the function).
+    if (auto batch = func->getAttrOfType<DenseI64ArrayAttr>(kBatchAttr))
+      setBatchModel(p, batch.asArrayRef());
     const gemmc::Schedule &s = schedule.getValue();
     WarpgroupKernel kernel = gemmc::getWarpgroupKernel(p, s);
     setLaunch(func, p, s, kernel);

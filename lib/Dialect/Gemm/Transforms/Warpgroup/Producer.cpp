@@ -43,7 +43,7 @@ void KernelBuilder::copyOperand(const TmaOperand &t, Value map,
     auto clusterType = LLVM::LLVMPointerType::get(b.getContext(), 7);
     Value dst = LLVM::AddrSpaceCastOp::create(b, loc, clusterType, local);
     // Coordinates innermost first: the contiguous dimension, cut into
-    // 128-byte boxes, then the other.
+    // 128-byte boxes, then the other, then a batch's matrix.
     Value inner = t.kMajor ? k0 : mn0;
     Value outer = t.kMajor ? mn0 : k0;
     Value innerAt = arith::AddIOp::create(b, loc, inner, i32(chunk * t.boxInner));
@@ -51,8 +51,11 @@ void KernelBuilder::copyOperand(const TmaOperand &t, Value map,
       Value sliceRow = arith::MulIOp::create(b, loc, slice, i32(t.sliceRows()));
       outer = arith::AddIOp::create(b, loc, outer, sliceRow);
     }
+    SmallVector<Value, 3> coordinates = {innerAt, outer};
+    if (tmaBatch)
+      coordinates.push_back(tmaBatch);
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, dst, map, ValueRange{innerAt, outer}, full,
+        b, loc, dst, map, coordinates, full,
         /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/mask,
         /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
         /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
@@ -135,9 +138,10 @@ void KernelBuilder::buildStreamKProducer(Value issuer, bool allThreads) {
 
 Value KernelBuilder::produceTile(Value tile, Value tileKBegin, Value tileKEnd,
                                  Value it0, Value issuer, bool allThreads) {
-  auto [tileRow, tileCol] = tileCoordinates(tile);
-  Value rowIndex = arith::MulIOp::create(b, loc, tileRow, index(s.bm()));
-  Value colIndex = arith::MulIOp::create(b, loc, tileCol, index(s.bn()));
+  TilePosition at = tileCoordinates(tile);
+  BatchScope inBatch(*this, at.batch);
+  Value rowIndex = arith::MulIOp::create(b, loc, at.row, index(s.bm()));
+  Value colIndex = arith::MulIOp::create(b, loc, at.col, index(s.bn()));
   Value row0 = toI32(rowIndex);
   Value col0 = toI32(colIndex);
   Value one = index(1);

@@ -184,13 +184,15 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
         Value at = arith::AddIOp::create(ob, loc, base, i32(box * t.boxBytes()));
         Value src = LLVM::GEPOp::create(ob, loc, sharedType, ob.getI8Type(),
                                         sharedBase, ValueRange{at});
-        // Coordinates innermost first.
-        SmallVector<Value, 2> coordinates = {groupCol, groupRow};
+        // Coordinates innermost first (a batch's matrix last).
+        SmallVector<Value, 3> coordinates = {groupCol, groupRow};
         if (!t.rowMajor) {
           Value boxRow =
               arith::AddIOp::create(ob, loc, groupRow, i32(box * t.boxInner));
           coordinates = {boxRow, groupCol};
         }
+        if (tmaBatch)
+          coordinates.push_back(tmaBatch);
         NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
             ob, loc, mapC, src, coordinates, /*l2CacheHint=*/Value(),
             NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
@@ -260,10 +262,12 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
   // element inside the bounds.
   bool tails = gemmc::hasEdgeTiles(p, s);
   // Pairs of a row-major C's columns are one access where its leading
-  // dimension is even; an odd one (static, or given at launch, when the
-  // tiles inside the matrix test it) is stored element by element.
+  // dimension is even, and with a batch each matrix's start (its stride);
+  // an odd one (static, or given at launch, when the tiles inside the
+  // matrix test it) is stored element by element.
   std::optional<int64_t> ldc = p.leadingDimension(gemmc::Operand::C);
-  bool pairs = rowMajor && (!ldc || *ldc % 2 == 0);
+  bool pairs = rowMajor && (!ldc || *ldc % 2 == 0) &&
+               (!p.batchStrides || (*p.batchStrides)[2] % 2 == 0);
 
   auto stores = [&](OpBuilder &ob, const EpilogueValues &epilogue,
                     bool guarded) {
@@ -334,8 +338,11 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
         Value inside = arith::AndIOp::create(ob, loc, rowsInside, colsInside);
         if (pairs && !ldc) {
           auto metadata = memref::ExtractStridedMetadataOp::create(ob, loc, c);
-          Value parity = arith::RemUIOp::create(
-              ob, loc, metadata.getStrides()[0], indexConstant(ob, loc, 2));
+          Value odd = metadata.getStrides()[0];
+          if (batchCount)
+            odd = arith::OrIOp::create(ob, loc, odd, metadata.getOffset());
+          Value parity =
+              arith::RemUIOp::create(ob, loc, odd, indexConstant(ob, loc, 2));
           Value even = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::eq,
                                              parity, indexConstant(ob, loc, 0));
           inside = arith::AndIOp::create(ob, loc, inside, even);
