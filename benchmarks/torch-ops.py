@@ -9,9 +9,13 @@ pays for it (issue 31):
   --modes: eager calls, the replay of a CUDA graph that captured one call,
   and a function compiled by torch.compile(fullgraph=True).
 
+With --bmm, batched products instead (gemmc.bmm beside torch.bmm, eager
+and graph): attention's score and value products (B transposed for the
+scores) and square batches.
+
 Every gemmc result is checked against torch.matmul in fp64 first.
     python3 benchmarks/torch-ops.py [--runs 20] [--modes eager,graph,compile]
-        [--csv FILE]
+        [--csv FILE] [--bmm]
 """
 
 import argparse
@@ -28,6 +32,13 @@ SIZES = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192),
          (1, 4096, 4096), (16, 4096, 4096), (128, 4096, 4096),
          (2048, 11008, 4096), (4096, 4096, 14336)]
 DTYPES = [torch.float16, torch.bfloat16, torch.float32]
+# (batch, M, N, K, B transposed): attention's scores Q K^T and values P V
+# at sequences of 512 to 4096 and heads of 64 or 128, and square batches.
+BATCHED = [(32, 2048, 2048, 128, True), (32, 2048, 128, 2048, False),
+           (64, 512, 512, 64, True), (64, 512, 64, 512, False),
+           (16, 4096, 4096, 128, True), (16, 4096, 128, 4096, False),
+           (16, 1024, 1024, 1024, False), (4, 4096, 4096, 4096, False),
+           (128, 256, 256, 256, False), (8, 1000, 1000, 1000, True)]
 TOLERANCE = {torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 1.5e-2}
 
 
@@ -79,15 +90,51 @@ def per_call_us(fn, calls=2000):
     return (time.perf_counter() - begin) / calls * 1e6
 
 
+def batched(args):
+    """gemmc.bmm beside torch.bmm: ratios torch time / gemmc time."""
+    print("bmm (CUDA events, ms): mode batch problem dtype gemmc torch "
+          "torch/gemmc")
+    logs = {}
+    for dtype in DTYPES:
+        for count, m, n, k, transposed in BATCHED:
+            a = torch.randn(count, m, k, device="cuda", dtype=dtype)
+            b = (torch.randn(count, n, k, device="cuda",
+                             dtype=dtype).transpose(1, 2) if transposed else
+                 torch.randn(count, k, n, device="cuda", dtype=dtype))
+            c = gemmc.bmm(a, b)
+            ref = a.double() @ b.double()
+            err = ((c.double() - ref).norm() / ref.norm()).item()
+            label = f"{count}x{m}x{n}x{k}{'t' if transposed else ''}"
+            if not err < TOLERANCE[dtype]:
+                print(f"  {label} {dtype}: WRONG (error {err:.2e})")
+                continue
+            for mode in ("eager", "graph"):
+                g = event_median(in_mode(mode, gemmc.bmm, a, b), args.runs,
+                                 args.warmup)
+                t = event_median(in_mode(mode, torch.bmm, a, b), args.runs,
+                                 args.warmup)
+                logs.setdefault((mode, dtype), []).append(t / g)
+                print(f"  {mode} {label} {str(dtype)[6:]} {g:.4f} {t:.4f} "
+                      f"{t / g:.3f}", flush=True)
+    for (mode, dtype), ratios in logs.items():
+        geo = statistics.geometric_mean(ratios)
+        print(f"geometric mean torch/gemmc bmm {mode} {str(dtype)[6:]}: "
+              f"{geo:.3f} over {len(ratios)}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--modes", default="eager,graph,compile")
     parser.add_argument("--csv")
+    parser.add_argument("--bmm", action="store_true")
     args = parser.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
+    if args.bmm:
+        batched(args)
+        return
     rows = []
     print("per call (host, us): problem dtype gemmc.mm torch.ops.gemmc.mm "
           "C-API-launch-alone torch.mm")

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Writes the families gemmc ships (families/ARCH/TYPE_LAYOUT.gemm) from the
+# Writes the families gemmc ships (families/ARCH/TYPE_LAYOUT.gemm, and
+# sm_90a's TYPE_LAYOUT_batched.gemm) from the
 # tuning measurements in benchmarks/tuning/: the candidates of the tuning
 # space are generated again (deterministically, the same schedules as
 # measured), each family's variants chosen by gemmc-tune select on the
@@ -42,5 +43,21 @@ for arch in sm_90a sm_80; do
       # Not the machine's temporary folder: where the data lives.
       sed -i "s|$work/$measured/results.tsv|benchmarks/tuning/$device/$measured-rrr-results.tsv|" "$out"
     done
+  done
+done
+
+# Hopper's batched families (NAME_batched, `batch = ?`): the candidates that
+# take a batch (no split-K, stream-K or realigned pieces yet), chosen on the
+# same measurements of single GEMMs. (sm_80's kernels take a batch too, but
+# no family of them is shipped.)
+for layout in rrr rcr crr ccr; do
+  for type in f16 bf16 f32; do
+    measured=$([ "$type" = f32 ] && echo f32 || echo f16)
+    out="families/sm_90a/${type}_${layout}_batched.gemm"
+    "$tune" select "$work/$measured" --shapes benchmarks/workloads-train.txt \
+      --cover benchmarks/shapes.txt --device-model "$device" \
+      --type "$type" --layout "$layout" --arch sm_90a --batch -o "$out" |
+      grep -E '^gemmc-tune: [0-9]+ training' | sed "s|^gemmc-tune|$out|"
+    sed -i "s|$work/$measured/results.tsv|benchmarks/tuning/$device/$measured-rrr-results.tsv|" "$out"
   done
 done

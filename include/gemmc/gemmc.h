@@ -164,6 +164,11 @@ gemmc_status gemmc_module_variant(gemmc_module module, int index,
 gemmc_status gemmc_select(gemmc_module module, const gemmc_problem *problem,
                           int *variant);
 
+/* The time the cost model predicts for `problem` on the variant
+   gemmc_select chooses, in seconds (the pointers are not looked at). */
+gemmc_status gemmc_predict(gemmc_module module, const gemmc_problem *problem,
+                           double *seconds);
+
 /* Launches `problem` on `stream` (a CUstream; NULL: the default stream),
    asynchronously. The pointers must be device memory of the module's
    context. A split-K kernel's workspace is the runtime's, one per context
@@ -246,9 +251,20 @@ gemmc_status gemmc_family_load(gemmc_dtype dtype, gemmc_layout a_layout,
                                gemmc_layout b_layout, const char *arch,
                                gemmc_module *module);
 
+/* The shipped batched family (ARCH/TYPE_ABr_batched.ptx: `batch = ?`, a
+   batch's GEMMs in one launch) of `dtype` and the layouts, as
+   gemmc_family_load; sm_90a only (GEMMC_ERROR_IO where there is none). */
+gemmc_status gemmc_batched_family_load(gemmc_dtype dtype,
+                                       gemmc_layout a_layout,
+                                       gemmc_layout b_layout, const char *arch,
+                                       gemmc_module *module);
+
 /* One call: C = A * B with the shipped family for the layouts (a
    column-major C runs as the transposed problem, C^T = B^T A^T, on the
-   family of those layouts) on `stream`, asynchronously. */
+   family of those layouts) on `stream`, asynchronously. A batch
+   (problem->batch > 1) runs in one launch of the batched family where the
+   device's architecture has one and the cost model predicts it faster
+   than one launch a matrix (gemmc_predict), else a launch a matrix. */
 gemmc_status gemmc_matmul(gemmc_dtype dtype, gemmc_layout a_layout,
                           gemmc_layout b_layout, gemmc_layout c_layout,
                           const gemmc_problem *problem, void *stream);

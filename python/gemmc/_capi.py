@@ -140,6 +140,13 @@ class Runtime:
         self.family_load = _declare(lib, "gemmc_family_load",
                                     [ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                      ctypes.c_char_p, ctypes.POINTER(p)])
+        self.predict = _declare(lib, "gemmc_predict",
+                                [p, ctypes.POINTER(Problem),
+                                 ctypes.POINTER(ctypes.c_double)])
+        self.batched_family_load = _declare(
+            lib, "gemmc_batched_family_load",
+            [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_char_p,
+             ctypes.POINTER(p)])
         self.matmul = _declare(lib, "gemmc_matmul",
                                [ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                 ctypes.c_int, ctypes.POINTER(Problem), p])

@@ -40,19 +40,20 @@ def _check(status):
                          _capi.runtime().last_error().decode(errors="replace"))
 
 
-def _family(code, a_layout, b_layout, device):
+def _family(code, a_layout, b_layout, device, batched=False):
     if not _device:
         _device.append(device)
     elif device != _device[0]:
         raise ValueError(f"gemmc's shipped families run on one device per "
                          f"process, here {_device[0]} (first used), not "
                          f"{device}: one process per GPU (torchrun)")
-    key = (code, a_layout, b_layout)
+    key = (code, a_layout, b_layout, batched)
     handle = _families.get(key)
     if handle is None:
         handle = ctypes.c_void_p()
-        _check(_capi.runtime().family_load(code, a_layout, b_layout, None,
-                                           ctypes.byref(handle)))
+        runtime = _capi.runtime()
+        load = runtime.batched_family_load if batched else runtime.family_load
+        _check(load(code, a_layout, b_layout, None, ctypes.byref(handle)))
         _families[key] = handle
     return handle
 
@@ -80,15 +81,17 @@ class _Plan:
     """One problem's launch (per dtype, device, sizes and strides of A and
     B): the C API's plan of the family's chosen variant, A's and B's
     layouts, whether either must be copied, and the workspace it takes.
-    An empty product is a plan too, that launches nothing."""
+    An empty product is a plan too, that launches nothing. With `batch`
+    (count, A's and B's strides in elements) the plan is of the batched
+    family, a batch of products of a's and b's layouts in one launch."""
 
     __slots__ = ("shape", "handle", "copy_a", "copy_b", "partials",
-                 "counters", "index", "zero")
+                 "counters", "index", "zero", "family", "problem")
 
-    def __init__(self, a, b):
+    def __init__(self, a, b, batch=None):
         m, k = a.shape
         n = b.shape[1]
-        self.shape = (m, n)
+        self.shape = (m, n) if batch is None else (batch[0], m, n)
         self.handle = None
         self.index = a.device.index
         self.zero = k == 0
@@ -97,13 +100,16 @@ class _Plan:
         a2, a_layout, lda = _operand(a)
         b2, b_layout, ldb = _operand(b)
         self.copy_a, self.copy_b = a2 is not a, b2 is not b
-        family = _family(_CODES[a.dtype], a_layout, b_layout, a.device)
+        family = _family(_CODES[a.dtype], a_layout, b_layout, a.device,
+                         batched=batch is not None)
+        count, stride_a, stride_b = batch if batch is not None else (1, 0, 0)
         p = _capi.Problem(m, n, k, 0, 0, 0, 0, lda, ldb, max(n, 1), 1.0, 0.0,
-                          0, 0, 0, 0)
+                          count, stride_a, stride_b, m * n if batch else 0)
         runtime = _capi.runtime()
         handle = ctypes.c_void_p()
         _check(runtime.plan_create(family, ctypes.byref(p),
                                    ctypes.byref(handle)))
+        self.family, self.problem = family, p
         self.handle = handle.value
         partials, counters = ctypes.c_size_t(), ctypes.c_size_t()
         _check(runtime.plan_workspace_size(self.handle,
@@ -162,11 +168,12 @@ def _new_plan(a, b, batched):
 
 
 class _BatchPlan:
-    """A batch of products, one launch each of the 2-D plan of the first,
-    at the addresses of each (the shipped families compute one GEMM a
-    launch)."""
+    """A batch of products: one launch of the batched family's plan where
+    the device's architecture has one (sm_90a) and it takes the batch's
+    strides; else one launch each of the 2-D plan of the first, at the
+    addresses of each."""
 
-    __slots__ = ("shape", "item", "steps")
+    __slots__ = ("shape", "item", "steps", "whole")
 
     def __init__(self, a, b):
         count = a.shape[0]
@@ -175,9 +182,29 @@ class _BatchPlan:
         size = a.element_size()
         self.steps = (a.stride(0) * size, b.stride(0) * size,
                       a.shape[1] * b.shape[2] * size)
+        self.whole = None
+        item = self.item
+        # (A stride of 0, a broadcast operand, is the C API's "dense": a
+        # launch a product then.)
+        if (count > 1 and item is not None and item.handle is not None and
+                not (item.copy_a or item.copy_b) and a.stride(0) and
+                b.stride(0)):
+            from . import GemmcError
+            try:
+                whole = _Plan(a[0], b[0],
+                              batch=(count, a.stride(0), b.stride(0)))
+            except GemmcError:
+                return  # no batched family here, or not for these strides
+            # The batched family where the cost model predicts it faster
+            # than a launch a product (it lacks split-K and stream-K).
+            if _predicted(whole) <= count * _predicted(item):
+                self.whole = whole
 
     def __call__(self, a, b, a_ptr, b_ptr):
         out = a.new_empty(self.shape)
+        if self.whole is not None:
+            self.whole.launch(a_ptr, b_ptr, out.data_ptr(), a.device)
+            return out
         item = self.item
         if item is None or item.handle is None:
             return out.zero_() if item and item.zero and out.numel() else out
@@ -191,6 +218,14 @@ class _BatchPlan:
             item.launch(a_ptr + i * step_a, b_ptr + i * step_b,
                         c_ptr + i * step_c, a.device)
         return out
+
+
+def _predicted(plan):
+    """The cost model's time of a plan's problem, in seconds."""
+    seconds = ctypes.c_double()
+    _check(_capi.runtime().predict(plan.family, ctypes.byref(plan.problem),
+                                   ctypes.byref(seconds)))
+    return seconds.value
 
 
 def _raw_stream_query():

@@ -91,6 +91,17 @@ class TorchOpsTest(unittest.TestCase):
         a = torch.randn(3, 100, 64, device="cuda", dtype=torch.float16)
         b = torch.randn(3, 64, 200, device="cuda", dtype=torch.float16)
         self.check(torch.ops.gemmc.bmm(a, b), a, b)
+        # The batched family (one launch) and the launch per product alike:
+        # transposed matrices, odd sizes, strides it refuses (a padded
+        # batch of odd strides), every dtype.
+        for dtype in (torch.float32, torch.float16, torch.bfloat16):
+            a = torch.randn(5, 77, 136, device="cuda", dtype=dtype)
+            b = torch.randn(5, 200, 136, device="cuda",
+                            dtype=dtype).transpose(1, 2)
+            self.check(torch.ops.gemmc.bmm(a, b), a, b)
+            a = torch.randn(4, 65, 33, device="cuda", dtype=dtype)
+            b = torch.randn(4, 33, 130, device="cuda", dtype=dtype)
+            self.check(torch.ops.gemmc.bmm(a, b), a, b)
 
     def test_opcheck(self):
         for dtype in (torch.float32, torch.bfloat16):

@@ -510,6 +510,41 @@ extern "C" gemmc_status gemmc_select(gemmc_module handle,
   });
 }
 
+extern "C" gemmc_status gemmc_predict(gemmc_module handle,
+                                      const gemmc_problem *given,
+                                      double *seconds) {
+  std::shared_ptr<LoadedModule> module = registry().find(handle);
+  if (!module)
+    return invalidHandle(handle);
+  if (!seconds)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_predict: seconds must not be null");
+  return guarded([&] {
+    Problem problem;
+    const KernelFamily *kernels = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(module->jitMutex);
+      kernels = module->family.get();
+    }
+    int variant = -1;
+    gemmc_status status = choose(*module, given, kernels, variant, problem,
+                                 /*pointers=*/false);
+    if (status != GEMMC_SUCCESS)
+      return status;
+    WhyNot fits;
+    DeviceModel device;
+    if (kernels) {
+      fits = [&](size_t i) { return kernels->variants()[i]->whyNot(problem); };
+      device = kernels->device();
+    }
+    for (const RankedVariant &r :
+         rankVariants(module->contracts, problem, device, fits))
+      if (r.index == size_t(variant))
+        *seconds = r.seconds;
+    return capi::succeed();
+  });
+}
+
 /// The launch of `given` on the variant the module chooses for it, from
 /// the module's cache where the problem was seen before (JIT-compiles the
 /// module). The pointers are checked where `pointers` says so.
@@ -756,19 +791,24 @@ static std::string currentArch() {
                            std::to_string(major) + "." + std::to_string(minor));
 }
 
-extern "C" gemmc_status
-gemmc_family_load(gemmc_dtype dtype, gemmc_layout aLayout, gemmc_layout bLayout,
-                  const char *arch, gemmc_module *module) {
+/// Loads the shipped family of `dtype` and the layouts for `arch` (null:
+/// the current device's), batched (`_batched`) or not, once per process.
+static gemmc_status loadFamily(gemmc_dtype dtype, gemmc_layout aLayout,
+                               gemmc_layout bLayout, const char *arch,
+                               bool batched, gemmc_module *module) {
+  const char *caller =
+      batched ? "gemmc_batched_family_load" : "gemmc_family_load";
   if (!module)
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      "gemmc_family_load: module must not be null");
+                      std::string(caller) + ": module must not be null");
   *module = nullptr;
   const char *types[] = {"f32", "f16", "bf16"};
   if (int(dtype) < 0 || int(dtype) > 2 ||
       (aLayout != GEMMC_ROW && aLayout != GEMMC_COL) ||
       (bLayout != GEMMC_ROW && bLayout != GEMMC_COL))
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      "gemmc_family_load: unknown element type or layout");
+                      std::string(caller) +
+                          ": unknown element type or layout");
   if (arch && std::strcmp(arch, "sm_90a") && std::strcmp(arch, "sm_80"))
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                       std::string("gemmc ships families for sm_90a and sm_80, "
@@ -778,7 +818,8 @@ gemmc_family_load(gemmc_dtype dtype, gemmc_layout aLayout, gemmc_layout bLayout,
     std::string target = arch ? arch : currentArch();
     std::string name = std::string(types[int(dtype)]) + "_" +
                        (aLayout == GEMMC_ROW ? "r" : "c") +
-                       (bLayout == GEMMC_ROW ? "r" : "c") + "r";
+                       (bLayout == GEMMC_ROW ? "r" : "c") + "r" +
+                       (batched ? "_batched" : "");
     std::string path = familyDirectory() + "/" + target + "/" + name + ".ptx";
     // One module per family and process, loaded again if destroyed.
     static std::mutex mutex;
@@ -801,6 +842,70 @@ gemmc_family_load(gemmc_dtype dtype, gemmc_layout aLayout, gemmc_layout bLayout,
       (*loaded)[path] = *module;
     return status;
   });
+}
+
+extern "C" gemmc_status gemmc_family_load(gemmc_dtype dtype,
+                                          gemmc_layout aLayout,
+                                          gemmc_layout bLayout,
+                                          const char *arch,
+                                          gemmc_module *module) {
+  return loadFamily(dtype, aLayout, bLayout, arch, /*batched=*/false, module);
+}
+
+extern "C" gemmc_status
+gemmc_batched_family_load(gemmc_dtype dtype, gemmc_layout aLayout,
+                          gemmc_layout bLayout, const char *arch,
+                          gemmc_module *module) {
+  return loadFamily(dtype, aLayout, bLayout, arch, /*batched=*/true, module);
+}
+
+/// A batch of `run` (a row-major C) on a family of single GEMMs: one
+/// launch a matrix, each at its strides (or, where none is given, right
+/// after the one before).
+static gemmc_status perMatrix(gemmc_module module, gemmc_problem run,
+                              gemmc_dtype dtype, gemmc_layout aLayout,
+                              gemmc_layout bLayout, void *stream) {
+  int64_t bytes = dtype == GEMMC_F32 ? 4 : 2;
+  auto step = [&](int64_t stride, int64_t ld, int64_t denseLd, int64_t lines) {
+    return (stride ? stride : (ld ? ld : denseLd) * lines) * bytes;
+  };
+  bool aRow = aLayout == GEMMC_ROW, bRow = bLayout == GEMMC_ROW;
+  int64_t stepA = step(run.stride_a, run.lda, aRow ? run.k : run.m,
+                       aRow ? run.m : run.k);
+  int64_t stepB = step(run.stride_b, run.ldb, bRow ? run.n : run.k,
+                       bRow ? run.k : run.n);
+  int64_t stepC = step(run.stride_c, run.ldc, run.n, run.m);
+  gemmc_problem one = run;
+  one.batch = 1;
+  one.stride_a = one.stride_b = one.stride_c = 0;
+  for (int64_t i = 0; i < run.batch; ++i) {
+    one.a = run.a + uint64_t(i * stepA);
+    one.b = run.b + uint64_t(i * stepB);
+    one.c = run.c + uint64_t(i * stepC);
+    if (gemmc_status status = gemmc_launch(module, &one, stream))
+      return status;
+  }
+  return GEMMC_SUCCESS;
+}
+
+/// Whether the batched family (into `batched`) runs the batch `run` in a
+/// lower predicted time than `single`, the family of single GEMMs, a
+/// launch a matrix.
+static bool fasterBatched(gemmc_dtype dtype, gemmc_layout aLayout,
+                          gemmc_layout bLayout, gemmc_module single,
+                          const gemmc_problem &run, gemmc_module &batched) {
+  if (gemmc_batched_family_load(dtype, aLayout, bLayout, nullptr, &batched) !=
+      GEMMC_SUCCESS)
+    return false;
+  gemmc_problem one = run;
+  one.batch = 1;
+  one.stride_a = one.stride_b = one.stride_c = 0;
+  double whole = 0, each = 0;
+  if (gemmc_predict(batched, &run, &whole) != GEMMC_SUCCESS)
+    return false;
+  if (gemmc_predict(single, &one, &each) != GEMMC_SUCCESS)
+    return true;
+  return whole <= each * double(run.batch);
 }
 
 extern "C" gemmc_status gemmc_matmul(gemmc_dtype dtype, gemmc_layout aLayout,
@@ -831,5 +936,14 @@ extern "C" gemmc_status gemmc_matmul(gemmc_dtype dtype, gemmc_layout aLayout,
       gemmc_family_load(dtype, aLayout, bLayout, nullptr, &module);
   if (status != GEMMC_SUCCESS)
     return status;
-  return gemmc_launch(module, &run, stream);
+  if (run.batch <= 1)
+    return gemmc_launch(module, &run, stream);
+  // A batch: one launch of the batched family where the architecture has
+  // one (sm_90a) and the cost model predicts it faster than a launch a
+  // matrix on the family of single GEMMs (whose variants the batched one
+  // lacks: split-K, stream-K, realigned pieces), else a launch a matrix.
+  gemmc_module batched = nullptr;
+  if (fasterBatched(dtype, aLayout, bLayout, module, run, batched))
+    return gemmc_launch(batched, &run, stream);
+  return perMatrix(module, run, dtype, aLayout, bLayout, stream);
 }

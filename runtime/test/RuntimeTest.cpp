@@ -383,6 +383,30 @@ TEST(CApi, LoadsTheShippedFamilies) {
         for (gemmc_layout b : {GEMMC_ROW, GEMMC_COL})
           EXPECT_EQ(gemmc_family_load(type, a, b, arch, &again), GEMMC_SUCCESS)
               << gemmc_last_error();
+  // Hopper's batched families: a batch's GEMMs in one launch (batch = ?),
+  // on variants that take a batch; none for sm_80.
+  for (gemmc_dtype type : {GEMMC_F32, GEMMC_F16, GEMMC_BF16})
+    for (gemmc_layout a : {GEMMC_ROW, GEMMC_COL})
+      for (gemmc_layout b : {GEMMC_ROW, GEMMC_COL}) {
+        ASSERT_EQ(gemmc_batched_family_load(type, a, b, "sm_90a", &again),
+                  GEMMC_SUCCESS)
+            << gemmc_last_error();
+        ASSERT_EQ(gemmc_module_info(again, &info), GEMMC_SUCCESS);
+        EXPECT_TRUE(info.batched) << info.name;
+        EXPECT_NE(std::string(info.name).find("_batched"), std::string::npos);
+      }
+  ASSERT_EQ(
+      gemmc_batched_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_COL, "sm_90a",
+                                &again),
+      GEMMC_SUCCESS);
+  gemmc_problem_init(&p, 2048, 2048, 128);
+  p.a = p.b = p.c = 0x1000;
+  p.batch = 32;
+  ASSERT_EQ(gemmc_select(again, &p, &variant), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  EXPECT_EQ(gemmc_batched_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, "sm_80",
+                                      &again),
+            GEMMC_ERROR_IO);
   // Misuse: an arch gemmc ships nothing for, a folder without families.
   EXPECT_EQ(gemmc_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, "sm_70", &again),
             GEMMC_ERROR_INVALID_ARGUMENT);

@@ -114,10 +114,11 @@ TEST(Printer, EveryExampleReadsBackToTheSameModel) {
 }
 
 TEST(Printer, EveryShippedVariantReadsBackToTheSameModel) {
+  // sm_90a's families have batched twins.
   for (const char *arch : {"sm_90a", "sm_80"}) {
     std::vector<std::string> paths =
         schedules(std::string(GEMMC_SOURCE_DIR "/families/") + arch);
-    ASSERT_EQ(paths.size(), 12u);
+    ASSERT_EQ(paths.size(), std::string(arch) == "sm_90a" ? 24u : 12u);
     for (const std::string &path : paths)
       roundTrip(path, arch);
   }

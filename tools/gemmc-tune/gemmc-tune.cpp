@@ -69,6 +69,12 @@ static cl::opt<std::string> layoutArg(
     cl::desc("Layouts of A, B and C: three of r and c (candidates: default "
              "rrr; select: likewise another than the candidates')"),
     cl::init(""), cl::cat(tuneCategory));
+static cl::opt<bool> batchArg(
+    "batch",
+    cl::desc("select: a family that takes a batch (`batch = ?`), of the "
+             "candidates that take one; their measurements of single GEMMs "
+             "stand in (a batch's GEMMs run as one grid of all their tiles)"),
+    cl::init(false), cl::cat(tuneCategory));
 static cl::opt<std::string> output("o", cl::desc("Output folder or file"),
                                    cl::init(""), cl::cat(tuneCategory));
 static cl::opt<std::string> arch("arch", cl::desc("GPU architecture"),
@@ -206,9 +212,10 @@ static std::optional<Problem> commandLineProblem() {
 
 /// A candidate's schedule file for another element type and other layouts
 /// (`select --type/--layout`): the lines `    a = TYPE LAYOUT` of its
-/// problem rewritten.
+/// problem rewritten; with `batch` (`select --batch`), `    batch = ?`
+/// after K's line.
 static std::string retarget(llvm::StringRef text, llvm::StringRef type,
-                            llvm::StringRef layouts) {
+                            llvm::StringRef layouts, bool batch) {
   std::string out;
   llvm::SmallVector<llvm::StringRef> lines;
   text.split(lines, '\n');
@@ -230,6 +237,9 @@ static std::string retarget(llvm::StringRef text, llvm::StringRef type,
     } else {
       out += line.str();
     }
+    if (batch && body.starts_with("k = "))
+      out += "\n" + line.take_front(line.size() - body.size()).str() +
+             "batch = ?";
     if (i + 1 < lines.size())
       out += "\n";
   }
@@ -414,8 +424,8 @@ static int runSelect() {
   // candidate is compiled again for the family's problem and arch; those
   // that do not compile there are left out, and the others' measurements
   // of the tuned problem stand in for theirs.
-  bool retargeting =
-      !typeArg.empty() || !layoutArg.empty() || arch.getNumOccurrences();
+  bool retargeting = !typeArg.empty() || !layoutArg.empty() ||
+                     arch.getNumOccurrences() || batchArg;
   size_t excluded = 0;
   for (llvm::StringRef line : llvm::drop_begin(lines)) {
     std::string name = line.split('\t').first.str();
@@ -424,7 +434,7 @@ static int runSelect() {
     if (!text || !ptx)
       return fail("cannot read the files of candidate " + name);
     if (retargeting) {
-      *text = retarget(*text, typeArg, layoutArg);
+      *text = retarget(*text, typeArg, layoutArg, batchArg);
       CompileOptions options;
       options.arch = arch;
       options.sourceName = name + ".gemm";
@@ -469,6 +479,9 @@ static int runSelect() {
     r.label = shape.label();
     r.problem = tuned;
     r.problem.tf32 = r.problem.tf32x3 = false;
+    // One GEMM (a batched family's count is given at launch).
+    r.problem.batch = 1;
+    r.problem.strideA = r.problem.strideB = r.problem.strideC = 0;
     r.problem.m = shape.size.m, r.problem.n = shape.size.n;
     r.problem.k = shape.size.k;
     r.problem.lda = shape.lda, r.problem.ldb = shape.ldb;
@@ -585,9 +598,11 @@ static int runSelect() {
   std::string layouts;
   for (ct::Layout l : {tuned.aLayout, tuned.bLayout, tuned.cLayout})
     layouts += l == ct::Layout::Row ? "r" : "c";
-  std::string name = familyName.empty()
-                         ? std::string(ct::toString(tuned.a)) + "_" + layouts
-                         : std::string(familyName);
+  std::string name =
+      familyName.empty()
+          ? std::string(ct::toString(tuned.a)) + "_" + layouts +
+                (batchArg ? "_batched" : "")
+          : std::string(familyName);
   std::string family;
   std::string familyTable =
       "variant\tproblems_won\tfit_problems\trms_log_before\trms_log_after\t"
@@ -637,6 +652,9 @@ static int runSelect() {
              "the tuned problem's candidates stand in for this "
              "family's own; these figures are theirs.\n"
            : "") +
+      (batchArg ? "# A batch (--batch, `batch = ?`): the candidates that take "
+                  "one, their single GEMMs' measurements standing in.\n"
+                : "") +
       "kernel " + name + " {\n" + problemText + family + "}\n";
   if (!writeFile(output, text))
     return fail("cannot write " + output);
