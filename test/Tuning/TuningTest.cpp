@@ -7,10 +7,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "gemmc/Tuning/Choose.h"
+#include "gemmc/Tuning/Family.h"
 #include "gemmc/Tuning/Fit.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace gemmc;
@@ -251,4 +253,53 @@ TEST(Choose, CoversProbesByTheModel) {
   coverProbes(f.candidates, f.problems, {probe}, f.device, options, alone);
   EXPECT_TRUE(alone.coverVariants.empty());
   EXPECT_EQ(alone.variants.size(), 1u);
+}
+
+TEST(Family, RetargetsACandidatesProblem) {
+  const std::string text = "kernel f16_w5 {\n  problem {\n    m = ?\n    n = "
+                           "?\n    k = ?\n    a = f16 row\n    b = f16 row\n"
+                           "    c = f16 row\n  }\n  schedule {\n    tile "
+                           "128x128x64\n  }\n}\n";
+  std::string batched = retargetSchedule(text, "bf16", "rcr", /*batch=*/true);
+  EXPECT_NE(batched.find("    k = ?\n    batch = ?\n"), std::string::npos);
+  EXPECT_NE(batched.find("    a = bf16 row\n    b = bf16 col\n    c = bf16 "
+                         "row\n"),
+            std::string::npos);
+  // Nothing asked, nothing changed.
+  EXPECT_EQ(retargetSchedule(text, "", "", false), text);
+  EXPECT_EQ(directivesOf(text), "    tile 128x128x64\n");
+  EXPECT_EQ(variantName("f16_w5"), "w5");
+}
+
+TEST(Family, WritesTheVariantsInTheOrderTheyJoinedTheFallbackLast) {
+  Fixture f;
+  f.fitAll();
+  FamilyChoice choice = chooseFamily(f.candidates, f.problems, f.device, {});
+  ASSERT_EQ(choice.variants.size(), 3u);
+  std::vector<std::string> texts;
+  for (const Candidate &c : f.candidates)
+    texts.push_back("kernel " + c.name + " {\n  problem {\n    m = ?\n  }\n"
+                    "  schedule {\n    tile " + c.name + "\n  }\n}\n");
+  std::vector<FitResult> fits(f.candidates.size());
+  ChosenFamily family{f.candidates, texts, fits, f.problems, choice};
+  std::vector<size_t> order = family.order();
+  ASSERT_EQ(order.size(), 3u);
+  EXPECT_EQ(order.back(), choice.variants.front());
+  std::string kernel = family.kernelText("fam");
+  EXPECT_EQ(kernel.rfind("kernel fam {\n  problem {\n    m = ?\n  }\n", 0),
+            0u);
+  // Each variant's directives, the fallback's last.
+  size_t fallback =
+      kernel.find("    tile " + f.candidates[order.back()].name + "\n");
+  size_t firstJoined =
+      kernel.find("    tile " + f.candidates[order.front()].name + "\n");
+  ASSERT_NE(fallback, std::string::npos);
+  ASSERT_NE(firstJoined, std::string::npos);
+  EXPECT_LT(firstJoined, fallback);
+  // A row per variant, and per training problem.
+  std::string table = family.variantTable();
+  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 4);
+  std::string training = family.trainingTable();
+  EXPECT_EQ(size_t(std::count(training.begin(), training.end(), '\n')),
+            f.problems.size() + 1);
 }

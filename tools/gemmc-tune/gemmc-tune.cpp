@@ -29,6 +29,7 @@
 #include "gemmc/Frontend/Parser.h"
 #include "gemmc/Frontend/Sema.h"
 #include "gemmc/Tuning/Choose.h"
+#include "gemmc/Tuning/Family.h"
 #include "gemmc/Tuning/Fit.h"
 #include "gemmc/Tuning/Space.h"
 #include "llvm/Support/CommandLine.h"
@@ -210,42 +211,6 @@ static std::optional<Problem> commandLineProblem() {
   return tuning::tunedProblem(*type, layouts);
 }
 
-/// A candidate's schedule file for another element type and other layouts
-/// (`select --type/--layout`): the lines `    a = TYPE LAYOUT` of its
-/// problem rewritten; with `batch` (`select --batch`), `    batch = ?`
-/// after K's line.
-static std::string retarget(llvm::StringRef text, llvm::StringRef type,
-                            llvm::StringRef layouts, bool batch) {
-  std::string out;
-  llvm::SmallVector<llvm::StringRef> lines;
-  text.split(lines, '\n');
-  for (auto [i, line] : llvm::enumerate(lines)) {
-    llvm::StringRef body = line.ltrim();
-    int operand = body.starts_with("a = ")   ? 0
-                  : body.starts_with("b = ") ? 1
-                  : body.starts_with("c = ") ? 2
-                                             : -1;
-    if (operand >= 0) {
-      llvm::SmallVector<llvm::StringRef, 2> words;
-      body.drop_front(4).split(words, ' ', -1, false);
-      std::string newType = type.empty() ? words[0].str() : type.str();
-      std::string newLayout =
-          layouts.empty() ? (words.size() > 1 ? words[1].str() : "row")
-                          : (layouts[size_t(operand)] == 'c' ? "col" : "row");
-      out += line.take_front(line.size() - body.size()).str() +
-             std::string(1, "abc"[operand]) + " = " + newType + " " + newLayout;
-    } else {
-      out += line.str();
-    }
-    if (batch && body.starts_with("k = "))
-      out += "\n" + line.take_front(line.size() - body.size()).str() +
-             "batch = ?";
-    if (i + 1 < lines.size())
-      out += "\n";
-  }
-  return out;
-}
-
 static int runCandidates() {
   std::optional<Problem> problem = commandLineProblem();
   if (!problem)
@@ -355,54 +320,6 @@ static int runCandidates() {
 // select
 //===----------------------------------------------------------------------===//
 
-/// The lines between `  schedule {` and its closing brace: a candidate's
-/// directives, as its schedule file spells them.
-static std::string directivesOf(llvm::StringRef text) {
-  size_t begin = text.find("  schedule {\n");
-  size_t end = text.rfind("  }\n}");
-  if (begin == llvm::StringRef::npos || end == llvm::StringRef::npos)
-    return "";
-  begin += 13;
-  return text.substr(begin, end - begin).str();
-}
-
-/// A variant's name: its candidate's without the type (`f16_w12` is `w12`,
-/// which a bf16 family retargeted from f16's candidates shares).
-static std::string variantName(llvm::StringRef candidate) {
-  return candidate.split('_').second.str();
-}
-
-/// `--features`: a row per measured time, with the candidate's tile and
-/// the cost model's terms (Cost.h) before its constants.
-static std::string
-featureTable(const std::vector<tuning::Candidate> &candidates,
-             const std::vector<tuning::ProblemRecord> &problems,
-             const ct::DeviceModel &device) {
-  std::string out = "problem\tm\tn\tk\tcandidate\tbm\tbn\tbk\ttransposed\t"
-                    "stream_k\tsplits\toccupancy\tunits\twaves\trounds\t"
-                    "compute_s\tmemory_s\treduce_s\tmeasured_s\tcublas_s\n";
-  for (const tuning::ProblemRecord &r : problems)
-    for (size_t c = 0; c < candidates.size(); ++c) {
-      if (!(r.seconds[c] > 0))
-        continue;
-      const ct::Contract &k = candidates[c].contract;
-      int64_t bm, bn, bk;
-      k.tile(bm, bn, bk);
-      ct::CostFeatures f = ct::costFeatures(k, r.problem, device, r.splits[c]);
-      out += llvm::formatv("{0}\t{1}\t{2}\t{3}\t{4}\t{5}\t{6}\t{7}\t{8}\t"
-                           "{9}\t{10}\t{11}\t{12}\t{13}\t{14}\t{15:e6}\t"
-                           "{16:e6}\t{17:e6}\t{18:e6}\t{19:e6}\n",
-                           r.label, r.problem.m, r.problem.n, r.problem.k,
-                           candidates[c].name, bm, bn, bk, int(k.transposed),
-                           int(k.streamK), r.splits[c],
-                           k.hasCost ? k.cost.occupancy : 1, f.units, f.waves,
-                           f.rounds, f.compute, f.memory, f.reduce,
-                           r.seconds[c], r.cublasSeconds)
-                 .str();
-    }
-  return out;
-}
-
 static int runSelect() {
   if (dirArg.empty() || shapesFile.empty() || output.empty())
     return fail("select needs DIR, --shapes FILE and -o FAMILY.gemm");
@@ -434,7 +351,7 @@ static int runSelect() {
     if (!text || !ptx)
       return fail("cannot read the files of candidate " + name);
     if (retargeting) {
-      *text = retarget(*text, typeArg, layoutArg, batchArg);
+      *text = tuning::retargetSchedule(*text, typeArg, layoutArg, batchArg);
       CompileOptions options;
       options.arch = arch;
       options.sourceName = name + ".gemm";
@@ -564,7 +481,8 @@ static int runSelect() {
   }
 
   if (!featuresFile.empty() &&
-      !writeFile(featuresFile, featureTable(candidates, measured, device)))
+      !writeFile(featuresFile,
+                 tuning::featureTable(candidates, measured, device)))
     return fail("cannot write " + featuresFile);
 
   tuning::ChooseOptions options;
@@ -578,23 +496,10 @@ static int runSelect() {
     return fail("no candidate takes every problem (the family's fallback)");
   tuning::coverProbes(candidates, measured, probes, device, options, choice);
 
-  // The family: the tuned problem (tf32x3 where a variant computes so),
-  // the variants in the order they joined with the fallback last, each
-  // with its constants.
-  std::vector<size_t> order(choice.variants.begin() + 1, choice.variants.end());
-  order.push_back(choice.variants.front());
-  llvm::StringRef first = texts[order.front()];
-  size_t open = first.find("  problem {");
-  std::string problemText =
-      first.substr(open, first.find("  schedule {") - open).str();
-  bool tf32x3 = false;
-  for (size_t v : order)
-    tf32x3 |= candidates[v].contract.problem.tf32x3;
-  size_t math = problemText.find("    math = tf32x3\n");
-  if (!tf32x3 && math != std::string::npos)
-    problemText.erase(math, 18);
-  if (tf32x3 && math == std::string::npos)
-    problemText.insert(problemText.rfind("  }\n"), "    math = tf32x3\n");
+  // The family: the tuned problem, the variants in the order they joined
+  // with the fallback last, each with its constants.
+  tuning::ChosenFamily chosen{candidates, texts, fits, measured, choice};
+  std::vector<size_t> order = chosen.order();
   std::string layouts;
   for (ct::Layout l : {tuned.aLayout, tuned.bLayout, tuned.cLayout})
     layouts += l == ct::Layout::Row ? "r" : "c";
@@ -603,37 +508,6 @@ static int runSelect() {
           ? std::string(ct::toString(tuned.a)) + "_" + layouts +
                 (batchArg ? "_batched" : "")
           : std::string(familyName);
-  std::string family;
-  std::string familyTable =
-      "variant\tproblems_won\tfit_problems\trms_log_before\trms_log_after\t"
-      "fixed_us\tlatency_us\tcompute\tmemory\treduce\n";
-  for (size_t v : order) {
-    const tuning::Candidate &c = candidates[v];
-    const ct::CostConstants &k = c.constants;
-    size_t won = 0;
-    for (int chosen : choice.score.choice)
-      won += chosen == int(v);
-    family += llvm::formatv("  # {0} of the training problems; fitted to {1} "
-                            "(rms log error {2:F3} -> {3:F3})\n",
-                            won, fits[v].problems, fits[v].rmsBefore,
-                            fits[v].rmsAfter)
-                  .str();
-    for (size_t i = 0; i < choice.coverVariants.size(); ++i)
-      if (choice.coverVariants[i] == v)
-        family += "  # joined to cover " + choice.coverReasons[i] + "\n";
-    family += llvm::formatv("  variant {0} cost fixed {1:F3} latency {2:F3} "
-                            "compute {3:F3} memory {4:F3} reduce {5:F3} {{\n",
-                            variantName(c.name), k.fixed, k.latency, k.compute,
-                            k.memory, k.reduce)
-                  .str();
-    family += directivesOf(texts[v]) + "  }\n";
-    familyTable += llvm::formatv("{0}\t{1}\t{2}\t{3:F4}\t{4:F4}\t{5:F3}\t{6:F3}"
-                                 "\t{7:F3}\t{8:F3}\t{9:F3}\n",
-                                 c.name, won, fits[v].problems,
-                                 fits[v].rmsBefore, fits[v].rmsAfter, k.fixed,
-                                 k.latency, k.compute, k.memory, k.reduce)
-                       .str();
-  }
   const tuning::FamilyScore &s = choice.score;
   std::string text =
       "# A kernel family written by gemmc-tune select from " + dir +
@@ -655,33 +529,15 @@ static int runSelect() {
       (batchArg ? "# A batch (--batch, `batch = ?`): the candidates that take "
                   "one, their single GEMMs' measurements standing in.\n"
                 : "") +
-      "kernel " + name + " {\n" + problemText + family + "}\n";
+      chosen.kernelText(name);
   if (!writeFile(output, text))
     return fail("cannot write " + output);
-  if (!writeFile(dir + "/family.tsv", familyTable))
+  if (!writeFile(dir + "/family.tsv", chosen.variantTable()))
     return fail("cannot write " + dir + "/family.tsv");
   // Each training problem: the variant the rule of choice runs it on, its
   // time (measured, or predicted where it was not measured) and cuBLAS's
   // (the shape-summary format of gemm-bench, for its plots).
-  std::string training = "problem,kernel,status,ms,cublas_ms,ratio\n";
-  for (size_t p = 0; p < measured.size(); ++p) {
-    int chosen = choice.score.choice[p];
-    if (chosen < 0) {
-      training +=
-          measured[p].label + ",,refused,nan," +
-          llvm::formatv("{0:F5}", measured[p].cublasSeconds * 1e3).str() +
-          ",nan\n";
-      continue;
-    }
-    bool predicted = !(measured[p].seconds[size_t(chosen)] > 0);
-    training +=
-        llvm::formatv("{0},{1},{2},{3:F5},{4:F5},{5:F4}\n", measured[p].label,
-                      variantName(candidates[size_t(chosen)].name),
-                      predicted ? "predicted" : "run", s.seconds[p] * 1e3,
-                      measured[p].cublasSeconds * 1e3, s.ratio[p])
-            .str();
-  }
-  if (!writeFile(dir + "/training.csv", training))
+  if (!writeFile(dir + "/training.csv", chosen.trainingTable()))
     return fail("cannot write " + dir + "/training.csv");
   if (excluded)
     llvm::outs() << "gemmc-tune: " << excluded
