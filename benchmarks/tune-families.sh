@@ -28,20 +28,28 @@ tune="$build/bin/gemmc-tune"
 cp "benchmarks/tuning/$device/f16-rrr-results.tsv" "$work/f16/results.tsv"
 cp "benchmarks/tuning/$device/f32-rrr-results.tsv" "$work/f32/results.tsv"
 
+# One family: families/ARCH/TYPE_LAYOUT[_batched].gemm from the measured
+# precision's candidates (f16's for bf16), its training summary printed.
+write_family() { # ARCH LAYOUT TYPE [--batch]
+  local arch=$1 layout=$2 type=$3 batch=${4:-}
+  local measured out
+  measured=$([ "$type" = f32 ] && echo f32 || echo f16)
+  out="families/$arch/${type}_$layout${batch:+_batched}.gemm"
+  "$tune" select "$work/$measured" --shapes benchmarks/workloads-train.txt \
+    --cover benchmarks/shapes.txt --device-model "$device" \
+    --type "$type" --layout "$layout" --arch "$arch" $batch -o "$out" |
+    grep -E '^gemmc-tune: [0-9]+ training' | sed "s|^gemmc-tune|$out|"
+  # Not the machine's temporary folder: where the data lives.
+  sed -i "s|$work/$measured/results.tsv|benchmarks/tuning/$device/$measured-rrr-results.tsv|" "$out"
+}
+
 # C is row-major in every family; the runtime runs a column-major C as the
 # transposed problem (C^T = B^T A^T) on the family of its layouts.
 for arch in sm_90a sm_80; do
   mkdir -p "families/$arch"
   for layout in rrr rcr crr ccr; do
     for type in f16 bf16 f32; do
-      measured=$([ "$type" = f32 ] && echo f32 || echo f16)
-      out="families/$arch/${type}_$layout.gemm"
-      "$tune" select "$work/$measured" --shapes benchmarks/workloads-train.txt \
-        --cover benchmarks/shapes.txt --device-model "$device" \
-        --type "$type" --layout "$layout" --arch "$arch" -o "$out" |
-        grep -E '^gemmc-tune: [0-9]+ training' | sed "s|^gemmc-tune|$out|"
-      # Not the machine's temporary folder: where the data lives.
-      sed -i "s|$work/$measured/results.tsv|benchmarks/tuning/$device/$measured-rrr-results.tsv|" "$out"
+      write_family "$arch" "$layout" "$type"
     done
   done
 done
@@ -52,12 +60,6 @@ done
 # no family of them is shipped.)
 for layout in rrr rcr crr ccr; do
   for type in f16 bf16 f32; do
-    measured=$([ "$type" = f32 ] && echo f32 || echo f16)
-    out="families/sm_90a/${type}_${layout}_batched.gemm"
-    "$tune" select "$work/$measured" --shapes benchmarks/workloads-train.txt \
-      --cover benchmarks/shapes.txt --device-model "$device" \
-      --type "$type" --layout "$layout" --arch sm_90a --batch -o "$out" |
-      grep -E '^gemmc-tune: [0-9]+ training' | sed "s|^gemmc-tune|$out|"
-    sed -i "s|$work/$measured/results.tsv|benchmarks/tuning/$device/$measured-rrr-results.tsv|" "$out"
+    write_family sm_90a "$layout" "$type" --batch
   done
 done

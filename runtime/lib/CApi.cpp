@@ -490,6 +490,25 @@ static gemmc_status choose(LoadedModule &module, const gemmc_problem *given,
   return GEMMC_SUCCESS;
 }
 
+/// The module's choice for `given`: the variant, the runtime's problem,
+/// and the JIT's kernels once compiled (null before: the contracts alone
+/// then decide).
+struct Choice {
+  int variant = -1;
+  Problem problem;
+  const KernelFamily *kernels = nullptr;
+};
+
+static gemmc_status chooseFor(LoadedModule &module, const gemmc_problem *given,
+                              bool pointers, Choice &choice) {
+  {
+    std::lock_guard<std::mutex> lock(module.jitMutex);
+    choice.kernels = module.family.get();
+  }
+  return choose(module, given, choice.kernels, choice.variant, choice.problem,
+                pointers);
+}
+
 extern "C" gemmc_status gemmc_select(gemmc_module handle,
                                      const gemmc_problem *given, int *variant) {
   std::shared_ptr<LoadedModule> module = registry().find(handle);
@@ -499,13 +518,9 @@ extern "C" gemmc_status gemmc_select(gemmc_module handle,
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                       "gemmc_select: variant must not be null");
   return guarded([&] {
-    Problem problem;
-    const KernelFamily *kernels = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(module->jitMutex);
-      kernels = module->family.get();
-    }
-    gemmc_status status = choose(*module, given, kernels, *variant, problem);
+    Choice choice;
+    gemmc_status status = chooseFor(*module, given, /*pointers=*/true, choice);
+    *variant = choice.variant;
     return status == GEMMC_SUCCESS ? capi::succeed() : status;
   });
 }
@@ -520,26 +535,20 @@ extern "C" gemmc_status gemmc_predict(gemmc_module handle,
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                       "gemmc_predict: seconds must not be null");
   return guarded([&] {
-    Problem problem;
-    const KernelFamily *kernels = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(module->jitMutex);
-      kernels = module->family.get();
-    }
-    int variant = -1;
-    gemmc_status status = choose(*module, given, kernels, variant, problem,
-                                 /*pointers=*/false);
+    Choice choice;
+    gemmc_status status = chooseFor(*module, given, /*pointers=*/false, choice);
     if (status != GEMMC_SUCCESS)
       return status;
     WhyNot fits;
     DeviceModel device;
-    if (kernels) {
-      fits = [&](size_t i) { return kernels->variants()[i]->whyNot(problem); };
+    if (const KernelFamily *kernels = choice.kernels) {
+      const Problem &problem = choice.problem;
+      fits = [=](size_t i) { return kernels->variants()[i]->whyNot(problem); };
       device = kernels->device();
     }
     for (const RankedVariant &r :
-         rankVariants(module->contracts, problem, device, fits))
-      if (r.index == size_t(variant))
+         rankVariants(module->contracts, choice.problem, device, fits))
+      if (r.index == size_t(choice.variant))
         *seconds = r.seconds;
     return capi::succeed();
   });
