@@ -55,7 +55,7 @@ for arch in sm_90a sm_80; do
 done
 
 # Hopper's batched families (NAME_batched, `batch = ?`): the candidates that
-# take a batch (no split-K, stream-K or realigned pieces yet), chosen on the
+# take a batch (no split-K or stream-K yet), chosen on the
 # same measurements of single GEMMs. (sm_80's kernels take a batch too, but
 # no family of them is shipped.)
 for layout in rrr rcr crr ccr; do

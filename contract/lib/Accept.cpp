@@ -58,12 +58,16 @@ static bool acceptsLeadingDims(const Contract &contract, const Problem &p,
                "multiples of 16 bytes)";
       return false;
     }
+    // A batch's strides step by the leading dimension's multiple, and by
+    // the batch-stride multiple where one is stated.
+    int64_t strideMultiple = std::max(multiple, contract.strideMultiple[i]);
     if (k.batch != 1 && p.batch > 1 &&
-        (m.stride < m.span || m.stride % multiple)) {
+        (m.stride < m.span || m.stride % multiple ||
+         m.stride % strideMultiple)) {
       why = std::string("the batch stride of ") + m.name + " (" +
             std::to_string(m.stride) + ") must be at least " +
             std::to_string(m.span) + " and a multiple of " +
-            std::to_string(multiple);
+            std::to_string(strideMultiple);
       return false;
     }
     // 32-bit index arithmetic: every element's offset must fit.

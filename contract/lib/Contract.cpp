@@ -200,6 +200,7 @@ Contract gemmc::contract::untransposeContract(const Contract &kernel) {
   c.problem = transposeProblem(kernel.problem);
   std::swap(c.multipleM, c.multipleN);
   std::swap(c.ldMultiple[0], c.ldMultiple[1]);
+  std::swap(c.strideMultiple[0], c.strideMultiple[1]);
   std::swap(c.boxA, c.boxB);
   for (GridExpr &g : c.grid)
     g.dim = g.dim == 'M' ? 'N' : g.dim == 'N' ? 'M' : g.dim;

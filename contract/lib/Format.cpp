@@ -72,10 +72,11 @@ std::string gemmc::contract::formatContract(const Contract &c) {
   // tensor map and clusters, version 4 split-K's workspace, version 5 a
   // family's variant, version 6 split-K's splits chosen at launch,
   // version 7 stream-K, version 8 a transposed kernel, version 9 a batch
-  // copied by TMA (3-D tensor maps): a reader of an older version refuses
-  // such a kernel rather than launch it wrongly (or for problems it is not
-  // for).
-  int version = c.problem.batched && c.tensorMaps          ? 9
+  // copied by TMA (3-D tensor maps), version 10 multiples of the batch
+  // strides: a reader of an older version refuses such a kernel rather
+  // than launch it wrongly (or for problems it is not for).
+  int version = c.hasStrideMultiples()                      ? 10
+                : c.problem.batched && c.tensorMaps        ? 9
                 : c.transposed                             ? 8
                 : c.streamK                                ? 7
                 : c.splitsAtLaunch()                       ? 6
@@ -124,6 +125,10 @@ std::string gemmc::contract::formatContract(const Contract &c) {
   if (c.descriptors())
     os << "// leading-dim-multiple: a=" << c.ldMultiple[0]
        << " b=" << c.ldMultiple[1] << " c=" << c.ldMultiple[2] << "\n";
+  if (c.hasStrideMultiples())
+    os << "// batch-stride-multiple: a=" << c.strideMultiple[0]
+       << " b=" << c.strideMultiple[1] << " c=" << c.strideMultiple[2]
+       << "\n";
   os << "// semantics: " << c.semantics << "\n";
   if (!c.bias.empty() || c.relu) {
     os << "// epilogue:";

@@ -225,8 +225,8 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
   // Version 2 adds tensor maps and persistent grids, version 3 C's tensor
   // map and clusters, version 4 split-K, version 5 a family's variants,
   // version 6 split-K's splits chosen at launch, version 7 stream-K,
-  // version 8 a transposed kernel, version 9 a batch copied by TMA
-  // (docs/contract.md).
+  // version 8 a transposed kernel, version 9 a batch copied by TMA,
+  // version 10 multiples of the batch strides (docs/contract.md).
   const std::string begin = "// gemmc-contract-begin v1";
   const std::string prefix = "// gemmc-contract-begin v";
   const std::string end = "// gemmc-contract-end";
@@ -247,7 +247,7 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
       inside = !number.empty() && number.size() <= 2 &&
                std::all_of(number.begin(), number.end(),
                            [](char c) { return c >= '0' && c <= '9'; }) &&
-               std::stoi(number) >= 1 && std::stoi(number) <= 9;
+               std::stoi(number) >= 1 && std::stoi(number) <= 10;
       if (inside)
         version = std::stoi(number);
       if (!inside && line.rfind("// gemmc-contract-begin", 0) == 0) {
@@ -554,6 +554,14 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
   if (fields.count("leading-dim-multiple") &&
       !multiples("leading-dim-multiple", ldKeys, ldMultiples))
     return bad("leading-dim-multiple");
+  // `batch-stride-multiple: a=… b=… c=…`, from version 10.
+  int64_t *const strideMultiples[] = {&contract.strideMultiple[0],
+                                      &contract.strideMultiple[1],
+                                      &contract.strideMultiple[2]};
+  if (fields.count("batch-stride-multiple") &&
+      (version < 10 ||
+       !multiples("batch-stride-multiple", ldKeys, strideMultiples)))
+    return bad("batch-stride-multiple");
   // Matrices are all pointers or all descriptors.
   int descriptors = 0;
   for (const Param &p : contract.params)

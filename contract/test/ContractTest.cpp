@@ -326,12 +326,12 @@ TEST(Contract, RejectsMalformedContracts) {
   EXPECT_FALSE(parseContract(replace(kFixed, "m=1024", "m=?"), c, error));
   EXPECT_EQ(error, "the problem's size M is given at launch but is not a "
                    "kernel parameter");
-  // Versions 2 to 9 (tensor maps, persistent grids, clusters, split-K,
+  // Versions 2 to 10 (tensor maps, persistent grids, clusters, split-K,
   // families, splits at launch, stream-K, transposed kernels, batches
-  // copied by TMA) are read; a later one is not.
-  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v10"), c, error));
+  // copied by TMA, batch-stride multiples) are read; a later one is not.
+  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v11"), c, error));
   EXPECT_EQ(error, "line 6: unsupported contract version: "
-                   "// gemmc-contract-begin v10");
+                   "// gemmc-contract-begin v11");
   EXPECT_FALSE(parseContract(replace(kFixed, "// entry: sgemm_coalesced\n", ""),
                              c, error));
   EXPECT_EQ(error, "the kernel contract has no 'entry' field");
@@ -952,6 +952,29 @@ TEST(Contract, ReadsABatchCopiedByTma) {
   EXPECT_EQ(why, "the batch stride of B (4100) must be at least 4096 and a "
                  "multiple of 8");
   p.strideB = 64 * 64 + 8;
+  EXPECT_TRUE(accepts(c, p, why)) << why;
+
+  // Version 10: multiples of the batch strides beyond the leading
+  // dimensions' (a realigned A: any leading dimension, strides at 16
+  // bytes).
+  c.ldMultiple[0] = 1;
+  c.strideMultiple[0] = 8;
+  written = formatContract(c);
+  EXPECT_NE(written.find("// gemmc-contract-begin v10\n"), std::string::npos);
+  EXPECT_NE(written.find("// batch-stride-multiple: a=8 b=1 c=1\n"),
+            std::string::npos);
+  ASSERT_TRUE(parseContract(written, again, error)) << error;
+  EXPECT_EQ(again.strideMultiple[0], 8);
+  EXPECT_EQ(formatContract(again), written);
+  EXPECT_FALSE(parseContract(replace(written, "v10", "v9"), again, error));
+  EXPECT_NE(error.find("malformed 'batch-stride-multiple' field"),
+            std::string::npos);
+  p.lda = 65;
+  p.strideA = 65 * 64 + 3;
+  EXPECT_FALSE(accepts(c, p, why));
+  EXPECT_EQ(why, "the batch stride of A (4163) must be at least 4160 and a "
+                 "multiple of 8");
+  p.strideA = 65 * 64 + 8;
   EXPECT_TRUE(accepts(c, p, why)) << why;
 }
 

@@ -327,30 +327,28 @@ bool Rules::checkCluster() {
 bool Rules::checkHopperBatch(
     const WarpgroupKernel &kernel,
     llvm::ArrayRef<std::pair<Operand, int64_t>> multiples) {
-  // A realigned operand's runs lie alike in every tile of every matrix,
-  // which only matrices 16 bytes apart keep.
-  const std::pair<const TmaOperand &, DirectiveKind> operands[] = {
-      {kernel.a, DirectiveKind::Vectorize}, {kernel.b, DirectiveKind::Vectorize}};
-  for (const auto &[t, directive] : operands)
-    if (t.realignsInShared())
-      return notYet(directive,
-                    Twine("a batch with ") +
-                        (t.operand == Operand::A ? "A" : "B") + " in " +
-                        Twine(t.pieceBytes) +
-                        "-byte pieces (the producer realigns them)");
   // Each matrix of a batch starts where its rows may: its tensor map's
   // batch stride is a multiple of 16 bytes, and the threads' pieces are
-  // aligned. (Strides given at launch: the contract's multiples.)
+  // aligned; a realigned operand's runs lie alike in every matrix only
+  // where the matrices start 16 bytes apart. (Strides given at launch: the
+  // contract's multiples.)
   for (auto [operand, multiple] : multiples) {
     std::optional<int64_t> stride = p.batchStride(operand);
-    if (!stride || *stride % multiple == 0)
+    const TmaOperand *t = operand == Operand::A   ? &kernel.a
+                          : operand == Operand::B ? &kernel.b
+                                                  : nullptr;
+    bool realigns = t && t->realignsInShared();
+    int64_t needed = realigns ? 16 / kernel.elementBytes : multiple;
+    if (!stride || *stride % needed == 0)
       continue;
     const char *names[] = {"A", "B", "C"};
     return error(Part::Kind::Batch,
                  Twine("the wgmma kernel needs the batch stride of ") +
                      names[int(operand)] + " (" + Twine(*stride) +
-                     ") to be a multiple of " + Twine(multiple) +
-                     ", as its leading dimension");
+                     ") to be a multiple of " + Twine(needed) +
+                     (realigns ? " (the producer realigns its 2-byte pieces "
+                                 "alike in every matrix: 16 bytes)"
+                               : ", as its leading dimension"));
   }
   // Pairs of a row-major C's columns are stored at once where an even
   // leading dimension and stride keep them aligned (or element by element,

@@ -69,8 +69,8 @@ private:
   bool checkWarpgroup();
   bool checkCluster();
   bool checkStreamK();
-  /// A batch on the warpgroup kernel: no realigned operand, and batch
-  /// strides at the leading dimensions' `multiples`.
+  /// A batch on the warpgroup kernel: batch strides at the leading
+  /// dimensions' `multiples`, and at 16 bytes for a realigned operand.
   bool checkHopperBatch(const WarpgroupKernel &kernel,
                         llvm::ArrayRef<std::pair<Operand, int64_t>> multiples);
   void warnOfSpills(Part at, int64_t acc, int64_t fragments);

@@ -163,6 +163,15 @@ gemmc::contract::Contract mlir::gemm::toContract(const KernelContract &kc) {
   if (kc.descriptors)
     for (auto [i, multiple] : llvm::enumerate(launch.getLdMultiple()))
       c.ldMultiple[i] = multiple;
+  // A batch whose operand the producer realigns (2-byte pieces): its runs
+  // lie alike in every matrix only where the matrices start 16 bytes
+  // apart.
+  if (kc.descriptors && kernel && !kc.batch.empty()) {
+    const gemmc::TmaOperand *operands[] = {&kernel->a, &kernel->b};
+    for (auto [i, t] : llvm::enumerate(operands))
+      if (t->realignsInShared())
+        c.strideMultiple[i] = 16 / kernel->elementBytes;
+  }
   c.alphaBeta = kc.alphaBeta;
   c.bias = kc.bias;
   c.relu = kc.relu;

@@ -188,6 +188,15 @@ struct Contract {
   /// `leading-dim-multiple: a=… b=… c=…`: leading dimensions (and batch
   /// strides) given at launch must be multiples of these.
   int64_t ldMultiple[3] = {1, 1, 1};
+  /// `batch-stride-multiple: a=… b=… c=…` (version 10): a batch's strides
+  /// given at launch must be multiples of these too (where the kernel
+  /// realigns an operand's pieces alike in every matrix: 16 bytes).
+  int64_t strideMultiple[3] = {1, 1, 1};
+  /// Whether a `batch-stride-multiple` is stated (some multiple not 1).
+  bool hasStrideMultiples() const {
+    return strideMultiple[0] != 1 || strideMultiple[1] != 1 ||
+           strideMultiple[2] != 1;
+  }
   /// Whether the matrices are memref descriptors (sizes given at launch).
   bool descriptors() const;
   /// Bits of the descriptors' index fields (32 or 64).

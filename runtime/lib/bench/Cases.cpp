@@ -99,9 +99,15 @@ static std::vector<Case> sweepCases(const BenchOptions &o,
       p.ldb = pad(p.ldOfB(), c.ldMultiple[1]);
       p.ldc = pad(p.ldOfC(), c.ldMultiple[2]);
       if (p.batch > 1) {
-        p.strideA = p.spanOfA() + uniform(0, 1) * c.ldMultiple[0];
-        p.strideB = p.spanOfB() + uniform(0, 1) * c.ldMultiple[1];
-        p.strideC = p.spanOfC() + uniform(0, 1) * c.ldMultiple[2];
+        // At least the matrix, at the multiples the contract asks.
+        auto stride = [&](int64_t span, int i) {
+          int64_t multiple = std::max(c.ldMultiple[i], c.strideMultiple[i]);
+          return (span + multiple - 1) / multiple * multiple +
+                 uniform(0, 1) * multiple;
+        };
+        p.strideA = stride(p.spanOfA(), 0);
+        p.strideB = stride(p.spanOfB(), 1);
+        p.strideC = stride(p.spanOfC(), 2);
       }
     }
     cs.size = {p.m, p.n, p.k};
