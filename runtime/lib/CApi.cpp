@@ -19,6 +19,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -897,15 +898,10 @@ static gemmc_status perMatrix(gemmc_module module, gemmc_problem run,
   return GEMMC_SUCCESS;
 }
 
-/// Whether the batched family (into `batched`) runs the batch `run` in a
-/// lower predicted time than `single`, the family of single GEMMs, a
-/// launch a matrix.
-static bool fasterBatched(gemmc_dtype dtype, gemmc_layout aLayout,
-                          gemmc_layout bLayout, gemmc_module single,
-                          const gemmc_problem &run, gemmc_module &batched) {
-  if (gemmc_batched_family_load(dtype, aLayout, bLayout, nullptr, &batched) !=
-      GEMMC_SUCCESS)
-    return false;
+/// Whether the cost model predicts `run` faster on `batched` in one launch
+/// than on `single` a launch a matrix.
+static bool predictsBatchedFaster(gemmc_module single, gemmc_module batched,
+                                  const gemmc_problem &run) {
   gemmc_problem one = run;
   one.batch = 1;
   one.stride_a = one.stride_b = one.stride_c = 0;
@@ -915,6 +911,32 @@ static bool fasterBatched(gemmc_dtype dtype, gemmc_layout aLayout,
   if (gemmc_predict(single, &one, &each) != GEMMC_SUCCESS)
     return true;
   return whole <= each * double(run.batch);
+}
+
+/// Whether the batched family (into `batched`) runs the batch `run` in a
+/// lower predicted time than `single`, the family of single GEMMs, a
+/// launch a matrix.
+static bool fasterBatched(gemmc_dtype dtype, gemmc_layout aLayout,
+                          gemmc_layout bLayout, gemmc_module single,
+                          const gemmc_problem &run, gemmc_module &batched) {
+  if (gemmc_batched_family_load(dtype, aLayout, bLayout, nullptr, &batched) !=
+      GEMMC_SUCCESS)
+    return false;
+  // Decided once per problem (its sizes, strides and the families).
+  using Key = std::tuple<gemmc_module, gemmc_module, ChoiceKey>;
+  static std::mutex mutex;
+  static auto *decided = new std::map<Key, bool>;
+  Key key{single, batched, choiceKey(run)};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = decided->find(key);
+    if (it != decided->end())
+      return it->second;
+  }
+  bool faster = predictsBatchedFaster(single, batched, run);
+  std::lock_guard<std::mutex> lock(mutex);
+  (*decided)[key] = faster;
+  return faster;
 }
 
 extern "C" gemmc_status gemmc_matmul(gemmc_dtype dtype, gemmc_layout aLayout,

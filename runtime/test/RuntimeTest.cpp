@@ -404,6 +404,18 @@ TEST(CApi, LoadsTheShippedFamilies) {
   p.batch = 32;
   ASSERT_EQ(gemmc_select(again, &p, &variant), GEMMC_SUCCESS)
       << gemmc_last_error();
+  // The cost model's times (no GPU): the batch in one launch beats 32
+  // launches of the single GEMM, whose time it exceeds.
+  double whole = 0, each = 0;
+  ASSERT_EQ(gemmc_predict(again, &p, &whole), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  gemmc_problem one = p;
+  one.batch = 1;
+  ASSERT_EQ(gemmc_predict(module, &one, &each), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  EXPECT_GT(whole, each);
+  EXPECT_LT(whole, 32 * each);
+  EXPECT_EQ(gemmc_predict(again, &p, nullptr), GEMMC_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(gemmc_batched_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, "sm_80",
                                       &again),
             GEMMC_ERROR_IO);
