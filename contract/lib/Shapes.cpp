@@ -38,7 +38,7 @@ std::string Shape::label() const {
   std::string text = std::to_string(size.m) + "x" + std::to_string(size.n) +
                      "x" + std::to_string(size.k);
   const std::pair<const char *, int64_t> lds[] = {
-      {"lda", lda}, {"ldb", ldb}, {"ldc", ldc}};
+      {"lda", lda}, {"ldb", ldb}, {"ldc", ldc}, {"batch", batch}};
   for (auto [name, ld] : lds)
     if (ld)
       text += std::string(" ") + name + "=" + std::to_string(ld);
@@ -63,13 +63,14 @@ bool gemmc::contract::parseShape(const std::string &text, Shape &shape,
     const std::string &word = words[i];
     size_t eq = word.find('=');
     std::string key = word.substr(0, eq);
-    int64_t *ld = key == "lda"   ? &shape.lda
-                  : key == "ldb" ? &shape.ldb
-                  : key == "ldc" ? &shape.ldc
-                                 : nullptr;
+    int64_t *ld = key == "lda"     ? &shape.lda
+                  : key == "ldb"   ? &shape.ldb
+                  : key == "ldc"   ? &shape.ldc
+                  : key == "batch" ? &shape.batch
+                                   : nullptr;
     if (eq == std::string::npos || !ld || word.size() - eq > 19 ||
         !parseInt(word.substr(eq + 1), *ld) || *ld < 1) {
-      error = "expected lda=L, ldb=L or ldc=L, got '" + word + "'";
+      error = "expected lda=L, ldb=L, ldc=L or batch=B, got '" + word + "'";
       return false;
     }
   }

@@ -992,10 +992,17 @@ TEST(Shapes, ReadsAShapesFile) {
   EXPECT_EQ(shapes[1].ldc, 340);
   EXPECT_EQ(shapes[1].label(), "777x333x2048 lda=2056 ldc=340");
   EXPECT_EQ(shapes[2].size.k, 512);
+  EXPECT_EQ(shapes[2].batch, 0);
+  // A dense batch.
+  ASSERT_TRUE(parseShapes("2048x2048x128 batch=32\n", shapes, error)) << error;
+  EXPECT_EQ(shapes[0].batch, 32);
+  EXPECT_EQ(shapes[0].label(), "2048x2048x128 batch=32");
+  EXPECT_FALSE(parseShapes("64x64x64 batch=0\n", shapes, error));
   EXPECT_FALSE(parseShapes("64x64x64\n64x64 ld=3\n", shapes, error));
   EXPECT_EQ(error, "line 2: expected MxNxK, got '64x64'");
   EXPECT_FALSE(parseShapes("64x64x64 ldd=3\n", shapes, error));
-  EXPECT_EQ(error, "line 1: expected lda=L, ldb=L or ldc=L, got 'ldd=3'");
+  EXPECT_EQ(error,
+            "line 1: expected lda=L, ldb=L, ldc=L or batch=B, got 'ldd=3'");
   EXPECT_FALSE(parseShapes("# nothing\n", shapes, error));
   EXPECT_EQ(error, "no problem in the shapes file");
 }

@@ -396,8 +396,8 @@ static int runSelect() {
     r.label = shape.label();
     r.problem = tuned;
     r.problem.tf32 = r.problem.tf32x3 = false;
-    // One GEMM (a batched family's count is given at launch).
-    r.problem.batch = 1;
+    // One GEMM, or the shape's dense batch.
+    r.problem.batch = shape.batch ? shape.batch : 1;
     r.problem.strideA = r.problem.strideB = r.problem.strideC = 0;
     r.problem.m = shape.size.m, r.problem.n = shape.size.n;
     r.problem.k = shape.size.k;

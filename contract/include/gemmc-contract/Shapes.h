@@ -1,8 +1,8 @@
 //===- Shapes.h - the shapes-file format and problem sizes ----*- C++ -*-===//
 //
 // A shapes file lists problems, one a line: `MxNxK` (or `N` for N^3), then
-// optionally `lda=L ldb=L ldc=L` (elements; dense where not given); `#`
-// starts a comment. gemm-bench times them (`--shapes`), gemmc-tune reads
+// optionally `lda=L ldb=L ldc=L` (elements; dense where not given) and
+// `batch=B` (a dense batch of B GEMMs); `#` starts a comment. gemm-bench times them (`--shapes`), gemmc-tune reads
 // them back with the results, and benchmarks/ holds the sets.
 //
 //===----------------------------------------------------------------------===//
@@ -25,9 +25,11 @@ struct Size {
 struct Shape {
   Size size;
   int64_t lda = 0, ldb = 0, ldc = 0;
+  /// `batch=B`: a dense batch of B GEMMs (0: not given).
+  int64_t batch = 0;
 
-  /// `MxNxK`, with ` lda=… ldb=… ldc=…` where given: the problem's name in
-  /// results files.
+  /// `MxNxK`, with ` lda=… ldb=… ldc=… batch=…` where given: the
+  /// problem's name in results files.
   std::string label() const;
 };
 

@@ -178,6 +178,11 @@ Problem gemmc::rt::problemOf(const BenchOptions &o, const Shape &shape) {
   p.bias = o.bias, p.relu = o.relu;
   p.batch = o.batch;
   p.strideA = o.strideA, p.strideB = o.strideB, p.strideC = o.strideC;
+  // A shape's own batch is dense.
+  if (shape.batch) {
+    p.batch = shape.batch;
+    p.strideA = p.strideB = p.strideC = 0;
+  }
   p.lda = shape.lda, p.ldb = shape.ldb, p.ldc = shape.ldc;
   return p;
 }
