@@ -27,20 +27,32 @@ tune="$build/bin/gemmc-tune"
   -o "$work/f32" --also examples/sgemm-dynamic.gemm > /dev/null 2>&1
 cp "benchmarks/tuning/$device/f16-rrr-results.tsv" "$work/f16/results.tsv"
 cp "benchmarks/tuning/$device/f32-rrr-results.tsv" "$work/f32/results.tsv"
+# The batched rcr families' own measurements: the f16 candidates with B
+# column-major and `batch = ?` (those that take a batch), on attention's
+# score products (benchmarks/attention-scores-train.txt).
+mkdir -p "$work/f16-rcr-batched"
+cp "$work"/f16/f16_* "$work/f16/candidates.tsv" "$work/f16-rcr-batched/"
+cp "benchmarks/tuning/$device/f16-rcr-batched-results.tsv" \
+  "$work/f16-rcr-batched/results.tsv"
 
 # One family: families/ARCH/TYPE_LAYOUT[_batched].gemm from the measured
 # precision's candidates (f16's for bf16), its training summary printed.
 write_family() { # ARCH LAYOUT TYPE [--batch]
   local arch=$1 layout=$2 type=$3 batch=${4:-}
-  local measured out
+  local measured data out shapes=benchmarks/workloads-train.txt
   measured=$([ "$type" = f32 ] && echo f32 || echo f16)
+  data=$measured-rrr
+  if [ -n "$batch" ] && [ "$measured$layout" = f16rcr ]; then
+    measured=f16-rcr-batched data=f16-rcr-batched
+    shapes=benchmarks/attention-scores-train.txt
+  fi
   out="families/$arch/${type}_$layout${batch:+_batched}.gemm"
-  "$tune" select "$work/$measured" --shapes benchmarks/workloads-train.txt \
+  "$tune" select "$work/$measured" --shapes "$shapes" \
     --cover benchmarks/shapes.txt --device-model "$device" \
     --type "$type" --layout "$layout" --arch "$arch" $batch -o "$out" |
     grep -E '^gemmc-tune: [0-9]+ training' | sed "s|^gemmc-tune|$out|"
   # Not the machine's temporary folder: where the data lives.
-  sed -i "s|$work/$measured/results.tsv|benchmarks/tuning/$device/$measured-rrr-results.tsv|" "$out"
+  sed -i "s|$work/$measured/results.tsv|benchmarks/tuning/$device/$data-results.tsv|" "$out"
 }
 
 # C is row-major in every family; the runtime runs a column-major C as the

@@ -509,6 +509,11 @@ static int runSelect() {
                 (batchArg ? "_batched" : "")
           : std::string(familyName);
   const tuning::FamilyScore &s = choice.score;
+  // Measurements of batches are of the batched kernels themselves.
+  bool measuredBatches =
+      llvm::any_of(measured, [](const tuning::ProblemRecord &r) {
+        return r.problem.batch > 1;
+      });
   std::string text =
       "# A kernel family written by gemmc-tune select from " + dir +
       "/results.tsv: " + std::to_string(order.size()) +
@@ -521,14 +526,21 @@ static int runSelect() {
                     s.geomean, s.lowest, measured[s.lowestProblem].label)
           .str() +
       ".\n" +
-      (retargeting
+      (retargeting && !measuredBatches
            ? "# Retargeted (--type/--layout/--arch): the measurements of "
              "the tuned problem's candidates stand in for this "
              "family's own; these figures are theirs.\n"
            : "") +
-      (batchArg ? "# A batch (--batch, `batch = ?`): the candidates that take "
-                  "one, their single GEMMs' measurements standing in.\n"
-                : "") +
+      (batchArg && !measuredBatches
+           ? "# A batch (--batch, `batch = ?`): the candidates that take "
+             "one, their single GEMMs' measurements standing in.\n"
+           : "") +
+      (measuredBatches
+           ? "# A batch (--batch, `batch = ?`): the candidates that take "
+             "one, measured on the training batches with this family's "
+             "layouts (in the measured element type, standing in for "
+             "another).\n"
+           : "") +
       chosen.kernelText(name);
   if (!writeFile(output, text))
     return fail("cannot write " + output);
