@@ -169,6 +169,15 @@ gemmc_status gemmc_select(gemmc_module module, const gemmc_problem *problem,
 gemmc_status gemmc_predict(gemmc_module module, const gemmc_problem *problem,
                            double *seconds);
 
+/* The rule gemmc_matmul applies to a batch (problem->batch > 1): whether
+   `batched`, a family that takes a batch, runs it in one launch in a lower
+   predicted time (gemmc_predict) than `single`, a family of single GEMMs,
+   in one launch a matrix. *use_batched is 1 or 0; 0 too where `batched`
+   cannot run the batch. */
+gemmc_status gemmc_prefer_batched(gemmc_module single, gemmc_module batched,
+                                  const gemmc_problem *problem,
+                                  int *use_batched);
+
 /* Launches `problem` on `stream` (a CUstream; NULL: the default stream),
    asynchronously. The pointers must be device memory of the module's
    context. A split-K kernel's workspace is the runtime's, one per context

@@ -140,9 +140,13 @@ class Runtime:
         self.family_load = _declare(lib, "gemmc_family_load",
                                     [ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                      ctypes.c_char_p, ctypes.POINTER(p)])
+        self.plan_destroy = _declare(lib, "gemmc_plan_destroy", [p])
         self.predict = _declare(lib, "gemmc_predict",
                                 [p, ctypes.POINTER(Problem),
                                  ctypes.POINTER(ctypes.c_double)])
+        self.prefer_batched = _declare(lib, "gemmc_prefer_batched",
+                                       [p, p, ctypes.POINTER(Problem),
+                                        ctypes.POINTER(ctypes.c_int)])
         self.batched_family_load = _declare(
             lib, "gemmc_batched_family_load",
             [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_char_p,

@@ -196,9 +196,17 @@ class _BatchPlan:
             except GemmcError:
                 return  # no batched family here, or not for these strides
             # The batched family where the cost model predicts it faster
-            # than a launch a product (it lacks split-K and stream-K).
-            if _predicted(whole) <= count * _predicted(item):
+            # than a launch a product (it lacks split-K and stream-K): the
+            # C API's rule, gemmc_matmul's too.
+            runtime = _capi.runtime()
+            use = ctypes.c_int()
+            _check(runtime.prefer_batched(item.family, whole.family,
+                                          ctypes.byref(whole.problem),
+                                          ctypes.byref(use)))
+            if use.value:
                 self.whole = whole
+            else:
+                _check(runtime.plan_destroy(whole.handle))
 
     def __call__(self, a, b, a_ptr, b_ptr):
         out = a.new_empty(self.shape)
@@ -218,14 +226,6 @@ class _BatchPlan:
             item.launch(a_ptr + i * step_a, b_ptr + i * step_b,
                         c_ptr + i * step_c, a.device)
         return out
-
-
-def _predicted(plan):
-    """The cost model's time of a plan's problem, in seconds."""
-    seconds = ctypes.c_double()
-    _check(_capi.runtime().predict(plan.family, ctypes.byref(plan.problem),
-                                   ctypes.byref(seconds)))
-    return seconds.value
 
 
 def _raw_stream_query():

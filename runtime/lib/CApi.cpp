@@ -900,17 +900,30 @@ static gemmc_status perMatrix(gemmc_module module, gemmc_problem run,
 
 /// Whether the cost model predicts `run` faster on `batched` in one launch
 /// than on `single` a launch a matrix.
-static bool predictsBatchedFaster(gemmc_module single, gemmc_module batched,
-                                  const gemmc_problem &run) {
-  gemmc_problem one = run;
+extern "C" gemmc_status gemmc_prefer_batched(gemmc_module single,
+                                             gemmc_module batched,
+                                             const gemmc_problem *problem,
+                                             int *useBatched) {
+  if (!problem || !useBatched)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_prefer_batched: the problem and use_batched "
+                      "must not be null");
+  if (!registry().find(single))
+    return invalidHandle(single);
+  if (!registry().find(batched))
+    return invalidHandle(batched);
+  gemmc_problem one = *problem;
   one.batch = 1;
   one.stride_a = one.stride_b = one.stride_c = 0;
   double whole = 0, each = 0;
-  if (gemmc_predict(batched, &run, &whole) != GEMMC_SUCCESS)
-    return false;
-  if (gemmc_predict(single, &one, &each) != GEMMC_SUCCESS)
-    return true;
-  return whole <= each * double(run.batch);
+  // Not for the batched family: a launch a matrix. Not for the single
+  // GEMMs' (beyond their variants): the batch in one launch.
+  *useBatched = 0;
+  if (gemmc_predict(batched, problem, &whole) != GEMMC_SUCCESS)
+    return capi::succeed();
+  *useBatched = gemmc_predict(single, &one, &each) != GEMMC_SUCCESS ||
+                whole <= each * double(std::max<int64_t>(problem->batch, 1));
+  return capi::succeed();
 }
 
 /// Whether the batched family (into `batched`) runs the batch `run` in a
@@ -933,7 +946,9 @@ static bool fasterBatched(gemmc_dtype dtype, gemmc_layout aLayout,
     if (it != decided->end())
       return it->second;
   }
-  bool faster = predictsBatchedFaster(single, batched, run);
+  int faster = 0;
+  if (gemmc_prefer_batched(single, batched, &run, &faster) != GEMMC_SUCCESS)
+    return false;
   std::lock_guard<std::mutex> lock(mutex);
   (*decided)[key] = faster;
   return faster;

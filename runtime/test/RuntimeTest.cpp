@@ -416,6 +416,26 @@ TEST(CApi, LoadsTheShippedFamilies) {
   EXPECT_GT(whole, each);
   EXPECT_LT(whole, 32 * each);
   EXPECT_EQ(gemmc_predict(again, &p, nullptr), GEMMC_ERROR_INVALID_ARGUMENT);
+  // gemmc_matmul's rule, in the C API: the batch in one launch here.
+  int useBatched = -1;
+  ASSERT_EQ(gemmc_prefer_batched(module, again, &p, &useBatched),
+            GEMMC_SUCCESS)
+      << gemmc_last_error();
+  EXPECT_EQ(useBatched, 1);
+  // A batch the batched family cannot run (odd leading dimensions and
+  // strides): a launch a matrix.
+  gemmc_problem odd = p;
+  odd.m = odd.n = 197;
+  odd.k = 63;
+  ASSERT_EQ(gemmc_prefer_batched(module, again, &odd, &useBatched),
+            GEMMC_SUCCESS);
+  EXPECT_EQ(useBatched, 0);
+  EXPECT_EQ(gemmc_prefer_batched(module, again, nullptr, &useBatched),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gemmc_prefer_batched(module, again, &p, nullptr),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gemmc_prefer_batched(module, nullptr, &p, &useBatched),
+            GEMMC_ERROR_INVALID_HANDLE);
   EXPECT_EQ(gemmc_batched_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, "sm_80",
                                       &again),
             GEMMC_ERROR_IO);
