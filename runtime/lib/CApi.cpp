@@ -11,20 +11,20 @@
 #include "gemmc-rt/Driver.h"
 #include "gemmc-rt/Launch.h"
 
-#include <dlfcn.h>
+#include "CApiInternal.h"
+
 
 #include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <map>
-#include <tuple>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 
 using namespace gemmc::rt;
+using namespace gemmc::rt::capi_internal;
 
 //===----------------------------------------------------------------------===//
 // Errors
@@ -49,20 +49,6 @@ char *capi::copyOut(const std::string &text) {
   return copy;
 }
 
-/// Runs `body`, mapping what it throws to a status.
-template <typename Body> static gemmc_status guarded(Body &&body) {
-  try {
-    return body();
-  } catch (const NoGpuError &e) {
-    return capi::fail(GEMMC_ERROR_NO_GPU, e.what());
-  } catch (const CudaError &e) {
-    return capi::fail(GEMMC_ERROR_CUDA, e.what());
-  } catch (const std::bad_alloc &) {
-    return capi::fail(GEMMC_ERROR_INTERNAL, "out of host memory");
-  } catch (const std::exception &e) {
-    return capi::fail(GEMMC_ERROR_INTERNAL, e.what());
-  }
-}
 
 extern "C" const char *gemmc_last_error(void) { return lastError.c_str(); }
 
@@ -100,7 +86,7 @@ extern "C" void gemmc_free(void *pointer) { std::free(pointer); }
 
 /// Makes `context` current on this thread, or, with none given, the current
 /// context or else device 0's primary one; returns the one current.
-static CUcontext useContext(CUcontext context) {
+CUcontext capi_internal::useContext(CUcontext context) {
   const DriverApi &api = DriverApi::get();
   CUcontext current = nullptr;
   GEMMC_CU(api.cuCtxGetCurrent(&current));
@@ -116,12 +102,8 @@ static CUcontext useContext(CUcontext context) {
   return current;
 }
 
-namespace {
-/// A problem as the choice sees it: every field but the pointers (and
-/// whether a bias is given).
-using ChoiceKey = std::array<int64_t, 13>;
-
-static ChoiceKey choiceKey(const gemmc_problem &p) {
+capi_internal::ChoiceKey
+capi_internal::choiceKey(const gemmc_problem &p) {
   uint32_t alpha, beta;
   std::memcpy(&alpha, &p.alpha, sizeof(alpha));
   std::memcpy(&beta, &p.beta, sizeof(beta));
@@ -129,6 +111,7 @@ static ChoiceKey choiceKey(const gemmc_problem &p) {
           p.stride_a, p.stride_b, p.stride_c, alpha, beta,  p.bias != 0};
 }
 
+namespace {
 /// A module's contracts, read at load; its kernels, JIT-compiled into a
 /// context at the first launch (or gemmc_module_jit), from the PTX kept
 /// until then.
@@ -194,7 +177,11 @@ static Registry &registry() {
   return *r;
 }
 
-static gemmc_status invalidHandle(gemmc_module handle) {
+bool capi_internal::isLoaded(gemmc_module handle) {
+  return registry().find(handle) != nullptr;
+}
+
+gemmc_status capi_internal::invalidHandle(gemmc_module handle) {
   return capi::fail(GEMMC_ERROR_INVALID_HANDLE,
                     "gemmc_module " +
                         std::to_string(reinterpret_cast<uintptr_t>(handle)) +
@@ -349,114 +336,6 @@ extern "C" void gemmc_problem_init(gemmc_problem *problem, int64_t m, int64_t n,
   problem->k = k;
   problem->alpha = 1;
   problem->batch = 1;
-}
-
-/// The runtime's problem for `given` on `contract`'s types, layouts and
-/// epilogue.
-static Problem toProblem(const Contract &contract, const gemmc_problem &given) {
-  Problem p = contract.problem;
-  p.m = given.m;
-  p.n = given.n;
-  p.k = given.k;
-  p.lda = given.lda;
-  p.ldb = given.ldb;
-  p.ldc = given.ldc;
-  p.alpha = given.alpha;
-  p.beta = given.beta;
-  p.bias = contract.bias;
-  p.relu = contract.relu;
-  p.batch = given.batch > 0 ? given.batch : 1;
-  p.strideA = given.stride_a;
-  p.strideB = given.stride_b;
-  p.strideC = given.stride_c;
-  return p;
-}
-
-/// Why `given`'s sizes cannot be launched whatever the variant.
-static std::string checkSizes(const gemmc_problem &given) {
-  if (given.m < 1 || given.n < 1 || given.k < 1)
-    return "sizes must be positive, got " + std::to_string(given.m) + "x" +
-           std::to_string(given.n) + "x" + std::to_string(given.k);
-  if (given.m > INT32_MAX || given.n > INT32_MAX || given.k > INT32_MAX)
-    return "sizes must be below 2^31";
-  if (given.batch < 0 || given.lda < 0 || given.ldb < 0 || given.ldc < 0 ||
-      given.stride_a < 0 || given.stride_b < 0 || given.stride_c < 0)
-    return "leading dimensions, strides and the batch must not be negative";
-  return "";
-}
-
-/// Why these pointers cannot be launched on `contract`'s kernels: null, a
-/// bias given or missing against the contract, or (checked only where
-/// `alignment` is given) misaligned.
-static std::string checkPointers(const Contract &contract, uint64_t a,
-                                 uint64_t b, uint64_t c, uint64_t bias,
-                                 int64_t alignment = 1) {
-  if (!a || !b || !c)
-    return "the pointers to A, B and C must not be null";
-  if (!contract.bias.empty() && !bias)
-    return "the kernel adds a " + contract.bias +
-           " bias: its pointer must not be null";
-  if (contract.bias.empty() && bias)
-    return "the kernel adds no bias, but a bias pointer was given";
-  if (alignment > 1 && (a | b | c | bias) % uint64_t(alignment))
-    return "the pointers must be aligned to " + std::to_string(alignment) +
-           " bytes";
-  return "";
-}
-
-/// Why the buffer at `pointer` cannot hold `bytes` for operand `name`: not
-/// device memory, misaligned, or too small.
-static std::string checkBuffer(const char *name, uint64_t pointer,
-                               int64_t bytes, int64_t alignment) {
-  const DriverApi &api = DriverApi::get();
-  // The operand's name in a message (built only for one).
-  auto operandName = [&] {
-    char hex[32];
-    std::snprintf(hex, sizeof(hex), "%llx", (unsigned long long)pointer);
-    return std::string(name) + " (0x" + hex + ")";
-  };
-  // One query for the three attributes (a launch's cost is mostly such
-  // calls).
-  unsigned memoryType = 0;
-  CUdeviceptr start = 0;
-  size_t size = 0;
-  CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                      CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-                                      CU_POINTER_ATTRIBUTE_RANGE_SIZE};
-  void *values[] = {&memoryType, &start, &size};
-  CUresult r =
-      api.cuPointerGetAttributes(3, attributes, values, CUdeviceptr(pointer));
-  if (r != CUDA_SUCCESS || memoryType == CU_MEMORYTYPE_HOST || memoryType == 0)
-    return operandName() + " is not device memory of the current context";
-  if (alignment > 1 && pointer % uint64_t(alignment))
-    return operandName() + " must be aligned to " + std::to_string(alignment) +
-           " bytes";
-  if (size && uint64_t(bytes) > start + size - pointer)
-    return operandName() + " needs " + std::to_string(bytes) +
-           " bytes, but its allocation has " +
-           std::to_string(start + size - pointer) + " from there";
-  return "";
-}
-
-static std::string checkBuffers(const Contract &contract, const Problem &p,
-                                const gemmc_problem &given) {
-  auto extent = [&](int64_t stride, int64_t span, DType type) {
-    return ((p.batch - 1) * stride + span) * int64_t(sizeOf(type));
-  };
-  std::string why =
-      checkBuffer("A", given.a, extent(p.strideOfA(), p.spanOfA(), p.a),
-                  contract.alignment);
-  if (why.empty())
-    why = checkBuffer("B", given.b, extent(p.strideOfB(), p.spanOfB(), p.b),
-                      contract.alignment);
-  if (why.empty())
-    why = checkBuffer("C", given.c, extent(p.strideOfC(), p.spanOfC(), p.c),
-                      contract.alignment);
-  if (why.empty() && given.bias)
-    why = checkBuffer("the bias", given.bias,
-                      (p.bias == "row" ? p.m : p.n) * int64_t(sizeOf(p.c)),
-                      contract.alignment);
-  return why;
 }
 
 /// The variant for `given` (its index), or a failure status. With
@@ -759,237 +638,4 @@ extern "C" gemmc_status gemmc_plan_launch(gemmc_plan plan, uint64_t a,
     plan->plan->launch(operands, static_cast<CUstream>(stream));
     return capi::succeed();
   });
-}
-
-//===----------------------------------------------------------------------===//
-// The families gemmc ships
-//===----------------------------------------------------------------------===//
-
-/// The folder of the shipped families: $GEMMC_FAMILY_DIR, else
-/// share/gemmc/families beside the folder (lib/ or bin/) of the library or
-/// program this code is in: installed, and in the build tree alike.
-static std::string familyDirectory() {
-  if (const char *dir = std::getenv("GEMMC_FAMILY_DIR"))
-    return dir;
-  Dl_info info;
-  if (!dladdr(reinterpret_cast<void *>(&familyDirectory), &info) ||
-      !info.dli_fname)
-    return "share/gemmc/families";
-  std::string self = info.dli_fname;
-  size_t slash = self.find_last_of('/');
-  std::string folder = slash == std::string::npos ? "." : self.substr(0, slash);
-  return folder + "/../share/gemmc/families";
-}
-
-/// The architecture of the current device's families.
-static std::string currentArch() {
-  const DriverApi &api = DriverApi::get();
-  useContext(nullptr);
-  CUdevice device;
-  GEMMC_CU(api.cuCtxGetDevice(&device));
-  int major = 0, minor = 0;
-  GEMMC_CU(api.cuDeviceGetAttribute(
-      &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device));
-  GEMMC_CU(api.cuDeviceGetAttribute(
-      &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device));
-  if (major == 9 && minor == 0)
-    return "sm_90a";
-  if (major >= 8)
-    return "sm_80";
-  throw std::runtime_error("the shipped families need compute capability 8.0 "
-                           "or newer; the device has " +
-                           std::to_string(major) + "." + std::to_string(minor));
-}
-
-/// Loads the shipped family of `dtype` and the layouts for `arch` (null:
-/// the current device's), batched (`_batched`) or not, once per process.
-static gemmc_status loadFamily(gemmc_dtype dtype, gemmc_layout aLayout,
-                               gemmc_layout bLayout, const char *arch,
-                               bool batched, gemmc_module *module) {
-  const char *caller =
-      batched ? "gemmc_batched_family_load" : "gemmc_family_load";
-  if (!module)
-    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      std::string(caller) + ": module must not be null");
-  *module = nullptr;
-  const char *types[] = {"f32", "f16", "bf16"};
-  if (int(dtype) < 0 || int(dtype) > 2 ||
-      (aLayout != GEMMC_ROW && aLayout != GEMMC_COL) ||
-      (bLayout != GEMMC_ROW && bLayout != GEMMC_COL))
-    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      std::string(caller) +
-                          ": unknown element type or layout");
-  if (arch && std::strcmp(arch, "sm_90a") && std::strcmp(arch, "sm_80"))
-    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      std::string("gemmc ships families for sm_90a and sm_80, "
-                                  "not ") +
-                          arch);
-  return guarded([&] {
-    std::string target = arch ? arch : currentArch();
-    std::string name = std::string(types[int(dtype)]) + "_" +
-                       (aLayout == GEMMC_ROW ? "r" : "c") +
-                       (bLayout == GEMMC_ROW ? "r" : "c") + "r" +
-                       (batched ? "_batched" : "");
-    std::string path = familyDirectory() + "/" + target + "/" + name + ".ptx";
-    // One module per family and process, loaded again if destroyed.
-    static std::mutex mutex;
-    static std::map<std::string, gemmc_module> *loaded =
-        new std::map<std::string, gemmc_module>;
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = loaded->find(path);
-    if (it != loaded->end() && registry().find(it->second)) {
-      *module = it->second;
-      return capi::succeed();
-    }
-    gemmc_status status = gemmc_module_load_file(path.c_str(), module);
-    if (status == GEMMC_ERROR_IO)
-      return capi::fail(GEMMC_ERROR_IO,
-                        "no shipped family " + target + "/" + name + ": " +
-                            gemmc_last_error() +
-                            " (set GEMMC_FAMILY_DIR to the installed "
-                            "share/gemmc/families)");
-    if (status == GEMMC_SUCCESS)
-      (*loaded)[path] = *module;
-    return status;
-  });
-}
-
-extern "C" gemmc_status gemmc_family_load(gemmc_dtype dtype,
-                                          gemmc_layout aLayout,
-                                          gemmc_layout bLayout,
-                                          const char *arch,
-                                          gemmc_module *module) {
-  return loadFamily(dtype, aLayout, bLayout, arch, /*batched=*/false, module);
-}
-
-extern "C" gemmc_status
-gemmc_batched_family_load(gemmc_dtype dtype, gemmc_layout aLayout,
-                          gemmc_layout bLayout, const char *arch,
-                          gemmc_module *module) {
-  return loadFamily(dtype, aLayout, bLayout, arch, /*batched=*/true, module);
-}
-
-/// A batch of `run` (a row-major C) on a family of single GEMMs: one
-/// launch a matrix, each at its strides (or, where none is given, right
-/// after the one before).
-static gemmc_status perMatrix(gemmc_module module, gemmc_problem run,
-                              gemmc_dtype dtype, gemmc_layout aLayout,
-                              gemmc_layout bLayout, void *stream) {
-  int64_t bytes = dtype == GEMMC_F32 ? 4 : 2;
-  auto step = [&](int64_t stride, int64_t ld, int64_t denseLd, int64_t lines) {
-    return (stride ? stride : (ld ? ld : denseLd) * lines) * bytes;
-  };
-  bool aRow = aLayout == GEMMC_ROW, bRow = bLayout == GEMMC_ROW;
-  int64_t stepA = step(run.stride_a, run.lda, aRow ? run.k : run.m,
-                       aRow ? run.m : run.k);
-  int64_t stepB = step(run.stride_b, run.ldb, bRow ? run.n : run.k,
-                       bRow ? run.k : run.n);
-  int64_t stepC = step(run.stride_c, run.ldc, run.n, run.m);
-  gemmc_problem one = run;
-  one.batch = 1;
-  one.stride_a = one.stride_b = one.stride_c = 0;
-  for (int64_t i = 0; i < run.batch; ++i) {
-    one.a = run.a + uint64_t(i * stepA);
-    one.b = run.b + uint64_t(i * stepB);
-    one.c = run.c + uint64_t(i * stepC);
-    if (gemmc_status status = gemmc_launch(module, &one, stream))
-      return status;
-  }
-  return GEMMC_SUCCESS;
-}
-
-/// Whether the cost model predicts `run` faster on `batched` in one launch
-/// than on `single` a launch a matrix.
-extern "C" gemmc_status gemmc_prefer_batched(gemmc_module single,
-                                             gemmc_module batched,
-                                             const gemmc_problem *problem,
-                                             int *useBatched) {
-  if (!problem || !useBatched)
-    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      "gemmc_prefer_batched: the problem and use_batched "
-                      "must not be null");
-  if (!registry().find(single))
-    return invalidHandle(single);
-  if (!registry().find(batched))
-    return invalidHandle(batched);
-  gemmc_problem one = *problem;
-  one.batch = 1;
-  one.stride_a = one.stride_b = one.stride_c = 0;
-  double whole = 0, each = 0;
-  // Not for the batched family: a launch a matrix. Not for the single
-  // GEMMs' (beyond their variants): the batch in one launch.
-  *useBatched = 0;
-  if (gemmc_predict(batched, problem, &whole) != GEMMC_SUCCESS)
-    return capi::succeed();
-  *useBatched = gemmc_predict(single, &one, &each) != GEMMC_SUCCESS ||
-                whole <= each * double(std::max<int64_t>(problem->batch, 1));
-  return capi::succeed();
-}
-
-/// Whether the batched family (into `batched`) runs the batch `run` in a
-/// lower predicted time than `single`, the family of single GEMMs, a
-/// launch a matrix.
-static bool fasterBatched(gemmc_dtype dtype, gemmc_layout aLayout,
-                          gemmc_layout bLayout, gemmc_module single,
-                          const gemmc_problem &run, gemmc_module &batched) {
-  if (gemmc_batched_family_load(dtype, aLayout, bLayout, nullptr, &batched) !=
-      GEMMC_SUCCESS)
-    return false;
-  // Decided once per problem (its sizes, strides and the families).
-  using Key = std::tuple<gemmc_module, gemmc_module, ChoiceKey>;
-  static std::mutex mutex;
-  static auto *decided = new std::map<Key, bool>;
-  Key key{single, batched, choiceKey(run)};
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = decided->find(key);
-    if (it != decided->end())
-      return it->second;
-  }
-  int faster = 0;
-  if (gemmc_prefer_batched(single, batched, &run, &faster) != GEMMC_SUCCESS)
-    return false;
-  std::lock_guard<std::mutex> lock(mutex);
-  (*decided)[key] = faster;
-  return faster;
-}
-
-extern "C" gemmc_status gemmc_matmul(gemmc_dtype dtype, gemmc_layout aLayout,
-                                     gemmc_layout bLayout, gemmc_layout cLayout,
-                                     const gemmc_problem *problem,
-                                     void *stream) {
-  if (!problem)
-    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      "gemmc_matmul: the problem must not be null");
-  if (cLayout != GEMMC_ROW && cLayout != GEMMC_COL)
-    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      "gemmc_matmul: unknown layout of C");
-  // A column-major C is the row-major C^T = B^T A^T: the operands swap,
-  // each read the other way round.
-  gemmc_problem run = *problem;
-  if (cLayout == GEMMC_COL) {
-    std::swap(run.m, run.n);
-    std::swap(run.a, run.b);
-    std::swap(run.lda, run.ldb);
-    std::swap(run.stride_a, run.stride_b);
-    gemmc_layout flippedA = bLayout == GEMMC_ROW ? GEMMC_COL : GEMMC_ROW;
-    gemmc_layout flippedB = aLayout == GEMMC_ROW ? GEMMC_COL : GEMMC_ROW;
-    aLayout = flippedA;
-    bLayout = flippedB;
-  }
-  gemmc_module module = nullptr;
-  gemmc_status status =
-      gemmc_family_load(dtype, aLayout, bLayout, nullptr, &module);
-  if (status != GEMMC_SUCCESS)
-    return status;
-  if (run.batch <= 1)
-    return gemmc_launch(module, &run, stream);
-  // A batch: one launch of the batched family where the architecture has
-  // one (sm_90a) and the cost model predicts it faster than a launch a
-  // matrix on the family of single GEMMs (whose variants the batched one
-  // lacks: split-K, stream-K, realigned pieces), else a launch a matrix.
-  gemmc_module batched = nullptr;
-  if (fasterBatched(dtype, aLayout, bLayout, module, run, batched))
-    return gemmc_launch(batched, &run, stream);
-  return perMatrix(module, run, dtype, aLayout, bLayout, stream);
 }

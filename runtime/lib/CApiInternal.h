@@ -1,0 +1,68 @@
+//===- CApiInternal.h - what the C API's units share ----------*- C++ -*-===//
+//
+// Private to libgemmc_runtime (runtime/lib): what CApi.cpp,
+// CApiFamilies.cpp and CApiProblems.cpp share. Not exported (exports.map).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GEMMC_RT_LIB_CAPIINTERNAL_H
+#define GEMMC_RT_LIB_CAPIINTERNAL_H
+
+#include "gemmc-rt/CApi.h"
+#include "gemmc-rt/Contract.h"
+#include "gemmc-rt/Driver.h"
+
+#include <array>
+#include <cstdint>
+#include <new>
+#include <stdexcept>
+
+namespace gemmc::rt::capi_internal {
+
+/// Runs `body`, mapping what it throws to a status.
+template <typename Body> gemmc_status guarded(Body &&body) {
+  try {
+    return body();
+  } catch (const NoGpuError &e) {
+    return capi::fail(GEMMC_ERROR_NO_GPU, e.what());
+  } catch (const CudaError &e) {
+    return capi::fail(GEMMC_ERROR_CUDA, e.what());
+  } catch (const std::bad_alloc &) {
+    return capi::fail(GEMMC_ERROR_INTERNAL, "out of host memory");
+  } catch (const std::exception &e) {
+    return capi::fail(GEMMC_ERROR_INTERNAL, e.what());
+  }
+}
+
+/// Makes `context` current on this thread, or, with none given, the current
+/// context or else device 0's primary one; returns the one current.
+CUcontext useContext(CUcontext context);
+
+/// A problem as the choice sees it: every field but the pointers (and
+/// whether a bias is given).
+using ChoiceKey = std::array<int64_t, 13>;
+ChoiceKey choiceKey(const gemmc_problem &p);
+
+/// `given` as a problem of `contract`'s kind (CApiProblems.cpp).
+Problem toProblem(const Contract &contract, const gemmc_problem &given);
+/// Why `given`'s sizes cannot be launched whatever the variant ("" where
+/// they can).
+std::string checkSizes(const gemmc_problem &given);
+/// Why these pointers cannot be launched on `contract`'s kernels: null, a
+/// bias given or missing against the contract, or (checked only where
+/// `alignment` is given) misaligned.
+std::string checkPointers(const Contract &contract, uint64_t a, uint64_t b,
+                          uint64_t c, uint64_t bias, int64_t alignment = 1);
+/// Why A's, B's, C's or the bias's buffer cannot hold `p`'s operands: not
+/// device memory, misaligned, or too small.
+std::string checkBuffers(const Contract &contract, const Problem &p,
+                         const gemmc_problem &given);
+
+/// Whether `handle` is a loaded module; else GEMMC_ERROR_INVALID_HANDLE
+/// with its message.
+bool isLoaded(gemmc_module handle);
+gemmc_status invalidHandle(gemmc_module handle);
+
+} // namespace gemmc::rt::capi_internal
+
+#endif // GEMMC_RT_LIB_CAPIINTERNAL_H

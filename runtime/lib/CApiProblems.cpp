@@ -1,0 +1,125 @@
+//===- CApiProblems.cpp - the C API's checks of a problem -----------------===//
+//
+// A gemmc_problem as a kernel's contract sees it, and why one cannot be
+// launched: its sizes, its pointers, the buffers they point into.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CApiInternal.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+using namespace gemmc::rt;
+using namespace gemmc::rt::capi_internal;
+
+/// The runtime's problem for `given` on `contract`'s types, layouts and
+/// epilogue.
+Problem capi_internal::toProblem(const Contract &contract,
+                                 const gemmc_problem &given) {
+  Problem p = contract.problem;
+  p.m = given.m;
+  p.n = given.n;
+  p.k = given.k;
+  p.lda = given.lda;
+  p.ldb = given.ldb;
+  p.ldc = given.ldc;
+  p.alpha = given.alpha;
+  p.beta = given.beta;
+  p.bias = contract.bias;
+  p.relu = contract.relu;
+  p.batch = given.batch > 0 ? given.batch : 1;
+  p.strideA = given.stride_a;
+  p.strideB = given.stride_b;
+  p.strideC = given.stride_c;
+  return p;
+}
+
+/// Why `given`'s sizes cannot be launched whatever the variant.
+std::string capi_internal::checkSizes(const gemmc_problem &given) {
+  if (given.m < 1 || given.n < 1 || given.k < 1)
+    return "sizes must be positive, got " + std::to_string(given.m) + "x" +
+           std::to_string(given.n) + "x" + std::to_string(given.k);
+  if (given.m > INT32_MAX || given.n > INT32_MAX || given.k > INT32_MAX)
+    return "sizes must be below 2^31";
+  if (given.batch < 0 || given.lda < 0 || given.ldb < 0 || given.ldc < 0 ||
+      given.stride_a < 0 || given.stride_b < 0 || given.stride_c < 0)
+    return "leading dimensions, strides and the batch must not be negative";
+  return "";
+}
+
+/// Why these pointers cannot be launched on `contract`'s kernels: null, a
+/// bias given or missing against the contract, or (checked only where
+/// `alignment` is given) misaligned.
+std::string capi_internal::checkPointers(const Contract &contract, uint64_t a,
+                                         uint64_t b, uint64_t c, uint64_t bias,
+                                         int64_t alignment) {
+  if (!a || !b || !c)
+    return "the pointers to A, B and C must not be null";
+  if (!contract.bias.empty() && !bias)
+    return "the kernel adds a " + contract.bias +
+           " bias: its pointer must not be null";
+  if (contract.bias.empty() && bias)
+    return "the kernel adds no bias, but a bias pointer was given";
+  if (alignment > 1 && (a | b | c | bias) % uint64_t(alignment))
+    return "the pointers must be aligned to " + std::to_string(alignment) +
+           " bytes";
+  return "";
+}
+
+/// Why the buffer at `pointer` cannot hold `bytes` for operand `name`: not
+/// device memory, misaligned, or too small.
+static std::string checkBuffer(const char *name, uint64_t pointer,
+                               int64_t bytes, int64_t alignment) {
+  const DriverApi &api = DriverApi::get();
+  // The operand's name in a message (built only for one).
+  auto operandName = [&] {
+    char hex[32];
+    std::snprintf(hex, sizeof(hex), "%llx", (unsigned long long)pointer);
+    return std::string(name) + " (0x" + hex + ")";
+  };
+  // One query for the three attributes (a launch's cost is mostly such
+  // calls).
+  unsigned memoryType = 0;
+  CUdeviceptr start = 0;
+  size_t size = 0;
+  CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                      CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                      CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+  void *values[] = {&memoryType, &start, &size};
+  CUresult r =
+      api.cuPointerGetAttributes(3, attributes, values, CUdeviceptr(pointer));
+  if (r != CUDA_SUCCESS || memoryType == CU_MEMORYTYPE_HOST || memoryType == 0)
+    return operandName() + " is not device memory of the current context";
+  if (alignment > 1 && pointer % uint64_t(alignment))
+    return operandName() + " must be aligned to " + std::to_string(alignment) +
+           " bytes";
+  if (size && uint64_t(bytes) > start + size - pointer)
+    return operandName() + " needs " + std::to_string(bytes) +
+           " bytes, but its allocation has " +
+           std::to_string(start + size - pointer) + " from there";
+  return "";
+}
+
+std::string capi_internal::checkBuffers(const Contract &contract,
+                                        const Problem &p,
+                                        const gemmc_problem &given) {
+  auto extent = [&](int64_t stride, int64_t span, DType type) {
+    return ((p.batch - 1) * stride + span) * int64_t(sizeOf(type));
+  };
+  std::string why =
+      checkBuffer("A", given.a, extent(p.strideOfA(), p.spanOfA(), p.a),
+                  contract.alignment);
+  if (why.empty())
+    why = checkBuffer("B", given.b, extent(p.strideOfB(), p.spanOfB(), p.b),
+                      contract.alignment);
+  if (why.empty())
+    why = checkBuffer("C", given.c, extent(p.strideOfC(), p.spanOfC(), p.c),
+                      contract.alignment);
+  if (why.empty() && given.bias)
+    why = checkBuffer("the bias", given.bias,
+                      (p.bias == "row" ? p.m : p.n) * int64_t(sizeOf(p.c)),
+                      contract.alignment);
+  return why;
+}
