@@ -531,16 +531,15 @@ static int runSelect() {
              "the tuned problem's candidates stand in for this "
              "family's own; these figures are theirs.\n"
            : "") +
-      (batchArg && !measuredBatches
-           ? "# A batch (--batch, `batch = ?`): the candidates that take "
-             "one, their single GEMMs' measurements standing in.\n"
-           : "") +
-      (measuredBatches
-           ? "# A batch (--batch, `batch = ?`): the candidates that take "
-             "one, measured on the training batches with this family's "
-             "layouts (in the measured element type, standing in for "
-             "another).\n"
-           : "") +
+      (batchArg ? std::string("# A batch (--batch, `batch = ?`): the "
+                              "candidates that take one, ") +
+                      (measuredBatches
+                           ? "measured on the training batches with this "
+                             "family's layouts (in the measured element "
+                             "type, standing in for another).\n"
+                           : "their single GEMMs' measurements standing "
+                             "in.\n")
+                : std::string()) +
       chosen.kernelText(name);
   if (!writeFile(output, text))
     return fail("cannot write " + output);
