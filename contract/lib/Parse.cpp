@@ -1,227 +1,68 @@
 //===- Parse.cpp - reading contracts -------------------------------------===//
 //
 // Reading the contract blocks of a PTX module: every key, every version
-// (docs/contract.md), with the line of the first error.
+// (docs/contract.md), with the line of the first error. A block's lines
+// become its fields (readBlock); each group of fields is then parsed and
+// checked against the others in the order of the docs' table, so that the
+// first error reported is the first in that order. The single values are
+// ParseFields.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
-#include "gemmc-contract/Contract.h"
+#include "ParseFields.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <iterator>
-#include <map>
+#include <functional>
 #include <sstream>
-#include <tuple>
 
 using namespace gemmc::contract;
+using namespace gemmc::contract::detail;
 
-bool gemmc::contract::parseInt(const std::string &text, int64_t &value) {
-  if (text.empty())
-    return false;
-  char *end = nullptr;
-  errno = 0;
-  long long parsed = std::strtoll(text.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0' || parsed < 0)
-    return false;
-  value = parsed;
-  return true;
-}
-
-bool gemmc::contract::parseDType(const std::string &text, DType &type) {
-  if (text == "f32")
-    type = DType::F32;
-  else if (text == "f16")
-    type = DType::F16;
-  else if (text == "bf16")
-    type = DType::BF16;
-  else
-    return false;
-  return true;
-}
-
-static bool parseLayout(const std::string &text, Layout &layout) {
-  if (text == "row")
-    layout = Layout::Row;
-  else if (text == "col")
-    layout = Layout::Col;
-  else
-    return false;
-  return true;
-}
-
-std::vector<std::string> gemmc::contract::splitWords(const std::string &text) {
-  std::istringstream is(text);
-  std::vector<std::string> words;
-  for (std::string word; is >> word;)
-    words.push_back(word);
-  return words;
-}
-
-/// `X Y Z`: three positive extents whose product (and so each) is at most
-/// `most` (a block's threads, a cluster's blocks).
-static bool parseExtents(const std::string &text, int64_t most,
-                         unsigned extents[3]) {
-  std::vector<std::string> words = splitWords(text);
-  if (words.size() != 3)
-    return false;
-  int64_t product = 1;
-  for (int i = 0; i < 3; ++i) {
-    int64_t v;
-    if (!parseInt(words[i], v) || v <= 0 || v > most)
-      return false;
-    extents[i] = static_cast<unsigned>(v);
-    product *= v;
-  }
-  return product <= most;
-}
-
-/// The `key=value` words of a field; false if a word has no `=`.
-static bool parseKeyValues(const std::string &text,
-                           std::map<std::string, std::string> &parts) {
-  for (const std::string &word : splitWords(text)) {
-    size_t eq = word.find('=');
-    if (eq == std::string::npos)
-      return false;
-    parts[word.substr(0, eq)] = word.substr(eq + 1);
-  }
-  return true;
-}
-
-static bool parseGrid(const std::string &word, GridExpr &expr) {
-  // A fixed count of blocks: 1, or split-K's splits.
-  if (!word.empty() && std::isdigit(static_cast<unsigned char>(word[0]))) {
-    expr = GridExpr{};
-    return parseInt(word, expr.divisor) && expr.divisor > 0;
-  }
-  if (word == "SM") {
-    expr = GridExpr{'S', 1};
-    return true;
-  }
-  if (word == "splits") {
-    expr = GridExpr{'Z', 1};
-    return true;
-  }
-  if (word.size() < 3 || word[1] != '/' ||
-      (word[0] != 'M' && word[0] != 'N' && word[0] != 'K' && word[0] != 'B'))
-    return false;
-  expr.dim = word[0];
-  return parseInt(word.substr(2), expr.divisor) && expr.divisor > 0;
-}
-
-/// `a=f32:row`
-static bool parseMatrix(const std::string &value, DType &type, Layout &layout) {
-  size_t colon = value.find(':');
-  return colon != std::string::npos &&
-         parseDType(value.substr(0, colon), type) &&
-         parseLayout(value.substr(colon + 1), layout);
-}
-
-static bool parseProblem(const std::string &text, Problem &problem) {
+namespace {
+/// A contract block as read: its version, its `// key: value` fields with
+/// the line of each, and where an error goes.
+struct Block {
+  int version = 0;
   std::map<std::string, std::string> fields;
-  for (const std::string &word : splitWords(text)) {
-    size_t eq = word.find('=');
-    if (eq == std::string::npos)
-      return false;
-    fields[word.substr(0, eq)] = word.substr(eq + 1);
-  }
-  for (const char *key : {"m", "n", "k", "a", "b", "c", "acc"})
-    if (!fields.count(key))
-      return false;
-  // `?`: given at launch, stored as 0.
-  auto size = [&](const char *key, int64_t &value) {
-    if (fields[key] == "?") {
-      value = 0;
-      return true;
-    }
-    return parseInt(fields[key], value) && value > 0;
-  };
-  // `batch=COUNT strides=SA,SB,SC`.
-  problem.batched = fields.count("batch") != 0;
-  if (problem.batched) {
-    // `batch=?`: a batch whose count is given at launch (stored as 0).
-    if (fields["batch"] == "?")
-      problem.batch = 0;
-    else if (!parseInt(fields["batch"], problem.batch) || problem.batch <= 0)
-      return false;
-    if (!fields.count("strides"))
-      return false;
-    // `?`: given at launch (stored as 0).
-    std::vector<int64_t> strides;
-    std::istringstream is(fields["strides"]);
-    for (std::string part; std::getline(is, part, ',');) {
-      int64_t stride = 0;
-      if (part != "?" && (!parseInt(part, stride) || stride <= 0))
-        return false;
-      strides.push_back(stride);
-    }
-    if (strides.size() != 3)
-      return false;
-    problem.strideA = strides[0];
-    problem.strideB = strides[1];
-    problem.strideC = strides[2];
-  }
-  problem.tf32 = fields.count("math") && fields["math"] == "tf32";
-  problem.tf32x3 = fields.count("math") && fields["math"] == "tf32x3";
-  if (fields.count("math") && !problem.tf32 && !problem.tf32x3 &&
-      fields["math"] != "exact")
+  std::map<std::string, unsigned> lines;
+  std::string &error;
+
+  explicit Block(std::string &error) : error(error) {}
+
+  bool has(const std::string &key) const { return fields.count(key) != 0; }
+  std::string &operator[](const std::string &key) { return fields[key]; }
+
+  /// `line L: MESSAGE`, at field `key`'s line; false.
+  bool fail(const std::string &key, const std::string &message) {
+    error = "line " + std::to_string(lines[key]) + ": " + message;
     return false;
-  return size("m", problem.m) && size("n", problem.n) && size("k", problem.k) &&
-         parseMatrix(fields["a"], problem.a, problem.aLayout) &&
-         parseMatrix(fields["b"], problem.b, problem.bLayout) &&
-         parseMatrix(fields["c"], problem.c, problem.cLayout) &&
-         parseDType(fields["acc"], problem.acc);
+  }
+  /// The field `key` is malformed; false.
+  bool bad(const std::string &key) {
+    return fail(key, "malformed '" + key + "' field: '" + fields[key] + "'");
+  }
+};
+} // namespace
+
+/// The newest contract version this library reads.
+static constexpr int kLatestVersion = 10;
+
+/// How many of `contract`'s parameters satisfy `pred`.
+static int countParams(const Contract &contract,
+                       const std::function<bool(const Param &)> &pred) {
+  return int(
+      std::count_if(contract.params.begin(), contract.params.end(), pred));
 }
 
-/// `unit=wgmma occupancy=1`, then optionally the fitted constants `fixed=…
-/// latency=… compute=… memory=… reduce=…` (all five, non-negative).
-static bool parseCost(const std::string &text, CostFacts &cost) {
-  std::map<std::string, std::string> parts;
-  if (!parseKeyValues(text, parts) || !parts.count("unit") ||
-      !parts.count("occupancy"))
-    return false;
-  const std::string &unit = parts["unit"];
-  if (unit == "simt")
-    cost.unit = Unit::Simt;
-  else if (unit == "mma")
-    cost.unit = Unit::Mma;
-  else if (unit == "wgmma")
-    cost.unit = Unit::Wgmma;
-  else
-    return false;
-  if (!parseInt(parts["occupancy"], cost.occupancy) || cost.occupancy < 1)
-    return false;
-  const std::pair<const char *, double *> constants[] = {
-      {"fixed", &cost.fixed},
-      {"latency", &cost.latency},
-      {"compute", &cost.compute},
-      {"memory", &cost.memory},
-      {"reduce", &cost.reduce}};
-  size_t given = 0;
-  for (auto [key, value] : constants) {
-    if (!parts.count(key))
-      continue;
-    ++given;
-    const std::string &word = parts[key];
-    char *end = nullptr;
-    *value = std::strtod(word.c_str(), &end);
-    if (word.empty() || *end != '\0' || !(*value >= 0) || *value > 1e9)
-      return false;
-  }
-  cost.fitted = given != 0;
-  return (given == 0 || given == std::size(constants)) &&
-         parts.size() == 2 + given;
+static bool isWorkspaceParam(const Param &p) {
+  return p.name == "workspace" || p.name == "counters";
 }
 
-/// Parses the next contract block of `is` (read up to line `lineNo`).
-/// Sets `found` to whether there was one; an error leaves `error` set.
-static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
-                              Contract &contract, std::string &error,
-                              bool &found) {
+/// Reads the next contract block of `is` (read up to line `lineNo`) into
+/// `block`. Sets `found` to whether there was one; an error leaves
+/// `block.error` set.
+static bool readBlock(std::istringstream &is, unsigned &lineNo, Block &block,
+                      bool &found) {
   // Version 2 adds tensor maps and persistent grids, version 3 C's tensor
   // map and clusters, version 4 split-K, version 5 a family's variants,
   // version 6 split-K's splits chosen at launch, version 7 stream-K,
@@ -233,9 +74,6 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
   std::string line;
   bool inside = false, done = false;
   found = false;
-  int version = 0;
-  std::map<std::string, std::string> fields;
-  std::map<std::string, unsigned> fieldLines;
   while (!done && std::getline(is, line)) {
     ++lineNo;
     if (!line.empty() && line.back() == '\r')
@@ -247,12 +85,12 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
       inside = !number.empty() && number.size() <= 2 &&
                std::all_of(number.begin(), number.end(),
                            [](char c) { return c >= '0' && c <= '9'; }) &&
-               std::stoi(number) >= 1 && std::stoi(number) <= 10;
+               std::stoi(number) >= 1 && std::stoi(number) <= kLatestVersion;
       if (inside)
-        version = std::stoi(number);
+        block.version = std::stoi(number);
       if (!inside && line.rfind("// gemmc-contract-begin", 0) == 0) {
-        error = "line " + std::to_string(lineNo) +
-                ": unsupported contract version: " + line;
+        block.error = "line " + std::to_string(lineNo) +
+                      ": unsupported contract version: " + line;
         return false;
       }
       continue;
@@ -262,111 +100,120 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
       continue;
     }
     if (line.rfind("//", 0) != 0) {
-      error = "line " + std::to_string(lineNo) +
-              ": the kernel contract has no '" + end + "' line";
+      block.error = "line " + std::to_string(lineNo) +
+                    ": the kernel contract has no '" + end + "' line";
       return false;
     }
     size_t colon = line.find(": ");
     if (line.rfind("// ", 0) != 0 || colon == std::string::npos) {
-      error = "line " + std::to_string(lineNo) +
-              ": expected '// key: value' in the contract, got '" + line + "'";
+      block.error = "line " + std::to_string(lineNo) +
+                    ": expected '// key: value' in the contract, got '" + line +
+                    "'";
       return false;
     }
     std::string key = line.substr(3, colon - 3);
-    fields[key] = line.substr(colon + 2);
-    fieldLines[key] = lineNo;
+    block.fields[key] = line.substr(colon + 2);
+    block.lines[key] = lineNo;
   }
   if (!inside) {
-    error = "no kernel contract ('" + begin + "') in the PTX";
+    block.error = "no kernel contract ('" + begin + "') in the PTX";
     return false;
   }
   found = true;
   if (!done) {
-    error = "the kernel contract has no '" + end + "' line";
+    block.error = "the kernel contract has no '" + end + "' line";
     return false;
   }
-
   for (const char *key : {"entry", "block", "grid", "dynamic-shared-bytes",
                           "params", "problem"}) {
-    if (!fields.count(key)) {
-      error = std::string("the kernel contract has no '") + key + "' field";
+    if (!block.has(key)) {
+      block.error =
+          std::string("the kernel contract has no '") + key + "' field";
       return false;
     }
   }
-  auto bad = [&](const std::string &key) {
-    error = "line " + std::to_string(fieldLines[key]) + ": malformed '" + key +
-            "' field: '" + fields[key] + "'";
-    return false;
-  };
+  return true;
+}
 
-  contract.entry = fields["entry"];
+/// The kernel's names: `entry`, a variant's `family` and `when`, the
+/// `transposed` line, and the fields kept as text.
+static bool parseNames(Block &b, Contract &contract) {
+  contract.entry = b["entry"];
   // `family: NAME I/N` and `when: RANGE` come together, from version 5 (a
   // version 5 contract is a variant's; a version 6 one may be).
   contract.family.clear();
   contract.variant = contract.variants = 1;
   contract.when = SizeRange();
-  bool variant = fields.count("family") != 0;
-  if (fields.count("family") != fields.count("when") ||
-      (version == 5 && !variant) || (version < 5 && variant)) {
-    error = "a variant's contract (version 5 or later) has 'family' and "
-            "'when' fields, and no other has";
+  bool variant = b.has("family");
+  if (b.has("family") != b.has("when") || (b.version == 5 && !variant) ||
+      (b.version < 5 && variant)) {
+    b.error = "a variant's contract (version 5 or later) has 'family' and "
+              "'when' fields, and no other has";
     return false;
   }
-  if (fields.count("family")) {
-    std::vector<std::string> words = splitWords(fields["family"]);
+  if (variant) {
+    std::vector<std::string> words = splitWords(b["family"]);
     size_t slash = words.size() == 2 ? words[1].find('/') : std::string::npos;
     int64_t index = 0, count = 0;
     if (slash == std::string::npos ||
         !parseInt(words[1].substr(0, slash), index) ||
         !parseInt(words[1].substr(slash + 1), count) || index < 1 ||
         index > count || count > 1024)
-      return bad("family");
+      return b.bad("family");
     contract.family = words[0];
     contract.variant = int(index);
     contract.variants = int(count);
-    if (!parseSizeRange(fields["when"], contract.when))
-      return bad("when");
+    if (!parseSizeRange(b["when"], contract.when))
+      return b.bad("when");
   }
   // `transposed: C^T = B^T * A^T`, from version 8.
-  contract.transposed = fields.count("transposed") != 0;
+  contract.transposed = b.has("transposed");
   if (contract.transposed &&
-      (version < 8 || fields["transposed"] != kTransposedLine))
-    return bad("transposed");
-  contract.arch = fields["arch"];
-  contract.semantics = fields["semantics"];
-  contract.schedule = fields["schedule"];
-  contract.source = fields["source"];
+      (b.version < 8 || b["transposed"] != kTransposedLine))
+    return b.bad("transposed");
+  contract.arch = b["arch"];
+  contract.semantics = b["semantics"];
+  contract.schedule = b["schedule"];
+  contract.source = b["source"];
+  return true;
+}
 
-  if (!parseExtents(fields["block"], 1024, contract.block))
-    return bad("block");
-
-  std::vector<std::string> grid = splitWords(fields["grid"]);
+/// `block`, `grid` and `dynamic-shared-bytes`.
+static bool parseLaunch(Block &b, Contract &contract) {
+  if (!parseExtents(b["block"], 1024, contract.block))
+    return b.bad("block");
+  std::vector<std::string> grid = splitWords(b["grid"]);
   if (grid.size() != 3)
-    return bad("grid");
+    return b.bad("grid");
   for (int i = 0; i < 3; ++i)
     if (!parseGrid(grid[i], contract.grid[i]))
-      return bad("grid");
+      return b.bad("grid");
+  if (!parseInt(b["dynamic-shared-bytes"], contract.dynamicSharedBytes))
+    return b.bad("dynamic-shared-bytes");
+  return true;
+}
 
-  if (!parseInt(fields["dynamic-shared-bytes"], contract.dynamicSharedBytes))
-    return bad("dynamic-shared-bytes");
+/// `epilogue` and `params`: every parameter's role, the bias and alpha and
+/// beta as the epilogue states them.
+static bool parseParams(Block &b, Contract &contract) {
   contract.params.clear();
   contract.alphaBeta = false;
   contract.bias.clear();
   contract.relu = false;
-  if (fields.count("epilogue")) {
-    for (const std::string &word : splitWords(fields["epilogue"])) {
+  if (b.has("epilogue")) {
+    for (const std::string &word : splitWords(b["epilogue"])) {
       if (word == "relu")
         contract.relu = true;
       else if (word == "bias=row" || word == "bias=col")
         contract.bias = word.substr(5);
       else
-        return bad("epilogue");
+        return b.bad("epilogue");
     }
   }
-  for (const std::string &word : splitWords(fields["params"])) {
+  for (const std::string &word : splitWords(b["params"])) {
     size_t colon = word.find(':');
     if (colon == std::string::npos)
-      return bad("params");
+      return b.bad("params");
     Param param{word.substr(0, colon), word.substr(colon + 1)};
     bool pointer =
         param.kind == "ptr" && (param.name == "A" || param.name == "B" ||
@@ -382,158 +229,159 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
     bool scalar =
         param.kind == "f32" && (param.name == "alpha" || param.name == "beta");
     contract.alphaBeta = contract.alphaBeta || scalar;
-    bool workspace = (param.name == "workspace" || param.name == "counters") &&
+    bool workspace = isWorkspaceParam(param) &&
                      (param.kind == "ptr" || param.kind == "memref1.i32" ||
                       param.kind == "memref1.i64");
     pointer = pointer || workspace;
     bool tensorMap = param.kind == "tensormap" &&
                      (param.name == "tmap-A" || param.name == "tmap-B" ||
                       param.name == "tmap-C");
-    if (!pointer && !size && !scalar && !tensorMap) {
-      error = "line " + std::to_string(fieldLines["params"]) +
-              ": unsupported kernel parameter '" + word +
+    if (!pointer && !size && !scalar && !tensorMap)
+      return b.fail(
+          "params",
+          "unsupported kernel parameter '" + word +
               "' (known: A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 "
               "beta:f32 bias:ptr, memref2|3.i32|i64 for A, B, C, bias, "
               "workspace:ptr counters:ptr or memref1.i32|i64, and "
-              "tmap-A:tensormap tmap-B:tensormap tmap-C:tensormap)";
-      return false;
-    }
+              "tmap-A:tensormap tmap-B:tensormap tmap-C:tensormap)");
     contract.params.push_back(param);
   }
   if (contract.params.empty())
-    return bad("params");
-  bool biasParam = std::any_of(contract.params.begin(), contract.params.end(),
-                               [](const Param &p) { return p.name == "bias"; });
-  if (biasParam != !contract.bias.empty()) {
-    error = "line " + std::to_string(fieldLines["params"]) +
-            ": a bias:ptr parameter needs 'epilogue: bias=row' or "
-            "'bias=col', and the other way round";
-    return false;
-  }
+    return b.bad("params");
+  bool biasParam =
+      countParams(contract, [](const Param &p) { return p.name == "bias"; });
+  if (biasParam != !contract.bias.empty())
+    return b.fail("params", "a bias:ptr parameter needs 'epilogue: bias=row' "
+                            "or 'bias=col', and the other way round");
   // alpha and beta come together.
-  if (contract.alphaBeta &&
-      std::count_if(contract.params.begin(), contract.params.end(),
-                    [](const Param &p) { return p.kind == "f32"; }) != 2) {
-    error = "line " + std::to_string(fieldLines["params"]) +
-            ": a kernel takes both alpha:f32 and beta:f32, or neither";
-    return false;
-  }
-  // `tensor-maps: A=IxO B=IxO swizzle=128`, with a tmap parameter each.
-  int maps =
-      std::count_if(contract.params.begin(), contract.params.end(),
-                    [](const Param &p) { return p.kind == "tensormap"; });
-  contract.tensorMaps = fields.count("tensor-maps") != 0;
+  if (contract.alphaBeta && countParams(contract, [](const Param &p) {
+                              return p.kind == "f32";
+                            }) != 2)
+    return b.fail("params",
+                  "a kernel takes both alpha:f32 and beta:f32, or neither");
+  return true;
+}
+
+/// `tensor-maps: A=IxO B=IxO swizzle=128`, with a tmap parameter each.
+static bool parseTensorMaps(Block &b, Contract &contract) {
+  int maps = countParams(contract,
+                         [](const Param &p) { return p.kind == "tensormap"; });
+  contract.tensorMaps = b.has("tensor-maps");
   if (contract.tensorMaps != (maps != 0)) {
-    error = "the tensor-map parameters and the 'tensor-maps' field come "
-            "together";
+    b.error = "the tensor-map parameters and the 'tensor-maps' field come "
+              "together";
     return false;
   }
-  if (contract.tensorMaps) {
-    std::map<std::string, std::string> parts;
-    if (!parseKeyValues(fields["tensor-maps"], parts))
-      return bad("tensor-maps");
-    auto box = [&](const std::string &text, TensorMapBox &b) {
-      size_t x = text.find('x');
-      return x != std::string::npos && parseInt(text.substr(0, x), b.inner) &&
-             parseInt(text.substr(x + 1), b.outer) && b.inner > 0 &&
-             b.outer > 0 && b.inner <= 256 && b.outer <= 256;
-    };
-    // A box for each matrix TMA copies, and a `tmap-X` parameter each.
-    std::pair<const char *, TensorMapBox *> boxes[] = {
-        {"A", &contract.boxA}, {"B", &contract.boxB}, {"C", &contract.boxC}};
-    size_t given = 0;
-    bool matches = true;
-    for (const auto &entry : boxes) {
-      std::string name = entry.first;
-      bool hasBox = parts.count(name) != 0;
-      if (hasBox && !box(parts[name], *entry.second))
-        return bad("tensor-maps");
-      given += hasBox;
-      bool hasParam = std::any_of(
-          contract.params.begin(), contract.params.end(),
-          [&](const Param &p) { return p.name == "tmap-" + name; });
-      matches &= hasBox == hasParam;
-    }
-    if (given == 0 || parts.size() != given + 1 || parts["swizzle"] != "128")
-      return bad("tensor-maps");
-    if (!matches || maps != int(given)) {
-      error = "line " + std::to_string(fieldLines["tensor-maps"]) +
-              ": the tensor-map parameters and the boxes of 'tensor-maps' "
-              "differ";
-      return false;
-    }
+  if (!contract.tensorMaps)
+    return true;
+  std::map<std::string, std::string> parts;
+  if (!parseKeyValues(b["tensor-maps"], parts))
+    return b.bad("tensor-maps");
+  auto box = [&](const std::string &text, TensorMapBox &box) {
+    size_t x = text.find('x');
+    return x != std::string::npos && parseInt(text.substr(0, x), box.inner) &&
+           parseInt(text.substr(x + 1), box.outer) && box.inner > 0 &&
+           box.outer > 0 && box.inner <= 256 && box.outer <= 256;
+  };
+  // A box for each matrix TMA copies, and a `tmap-X` parameter each.
+  std::pair<const char *, TensorMapBox *> boxes[] = {
+      {"A", &contract.boxA}, {"B", &contract.boxB}, {"C", &contract.boxC}};
+  size_t given = 0;
+  bool matches = true;
+  for (const auto &entry : boxes) {
+    std::string name = entry.first;
+    bool hasBox = parts.count(name) != 0;
+    if (hasBox && !box(parts[name], *entry.second))
+      return b.bad("tensor-maps");
+    given += hasBox;
+    bool hasParam = countParams(
+        contract, [&](const Param &p) { return p.name == "tmap-" + name; });
+    matches &= hasBox == hasParam;
   }
-  // `split-k: splits=S workspace=F` (F = S x P), or `splits=? partial=P`
-  // (version 6, the grid's z `splits`), with the workspace and counters
-  // parameters.
-  int workspaceParams = std::count_if(
-      contract.params.begin(), contract.params.end(), [](const Param &p) {
-        return p.name == "workspace" || p.name == "counters";
-      });
+  if (given == 0 || parts.size() != given + 1 || parts["swizzle"] != "128")
+    return b.bad("tensor-maps");
+  if (!matches || maps != int(given))
+    return b.fail("tensor-maps", "the tensor-map parameters and the boxes of "
+                                 "'tensor-maps' differ");
+  return true;
+}
+
+/// `split-k: splits=S workspace=F` (F = S x P), or `splits=? partial=P`
+/// (version 6, the grid's z `splits`), or `splits=stream partial=P`
+/// (version 7), with the workspace and counters parameters.
+static bool parseSplitK(Block &b, Contract &contract) {
+  int workspaceParams = countParams(contract, isWorkspaceParam);
   contract.splits = 1;
   contract.partialFloats = 0;
   contract.streamK = false;
-  if (fields.count("split-k")) {
+  if (b.has("split-k")) {
     std::map<std::string, std::string> parts;
-    if (!parseKeyValues(fields["split-k"], parts) || parts.size() != 2)
-      return bad("split-k");
+    if (!parseKeyValues(b["split-k"], parts) || parts.size() != 2)
+      return b.bad("split-k");
     bool atLaunch = parts["splits"] == "?";
     if (parts["splits"] == "stream") {
-      // `splits=stream partial=P` (version 7): the persistent grid's
-      // blocks share out the K steps.
-      if (version < 7 || !parseInt(parts["partial"], contract.partialFloats) ||
+      // The persistent grid's blocks share out the K steps.
+      if (b.version < 7 ||
+          !parseInt(parts["partial"], contract.partialFloats) ||
           contract.partialFloats <= 0 || contract.grid[0].dim != 'S')
-        return bad("split-k");
+        return b.bad("split-k");
       contract.streamK = true;
     } else if (atLaunch) {
-      if (version < 6 || !parseInt(parts["partial"], contract.partialFloats) ||
+      if (b.version < 6 ||
+          !parseInt(parts["partial"], contract.partialFloats) ||
           contract.partialFloats <= 0 || contract.grid[2].dim != 'Z')
-        return bad("split-k");
+        return b.bad("split-k");
       contract.splits = 0;
     } else {
       int64_t workspace = 0;
       if (!parseInt(parts["splits"], contract.splits) ||
           !parseInt(parts["workspace"], workspace) || contract.splits < 2 ||
           workspace <= 0 || workspace % contract.splits)
-        return bad("split-k");
+        return b.bad("split-k");
       contract.partialFloats = workspace / contract.splits;
     }
   }
-  if ((contract.grid[2].dim == 'Z') != contract.splitsAtLaunch()) {
-    error = "line " + std::to_string(fieldLines["grid"]) +
-            ": the grid's z is 'splits' where, and only where, split-k's "
-            "splits are chosen at launch ('splits=?')";
-    return false;
-  }
+  if ((contract.grid[2].dim == 'Z') != contract.splitsAtLaunch())
+    return b.fail("grid", "the grid's z is 'splits' where, and only where, "
+                          "split-k's splits are chosen at launch "
+                          "('splits=?')");
   if ((workspaceParams == 2) != contract.usesWorkspace() ||
       (workspaceParams != 0 && workspaceParams != 2)) {
-    error = "the workspace:... and counters:... parameters and the 'split-k' "
-            "field come together";
+    b.error = "the workspace:... and counters:... parameters and the "
+              "'split-k' field come together";
     return false;
   }
+  return true;
+}
+
+/// `cluster`, `alignment`, `problem` and `cost`.
+static bool parseProblemFields(Block &b, Contract &contract) {
   // `cluster: X Y Z`: blocks per cluster, at most 8 (the portable size).
-  if (fields.count("cluster") &&
-      !parseExtents(fields["cluster"], 8, contract.cluster))
-    return bad("cluster");
-  if (fields.count("alignment") &&
-      (!parseInt(fields["alignment"], contract.alignment) ||
-       contract.alignment <= 0))
-    return bad("alignment");
-  if (!parseProblem(fields["problem"], contract.problem))
-    return bad("problem");
+  if (b.has("cluster") && !parseExtents(b["cluster"], 8, contract.cluster))
+    return b.bad("cluster");
+  if (b.has("alignment") && (!parseInt(b["alignment"], contract.alignment) ||
+                             contract.alignment <= 0))
+    return b.bad("alignment");
+  if (!parseProblem(b["problem"], contract.problem))
+    return b.bad("problem");
   // A batch's tensor maps are 3-D, from version 9.
-  if (contract.problem.batched && contract.tensorMaps && version < 9)
-    return bad("problem");
-  contract.hasCost = fields.count("cost") != 0;
+  if (contract.problem.batched && contract.tensorMaps && b.version < 9)
+    return b.bad("problem");
+  contract.hasCost = b.has("cost");
   contract.cost = CostFacts();
-  if (contract.hasCost && !parseCost(fields["cost"], contract.cost))
-    return bad("cost");
-  // `size-multiple: m=… n=… k=…` and `leading-dim-multiple: a=… b=… c=…`:
-  // three positive numbers, one per key.
+  if (contract.hasCost && !parseCost(b["cost"], contract.cost))
+    return b.bad("cost");
+  return true;
+}
+
+/// `size-multiple: m=… n=… k=…`, `leading-dim-multiple: a=… b=… c=…` and
+/// (from version 10) `batch-stride-multiple: a=… b=… c=…`: three positive
+/// numbers, one per key.
+static bool parseMultiples(Block &b, Contract &contract) {
   auto multiples = [&](const char *field, const char *const keys[3],
                        int64_t *const values[3]) {
     std::map<std::string, std::string> parts;
-    if (!parseKeyValues(fields[field], parts))
+    if (!parseKeyValues(b[field], parts))
       return false;
     for (int i = 0; i < 3; ++i)
       if (parts.size() != 3 || !parseInt(parts[keys[i]], *values[i]) ||
@@ -544,52 +392,66 @@ static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
   const char *const sizeKeys[] = {"m", "n", "k"};
   int64_t *const sizeMultiples[] = {&contract.multipleM, &contract.multipleN,
                                     &contract.multipleK};
-  if (fields.count("size-multiple") &&
+  if (b.has("size-multiple") &&
       !multiples("size-multiple", sizeKeys, sizeMultiples))
-    return bad("size-multiple");
-  const char *const ldKeys[] = {"a", "b", "c"};
+    return b.bad("size-multiple");
+  const char *const matrixKeys[] = {"a", "b", "c"};
   int64_t *const ldMultiples[] = {&contract.ldMultiple[0],
                                   &contract.ldMultiple[1],
                                   &contract.ldMultiple[2]};
-  if (fields.count("leading-dim-multiple") &&
-      !multiples("leading-dim-multiple", ldKeys, ldMultiples))
-    return bad("leading-dim-multiple");
-  // `batch-stride-multiple: a=… b=… c=…`, from version 10.
+  if (b.has("leading-dim-multiple") &&
+      !multiples("leading-dim-multiple", matrixKeys, ldMultiples))
+    return b.bad("leading-dim-multiple");
   int64_t *const strideMultiples[] = {&contract.strideMultiple[0],
                                       &contract.strideMultiple[1],
                                       &contract.strideMultiple[2]};
-  if (fields.count("batch-stride-multiple") &&
-      (version < 10 ||
-       !multiples("batch-stride-multiple", ldKeys, strideMultiples)))
-    return bad("batch-stride-multiple");
-  // Matrices are all pointers or all descriptors.
-  int descriptors = 0;
-  for (const Param &p : contract.params)
-    descriptors += p.kind.rfind("memref", 0) == 0;
+  if (b.has("batch-stride-multiple") &&
+      (b.version < 10 ||
+       !multiples("batch-stride-multiple", matrixKeys, strideMultiples)))
+    return b.bad("batch-stride-multiple");
+  return true;
+}
+
+/// The matrices are all pointers or all memref descriptors, and a kernel
+/// of pointers takes the sizes given at launch as parameters.
+static bool checkMatrixParams(Block &b, const Contract &contract) {
+  int descriptors = countParams(
+      contract, [](const Param &p) { return p.kind.rfind("memref", 0) == 0; });
+  int workspaceParams = countParams(contract, isWorkspaceParam);
   if (descriptors != 0 &&
-      descriptors != 3 + !contract.bias.empty() + workspaceParams) {
-    error = "line " + std::to_string(fieldLines["params"]) +
-            ": A, B, C (and the bias, the workspace and counters) are all "
-            "pointers or all memref descriptors";
-    return false;
-  }
+      descriptors != 3 + !contract.bias.empty() + workspaceParams)
+    return b.fail("params",
+                  "A, B, C (and the bias, the workspace and counters) are "
+                  "all pointers or all memref descriptors");
   if (descriptors)
     return true;
-  // A kernel with sizes given at launch must take them as parameters.
   const std::pair<int64_t, const char *> dims[] = {{contract.problem.m, "M"},
                                                    {contract.problem.n, "N"},
                                                    {contract.problem.k, "K"}};
-  for (auto [size, name] : dims) {
-    bool passed = false;
-    for (const Param &p : contract.params)
-      passed |= p.name == name;
+  for (const auto &[size, dim] : dims) {
+    const char *name = dim;
+    bool passed =
+        countParams(contract, [&](const Param &p) { return p.name == name; });
     if (size == 0 && !passed) {
-      error = std::string("the problem's size ") + name +
-              " is given at launch but is not a kernel parameter";
+      b.error = std::string("the problem's size ") + name +
+                " is given at launch but is not a kernel parameter";
       return false;
     }
   }
   return true;
+}
+
+/// Parses the next contract block of `is` (read up to line `lineNo`).
+/// Sets `found` to whether there was one; an error leaves `error` set.
+static bool parseNextContract(std::istringstream &is, unsigned &lineNo,
+                              Contract &contract, std::string &error,
+                              bool &found) {
+  Block block(error);
+  return readBlock(is, lineNo, block, found) && parseNames(block, contract) &&
+         parseLaunch(block, contract) && parseParams(block, contract) &&
+         parseTensorMaps(block, contract) && parseSplitK(block, contract) &&
+         parseProblemFields(block, contract) &&
+         parseMultiples(block, contract) && checkMatrixParams(block, contract);
 }
 
 bool gemmc::contract::parseContract(const std::string &ptx, Contract &contract,

@@ -1,6 +1,6 @@
 //===- Generator.cpp - random schedules over the whole language ----------===//
 
-#include "Generator.h"
+#include "Draw.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,27 +10,6 @@
 using namespace gemmc::fuzz;
 
 namespace {
-/// Random choices from one generator.
-class Draw {
-public:
-  explicit Draw(std::mt19937_64 &rng) : rng(rng) {}
-
-  int64_t uniform(int64_t lo, int64_t hi) {
-    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-  }
-  bool chance(double p) { return std::bernoulli_distribution(p)(rng); }
-  template <typename T> T pick(const std::vector<T> &from) {
-    return from[size_t(uniform(0, int64_t(from.size()) - 1))];
-  }
-  template <typename T> T pick(std::initializer_list<T> from) {
-    return pick(std::vector<T>(from));
-  }
-
-private:
-  std::mt19937_64 &rng;
-};
-
-enum class Kind { Simt, F16, BF16, TF32 };
 
 /// What the generator decided, as the checks will see it.
 struct Plan {
@@ -54,17 +33,6 @@ struct Plan {
   bool dynamic = false;
 };
 } // namespace
-
-static const char *elementName(Kind kind) {
-  switch (kind) {
-  case Kind::F16:
-    return "f16";
-  case Kind::BF16:
-    return "bf16";
-  default:
-    return "f32";
-  }
-}
 
 /// Block, warp and register tiles, and the threads they imply.
 static void drawTiles(Draw &d, Plan &p) {
@@ -192,200 +160,6 @@ static int64_t drawSize(Draw &d, int64_t tile, int64_t maxSize) {
   if (d.chance(0.5))
     size = (size + 7) / 8 * 8;
   return size;
-}
-
-/// A schedule for Hopper's warpgroup kernel (sm_90a): wgmma, tma (of C
-/// too), warp-specialize, a pipeline, persistent (stream-k), raster,
-/// clusters and split-K, over the types, layouts, sizes (static or `?`),
-/// epilogues and batches. Mostly within the rules; sometimes not, so that
-/// the refusals are exercised too. `side` draws which operands the
-/// producer's threads copy instead of TMA, and in what pieces, and
-/// `batchSide` the batch (streams of their own, so that the rest of each
-/// schedule is what earlier seeds drew).
-static std::string generateHopper(Draw &d, Draw &side, Draw &deepSide,
-                                  Draw &batchSide, const std::string &name,
-                                  const GeneratorOptions &options) {
-  Kind kind = d.pick({Kind::F16, Kind::BF16, Kind::TF32});
-  int64_t bytes = kind == Kind::TF32 ? 4 : 2;
-  int64_t consumers = d.chance(0.95) ? d.pick({1, 2, 2}) : 3;
-  int64_t n =
-      d.chance(0.8) ? d.pick({64, 128, 128, 256}) : 8 * d.uniform(1, 32);
-  int64_t bn = n * d.pick({1, 1, 2});
-  int64_t bm = 64 * consumers * d.pick({1, 1, 2});
-  int64_t bk = 128 / bytes * d.pick({1, 1, 2});
-  // Now and then a deep K step (BK of 256 bytes or 512), as the tuner's
-  // decode tiles take, and a deep pipeline (below), mostly on a tile 8 to
-  // 32 wide, where many stages fit (from a stream of their own: the other
-  // draws, the side stream's too, are what earlier seeds drew).
-  if (deepSide.chance(0.1))
-    bk *= 2;
-  bool deep = deepSide.chance(0.25);
-  if (deep && deepSide.chance(0.7)) {
-    n = 8 * deepSide.pick({1, 2, 4});
-    bn = n;
-  }
-  bool aRow = kind == Kind::TF32 ? d.chance(0.97) : d.chance(0.75);
-  bool bRow = kind == Kind::TF32 ? d.chance(0.03) : d.chance(0.6);
-  // f32 copied by the producer's threads (the side stream): with tf32x3,
-  // which splits every element as it is copied, or M- or N-major operands
-  // the threads transpose for tf32 wgmma.
-  bool f32Threads = kind == Kind::TF32 && side.chance(0.4);
-  bool x3 = f32Threads && side.chance(0.6);
-  if (f32Threads) {
-    aRow = side.chance(0.7);
-    bRow = side.chance(0.6);
-  }
-  // tf32x3's sums double the consumers' accumulators: tiles of 128 columns
-  // at most, mostly.
-  if (x3 && bn > 128 && side.chance(0.9)) {
-    n = std::min<int64_t>(n, 128);
-    bn = n;
-  }
-  bool cRow = d.chance(0.75);
-  std::string problem;
-  auto statement = [&](const std::string &text) {
-    problem += "    " + text + "\n";
-  };
-  bool dynamic = d.chance(0.5);
-  const char *dims[3] = {"m", "n", "k"};
-  int64_t sizes[3];
-  for (int i = 0; i < 3; ++i) {
-    // Static sizes mostly keep rows at 16-byte multiples for TMA.
-    int64_t size = d.uniform(1, options.maxSize);
-    if (d.chance(0.85))
-      size = (size + 7) / 8 * 8;
-    sizes[i] = size;
-    statement(std::string(dims[i]) + " = " +
-              (dynamic ? std::string("?") : std::to_string(size)));
-  }
-  // A quarter batched (from a stream of their own): `batch = ?` with
-  // sizes given at launch, else 1 to 3 matrices, now and then strides past
-  // the matrices by multiples of 8 elements (a few by 4, which TMA's
-  // 16-byte rows refuse for 2-byte elements).
-  if (batchSide.chance(0.25)) {
-    if (dynamic) {
-      statement("batch = ?");
-    } else {
-      std::string batch = "batch = " + std::to_string(batchSide.uniform(1, 3));
-      if (batchSide.chance(0.4)) {
-        int64_t step = batchSide.chance(0.9) ? 8 : 4;
-        // One draw a statement: the order of a call's operands is
-        // unspecified, and the schedules must not depend on the compiler.
-        int64_t padA = step * batchSide.uniform(0, 4);
-        int64_t padB = step * batchSide.uniform(0, 4);
-        int64_t padC = step * batchSide.uniform(0, 4);
-        batch += " strides " + std::to_string(sizes[0] * sizes[2] + padA) +
-                 " " + std::to_string(sizes[2] * sizes[1] + padB) + " " +
-                 std::to_string(sizes[0] * sizes[1] + padC);
-      }
-      statement(batch);
-    }
-  }
-  std::string element = elementName(kind);
-  std::string cElement =
-      kind != Kind::TF32 && d.chance(0.3) ? std::string("f32") : element;
-  auto layout = [](bool row) { return row ? " row" : " col"; };
-  statement("a = " + element + layout(aRow));
-  statement("b = " + element + layout(bRow));
-  statement("c = " + cElement + layout(cRow));
-  if (kind == Kind::TF32 && d.chance(0.97))
-    statement(x3 ? "math = tf32x3" : "math = tf32");
-  if (d.chance(0.4))
-    statement("epilogue = alpha-beta");
-  if (d.chance(0.3))
-    statement(std::string("bias = ") + (d.chance(0.5) ? "row" : "col"));
-  if (d.chance(0.25))
-    statement("activation = relu");
-
-  std::string schedule;
-  auto directive = [&](const std::string &text) {
-    schedule += "    " + text + "\n";
-  };
-  directive("tile " + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
-            std::to_string(bk));
-  directive("wgmma m64n" + std::to_string(n) + "k" +
-            std::to_string(kind == Kind::TF32 ? 8 : 16));
-  bool tma = d.chance(0.98);
-  bool tmaC = tma && d.chance(0.4);
-  // A third of the schedules copy A, B or both with the producer's threads,
-  // in pieces of 1 to 8 elements (cp.async from 4 bytes on; 2-byte pieces
-  // through registers); a few ask for pieces TMA copies or of 32 bytes.
-  bool tmaA = tma, tmaB = tma;
-  std::string widths;
-  if (tma && side.chance(0.35)) {
-    int which = side.pick({0, 1, 2});
-    tmaA = which == 1;
-    tmaB = which == 0;
-    for (auto [byTma, name] : {std::pair<bool, const char *>{tmaA, "a"},
-                               {tmaB, "b"}}) {
-      int64_t width = side.pick({1, 2, 4, 8, 8});
-      if (byTma && side.chance(0.97))
-        continue;
-      if (width * bytes > 16 && side.chance(0.9))
-        width = 16 / bytes;
-      widths += std::string(" global-load ") + name + " " +
-                std::to_string(width);
-    }
-  }
-  if (f32Threads) {
-    // The operands tf32x3 splits, or that lie M- or N-major, are left to
-    // the threads (a few stay with TMA, to be refused), in pieces of 1, 2
-    // or 4 elements.
-    widths.clear();
-    auto leave = [&](bool &byTma, bool needsThreads, const char *name) {
-      if (needsThreads)
-        byTma = side.chance(0.03);
-      if (!byTma)
-        widths += std::string(" global-load ") + name + " " +
-                  std::to_string(side.pick({1, 2, 4, 4}));
-    };
-    leave(tmaA, x3 || !aRow, "a");
-    leave(tmaB, x3 || bRow, "b");
-  }
-  if (tmaA || tmaB || tmaC)
-    directive(std::string("tma") + (tmaA ? " a" : "") + (tmaB ? " b" : "") +
-              (tmaC ? " c" : ""));
-  if (!widths.empty())
-    directive("vectorize" + widths);
-  int64_t stages = d.pick({1, 2, 3, 4, 4, 5, 6});
-  // Deep pipelines: mostly as many stages as shared memory holds past the
-  // 6 above, up to the rule's 32; a few that it refuses (past 32, or past
-  // shared memory).
-  if (deep) {
-    int64_t stageBytes = (bm + bn) * bk * bytes;
-    int64_t fit = std::min<int64_t>(32, 200 * 1024 / stageBytes);
-    stages = fit > 6 && deepSide.chance(0.9) ? deepSide.uniform(7, fit)
-                                             : deepSide.pick({8, 16, 33});
-  }
-  if (stages > 1)
-    directive("pipeline stages " + std::to_string(stages));
-  if (d.chance(0.98))
-    directive("warp-specialize " + std::to_string(consumers));
-  // A persistent grid, a third of them stream-K (refused with static sizes
-  // and in a cluster).
-  bool persistent = d.chance(0.5);
-  if (persistent)
-    directive(d.chance(0.35) ? "persistent stream-k" : "persistent");
-  if (d.chance(0.4))
-    directive("raster " + std::to_string(d.pick({1, 2, 4, 8})));
-  // Clusters need a persistent grid (mostly given) and sizes of powers of
-  // two up to 8 blocks (a few are not).
-  if (d.chance(persistent ? 0.4 : 0.03))
-    directive("cluster " +
-              std::string(d.pick({"2x1", "2x1", "1x2", "2x2", "4x1", "1x4",
-                                  "4x2", "1x1", "3x1"})));
-  // Split-K: on a grid of tiles (a persistent one is refused), counts from
-  // 2 to 64, or chosen at launch (`?`, refused with a static K); a static
-  // K that is no multiple of S x BK is refused.
-  if (d.chance(persistent ? 0.03 : 0.3))
-    directive("split-k " +
-              std::string(d.pick({"2", "3", "4", "8", "16", "64", "?"})));
-  // A fifth transposed (C^T = B^T * A^T), from the side stream: the draws
-  // above stay as earlier seeds drew them.
-  if (side.chance(0.2))
-    directive("transpose");
-  return "kernel " + name + " {\n  problem {\n" + problem +
-         "  }\n  schedule {\n" + schedule + "  }\n}\n";
 }
 
 std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
