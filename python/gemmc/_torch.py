@@ -11,9 +11,10 @@ Each problem (dtype, device, sizes, strides, alignment) is planned once:
 the C API's plan of its variant (``gemmc_plan_create``), A's and B's
 layouts, copies and workspace sizes; a call then costs an allocation of the
 result and one ``gemmc_plan_launch``. Split-K's workspace is the runtime's
-own per stream, except in a CUDA graph's capture, which takes new ones
-from the graph's pool (its counters zeroed by a captured memset at each
-replay), so that the graph owns them.
+own per stream, except in a CUDA graph's capture, which takes new ones:
+its partials from the graph's pool, and its counters from blocks zeroed
+once before the capture (``_ZeroBlocks``), so that a replay runs the
+kernel alone.
 """
 
 import ctypes
@@ -56,6 +57,56 @@ def _family(code, a_layout, b_layout, device, batched=False):
         _check(load(code, a_layout, b_layout, None, ctypes.byref(handle)))
         _families[key] = handle
     return handle
+
+
+class _ZeroBlocks:
+    """Split-K's counters for the launches CUDA graphs capture, zero before
+    the capture, so that no captured memset zeroes them at each replay.
+
+    A kernel leaves its counters zero when it ends (the runtime's own
+    workspace, zeroed once, relies on it too), so a block stays zero for
+    every replay of the graph that holds it. Each captured launch takes a
+    block of its own, never handed out again: graphs replayed side by side,
+    or one problem captured twice, share none. The blocks are carved from
+    arenas allocated and zeroed outside a capture, when a plan that takes a
+    workspace is made (an eager warm-up before capturing makes it); a
+    capture that finds no room zeroes its counters with a captured memset.
+    """
+
+    ARENA = 1 << 20
+    ALIGN = 256
+
+    def __init__(self):
+        self.arenas = {}  # device index -> [arena, next free offset]
+        self.held = []  # full arenas: graphs may still hold their blocks
+
+    def reserve(self, device, nbytes):
+        """Outside a capture: an arena with room for `nbytes` more."""
+        if torch.cuda.is_current_stream_capturing():
+            return
+        entry = self.arenas.get(device.index)
+        if entry is not None and entry[1] + nbytes <= entry[0].numel():
+            return
+        if entry is not None:
+            self.held.append(entry[0])
+        arena = torch.zeros(max(self.ARENA, nbytes), dtype=torch.uint8,
+                            device=device)
+        # Zero before any capture's first replay, on whichever stream.
+        torch.cuda.current_stream(device).synchronize()
+        self.arenas[device.index] = [arena, 0]
+
+    def take(self, device, nbytes):
+        """A zero block of `nbytes` (its address), or 0 if none is left."""
+        entry = self.arenas.get(device.index)
+        size = -(-nbytes // self.ALIGN) * self.ALIGN
+        if entry is None or entry[1] + size > entry[0].numel():
+            return 0
+        address = entry[0].data_ptr() + entry[1]
+        entry[1] += size
+        return address
+
+
+_zero_blocks = _ZeroBlocks()
 
 
 def _operand(t):
@@ -116,6 +167,8 @@ class _Plan:
                                            ctypes.byref(partials),
                                            ctypes.byref(counters)))
         self.partials, self.counters = partials.value, counters.value
+        if self.partials:
+            _zero_blocks.reserve(a.device, self.counters)
 
     def __call__(self, a, b, a_ptr, b_ptr):
         out = a.new_empty(self.shape)
@@ -136,19 +189,23 @@ class _Plan:
         """C = A B at these addresses on torch's current stream."""
         stream = _raw_stream(self.index)
         work = zeros = None
+        counters = 0
         if self.partials and torch.cuda.is_current_stream_capturing():
-            # The graph owns its workspace: from its pool, the counters
-            # zeroed by a captured memset at each replay (held until the
-            # launch is captured, lest one reuse the other's memory).
-            # Outside a capture, the runtime's own, per stream.
+            # The graph owns its workspace: the partials from its pool (held
+            # until the launch is captured, lest one reuse the other's
+            # memory), the counters a zero block of their own (else zeroed
+            # by a captured memset at each replay). Outside a capture, the
+            # runtime's own, per stream.
             work = torch.empty(self.partials, dtype=torch.uint8,
                                device=device)
-            zeros = torch.zeros(self.counters, dtype=torch.uint8,
-                                device=device)
+            counters = _zero_blocks.take(device, self.counters)
+            if not counters:
+                zeros = torch.zeros(self.counters, dtype=torch.uint8,
+                                    device=device)
+                counters = zeros.data_ptr()
         status = _capi.runtime().plan_launch(
             self.handle, a_ptr, b_ptr, c_ptr, 0, stream,
-            work.data_ptr() if work is not None else 0,
-            zeros.data_ptr() if zeros is not None else 0)
+            work.data_ptr() if work is not None else 0, counters)
         if status:
             _check(status)
 

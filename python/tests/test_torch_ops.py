@@ -4,8 +4,10 @@ in place, torch.matmul's shapes, torch.library.opcheck, torch.compile
 (fullgraph), CUDA graphs, autograd, torch's current stream. Skipped without
 PyTorch and a GPU."""
 
+import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 import gemmc
@@ -162,6 +164,48 @@ class TorchOpsTest(unittest.TestCase):
                 if not torch.equal(captured, eager):
                     self.fail(f"{m}x{n}x{k}: a replay differs from eager")
             torch.cuda.synchronize()
+
+    def test_cuda_graph_runs_split_k_alone(self):
+        # A captured split-K launch takes counters zeroed before the
+        # capture: the graph holds gemmc's kernels and no memset or fill.
+        # One problem captured twice in a graph, and in a second graph,
+        # each launch on counters of its own: every replay matches eager.
+        a = torch.randn(16, 4096, device="cuda", dtype=torch.float16)
+        b = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
+        eager = gemmc.mm(a, b)  # plans it (and zeroes the blocks) eagerly
+        plan = next(p for p in gemmc._torch._plans.values()
+                    if getattr(p, "shape", None) == (16, 4096))
+        self.assertGreater(plan.partials, 0, "16x4096x4096 no longer splits K")
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            gemmc.mm(a, b)
+        torch.cuda.current_stream().wait_stream(side)
+        graphs, outputs = [], []
+        for twice in (True, False):
+            # The captured graph kept to be read (torch 2.8 and later).
+            graph = torch.cuda.CUDAGraph(keep_graph=True)
+            with torch.cuda.graph(graph):
+                outputs.append(gemmc.mm(a, b))
+                if twice:
+                    outputs.append(gemmc.mm(a, b))
+            graphs.append(graph)
+        with tempfile.TemporaryDirectory() as tmp:
+            dot = os.path.join(tmp, "graph.dot")
+            graphs[0].debug_dump(dot)
+            with open(dot) as f:
+                nodes = f.read()
+        # Two nodes, each a launch of the family's variant.
+        self.assertEqual(nodes.count('label="{'), 2, nodes)
+        self.assertEqual(nodes.count('label="{KERNEL'), 2, nodes)
+        self.assertEqual(nodes.count("| f16_rrr_"), 2, nodes)
+        for _ in range(100):
+            for graph in graphs:
+                graph.replay()
+            for out in outputs:
+                if not torch.equal(out, eager):
+                    self.fail("a replay differs from eager")
+        torch.cuda.synchronize()
 
     def test_misuse_raises(self):
         a = torch.randn(8, 8, device="cuda")
