@@ -14,10 +14,10 @@ step bash scripts/build.sh
 # gemmc must build, pass its tests and emit the same output whichever host
 # compiler built it: a second build by GCC (the main one uses Clang) must
 # compile the shipped families (every variant of every dtype, layout and
-# arch) to the same PTX as the main build, runs the lit suite, and the
-# schedule fuzzer compares its PTX with the main build's. That suite leaves
-# ptxas out: the PTX it would assemble is the main build's, which the main
-# suite assembles.
+# arch) to the same PTX as the main build, runs the lit suite and the unit
+# tests, and the schedule fuzzer compares its PTX with the main build's.
+# Its lit suite leaves ptxas out: the PTX it would assemble is the main
+# build's, which the main suite assembles.
 if command -v g++ >/dev/null 2>&1 && command -v clang++ >/dev/null 2>&1; then
   export GEMMC_OTHER_BUILD_DIR=${GEMMC_OTHER_BUILD_DIR:-$build-gcc}
   GEMMC_BUILD_DIR=$GEMMC_OTHER_BUILD_DIR GEMMC_HOST_COMPILER=gcc \
@@ -25,7 +25,8 @@ if command -v g++ >/dev/null 2>&1 && command -v clang++ >/dev/null 2>&1; then
   step diff -r "$build/share/gemmc/families" \
     "$GEMMC_OTHER_BUILD_DIR/share/gemmc/families"
   GEMMC_LIT_NO_PTXAS=1 \
-    step ctest --test-dir "$GEMMC_OTHER_BUILD_DIR" --output-on-failure -R '^lit$'
+    step ctest --test-dir "$GEMMC_OTHER_BUILD_DIR" --output-on-failure \
+      -R '^lit$|-unit$'
 fi
 step ctest --test-dir "$build" --output-on-failure
 echo "test.sh: $SECONDS s in all"
