@@ -80,16 +80,20 @@ class _ZeroBlocks:
         self.arenas = {}  # device index -> [arena, next free offset]
         self.held = []  # full arenas: graphs may still hold their blocks
 
+    def _aligned(self, nbytes):
+        return -(-nbytes // self.ALIGN) * self.ALIGN
+
     def reserve(self, device, nbytes):
         """Outside a capture: an arena with room for `nbytes` more."""
         if torch.cuda.is_current_stream_capturing():
             return
         entry = self.arenas.get(device.index)
-        if entry is not None and entry[1] + nbytes <= entry[0].numel():
+        size = self._aligned(nbytes)
+        if entry is not None and entry[1] + size <= entry[0].numel():
             return
         if entry is not None:
             self.held.append(entry[0])
-        arena = torch.zeros(max(self.ARENA, nbytes), dtype=torch.uint8,
+        arena = torch.zeros(max(self.ARENA, size), dtype=torch.uint8,
                             device=device)
         # Zero before any capture's first replay, on whichever stream.
         torch.cuda.current_stream(device).synchronize()
@@ -98,7 +102,7 @@ class _ZeroBlocks:
     def take(self, device, nbytes):
         """A zero block of `nbytes` (its address), or 0 if none is left."""
         entry = self.arenas.get(device.index)
-        size = -(-nbytes // self.ALIGN) * self.ALIGN
+        size = self._aligned(nbytes)
         if entry is None or entry[1] + size > entry[0].numel():
             return 0
         address = entry[0].data_ptr() + entry[1]
