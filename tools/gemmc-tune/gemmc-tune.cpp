@@ -82,6 +82,11 @@ static cl::opt<std::string> arch("arch", cl::desc("GPU architecture"),
                                  cl::init("sm_90a"), cl::cat(tuneCategory));
 static cl::opt<unsigned> jobs("jobs", cl::desc("Compilations at once"),
                               cl::init(2), cl::cat(tuneCategory));
+static cl::opt<bool> schedulesOnly(
+    "schedules-only",
+    cl::desc("candidates: write the schedule files alone, uncompiled (to "
+             "look at the space; select needs the compiled candidates)"),
+    cl::init(false), cl::cat(tuneCategory));
 static cl::opt<unsigned>
     limit("limit",
           cl::desc("Keep at most N candidates of the main space, spread over "
@@ -259,8 +264,16 @@ static int runCandidates() {
     compiled.push_back(std::move(entry));
   }
   llvm::outs() << "gemmc-tune: " << counts.drawn << " schedules enumerated, "
-               << counts.legal << " legal without a warning, compiling "
-               << compiled.size() << " with " << jobs << " jobs\n";
+               << counts.legal << " legal without a warning, ";
+  if (schedulesOnly) {
+    llvm::outs() << "writing " << compiled.size() << " schedule files\n";
+    for (const Compiled &c : compiled)
+      if (!writeFile(output + "/" + c.candidate.name + ".gemm", c.text))
+        return fail("cannot write into " + output);
+    return 0;
+  }
+  llvm::outs() << "compiling " << compiled.size() << " with " << jobs
+               << " jobs\n";
 
   std::atomic<size_t> next{0}, done{0};
   std::mutex print;
