@@ -30,6 +30,10 @@ const char *gemmc::contract::toString(DType type) {
     return "f16";
   case DType::BF16:
     return "bf16";
+  case DType::E4M3:
+    return "e4m3";
+  case DType::E5M2:
+    return "e5m2";
   }
   return "?";
 }
@@ -39,6 +43,8 @@ const char *gemmc::contract::toString(Layout layout) {
 }
 
 unsigned gemmc::contract::sizeOf(DType type) {
+  if (type == DType::E4M3 || type == DType::E5M2)
+    return 1;
   return type == DType::F32 ? 4 : 2;
 }
 
@@ -135,8 +141,14 @@ int Contract::indexBits() const {
 
 std::string gemmc::contract::describeSemantics(bool alphaBeta,
                                                const std::string &bias,
-                                               bool relu) {
-  std::string value = alphaBeta ? "alpha * A * B + beta * C" : "A * B";
+                                               bool relu,
+                                               const std::string &scales) {
+  std::string product = scales == "tensor" ? "scale_a * scale_b * A * B"
+                        : scales == "rowwise"
+                            ? "scale_a[row] * scale_b[col] * A * B"
+                            : "A * B";
+  std::string value =
+      alphaBeta ? "alpha * " + product + " + beta * C" : product;
   if (!bias.empty())
     value += " + bias[" + bias + "]";
   if (relu)
@@ -207,7 +219,9 @@ Contract gemmc::contract::untransposeContract(const Contract &kernel) {
   // The kernel's A is the problem's B, its M the problem's N.
   for (Param &p : c.params) {
     static const std::pair<const char *, const char *> renames[] = {
-        {"A", "B"}, {"B", "A"}, {"tmap-A", "tmap-B"}, {"tmap-B", "tmap-A"},
+        {"A", "B"},           {"B", "A"},
+        {"tmap-A", "tmap-B"}, {"tmap-B", "tmap-A"},
+        {"scale-A", "scale-B"}, {"scale-B", "scale-A"},
         {"M", "N"}, {"N", "M"}};
     for (auto [from, to] : renames)
       if (p.name == from) {
@@ -217,7 +231,7 @@ Contract gemmc::contract::untransposeContract(const Contract &kernel) {
   }
   if (!c.bias.empty())
     c.bias = kernel.bias == "row" ? "col" : "row";
-  c.semantics = describeSemantics(c.alphaBeta, c.bias, c.relu);
+  c.semantics = describeSemantics(c.alphaBeta, c.bias, c.relu, c.scales);
   // The tile along the problem's M first.
   int64_t bm, bn, bk;
   kernel.tile(bm, bn, bk);

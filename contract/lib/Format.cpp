@@ -33,6 +33,8 @@ std::string Problem::str() const {
     os << " math=tf32";
   else if (tf32x3)
     os << " math=tf32x3";
+  if (!scales.empty())
+    os << " scales=" << scales;
   if (batch != 1)
     os << " batch=" << sizeStr(batch) << " strides=" << sizeStr(strideOfA())
        << "," << sizeStr(strideOfB()) << "," << sizeStr(strideOfC());
@@ -66,6 +68,13 @@ static std::string problemLine(const Problem &p) {
   return os.str();
 }
 
+/// Whether the kernel takes FP8 operands or their scales (version 11).
+static bool usesFloat8(const Contract &c) {
+  auto fp8 = [](DType t) { return t == DType::E4M3 || t == DType::E5M2; };
+  return !c.scales.empty() || fp8(c.problem.a) || fp8(c.problem.b) ||
+         fp8(c.problem.c);
+}
+
 std::string gemmc::contract::formatContract(const Contract &c) {
   std::ostringstream os;
   // Version 2 adds tensor maps and the persistent grid, version 3 C's
@@ -73,9 +82,11 @@ std::string gemmc::contract::formatContract(const Contract &c) {
   // family's variant, version 6 split-K's splits chosen at launch,
   // version 7 stream-K, version 8 a transposed kernel, version 9 a batch
   // copied by TMA (3-D tensor maps), version 10 multiples of the batch
-  // strides: a reader of an older version refuses such a kernel rather
-  // than launch it wrongly (or for problems it is not for).
-  int version = c.hasStrideMultiples()                      ? 10
+  // strides, version 11 FP8 operands and their scales: a reader of an older
+  // version refuses such a kernel rather than launch it wrongly (or for
+  // problems it is not for).
+  int version = usesFloat8(c)                               ? 11
+                : c.hasStrideMultiples()                    ? 10
                 : c.problem.batched && c.tensorMaps        ? 9
                 : c.transposed                             ? 8
                 : c.streamK                                ? 7
@@ -130,8 +141,10 @@ std::string gemmc::contract::formatContract(const Contract &c) {
        << " b=" << c.strideMultiple[1] << " c=" << c.strideMultiple[2]
        << "\n";
   os << "// semantics: " << c.semantics << "\n";
-  if (!c.bias.empty() || c.relu) {
+  if (!c.bias.empty() || c.relu || !c.scales.empty()) {
     os << "// epilogue:";
+    if (!c.scales.empty())
+      os << " scales=" << c.scales;
     if (!c.bias.empty())
       os << " bias=" << c.bias;
     if (c.relu)

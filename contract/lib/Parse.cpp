@@ -45,7 +45,7 @@ struct Block {
 } // namespace
 
 /// The newest contract version this library reads.
-static constexpr int kLatestVersion = 10;
+static constexpr int kLatestVersion = 11;
 
 /// How many of `contract`'s parameters satisfy `pred`.
 static int countParams(const Contract &contract,
@@ -58,6 +58,10 @@ static bool isWorkspaceParam(const Param &p) {
   return p.name == "workspace" || p.name == "counters";
 }
 
+static bool isScaleParam(const Param &p) {
+  return p.name == "scale-A" || p.name == "scale-B";
+}
+
 /// Reads the next contract block of `is` (read up to line `lineNo`) into
 /// `block`. Sets `found` to whether there was one; an error leaves
 /// `block.error` set.
@@ -67,7 +71,8 @@ static bool readBlock(std::istringstream &is, unsigned &lineNo, Block &block,
   // map and clusters, version 4 split-K, version 5 a family's variants,
   // version 6 split-K's splits chosen at launch, version 7 stream-K,
   // version 8 a transposed kernel, version 9 a batch copied by TMA,
-  // version 10 multiples of the batch strides (docs/contract.md).
+  // version 10 multiples of the batch strides, version 11 FP8 operands and
+  // their scales (docs/contract.md).
   const std::string begin = "// gemmc-contract-begin v1";
   const std::string prefix = "// gemmc-contract-begin v";
   const std::string end = "// gemmc-contract-end";
@@ -200,12 +205,16 @@ static bool parseParams(Block &b, Contract &contract) {
   contract.alphaBeta = false;
   contract.bias.clear();
   contract.relu = false;
+  contract.scales.clear();
   if (b.has("epilogue")) {
     for (const std::string &word : splitWords(b["epilogue"])) {
       if (word == "relu")
         contract.relu = true;
       else if (word == "bias=row" || word == "bias=col")
         contract.bias = word.substr(5);
+      else if ((word == "scales=tensor" || word == "scales=rowwise") &&
+               b.version >= 11)
+        contract.scales = word.substr(7);
       else
         return b.bad("epilogue");
     }
@@ -226,6 +235,10 @@ static bool parseParams(Block &b, Contract &contract) {
         (param.name == "A" || param.name == "B" || param.name == "C" ||
          (param.name == "bias" && param.kind[6] == '2'));
     pointer = pointer || descriptor;
+    bool scale = isScaleParam(param) &&
+                 (param.kind == "ptr" || param.kind == "memref1.i32" ||
+                  param.kind == "memref1.i64");
+    pointer = pointer || scale;
     bool scalar =
         param.kind == "f32" && (param.name == "alpha" || param.name == "beta");
     contract.alphaBeta = contract.alphaBeta || scalar;
@@ -242,7 +255,8 @@ static bool parseParams(Block &b, Contract &contract) {
           "unsupported kernel parameter '" + word +
               "' (known: A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 "
               "beta:f32 bias:ptr, memref2|3.i32|i64 for A, B, C, bias, "
-              "workspace:ptr counters:ptr or memref1.i32|i64, and "
+              "workspace:ptr counters:ptr scale-A:ptr scale-B:ptr or "
+              "memref1.i32|i64, and "
               "tmap-A:tensormap tmap-B:tensormap tmap-C:tensormap)");
     contract.params.push_back(param);
   }
@@ -253,6 +267,11 @@ static bool parseParams(Block &b, Contract &contract) {
   if (biasParam != !contract.bias.empty())
     return b.fail("params", "a bias:ptr parameter needs 'epilogue: bias=row' "
                             "or 'bias=col', and the other way round");
+  int scaleParams = countParams(contract, isScaleParam);
+  if (scaleParams != (contract.scales.empty() ? 0 : 2))
+    return b.fail("params", "scale-A and scale-B parameters need 'epilogue: "
+                            "scales=tensor' or 'scales=rowwise', and the "
+                            "other way round");
   // alpha and beta come together.
   if (contract.alphaBeta && countParams(contract, [](const Param &p) {
                               return p.kind == "f32";
@@ -367,6 +386,11 @@ static bool parseProblemFields(Block &b, Contract &contract) {
   // A batch's tensor maps are 3-D, from version 9.
   if (contract.problem.batched && contract.tensorMaps && b.version < 9)
     return b.bad("problem");
+  // FP8 operands, from version 11.
+  auto fp8 = [](DType t) { return t == DType::E4M3 || t == DType::E5M2; };
+  const Problem &p = contract.problem;
+  if ((fp8(p.a) || fp8(p.b) || fp8(p.c)) && b.version < 11)
+    return b.bad("problem");
   contract.hasCost = b.has("cost");
   contract.cost = CostFacts();
   if (contract.hasCost && !parseCost(b["cost"], contract.cost))
@@ -418,11 +442,12 @@ static bool checkMatrixParams(Block &b, const Contract &contract) {
   int descriptors = countParams(
       contract, [](const Param &p) { return p.kind.rfind("memref", 0) == 0; });
   int workspaceParams = countParams(contract, isWorkspaceParam);
-  if (descriptors != 0 &&
-      descriptors != 3 + !contract.bias.empty() + workspaceParams)
+  int scaleParams = countParams(contract, isScaleParam);
+  if (descriptors != 0 && descriptors != 3 + !contract.bias.empty() +
+                                             workspaceParams + scaleParams)
     return b.fail("params",
-                  "A, B, C (and the bias, the workspace and counters) are "
-                  "all pointers or all memref descriptors");
+                  "A, B, C (and the bias, the scales, the workspace and "
+                  "counters) are all pointers or all memref descriptors");
   if (descriptors)
     return true;
   const std::pair<int64_t, const char *> dims[] = {{contract.problem.m, "M"},

@@ -36,6 +36,10 @@ bool gemmc::contract::parseDType(const std::string &text, DType &type) {
     type = DType::F16;
   else if (text == "bf16")
     type = DType::BF16;
+  else if (text == "e4m3")
+    type = DType::E4M3;
+  else if (text == "e5m2")
+    type = DType::E5M2;
   else
     return false;
   return true;

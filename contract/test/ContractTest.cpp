@@ -280,8 +280,8 @@ TEST(Contract, ReadsMemrefDescriptors) {
   // Matrices are all pointers or all descriptors.
   EXPECT_FALSE(
       parseContract(replace(kDescriptors, "B:memref2.i32", "B:ptr"), c, error));
-  EXPECT_EQ(error, "line 8: A, B, C (and the bias, the workspace and counters) "
-                   "are all pointers or all memref descriptors");
+  EXPECT_EQ(error, "line 8: A, B, C (and the bias, the scales, the workspace "
+                   "and counters) are all pointers or all memref descriptors");
   EXPECT_FALSE(parseContract(
       replace(kDescriptors, "a=4 b=4 c=2", "a=4 b=0 c=2"), c, error));
   EXPECT_NE(error.find("malformed 'leading-dim-multiple'"), std::string::npos);
@@ -307,7 +307,8 @@ TEST(Contract, RejectsMalformedContracts) {
   EXPECT_EQ(error, "line 12: unsupported kernel parameter 'gamma:f32' (known: "
                    "A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 beta:f32 "
                    "bias:ptr, memref2|3.i32|i64 for A, B, C, bias, "
-                   "workspace:ptr counters:ptr or memref1.i32|i64, and "
+                   "workspace:ptr counters:ptr scale-A:ptr scale-B:ptr or "
+                   "memref1.i32|i64, and "
                    "tmap-A:tensormap tmap-B:tensormap tmap-C:tensormap)");
   // Tensor-map parameters come with the boxes of their maps.
   EXPECT_FALSE(parseContract(
@@ -326,12 +327,13 @@ TEST(Contract, RejectsMalformedContracts) {
   EXPECT_FALSE(parseContract(replace(kFixed, "m=1024", "m=?"), c, error));
   EXPECT_EQ(error, "the problem's size M is given at launch but is not a "
                    "kernel parameter");
-  // Versions 2 to 10 (tensor maps, persistent grids, clusters, split-K,
+  // Versions 2 to 11 (tensor maps, persistent grids, clusters, split-K,
   // families, splits at launch, stream-K, transposed kernels, batches
-  // copied by TMA, batch-stride multiples) are read; a later one is not.
-  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v11"), c, error));
+  // copied by TMA, batch-stride multiples, FP8) are read; a later one is
+  // not.
+  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v12"), c, error));
   EXPECT_EQ(error, "line 6: unsupported contract version: "
-                   "// gemmc-contract-begin v11");
+                   "// gemmc-contract-begin v12");
   EXPECT_FALSE(parseContract(replace(kFixed, "// entry: sgemm_coalesced\n", ""),
                              c, error));
   EXPECT_EQ(error, "the kernel contract has no 'entry' field");
@@ -1111,4 +1113,73 @@ TEST(Contract, TakesEveryProblemOnlyWithoutMultiplesOrConditions) {
   c.when = SizeRange();
   c.boxC = {64, 64};
   EXPECT_FALSE(takesEveryProblem(c));
+}
+
+static const char *kFloat8 = R"(
+// gemmc-contract-begin v11
+// entry: hopper_fp8
+// arch: sm_90a
+// block: 384 1 1
+// grid: SM 1 1
+// dynamic-shared-bytes: 196672
+// params: A:memref2.i64 B:memref2.i64 C:memref2.i64 scale-A:memref1.i64 scale-B:memref1.i64 tmap-A:tensormap tmap-B:tensormap
+// alignment: 16
+// tensor-maps: A=128x128 B=128x256 swizzle=128
+// leading-dim-multiple: a=16 b=16 c=1
+// semantics: C = scale_a[row] * scale_b[col] * A * B
+// epilogue: scales=rowwise
+// problem: m=? n=? k=? a=e4m3:row b=e5m2:col c=f16:row acc=f32
+// schedule: tile=128x256x128
+// gemmc-contract-end
+)";
+
+TEST(Contract, ReadsFloat8AndItsScales) {
+  Contract c;
+  std::string error, why;
+  ASSERT_TRUE(parseContract(kFloat8, c, error)) << error;
+  EXPECT_EQ(c.problem.a, DType::E4M3);
+  EXPECT_EQ(c.problem.b, DType::E5M2);
+  EXPECT_EQ(sizeOf(c.problem.a), 1u);
+  EXPECT_EQ(c.scales, "rowwise");
+  // A problem asks for the kernel's scales, or it is another computation.
+  Problem p = c.problem;
+  p.m = 300, p.n = 512, p.k = 1024;
+  p.scales = "rowwise";
+  EXPECT_TRUE(accepts(c, p, why)) << why;
+  EXPECT_EQ(p.str(), "m=300 n=512 k=1024 a=e4m3:row b=e5m2:col c=f16:row "
+                     "acc=f32 scales=rowwise");
+  p.scales = "tensor";
+  EXPECT_FALSE(accepts(c, p, why));
+  EXPECT_EQ(why, "the kernel's epilogue is C = scale_a[row] * scale_b[col] * "
+                 "A * B");
+  p.scales.clear();
+  EXPECT_FALSE(accepts(c, p, why));
+  // Written back as read, at version 11.
+  std::string text = formatContract(c);
+  EXPECT_NE(text.find("// gemmc-contract-begin v11\n"), std::string::npos);
+  EXPECT_NE(text.find("// epilogue: scales=rowwise\n"), std::string::npos);
+  Contract again;
+  ASSERT_TRUE(parseContract(text, again, error)) << error;
+  EXPECT_EQ(formatContract(again), text);
+  // A reader of version 10 knows neither FP8 nor the scales.
+  EXPECT_FALSE(parseContract(replace(kFloat8, "v11", "v10"), again, error));
+  EXPECT_NE(error.find("malformed 'epilogue' field"), std::string::npos);
+  EXPECT_FALSE(parseContract(
+      replace(replace(kFloat8, "v11", "v10"), "// epilogue: scales=rowwise\n",
+              ""),
+      again, error));
+  EXPECT_NE(error.find("scale-A and scale-B parameters need"),
+            std::string::npos);
+  // The scales come with their parameters.
+  EXPECT_FALSE(parseContract(
+      replace(kFloat8, " scale-B:memref1.i64", ""), again, error));
+  EXPECT_NE(error.find("scale-A and scale-B parameters need"),
+            std::string::npos);
+  // Transposed, A's scales are the kernel's B's.
+  Contract t = untransposeContract(c);
+  std::string params;
+  for (const Param &param : t.params)
+    params += param.name + " ";
+  EXPECT_EQ(params, "B A C scale-B scale-A tmap-B tmap-A ");
+  EXPECT_EQ(t.scales, "rowwise");
 }

@@ -123,6 +123,8 @@ void gemmc::dump(const KernelDecl &kernel, const ScheduleFacts &facts,
      << stringify(p.epilogue ? p.epilogue->kind : Epilogue::Store);
   if (p.bias)
     os << " bias=" << (p.bias->kind == BiasKind::Row ? "row" : "col");
+  if (p.scales)
+    os << " scales=" << stringify(p.scales->kind);
   if (p.activation && p.activation->relu)
     os << " activation=relu";
   if (p.batch) {

@@ -25,6 +25,10 @@ static Type getType(MLIRContext &ctx, ElementType type) {
     return Float16Type::get(&ctx);
   case ElementType::BF16:
     return BFloat16Type::get(&ctx);
+  case ElementType::E4M3:
+    return Float8E4M3FNType::get(&ctx);
+  case ElementType::E5M2:
+    return Float8E5M2Type::get(&ctx);
   }
   llvm_unreachable("unknown element type");
 }
@@ -83,9 +87,12 @@ void gemmc::mlirGen(ModuleOp module, const KernelDecl &kernel,
   StringAttr bias;
   if (p.bias)
     bias = builder.getStringAttr(stringify(*p.bias));
+  StringAttr scales;
+  if (p.scales)
+    scales = builder.getStringAttr(stringify(*p.scales));
   DenseI64ArrayAttr batch;
   if (p.batched)
     batch = builder.getDenseI64ArrayAttr(getBatch(p));
   gemm::KernelOp::create(builder, loc, kernel.name, problem, schedule,
-                         p.alphaBeta, bias, p.relu, batch);
+                         p.alphaBeta, bias, scales, p.relu, batch);
 }

@@ -81,9 +81,12 @@ bool Parser::parseElementType(ElementType &type, SMLoc &loc) {
                  .Case("f32", ElementType::F32)
                  .Case("f16", ElementType::F16)
                  .Case("bf16", ElementType::BF16)
+                 .Case("e4m3", ElementType::E4M3)
+                 .Case("e5m2", ElementType::E5M2)
                  .Default(std::nullopt);
   if (!parsed)
-    return error("expected an element type (f32, f16 or bf16), got " +
+    return error("expected an element type (f32, f16, bf16, e4m3 or e5m2), "
+                 "got " +
                  describe());
   type = *parsed;
   consume();
@@ -202,6 +205,20 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
     return true;
   }
 
+  if (name == "scales") {
+    if (!checkUnique(problem.scales, name, loc) ||
+        !expect(Token::Equal, "'='"))
+      return false;
+    ScalesDecl decl;
+    decl.loc = loc;
+    bool rowwise;
+    if (!parseEitherOf("tensor", "rowwise", rowwise))
+      return false;
+    decl.kind = rowwise ? ScaleKind::Rowwise : ScaleKind::Tensor;
+    problem.scales = decl;
+    return true;
+  }
+
   if (name == "activation") {
     if (!checkUnique(problem.activation, name, loc) ||
         !expect(Token::Equal, "'='"))
@@ -227,7 +244,7 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
 
   return error(loc, "unknown problem statement '" + name +
                         "' (expected m, n, k, a, b, c, accumulate, math, "
-                        "epilogue, bias, activation or batch)");
+                        "epilogue, bias, scales, activation or batch)");
 }
 
 bool Parser::parseProblem(ProblemDecl &problem) {

@@ -44,6 +44,8 @@ void gemmc::printProblem(llvm::raw_ostream &os, const Problem &p,
     os << indent << "epilogue = alpha-beta\n";
   if (p.bias)
     os << indent << "bias = " << stringify(*p.bias) << "\n";
+  if (p.scales)
+    os << indent << "scales = " << stringify(*p.scales) << "\n";
   if (p.relu)
     os << indent << "activation = relu\n";
   if (p.batched) {

@@ -39,6 +39,8 @@ static Problem buildProblem(const ProblemDecl &p) {
   problem.alphaBeta = p.epilogue && p.epilogue->kind == Epilogue::AlphaBeta;
   if (p.bias)
     problem.bias = p.bias->kind;
+  if (p.scales)
+    problem.scales = p.scales->kind;
   problem.relu = p.activation && p.activation->relu;
   if (p.batch) {
     problem.batched = true;
@@ -197,6 +199,8 @@ private:
       return p.acc ? p.acc->loc : p.loc;
     case Part::Kind::Math:
       return p.math ? p.math->loc : p.loc;
+    case Part::Kind::Scales:
+      return p.scales ? p.scales->loc : p.loc;
     case Part::Kind::Batch:
       return p.batch ? p.batch->loc : p.loc;
     case Part::Kind::BatchCount:

@@ -81,7 +81,8 @@ bool Rules::checkWarpgroup() {
                      arch->name + ")");
   int64_t m = (*s.wgmma)[0], n = (*s.wgmma)[1], k = (*s.wgmma)[2];
   bool tf32 = p.a == ElementType::F32;
-  int64_t wantK = tf32 ? 8 : 16;
+  bool fp8 = isFloat8(p.a);
+  int64_t wantK = tf32 ? 8 : fp8 ? 32 : 16;
   if (m != 64 || n % 8 || n < 8 || n > 256 || k != wantK)
     return error(DirectiveKind::Wgmma,
                  "wgmma shapes are m64nNk" + Twine(wantK) + " for " +
@@ -100,6 +101,17 @@ bool Rules::checkWarpgroup() {
                  "tf32 wgmma reads both operands K-major: with 'tma', A must "
                  "be row-major and B column-major (leave the operand out of "
                  "'tma' and the producer's threads transpose it)");
+  // FP8 wgmma reads both operands K-major from shared memory, and the
+  // producer's threads copy 2-byte pieces at the least: TMA copies them.
+  if (fp8 && (p.aLayout != MatrixLayout::Row || p.bLayout != MatrixLayout::Col))
+    return error(p.aLayout != MatrixLayout::Row ? Part::Kind::AType
+                                                : Part::Kind::BType,
+                 "FP8 wgmma reads both operands K-major: A must be "
+                 "row-major and B column-major (B as the N x K row-major W "
+                 "of x @ W.T)");
+  if (fp8 && (!s.tmaA || !s.tmaB))
+    return error(DirectiveKind::Tma, "FP8 operands are copied by TMA: write "
+                                     "'tma a b'");
   // tf32x3 splits each element into its tf32 part and the remainder as the
   // producer's threads copy it; TMA copies bytes as they are.
   if (p.tf32x3 && s.hasTma())

@@ -36,10 +36,14 @@ bool Rules::checkProblem() {
 }
 
 bool Rules::checkTypes() {
-  if (p.a != p.b)
+  // FP8 operands may mix e4m3 and e5m2 (wgmma takes each its own type).
+  if (p.a != p.b && !(isFloat8(p.a) && isFloat8(p.b)))
     return error(Part::Kind::BType,
-                 "A and B must have the same element type, got " +
+                 "A and B must have the same element type (or both be "
+                 "e4m3 or e5m2), got " +
                      stringify(p.a) + " and " + stringify(p.b));
+  if (!checkFloat8())
+    return false;
   llvm::StringRef math = p.tf32x3 ? "math = tf32x3" : "math = tf32";
   if (p.tf32 && p.a != ElementType::F32)
     return error(Part::Kind::Math,
@@ -70,6 +74,26 @@ bool Rules::checkTypes() {
   return true;
 }
 
+
+bool Rules::checkFloat8() {
+  bool fp8 = isFloat8(p.a);
+  if (isFloat8(p.c))
+    return notYet(Part::Kind::CType,
+                  "C of type " + stringify(p.c) + " (FP8 output)");
+  if (p.scales && !fp8)
+    return error(Part::Kind::Scales,
+                 "'scales' dequantise FP8 inputs: A and B must be e4m3 or "
+                 "e5m2, got " +
+                     stringify(p.a));
+  if (!fp8)
+    return true;
+  if (!s.hasWgmma())
+    return error(Part::Kind::AType,
+                 stringify(p.a) +
+                     " inputs run on Hopper's wgmma only: add 'wgmma "
+                     "m64nNk32' (and --arch=sm_90a)");
+  return true;
+}
 
 std::optional<ScheduleFacts> Rules::run() {
   if (!checkHopperDirectives())

@@ -57,6 +57,8 @@ private:
 
   bool checkProblem();
   bool checkTypes();
+  /// e4m3 and e5m2 inputs, and their scales.
+  bool checkFloat8();
   bool checkThreads();
   bool checkPromoteAndPipeline();
   bool checkVectorize();

@@ -15,11 +15,17 @@ StringRef gemmc::stringify(ElementType type) {
     return "f16";
   case ElementType::BF16:
     return "bf16";
+  case ElementType::E4M3:
+    return "e4m3";
+  case ElementType::E5M2:
+    return "e5m2";
   }
   llvm_unreachable("unknown element type");
 }
 
 int64_t gemmc::sizeInBytes(ElementType type) {
+  if (isFloat8(type))
+    return 1;
   return type == ElementType::F32 ? 4 : 2;
 }
 
@@ -45,6 +51,10 @@ StringRef gemmc::stringify(Epilogue epilogue) {
 
 StringRef gemmc::stringify(BiasKind bias) {
   return bias == BiasKind::Row ? "row" : "col";
+}
+
+StringRef gemmc::stringify(ScaleKind scales) {
+  return scales == ScaleKind::Tensor ? "tensor" : "rowwise";
 }
 
 StringRef gemmc::stringify(DirectiveKind kind) {

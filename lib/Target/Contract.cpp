@@ -45,6 +45,8 @@ FailureOr<KernelContract> mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel,
   if (auto bias = kernel->getAttrOfType<StringAttr>(kBiasAttr))
     contract.bias = bias.getValue().str();
   contract.relu = kernel->hasAttr(kReluAttr);
+  if (auto scales = kernel->getAttrOfType<StringAttr>(kScalesAttr))
+    contract.scales = scales.getValue().str();
   if (auto batch = kernel->getAttrOfType<DenseI64ArrayAttr>(kBatchAttr))
     contract.batch.assign(batch.asArrayRef().begin(), batch.asArrayRef().end());
   if (!contract.problem || !contract.schedule || !contract.launch)
@@ -66,13 +68,17 @@ FailureOr<KernelContract> mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel,
   return contract;
 }
 
-/// The contract's element type of an MLIR type (f32, f16 or bf16, as the
-/// problem attribute's verifier allows).
+/// The contract's element type of an MLIR type (f32, f16, bf16, e4m3 or
+/// e5m2, as the problem attribute's verifier allows).
 static gemmc::contract::DType toDType(Type type) {
   if (type.isF16())
     return gemmc::contract::DType::F16;
   if (type.isBF16())
     return gemmc::contract::DType::BF16;
+  if (isa<Float8E4M3FNType>(type))
+    return gemmc::contract::DType::E4M3;
+  if (isa<Float8E5M2Type>(type))
+    return gemmc::contract::DType::E5M2;
   return gemmc::contract::DType::F32;
 }
 
@@ -175,7 +181,9 @@ gemmc::contract::Contract mlir::gemm::toContract(const KernelContract &kc) {
   c.alphaBeta = kc.alphaBeta;
   c.bias = kc.bias;
   c.relu = kc.relu;
-  c.semantics = ct::describeSemantics(kc.alphaBeta, kc.bias, kc.relu);
+  c.scales = kc.scales;
+  c.semantics =
+      ct::describeSemantics(kc.alphaBeta, kc.bias, kc.relu, kc.scales);
   ct::Problem &p = c.problem;
   p.m = toSize(problem.getM());
   p.n = toSize(problem.getN());

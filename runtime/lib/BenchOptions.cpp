@@ -30,6 +30,8 @@ const char *gemmc::rt::kBenchUsage =
     "                     beta = 0 never reads C); kernels without alpha and\n"
     "                     beta parameters are skipped unless 1 and 0\n"
     "  --bias row|col     then + bias[row] or bias[col] (random, seed + 4)\n"
+    "  --scales S         FP8's scales of A and B: tensor, rowwise or none\n"
+    "                     (random; default: the first kernel's)\n"
     "  --batch N          a batch of N GEMMs, dense (default: the first\n"
     "                     kernel's batch and strides)\n"
     "  --lda N, --ldb N, --ldc N  leading dimensions (default: dense);\n"
@@ -92,6 +94,13 @@ double gemmc::rt::toleranceFor(DType input, DType output, MathMode math,
   // random walk, so the relative error of a dot product grows as u sqrt(K)
   // (docs/fuzzing.md, "Tolerances"). Twice that, whatever else dominates.
   double accumulation = 2 * std::ldexp(1.0, -24) * std::sqrt(double(k));
+  // FP8 inputs (the reference uses the same values): Hopper's tensor cores
+  // add FP8 products with fewer mantissa bits than f32 keeps (about 14;
+  // DeepSeek-V3's report, section 3.3.2) before the sum reaches the f32
+  // accumulators: u = 2^-14 in the random walk, with C's rounding.
+  if (sizeOf(input) == 1)
+    return (output == DType::F32 ? 1e-4 : output == DType::F16 ? 2e-3 : 1e-2) +
+           2 * std::ldexp(1.0, -14) * std::sqrt(double(k));
   // Rounding C to 16 bits dominates when C is f16 or bf16: a relative
   // error per entry of up to 2^-11 (f16) or 2^-8 (bf16).
   if (output == DType::BF16)
@@ -164,7 +173,8 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
         return false;
       DType type;
       if (!parseDType(text, type)) {
-        error = "bad type '" + text + "' for " + arg + " (f32, f16, bf16)";
+        error = "bad type '" + text + "' for " + arg +
+                " (f32, f16, bf16, e4m3, e5m2)";
         return false;
       }
       if (arg == "--dtype") {
@@ -258,6 +268,12 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
     } else if (arg == "--splits") {
       if (!number(o.splits, 1, 65535))
         return false;
+    } else if (arg == "--scales") {
+      if (!choice(o.scales, {"tensor", "rowwise", "none"}, "scales"))
+        return false;
+      if (o.scales == "none")
+        o.scales.clear();
+      o.scalesGiven = true;
     } else if (arg == "--relu") {
       o.relu = true;
     } else if (arg == "--tolerance") {

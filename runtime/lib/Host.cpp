@@ -76,6 +76,51 @@ float gemmc::rt::fromHalfBits(uint16_t bits) {
   return value;
 }
 
+/// The value of FP8 code `bits` (sign, then 4 exponent and 3 mantissa bits
+/// for e4m3, bias 7, no infinities, NaN S.1111.111; 5 and 2 for e5m2, bias
+/// 15, IEEE-like).
+float gemmc::rt::fromFloat8Bits(DType type, uint8_t bits) {
+  bool e4m3 = type == DType::E4M3;
+  int mantissaBits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
+  int exponentMask = e4m3 ? 15 : 31;
+  int exponent = (bits >> mantissaBits) & exponentMask;
+  int mantissa = bits & ((1 << mantissaBits) - 1);
+  float magnitude;
+  if (e4m3 && exponent == 15 && mantissa == 7)
+    magnitude = NAN;
+  else if (!e4m3 && exponent == 31)
+    magnitude = mantissa ? NAN : INFINITY;
+  else if (exponent == 0)
+    magnitude = std::ldexp(float(mantissa), 1 - bias - mantissaBits);
+  else
+    magnitude = std::ldexp(float((1 << mantissaBits) + mantissa),
+                           exponent - bias - mantissaBits);
+  return bits & 0x80 ? -magnitude : magnitude;
+}
+
+uint8_t gemmc::rt::toFloat8Bits(DType type, float value) {
+  bool e4m3 = type == DType::E4M3;
+  uint8_t sign = std::signbit(value) ? 0x80 : 0;
+  if (std::isnan(value))
+    return uint8_t(sign | (e4m3 ? 0x7f : 0x7e));
+  // The positive codes run in the order of their values: the largest
+  // finite one is 0x7e (448) or 0x7b (57344). Find the nearest code by
+  // bisection over them, a tie to the even code.
+  uint8_t hi = e4m3 ? 0x7e : 0x7b;
+  float magnitude = std::fabs(value);
+  if (magnitude >= fromFloat8Bits(type, hi))
+    return uint8_t(sign | hi);
+  uint8_t lo = 0;
+  while (hi - lo > 1) {
+    uint8_t mid = uint8_t((lo + hi) / 2);
+    (fromFloat8Bits(type, mid) <= magnitude ? lo : hi) = mid;
+  }
+  float below = magnitude - fromFloat8Bits(type, lo);
+  float above = fromFloat8Bits(type, hi) - magnitude;
+  uint8_t code = below < above ? lo : above < below ? hi : (lo & 1 ? hi : lo);
+  return uint8_t(sign | code);
+}
+
 float gemmc::rt::roundTo(DType type, float value) {
   switch (type) {
   case DType::F32:
@@ -84,6 +129,9 @@ float gemmc::rt::roundTo(DType type, float value) {
     return fromHalfBits(toHalfBits(value));
   case DType::BF16:
     return fromBF16Bits(toBF16Bits(value));
+  case DType::E4M3:
+  case DType::E5M2:
+    return fromFloat8Bits(type, toFloat8Bits(type, value));
   }
   return value;
 }
@@ -121,6 +169,13 @@ std::vector<unsigned char> HostMatrix::pack() const {
     std::memcpy(bytes.data(), data.data(), bytes.size());
     return bytes;
   }
+  if (sizeOf(type) == 1) {
+    forEachChunk(data.size(), kChunk, [&](size_t, size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i)
+        bytes[i] = toFloat8Bits(type, data[i]);
+    });
+    return bytes;
+  }
   forEachChunk(data.size(), kChunk, [&](size_t, size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
       uint16_t bits =
@@ -134,6 +189,13 @@ std::vector<unsigned char> HostMatrix::pack() const {
 void HostMatrix::unpack(const std::vector<unsigned char> &bytes) {
   if (type == DType::F32) {
     std::memcpy(data.data(), bytes.data(), data.size() * 4);
+    return;
+  }
+  if (sizeOf(type) == 1) {
+    forEachChunk(data.size(), kChunk, [&](size_t, size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i)
+        data[i] = fromFloat8Bits(type, bytes[i]);
+    });
     return;
   }
   forEachChunk(data.size(), kChunk, [&](size_t, size_t begin, size_t end) {
@@ -262,7 +324,7 @@ std::vector<double> gemmc::rt::referenceAt(const HostMatrix &a,
       double ref = 0;
       for (size_t kk = 0; kk < k; ++kk)
         ref += x[kk] * y[kk];
-      ref *= epilogue.alpha;
+      ref *= epilogue.scale(i, j) * epilogue.alpha;
       if (epilogue.beta != 0)
         ref += epilogue.beta * epilogue.c0->at(i, j);
       reference[s] = epilogue.finish(ref, i, j);

@@ -110,9 +110,11 @@ static CUtensorMap encodeTensorMap(const std::string &name, const Problem &p,
                            cuuint64_t(matrix.stride) * bytes};
   cuuint32_t boxDims[3] = {cuuint32_t(box.inner), cuuint32_t(box.outer), 1};
   cuuint32_t elementStrides[3] = {1, 1, 1};
+  // FP8 goes as bytes (TMA copies them as they are).
   CUtensorMapDataType dataType =
       matrix.type == DType::F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
       : matrix.type == DType::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+      : bytes == 1                 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
                                    : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   CUtensorMap map;
   GEMMC_CU(DriverApi::get().cuTensorMapEncodeTiled(
@@ -254,6 +256,8 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
     return name == "A" || name == "tmap-A"   ? Source::A
            : name == "B" || name == "tmap-B" ? Source::B
            : name == "bias"                  ? Source::Bias
+           : name == "scale-A"               ? Source::ScaleA
+           : name == "scale-B"               ? Source::ScaleB
            : name == "workspace"             ? Source::Partials
            : name == "counters"              ? Source::Counters
                                              : Source::C;
@@ -263,6 +267,16 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
     size_t offset = append(image, &zero, sizeof(zero), alignof(CUdeviceptr));
     offsets.push_back(offset);
     patches.push_back({offset, source, false, {}});
+  };
+  // The elements of a 1-D buffer parameter.
+  auto bufferElements = [&](const std::string &name) -> int64_t {
+    if (name == "workspace")
+      return spec.workspaceFloats(p, splits, kernel.persistentBlocks());
+    if (name == "counters")
+      return spec.counters(p);
+    if (spec.scales != "rowwise")
+      return 1;
+    return name == "scale-A" ? p.m : p.n;
   };
   for (const Param &param : spec.params) {
     const std::string &name = param.name;
@@ -276,13 +290,7 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
       // A 1-D buffer: offset, size, stride.
       std::vector<int64_t> fields =
           kind[6] == '1'
-              ? std::vector<int64_t>{0,
-                                     name == "workspace"
-                                         ? spec.workspaceFloats(
-                                               p, splits,
-                                               kernel.persistentBlocks())
-                                         : spec.counters(p),
-                                     1}
+              ? std::vector<int64_t>{0, bufferElements(name), 1}
               : descriptorFields(name, kind[6] - '0', p, spec.transposed);
       for (int64_t field : fields) {
         if (spec.indexBits() == 32) {
@@ -336,6 +344,8 @@ void LaunchPlan::launch(const Operands &operands, CUstream stream) const {
     CUdeviceptr address = patch.source == Source::A          ? operands.a
                           : patch.source == Source::B        ? operands.b
                           : patch.source == Source::Bias     ? operands.bias
+                          : patch.source == Source::ScaleA   ? operands.scaleA
+                          : patch.source == Source::ScaleB   ? operands.scaleB
                           : patch.source == Source::Partials ? partials
                           : patch.source == Source::Counters ? counters
                                                              : operands.c;

@@ -53,6 +53,34 @@ TEST(Host, BFloat16ConversionsRoundToNearestEven) {
   EXPECT_TRUE(std::isnan(fromBF16Bits(toBF16Bits(NAN))));
 }
 
+TEST(Host, Float8ConversionsRoundToNearestEvenAndSaturate) {
+  // e4m3: bias 7, three mantissa bits, 448 the largest, no infinity.
+  EXPECT_EQ(toFloat8Bits(DType::E4M3, 1.0f), 0x38);
+  EXPECT_EQ(toFloat8Bits(DType::E4M3, 448.0f), 0x7e);
+  EXPECT_EQ(toFloat8Bits(DType::E4M3, 1e6f), 0x7e); // saturates
+  EXPECT_EQ(toFloat8Bits(DType::E4M3, -1e6f), 0xfe);
+  EXPECT_EQ(toFloat8Bits(DType::E4M3, std::ldexp(1.0f, -9)), 0x01);
+  EXPECT_EQ(toFloat8Bits(DType::E4M3, 1.0625f), 0x38); // tie: even
+  EXPECT_EQ(toFloat8Bits(DType::E4M3, 1.1875f), 0x3a); // tie: even
+  EXPECT_EQ(fromFloat8Bits(DType::E4M3, 0x7e), 448.0f);
+  EXPECT_TRUE(std::isnan(fromFloat8Bits(DType::E4M3, 0x7f)));
+  EXPECT_TRUE(std::isnan(
+      fromFloat8Bits(DType::E4M3, toFloat8Bits(DType::E4M3, NAN))));
+  // e5m2: bias 15, two mantissa bits, 57344 the largest finite value.
+  EXPECT_EQ(toFloat8Bits(DType::E5M2, 1.0f), 0x3c);
+  EXPECT_EQ(toFloat8Bits(DType::E5M2, 1e6f), 0x7b);
+  EXPECT_EQ(fromFloat8Bits(DType::E5M2, 0x7b), 57344.0f);
+  EXPECT_TRUE(std::isinf(fromFloat8Bits(DType::E5M2, 0x7c)));
+  EXPECT_EQ(fromFloat8Bits(DType::E5M2, 0x01), std::ldexp(1.0f, -16));
+  // Every finite code comes back as itself, both signs.
+  for (DType type : {DType::E4M3, DType::E5M2})
+    for (unsigned bits = 0; bits < 256; ++bits) {
+      float value = fromFloat8Bits(type, uint8_t(bits));
+      if (std::isfinite(value) && bits != 0x80)
+        ASSERT_EQ(toFloat8Bits(type, value), bits) << bits;
+    }
+}
+
 TEST(Host, MatricesPackInTheirType) {
   HostMatrix m(2, 3, Layout::Col, DType::F16);
   fillRandom(m, 7);
@@ -285,6 +313,13 @@ TEST(BenchOptions, TolerancesFollowPrecision) {
                    1e-2 + u2);
   EXPECT_DOUBLE_EQ(toleranceFor(DType::BF16, DType::F32, MathMode::Exact, 1),
                    1e-5 + u2);
+  // FP8's products are summed in about 14 mantissa bits first: at K = 4096,
+  // 2 x 2^-14 x 64.
+  EXPECT_DOUBLE_EQ(toleranceFor(DType::E4M3, DType::F32, MathMode::Exact, 4096),
+                   1e-4 + std::ldexp(1.0, -7));
+  EXPECT_DOUBLE_EQ(
+      toleranceFor(DType::E5M2, DType::BF16, MathMode::Exact, 4096),
+      1e-2 + std::ldexp(1.0, -7));
 }
 
 TEST(BenchOptions, TolerancesGrowWithK) {

@@ -18,11 +18,12 @@
 
 namespace gemmc::contract {
 
-enum class DType { F32, F16, BF16 };
+/// FP8: e4m3 (`f8E4M3FN`) and e5m2 (version 11).
+enum class DType { F32, F16, BF16, E4M3, E5M2 };
 enum class Layout { Row, Col };
 
 const char *toString(DType type);
-/// Parses `f32`, `f16` or `bf16`.
+/// Parses `f32`, `f16`, `bf16`, `e4m3` or `e5m2`.
 bool parseDType(const std::string &text, DType &type);
 const char *toString(Layout layout);
 /// Bytes per element.
@@ -64,6 +65,10 @@ struct Problem {
   /// values), or no bias (empty); then ReLU.
   std::string bias;
   bool relu = false;
+  /// FP8's dequantisation scales, applied to A * B first: "tensor" (an
+  /// f32 for A and one for B), "rowwise" (one per row of A, M, and per
+  /// column of B, N), or none (empty).
+  std::string scales;
   /// A batch of `batch` GEMMs whose A, B and C lie strideA, strideB and
   /// strideC elements apart (0: dense, one matrix after the other; in a
   /// contract, given at launch). `batched`: a contract's problem states a
@@ -182,6 +187,10 @@ struct Contract {
   /// ReLU the kernel applies; a problem must ask for exactly these.
   std::string bias;
   bool relu = false;
+  /// `epilogue: scales=tensor|rowwise` (version 11): the kernel takes
+  /// `scale-A` and `scale-B` (f32 vectors of 1, or of M and N) and
+  /// multiplies A * B by them; a problem must ask for the same.
+  std::string scales;
   Problem problem;
   /// Sizes given at launch must be multiples of these.
   int64_t multipleM = 1, multipleN = 1, multipleK = 1;
@@ -279,7 +288,7 @@ struct Contract {
 /// `C = A * B`, `C = alpha * A * B + beta * C`, with ` + bias[row]` and
 /// `relu(...)`: the `semantics:` value of a kernel with this epilogue.
 std::string describeSemantics(bool alphaBeta, const std::string &bias,
-                              bool relu);
+                              bool relu, const std::string &scales = "");
 
 /// Whether the kernel takes every problem its sizes allow: no `when`, no
 /// leading-dimension or size multiple, C not stored by TMA (a family needs

@@ -55,6 +55,12 @@ struct BiasDecl {
   llvm::SMLoc loc;
 };
 
+/// `scales = tensor | rowwise`: the dequantisation scales of A and B.
+struct ScalesDecl {
+  ScaleKind kind = ScaleKind::Tensor;
+  llvm::SMLoc loc;
+};
+
 /// `activation = none | relu`, applied last.
 struct ActivationDecl {
   bool relu = false;
@@ -77,6 +83,7 @@ struct ProblemDecl {
   std::optional<MathDecl> math;
   std::optional<EpilogueDecl> epilogue;
   std::optional<BiasDecl> bias;
+  std::optional<ScalesDecl> scales;
   std::optional<ActivationDecl> activation;
   std::optional<BatchDecl> batch;
 };

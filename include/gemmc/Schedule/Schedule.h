@@ -82,6 +82,8 @@ struct Problem {
   /// `epilogue = alpha-beta`: C = alpha * A * B + beta * C.
   bool alphaBeta = false;
   std::optional<BiasKind> bias;
+  /// `scales = tensor | rowwise`: A's and B's dequantisation scales.
+  std::optional<ScaleKind> scales;
   bool relu = false;
   /// A batch: `batchCount` GEMMs (std::nullopt: given at launch), A, B and
   /// C `batchStrides` elements apart (dense where not given).
@@ -400,6 +402,7 @@ struct Part {
     CType,
     Accumulate,
     Math,
+    Scales,
     Batch,
     BatchCount,
     Schedule,

@@ -14,7 +14,9 @@
 
 namespace gemmc {
 
-enum class ElementType { F32, F16, BF16 };
+/// FP8 (`e4m3`: 4 exponent bits, 3 of mantissa, no infinities, saturating
+/// at 448; `e5m2`: 5 and 2, IEEE-like) feeds Hopper's wgmma only.
+enum class ElementType { F32, F16, BF16, E4M3, E5M2 };
 enum class MatrixLayout { Row, Col };
 /// `math = exact`: f32 FMA (or 16-bit inputs, exact products); `tf32`: f32
 /// inputs rounded to tf32 on tensor cores; `tf32x3`: f32 inputs split into
@@ -25,6 +27,11 @@ enum class Epilogue { Store, AlphaBeta };
 /// `bias = row` (a value per row of C, M of them) or `bias = col` (per
 /// column, N).
 enum class BiasKind { Row, Col };
+/// `scales = tensor` (one f32 for A and one for B) or `scales = rowwise`
+/// (an f32 per row of A, M of them, and per column of B, N): the
+/// accumulators are multiplied by A's scale and B's, before the rest of
+/// the epilogue (torch._scaled_mm's dequantisation).
+enum class ScaleKind { Tensor, Rowwise };
 
 /// The directives of a schedule, as the language spells them (stringify).
 enum class DirectiveKind {
@@ -40,9 +47,14 @@ llvm::StringRef stringify(MatrixLayout layout);
 llvm::StringRef stringify(MathMode mode);
 llvm::StringRef stringify(Epilogue epilogue);
 llvm::StringRef stringify(BiasKind bias);
+llvm::StringRef stringify(ScaleKind scales);
 
 /// Bytes per element.
 int64_t sizeInBytes(ElementType type);
+/// e4m3 or e5m2.
+inline bool isFloat8(ElementType type) {
+  return type == ElementType::E4M3 || type == ElementType::E5M2;
+}
 
 } // namespace gemmc
 

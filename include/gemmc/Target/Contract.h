@@ -33,6 +33,9 @@ struct KernelContract {
   /// C), or empty; then ReLU.
   std::string bias;
   bool relu = false;
+  /// "tensor" or "rowwise" for A's and B's scales (scale-A and scale-B
+  /// parameters), empty without.
+  std::string scales;
   /// A batch: count and the strides of A, B and C (ShapedType::kDynamic:
   /// given at launch), or empty.
   SmallVector<int64_t, 4> batch;

@@ -83,10 +83,14 @@ static void outlineKernel(KernelOp kernel) {
   // The arguments in the order of the kernel ABI: the matrices, alpha and
   // beta for `C = alpha * A * B + beta * C`, then the bias: a 1 x N row (one
   // value per column of C) or an M x 1 column, in C's type.
+  // Then A's and B's scales (f32): one each (`tensor`), or one per row of
+  // A and per column of B (`rowwise`).
   std::optional<StringRef> bias = kernel.getBias();
+  std::optional<StringRef> scales = kernel.getScales();
   const gemmc::Schedule &schedule = kernel.getSchedule().getValue();
-  KernelABI abi =
-      KernelABI::get(kernel.getAlphaBeta(), bias.has_value(), schedule);
+  KernelABI abi = KernelABI::get(kernel.getAlphaBeta(), bias.has_value(),
+                                 scales.has_value(), schedule);
+  bool rowwise = scales && *scales == "rowwise";
   // Split-K's workspace: per tile of C, the splits' partial tiles, and an
   // arrival counter (sized at launch with the problem).
   int64_t tiles = ShapedType::kDynamic;
@@ -117,6 +121,15 @@ static void outlineKernel(KernelOp kernel) {
                           problem.getCType()));
       pointers.push_back(i);
       break;
+    case KernelArg::ScaleA:
+    case KernelArg::ScaleB: {
+      int64_t extent = !rowwise                     ? 1
+                       : role == KernelArg::ScaleA ? problem.getM()
+                                                   : problem.getN();
+      argTypes.push_back(MemRefType::get({extent}, builder.getF32Type()));
+      pointers.push_back(i);
+      break;
+    }
     case KernelArg::Workspace:
       argTypes.push_back(
           MemRefType::get({perTile(schedule.workspaceFloatsPerTile())},
@@ -147,6 +160,8 @@ static void outlineKernel(KernelOp kernel) {
     func->setAttr(kAlphaBetaAttr, builder.getUnitAttr());
   if (bias)
     func->setAttr(kBiasAttr, builder.getStringAttr(*bias));
+  if (scales)
+    func->setAttr(kScalesAttr, builder.getStringAttr(*scales));
   if (kernel.getRelu())
     func->setAttr(kReluAttr, builder.getUnitAttr());
   // The runtime passes pointers that are at least 16-byte aligned and never

@@ -94,7 +94,7 @@ struct Bench {
 std::vector<Loaded> loadKernels(const BenchOptions &o);
 /// Takes the problem's types, layouts and epilogue from the first kernel
 /// where the command line leaves them.
-void takeProblemFromKernels(BenchOptions &o, const Problem &first);
+void takeProblemFromKernels(BenchOptions &o, const Contract &first);
 /// The problem of one shape under the options.
 Problem problemOf(const BenchOptions &o, const Shape &shape);
 /// The cases of the run: `--sweep`'s random ones, or each size or shape

@@ -31,6 +31,10 @@ struct BenchOptions {
   float alpha = 1, beta = 0; ///< C = alpha * A * B + beta * C
   std::string bias;          ///< "row", "col" or empty: + bias[row or col]
   bool relu = false;         ///< then ReLU
+  /// FP8's scales: "tensor", "rowwise" or none (empty; by default the first
+  /// kernel's), random in [0.5, 2) (seeds + 5 and + 6).
+  std::string scales;
+  bool scalesGiven = false;
   /// A batch of GEMMs, strides in elements (0: dense); by default the first
   /// kernel's.
   int64_t batch = 1, strideA = 0, strideB = 0, strideC = 0;

@@ -30,7 +30,7 @@ struct HostMatrix {
   }
   size_t bytes() const { return data.size() * sizeOf(type); }
 
-  /// The device representation: f32, or IEEE half, or bfloat16.
+  /// The device representation: f32, IEEE half, bfloat16, or FP8.
   std::vector<unsigned char> pack() const;
   /// Reads the device representation back (for C).
   void unpack(const std::vector<unsigned char> &bytes);
@@ -42,6 +42,11 @@ uint16_t toHalfBits(float value);
 uint16_t toBF16Bits(float value);
 float fromHalfBits(uint16_t bits);
 float fromBF16Bits(uint16_t bits);
+/// FP8 (`type` E4M3 or E5M2): the nearest value (ties to even), saturated
+/// at the largest finite one (448 and 57344) as the kernels' casts
+/// (`satfinite`) do; NaN stays NaN. And back.
+uint8_t toFloat8Bits(DType type, float value);
+float fromFloat8Bits(DType type, uint8_t bits);
 
 /// Fills `m` with values uniform in [-1, 1) from a generator seeded by
 /// `seed`, rounded to the matrix's type.
@@ -82,7 +87,17 @@ struct Epilogue {
   /// then ReLU.
   const HostMatrix *bias = nullptr;
   bool biasPerRow = false, relu = false;
+  /// FP8's scales, applied to A * B first: one each (size 1), or one per
+  /// row of A (M) and per column of B (N); empty: none.
+  std::vector<float> scaleA, scaleB;
 
+  /// The scales' product at (i, j), 1 without scales.
+  double scale(int64_t i, int64_t j) const {
+    if (scaleA.empty())
+      return 1;
+    return double(scaleA[scaleA.size() == 1 ? 0 : i]) *
+           double(scaleB[scaleB.size() == 1 ? 0 : j]);
+  }
   double finish(double value, int64_t i, int64_t j) const {
     if (bias)
       value += biasPerRow ? bias->at(i, 0) : bias->at(0, j);

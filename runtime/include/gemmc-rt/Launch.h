@@ -18,6 +18,9 @@ namespace gemmc::rt {
 struct Operands {
   CUdeviceptr a = 0, b = 0, c = 0;
   CUdeviceptr bias = 0; ///< the epilogue's bias vector, if any
+  /// FP8's scales (f32): one each, or one per row of A and per column of
+  /// B, where the problem has `scales`.
+  CUdeviceptr scaleA = 0, scaleB = 0;
   /// Split-K's partial tiles and counters where the caller gives them (of
   /// ContractKernel::workspaceBytes; the counters zero, as the kernel
   /// leaves them), so that a launch allocates nothing (a CUDA graph's
@@ -122,7 +125,7 @@ public:
 
 private:
   /// Where an argument's address comes from.
-  enum class Source { A, B, C, Bias, Partials, Counters };
+  enum class Source { A, B, C, Bias, ScaleA, ScaleB, Partials, Counters };
   /// An argument that holds an address: a pointer (a memref descriptor's
   /// two), or a tensor map of matrix `source`.
   struct Patch {

@@ -82,6 +82,7 @@ static std::vector<Case> sweepCases(const BenchOptions &o,
     p.k = draw(c.problem.k, c.multipleK);
     p.bias = c.bias;
     p.relu = c.relu;
+    p.scales = c.scales;
     if (p.batch == 0) // `batch=?`
       p.batch = uniform(1, 4);
     if (c.alphaBeta) {
@@ -144,9 +145,13 @@ std::vector<Loaded> gemmc::rt::loadKernels(const BenchOptions &o) {
   return kernels;
 }
 
-/// Types, layouts and batch: the options', else the first kernel's
-/// (`first`, its contract's problem).
-void gemmc::rt::takeProblemFromKernels(BenchOptions &o, const Problem &first) {
+/// Types, layouts, batch and FP8's scales: the options', else the first
+/// kernel's (`kernel`, its contract).
+void gemmc::rt::takeProblemFromKernels(BenchOptions &o,
+                                       const Contract &kernel) {
+  const Problem &first = kernel.problem;
+  if (!o.scalesGiven)
+    o.scales = kernel.scales;
   if (!o.typeGiven) {
     o.type = first.a;
     o.cType = first.c;
@@ -176,6 +181,7 @@ Problem gemmc::rt::problemOf(const BenchOptions &o, const Shape &shape) {
   p.aLayout = o.aLayout, p.bLayout = o.bLayout, p.cLayout = o.cLayout;
   p.alpha = o.alpha, p.beta = o.beta;
   p.bias = o.bias, p.relu = o.relu;
+  p.scales = o.scales;
   p.batch = o.batch;
   p.strideA = o.strideA, p.strideB = o.strideB, p.strideC = o.strideC;
   // A shape's own batch is dense.

@@ -27,7 +27,7 @@ int gemmc::rt::explainBench(BenchOptions &o) {
     }
     files.emplace_back(path, std::move(contracts));
   }
-  takeProblemFromKernels(o, files.front().second.front().problem);
+  takeProblemFromKernels(o, files.front().second.front());
   std::vector<Shape> shapes = o.shapes;
   if (shapes.empty())
     for (const Size &size : o.sizes)

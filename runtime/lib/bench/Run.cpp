@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -26,7 +27,9 @@ static double peakTflops(const Device &d, DType type, MathMode math) {
   if (type != DType::F32 || math == MathMode::TF32) {
     double f16 =
         d.major >= 9 ? 4096 : (d.major == 8 && d.minor == 0 ? 2048 : 1024);
-    perSmPerClock = type == DType::F32 ? f16 / 2 : f16;
+    perSmPerClock = type == DType::F32 ? f16 / 2
+                    : sizeOf(type) == 1 ? 2 * f16
+                                        : f16;
   }
   return d.smCount * perSmPerClock * d.clockKHz * 1e3 / 1e12;
 }
@@ -39,6 +42,10 @@ static unsigned poisonWord(DType type) {
     return 0x7e007e00u;
   case DType::BF16:
     return 0x7fc07fc0u;
+  case DType::E4M3:
+    return 0x7f7f7f7fu;
+  case DType::E5M2:
+    return 0x7e7e7e7eu;
   }
   return 0xffffffffu;
 }
@@ -178,6 +185,10 @@ private:
   bool perRow;
   HostMatrix bias;
   std::unique_ptr<DeviceBuffer> dBias;
+  /// FP8's scales (one each, or per row of A and per column of B) and
+  /// their device copies.
+  std::vector<float> scaleA, scaleB;
+  std::unique_ptr<DeviceBuffer> dScaleA, dScaleB;
   double flop, peak;
   double cublasMs = NAN, cublasError = NAN;
   std::unique_ptr<std::vector<HostMatrix>> reference;
@@ -240,6 +251,24 @@ CaseRun::CaseRun(Bench &bench, const Case &cs)
     dBias->upload(bias.pack().data());
     ops.bias = dBias->ptr();
   }
+  if (!p.scales.empty()) {
+    bool rowwise = p.scales == "rowwise";
+    auto scales = [&](int64_t count, uint64_t seed,
+                      std::unique_ptr<DeviceBuffer> &device) {
+      std::vector<float> values(size_t(rowwise ? count : 1));
+      std::mt19937_64 gen(seed);
+      std::uniform_real_distribution<float> dist(0.5f, 2.0f);
+      for (float &value : values)
+        value = dist(gen);
+      device = std::make_unique<DeviceBuffer>(values.size() * 4);
+      device->upload(values.data());
+      return values;
+    };
+    scaleA = scales(p.m, o.seed + 5, dScaleA);
+    scaleB = scales(p.n, o.seed + 6, dScaleB);
+    ops.scaleA = dScaleA->ptr();
+    ops.scaleB = dScaleB->ptr();
+  }
 }
 
 std::vector<HostMatrix> CaseRun::batchOfC() const {
@@ -288,6 +317,8 @@ bool CaseRun::verify(std::vector<HostMatrix> &c,
     epilogue.bias = p.bias.empty() ? nullptr : &bias;
     epilogue.biasPerRow = perRow;
     epilogue.relu = p.relu;
+    epilogue.scaleA = scaleA;
+    epilogue.scaleB = scaleB;
     // cuBLAS has no bias or ReLU: the host adds them to its result.
     if (fromCublas)
       finishOnHost(c[i], epilogue);
@@ -451,7 +482,7 @@ int gemmc::rt::runBench(BenchOptions &o) {
     gpu = describeGpu(device);
     std::vector<Loaded> kernels = loadKernels(o);
     if (!kernels.empty())
-      takeProblemFromKernels(o, kernels.front().kernel->contract().problem);
+      takeProblemFromKernels(o, kernels.front().kernel->contract());
     std::vector<Case> cases = buildCases(o, kernels);
 
     std::unique_ptr<Cublas> cublas;

@@ -67,3 +67,10 @@ func.func @markers(%m: memref<64x64xf32>, %n: index) attributes {gemm.tails, gem
   } {gemm.k_loop, gemm.inner_k, gemm.k_tiles}
   return
 }
+
+// -----
+
+// expected-error @+1 {{'gemm.scales' must be "tensor" or "rowwise" on a function}}
+func.func @scales() attributes {gemm.scales = "block"} {
+  return
+}

@@ -5,7 +5,7 @@ gemm.kernel @k problem <0x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f3
 
 // -----
 
-// expected-error @+1 {{element type must be f32, f16 or bf16, got 'f64'}}
+// expected-error @+1 {{element type must be f32, f16, bf16, f8E4M3FN or f8E5M2, got 'f64'}}
 gemm.kernel @k problem <64x64x32, a = f64 row, b = f32 row, c = f32 row, acc = f32> schedule <tile = 32x32x1>
 
 // -----
@@ -48,7 +48,7 @@ gemm.kernel @k problem <64x64x32, a = f32 row, b = f32 row, c = f32 row, acc = f
 
 // -----
 
-// expected-error @+1 {{'gemm.kernel' op A and B must have the same element type, got f32 and f16}}
+// expected-error @+1 {{'gemm.kernel' op A and B must have the same element type (or both be e4m3 or e5m2), got f32 and f16}}
 gemm.kernel @k problem <64x64x32, a = f32 row, b = f16 row, c = f32 row, acc = f32> schedule <tile = 32x32x1>
 
 // -----

@@ -27,7 +27,8 @@ void GemmDialect::registerAttributes() {
 //===----------------------------------------------------------------------===//
 
 static bool isSupportedElementType(Type type) {
-  return type.isF32() || type.isF16() || type.isBF16();
+  return type.isF32() || type.isF16() || type.isBF16() ||
+         isa<Float8E4M3FNType, Float8E5M2Type>(type);
 }
 
 /// Parses `<type> <layout>`, e.g. `f32 row`.
@@ -112,7 +113,8 @@ LogicalResult ProblemAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << "x" << n << "x" << k;
   for (Type type : {aType, bType, cType})
     if (!isSupportedElementType(type))
-      return emitError() << "element type must be f32, f16 or bf16, got "
+      return emitError() << "element type must be f32, f16, bf16, f8E4M3FN or "
+                            "f8E5M2, got "
                          << type;
   if (!accType.isF32())
     return emitError() << "accumulator type must be f32, got " << accType;
@@ -296,6 +298,10 @@ gemmc::ElementType mlir::gemm::getElementTypeModel(Type type) {
     return gemmc::ElementType::F16;
   if (type.isBF16())
     return gemmc::ElementType::BF16;
+  if (isa<Float8E4M3FNType>(type))
+    return gemmc::ElementType::E4M3;
+  if (isa<Float8E5M2Type>(type))
+    return gemmc::ElementType::E5M2;
   return gemmc::ElementType::F32;
 }
 

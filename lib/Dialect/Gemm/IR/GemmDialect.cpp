@@ -54,6 +54,13 @@ LogicalResult GemmDialect::verifyOperationAttribute(Operation *op,
                       (bias.getValue() == "row" || bias.getValue() == "col"),
                   "must be \"row\" or \"col\" on a function");
   }
+  if (name == getScalesAttrHelper().getName()) {
+    auto scales = dyn_cast<StringAttr>(value);
+    return expect(scales && onFunction &&
+                      (scales.getValue() == "tensor" ||
+                       scales.getValue() == "rowwise"),
+                  "must be \"tensor\" or \"rowwise\" on a function");
+  }
   if (name == getBatchAttrHelper().getName()) {
     auto batch = dyn_cast<DenseI64ArrayAttr>(value);
     return expect(batch && batch.size() == 4 && onFunction,

@@ -31,6 +31,9 @@ static gemmc::Problem getKernelProblem(KernelOp kernel) {
   problem.alphaBeta = kernel.getAlphaBeta();
   if (std::optional<StringRef> bias = kernel.getBias())
     problem.bias = *bias == "row" ? gemmc::BiasKind::Row : gemmc::BiasKind::Col;
+  if (std::optional<StringRef> scales = kernel.getScales())
+    problem.scales = *scales == "rowwise" ? gemmc::ScaleKind::Rowwise
+                                          : gemmc::ScaleKind::Tensor;
   problem.relu = kernel.getRelu();
   if (std::optional<ArrayRef<int64_t>> batch = kernel.getBatch())
     setBatchModel(problem, *batch);
@@ -55,6 +58,10 @@ LogicalResult KernelOp::verify() {
   if (std::optional<StringRef> bias = getBias();
       bias && *bias != "row" && *bias != "col")
     return emitOpError("bias must be 'row' or 'col', got '") << *bias << "'";
+  if (std::optional<StringRef> scales = getScales();
+      scales && *scales != "tensor" && *scales != "rowwise")
+    return emitOpError("scales must be 'tensor' or 'rowwise', got '")
+           << *scales << "'";
   // The whole schedule against its problem: the rules of the schedule
   // model, without an architecture's limits.
   auto emitError = [&] { return emitOpError(); };

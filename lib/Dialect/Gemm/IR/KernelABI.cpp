@@ -22,6 +22,10 @@ StringRef mlir::gemm::stringifyKernelArg(KernelArg role) {
     return "beta";
   case KernelArg::Bias:
     return "bias";
+  case KernelArg::ScaleA:
+    return "scale-A";
+  case KernelArg::ScaleB:
+    return "scale-B";
   case KernelArg::Workspace:
     return "workspace";
   case KernelArg::Counters:
@@ -36,13 +40,15 @@ StringRef mlir::gemm::stringifyKernelArg(KernelArg role) {
   llvm_unreachable("unknown kernel argument");
 }
 
-KernelABI::KernelABI(bool alphaBeta, bool bias, bool workspace,
+KernelABI::KernelABI(bool alphaBeta, bool bias, bool scales, bool workspace,
                      bool tensorMapA, bool tensorMapB, bool tensorMapC)
     : roles({KernelArg::A, KernelArg::B, KernelArg::C}) {
   if (alphaBeta)
     roles.append({KernelArg::Alpha, KernelArg::Beta});
   if (bias)
     roles.push_back(KernelArg::Bias);
+  if (scales)
+    roles.append({KernelArg::ScaleA, KernelArg::ScaleB});
   if (workspace)
     roles.append({KernelArg::Workspace, KernelArg::Counters});
   if (tensorMapA)
@@ -53,9 +59,9 @@ KernelABI::KernelABI(bool alphaBeta, bool bias, bool workspace,
     roles.push_back(KernelArg::TensorMapC);
 }
 
-KernelABI KernelABI::get(bool alphaBeta, bool bias,
+KernelABI KernelABI::get(bool alphaBeta, bool bias, bool scales,
                          const gemmc::Schedule &schedule) {
-  return KernelABI(alphaBeta, bias, schedule.usesWorkspace(),
+  return KernelABI(alphaBeta, bias, scales, schedule.usesWorkspace(),
                    schedule.tmaA, schedule.tmaB, schedule.tmaC);
 }
 
@@ -63,11 +69,12 @@ KernelABI KernelABI::of(Operation *kernel) {
   auto schedule = kernel->getAttrOfType<ScheduleAttr>(kScheduleAttr);
   bool alphaBeta = kernel->hasAttr(kAlphaBetaAttr);
   bool bias = kernel->hasAttr(kBiasAttr);
+  bool scales = kernel->hasAttr(kScalesAttr);
   if (!schedule)
-    return KernelABI(alphaBeta, bias, /*workspace=*/false,
+    return KernelABI(alphaBeta, bias, scales, /*workspace=*/false,
                      /*tensorMapA=*/false, /*tensorMapB=*/false,
                      /*tensorMapC=*/false);
-  return get(alphaBeta, bias, schedule.getValue());
+  return get(alphaBeta, bias, scales, schedule.getValue());
 }
 
 unsigned KernelABI::getNumTensorMaps() const {

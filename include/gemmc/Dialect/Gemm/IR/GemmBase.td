@@ -40,6 +40,7 @@ def Gemm_Dialect : Dialect {
     "::mlir::gemm::LaunchAttr":$launch,
     "::mlir::UnitAttr":$alpha_beta,
     "::mlir::StringAttr":$bias,
+    "::mlir::StringAttr":$scales,
     "::mlir::UnitAttr":$relu,
     "::mlir::DenseI64ArrayAttr":$batch,
     "::mlir::UnitAttr":$tails,

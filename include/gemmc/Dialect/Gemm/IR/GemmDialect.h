@@ -30,6 +30,8 @@ inline constexpr llvm::StringLiteral kAlphaBetaAttr =
     GemmDialect::AlphaBetaAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kBiasAttr =
     GemmDialect::BiasAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kScalesAttr =
+    GemmDialect::ScalesAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kReluAttr =
     GemmDialect::ReluAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kBatchAttr =

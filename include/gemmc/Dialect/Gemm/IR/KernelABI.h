@@ -2,6 +2,8 @@
 //
 // A kernel's arguments, in order: the matrices A, B and C, then alpha and
 // beta (f32) with `epilogue = alpha-beta`, then the bias vector, then with
+// `scales` A's and B's scales (f32: one each, or one per row of A and per
+// column of B), then with
 // `split-k` the workspace (f32 partial tiles) and its arrival counters (i32,
 // zero before the first launch; the kernel leaves them zero), then with
 // `tma a b` the tensor maps of A and B, and of C with `tma c` (128-byte
@@ -35,6 +37,8 @@ enum class KernelArg {
   Alpha,
   Beta,
   Bias,
+  ScaleA,
+  ScaleB,
   Workspace,
   Counters,
   TensorMapA,
@@ -43,7 +47,8 @@ enum class KernelArg {
 };
 
 /// The name of a role in the contract's `params:` line: A, B, C, alpha,
-/// beta, bias, workspace, counters, tmap-A, tmap-B, tmap-C.
+/// beta, bias, scale-A, scale-B, workspace, counters, tmap-A, tmap-B,
+/// tmap-C.
 StringRef stringifyKernelArg(KernelArg role);
 
 /// The argument list of a kernel.
@@ -51,13 +56,13 @@ class KernelABI {
 public:
   /// The tensor maps of the matrices TMA copies (`tma a b c`), each where
   /// its flag is set.
-  KernelABI(bool alphaBeta, bool bias, bool workspace, bool tensorMapA,
-            bool tensorMapB, bool tensorMapC);
+  KernelABI(bool alphaBeta, bool bias, bool scales, bool workspace,
+            bool tensorMapA, bool tensorMapB, bool tensorMapC);
   /// The ABI of a kernel of `schedule` with its epilogue's arguments.
-  static KernelABI get(bool alphaBeta, bool bias,
+  static KernelABI get(bool alphaBeta, bool bias, bool scales,
                        const gemmc::Schedule &schedule);
-  /// The ABI of a kernel function, from its gemm.alpha_beta, gemm.bias and
-  /// gemm.schedule attributes.
+  /// The ABI of a kernel function, from its gemm.alpha_beta, gemm.bias,
+  /// gemm.scales and gemm.schedule attributes.
   static KernelABI of(Operation *kernel);
 
   /// The roles, in argument order.

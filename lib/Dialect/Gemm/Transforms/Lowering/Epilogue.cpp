@@ -10,6 +10,7 @@
 #include "Utils/Utils.h"
 #include "gemmc/Dialect/Gemm/IR/KernelABI.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -26,6 +27,23 @@ Value EpilogueValues::apply(
     return scalar;
   };
   Value value = acc;
+  if (scale)
+    value = arith::MulFOp::create(b, loc, value, splat(scale));
+  if (scaleA) {
+    // A's scale at C's row, B's along its columns (where the stores of C
+    // read them, inside the matrix).
+    auto [row, col] = position();
+    MatrixPoint p = pointInMatrix(b, loc, c, row, col);
+    Value rowScale = memref::LoadOp::create(b, loc, scaleA, ValueRange{p.row});
+    Value colScale;
+    if (vectorType)
+      colScale = vector::LoadOp::create(b, loc, vectorType, scaleB,
+                                        ValueRange{p.col});
+    else
+      colScale = memref::LoadOp::create(b, loc, scaleB, ValueRange{p.col});
+    Value both = arith::MulFOp::create(b, loc, splat(rowScale), colScale);
+    value = arith::MulFOp::create(b, loc, value, both);
+  }
   if (alpha) {
     value = arith::MulFOp::create(b, loc, splat(alpha), value);
     if (readsC)
@@ -94,6 +112,24 @@ LogicalResult mlir::gemm::buildEpilogue(
     plain.biasPerRow = bias.getValue() == "row";
   }
   plain.relu = func->hasAttr(kReluAttr);
+  if (auto scales = func->getAttrOfType<StringAttr>(kScalesAttr)) {
+    Value scaleA = getKernelArgument(func, KernelArg::ScaleA);
+    Value scaleB = getKernelArgument(func, KernelArg::ScaleB);
+    if (!scaleA || !scaleB)
+      return func.emitOpError("lacks the scale arguments of the kernel ABI");
+    if (scales.getValue() == "rowwise") {
+      if (!viewsMatrix(c))
+        return at->emitOpError("cannot place the rowwise scales: C is not a "
+                               "view of a matrix");
+      plain.scaleA = scaleA;
+      plain.scaleB = scaleB;
+    } else {
+      Value zero = indexConstant(b, loc, 0);
+      Value a = memref::LoadOp::create(b, loc, scaleA, ValueRange{zero});
+      Value bScale = memref::LoadOp::create(b, loc, scaleB, ValueRange{zero});
+      plain.scale = arith::MulFOp::create(b, loc, a, bScale);
+    }
+  }
   if (!func->hasAttr(kAlphaBetaAttr)) {
     stores(b, plain);
     return success();

@@ -14,10 +14,15 @@
 
 namespace mlir::gemm {
 
-/// How the stores of C apply the epilogue: `alpha * acc` (beta = 0: C is
-/// not read) or `alpha * acc + beta * C` where there is an alpha, then plus
-/// a bias (a 1 x N row or an M x 1 column of C's type), then ReLU.
+/// How the stores of C apply the epilogue: the accumulators times A's and
+/// B's scales where there are any (`scale`, their product, or per row
+/// `scaleA[row] * scaleB[col]`), then `alpha * acc` (beta = 0: C is not
+/// read) or `alpha * acc + beta * C` where there is an alpha, then plus a
+/// bias (a 1 x N row or an M x 1 column of C's type), then ReLU.
 struct EpilogueValues {
+  /// `scales = tensor`: scale_a * scale_b (f32); `scales = rowwise`: the
+  /// 1-D memrefs of A's scales (M) and B's (N).
+  Value scale, scaleA, scaleB;
   Value alpha, beta;
   bool readsC = false;
   Value bias;
@@ -26,7 +31,7 @@ struct EpilogueValues {
   /// The value to store for the f32 accumulators `acc` (a scalar, or a
   /// vector along a row of C), given C's old values `old` as f32 where
   /// `readsC`; `position` gives (row, col) of `acc` in the view `c` of C
-  /// (asked for only with a bias).
+  /// (asked for only with a bias or rowwise scales).
   Value apply(OpBuilder &b, Location loc, Value acc, Value old, Value c,
               function_ref<std::pair<Value, Value>()> position) const;
 };

@@ -36,6 +36,23 @@ Value KernelBuilder::baseDescriptor(const TmaOperand &t, int64_t offset) {
   return arith::OrIOp::create(b, loc, masked, i64(int64_t(constant)));
 }
 
+/// wgmma's type of an operand of `type` (f32 goes in as tf32).
+static NVVM::WGMMATypes getWgmmaType(gemmc::ElementType type) {
+  switch (type) {
+  case gemmc::ElementType::F16:
+    return NVVM::WGMMATypes::f16;
+  case gemmc::ElementType::BF16:
+    return NVVM::WGMMATypes::bf16;
+  case gemmc::ElementType::E4M3:
+    return NVVM::WGMMATypes::e4m3;
+  case gemmc::ElementType::E5M2:
+    return NVVM::WGMMATypes::e5m2;
+  case gemmc::ElementType::F32:
+    return NVVM::WGMMATypes::tf32;
+  }
+  llvm_unreachable("unknown element type");
+}
+
 KernelBuilder::ConsumerSetup KernelBuilder::buildConsumerSetup() {
   MLIRContext *ctx = b.getContext();
   ConsumerSetup cs;
@@ -59,9 +76,8 @@ KernelBuilder::ConsumerSetup KernelBuilder::buildConsumerSetup() {
   cs.accType = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(k.instN / 2, b.getF32Type()));
   cs.shape = NVVM::MMAShapeAttr::get(ctx, k.instM, k.instN, k.instK);
-  cs.inputType = p.a == gemmc::ElementType::F16    ? NVVM::WGMMATypes::f16
-                 : p.a == gemmc::ElementType::BF16 ? NVVM::WGMMATypes::bf16
-                                                   : NVVM::WGMMATypes::tf32;
+  cs.inputTypeA = getWgmmaType(p.a);
+  cs.inputTypeB = getWgmmaType(p.b);
   // wgmma's "row" A and "col" B are K-major.
   cs.layoutA = k.a.kMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col;
   cs.layoutB = k.b.kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
@@ -95,8 +111,8 @@ void KernelBuilder::issueWgmma(const ConsumerSetup &cs, Value stageDescA,
           Value &d = into[mt * k.nTiles + nt];
           bool fromZero = k.tf32x3 && kk == 0 && pi == 0;
           d = NVVM::WgmmaMmaAsyncOp::create(
-              b, loc, cs.accType, d, opA, opB, cs.shape, cs.inputType,
-              cs.inputType, NVVM::WGMMATypes::f32,
+              b, loc, cs.accType, d, opA, opB, cs.shape, cs.inputTypeA,
+              cs.inputTypeB, NVVM::WGMMATypes::f32,
               fromZero ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
               NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, cs.layoutA,
               cs.layoutB, /*satfinite=*/nullptr);

@@ -189,13 +189,13 @@ private:
   LogicalResult buildConsumer(Value tileStart, Value tileStep);
   /// What a consumer warpgroup's wgmma need, worked out once: its index
   /// and leader thread, the descriptors of its rows of A and of B in stage
-  /// 0, and the instruction's accumulator type, shape, input type and
+  /// 0, and the instruction's accumulator type, shape, input types and
   /// operand layouts.
   struct ConsumerSetup {
     Value consumer, leader, descA, descB;
     Type accType;
     NVVM::MMAShapeAttr shape;
-    NVVM::WGMMATypes inputType;
+    NVVM::WGMMATypes inputTypeA, inputTypeB;
     NVVM::MMALayout layoutA, layoutB;
   };
   /// The consumers' register budget, index, leader and descriptors.
