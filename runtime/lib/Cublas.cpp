@@ -95,6 +95,10 @@ static cudaDataType_t toCuda(DType type) {
     return CUDA_R_16F;
   case DType::BF16:
     return CUDA_R_16BF;
+  case DType::E4M3:
+    return CUDA_R_8F_E4M3;
+  case DType::E5M2:
+    return CUDA_R_8F_E5M2;
   }
   return CUDA_R_32F;
 }

@@ -14,6 +14,7 @@
 #include "gemmc-rt/BenchOptions.h"
 #include "gemmc-rt/Contract.h"
 #include "gemmc-rt/Cublas.h"
+#include "gemmc-rt/CublasLt.h"
 #include "gemmc-rt/Driver.h"
 #include "gemmc-rt/Host.h"
 #include "gemmc-rt/Launch.h"
@@ -80,6 +81,8 @@ struct Bench {
   const BenchOptions &o;
   const Device &device;
   Cublas *cublas = nullptr;
+  /// The FP8 baseline (cublasLtMatmul), made at the first FP8 case.
+  std::unique_ptr<CublasLt> cublasLt;
   DeviceBuffer *flush = nullptr;
   std::vector<Result> results;
   int failures = 0, passed = 0;

@@ -1,0 +1,328 @@
+//===- CublasLt.cpp - cuBLASLt as the FP8 baseline, loaded at run time --===//
+
+#include "gemmc-rt/CublasLt.h"
+#include "gemmc-rt/Cublas.h"
+
+#include <cublasLt.h>
+#include <dlfcn.h>
+
+#include <climits>
+#include <type_traits>
+
+using namespace gemmc::rt;
+
+#define GEMMC_STR(x) #x
+#define GEMMC_XSTR(x) GEMMC_STR(x)
+
+// The outer-vector scale mode (a vector of f32 scales along M for A and
+// along N for B) came with cuBLAS 12.9; older headers lack the name.
+#if defined(CUBLAS_VERSION) && CUBLAS_VERSION >= 120900
+#define GEMMC_LT_ROWWISE 1
+#else
+#define GEMMC_LT_ROWWISE 0
+#endif
+
+namespace {
+struct LtApi {
+#define GEMMC_CUBLASLT_FUNCTIONS(X)                                            \
+  X(cublasLtCreate)                                                            \
+  X(cublasLtDestroy)                                                           \
+  X(cublasLtGetVersion)                                                        \
+  X(cublasLtGetStatusString)                                                   \
+  X(cublasLtMatmulDescCreate)                                                  \
+  X(cublasLtMatmulDescDestroy)                                                 \
+  X(cublasLtMatmulDescSetAttribute)                                            \
+  X(cublasLtMatrixLayoutCreate)                                                \
+  X(cublasLtMatrixLayoutDestroy)                                               \
+  X(cublasLtMatmulPreferenceCreate)                                            \
+  X(cublasLtMatmulPreferenceDestroy)                                           \
+  X(cublasLtMatmulPreferenceSetAttribute)                                      \
+  X(cublasLtMatmulAlgoGetHeuristic)                                            \
+  X(cublasLtMatmul)
+#define GEMMC_DECLARE(fn) decltype(&::fn) fn = nullptr;
+  GEMMC_CUBLASLT_FUNCTIONS(GEMMC_DECLARE)
+#undef GEMMC_DECLARE
+};
+} // namespace
+
+static LtApi &api() {
+  static LtApi instance;
+  return instance;
+}
+
+static void checkLt(cublasStatus_t status, const char *call) {
+  if (status == CUBLAS_STATUS_SUCCESS)
+    return;
+  const char *message = api().cublasLtGetStatusString
+                            ? api().cublasLtGetStatusString(status)
+                            : "unknown status";
+  throw CudaError(std::string(call) + ": " + message);
+}
+
+#define GEMMC_CUBLASLT(call) checkLt((call), #call)
+
+/// Sets attribute `attr` of a matmul descriptor to `value` (an lvalue: the
+/// library copies sizeof(value) bytes from its address).
+#define GEMMC_LT_SET(desc, attr, value)                                        \
+  checkLt(api().cublasLtMatmulDescSetAttribute((desc), (attr), &(value),      \
+                                               sizeof(value)),                 \
+          "cublasLtMatmulDescSetAttribute(" #attr ")")
+
+/// Everything of a problem's call but the operands' addresses: made once,
+/// since the heuristic costs far more than the GEMM at small sizes.
+struct CublasLt::Plan {
+  cublasLtMatmulDesc_t desc = nullptr;
+  /// cuBLASLt's A, B and C (= D): our B, A and C where the call is swapped.
+  cublasLtMatrixLayout_t layoutX = nullptr, layoutY = nullptr,
+                         layoutC = nullptr;
+  cublasLtMatmulAlgo_t algo{};
+  bool swap = false;
+
+  Plan() = default;
+  Plan(const Plan &) = delete;
+  Plan &operator=(const Plan &) = delete;
+  ~Plan() {
+    for (cublasLtMatrixLayout_t layout : {layoutX, layoutY, layoutC})
+      if (layout)
+        api().cublasLtMatrixLayoutDestroy(layout);
+    if (desc)
+      api().cublasLtMatmulDescDestroy(desc);
+  }
+};
+
+CublasLt::CublasLt() {
+  for (const char *name : {"libcublasLt.so.13", "libcublasLt.so.12",
+                           "libcublasLt.so"}) {
+    library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (library)
+      break;
+  }
+  if (!library)
+    throw CudaError(std::string("cannot load cuBLASLt (libcublasLt.so.13): ") +
+                    dlerror());
+#define GEMMC_LOAD(fn)                                                         \
+  api().fn = reinterpret_cast<decltype(api().fn)>(                             \
+      dlsym(library, GEMMC_XSTR(fn)));                                         \
+  if (!api().fn)                                                               \
+    throw CudaError("cuBLASLt lacks " GEMMC_XSTR(fn));
+  GEMMC_CUBLASLT_FUNCTIONS(GEMMC_LOAD)
+#undef GEMMC_LOAD
+  libraryVersion = api().cublasLtGetVersion();
+  cublasLtHandle_t h = nullptr;
+  GEMMC_CUBLASLT(api().cublasLtCreate(&h));
+  handle = h;
+  workspace = std::make_unique<DeviceBuffer>(kWorkspaceBytes);
+}
+
+CublasLt::~CublasLt() {
+  // The descriptors go before the handle, both through the loaded library.
+  plans.clear();
+  if (handle)
+    api().cublasLtDestroy(static_cast<cublasLtHandle_t>(handle));
+}
+
+static bool isFp8(DType type) {
+  return type == DType::E4M3 || type == DType::E5M2;
+}
+
+static cudaDataType_t toCuda(DType type) {
+  switch (type) {
+  case DType::F32:
+    return CUDA_R_32F;
+  case DType::F16:
+    return CUDA_R_16F;
+  case DType::BF16:
+    return CUDA_R_16BF;
+  case DType::E4M3:
+    return CUDA_R_8F_E4M3;
+  case DType::E5M2:
+    return CUDA_R_8F_E5M2;
+  }
+  return CUDA_R_32F;
+}
+
+bool CublasLt::takes(const Problem &p, std::string &why) {
+  if (!isFp8(p.a) || !isFp8(p.b)) {
+    why = "cuBLASLt baseline is for FP8 (e4m3, e5m2) A and B";
+    return false;
+  }
+  // cuBLASLt's FP8 table has e4m3 x e4m3, e4m3 x e5m2 and e5m2 x e4m3.
+  if (p.a == DType::E5M2 && p.b == DType::E5M2) {
+    why = "cuBLASLt takes no e5m2 x e5m2 product";
+    return false;
+  }
+  if (p.c != DType::F32 && p.c != DType::F16 && p.c != DType::BF16) {
+    why = "cuBLASLt baseline writes an f32, f16 or bf16 C";
+    return false;
+  }
+  if (p.acc != DType::F32) {
+    why = "FP8 accumulates in f32";
+    return false;
+  }
+  if (p.batch != 1) {
+    why = "cuBLASLt baseline computes one GEMM, not a batch";
+    return false;
+  }
+  if (p.alpha != 1 || p.beta != 0 || !p.bias.empty() || p.relu) {
+    why = "cuBLASLt baseline computes D = scales * A * B only (alpha = 1, "
+          "beta = 0, no bias, no ReLU)";
+    return false;
+  }
+  if (!p.scales.empty() && p.scales != "tensor" && p.scales != "rowwise") {
+    why = "unknown scales '" + p.scales + "'";
+    return false;
+  }
+  if (p.scales == "rowwise" && !GEMMC_LT_ROWWISE) {
+    why = "rowwise scales need cuBLAS 12.9 headers (outer-vector scales)";
+    return false;
+  }
+  // mapToColumnMajor works in int, as does cuBLAS's API.
+  for (int64_t extent : {p.m, p.n, p.k, p.ldOfA(), p.ldOfB(), p.ldOfC()})
+    if (extent < 1 || extent > INT_MAX) {
+      why = "sizes and leading dimensions must lie in 1..2^31-1";
+      return false;
+    }
+  // FP8 is "TN" only: cuBLASLt's A transposed, its B not, so both are
+  // K-major. With a row-major C (swapped) its A is our B: transposed iff B
+  // is column-major; its B is our A: not transposed iff A is row-major.
+  // With a column-major C its A is our A (transposed iff row-major) and
+  // its B our B (not transposed iff column-major). Either way: A row-major,
+  // B column-major.
+  ColumnMajorCall call = mapToColumnMajor(p);
+  if (!call.transX || call.transY) {
+    why = std::string("cuBLASLt takes FP8 only K-major (\"TN\"): A row-major "
+                      "and B column-major, not A ") +
+          toString(p.aLayout) + " and B " + toString(p.bLayout);
+    return false;
+  }
+  return true;
+}
+
+std::string CublasLt::describe(const Problem &p) {
+  std::string scales = p.scales.empty() ? "unscaled" : p.scales + " scales";
+  // FAST_ACCUM stays 0: the tensor cores' partial sums are promoted to
+  // full FP32 periodically, as an FP8 kernel of ours that accumulates in
+  // f32 does; fast accumulation would be quicker and less exact.
+  return std::string("cublasLtMatmul (") + toString(p.a) + " x " +
+         toString(p.b) + " -> " + toString(p.c) + ", " + scales +
+         ", no fast accum)";
+}
+
+/// All that a plan depends on; the addresses are not part of it.
+static std::string planKey(const Problem &p) {
+  std::string key;
+  for (int64_t v : {p.m, p.n, p.k, p.ldOfA(), p.ldOfB(), p.ldOfC()})
+    key += std::to_string(v) + ",";
+  key += std::string(toString(p.a)) + toString(p.aLayout) + "," +
+         toString(p.b) + toString(p.bLayout) + "," + toString(p.c) +
+         toString(p.cLayout) + "," + p.scales;
+  return key;
+}
+
+/// Points `desc` at the scales of `operands`: cuBLASLt's A's are our B's
+/// where the call is swapped.
+static void setScalePointers(cublasLtMatmulDesc_t desc, bool swap,
+                             const Operands &ops) {
+  const void *scaleX =
+      reinterpret_cast<const void *>(swap ? ops.scaleB : ops.scaleA);
+  const void *scaleY =
+      reinterpret_cast<const void *>(swap ? ops.scaleA : ops.scaleB);
+  GEMMC_LT_SET(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, scaleX);
+  GEMMC_LT_SET(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, scaleY);
+}
+
+CublasLt::Plan &CublasLt::planFor(const Problem &p, const Operands &ops) {
+  std::string key = planKey(p);
+  auto found = plans.find(key);
+  if (found != plans.end())
+    return *found->second;
+
+  std::string why;
+  if (!takes(p, why))
+    throw CudaError("cublasLtMatmul: " + why);
+  if (p.scales == "rowwise" && libraryVersion < 120900)
+    throw CudaError("cublasLtMatmul: rowwise scales need cuBLASLt 12.9 or "
+                    "later (loaded: " +
+                    std::to_string(libraryVersion) + ")");
+
+  auto plan = std::make_unique<Plan>();
+  ColumnMajorCall call = mapToColumnMajor(p);
+  plan->swap = call.swap;
+  GEMMC_CUBLASLT(api().cublasLtMatmulDescCreate(
+      &plan->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  // TN (takes): cuBLASLt's A is stored k x m and read transposed, its B
+  // stored k x n.
+  int32_t opX = CUBLAS_OP_T, opY = CUBLAS_OP_N;
+  GEMMC_LT_SET(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, opX);
+  GEMMC_LT_SET(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, opY);
+  int8_t fastAccum = 0;
+  GEMMC_LT_SET(plan->desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, fastAccum);
+#if GEMMC_LT_ROWWISE
+  if (p.scales == "rowwise") {
+    // A vector along the GEMM's M for its A and along N for its B: with
+    // the swap, cuBLASLt's M is our N and its A our B, so it reads our
+    // scale_b (N entries) for its A, and our scale_a (M) for its B.
+    int32_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+    GEMMC_LT_SET(plan->desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, mode);
+    GEMMC_LT_SET(plan->desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, mode);
+  }
+#endif
+  // The heuristic sees the descriptor whole, scales included.
+  if (!p.scales.empty())
+    setScalePointers(plan->desc, plan->swap, ops);
+
+  DType typeX = call.swap ? p.b : p.a, typeY = call.swap ? p.a : p.b;
+  GEMMC_CUBLASLT(api().cublasLtMatrixLayoutCreate(
+      &plan->layoutX, toCuda(typeX), call.k, call.m, call.ldx));
+  GEMMC_CUBLASLT(api().cublasLtMatrixLayoutCreate(
+      &plan->layoutY, toCuda(typeY), call.k, call.n, call.ldy));
+  GEMMC_CUBLASLT(api().cublasLtMatrixLayoutCreate(
+      &plan->layoutC, toCuda(p.c), call.m, call.n, call.ldc));
+
+  cublasLtMatmulPreference_t preference = nullptr;
+  GEMMC_CUBLASLT(api().cublasLtMatmulPreferenceCreate(&preference));
+  std::unique_ptr<std::remove_pointer_t<cublasLtMatmulPreference_t>,
+                  decltype(api().cublasLtMatmulPreferenceDestroy)>
+      preferenceOwner(preference, api().cublasLtMatmulPreferenceDestroy);
+  uint64_t workspaceBytes = kWorkspaceBytes;
+  GEMMC_CUBLASLT(api().cublasLtMatmulPreferenceSetAttribute(
+      preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspaceBytes,
+      sizeof workspaceBytes));
+  // The heuristic's first choice, as cuBLAS itself would run it.
+  cublasLtMatmulHeuristicResult_t result{};
+  int count = 0;
+  cublasStatus_t status = api().cublasLtMatmulAlgoGetHeuristic(
+      static_cast<cublasLtHandle_t>(handle), plan->desc, plan->layoutX,
+      plan->layoutY, plan->layoutC, plan->layoutC, preference, 1, &result,
+      &count);
+  // NOT_SUPPORTED is how it says "no algorithm" for a configuration.
+  bool none = status == CUBLAS_STATUS_NOT_SUPPORTED ||
+              (status == CUBLAS_STATUS_SUCCESS &&
+               (count == 0 || result.state != CUBLAS_STATUS_SUCCESS));
+  if (none)
+    throw CudaError("cublasLtMatmulAlgoGetHeuristic: no algorithm for " +
+                    describe(p) + " on " + p.str());
+  checkLt(status, "cublasLtMatmulAlgoGetHeuristic");
+  plan->algo = result.algo;
+  return *plans.emplace(key, std::move(plan)).first->second;
+}
+
+void CublasLt::scaledGemm(const Problem &p, const Operands &ops,
+                          CUstream stream) {
+  Plan &plan = planFor(p, ops);
+  // The addresses may differ from call to call; the algorithm does not
+  // depend on them (cuMemAlloc's 256-byte alignment assumed, as the
+  // heuristic's default alignment preference does).
+  if (!p.scales.empty())
+    setScalePointers(plan.desc, plan.swap, ops);
+  const void *x = reinterpret_cast<const void *>(plan.swap ? ops.b : ops.a);
+  const void *y = reinterpret_cast<const void *>(plan.swap ? ops.a : ops.b);
+  void *c = reinterpret_cast<void *>(ops.c);
+  const float alpha = 1, beta = 0;
+  // CUstream and cudaStream_t are the same type (CUstream_st *).
+  GEMMC_CUBLASLT(api().cublasLtMatmul(
+      static_cast<cublasLtHandle_t>(handle), plan.desc, &alpha, x,
+      plan.layoutX, y, plan.layoutY, &beta, c, plan.layoutC, c, plan.layoutC,
+      &plan.algo, reinterpret_cast<void *>(workspace->ptr()),
+      workspace->size(), stream));
+}
