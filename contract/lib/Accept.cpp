@@ -117,6 +117,11 @@ bool gemmc::contract::accepts(const Contract &contract, const Problem &p,
     why = "element types differ: the kernel computes " + k.str();
     return false;
   }
+  if (k.fastAccumulate && !p.fastAccumulate) {
+    why = "the kernel sums FP8 products on the tensor cores over all of K "
+          "(math=fast-accumulate), which the problem does not allow";
+    return false;
+  }
   if (p.aLayout != k.aLayout || p.bLayout != k.bLayout ||
       p.cLayout != k.cLayout) {
     why = "layouts differ: the kernel computes " + k.str();

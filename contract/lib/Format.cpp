@@ -33,6 +33,8 @@ std::string Problem::str() const {
     os << " math=tf32";
   else if (tf32x3)
     os << " math=tf32x3";
+  else if (fastAccumulate)
+    os << " math=fast-accumulate";
   if (!scales.empty())
     os << " scales=" << scales;
   if (batch != 1)
@@ -62,6 +64,8 @@ static std::string problemLine(const Problem &p) {
     os << " math=tf32x3";
   else if (p.tf32)
     os << " math=tf32";
+  else if (p.fastAccumulate)
+    os << " math=fast-accumulate";
   if (p.batched || p.batch != 1)
     os << " batch=" << sizeStr(p.batch) << " strides=" << sizeStr(p.strideA)
        << "," << sizeStr(p.strideB) << "," << sizeStr(p.strideC);

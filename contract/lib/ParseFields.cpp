@@ -168,7 +168,10 @@ bool gemmc::contract::detail::parseProblem(const std::string &text,
   }
   problem.tf32 = fields.count("math") && fields["math"] == "tf32";
   problem.tf32x3 = fields.count("math") && fields["math"] == "tf32x3";
+  problem.fastAccumulate =
+      fields.count("math") && fields["math"] == "fast-accumulate";
   if (fields.count("math") && !problem.tf32 && !problem.tf32x3 &&
+      !problem.fastAccumulate &&
       fields["math"] != "exact")
     return false;
   return size("m", problem.m) && size("n", problem.n) && size("k", problem.k) &&

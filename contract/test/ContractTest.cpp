@@ -1175,6 +1175,23 @@ TEST(Contract, ReadsFloat8AndItsScales) {
       replace(kFloat8, " scale-B:memref1.i64", ""), again, error));
   EXPECT_NE(error.find("scale-A and scale-B parameters need"),
             std::string::npos);
+  // A kernel that adds each k tile's sum in f32 serves a problem that
+  // allows fast accumulation; one that accumulates fast only such.
+  p.scales = "rowwise";
+  p.fastAccumulate = true;
+  EXPECT_TRUE(accepts(c, p, why)) << why;
+  Contract fast;
+  ASSERT_TRUE(parseContract(
+      replace(kFloat8, "acc=f32", "acc=f32 math=fast-accumulate"), fast,
+      error))
+      << error;
+  EXPECT_TRUE(fast.problem.fastAccumulate);
+  EXPECT_TRUE(accepts(fast, p, why)) << why;
+  p.fastAccumulate = false;
+  EXPECT_FALSE(accepts(fast, p, why));
+  EXPECT_NE(why.find("math=fast-accumulate"), std::string::npos);
+  EXPECT_NE(formatContract(fast).find(" math=fast-accumulate\n"),
+            std::string::npos);
   // Transposed, A's scales are the kernel's B's.
   Contract t = untransposeContract(c);
   std::string params;

@@ -82,7 +82,8 @@ void gemmc::mlirGen(ModuleOp module, const KernelDecl &kernel,
   Type accType = getType(ctx, p.acc);
   auto problem = gemm::ProblemAttr::get(
       &ctx, size(p.m), size(p.n), size(p.k), aType, getLayout(p.aLayout), bType,
-      getLayout(p.bLayout), cType, getLayout(p.cLayout), accType, p.tf32x3);
+      getLayout(p.bLayout), cType, getLayout(p.cLayout), accType, p.tf32x3,
+      p.fastAccumulate);
   auto schedule = gemm::ScheduleAttr::get(&ctx, checked.schedule);
   StringAttr bias;
   if (p.bias)

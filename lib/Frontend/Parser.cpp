@@ -168,12 +168,16 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
     decl.loc = loc;
     if (consumeIf("tf32x3"))
       decl.mode = MathMode::TF32x3;
+    else if (consumeIf("fast-accumulate"))
+      decl.mode = MathMode::FastAccumulate;
     else if (consumeIf("tf32"))
       decl.mode = MathMode::TF32;
     else if (consumeIf("exact"))
       decl.mode = MathMode::Exact;
     else
-      return error("expected 'exact', 'tf32' or 'tf32x3', got " + describe());
+      return error("expected 'exact', 'tf32', 'tf32x3' or 'fast-accumulate', "
+                   "got " +
+                   describe());
     problem.math = decl;
     return true;
   }

@@ -36,7 +36,9 @@ void gemmc::printProblem(llvm::raw_ostream &os, const Problem &p,
   matrix("c", p.c, p.cLayout);
   if (p.acc != ElementType::F32)
     os << indent << "accumulate = " << stringify(p.acc) << "\n";
-  if (p.tf32x3)
+  if (p.fastAccumulate)
+    os << indent << "math = fast-accumulate\n";
+  else if (p.tf32x3)
     os << indent << "math = tf32x3\n";
   else if (p.tf32)
     os << indent << "math = tf32\n";

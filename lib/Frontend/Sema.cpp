@@ -34,8 +34,11 @@ static Problem buildProblem(const ProblemDecl &p) {
   }
   if (p.acc)
     problem.acc = p.acc->type;
-  problem.tf32 = p.math && p.math->mode != MathMode::Exact;
+  problem.tf32 = p.math && (p.math->mode == MathMode::TF32 ||
+                            p.math->mode == MathMode::TF32x3);
   problem.tf32x3 = p.math && p.math->mode == MathMode::TF32x3;
+  problem.fastAccumulate =
+      p.math && p.math->mode == MathMode::FastAccumulate;
   problem.alphaBeta = p.epilogue && p.epilogue->kind == Epilogue::AlphaBeta;
   if (p.bias)
     problem.bias = p.bias->kind;

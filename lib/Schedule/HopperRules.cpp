@@ -254,7 +254,7 @@ bool Rules::checkWarpgroup() {
                      " accumulators of the " + Twine(kernel.rowsPerConsumer) +
                      "x" + Twine(s.bn()) + " tile of its warpgroup" +
                      (kernel.sums ? " and as many sums of a k tile's "
-                                    "tf32x3 products"
+                                    "products (promoted in f32)"
                                   : "") +
                      ", and needs about " + Twine(facts.registers) +
                      " registers, more than the " + Twine(budget) +

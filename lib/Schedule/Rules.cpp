@@ -80,6 +80,11 @@ bool Rules::checkFloat8() {
   if (isFloat8(p.c))
     return notYet(Part::Kind::CType,
                   "C of type " + stringify(p.c) + " (FP8 output)");
+  if (p.fastAccumulate && !fp8)
+    return error(Part::Kind::Math,
+                 "math = fast-accumulate is FP8's: A and B must be e4m3 or "
+                 "e5m2, got " +
+                     stringify(p.a));
   if (p.scales && !fp8)
     return error(Part::Kind::Scales,
                  "'scales' dequantise FP8 inputs: A and B must be e4m3 or "

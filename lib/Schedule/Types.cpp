@@ -41,6 +41,8 @@ StringRef gemmc::stringify(MathMode mode) {
     return "tf32";
   case MathMode::TF32x3:
     return "tf32x3";
+  case MathMode::FastAccumulate:
+    return "fast-accumulate";
   }
   llvm_unreachable("unknown math mode");
 }

@@ -80,6 +80,7 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   k.a.byTma = s.tmaA;
   k.b.byTma = s.tmaB;
   k.tf32x3 = p.tf32x3;
+  k.promotes = p.tf32x3 || (isFloat8(p.a) && !p.fastAccumulate);
   k.a.split = p.tf32x3 && !s.tmaA;
   k.b.split = p.tf32x3 && !s.tmaB;
   k.a.pieceBytes = s.globalLoadWidth(Operand::A) * k.elementBytes;
@@ -224,7 +225,7 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   k.consumerRegisters =
       k.consumers == 1 ? 0 : std::min<int64_t>(perConsumer / 8 * 8, 256);
   k.accumulators = k.mTiles * s.bn() / 2;
-  k.sums = k.tf32x3 ? k.accumulators : 0;
+  k.sums = k.promotes ? k.accumulators : 0;
   return k;
 }
 

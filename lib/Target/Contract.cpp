@@ -198,6 +198,7 @@ gemmc::contract::Contract mlir::gemm::toContract(const KernelContract &kc) {
   // f32 inputs on tensor cores are rounded to tf32 (math = tf32), or split
   // into two tf32 parts (math = tf32x3).
   p.tf32x3 = problem.getTf32x3();
+  p.fastAccumulate = problem.getFastAccumulate();
   p.tf32 = !p.tf32x3 && problem.getAType().isF32() &&
            (model.hasMma() || model.hasWgmma());
   if (!kc.batch.empty()) {

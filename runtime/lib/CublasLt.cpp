@@ -200,12 +200,12 @@ bool CublasLt::takes(const Problem &p, std::string &why) {
 
 std::string CublasLt::describe(const Problem &p) {
   std::string scales = p.scales.empty() ? "unscaled" : p.scales + " scales";
-  // FAST_ACCUM stays 0: the tensor cores' partial sums are promoted to
-  // full FP32 periodically, as an FP8 kernel of ours that accumulates in
-  // f32 does; fast accumulation would be quicker and less exact.
+  // FAST_ACCUM as the problem's math: 0 promotes the tensor cores' partial
+  // sums to full FP32 periodically, as our FP8 kernels do by default; 1
+  // (math=fast-accumulate) sums on the tensor cores throughout.
   return std::string("cublasLtMatmul (") + toString(p.a) + " x " +
          toString(p.b) + " -> " + toString(p.c) + ", " + scales +
-         ", no fast accum)";
+         (p.fastAccumulate ? ", fast accum)" : ", no fast accum)");
 }
 
 /// All that a plan depends on; the addresses are not part of it.
@@ -215,7 +215,8 @@ static std::string planKey(const Problem &p) {
     key += std::to_string(v) + ",";
   key += std::string(toString(p.a)) + toString(p.aLayout) + "," +
          toString(p.b) + toString(p.bLayout) + "," + toString(p.c) +
-         toString(p.cLayout) + "," + p.scales;
+         toString(p.cLayout) + "," + p.scales +
+         (p.fastAccumulate ? ",fast" : "");
   return key;
 }
 
@@ -255,7 +256,7 @@ CublasLt::Plan &CublasLt::planFor(const Problem &p, const Operands &ops) {
   int32_t opX = CUBLAS_OP_T, opY = CUBLAS_OP_N;
   GEMMC_LT_SET(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, opX);
   GEMMC_LT_SET(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, opY);
-  int8_t fastAccum = 0;
+  int8_t fastAccum = p.fastAccumulate ? 1 : 0;
   GEMMC_LT_SET(plan->desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, fastAccum);
 #if GEMMC_LT_ROWWISE
   if (p.scales == "rowwise") {

@@ -119,8 +119,19 @@ TEST(Host, ReferenceMatchesExactProduct) {
   HostMatrix c0(2, 2, Layout::Row);
   c0.data = {1, 2, 3, 4};
   c.data = {2 * 58 - 1, 2 * 64 - 2, 2 * 139 - 3, 2 * 154 - 4};
-  Comparison scaled = compareWithReference(a, b, c, all, {2, -1, &c0});
+  Epilogue alphaBeta;
+  alphaBeta.alpha = 2;
+  alphaBeta.beta = -1;
+  alphaBeta.c0 = &c0;
+  Comparison scaled = compareWithReference(a, b, c, all, alphaBeta);
   EXPECT_EQ(scaled.relFrobenius, 0.0);
+
+  // FP8's scales first: rowwise, scale_a[i] * scale_b[j] * (A * B).
+  Epilogue rowwise;
+  rowwise.scaleA = {0.5f, 2.0f};
+  rowwise.scaleB = {4.0f, 0.25f};
+  c.data = {0.5f * 4 * 58, 0.5f * 0.25f * 64, 2 * 4 * 139, 2 * 0.25f * 154};
+  EXPECT_EQ(compareWithReference(a, b, c, all, rowwise).relFrobenius, 0.0);
 
   // Then + bias[col] and ReLU: [[58 - 100, 64 + 1], [139 - 100, 154 + 1]].
   HostMatrix bias(1, 2, Layout::Row);

@@ -58,6 +58,11 @@ struct Problem {
   /// tensor cores per pair: about f32's accuracy, so verified and compared
   /// as f32 (cuBLAS SGEMM).
   bool tf32x3 = false;
+  /// `math=fast-accumulate`: FP8 products summed over all of K on the
+  /// tensor cores (fewer bits than f32; cuBLASLt's fast accumulation).
+  /// A kernel that adds each k tile's sum in f32 serves either problem; a
+  /// fast one only problems that allow it.
+  bool fastAccumulate = false;
   /// C = alpha * A * B + beta * C; a kernel without alpha and beta
   /// parameters computes alpha = 1, beta = 0 only.
   float alpha = 1, beta = 0;

@@ -79,6 +79,9 @@ struct Problem {
   /// `math = tf32x3` (tf32 too): each f32 input split into a tf32 part and
   /// a tf32 remainder, three mma.sync per pair of fragments.
   bool tf32x3 = false;
+  /// `math = fast-accumulate` (FP8 inputs): the k tiles' products summed
+  /// on the tensor cores throughout, not each tile's sum added in f32.
+  bool fastAccumulate = false;
   /// `epilogue = alpha-beta`: C = alpha * A * B + beta * C.
   bool alphaBeta = false;
   std::optional<BiasKind> bias;

@@ -21,8 +21,11 @@ enum class MatrixLayout { Row, Col };
 /// `math = exact`: f32 FMA (or 16-bit inputs, exact products); `tf32`: f32
 /// inputs rounded to tf32 on tensor cores; `tf32x3`: f32 inputs split into
 /// two tf32 parts each, three tensor-core products (big x big, big x small,
-/// small x big) per pair: about f32's accuracy (docs/dsl.md).
-enum class MathMode { Exact, TF32, TF32x3 };
+/// small x big) per pair: about f32's accuracy (docs/dsl.md);
+/// `fast-accumulate`: FP8 products summed over all of K on the tensor
+/// cores, whose sums keep fewer bits than f32 (by default each k tile's
+/// sum is added to the accumulators in f32).
+enum class MathMode { Exact, TF32, TF32x3, FastAccumulate };
 enum class Epilogue { Store, AlphaBeta };
 /// `bias = row` (a value per row of C, M of them) or `bias = col` (per
 /// column, N).

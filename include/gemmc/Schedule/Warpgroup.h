@@ -247,8 +247,13 @@ struct WarpgroupKernel {
   /// times B's remainder, then A times B) on the tensor cores from zero,
   /// then add that sum to the accumulators in f32.
   bool tf32x3 = false;
-  /// f32 accumulators per consumer thread, and with tf32x3 as many for a
-  /// k tile's sums (live in the loop, not in the epilogue).
+  /// Whether the consumers sum each k tile's products from zero and add
+  /// that sum to the accumulators in f32: tf32x3's three products, and
+  /// FP8's (whose tensor-core sums keep about 14 bits) but with `math =
+  /// fast-accumulate`.
+  bool promotes = false;
+  /// f32 accumulators per consumer thread, and where the kernel promotes
+  /// as many for a k tile's sums (live in the loop, not in the epilogue).
   int64_t accumulators = 0, sums = 0;
 
   /// Whether the producer's threads copy some operand (not TMA).

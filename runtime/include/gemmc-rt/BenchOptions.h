@@ -35,6 +35,9 @@ struct BenchOptions {
   /// kernel's), random in [0.5, 2) (seeds + 5 and + 6).
   std::string scales;
   bool scalesGiven = false;
+  /// FP8 summed on the tensor cores throughout (the first kernel's
+  /// `math=fast-accumulate`): cuBLASLt then accumulates fast too.
+  bool fastAccumulate = false;
   /// A batch of GEMMs, strides in elements (0: dense); by default the first
   /// kernel's.
   int64_t batch = 1, strideA = 0, strideB = 0, strideC = 0;

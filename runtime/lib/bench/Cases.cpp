@@ -152,6 +152,7 @@ void gemmc::rt::takeProblemFromKernels(BenchOptions &o,
   const Problem &first = kernel.problem;
   if (!o.scalesGiven)
     o.scales = kernel.scales;
+  o.fastAccumulate = first.fastAccumulate;
   if (!o.typeGiven) {
     o.type = first.a;
     o.cType = first.c;
@@ -182,6 +183,7 @@ Problem gemmc::rt::problemOf(const BenchOptions &o, const Shape &shape) {
   p.alpha = o.alpha, p.beta = o.beta;
   p.bias = o.bias, p.relu = o.relu;
   p.scales = o.scales;
+  p.fastAccumulate = o.fastAccumulate;
   p.batch = o.batch;
   p.strideA = o.strideA, p.strideB = o.strideB, p.strideC = o.strideC;
   // A shape's own batch is dense.

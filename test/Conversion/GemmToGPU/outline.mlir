@@ -33,5 +33,6 @@ gemm.kernel @batched problem <64x32x16, a = f32 row, b = f32 row, c = f32 row, a
 // CHECK-SAME: gemm.scales = "tensor"
 gemm.kernel @fp8_tensor problem <128x64x256, a = f8E4M3FN row, b = f8E5M2 col, c = bf16 row, acc = f32> schedule <tile = 128x64x128, stages = 2, wgmma = 64x64x32, tma = [a, b], warp_specialize = 1> scales "tensor"
 // CHECK: gpu.func @fp8_rowwise(%{{.*}}: memref<128x256xf8E4M3FN> {{.*}}, %{{.*}}: memref<256x64xf8E4M3FN, strided<[1, 256]>> {{.*}}, %{{.*}}: memref<128x64xf32> {{.*}}, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: memref<128xf32> {{.*}}, %{{.*}}: memref<64xf32> {{.*}}, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
+// CHECK-SAME: gemm.problem = #gemm.problem<128x64x256, a = f8E4M3FN row, b = f8E4M3FN col, c = f32 row, acc = f32, math = fast_accumulate>
 // CHECK-SAME: gemm.scales = "rowwise"
-gemm.kernel @fp8_rowwise problem <128x64x256, a = f8E4M3FN row, b = f8E4M3FN col, c = f32 row, acc = f32> schedule <tile = 128x64x128, stages = 2, wgmma = 64x64x32, tma = [a, b], warp_specialize = 1> alpha_beta scales "rowwise"
+gemm.kernel @fp8_rowwise problem <128x64x256, a = f8E4M3FN row, b = f8E4M3FN col, c = f32 row, acc = f32, math = fast_accumulate> schedule <tile = 128x64x128, stages = 2, wgmma = 64x64x32, tma = [a, b], warp_specialize = 1> alpha_beta scales "rowwise"

@@ -147,3 +147,8 @@ gemm.kernel @k problem <1024x1024x1024, a = f16 row, b = f16 row, c = f16 row, a
 
 // expected-error @+1 {{tma, warp_specialize, persistent and cluster need wgmma}}
 gemm.kernel @k problem <1024x1024x1024, a = f16 row, b = f16 row, c = f16 row, acc = f32> schedule <tile = 128x128x32, persistent, cluster = 2x1>
+
+// -----
+
+// expected-error @+1 {{math = fast_accumulate needs FP8 inputs, got 'f16'}}
+gemm.kernel @k problem <64x64x32, a = f16 row, b = f16 col, c = f32 row, acc = f32, math = fast_accumulate> schedule <tile = 32x32x1>

@@ -73,19 +73,27 @@ Attribute ProblemAttr::parse(AsmParser &parser, Type) {
       parser.parseComma() || parser.parseKeyword("acc") ||
       parser.parseEqual() || parser.parseType(accType))
     return {};
-  bool tf32x3 = false;
+  bool tf32x3 = false, fastAccumulate = false;
   if (succeeded(parser.parseOptionalComma())) {
+    StringRef math;
+    SMLoc mathLoc;
     if (parser.parseKeyword("math") || parser.parseEqual() ||
-        parser.parseKeyword("tf32x3"))
+        (mathLoc = parser.getCurrentLocation(), parser.parseKeyword(&math)))
       return {};
-    tf32x3 = true;
+    tf32x3 = math == "tf32x3";
+    fastAccumulate = math == "fast_accumulate";
+    if (!tf32x3 && !fastAccumulate) {
+      parser.emitError(mathLoc, "expected 'tf32x3' or 'fast_accumulate'");
+      return {};
+    }
   }
   if (parser.parseGreater())
     return {};
   return ProblemAttr::getChecked([&] { return parser.emitError(sizesLoc); },
                                  parser.getContext(), sizes[0], sizes[1],
                                  sizes[2], aType, aLayout, bType, bLayout,
-                                 cType, cLayout, accType, tf32x3);
+                                 cType, cLayout, accType, tf32x3,
+                                 fastAccumulate);
 }
 
 void ProblemAttr::print(AsmPrinter &printer) const {
@@ -97,13 +105,16 @@ void ProblemAttr::print(AsmPrinter &printer) const {
   printer << ", acc = " << getAccType();
   if (getTf32x3())
     printer << ", math = tf32x3";
+  if (getFastAccumulate())
+    printer << ", math = fast_accumulate";
   printer << ">";
 }
 
 LogicalResult ProblemAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   int64_t m, int64_t n, int64_t k, Type aType,
                                   Layout, Type bType, Layout, Type cType,
-                                  Layout, Type accType, bool tf32x3) {
+                                  Layout, Type accType, bool tf32x3,
+                                  bool fastAccumulate) {
   // ShapedType::kDynamic (`?`): given at launch.
   auto positive = [](int64_t size) {
     return size > 0 || ShapedType::isDynamic(size);
@@ -120,6 +131,9 @@ LogicalResult ProblemAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "accumulator type must be f32, got " << accType;
   if (tf32x3 && !aType.isF32())
     return emitError() << "math = tf32x3 needs f32 inputs, got " << aType;
+  if (fastAccumulate && !isa<Float8E4M3FNType, Float8E5M2Type>(aType))
+    return emitError() << "math = fast_accumulate needs FP8 inputs, got "
+                       << aType;
   return success();
 }
 
@@ -329,6 +343,7 @@ gemmc::Problem mlir::gemm::getProblemModel(ProblemAttr attr) {
   problem.cLayout = getMatrixLayout(attr.getCLayout());
   problem.tf32x3 = attr.getTf32x3();
   problem.tf32 = problem.tf32x3;
+  problem.fastAccumulate = attr.getFastAccumulate();
   return problem;
 }
 

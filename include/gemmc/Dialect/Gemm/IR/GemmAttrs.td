@@ -56,7 +56,9 @@ def Gemm_ProblemAttr : Gemm_Attr<"Problem", "problem"> {
     `math = tf32x3` (f32 inputs on tensor cores) splits each input into a
     tf32 part and a tf32 remainder and sums three products per pair (about
     f32's accuracy); without it, f32 inputs on tensor cores are rounded to
-    tf32 once.
+    tf32 once. `math = fast_accumulate` (FP8 inputs) sums the products over
+    all of K on the tensor cores; without it, each k tile's sum is added to
+    the accumulators in f32.
   }];
   let parameters = (ins
     "int64_t":$m, "int64_t":$n, "int64_t":$k,
@@ -64,7 +66,8 @@ def Gemm_ProblemAttr : Gemm_Attr<"Problem", "problem"> {
     "::mlir::Type":$bType, "::mlir::gemm::Layout":$bLayout,
     "::mlir::Type":$cType, "::mlir::gemm::Layout":$cLayout,
     "::mlir::Type":$accType,
-    DefaultValuedParameter<"bool", "false">:$tf32x3
+    DefaultValuedParameter<"bool", "false">:$tf32x3,
+    DefaultValuedParameter<"bool", "false">:$fastAccumulate
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;

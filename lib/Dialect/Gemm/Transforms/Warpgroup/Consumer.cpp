@@ -109,7 +109,7 @@ void KernelBuilder::issueWgmma(const ConsumerSetup &cs, Value stageDescA,
           Value opB =
               arith::AddIOp::create(b, loc, stageDescB, i64(offsetB >> 4));
           Value &d = into[mt * k.nTiles + nt];
-          bool fromZero = k.tf32x3 && kk == 0 && pi == 0;
+          bool fromZero = k.promotes && kk == 0 && pi == 0;
           d = NVVM::WgmmaMmaAsyncOp::create(
               b, loc, cs.accType, d, opA, opB, cs.shape, cs.inputTypeA,
               cs.inputTypeB, NVVM::WGMMATypes::f32,
@@ -144,17 +144,19 @@ void KernelBuilder::multiplyStage(const ConsumerSetup &cs, scf::ForOp steps,
   Value stageDescA = arith::AddIOp::create(b, loc, cs.descA, aStage);
   Value stageDescB = arith::AddIOp::create(b, loc, cs.descB, bStage);
   SmallVector<Value> acc(steps.getRegionIterArgs().drop_front());
-  // With tf32x3 the k tile's products go into sums of their own, each
-  // started from zero by the tile's first product.
+  // With tf32x3 (and FP8 but with fast accumulation) the k tile's
+  // products go into sums of their own, each started from zero by the
+  // tile's first product.
   SmallVector<Value> sums;
-  if (k.tf32x3)
+  if (k.promotes)
     for (size_t i = 0; i < acc.size(); ++i)
       sums.push_back(LLVM::PoisonOp::create(b, loc, cs.accType));
-  issueWgmma(cs, stageDescA, stageDescB, k.tf32x3 ? sums : acc);
-  if (k.tf32x3) {
-    // The tensor cores round their sums toward zero: the k tile's sum is
-    // added to the accumulators in f32 (rounded to nearest), once its
-    // wgmma completed, which frees the stage too.
+  issueWgmma(cs, stageDescA, stageDescB, k.promotes ? sums : acc);
+  if (k.promotes) {
+    // The tensor cores round their sums toward zero (and keep about 14
+    // bits of FP8's): the k tile's sum is added to the accumulators in f32
+    // (rounded to nearest), once its wgmma completed, which frees the
+    // stage too.
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
     for (auto [d, sum] : llvm::zip_equal(acc, sums))
       d = addAccumulators(d, sum);
@@ -232,7 +234,7 @@ FailureOr<Value> KernelBuilder::consumeTile(const ConsumerSetup &cs, Value tile,
     multiplyStage(cs, steps, kBegin);
   }
   Value end = steps.getResult(0);
-  if (!k.tf32x3) {
+  if (!k.promotes) {
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
     // The last stage this tile used, once its wgmma completed.
     Value any =
