@@ -49,9 +49,15 @@ inline const char *elementName(Kind kind) {
   }
 }
 
+/// The streams a Hopper schedule draws its later additions from, each its
+/// own so that what earlier seeds drew stays: the operands the producer's
+/// threads copy, deep K steps and pipelines, batches, FP8.
+struct SideDraws {
+  Draw &side, &deep, &batch, &fp8;
+};
+
 /// A schedule for Hopper's warpgroup kernel (sm_90a); HopperSchedule.cpp.
-std::string generateHopper(Draw &d, Draw &side, Draw &deepSide, Draw &batchSide,
-                           const std::string &name,
+std::string generateHopper(Draw &d, SideDraws sides, const std::string &name,
                            const GeneratorOptions &options);
 
 } // namespace gemmc::fuzz

@@ -174,9 +174,14 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   std::mt19937_64 batchCopy = rng;
   std::seed_seq batchSeed{batchCopy(), batchCopy(), uint64_t(0xba7c)};
   std::mt19937_64 batchRng(batchSeed);
-  Draw d(rng), side(sideRng), deepSide(deepRng), batchSide(batchRng);
+  std::mt19937_64 fp8Copy = rng;
+  std::seed_seq fp8Seed{fp8Copy(), fp8Copy(), uint64_t(0xf8f8)};
+  std::mt19937_64 fp8Rng(fp8Seed);
+  Draw d(rng), side(sideRng), deepSide(deepRng), batchSide(batchRng),
+      fp8Side(fp8Rng);
   if (options.hopper && (d.chance(0.2) || options.hopperOnly))
-    return generateHopper(d, side, deepSide, batchSide, name, options);
+    return generateHopper(d, {side, deepSide, batchSide, fp8Side}, name,
+                          options);
   Plan p;
   p.kind = d.pick({Kind::Simt, Kind::Simt, Kind::F16, Kind::BF16, Kind::TF32});
   p.mma = p.kind != Kind::Simt;

@@ -11,13 +11,23 @@ using namespace gemmc::fuzz;
 /// the refusals are exercised too. `side` draws which operands the
 /// producer's threads copy instead of TMA, and in what pieces, and
 /// `batchSide` the batch (streams of their own, so that the rest of each
-/// schedule is what earlier seeds drew).
-std::string gemmc::fuzz::generateHopper(Draw &d, Draw &side, Draw &deepSide,
-                                        Draw &batchSide,
+/// schedule is what earlier seeds drew), and `fp8` a fifth of them with
+/// e4m3 and e5m2 operands (their scales, fast accumulation).
+std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
                                         const std::string &name,
                                         const GeneratorOptions &options) {
+  Draw &side = sides.side, &deepSide = sides.deep, &batchSide = sides.batch;
+  Draw &fp8Side = sides.fp8;
   Kind kind = d.pick({Kind::F16, Kind::BF16, Kind::TF32});
-  int64_t bytes = kind == Kind::TF32 ? 4 : 2;
+  // FP8: K-major operands (a few not, to be refused), mostly copied by TMA,
+  // k32 wgmma on 128-byte rows of K; by default each k tile's sums are
+  // added in f32, which doubles the consumers' values (tiles of 192
+  // columns at most, mostly), and a third accumulate fast.
+  bool fp8 = fp8Side.chance(0.2);
+  const char *fp8Types[2] = {fp8Side.pick({"e4m3", "e4m3", "e5m2"}),
+                             fp8Side.pick({"e4m3", "e5m2"})};
+  bool fastAccumulate = fp8 && fp8Side.chance(0.3);
+  int64_t bytes = fp8 ? 1 : kind == Kind::TF32 ? 4 : 2;
   int64_t consumers = d.chance(0.95) ? d.pick({1, 2, 2}) : 3;
   int64_t n =
       d.chance(0.8) ? d.pick({64, 128, 128, 256}) : 8 * d.uniform(1, 32);
@@ -37,10 +47,18 @@ std::string gemmc::fuzz::generateHopper(Draw &d, Draw &side, Draw &deepSide,
   }
   bool aRow = kind == Kind::TF32 ? d.chance(0.97) : d.chance(0.75);
   bool bRow = kind == Kind::TF32 ? d.chance(0.03) : d.chance(0.6);
+  if (fp8) {
+    aRow = fp8Side.chance(0.97);
+    bRow = fp8Side.chance(0.03);
+    if (!fastAccumulate && bn > 192 && fp8Side.chance(0.9)) {
+      n = std::min<int64_t>(n, 192);
+      bn = n;
+    }
+  }
   // f32 copied by the producer's threads (the side stream): with tf32x3,
   // which splits every element as it is copied, or M- or N-major operands
   // the threads transpose for tf32 wgmma.
-  bool f32Threads = kind == Kind::TF32 && side.chance(0.4);
+  bool f32Threads = kind == Kind::TF32 && side.chance(0.4) && !fp8;
   bool x3 = f32Threads && side.chance(0.6);
   if (f32Threads) {
     aRow = side.chance(0.7);
@@ -96,10 +114,19 @@ std::string gemmc::fuzz::generateHopper(Draw &d, Draw &side, Draw &deepSide,
   std::string cElement =
       kind != Kind::TF32 && d.chance(0.3) ? std::string("f32") : element;
   auto layout = [](bool row) { return row ? " row" : " col"; };
-  statement("a = " + element + layout(aRow));
-  statement("b = " + element + layout(bRow));
+  std::string aElement = fp8 ? fp8Types[0] : element;
+  std::string bElement = fp8 ? fp8Types[1] : element;
+  if (fp8)
+    cElement = fp8Side.pick({"bf16", "bf16", "f16", "f32"});
+  statement("a = " + aElement + layout(aRow));
+  statement("b = " + bElement + layout(bRow));
   statement("c = " + cElement + layout(cRow));
-  if (kind == Kind::TF32 && d.chance(0.97))
+  if (fp8 && fp8Side.chance(0.7))
+    statement(std::string("scales = ") +
+              (fp8Side.chance(0.5) ? "tensor" : "rowwise"));
+  if (fastAccumulate)
+    statement("math = fast-accumulate");
+  if (kind == Kind::TF32 && d.chance(0.97) && !fp8)
     statement(x3 ? "math = tf32x3" : "math = tf32");
   if (d.chance(0.4))
     statement("epilogue = alpha-beta");
@@ -115,7 +142,7 @@ std::string gemmc::fuzz::generateHopper(Draw &d, Draw &side, Draw &deepSide,
   directive("tile " + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
             std::to_string(bk));
   directive("wgmma m64n" + std::to_string(n) + "k" +
-            std::to_string(kind == Kind::TF32 ? 8 : 16));
+            std::to_string(fp8 ? 32 : kind == Kind::TF32 ? 8 : 16));
   bool tma = d.chance(0.98);
   bool tmaC = tma && d.chance(0.4);
   // A third of the schedules copy A, B or both with the producer's threads,
@@ -152,6 +179,12 @@ std::string gemmc::fuzz::generateHopper(Draw &d, Draw &side, Draw &deepSide,
     };
     leave(tmaA, x3 || !aRow, "a");
     leave(tmaB, x3 || bRow, "b");
+  }
+  // FP8 is copied by TMA (a few schedules leave an operand to the
+  // threads, to be refused).
+  if (fp8 && tma && fp8Side.chance(0.97)) {
+    tmaA = tmaB = true;
+    widths.clear();
   }
   if (tmaA || tmaB || tmaC)
     directive(std::string("tma") + (tmaA ? " a" : "") + (tmaB ? " b" : "") +
