@@ -178,7 +178,7 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
         return false;
       }
       if (arg == "--dtype") {
-        o.type = type;
+        o.type = o.bType = type;
         o.typeGiven = true;
       } else {
         o.cType = type;

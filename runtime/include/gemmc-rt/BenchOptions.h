@@ -16,6 +16,7 @@ struct BenchOptions {
   std::vector<std::string> kernels; ///< PTX files
   std::vector<Size> sizes;          ///< empty: each fixed kernel's own size
   DType type = DType::F32;          ///< of A and B
+  DType bType = DType::F32;         ///< of B: `type`, or FP8's other kind
   DType cType = DType::F32;
   bool typeGiven = false, cTypeGiven = false, mathGiven = false;
   MathMode math = MathMode::Exact;

@@ -155,6 +155,7 @@ void gemmc::rt::takeProblemFromKernels(BenchOptions &o,
   o.fastAccumulate = first.fastAccumulate;
   if (!o.typeGiven) {
     o.type = first.a;
+    o.bType = first.b;
     o.cType = first.c;
   }
   if (!o.mathGiven && o.type == DType::F32 && first.tf32)
@@ -177,7 +178,8 @@ void gemmc::rt::takeProblemFromKernels(BenchOptions &o,
 Problem gemmc::rt::problemOf(const BenchOptions &o, const Shape &shape) {
   Problem p;
   p.m = shape.size.m, p.n = shape.size.n, p.k = shape.size.k;
-  p.a = p.b = o.type;
+  p.a = o.type;
+  p.b = o.bType;
   p.c = o.cType;
   p.aLayout = o.aLayout, p.bLayout = o.bLayout, p.cLayout = o.cLayout;
   p.alpha = o.alpha, p.beta = o.beta;

@@ -208,7 +208,7 @@ void gemmc::rt::printSummary(const BenchOptions &o, const Bench &bench) {
       "problem: A %s:%s, B %s:%s, C %s:%s, math %s%s; tolerance by "
       "precision%s; median of %d runs after %d warm-up%s; the GPU's time "
       "alone (each launch held back until enqueued)\n",
-      toString(o.type), toString(o.aLayout), toString(o.type),
+      toString(o.type), toString(o.aLayout), toString(o.bType),
       toString(o.bLayout), toString(o.cType), toString(o.cLayout),
       o.math == MathMode::TF32 ? "tf32" : "exact",
       o.alpha == 1 && o.beta == 0 ? ""
