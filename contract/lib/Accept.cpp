@@ -154,7 +154,7 @@ bool gemmc::contract::accepts(const Contract &contract, const Problem &p,
     why = "the kernel computes C = A * B: it takes no alpha and beta";
     return false;
   }
-  if (p.bias != contract.bias || p.relu != contract.relu ||
+  if (p.bias != contract.bias || p.activation != contract.activation ||
       p.scales != contract.scales) {
     why = "the kernel's epilogue is " + contract.semantics;
     return false;

@@ -141,7 +141,7 @@ int Contract::indexBits() const {
 
 std::string gemmc::contract::describeSemantics(bool alphaBeta,
                                                const std::string &bias,
-                                               bool relu,
+                                               const std::string &activation,
                                                const std::string &scales) {
   std::string product = scales == "tensor" ? "scale_a * scale_b * A * B"
                         : scales == "rowwise"
@@ -151,9 +151,14 @@ std::string gemmc::contract::describeSemantics(bool alphaBeta,
       alphaBeta ? "alpha * " + product + " + beta * C" : product;
   if (!bias.empty())
     value += " + bias[" + bias + "]";
-  if (relu)
-    value = "relu(" + value + ")";
+  if (!activation.empty())
+    value = activation + "(" + value + ")";
   return "C = " + value;
+}
+
+bool gemmc::contract::isActivation(const std::string &name) {
+  return name == "relu" || name == "gelu" || name == "gelu-tanh" ||
+         name == "silu";
 }
 
 const char *gemmc::contract::toString(Unit unit) {
@@ -231,7 +236,8 @@ Contract gemmc::contract::untransposeContract(const Contract &kernel) {
   }
   if (!c.bias.empty())
     c.bias = kernel.bias == "row" ? "col" : "row";
-  c.semantics = describeSemantics(c.alphaBeta, c.bias, c.relu, c.scales);
+  c.semantics =
+      describeSemantics(c.alphaBeta, c.bias, c.activation, c.scales);
   // The tile along the problem's M first.
   int64_t bm, bn, bk;
   kernel.tile(bm, bn, bk);

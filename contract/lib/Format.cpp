@@ -72,11 +72,13 @@ static std::string problemLine(const Problem &p) {
   return os.str();
 }
 
-/// Whether the kernel takes FP8 operands or their scales (version 11).
+/// Whether the kernel takes FP8 operands or their scales, or applies GELU
+/// or SiLU (version 11).
 static bool usesFloat8(const Contract &c) {
   auto fp8 = [](DType t) { return t == DType::E4M3 || t == DType::E5M2; };
-  return !c.scales.empty() || fp8(c.problem.a) || fp8(c.problem.b) ||
-         fp8(c.problem.c);
+  bool newActivation = !c.activation.empty() && c.activation != "relu";
+  return newActivation || !c.scales.empty() || fp8(c.problem.a) ||
+         fp8(c.problem.b) || fp8(c.problem.c);
 }
 
 std::string gemmc::contract::formatContract(const Contract &c) {
@@ -145,14 +147,14 @@ std::string gemmc::contract::formatContract(const Contract &c) {
        << " b=" << c.strideMultiple[1] << " c=" << c.strideMultiple[2]
        << "\n";
   os << "// semantics: " << c.semantics << "\n";
-  if (!c.bias.empty() || c.relu || !c.scales.empty()) {
+  if (!c.bias.empty() || !c.activation.empty() || !c.scales.empty()) {
     os << "// epilogue:";
     if (!c.scales.empty())
       os << " scales=" << c.scales;
     if (!c.bias.empty())
       os << " bias=" << c.bias;
-    if (c.relu)
-      os << " relu";
+    if (!c.activation.empty())
+      os << " " << c.activation;
     os << "\n";
   }
   os << "// problem: " << problemLine(c.problem) << "\n";

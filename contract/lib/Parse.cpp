@@ -204,12 +204,12 @@ static bool parseParams(Block &b, Contract &contract) {
   contract.params.clear();
   contract.alphaBeta = false;
   contract.bias.clear();
-  contract.relu = false;
+  contract.activation.clear();
   contract.scales.clear();
   if (b.has("epilogue")) {
     for (const std::string &word : splitWords(b["epilogue"])) {
-      if (word == "relu")
-        contract.relu = true;
+      if (word == "relu" || (isActivation(word) && b.version >= 11))
+        contract.activation = word;
       else if (word == "bias=row" || word == "bias=col")
         contract.bias = word.substr(5);
       else if ((word == "scales=tensor" || word == "scales=rowwise") &&

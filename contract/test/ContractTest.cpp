@@ -187,11 +187,11 @@ TEST(Contract, AcceptsOnlyWhatTheKernelComputes) {
       biased, error))
       << error;
   EXPECT_EQ(biased.bias, "col");
-  EXPECT_TRUE(biased.relu);
+  EXPECT_EQ(biased.activation, "relu");
   p = fixed.problem;
   EXPECT_FALSE(accepts(biased, p, why));
   p.bias = "col";
-  p.relu = true;
+  p.activation = "relu";
   EXPECT_TRUE(accepts(biased, p, why)) << why;
   EXPECT_FALSE(accepts(fixed, p, why));
 }
@@ -1192,6 +1192,18 @@ TEST(Contract, ReadsFloat8AndItsScales) {
   EXPECT_NE(why.find("math=fast-accumulate"), std::string::npos);
   EXPECT_NE(formatContract(fast).find(" math=fast-accumulate\n"),
             std::string::npos);
+  // GELU and SiLU come with version 11 (ReLU is older).
+  Contract gelu;
+  ASSERT_TRUE(parseContract(
+      replace(kFloat8, "scales=rowwise", "scales=rowwise gelu-tanh"), gelu,
+      error))
+      << error;
+  EXPECT_EQ(gelu.activation, "gelu-tanh");
+  EXPECT_EQ(describeSemantics(false, "", "silu"), "C = silu(A * B)");
+  EXPECT_FALSE(parseContract(replace(replace(kFloat8, "scales=rowwise", "silu"),
+                                     "v11", "v10"),
+                             gelu, error));
+  EXPECT_NE(error.find("malformed 'epilogue'"), std::string::npos);
   // Transposed, A's scales are the kernel's B's.
   Contract t = untransposeContract(c);
   std::string params;

@@ -125,8 +125,8 @@ void gemmc::dump(const KernelDecl &kernel, const ScheduleFacts &facts,
     os << " bias=" << (p.bias->kind == BiasKind::Row ? "row" : "col");
   if (p.scales)
     os << " scales=" << stringify(p.scales->kind);
-  if (p.activation && p.activation->relu)
-    os << " activation=relu";
+  if (p.activation && p.activation->kind != Activation::None)
+    os << " activation=" << stringify(p.activation->kind);
   if (p.batch) {
     os << " batch=";
     printSize(os, p.batch->count);

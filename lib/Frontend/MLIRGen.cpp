@@ -88,6 +88,9 @@ void gemmc::mlirGen(ModuleOp module, const KernelDecl &kernel,
   StringAttr bias;
   if (p.bias)
     bias = builder.getStringAttr(stringify(*p.bias));
+  StringAttr activation;
+  if (p.activation != Activation::None)
+    activation = builder.getStringAttr(stringify(p.activation));
   StringAttr scales;
   if (p.scales)
     scales = builder.getStringAttr(stringify(*p.scales));
@@ -95,5 +98,5 @@ void gemmc::mlirGen(ModuleOp module, const KernelDecl &kernel,
   if (p.batched)
     batch = builder.getDenseI64ArrayAttr(getBatch(p));
   gemm::KernelOp::create(builder, loc, kernel.name, problem, schedule,
-                         p.alphaBeta, bias, scales, p.relu, batch);
+                         p.alphaBeta, bias, scales, activation, batch);
 }

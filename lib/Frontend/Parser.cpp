@@ -229,8 +229,15 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
       return false;
     ActivationDecl decl;
     decl.loc = loc;
-    if (!parseEitherOf("none", "relu", decl.relu))
-      return false;
+    std::optional<Activation> kind;
+    if (tok.is(Token::Identifier))
+      kind = activationNamed(tok.spelling);
+    if (!kind)
+      return error("expected 'none', 'relu', 'gelu', 'gelu-tanh' or 'silu', "
+                   "got " +
+                   describe());
+    consume();
+    decl.kind = *kind;
     problem.activation = decl;
     return true;
   }

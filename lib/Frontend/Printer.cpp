@@ -48,8 +48,8 @@ void gemmc::printProblem(llvm::raw_ostream &os, const Problem &p,
     os << indent << "bias = " << stringify(*p.bias) << "\n";
   if (p.scales)
     os << indent << "scales = " << stringify(*p.scales) << "\n";
-  if (p.relu)
-    os << indent << "activation = relu\n";
+  if (p.activation != Activation::None)
+    os << indent << "activation = " << stringify(p.activation) << "\n";
   if (p.batched) {
     os << indent << "batch = ";
     printSize(os, p.batchCount);

@@ -44,7 +44,8 @@ static Problem buildProblem(const ProblemDecl &p) {
     problem.bias = p.bias->kind;
   if (p.scales)
     problem.scales = p.scales->kind;
-  problem.relu = p.activation && p.activation->relu;
+  if (p.activation)
+    problem.activation = p.activation->kind;
   if (p.batch) {
     problem.batched = true;
     problem.batchCount = p.batch->count.value;

@@ -50,6 +50,8 @@ void mlir::gemm::buildGPUToNVVMPipeline(OpPassManager &pm,
   // Memref descriptors carry dynamic strides: keep the vectors' alignment.
   if (!options.barePointers)
     gpuPm.addPass(createGemmFoldAlignedViews());
+  // The epilogue's activations (erf, tanh, exp) as polynomials.
+  gpuPm.addPass(createGemmApproximateMath());
   gpuPm.addPass(memref::createFoldMemRefAliasOpsPass());
   gpuPm.addPass(memref::createExpandStridedMetadataPass());
   gpuPm.addPass(createLowerAffinePass());

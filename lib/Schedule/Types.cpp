@@ -59,6 +59,30 @@ StringRef gemmc::stringify(ScaleKind scales) {
   return scales == ScaleKind::Tensor ? "tensor" : "rowwise";
 }
 
+StringRef gemmc::stringify(Activation activation) {
+  switch (activation) {
+  case Activation::None:
+    return "none";
+  case Activation::ReLU:
+    return "relu";
+  case Activation::GELU:
+    return "gelu";
+  case Activation::GELUTanh:
+    return "gelu-tanh";
+  case Activation::SiLU:
+    return "silu";
+  }
+  llvm_unreachable("unknown activation");
+}
+
+std::optional<Activation> gemmc::activationNamed(StringRef spelling) {
+  for (Activation a : {Activation::None, Activation::ReLU, Activation::GELU,
+                       Activation::GELUTanh, Activation::SiLU})
+    if (stringify(a) == spelling)
+      return a;
+  return std::nullopt;
+}
+
 StringRef gemmc::stringify(DirectiveKind kind) {
   switch (kind) {
 #define GEMMC_DIRECTIVE(Kind, Spelling)                                        \

@@ -44,7 +44,8 @@ FailureOr<KernelContract> mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel,
   contract.alphaBeta = kernel->hasAttr(kAlphaBetaAttr);
   if (auto bias = kernel->getAttrOfType<StringAttr>(kBiasAttr))
     contract.bias = bias.getValue().str();
-  contract.relu = kernel->hasAttr(kReluAttr);
+  if (auto activation = kernel->getAttrOfType<StringAttr>(kActivationAttr))
+    contract.activation = activation.getValue().str();
   if (auto scales = kernel->getAttrOfType<StringAttr>(kScalesAttr))
     contract.scales = scales.getValue().str();
   if (auto batch = kernel->getAttrOfType<DenseI64ArrayAttr>(kBatchAttr))
@@ -180,10 +181,10 @@ gemmc::contract::Contract mlir::gemm::toContract(const KernelContract &kc) {
   }
   c.alphaBeta = kc.alphaBeta;
   c.bias = kc.bias;
-  c.relu = kc.relu;
+  c.activation = kc.activation;
   c.scales = kc.scales;
   c.semantics =
-      ct::describeSemantics(kc.alphaBeta, kc.bias, kc.relu, kc.scales);
+      ct::describeSemantics(kc.alphaBeta, kc.bias, kc.activation, kc.scales);
   ct::Problem &p = c.problem;
   p.m = toSize(problem.getM());
   p.n = toSize(problem.getN());

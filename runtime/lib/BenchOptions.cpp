@@ -59,6 +59,7 @@ const char *gemmc::rt::kBenchUsage =
     "  --prune F          with --shapes: run a kernel on a problem only if\n"
     "                     the cost model predicts it at most F times slower\n"
     "                     than the fastest prediction among the kernels\n"
+    "  --activation A     then relu, gelu, gelu-tanh or silu (--relu: relu)\n"
     "  --relu             then ReLU; kernels run only with the epilogue\n"
     "                     their contract states (cuBLAS's result gets the\n"
     "                     bias and ReLU on the host, untimed)\n"
@@ -275,7 +276,13 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
         o.scales.clear();
       o.scalesGiven = true;
     } else if (arg == "--relu") {
-      o.relu = true;
+      o.activation = "relu";
+    } else if (arg == "--activation") {
+      if (!choice(o.activation, {"relu", "gelu", "gelu-tanh", "silu", "none"},
+                  "activation"))
+        return false;
+      if (o.activation == "none")
+        o.activation.clear();
     } else if (arg == "--tolerance") {
       if (!value(text))
         return false;

@@ -285,7 +285,7 @@ extern "C" gemmc_status gemmc_module_info(gemmc_module handle,
   info->bias = c.bias == "row"   ? GEMMC_BIAS_ROW
                : c.bias == "col" ? GEMMC_BIAS_COL
                                  : GEMMC_BIAS_NONE;
-  info->relu = c.relu;
+  info->relu = c.activation == "relu";
   info->batched = p.batch != 1;
   return capi::succeed();
 }

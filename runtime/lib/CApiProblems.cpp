@@ -28,7 +28,7 @@ Problem capi_internal::toProblem(const Contract &contract,
   p.alpha = given.alpha;
   p.beta = given.beta;
   p.bias = contract.bias;
-  p.relu = contract.relu;
+  p.activation = contract.activation;
   p.batch = given.batch > 0 ? given.batch : 1;
   p.strideA = given.stride_a;
   p.strideB = given.stride_b;

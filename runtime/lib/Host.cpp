@@ -121,6 +121,20 @@ uint8_t gemmc::rt::toFloat8Bits(DType type, float value) {
   return uint8_t(sign | code);
 }
 
+double Epilogue::activate(double x) const {
+  // ReLU keeps NaN, as the kernels' max.NaN does.
+  if (activation == "relu")
+    return x < 0 ? 0.0 : x;
+  if (activation == "gelu")
+    return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+  if (activation == "gelu-tanh")
+    return 0.5 * x *
+           (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+  if (activation == "silu")
+    return x / (1 + std::exp(-x));
+  return x;
+}
+
 float gemmc::rt::roundTo(DType type, float value) {
   switch (type) {
   case DType::F32:
@@ -365,7 +379,7 @@ Comparison gemmc::rt::compareWithReference(const HostMatrix &a,
 }
 
 void gemmc::rt::finishOnHost(HostMatrix &c, const Epilogue &epilogue) {
-  if (!epilogue.bias && !epilogue.relu)
+  if (!epilogue.bias && epilogue.activation.empty())
     return;
   for (int64_t i = 0; i < c.rows; ++i)
     for (int64_t j = 0; j < c.cols; ++j) {

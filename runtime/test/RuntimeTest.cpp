@@ -81,6 +81,22 @@ TEST(Host, Float8ConversionsRoundToNearestEvenAndSaturate) {
     }
 }
 
+TEST(Host, ActivationsInFp64) {
+  Epilogue e;
+  EXPECT_EQ(e.activate(-2.0), -2.0);
+  e.activation = "relu";
+  EXPECT_EQ(e.activate(-2.0), 0.0);
+  EXPECT_TRUE(std::isnan(e.activate(NAN)));
+  e.activation = "gelu"; // x * Phi(x)
+  EXPECT_NEAR(e.activate(1.0), 0.8413447460685429, 1e-15);
+  EXPECT_NEAR(e.activate(-1.0), -0.15865525393145707, 1e-15);
+  e.activation = "gelu-tanh";
+  EXPECT_NEAR(e.activate(1.0), 0.8411919906082768, 1e-15);
+  e.activation = "silu"; // x / (1 + e^-x)
+  EXPECT_NEAR(e.activate(1.0), 0.7310585786300049, 1e-15);
+  EXPECT_NEAR(e.activate(-20.0), -20.0 / (1 + std::exp(20.0)), 1e-18);
+}
+
 TEST(Host, MatricesPackInTheirType) {
   HostMatrix m(2, 3, Layout::Col, DType::F16);
   fillRandom(m, 7);
@@ -138,7 +154,7 @@ TEST(Host, ReferenceMatchesExactProduct) {
   bias.data = {-100, 1};
   Epilogue biased;
   biased.bias = &bias;
-  biased.relu = true;
+  biased.activation = "relu";
   c.data = {0, 65, 39, 155};
   EXPECT_EQ(compareWithReference(a, b, c, all, biased).relFrobenius, 0.0);
   HostMatrix product(2, 2, Layout::Row);
@@ -252,7 +268,7 @@ TEST(BenchOptions, ParsesEveryOption) {
   EXPECT_EQ(o.alpha, 2.0f);
   EXPECT_EQ(o.beta, -0.5f);
   EXPECT_EQ(o.bias, "row");
-  EXPECT_TRUE(o.relu);
+  EXPECT_EQ(o.activation, "relu");
   EXPECT_EQ(o.json, "out.json");
 
   ASSERT_TRUE(parse({"a.ptx", "--sweep", "random", "--count", "300",

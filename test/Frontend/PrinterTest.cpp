@@ -84,7 +84,7 @@ void roundTrip(const std::string &path, llvm::StringRef arch) {
     EXPECT_EQ(k.problem.tf32x3, kernel.problem.tf32x3);
     EXPECT_EQ(k.problem.alphaBeta, kernel.problem.alphaBeta);
     EXPECT_EQ(k.problem.bias, kernel.problem.bias);
-    EXPECT_EQ(k.problem.relu, kernel.problem.relu);
+    EXPECT_EQ(k.problem.activation, kernel.problem.activation);
     EXPECT_EQ(k.problem.batched, kernel.problem.batched);
     EXPECT_EQ(k.problem.batchCount, kernel.problem.batchCount);
     EXPECT_EQ(k.problem.batchStrides, kernel.problem.batchStrides);
@@ -132,7 +132,7 @@ TEST(Printer, PrintsWhatDiffersFromTheDefaults) {
   p.bLayout = MatrixLayout::Col;
   p.alphaBeta = true;
   p.bias = BiasKind::Col;
-  p.relu = true;
+  p.activation = Activation::ReLU;
   p.batched = true;
   p.batchCount = 4;
   std::string text;

@@ -67,9 +67,10 @@ struct Problem {
   /// parameters computes alpha = 1, beta = 0 only.
   float alpha = 1, beta = 0;
   /// Then `+ bias[row]` ("row": M values) or `+ bias[col]` ("col": N
-  /// values), or no bias (empty); then ReLU.
+  /// values), or no bias (empty); then the activation: "relu", "gelu",
+  /// "gelu-tanh", "silu" (version 11 for the last three), or none (empty).
   std::string bias;
-  bool relu = false;
+  std::string activation;
   /// FP8's dequantisation scales, applied to A * B first: "tensor" (an
   /// f32 for A and one for B), "rowwise" (one per row of A, M, and per
   /// column of B, N), or none (empty).
@@ -189,9 +190,10 @@ struct Contract {
   /// alpha:f32 and beta:f32 are parameters: C = alpha * A * B + beta * C.
   bool alphaBeta = false;
   /// `epilogue: bias=row|col relu`: the bias (a `bias:ptr` parameter) and
-  /// ReLU the kernel applies; a problem must ask for exactly these.
+  /// the activation (`relu`; `gelu`, `gelu-tanh`, `silu` from version 11)
+  /// the kernel applies; a problem must ask for exactly these.
   std::string bias;
-  bool relu = false;
+  std::string activation;
   /// `epilogue: scales=tensor|rowwise` (version 11): the kernel takes
   /// `scale-A` and `scale-B` (f32 vectors of 1, or of M and N) and
   /// multiplies A * B by them; a problem must ask for the same.
@@ -291,9 +293,14 @@ struct Contract {
 };
 
 /// `C = A * B`, `C = alpha * A * B + beta * C`, with ` + bias[row]` and
-/// `relu(...)`: the `semantics:` value of a kernel with this epilogue.
+/// `relu(...)` (or another activation): the `semantics:` value of a kernel
+/// with this epilogue.
 std::string describeSemantics(bool alphaBeta, const std::string &bias,
-                              bool relu, const std::string &scales = "");
+                              const std::string &activation,
+                              const std::string &scales = "");
+/// Whether `name` is an activation a contract states (relu, gelu,
+/// gelu-tanh, silu).
+bool isActivation(const std::string &name);
 
 /// Whether the kernel takes every problem its sizes allow: no `when`, no
 /// leading-dimension or size multiple, C not stored by TMA (a family needs

@@ -18,7 +18,7 @@ def ConvertGemmToGPU : Pass<"convert-gemm-to-gpu", "::mlir::ModuleOp"> {
     `alpha_beta` gets two more arguments, alpha and beta (f32), and the
     `gemm.alpha_beta` attribute; one with a `bias` gets it as its last
     argument (an M x 1 or 1 x N memref of C's type) and `gemm.bias`, and
-    `relu` becomes `gemm.relu`. With a `batch`, the matrices are
+    `activation` becomes `gemm.activation`. With a `batch`, the matrices are
     count x rows x cols memrefs strided by the batch strides, the body's
     `gemm.matmul` takes the GEMM of `blockIdx.z` through rank-reducing
     subviews, and the function keeps the batch as `gemm.batch`. A schedule

@@ -61,9 +61,9 @@ struct ScalesDecl {
   llvm::SMLoc loc;
 };
 
-/// `activation = none | relu`, applied last.
+/// `activation = none | relu | gelu | gelu-tanh | silu`, applied last.
 struct ActivationDecl {
-  bool relu = false;
+  Activation kind = Activation::None;
   llvm::SMLoc loc;
 };
 

@@ -87,7 +87,8 @@ struct Problem {
   std::optional<BiasKind> bias;
   /// `scales = tensor | rowwise`: A's and B's dequantisation scales.
   std::optional<ScaleKind> scales;
-  bool relu = false;
+  /// `activation = ...`, applied last.
+  Activation activation = Activation::None;
   /// A batch: `batchCount` GEMMs (std::nullopt: given at launch), A, B and
   /// C `batchStrides` elements apart (dense where not given).
   bool batched = false;

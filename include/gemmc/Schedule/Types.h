@@ -30,6 +30,11 @@ enum class Epilogue { Store, AlphaBeta };
 /// `bias = row` (a value per row of C, M of them) or `bias = col` (per
 /// column, N).
 enum class BiasKind { Row, Col };
+/// `activation = ...`, applied last: ReLU `max(x, 0)`; GELU `x * Phi(x)`
+/// with the normal distribution's erf (`gelu`) or its tanh form
+/// (`gelu-tanh`, `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`); SiLU
+/// `x / (1 + exp(-x))`.
+enum class Activation { None, ReLU, GELU, GELUTanh, SiLU };
 /// `scales = tensor` (one f32 for A and one for B) or `scales = rowwise`
 /// (an f32 per row of A, M of them, and per column of B, N): the
 /// accumulators are multiplied by A's scale and B's, before the rest of
@@ -51,6 +56,10 @@ llvm::StringRef stringify(MathMode mode);
 llvm::StringRef stringify(Epilogue epilogue);
 llvm::StringRef stringify(BiasKind bias);
 llvm::StringRef stringify(ScaleKind scales);
+llvm::StringRef stringify(Activation activation);
+/// The activation the language spells `spelling` (none, relu, gelu,
+/// gelu-tanh, silu), if any.
+std::optional<Activation> activationNamed(llvm::StringRef spelling);
 
 /// Bytes per element.
 int64_t sizeInBytes(ElementType type);

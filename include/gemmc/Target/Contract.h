@@ -30,9 +30,11 @@ struct KernelContract {
   /// `C = alpha * A * B + beta * C`, alpha and beta parameters.
   bool alphaBeta = false;
   /// "row" or "col" for a bias parameter (one value per row or column of
-  /// C), or empty; then ReLU.
+  /// C), or empty.
   std::string bias;
-  bool relu = false;
+  /// The activation applied last ("relu", "gelu", "gelu-tanh", "silu"),
+  /// or empty.
+  std::string activation;
   /// "tensor" or "rowwise" for A's and B's scales (scale-A and scale-B
   /// parameters), empty without.
   std::string scales;

@@ -162,8 +162,8 @@ static void outlineKernel(KernelOp kernel) {
     func->setAttr(kBiasAttr, builder.getStringAttr(*bias));
   if (scales)
     func->setAttr(kScalesAttr, builder.getStringAttr(*scales));
-  if (kernel.getRelu())
-    func->setAttr(kReluAttr, builder.getUnitAttr());
+  if (std::optional<StringRef> activation = kernel.getActivation())
+    func->setAttr(kActivationAttr, builder.getStringAttr(*activation));
   // The runtime passes pointers that are at least 16-byte aligned and never
   // alias (the kernel contract says so).
   // (The lowering puts them on bare pointers only: memref descriptors, for

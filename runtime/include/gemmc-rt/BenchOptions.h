@@ -31,7 +31,7 @@ struct BenchOptions {
   double tolerance = 0; ///< 0: by precision (toleranceFor)
   float alpha = 1, beta = 0; ///< C = alpha * A * B + beta * C
   std::string bias;          ///< "row", "col" or empty: + bias[row or col]
-  bool relu = false;         ///< then ReLU
+  std::string activation;    ///< then relu, gelu, gelu-tanh or silu
   /// FP8's scales: "tensor", "rowwise" or none (empty; by default the first
   /// kernel's), random in [0.5, 2) (seeds + 5 and + 6).
   std::string scales;

@@ -86,7 +86,9 @@ struct Epilogue {
   /// Then plus bias[i] (`biasPerRow`, an M x 1 matrix) or bias[j] (1 x N),
   /// then ReLU.
   const HostMatrix *bias = nullptr;
-  bool biasPerRow = false, relu = false;
+  bool biasPerRow = false;
+  /// The activation: "relu", "gelu", "gelu-tanh", "silu" or none.
+  std::string activation;
   /// FP8's scales, applied to A * B first: one each (size 1), or one per
   /// row of A (M) and per column of B (N); empty: none.
   std::vector<float> scaleA, scaleB;
@@ -98,11 +100,12 @@ struct Epilogue {
     return double(scaleA[scaleA.size() == 1 ? 0 : i]) *
            double(scaleB[scaleB.size() == 1 ? 0 : j]);
   }
+  /// The activation of `value`, in fp64.
+  double activate(double value) const;
   double finish(double value, int64_t i, int64_t j) const {
     if (bias)
       value += biasPerRow ? bias->at(i, 0) : bias->at(0, j);
-    // ReLU keeps NaN, as the kernels' max.NaN does.
-    return relu && value < 0 ? 0.0 : value;
+    return activate(value);
   }
 };
 

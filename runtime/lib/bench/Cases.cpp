@@ -81,7 +81,7 @@ static std::vector<Case> sweepCases(const BenchOptions &o,
     p.n = draw(c.problem.n, c.multipleN);
     p.k = draw(c.problem.k, c.multipleK);
     p.bias = c.bias;
-    p.relu = c.relu;
+    p.activation = c.activation;
     p.scales = c.scales;
     if (p.batch == 0) // `batch=?`
       p.batch = uniform(1, 4);
@@ -183,7 +183,7 @@ Problem gemmc::rt::problemOf(const BenchOptions &o, const Shape &shape) {
   p.c = o.cType;
   p.aLayout = o.aLayout, p.bLayout = o.bLayout, p.cLayout = o.cLayout;
   p.alpha = o.alpha, p.beta = o.beta;
-  p.bias = o.bias, p.relu = o.relu;
+  p.bias = o.bias, p.activation = o.activation;
   p.scales = o.scales;
   p.fastAccumulate = o.fastAccumulate;
   p.batch = o.batch;

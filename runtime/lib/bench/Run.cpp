@@ -320,7 +320,7 @@ bool CaseRun::verify(std::vector<HostMatrix> &c,
     epilogue.c0 = &c0s[i];
     epilogue.bias = p.bias.empty() ? nullptr : &bias;
     epilogue.biasPerRow = perRow;
-    epilogue.relu = p.relu;
+    epilogue.activation = p.activation;
     epilogue.scaleA = scaleA;
     epilogue.scaleB = scaleB;
     // cuBLAS has no bias or ReLU: the host adds them to its result.

@@ -172,7 +172,7 @@ gpu.module @m {
 // CHECK: %[[HALF:.*]] = arith.truncf %[[RELU]]
 // CHECK: vector.transfer_write %[[HALF]], %arg2
 gpu.module @m {
-  gpu.func @bias_relu(%a: memref<16x16xf16>, %b: memref<16x8xf16>, %c: memref<16x8xf16>, %bias: memref<1x8xf16>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 32x32x16, warp_tile = 16x8, promote = [a, b], mma = 16x8x16>, gemm.bias = "col", gemm.relu} {
+  gpu.func @bias_relu(%a: memref<16x16xf16>, %b: memref<16x8xf16>, %c: memref<16x8xf16>, %bias: memref<1x8xf16>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 32x32x16, warp_tile = 16x8, promote = [a, b], mma = 16x8x16>, gemm.bias = "col", gemm.activation = "relu"} {
     gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>} : memref<16x16xf16>, memref<16x8xf16>, memref<16x8xf16>
     gpu.return
   }

@@ -45,7 +45,6 @@ LogicalResult GemmDialect::verifyOperationAttribute(Operation *op,
     return expect(isa<LaunchAttr>(value) && onFunction,
                   "must be a #gemm.launch on a function");
   if (name == getAlphaBetaAttrHelper().getName() ||
-      name == getReluAttrHelper().getName() ||
       name == getTailsAttrHelper().getName())
     return expect(unit && onFunction, "must be a unit attribute on a function");
   if (name == getBiasAttrHelper().getName()) {
@@ -53,6 +52,14 @@ LogicalResult GemmDialect::verifyOperationAttribute(Operation *op,
     return expect(bias && onFunction &&
                       (bias.getValue() == "row" || bias.getValue() == "col"),
                   "must be \"row\" or \"col\" on a function");
+  }
+  if (name == getActivationAttrHelper().getName()) {
+    auto activation = dyn_cast<StringAttr>(value);
+    return expect(activation && onFunction &&
+                      gemmc::activationNamed(activation.getValue()) &&
+                      activation.getValue() != "none",
+                  "must be \"relu\", \"gelu\", \"gelu-tanh\" or \"silu\" on a "
+                  "function");
   }
   if (name == getScalesAttrHelper().getName()) {
     auto scales = dyn_cast<StringAttr>(value);

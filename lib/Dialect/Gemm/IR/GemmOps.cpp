@@ -34,7 +34,9 @@ static gemmc::Problem getKernelProblem(KernelOp kernel) {
   if (std::optional<StringRef> scales = kernel.getScales())
     problem.scales = *scales == "rowwise" ? gemmc::ScaleKind::Rowwise
                                           : gemmc::ScaleKind::Tensor;
-  problem.relu = kernel.getRelu();
+  if (std::optional<StringRef> activation = kernel.getActivation())
+    problem.activation =
+        gemmc::activationNamed(*activation).value_or(gemmc::Activation::None);
   if (std::optional<ArrayRef<int64_t>> batch = kernel.getBatch())
     setBatchModel(problem, *batch);
   return problem;
@@ -58,6 +60,12 @@ LogicalResult KernelOp::verify() {
   if (std::optional<StringRef> bias = getBias();
       bias && *bias != "row" && *bias != "col")
     return emitOpError("bias must be 'row' or 'col', got '") << *bias << "'";
+  if (std::optional<StringRef> activation = getActivation();
+      activation && (!gemmc::activationNamed(*activation) ||
+                     *activation == "none"))
+    return emitOpError("activation must be 'relu', 'gelu', 'gelu-tanh' or "
+                       "'silu', got '")
+           << *activation << "'";
   if (std::optional<StringRef> scales = getScales();
       scales && *scales != "tensor" && *scales != "rowwise")
     return emitOpError("scales must be 'tensor' or 'rowwise', got '")

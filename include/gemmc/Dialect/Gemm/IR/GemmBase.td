@@ -41,7 +41,7 @@ def Gemm_Dialect : Dialect {
     "::mlir::UnitAttr":$alpha_beta,
     "::mlir::StringAttr":$bias,
     "::mlir::StringAttr":$scales,
-    "::mlir::UnitAttr":$relu,
+    "::mlir::StringAttr":$activation,
     "::mlir::DenseI64ArrayAttr":$batch,
     "::mlir::UnitAttr":$tails,
     // Markers between passes.

@@ -32,8 +32,8 @@ inline constexpr llvm::StringLiteral kBiasAttr =
     GemmDialect::BiasAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kScalesAttr =
     GemmDialect::ScalesAttrHelper::getNameStr();
-inline constexpr llvm::StringLiteral kReluAttr =
-    GemmDialect::ReluAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kActivationAttr =
+    GemmDialect::ActivationAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kBatchAttr =
     GemmDialect::BatchAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kTailsAttr =

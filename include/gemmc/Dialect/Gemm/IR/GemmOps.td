@@ -15,7 +15,8 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
     With `alpha_beta`, the kernel computes `C = alpha * A * B + beta * C`,
     alpha and beta given at launch (`epilogue = alpha-beta`); `bias` (`row`
     or `col`) adds a vector given at launch, one value per row or column of
-    C; `relu` then clamps at 0. `scales` (`tensor` or `rowwise`) first
+    C; `activation` (`relu`, `gelu`, `gelu-tanh` or `silu`) is applied
+    last. `scales` (`tensor` or `rowwise`) first
     multiplies the product by A's and B's dequantisation scales, given at
     launch: one f32 each, or one per row of A and per column of B. `batch = [count, SA, SB, SC]` makes it a
     batch of `count` GEMMs whose A, B and C lie SA, SB and SC elements apart.
@@ -34,13 +35,13 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
     UnitAttr:$alpha_beta,
     OptionalAttr<StrAttr>:$bias,
     OptionalAttr<StrAttr>:$scales,
-    UnitAttr:$relu,
+    OptionalAttr<StrAttr>:$activation,
     OptionalAttr<DenseI64ArrayAttr>:$batch
   );
   let assemblyFormat = [{
     $sym_name `problem` $problem `schedule` $schedule
     (`alpha_beta` $alpha_beta^)? (`bias` $bias^)?
-    (`scales` $scales^)? (`relu` $relu^)?
+    (`scales` $scales^)? (`activation` $activation^)?
     (`batch` $batch^)? attr-dict
   }];
   let hasVerifier = 1;

@@ -35,6 +35,7 @@ def GemmWarpgroup : Pass<"gemm-warpgroup", "::mlir::gpu::GPUFuncOp"> {
     left alone.
   }];
   let dependentDialects = [
+    "::mlir::math::MathDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect",
@@ -128,6 +129,7 @@ def GemmMapThreads : Pass<"gemm-map-threads", "::mlir::gpu::GPUFuncOp"> {
     by the matrix bounds (zero past K).
   }];
   let dependentDialects = [
+    "::mlir::math::MathDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
@@ -156,6 +158,7 @@ def GemmRegisterTile : Pass<"gemm-register-tile", "::mlir::gpu::GPUFuncOp"> {
     `vector.transfer_write` of those chunks, lowered by `gemm-vectorize`.
   }];
   let dependentDialects = [
+    "::mlir::math::MathDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::scf::SCFDialect",
@@ -180,6 +183,7 @@ def GemmMma : Pass<"gemm-mma", "::mlir::gpu::GPUFuncOp"> {
     of fragments at a time) or alpha * acc.
   }];
   let dependentDialects = [
+    "::mlir::math::MathDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect",
@@ -296,6 +300,27 @@ def GemmFoldAlignedViews
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect"
+  ];
+}
+
+def GemmApproximateMath : Pass<"gemm-approximate-math"> {
+  let summary = "Turn the epilogue's erf and tanh into polynomials";
+  let description = [{
+    The activations of the epilogue (GELU's erf, the tanh of GELU's tanh
+    form and of SiLU) are `math` ops; NVPTX has no instruction for them,
+    and the GPU-to-NVVM conversion would call libdevice, which gemmc does
+    not link. This pass rewrites them with upstream MLIR's polynomial
+    approximations (f32, a few ulp;
+    `populateMathPolynomialApproximationPatterns`) into `arith` ops,
+    `math.fma` and `math.absf`, and those into `llvm.intr.fma` (PTX's
+    fma.rn.f32) and the bits with the sign cleared (the conversion would
+    call libdevice for them too).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect"
   ];
 }
 

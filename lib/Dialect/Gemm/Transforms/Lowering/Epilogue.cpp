@@ -10,6 +10,7 @@
 #include "Utils/Utils.h"
 #include "gemmc/Dialect/Gemm/IR/KernelABI.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -86,11 +87,60 @@ Value EpilogueValues::apply(
         width > 1 ? read : splat(vector::ExtractOp::create(b, loc, read, 0));
     value = arith::AddFOp::create(b, loc, value, add);
   }
-  if (relu) {
-    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
-    value = arith::MaximumFOp::create(b, loc, value, splat(zero));
+  return applyActivation(b, loc, value, splat);
+}
+
+Value EpilogueValues::applyActivation(
+    OpBuilder &b, Location loc, Value x,
+    function_ref<Value(Value)> splat) const {
+  auto constant = [&](double c) -> Value {
+    Value scalar =
+        arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(c)));
+    return splat(scalar);
+  };
+  auto mul = [&](Value l, Value r) -> Value {
+    return arith::MulFOp::create(b, loc, l, r);
+  };
+  auto add = [&](Value l, Value r) -> Value {
+    return arith::AddFOp::create(b, loc, l, r);
+  };
+  switch (activation) {
+  case gemmc::Activation::None:
+    return x;
+  case gemmc::Activation::ReLU: {
+    Value zero = constant(0.0);
+    return arith::MaximumFOp::create(b, loc, x, zero);
   }
-  return value;
+  case gemmc::Activation::GELU: {
+    // x * Phi(x) = 0.5 x (1 + erf(x / sqrt(2))).
+    Value scaled = mul(x, constant(M_SQRT1_2));
+    Value erf = math::ErfOp::create(b, loc, scaled);
+    Value onePlus = add(constant(1.0), erf);
+    Value half = mul(constant(0.5), x);
+    return mul(half, onePlus);
+  }
+  case gemmc::Activation::GELUTanh: {
+    // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+    Value square = mul(x, x);
+    Value cube = mul(square, x);
+    Value inner = add(x, mul(constant(0.044715), cube));
+    Value argument = mul(constant(std::sqrt(2.0 / M_PI)), inner);
+    Value tanh = math::TanhOp::create(b, loc, argument);
+    Value onePlus = add(constant(1.0), tanh);
+    Value half = mul(constant(0.5), x);
+    return mul(half, onePlus);
+  }
+  case gemmc::Activation::SiLU: {
+    // x / (1 + exp(-x)) = 0.5 x (1 + tanh(x / 2)): tanh's approximation
+    // needs no exp (whose range reduction takes a floor, which NVVM's
+    // conversion leaves to libdevice).
+    Value tanh = math::TanhOp::create(b, loc, mul(constant(0.5), x));
+    Value onePlus = add(constant(1.0), tanh);
+    Value half = mul(constant(0.5), x);
+    return mul(half, onePlus);
+  }
+  }
+  llvm_unreachable("unknown activation");
 }
 
 LogicalResult mlir::gemm::buildEpilogue(
@@ -111,7 +161,9 @@ LogicalResult mlir::gemm::buildEpilogue(
       return func.emitOpError("lacks the bias argument of the kernel ABI");
     plain.biasPerRow = bias.getValue() == "row";
   }
-  plain.relu = func->hasAttr(kReluAttr);
+  if (auto activation = func->getAttrOfType<StringAttr>(kActivationAttr))
+    plain.activation = gemmc::activationNamed(activation.getValue())
+                           .value_or(gemmc::Activation::None);
   if (auto scales = func->getAttrOfType<StringAttr>(kScalesAttr)) {
     Value scaleA = getKernelArgument(func, KernelArg::ScaleA);
     Value scaleB = getKernelArgument(func, KernelArg::ScaleB);

@@ -9,6 +9,7 @@
 #ifndef GEMMC_LIB_DIALECT_GEMM_TRANSFORMS_EPILOGUE_H
 #define GEMMC_LIB_DIALECT_GEMM_TRANSFORMS_EPILOGUE_H
 
+#include "gemmc/Schedule/Types.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -18,7 +19,9 @@ namespace mlir::gemm {
 /// B's scales where there are any (`scale`, their product, or per row
 /// `scaleA[row] * scaleB[col]`), then `alpha * acc` (beta = 0: C is not
 /// read) or `alpha * acc + beta * C` where there is an alpha, then plus a
-/// bias (a 1 x N row or an M x 1 column of C's type), then ReLU.
+/// bias (a 1 x N row or an M x 1 column of C's type), then the activation
+/// (GELU's erf and tanh and SiLU's exp as math ops, which
+/// gemm-approximate-math turns into polynomials).
 struct EpilogueValues {
   /// `scales = tensor`: scale_a * scale_b (f32); `scales = rowwise`: the
   /// 1-D memrefs of A's scales (M) and B's (N).
@@ -26,7 +29,8 @@ struct EpilogueValues {
   Value alpha, beta;
   bool readsC = false;
   Value bias;
-  bool biasPerRow = false, relu = false;
+  bool biasPerRow = false;
+  gemmc::Activation activation = gemmc::Activation::None;
 
   /// The value to store for the f32 accumulators `acc` (a scalar, or a
   /// vector along a row of C), given C's old values `old` as f32 where
@@ -34,6 +38,10 @@ struct EpilogueValues {
   /// (asked for only with a bias or rowwise scales).
   Value apply(OpBuilder &b, Location loc, Value acc, Value old, Value c,
               function_ref<std::pair<Value, Value>()> position) const;
+  /// The activation of `x` (f32, or a vector of them; `splat` makes a
+  /// scalar its shape).
+  Value applyActivation(OpBuilder &b, Location loc, Value x,
+                        function_ref<Value(Value)> splat) const;
 };
 
 /// Emits the stores of C (`stores`) once, or in a kernel with

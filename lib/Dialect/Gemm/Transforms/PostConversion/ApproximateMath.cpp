@@ -1,0 +1,75 @@
+//===- ApproximateMath.cpp - the epilogue's erf, tanh and exp as polynomials //
+//
+// GELU (erf, or its tanh form) and SiLU (tanh) are math ops in the epilogue
+// (Lowering/Epilogue.cpp). The GPU-to-NVVM conversion lowers them to calls
+// of libdevice's __nv_erff and the like, which gemmc does not link; upstream
+// MLIR's polynomial approximations rewrite them into arith ops, math.fma
+// and math.absf (f32 to a few ulp). Those two would become libdevice calls
+// too (the conversion marks llvm.intr.fabs illegal): fma becomes LLVM's
+// intrinsic (fma.rn.f32), the absolute value its sign bit cleared.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::gemm {
+#define GEN_PASS_DEF_GEMMAPPROXIMATEMATH
+#include "gemmc/Dialect/Gemm/Transforms/Passes.h.inc"
+} // namespace mlir::gemm
+
+using namespace mlir;
+
+namespace {
+/// math.fma as llvm.intr.fma, which NVPTX selects as fma.rn.f32.
+struct FmaToIntrinsic : public OpRewritePattern<math::FmaOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::FmaOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::FMAOp>(op, op.getA(), op.getB(),
+                                             op.getC());
+    return success();
+  }
+};
+
+/// math.absf of f32 (or a vector of them) as its bits with the sign
+/// cleared: exact, NaN included.
+struct AbsToSignMask : public OpRewritePattern<math::AbsFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::AbsFOp op,
+                                PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!getElementTypeOrSelf(type).isF32())
+      return rewriter.notifyMatchFailure(op, "not f32");
+    Type bits = rewriter.getI32Type();
+    if (auto vector = dyn_cast<VectorType>(type))
+      bits = vector.clone(bits);
+    Location loc = op.getLoc();
+    Value word = arith::BitcastOp::create(rewriter, loc, bits, op.getOperand());
+    TypedAttr maskValue = rewriter.getI32IntegerAttr(0x7fffffff);
+    if (auto vector = dyn_cast<VectorType>(bits))
+      maskValue = DenseElementsAttr::get(vector, maskValue);
+    Value mask = arith::ConstantOp::create(rewriter, loc, bits, maskValue);
+    Value cleared = arith::AndIOp::create(rewriter, loc, word, mask);
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, type, cleared);
+    return success();
+  }
+};
+
+struct GemmApproximateMathPass
+    : public mlir::gemm::impl::GemmApproximateMathBase<
+          GemmApproximateMathPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateMathPolynomialApproximationPatterns(
+        patterns, [](StringRef name) {
+          return name == math::ErfOp::getOperationName() ||
+                 name == math::TanhOp::getOperationName();
+        });
+    patterns.add<FmaToIntrinsic, AbsToSignMask>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
