@@ -51,10 +51,16 @@ inline const char *elementName(Kind kind) {
 
 /// The streams a Hopper schedule draws its later additions from, each its
 /// own so that what earlier seeds drew stays: the operands the producer's
-/// threads copy, deep K steps and pipelines, batches, FP8.
+/// threads copy, deep K steps and pipelines, batches, and what came after
+/// (FP8, the activations' kinds).
 struct SideDraws {
-  Draw &side, &deep, &batch, &fp8;
+  Draw &side, &deep, &batch, &extra;
 };
+
+/// An activation: ReLU half the time, else GELU (either form) or SiLU.
+inline const char *drawActivation(Draw &d) {
+  return d.pick({"relu", "relu", "relu", "gelu", "gelu-tanh", "silu"});
+}
 
 /// A schedule for Hopper's warpgroup kernel (sm_90a); HopperSchedule.cpp.
 std::string generateHopper(Draw &d, SideDraws sides, const std::string &name,

@@ -174,13 +174,13 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   std::mt19937_64 batchCopy = rng;
   std::seed_seq batchSeed{batchCopy(), batchCopy(), uint64_t(0xba7c)};
   std::mt19937_64 batchRng(batchSeed);
-  std::mt19937_64 fp8Copy = rng;
-  std::seed_seq fp8Seed{fp8Copy(), fp8Copy(), uint64_t(0xf8f8)};
-  std::mt19937_64 fp8Rng(fp8Seed);
+  std::mt19937_64 extraCopy = rng;
+  std::seed_seq extraSeed{extraCopy(), extraCopy(), uint64_t(0xf8f8)};
+  std::mt19937_64 extraRng(extraSeed);
   Draw d(rng), side(sideRng), deepSide(deepRng), batchSide(batchRng),
-      fp8Side(fp8Rng);
+      extra(extraRng);
   if (options.hopper && (d.chance(0.2) || options.hopperOnly))
-    return generateHopper(d, {side, deepSide, batchSide, fp8Side}, name,
+    return generateHopper(d, {side, deepSide, batchSide, extra}, name,
                           options);
   Plan p;
   p.kind = d.pick({Kind::Simt, Kind::Simt, Kind::F16, Kind::BF16, Kind::TF32});
@@ -266,9 +266,11 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
     statement("epilogue = store");
   if (d.chance(0.4))
     statement(std::string("bias = ") + (d.chance(0.5) ? "row" : "col"));
+  // The activation's kind from a stream of its own (ReLU, as earlier seeds
+  // drew, half the time).
   if (d.chance(0.3))
     statement(std::string("activation = ") +
-              (d.chance(0.85) ? "relu" : "none"));
+              (d.chance(0.85) ? drawActivation(extra) : "none"));
   if (d.chance(0.25)) {
     if (p.dynamic && d.chance(0.6)) {
       statement("batch = ?");

@@ -17,7 +17,7 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
                                         const std::string &name,
                                         const GeneratorOptions &options) {
   Draw &side = sides.side, &deepSide = sides.deep, &batchSide = sides.batch;
-  Draw &fp8Side = sides.fp8;
+  Draw &fp8Side = sides.extra;
   Kind kind = d.pick({Kind::F16, Kind::BF16, Kind::TF32});
   // FP8: K-major operands (a few not, to be refused), mostly copied by TMA,
   // k32 wgmma on 128-byte rows of K; by default each k tile's sums are
@@ -133,7 +133,7 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
   if (d.chance(0.3))
     statement(std::string("bias = ") + (d.chance(0.5) ? "row" : "col"));
   if (d.chance(0.25))
-    statement("activation = relu");
+    statement(std::string("activation = ") + drawActivation(fp8Side));
 
   std::string schedule;
   auto directive = [&](const std::string &text) {
