@@ -2,8 +2,9 @@
 
 #include "gemmc-rt/Cublas.h"
 
+#include "BlasLibrary.h"
+
 #include <cublas_v2.h>
-#include <dlfcn.h>
 
 using namespace gemmc::rt;
 
@@ -47,31 +48,15 @@ static CublasApi &api() {
 }
 
 static void check(cublasStatus_t status, const char *call) {
-  if (status == CUBLAS_STATUS_SUCCESS)
-    return;
-  const char *message = api().cublasGetStatusString
-                            ? api().cublasGetStatusString(status)
-                            : "unknown status";
-  throw CudaError(std::string(call) + ": " + message);
+  blas::check(status, call, api().cublasGetStatusString);
 }
 
 #define GEMMC_CUBLAS(call) check((call), #call)
 
 Cublas::Cublas() {
-  for (const char *name : {"libcublas.so.13", "libcublas.so.12",
-                           "libcublas.so"}) {
-    library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (library)
-      break;
-  }
-  if (!library)
-    throw CudaError(std::string("cannot load cuBLAS (libcublas.so.13): ") +
-                    dlerror());
-#define GEMMC_LOAD(fn)                                                         \
-  api().fn = reinterpret_cast<decltype(api().fn)>(                             \
-      dlsym(library, GEMMC_XSTR(fn)));                                         \
-  if (!api().fn)                                                               \
-    throw CudaError("cuBLAS lacks " GEMMC_XSTR(fn));
+  library = blas::openLibrary(
+      {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, "cuBLAS");
+#define GEMMC_LOAD(fn) blas::lookUp(library, api().fn, GEMMC_XSTR(fn), "cuBLAS");
   GEMMC_CUBLAS_FUNCTIONS(GEMMC_LOAD)
   GEMMC_LOAD(cublasGemmEx)
   GEMMC_LOAD(cublasGemmStridedBatchedEx)

@@ -1,10 +1,10 @@
 //===- CublasLt.cpp - cuBLASLt as the FP8 baseline, loaded at run time --===//
 
 #include "gemmc-rt/CublasLt.h"
+#include "BlasLibrary.h"
 #include "gemmc-rt/Cublas.h"
 
 #include <cublasLt.h>
-#include <dlfcn.h>
 
 #include <climits>
 #include <type_traits>
@@ -51,12 +51,7 @@ static LtApi &api() {
 }
 
 static void checkLt(cublasStatus_t status, const char *call) {
-  if (status == CUBLAS_STATUS_SUCCESS)
-    return;
-  const char *message = api().cublasLtGetStatusString
-                            ? api().cublasLtGetStatusString(status)
-                            : "unknown status";
-  throw CudaError(std::string(call) + ": " + message);
+  blas::check(status, call, api().cublasLtGetStatusString);
 }
 
 #define GEMMC_CUBLASLT(call) checkLt((call), #call)
@@ -91,20 +86,11 @@ struct CublasLt::Plan {
 };
 
 CublasLt::CublasLt() {
-  for (const char *name : {"libcublasLt.so.13", "libcublasLt.so.12",
-                           "libcublasLt.so"}) {
-    library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (library)
-      break;
-  }
-  if (!library)
-    throw CudaError(std::string("cannot load cuBLASLt (libcublasLt.so.13): ") +
-                    dlerror());
+  library = blas::openLibrary(
+      {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"},
+      "cuBLASLt");
 #define GEMMC_LOAD(fn)                                                         \
-  api().fn = reinterpret_cast<decltype(api().fn)>(                             \
-      dlsym(library, GEMMC_XSTR(fn)));                                         \
-  if (!api().fn)                                                               \
-    throw CudaError("cuBLASLt lacks " GEMMC_XSTR(fn));
+  blas::lookUp(library, api().fn, GEMMC_XSTR(fn), "cuBLASLt");
   GEMMC_CUBLASLT_FUNCTIONS(GEMMC_LOAD)
 #undef GEMMC_LOAD
   libraryVersion = api().cublasLtGetVersion();
