@@ -35,6 +35,7 @@ GEMM
   mk f256_c21 "$S" tensor "math = fast-accumulate" "tile 128x256x128 wgmma m64n256k32 tma a b c pipeline stages 4 $W2 cluster 2x1 raster 8"
   mk f256r_c21 "$S" rowwise "math = fast-accumulate" "tile 128x256x128 wgmma m64n256k32 tma a b c pipeline stages 4 $W2 cluster 2x1 raster 8"
   mk pd192 "$D" tensor "" "tile 128x192x128 wgmma m64n192k32 tma a b pipeline stages 4 $W2 raster 8"
+  mk pd192c "$D" tensor "" "tile 128x192x128 wgmma m64n192k32 tma a b c pipeline stages 4 $W2 raster 8"
   mk pd192r "$D" rowwise "" "tile 128x192x128 wgmma m64n192k32 tma a b pipeline stages 4 $W2 raster 8"
   mk fd256 "$D" tensor "math = fast-accumulate" "tile 128x256x128 wgmma m64n256k32 tma a b pipeline stages 4 $W2 raster 8"
   mk pdsk "$D" tensor "" "tile 128x192x128 wgmma m64n192k32 tma a b pipeline stages 4 warp-specialize 2 persistent stream-k"
@@ -57,7 +58,7 @@ for i in 1 2 3; do
   done
 done > "$O/headline.txt"
 for s in 4096x7168x16384 4096x4096x4096 2048x8192x8192 8192x8192x8192; do
-  $B --runs 20 --size $s v/pd192.ptx v/pdsk.ptx
+  $B --runs 20 --size $s v/pd192.ptx v/pd192c.ptx v/pdsk.ptx
   $B --runs 20 --size $s v/pd192r.ptx
   $B --runs 20 --size $s v/fd256.ptx hopper-fp8-dynamic.ptx
 done 2>&1 | grep "PASS\|FAIL\|SKIP" > "$O/sizes.txt"
