@@ -31,6 +31,7 @@ GEMM
   mk p192_nc "$S" tensor "" "tile 128x192x128 wgmma m64n192k32 tma a b c pipeline stages 4 $W2 raster 8"
   mk p192_c21 "$S" tensor "" "tile 128x192x128 wgmma m64n192k32 tma a b c pipeline stages 4 $W2 cluster 2x1 raster 8"
   mk p128_c21 "$S" tensor "" "tile 128x128x128 wgmma m64n128k32 tma a b c pipeline stages 6 $W2 cluster 2x1 raster 8"
+  mk p192r_nc "$S" rowwise "" "tile 128x192x128 wgmma m64n192k32 tma a b c pipeline stages 4 $W2 raster 8"
   mk p192r_c21 "$S" rowwise "" "tile 128x192x128 wgmma m64n192k32 tma a b c pipeline stages 4 $W2 cluster 2x1 raster 8"
   mk f256_c21 "$S" tensor "math = fast-accumulate" "tile 128x256x128 wgmma m64n256k32 tma a b c pipeline stages 4 $W2 cluster 2x1 raster 8"
   mk f256r_c21 "$S" rowwise "math = fast-accumulate" "tile 128x256x128 wgmma m64n256k32 tma a b c pipeline stages 4 $W2 cluster 2x1 raster 8"
@@ -53,7 +54,8 @@ B=bin/gemm-bench O=${OUT:-/tmp}
 } 2>&1 | grep "results," > "$O/sweeps.txt"
 # The headline in three processes; each kernel beside cuBLASLt in its mode.
 for i in 1 2 3; do
-  for k in v/p192_nc.ptx v/p192r_c21.ptx v/f256_c21.ptx v/f256r_c21.ptx; do
+  for k in v/p192_nc.ptx v/p192r_nc.ptx v/p192r_c21.ptx v/f256_c21.ptx \
+    v/f256r_c21.ptx; do
     $B --runs 30 $k 2>&1 | grep "PASS\|FAIL"
   done
 done > "$O/headline.txt"
