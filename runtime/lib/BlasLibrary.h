@@ -1,14 +1,17 @@
-//===- BlasLibrary.h - cuBLAS and cuBLASLt, opened at run time ----*- C++ -*-===//
+//===- BlasLibrary.h - cuBLAS and cuBLASLt, opened at run time ----*- C++
+//-*-===//
 //
 // What Cublas.cpp and CublasLt.cpp share: the library opened by the first
-// of its names that loads, its entry points looked up by name, and a
-// failed call's status thrown as a CudaError that names the call.
+// of its names that loads, its entry points looked up by name, a failed
+// call's status thrown as a CudaError that names the call, and the CUDA
+// types of the element types.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GEMMC_RUNTIME_LIB_BLASLIBRARY_H
 #define GEMMC_RUNTIME_LIB_BLASLIBRARY_H
 
+#include "gemmc-rt/Contract.h"
 #include "gemmc-rt/Driver.h"
 
 #include <cublas_api.h>
@@ -46,6 +49,23 @@ inline void check(cublasStatus_t status, const char *call,
     return;
   const char *message = describe ? describe(status) : "unknown status";
   throw CudaError(std::string(call) + ": " + message);
+}
+
+/// The CUDA library type of an element type.
+inline cudaDataType_t toCuda(DType type) {
+  switch (type) {
+  case DType::F32:
+    return CUDA_R_32F;
+  case DType::F16:
+    return CUDA_R_16F;
+  case DType::BF16:
+    return CUDA_R_16BF;
+  case DType::E4M3:
+    return CUDA_R_8F_E4M3;
+  case DType::E5M2:
+    return CUDA_R_8F_E5M2;
+  }
+  return CUDA_R_32F;
 }
 
 } // namespace gemmc::rt::blas

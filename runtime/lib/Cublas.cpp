@@ -56,7 +56,8 @@ static void check(cublasStatus_t status, const char *call) {
 Cublas::Cublas() {
   library = blas::openLibrary(
       {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, "cuBLAS");
-#define GEMMC_LOAD(fn) blas::lookUp(library, api().fn, GEMMC_XSTR(fn), "cuBLAS");
+#define GEMMC_LOAD(fn)                                                         \
+  blas::lookUp(library, api().fn, GEMMC_XSTR(fn), "cuBLAS");
   GEMMC_CUBLAS_FUNCTIONS(GEMMC_LOAD)
   GEMMC_LOAD(cublasGemmEx)
   GEMMC_LOAD(cublasGemmStridedBatchedEx)
@@ -70,22 +71,6 @@ Cublas::Cublas() {
 Cublas::~Cublas() {
   if (handle)
     api().cublasDestroy(static_cast<cublasHandle_t>(handle));
-}
-
-static cudaDataType_t toCuda(DType type) {
-  switch (type) {
-  case DType::F32:
-    return CUDA_R_32F;
-  case DType::F16:
-    return CUDA_R_16F;
-  case DType::BF16:
-    return CUDA_R_16BF;
-  case DType::E4M3:
-    return CUDA_R_8F_E4M3;
-  case DType::E5M2:
-    return CUDA_R_8F_E5M2;
-  }
-  return CUDA_R_32F;
 }
 
 ColumnMajorCall gemmc::rt::mapToColumnMajor(const Problem &p) {
@@ -146,26 +131,25 @@ void Cublas::gemm(const Problem &p, MathMode math, const Operands &ops) {
     long long strideX = call.swap ? p.strideOfB() : p.strideOfA();
     long long strideY = call.swap ? p.strideOfA() : p.strideOfB();
     GEMMC_CUBLAS(api().cublasGemmStridedBatchedEx(
-        h, opX, opY, call.m, call.n, call.k, &alpha, x, toCuda(xType), call.ldx,
-        strideX, y, toCuda(yType), call.ldy, strideY, &beta, c, toCuda(p.c),
-        call.ldc, p.strideOfC(), int(p.batch), compute, CUBLAS_GEMM_DEFAULT));
+        h, opX, opY, call.m, call.n, call.k, &alpha, x, blas::toCuda(xType),
+        call.ldx, strideX, y, blas::toCuda(yType), call.ldy, strideY, &beta, c,
+        blas::toCuda(p.c), call.ldc, p.strideOfC(), int(p.batch), compute,
+        CUBLAS_GEMM_DEFAULT));
     return;
   }
   if (p.a == DType::F32 && math == MathMode::Exact) {
     GEMMC_CUBLAS(api().cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
-    GEMMC_CUBLAS(api().cublasSgemm(
-        h, opX, opY, call.m, call.n, call.k, &alpha,
-        static_cast<const float *>(x), call.ldx,
-        static_cast<const float *>(y), call.ldy, &beta,
-        static_cast<float *>(c), call.ldc));
+    GEMMC_CUBLAS(api().cublasSgemm(h, opX, opY, call.m, call.n, call.k, &alpha,
+                                   static_cast<const float *>(x), call.ldx,
+                                   static_cast<const float *>(y), call.ldy,
+                                   &beta, static_cast<float *>(c), call.ldc));
     return;
   }
-  cublasComputeType_t compute = p.a == DType::F32
-                                    ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                    : CUBLAS_COMPUTE_32F;
+  cublasComputeType_t compute =
+      p.a == DType::F32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   DType xType = call.swap ? p.b : p.a, yType = call.swap ? p.a : p.b;
   GEMMC_CUBLAS(api().cublasGemmEx(
-      h, opX, opY, call.m, call.n, call.k, &alpha, x, toCuda(xType),
-      call.ldx, y, toCuda(yType), call.ldy, &beta, c, toCuda(p.c), call.ldc,
-      compute, CUBLAS_GEMM_DEFAULT));
+      h, opX, opY, call.m, call.n, call.k, &alpha, x, blas::toCuda(xType),
+      call.ldx, y, blas::toCuda(yType), call.ldy, &beta, c, blas::toCuda(p.c),
+      call.ldc, compute, CUBLAS_GEMM_DEFAULT));
 }

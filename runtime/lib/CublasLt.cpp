@@ -59,7 +59,7 @@ static void checkLt(cublasStatus_t status, const char *call) {
 /// Sets attribute `attr` of a matmul descriptor to `value` (an lvalue: the
 /// library copies sizeof(value) bytes from its address).
 #define GEMMC_LT_SET(desc, attr, value)                                        \
-  checkLt(api().cublasLtMatmulDescSetAttribute((desc), (attr), &(value),      \
+  checkLt(api().cublasLtMatmulDescSetAttribute((desc), (attr), &(value),       \
                                                sizeof(value)),                 \
           "cublasLtMatmulDescSetAttribute(" #attr ")")
 
@@ -87,8 +87,7 @@ struct CublasLt::Plan {
 
 CublasLt::CublasLt() {
   library = blas::openLibrary(
-      {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"},
-      "cuBLASLt");
+      {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"}, "cuBLASLt");
 #define GEMMC_LOAD(fn)                                                         \
   blas::lookUp(library, api().fn, GEMMC_XSTR(fn), "cuBLASLt");
   GEMMC_CUBLASLT_FUNCTIONS(GEMMC_LOAD)
@@ -109,22 +108,6 @@ CublasLt::~CublasLt() {
 
 static bool isFp8(DType type) {
   return type == DType::E4M3 || type == DType::E5M2;
-}
-
-static cudaDataType_t toCuda(DType type) {
-  switch (type) {
-  case DType::F32:
-    return CUDA_R_32F;
-  case DType::F16:
-    return CUDA_R_16F;
-  case DType::BF16:
-    return CUDA_R_16BF;
-  case DType::E4M3:
-    return CUDA_R_8F_E4M3;
-  case DType::E5M2:
-    return CUDA_R_8F_E5M2;
-  }
-  return CUDA_R_32F;
 }
 
 bool CublasLt::takes(const Problem &p, std::string &why) {
@@ -149,8 +132,7 @@ bool CublasLt::takes(const Problem &p, std::string &why) {
     why = "cuBLASLt baseline computes one GEMM, not a batch";
     return false;
   }
-  if (p.alpha != 1 || p.beta != 0 || !p.bias.empty() ||
-      !p.activation.empty()) {
+  if (p.alpha != 1 || p.beta != 0 || !p.bias.empty() || !p.activation.empty()) {
     why = "cuBLASLt baseline computes D = scales * A * B only (alpha = 1, "
           "beta = 0, no bias, no ReLU)";
     return false;
@@ -236,8 +218,8 @@ CublasLt::Plan &CublasLt::planFor(const Problem &p, const Operands &ops) {
   auto plan = std::make_unique<Plan>();
   ColumnMajorCall call = mapToColumnMajor(p);
   plan->swap = call.swap;
-  GEMMC_CUBLASLT(api().cublasLtMatmulDescCreate(
-      &plan->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  GEMMC_CUBLASLT(api().cublasLtMatmulDescCreate(&plan->desc, CUBLAS_COMPUTE_32F,
+                                                CUDA_R_32F));
   // TN (takes): cuBLASLt's A is stored k x m and read transposed, its B
   // stored k x n.
   int32_t opX = CUBLAS_OP_T, opY = CUBLAS_OP_N;
@@ -261,11 +243,11 @@ CublasLt::Plan &CublasLt::planFor(const Problem &p, const Operands &ops) {
 
   DType typeX = call.swap ? p.b : p.a, typeY = call.swap ? p.a : p.b;
   GEMMC_CUBLASLT(api().cublasLtMatrixLayoutCreate(
-      &plan->layoutX, toCuda(typeX), call.k, call.m, call.ldx));
+      &plan->layoutX, blas::toCuda(typeX), call.k, call.m, call.ldx));
   GEMMC_CUBLASLT(api().cublasLtMatrixLayoutCreate(
-      &plan->layoutY, toCuda(typeY), call.k, call.n, call.ldy));
+      &plan->layoutY, blas::toCuda(typeY), call.k, call.n, call.ldy));
   GEMMC_CUBLASLT(api().cublasLtMatrixLayoutCreate(
-      &plan->layoutC, toCuda(p.c), call.m, call.n, call.ldc));
+      &plan->layoutC, blas::toCuda(p.c), call.m, call.n, call.ldc));
 
   cublasLtMatmulPreference_t preference = nullptr;
   GEMMC_CUBLASLT(api().cublasLtMatmulPreferenceCreate(&preference));
@@ -309,8 +291,7 @@ void CublasLt::scaledGemm(const Problem &p, const Operands &ops,
   const float alpha = 1, beta = 0;
   // CUstream and cudaStream_t are the same type (CUstream_st *).
   GEMMC_CUBLASLT(api().cublasLtMatmul(
-      static_cast<cublasLtHandle_t>(handle), plan.desc, &alpha, x,
-      plan.layoutX, y, plan.layoutY, &beta, c, plan.layoutC, c, plan.layoutC,
-      &plan.algo, reinterpret_cast<void *>(workspace->ptr()),
-      workspace->size(), stream));
+      static_cast<cublasLtHandle_t>(handle), plan.desc, &alpha, x, plan.layoutX,
+      y, plan.layoutY, &beta, c, plan.layoutC, c, plan.layoutC, &plan.algo,
+      reinterpret_cast<void *>(workspace->ptr()), workspace->size(), stream));
 }
