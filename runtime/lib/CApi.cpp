@@ -205,6 +205,18 @@ extern "C" gemmc_status gemmc_module_load(const char *ptx, const char *name,
     std::string error;
     if (!parseContracts(ptx, loaded->contracts, error))
       return capi::fail(GEMMC_ERROR_CONTRACT, loaded->name + ": " + error);
+    // gemmc_dtype, gemmc_problem and gemmc_kernel_info have no FP8, no
+    // scales and no activation but ReLU yet: such a kernel would be
+    // described wrongly or launched without its scales.
+    const Contract &first = loaded->contracts.front();
+    if (sizeOf(first.problem.a) == 1 || sizeOf(first.problem.b) == 1 ||
+        !first.scales.empty() ||
+        (!first.activation.empty() && first.activation != "relu"))
+      return capi::fail(GEMMC_ERROR_CONTRACT,
+                        loaded->name + ": the C API takes no FP8 kernel, "
+                                       "FP8 scales or activation but ReLU "
+                                       "yet (the C++ runtime and gemm-bench "
+                                       "do)");
     loaded->ptx = ptx;
     *module = registry().add(std::move(loaded));
     return capi::succeed();

@@ -517,6 +517,27 @@ TEST(CApi, LoadsTheShippedFamilies) {
             GEMMC_ERROR_INVALID_ARGUMENT);
 }
 
+TEST(CApi, RefusesWhatItCannotDescribe) {
+  // FP8, its scales and GELU/SiLU have no C API yet: a module of them is
+  // refused at load, not described as f32 and launched without its scales.
+  const char *fp8 = R"(
+// gemmc-contract-begin v11
+// entry: k
+// block: 128 1 1
+// grid: N/64 M/64 1
+// dynamic-shared-bytes: 0
+// params: A:ptr B:ptr C:ptr scale-A:ptr scale-B:ptr
+// epilogue: scales=tensor
+// problem: m=64 n=64 k=128 a=e4m3:row b=e4m3:col c=bf16:row acc=f32
+// gemmc-contract-end
+)";
+  gemmc_module module = nullptr;
+  EXPECT_EQ(gemmc_module_load(fp8, "fp8", &module), GEMMC_ERROR_CONTRACT);
+  EXPECT_EQ(module, nullptr);
+  EXPECT_NE(std::string(gemmc_last_error()).find("the C API takes no FP8"),
+            std::string::npos);
+}
+
 TEST(CApi, PlanEntriesCheckTheirArguments) {
   gemmc_problem p;
   gemmc_problem_init(&p, 64, 64, 64);
