@@ -43,7 +43,7 @@ const char *gemmc::contract::toString(Layout layout) {
 }
 
 unsigned gemmc::contract::sizeOf(DType type) {
-  if (type == DType::E4M3 || type == DType::E5M2)
+  if (isFloat8(type))
     return 1;
   return type == DType::F32 ? 4 : 2;
 }

@@ -74,11 +74,10 @@ static std::string problemLine(const Problem &p) {
 
 /// Whether the kernel takes FP8 operands or their scales, or applies GELU
 /// or SiLU (version 11).
-static bool usesFloat8(const Contract &c) {
-  auto fp8 = [](DType t) { return t == DType::E4M3 || t == DType::E5M2; };
+static bool needsVersion11(const Contract &c) {
   bool newActivation = !c.activation.empty() && c.activation != "relu";
-  return newActivation || !c.scales.empty() || fp8(c.problem.a) ||
-         fp8(c.problem.b) || fp8(c.problem.c);
+  return newActivation || !c.scales.empty() || isFloat8(c.problem.a) ||
+         isFloat8(c.problem.b) || isFloat8(c.problem.c);
 }
 
 std::string gemmc::contract::formatContract(const Contract &c) {
@@ -91,8 +90,8 @@ std::string gemmc::contract::formatContract(const Contract &c) {
   // strides, version 11 FP8 operands and their scales: a reader of an older
   // version refuses such a kernel rather than launch it wrongly (or for
   // problems it is not for).
-  int version = usesFloat8(c)                               ? 11
-                : c.hasStrideMultiples()                    ? 10
+  int version = needsVersion11(c)                          ? 11
+                : c.hasStrideMultiples()                   ? 10
                 : c.problem.batched && c.tensorMaps        ? 9
                 : c.transposed                             ? 8
                 : c.streamK                                ? 7

@@ -387,9 +387,8 @@ static bool parseProblemFields(Block &b, Contract &contract) {
   if (contract.problem.batched && contract.tensorMaps && b.version < 9)
     return b.bad("problem");
   // FP8 operands, from version 11.
-  auto fp8 = [](DType t) { return t == DType::E4M3 || t == DType::E5M2; };
   const Problem &p = contract.problem;
-  if ((fp8(p.a) || fp8(p.b) || fp8(p.c)) && b.version < 11)
+  if ((isFloat8(p.a) || isFloat8(p.b) || isFloat8(p.c)) && b.version < 11)
     return b.bad("problem");
   contract.hasCost = b.has("cost");
   contract.cost = CostFacts();

@@ -101,8 +101,9 @@ bool Rules::checkWarpgroup() {
                  "tf32 wgmma reads both operands K-major: with 'tma', A must "
                  "be row-major and B column-major (leave the operand out of "
                  "'tma' and the producer's threads transpose it)");
-  // FP8 wgmma reads both operands K-major from shared memory, and the
-  // producer's threads copy 2-byte pieces at the least: TMA copies them.
+  // FP8 wgmma reads both operands K-major from shared memory; the
+  // producer's threads' copies realign elements of 2 bytes and more, not
+  // FP8's single bytes: TMA copies them.
   if (fp8 && (p.aLayout != MatrixLayout::Row || p.bLayout != MatrixLayout::Col))
     return error(p.aLayout != MatrixLayout::Row ? Part::Kind::AType
                                                 : Part::Kind::BType,

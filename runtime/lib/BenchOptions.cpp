@@ -99,7 +99,7 @@ double gemmc::rt::toleranceFor(DType input, DType output, MathMode math,
   // add FP8 products with fewer mantissa bits than f32 keeps (about 14;
   // DeepSeek-V3's report, section 3.3.2) before the sum reaches the f32
   // accumulators: u = 2^-14 in the random walk, with C's rounding.
-  if (sizeOf(input) == 1)
+  if (isFloat8(input))
     return (output == DType::F32 ? 1e-4 : output == DType::F16 ? 2e-3 : 1e-2) +
            2 * std::ldexp(1.0, -14) * std::sqrt(double(k));
   // Rounding C to 16 bits dominates when C is f16 or bf16: a relative

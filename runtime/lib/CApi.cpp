@@ -209,7 +209,7 @@ extern "C" gemmc_status gemmc_module_load(const char *ptx, const char *name,
     // scales and no activation but ReLU yet: such a kernel would be
     // described wrongly or launched without its scales.
     const Contract &first = loaded->contracts.front();
-    if (sizeOf(first.problem.a) == 1 || sizeOf(first.problem.b) == 1 ||
+    if (isFloat8(first.problem.a) || isFloat8(first.problem.b) ||
         !first.scales.empty() ||
         (!first.activation.empty() && first.activation != "relu"))
       return capi::fail(GEMMC_ERROR_CONTRACT,

@@ -106,12 +106,8 @@ CublasLt::~CublasLt() {
     api().cublasLtDestroy(static_cast<cublasLtHandle_t>(handle));
 }
 
-static bool isFp8(DType type) {
-  return type == DType::E4M3 || type == DType::E5M2;
-}
-
 bool CublasLt::takes(const Problem &p, std::string &why) {
-  if (!isFp8(p.a) || !isFp8(p.b)) {
+  if (!isFloat8(p.a) || !isFloat8(p.b)) {
     why = "cuBLASLt baseline is for FP8 (e4m3, e5m2) A and B";
     return false;
   }

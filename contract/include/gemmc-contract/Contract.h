@@ -28,6 +28,10 @@ bool parseDType(const std::string &text, DType &type);
 const char *toString(Layout layout);
 /// Bytes per element.
 unsigned sizeOf(DType type);
+/// e4m3 or e5m2.
+inline bool isFloat8(DType type) {
+  return type == DType::E4M3 || type == DType::E5M2;
+}
 
 /// Parses a non-negative decimal integer (the whole text).
 bool parseInt(const std::string &text, int64_t &value);

@@ -29,8 +29,8 @@ static double peakTflops(const Device &d, DType type, MathMode math) {
     double f16 =
         d.major >= 9 ? 4096 : (d.major == 8 && d.minor == 0 ? 2048 : 1024);
     perSmPerClock = type == DType::F32 ? f16 / 2
-                    : sizeOf(type) == 1 ? 2 * f16
-                                        : f16;
+                    : isFloat8(type)   ? 2 * f16
+                                       : f16;
   }
   return d.smCount * perSmPerClock * d.clockKHz * 1e3 / 1e12;
 }
@@ -366,7 +366,7 @@ void CaseRun::runCublas() {
   r.size = cs.size;
   // FP8 runs on cuBLASLt (cuBLAS's GEMMs take none), where it takes the
   // problem.
-  bool fp8 = sizeOf(p.a) == 1;
+  bool fp8 = isFloat8(p.a);
   std::function<void()> gemm = [&] { bench.cublas->gemm(p, cs.math, ops); };
   r.file = Cublas::describe(p, cs.math);
   if (fp8) {
