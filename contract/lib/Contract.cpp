@@ -143,10 +143,12 @@ std::string gemmc::contract::describeSemantics(bool alphaBeta,
                                                const std::string &bias,
                                                const std::string &activation,
                                                const std::string &scales) {
-  std::string product = scales == "tensor" ? "scale_a * scale_b * A * B"
-                        : scales == "rowwise"
-                            ? "scale_a[row] * scale_b[col] * A * B"
-                            : "A * B";
+  std::string product =
+      scales == "tensor"    ? "scale_a * scale_b * A * B"
+      : scales == "rowwise" ? "scale_a[row] * scale_b[col] * A * B"
+      : scales == "block"
+          ? "(scale_a[row,k/128] * A) * (scale_b[col/128,k/128] * B)"
+          : "A * B";
   std::string value =
       alphaBeta ? "alpha * " + product + " + beta * C" : product;
   if (!bias.empty())
@@ -154,6 +156,35 @@ std::string gemmc::contract::describeSemantics(bool alphaBeta,
   if (!activation.empty())
     value = activation + "(" + value + ")";
   return "C = " + value;
+}
+
+bool gemmc::contract::isScaleKind(const std::string &name) {
+  return name == "tensor" || name == "rowwise" || name == "block";
+}
+
+static int64_t blocksOf(int64_t extent) {
+  return (extent + kScaleBlock - 1) / kScaleBlock;
+}
+
+int64_t gemmc::contract::scaleCount(const std::string &scales, bool ofA,
+                                    int64_t m, int64_t n, int64_t k) {
+  if (scales == "tensor")
+    return 1;
+  if (scales == "rowwise")
+    return ofA ? m : n;
+  if (scales == "block")
+    return (ofA ? m : blocksOf(n)) * blocksOf(k);
+  return 0;
+}
+
+int64_t gemmc::contract::blockScaleIndex(bool ofA, int64_t row, int64_t col,
+                                         int64_t m, int64_t n, int64_t k) {
+  // A's: (row, col / 128) at (col / 128) * M + row. B's, for (k, n) at
+  // (row, col): block (col / 128, row / 128) at (col / 128) * ceil(K/128)
+  // + row / 128.
+  if (ofA)
+    return col / kScaleBlock * m + row;
+  return col / kScaleBlock * blocksOf(k) + row / kScaleBlock;
 }
 
 bool gemmc::contract::isActivation(const std::string &name) {

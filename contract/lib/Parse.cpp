@@ -212,8 +212,8 @@ static bool parseParams(Block &b, Contract &contract) {
         contract.activation = word;
       else if (word == "bias=row" || word == "bias=col")
         contract.bias = word.substr(5);
-      else if ((word == "scales=tensor" || word == "scales=rowwise") &&
-               b.version >= 11)
+      else if (word.rfind("scales=", 0) == 0 &&
+               isScaleKind(word.substr(7)) && b.version >= 11)
         contract.scales = word.substr(7);
       else
         return b.bad("epilogue");
@@ -267,11 +267,14 @@ static bool parseParams(Block &b, Contract &contract) {
   if (biasParam != !contract.bias.empty())
     return b.fail("params", "a bias:ptr parameter needs 'epilogue: bias=row' "
                             "or 'bias=col', and the other way round");
+  // A transposed kernel's A is the problem's B: block scales, A's 1 x 128
+  // and B's 128 x 128, would be read each as the other's.
+  if (contract.transposed && contract.scales == "block")
+    return b.fail("transposed", "block scales cannot be transposed");
   int scaleParams = countParams(contract, isScaleParam);
   if (scaleParams != (contract.scales.empty() ? 0 : 2))
     return b.fail("params", "scale-A and scale-B parameters need 'epilogue: "
-                            "scales=tensor' or 'scales=rowwise', and the "
-                            "other way round");
+                            "scales=...', and the other way round");
   // alpha and beta come together.
   if (contract.alphaBeta && countParams(contract, [](const Param &p) {
                               return p.kind == "f32";
@@ -441,6 +444,10 @@ static bool checkMatrixParams(Block &b, const Contract &contract) {
   int descriptors = countParams(
       contract, [](const Param &p) { return p.kind.rfind("memref", 0) == 0; });
   int workspaceParams = countParams(contract, isWorkspaceParam);
+  // A transposed kernel's A is the problem's B: block scales, A's 1 x 128
+  // and B's 128 x 128, would be read each as the other's.
+  if (contract.transposed && contract.scales == "block")
+    return b.fail("transposed", "block scales cannot be transposed");
   int scaleParams = countParams(contract, isScaleParam);
   if (descriptors != 0 && descriptors != 3 + !contract.bias.empty() +
                                              workspaceParams + scaleParams)

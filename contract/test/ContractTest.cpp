@@ -1212,3 +1212,47 @@ TEST(Contract, ReadsFloat8AndItsScales) {
   EXPECT_EQ(params, "B A C scale-B scale-A tmap-B tmap-A ");
   EXPECT_EQ(t.scales, "rowwise");
 }
+
+TEST(Contract, ReadsBlockScales) {
+  Contract c;
+  std::string error, why;
+  std::string text = replace(
+      replace(kFloat8, "scales=rowwise", "scales=block"),
+      "C = scale_a[row] * scale_b[col] * A * B",
+      "C = (scale_a[row,k/128] * A) * (scale_b[col/128,k/128] * B)");
+  ASSERT_TRUE(parseContract(text, c, error)) << error;
+  EXPECT_EQ(c.scales, "block");
+  EXPECT_EQ(c.semantics, describeSemantics(false, "", "", "block"));
+  Problem p = c.problem;
+  p.m = 300, p.n = 520, p.k = 1008;
+  p.scales = "block";
+  EXPECT_TRUE(accepts(c, p, why)) << why;
+  p.scales = "rowwise";
+  EXPECT_FALSE(accepts(c, p, why));
+  Contract again;
+  ASSERT_TRUE(parseContract(formatContract(c), again, error)) << error;
+  EXPECT_EQ(formatContract(again), formatContract(c));
+  EXPECT_NE(formatContract(c).find("// epilogue: scales=block\n"),
+            std::string::npos);
+  // A's 1 x 128 blocks, M-major: M x ceil(K/128); B's 128 x 128, K's
+  // blocks contiguous: ceil(N/128) x ceil(K/128).
+  EXPECT_EQ(scaleCount("block", true, 300, 520, 1000), 300 * 8);
+  EXPECT_EQ(scaleCount("block", false, 300, 520, 1000), 5 * 8);
+  EXPECT_EQ(scaleCount("rowwise", false, 300, 520, 1000), 520);
+  EXPECT_EQ(scaleCount("tensor", true, 300, 520, 1000), 1);
+  EXPECT_EQ(scaleCount("", true, 300, 520, 1000), 0);
+  // A(299, 999) lies in block (299, 7); B(999, 519) in block (4, 7).
+  EXPECT_EQ(blockScaleIndex(true, 299, 999, 300, 520, 1000), 7 * 300 + 299);
+  EXPECT_EQ(blockScaleIndex(false, 999, 519, 300, 520, 1000), 4 * 8 + 7);
+  EXPECT_EQ(blockScaleIndex(false, 127, 128, 300, 520, 1000), 1 * 8 + 0);
+  // Transposed, each operand's scales would be read as the other's.
+  Contract transposed;
+  EXPECT_FALSE(parseContract(
+      replace(text, "// schedule:",
+              std::string("// transposed: ") + kTransposedLine +
+                  "\n// schedule:"),
+      transposed, error));
+  EXPECT_NE(error.find("block scales cannot be transposed"),
+            std::string::npos)
+      << error;
+}

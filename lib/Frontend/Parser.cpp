@@ -215,10 +215,14 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
       return false;
     ScalesDecl decl;
     decl.loc = loc;
-    bool rowwise;
-    if (!parseEitherOf("tensor", "rowwise", rowwise))
-      return false;
-    decl.kind = rowwise ? ScaleKind::Rowwise : ScaleKind::Tensor;
+    std::optional<ScaleKind> kind;
+    if (tok.is(Token::Identifier))
+      kind = scaleKindNamed(tok.spelling);
+    if (!kind)
+      return error("expected 'tensor', 'rowwise' or 'block', got " +
+                   describe());
+    consume();
+    decl.kind = *kind;
     problem.scales = decl;
     return true;
   }

@@ -97,6 +97,28 @@ bool Rules::checkFloat8() {
                  stringify(p.a) +
                      " inputs run on Hopper's wgmma only: add 'wgmma "
                      "m64nNk32' (and --arch=sm_90a)");
+  return p.scales != ScaleKind::Block || checkBlockScales();
+}
+
+bool Rules::checkBlockScales() {
+  // Each k tile's sum of products, one block of the scales deep, is
+  // multiplied by its block's scales as it is added to the accumulators.
+  if (p.fastAccumulate)
+    return error(Part::Kind::Math,
+                 "block scales multiply each 128-deep sum of products in "
+                 "f32: 'math = fast-accumulate' sums on the tensor cores "
+                 "throughout and cannot take them");
+  if (s.bk() != kScaleBlock)
+    return error(DirectiveKind::Tile,
+                 "with 'scales = block' a k tile is one block of the scales: "
+                 "BK must be " +
+                     Twine(kScaleBlock) + ", got " + Twine(s.bk()));
+  if (s.transpose)
+    return error(DirectiveKind::Transpose,
+                 "block scales are A's 1 x 128 and B's 128 x 128: the "
+                 "transposed kernel would read each as the other's");
+  if (p.batched)
+    return notYet(Part::Kind::Batch, "block scales of a batch");
   return true;
 }
 

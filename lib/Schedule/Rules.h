@@ -59,6 +59,8 @@ private:
   bool checkTypes();
   /// e4m3 and e5m2 inputs, and their scales.
   bool checkFloat8();
+  /// `scales = block`: promoted sums one block deep.
+  bool checkBlockScales();
   bool checkThreads();
   bool checkPromoteAndPipeline();
   bool checkVectorize();

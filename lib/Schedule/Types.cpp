@@ -56,7 +56,22 @@ StringRef gemmc::stringify(BiasKind bias) {
 }
 
 StringRef gemmc::stringify(ScaleKind scales) {
-  return scales == ScaleKind::Tensor ? "tensor" : "rowwise";
+  switch (scales) {
+  case ScaleKind::Tensor:
+    return "tensor";
+  case ScaleKind::Rowwise:
+    return "rowwise";
+  case ScaleKind::Block:
+    return "block";
+  }
+  llvm_unreachable("unknown scales");
+}
+
+std::optional<ScaleKind> gemmc::scaleKindNamed(StringRef spelling) {
+  for (ScaleKind kind : {ScaleKind::Tensor, ScaleKind::Rowwise, ScaleKind::Block})
+    if (stringify(kind) == spelling)
+      return kind;
+  return std::nullopt;
 }
 
 StringRef gemmc::stringify(Activation activation) {

@@ -3,6 +3,8 @@
 #include "gemmc/Schedule/Warpgroup.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <numeric>
+
 using namespace gemmc;
 
 int64_t TmaOperand::leadingByteOffset() const {
@@ -81,6 +83,11 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   k.b.byTma = s.tmaB;
   k.tf32x3 = p.tf32x3;
   k.promotes = p.tf32x3 || (isFloat8(p.a) && !p.fastAccumulate);
+  k.blockScales = p.scales == ScaleKind::Block;
+  if (k.blockScales) {
+    int64_t latestStart = kScaleBlock - std::gcd(s.bn(), kScaleBlock);
+    k.scaleBlocks = (latestStart + s.bn() - 1) / kScaleBlock + 1;
+  }
   k.a.split = p.tf32x3 && !s.tmaA;
   k.b.split = p.tf32x3 && !s.tmaB;
   k.a.pieceBytes = s.globalLoadWidth(Operand::A) * k.elementBytes;
@@ -160,7 +167,10 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
     int64_t cBytes =
         k.c ? alignAtom(k.c->groupBytes()) * TmaStore::kBuffers * k.consumers
             : 0;
-    k.fullBarrierOffset = k.cOffset + cBytes;
+    k.scaleOffset = k.cOffset + cBytes;
+    k.scaleStageStride =
+        k.blockScales ? llvm::alignTo((s.bm() + k.scaleBlocks) * 4, 16) : 0;
+    k.fullBarrierOffset = k.scaleOffset + k.stages * k.scaleStageStride;
     k.emptyBarrierOffset = k.fullBarrierOffset + 8 * k.stages;
     k.sharedBytes = k.emptyBarrierOffset + 8 * k.stages;
     // Stream-K's consumers learn from a word of their own whether their
@@ -183,14 +193,13 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   k.stageTransactionBytes = (k.a.byTma ? k.a.stageBytes() : 0) +
                             (k.b.byTma ? k.b.stageBytes() : 0);
   k.fullArrivals = (k.usesTma() ? 1 : 0) +
-                   (k.copiesByThreads() ? kWarpgroupSize : 0);
+                   (k.threadsCopy() ? kWarpgroupSize : 0);
   // A thread splits or realigns its copies once they landed, before it
   // arrives.
   auto cpAsyncOrTma = [](const TmaOperand &t) {
     return t.byTma || (t.usesCpAsync() && !t.transformsInShared());
   };
-  k.asyncArrivals =
-      k.copiesByThreads() && cpAsyncOrTma(k.a) && cpAsyncOrTma(k.b);
+  k.asyncArrivals = k.threadsCopy() && cpAsyncOrTma(k.a) && cpAsyncOrTma(k.b);
   if (!k.asyncArrivals && (k.a.usesCpAsync() || k.b.usesCpAsync()))
     k.copyLag = std::max<int64_t>(k.stages - 2, 0);
 
@@ -210,12 +219,13 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   // Stream-K's consumers hold, beside the tile, the shared tiles' sums
   // and the partials in flight to them (128x128 tiles spilled 28 bytes at
   // 232): its TMA producer, whose issuer alone walks the units, gives up
-  // 16 more (ptxas spills neither at 24 + 2 x 240).
+  // 16 more (ptxas spills neither at 24 + 2 x 240); with block scales all
+  // its threads walk them, copying scales, at 40.
   k.producerRegisters = throughRegisters      ? 160
                         : transforms          ? 152
                         : k.copiesByThreads() ? 56
-                        : s.streamK           ? 24
-                                              : 40;
+                        : s.streamK && !k.blockScales ? 24
+                                                      : 40;
   // The split must leave 8 a thread unallocated: at 160 + 2 x 176, the
   // whole 512, the kernels hung on an H100 (the consumers' setmaxnreg
   // waited for ever); every split that ran leaves 8 (CUTLASS's 40 + 2 x 232

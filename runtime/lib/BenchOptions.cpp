@@ -30,7 +30,7 @@ const char *gemmc::rt::kBenchUsage =
     "                     beta = 0 never reads C); kernels without alpha and\n"
     "                     beta parameters are skipped unless 1 and 0\n"
     "  --bias row|col     then + bias[row] or bias[col] (random, seed + 4)\n"
-    "  --scales S         FP8's scales of A and B: tensor, rowwise or none\n"
+    "  --scales S         FP8's scales of A and B: tensor, rowwise, block or none\n"
     "                     (random; default: the first kernel's)\n"
     "  --batch N          a batch of N GEMMs, dense (default: the first\n"
     "                     kernel's batch and strides)\n"
@@ -270,7 +270,7 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
       if (!number(o.splits, 1, 65535))
         return false;
     } else if (arg == "--scales") {
-      if (!choice(o.scales, {"tensor", "rowwise", "none"}, "scales"))
+      if (!choice(o.scales, {"tensor", "rowwise", "block", "none"}, "scales"))
         return false;
       if (o.scales == "none")
         o.scales.clear();

@@ -133,12 +133,23 @@ bool CublasLt::takes(const Problem &p, std::string &why) {
           "beta = 0, no bias, no ReLU)";
     return false;
   }
-  if (!p.scales.empty() && p.scales != "tensor" && p.scales != "rowwise") {
+  if (!p.scales.empty() && !isScaleKind(p.scales)) {
     why = "unknown scales '" + p.scales + "'";
     return false;
   }
-  if (p.scales == "rowwise" && !GEMMC_LT_ROWWISE) {
-    why = "rowwise scales need cuBLAS 12.9 headers (outer-vector scales)";
+  if ((p.scales == "rowwise" || p.scales == "block") && !GEMMC_LT_ROWWISE) {
+    why = p.scales + " scales need cuBLAS 12.9 headers";
+    return false;
+  }
+  // Seen on an H100 (cuBLASLt 13.0): with block scales its result
+  // disagreed with fp64 where K was not a multiple of 128 (28x472x544:
+  // 0.56 relative) and where C was column-major (208x152x256: 0.31), the
+  // kernels' agreeing; elsewhere it matched them bit for bit. It is not a
+  // baseline there.
+  if (p.scales == "block" &&
+      (p.k % kScaleBlock || p.cLayout != Layout::Row)) {
+    why = "cuBLASLt's block scales are used only with K a multiple of 128 "
+          "and a row-major C";
     return false;
   }
   // mapToColumnMajor works in int, as does cuBLAS's API.
@@ -206,9 +217,10 @@ CublasLt::Plan &CublasLt::planFor(const Problem &p, const Operands &ops) {
   std::string why;
   if (!takes(p, why))
     throw CudaError("cublasLtMatmul: " + why);
-  if (p.scales == "rowwise" && libraryVersion < 120900)
-    throw CudaError("cublasLtMatmul: rowwise scales need cuBLASLt 12.9 or "
-                    "later (loaded: " +
+  if ((p.scales == "rowwise" || p.scales == "block") &&
+      libraryVersion < 120900)
+    throw CudaError("cublasLtMatmul: " + p.scales +
+                    " scales need cuBLASLt 12.9 or later (loaded: " +
                     std::to_string(libraryVersion) + ")");
 
   auto plan = std::make_unique<Plan>();
@@ -231,6 +243,15 @@ CublasLt::Plan &CublasLt::planFor(const Problem &p, const Operands &ops) {
     int32_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
     GEMMC_LT_SET(plan->desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, mode);
     GEMMC_LT_SET(plan->desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, mode);
+  }
+  if (p.scales == "block") {
+    // Our A's 1 x 128 blocks (a vector of 128 along K per row) and B's
+    // 128 x 128, each for the operand cuBLASLt reads it as.
+    int32_t ofA = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+    int32_t ofB = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+    int32_t modeX = plan->swap ? ofB : ofA, modeY = plan->swap ? ofA : ofB;
+    GEMMC_LT_SET(plan->desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, modeX);
+    GEMMC_LT_SET(plan->desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, modeY);
   }
 #endif
   // The heuristic sees the descriptor whole, scales included.

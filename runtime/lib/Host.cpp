@@ -336,8 +336,24 @@ std::vector<double> gemmc::rt::referenceAt(const HostMatrix &a,
       const double *x = &at[size_t(rowSlot[size_t(i)]) * k];
       const double *y = &bt[size_t(colSlot[size_t(j)]) * k];
       double ref = 0;
-      for (size_t kk = 0; kk < k; ++kk)
-        ref += x[kk] * y[kk];
+      if (epilogue.blockScales) {
+        // Each 128-deep part of the sum times its blocks' scales.
+        for (size_t k0 = 0; k0 < k; k0 += size_t(kScaleBlock)) {
+          double part = 0;
+          size_t k1 = std::min(k, k0 + size_t(kScaleBlock));
+          for (size_t kk = k0; kk < k1; ++kk)
+            part += x[kk] * y[kk];
+          int64_t at = int64_t(k0);
+          double sa = epilogue.scaleA[size_t(blockScaleIndex(
+              true, i, at, a.rows, b.cols, a.cols))];
+          double sb = epilogue.scaleB[size_t(blockScaleIndex(
+              false, at, j, a.rows, b.cols, a.cols))];
+          ref += part * sa * sb;
+        }
+      } else {
+        for (size_t kk = 0; kk < k; ++kk)
+          ref += x[kk] * y[kk];
+      }
       ref *= epilogue.scale(i, j) * epilogue.alpha;
       if (epilogue.beta != 0)
         ref += epilogue.beta * epilogue.c0->at(i, j);

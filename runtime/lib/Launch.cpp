@@ -274,9 +274,8 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
       return spec.workspaceFloats(p, splits, kernel.persistentBlocks());
     if (name == "counters")
       return spec.counters(p);
-    if (spec.scales != "rowwise")
-      return 1;
-    return name == "scale-A" ? p.m : p.n;
+    return scaleCount(spec.scales, name == "scale-A", p.m, p.n,
+                                p.k);
   };
   for (const Param &param : spec.params) {
     const std::string &name = param.name;

@@ -112,6 +112,27 @@ TEST(Host, MatricesPackInTheirType) {
   EXPECT_EQ(m.index(1, 2), 5u); // column-major: j * rows + i
 }
 
+/// Block scales across blocks: a 1 x 300 by 300 x 130 product of ones
+/// has three blocks along K (128, 128, 44 deep) and two along N.
+TEST(Host, ReferenceAppliesBlockScales) {
+  HostMatrix a(1, 300, Layout::Row), b(300, 130, Layout::Col),
+      c(1, 130, Layout::Row);
+  std::fill(a.data.begin(), a.data.end(), 1.0);
+  std::fill(b.data.begin(), b.data.end(), 1.0);
+  Epilogue block;
+  block.blockScales = true;
+  block.scaleA = {1.0f, 2.0f, 4.0f};          // M x 3, M-major
+  block.scaleB = {1.0f, 1.0f, 1.0f, 0.5f, 0.5f, 0.5f}; // 2 x 3, K's contiguous
+  // Columns 0..127: 128 + 2 * 128 + 4 * 44; 128 and 129 half that.
+  double first = 128 + 2 * 128 + 4 * 44;
+  for (int64_t j = 0; j < 130; ++j)
+    c.data[size_t(j)] = j < 128 ? first : first / 2;
+  Sample all = chooseSample(1, 130, 300, /*fullLimit=*/1 << 20, 0, 1);
+  EXPECT_EQ(compareWithReference(a, b, c, all, block).relFrobenius, 0.0);
+  c.data[129] = first;
+  EXPECT_GT(compareWithReference(a, b, c, all, block).maxAbs, 0.0);
+}
+
 /// A small GEMM with an exact answer: entries are small integers.
 TEST(Host, ReferenceMatchesExactProduct) {
   HostMatrix a(2, 3, Layout::Row), b(3, 2, Layout::Col), c(2, 2, Layout::Row);
@@ -148,6 +169,15 @@ TEST(Host, ReferenceMatchesExactProduct) {
   rowwise.scaleB = {4.0f, 0.25f};
   c.data = {0.5f * 4 * 58, 0.5f * 0.25f * 64, 2 * 4 * 139, 2 * 0.25f * 154};
   EXPECT_EQ(compareWithReference(a, b, c, all, rowwise).relFrobenius, 0.0);
+
+  // Block scales: each 128-deep part of the sum times A's scale of its
+  // row and B's of its column's block (all of K and N in block 0 here).
+  Epilogue block;
+  block.blockScales = true;
+  block.scaleA = {0.5f, 2.0f};
+  block.scaleB = {4.0f};
+  c.data = {0.5f * 4 * 58, 0.5f * 4 * 64, 2 * 4 * 139, 2 * 4 * 154};
+  EXPECT_EQ(compareWithReference(a, b, c, all, block).relFrobenius, 0.0);
 
   // Then + bias[col] and ReLU: [[58 - 100, 64 + 1], [139 - 100, 154 + 1]].
   HostMatrix bias(1, 2, Layout::Row);

@@ -121,9 +121,16 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
   statement("a = " + aElement + layout(aRow));
   statement("b = " + bElement + layout(bRow));
   statement("c = " + cElement + layout(cRow));
-  if (fp8 && fp8Side.chance(0.7))
-    statement(std::string("scales = ") +
-              (fp8Side.chance(0.5) ? "tensor" : "rowwise"));
+  if (fp8 && fp8Side.chance(0.7)) {
+    // Block scales take a k tile one block (128) deep and promoted sums:
+    // now and then not, to be refused.
+    std::string scales = fp8Side.pick({"tensor", "rowwise", "block"});
+    if (scales == "block" && fastAccumulate && fp8Side.chance(0.9))
+      scales = "rowwise";
+    if (scales == "block" && fp8Side.chance(0.95))
+      bk = 128;
+    statement("scales = " + scales);
+  }
   if (fastAccumulate)
     statement("math = fast-accumulate");
   if (kind == Kind::TF32 && d.chance(0.97) && !fp8)

@@ -77,7 +77,8 @@ struct Problem {
   std::string activation;
   /// FP8's dequantisation scales, applied to A * B first: "tensor" (an
   /// f32 for A and one for B), "rowwise" (one per row of A, M, and per
-  /// column of B, N), or none (empty).
+  /// column of B, N), "block" (per 1 x 128 block of A and 128 x 128 block
+  /// of B: scaleCount), or none (empty).
   std::string scales;
   /// A batch of `batch` GEMMs whose A, B and C lie strideA, strideB and
   /// strideC elements apart (0: dense, one matrix after the other; in a
@@ -198,9 +199,9 @@ struct Contract {
   /// the kernel applies; a problem must ask for exactly these.
   std::string bias;
   std::string activation;
-  /// `epilogue: scales=tensor|rowwise` (version 11): the kernel takes
-  /// `scale-A` and `scale-B` (f32 vectors of 1, or of M and N) and
-  /// multiplies A * B by them; a problem must ask for the same.
+  /// `epilogue: scales=tensor|rowwise|block` (version 11): the kernel
+  /// takes `scale-A` and `scale-B` (f32 vectors of scaleCount) and
+  /// dequantises A * B with them; a problem must ask for the same.
   std::string scales;
   Problem problem;
   /// Sizes given at launch must be multiples of these.
@@ -305,6 +306,22 @@ std::string describeSemantics(bool alphaBeta, const std::string &bias,
 /// Whether `name` is an activation a contract states (relu, gelu,
 /// gelu-tanh, silu).
 bool isActivation(const std::string &name);
+/// Whether `name` is a kind of scales a contract states (tensor, rowwise,
+/// block).
+bool isScaleKind(const std::string &name);
+/// How many f32 scales of A (`ofA`) or of B an M x N x K problem with
+/// `scales` takes: 1 each (tensor); M and N (rowwise); M x ceil(K/128) and
+/// ceil(N/128) x ceil(K/128) (block: A's 1 x 128 blocks M-major, B's
+/// 128 x 128 blocks K-major); 0 without scales.
+int64_t scaleCount(const std::string &scales, bool ofA, int64_t m, int64_t n,
+                   int64_t k);
+/// `scales = block`: the block of the scales that element (`row`, `col`)
+/// of A (`ofA`: row of M, col of K) or of B (row of K, col of N) lies in,
+/// as an index into the scales.
+int64_t blockScaleIndex(bool ofA, int64_t row, int64_t col, int64_t m,
+                        int64_t n, int64_t k);
+/// The depth along K of a block of `scales = block`.
+inline constexpr int64_t kScaleBlock = 128;
 
 /// Whether the kernel takes every problem its sizes allow: no `when`, no
 /// leading-dimension or size multiple, C not stored by TMA (a family needs

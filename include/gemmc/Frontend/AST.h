@@ -55,7 +55,7 @@ struct BiasDecl {
   llvm::SMLoc loc;
 };
 
-/// `scales = tensor | rowwise`: the dequantisation scales of A and B.
+/// `scales = tensor | rowwise | block`: the dequantisation scales of A and B.
 struct ScalesDecl {
   ScaleKind kind = ScaleKind::Tensor;
   llvm::SMLoc loc;

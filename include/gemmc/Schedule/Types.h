@@ -38,8 +38,14 @@ enum class Activation { None, ReLU, GELU, GELUTanh, SiLU };
 /// `scales = tensor` (one f32 for A and one for B) or `scales = rowwise`
 /// (an f32 per row of A, M of them, and per column of B, N): the
 /// accumulators are multiplied by A's scale and B's, before the rest of
-/// the epilogue (torch._scaled_mm's dequantisation).
-enum class ScaleKind { Tensor, Rowwise };
+/// the epilogue (torch._scaled_mm's dequantisation). `scales = block`
+/// (DeepSeek-V3's): an f32 per row of A and 128 of K (1 x 128 blocks,
+/// M x ceil(K/128), M contiguous) and per 128 x 128 block of B
+/// (ceil(N/128) x ceil(K/128), K's blocks contiguous), applied to each
+/// 128-deep sum of products as it is added to the accumulators.
+enum class ScaleKind { Tensor, Rowwise, Block };
+/// The depth along K of a block of `scales = block`.
+inline constexpr int64_t kScaleBlock = 128;
 
 /// The directives of a schedule, as the language spells them (stringify).
 enum class DirectiveKind {
@@ -57,6 +63,8 @@ llvm::StringRef stringify(Epilogue epilogue);
 llvm::StringRef stringify(BiasKind bias);
 llvm::StringRef stringify(ScaleKind scales);
 llvm::StringRef stringify(Activation activation);
+/// The scales the language spells `spelling` (tensor, rowwise, block).
+std::optional<ScaleKind> scaleKindNamed(llvm::StringRef spelling);
 /// The activation the language spells `spelling` (none, relu, gelu,
 /// gelu-tanh, silu), if any.
 std::optional<Activation> activationNamed(llvm::StringRef spelling);

@@ -222,6 +222,9 @@ struct WarpgroupKernel {
   int64_t countFlagOffset = 0;
   /// Bytes from one stage of A (B) to the next: a multiple of 1024.
   int64_t aStageStride = 0, bStageStride = 0;
+  /// Block scales: each stage's BM + scaleBlocks f32 (16-byte aligned),
+  /// after C's buffers.
+  int64_t scaleOffset = 0, scaleStageStride = 0;
   /// Bytes one stage's TMA copies bring (the full barrier's transaction
   /// count), and the arrivals that complete its full barrier: one for the
   /// TMA copies (the issuing thread's arrive.expect_tx), one from each of
@@ -252,12 +255,24 @@ struct WarpgroupKernel {
   /// FP8's (whose tensor-core sums keep about 14 bits) but with `math =
   /// fast-accumulate`.
   bool promotes = false;
+  /// `scales = block`: the consumers multiply each k tile's sum (BK = 128,
+  /// one block of the scales deep) by A's scale of its row and B's of its
+  /// column's block as they add it to the accumulators. The producer's
+  /// threads copy a stage's scales (cp.async, arriving as they land) beside
+  /// TMA's tiles: A's of the tile's BM rows, then B's of the `scaleBlocks`
+  /// blocks of 128 columns the tile reaches (a BN-wide tile starts at most
+  /// 128 - gcd(BN, 128) columns into its first).
+  bool blockScales = false;
+  int64_t scaleBlocks = 0;
   /// f32 accumulators per consumer thread, and where the kernel promotes
   /// as many for a k tile's sums (live in the loop, not in the epilogue).
   int64_t accumulators = 0, sums = 0;
 
   /// Whether the producer's threads copy some operand (not TMA).
   bool copiesByThreads() const { return !a.byTma || !b.byTma; }
+  /// Whether the producer's threads copy anything (an operand, or the
+  /// block scales): then all of them walk the pipeline and arrive.
+  bool threadsCopy() const { return copiesByThreads() || blockScales; }
   /// Named barriers: 0 is the block's; consumer warpgroup i stores C with
   /// TMA at 1 + i; the consumers reduce split-K's partials at
   /// splitKBarrier(), and the producer's threads meet before tf32x3's

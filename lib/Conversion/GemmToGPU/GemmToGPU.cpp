@@ -51,6 +51,23 @@ static MemRefType getBatchType(MemRefType type, int64_t count, int64_t stride) {
                          type.getElementType(), layout);
 }
 
+/// The count of A's scales (`ofA`) or B's: one (`tensor`), one per row of
+/// A or column of B (`rowwise`), or per 1 x 128 block of A and 128 x 128
+/// block of B (`block`); dynamic where a size it depends on is.
+static int64_t scaleExtent(gemmc::ScaleKind kind, bool ofA,
+                           ProblemAttr problem) {
+  if (kind == gemmc::ScaleKind::Tensor)
+    return 1;
+  int64_t rows = ofA ? problem.getM() : problem.getN();
+  if (kind == gemmc::ScaleKind::Rowwise)
+    return rows;
+  if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(problem.getK()))
+    return ShapedType::kDynamic;
+  int64_t kBlocks = llvm::divideCeil(problem.getK(), gemmc::kScaleBlock);
+  return ofA ? rows * kBlocks
+             : llvm::divideCeil(rows, gemmc::kScaleBlock) * kBlocks;
+}
+
 static void outlineKernel(KernelOp kernel) {
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
@@ -83,14 +100,16 @@ static void outlineKernel(KernelOp kernel) {
   // The arguments in the order of the kernel ABI: the matrices, alpha and
   // beta for `C = alpha * A * B + beta * C`, then the bias: a 1 x N row (one
   // value per column of C) or an M x 1 column, in C's type.
-  // Then A's and B's scales (f32): one each (`tensor`), or one per row of
-  // A and per column of B (`rowwise`).
+  // Then A's and B's scales (f32): one each (`tensor`), one per row of A
+  // and per column of B (`rowwise`), or per block (`block`: scaleExtent).
   std::optional<StringRef> bias = kernel.getBias();
   std::optional<StringRef> scales = kernel.getScales();
   const gemmc::Schedule &schedule = kernel.getSchedule().getValue();
   KernelABI abi = KernelABI::get(kernel.getAlphaBeta(), bias.has_value(),
                                  scales.has_value(), schedule);
-  bool rowwise = scales && *scales == "rowwise";
+  std::optional<gemmc::ScaleKind> scaleKind;
+  if (scales)
+    scaleKind = gemmc::scaleKindNamed(*scales);
   // Split-K's workspace: per tile of C, the splits' partial tiles, and an
   // arrival counter (sized at launch with the problem).
   int64_t tiles = ShapedType::kDynamic;
@@ -123,9 +142,8 @@ static void outlineKernel(KernelOp kernel) {
       break;
     case KernelArg::ScaleA:
     case KernelArg::ScaleB: {
-      int64_t extent = !rowwise                     ? 1
-                       : role == KernelArg::ScaleA ? problem.getM()
-                                                   : problem.getN();
+      int64_t extent =
+          scaleExtent(*scaleKind, role == KernelArg::ScaleA, problem);
       argTypes.push_back(MemRefType::get({extent}, builder.getF32Type()));
       pointers.push_back(i);
       break;

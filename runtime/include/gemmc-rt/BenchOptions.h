@@ -32,8 +32,8 @@ struct BenchOptions {
   float alpha = 1, beta = 0; ///< C = alpha * A * B + beta * C
   std::string bias;          ///< "row", "col" or empty: + bias[row or col]
   std::string activation;    ///< then relu, gelu, gelu-tanh or silu
-  /// FP8's scales: "tensor", "rowwise" or none (empty; by default the first
-  /// kernel's), random in [0.5, 2) (seeds + 5 and + 6).
+  /// FP8's scales: "tensor", "rowwise", "block" or none (empty; by
+  /// default the first kernel's), random in [0.5, 2) (seeds + 5 and + 6).
   std::string scales;
   bool scalesGiven = false;
   /// FP8 summed on the tensor cores throughout (the first kernel's

@@ -90,12 +90,15 @@ struct Epilogue {
   /// The activation: "relu", "gelu", "gelu-tanh", "silu" or none.
   std::string activation;
   /// FP8's scales, applied to A * B first: one each (size 1), or one per
-  /// row of A (M) and per column of B (N); empty: none.
+  /// row of A (M) and per column of B (N); empty: none. With
+  /// `blockScales`, one per block of A and of B (contract::scaleCount's
+  /// "block"), applied to each 128-deep part of the products' sum.
   std::vector<float> scaleA, scaleB;
+  bool blockScales = false;
 
-  /// The scales' product at (i, j), 1 without scales.
+  /// The scales' product at (i, j), 1 without scales or with block scales.
   double scale(int64_t i, int64_t j) const {
-    if (scaleA.empty())
+    if (scaleA.empty() || blockScales)
       return 1;
     return double(scaleA[scaleA.size() == 1 ? 0 : i]) *
            double(scaleB[scaleB.size() == 1 ? 0 : j]);

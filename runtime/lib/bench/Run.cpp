@@ -253,10 +253,10 @@ CaseRun::CaseRun(Bench &bench, const Case &cs)
     ops.bias = dBias->ptr();
   }
   if (!p.scales.empty()) {
-    bool rowwise = p.scales == "rowwise";
-    auto scales = [&](int64_t count, uint64_t seed,
+    auto scales = [&](bool ofA, uint64_t seed,
                       std::unique_ptr<DeviceBuffer> &device) {
-      std::vector<float> values(size_t(rowwise ? count : 1));
+      std::vector<float> values(
+          size_t(scaleCount(p.scales, ofA, p.m, p.n, p.k)));
       std::mt19937_64 gen(seed);
       std::uniform_real_distribution<float> dist(0.5f, 2.0f);
       for (float &value : values)
@@ -265,8 +265,8 @@ CaseRun::CaseRun(Bench &bench, const Case &cs)
       device->upload(values.data());
       return values;
     };
-    scaleA = scales(p.m, o.seed + 5, dScaleA);
-    scaleB = scales(p.n, o.seed + 6, dScaleB);
+    scaleA = scales(true, o.seed + 5, dScaleA);
+    scaleB = scales(false, o.seed + 6, dScaleB);
     ops.scaleA = dScaleA->ptr();
     ops.scaleB = dScaleB->ptr();
   }
@@ -323,6 +323,7 @@ bool CaseRun::verify(std::vector<HostMatrix> &c,
     epilogue.activation = p.activation;
     epilogue.scaleA = scaleA;
     epilogue.scaleB = scaleB;
+    epilogue.blockScales = p.scales == "block";
     // cuBLAS has no bias or ReLU: the host adds them to its result.
     if (fromCublas)
       finishOnHost(c[i], epilogue);

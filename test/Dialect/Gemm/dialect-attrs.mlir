@@ -70,7 +70,7 @@ func.func @markers(%m: memref<64x64xf32>, %n: index) attributes {gemm.tails, gem
 
 // -----
 
-// expected-error @+1 {{'gemm.scales' must be "tensor" or "rowwise" on a function}}
-func.func @scales() attributes {gemm.scales = "block"} {
+// expected-error @+1 {{'gemm.scales' must be "tensor", "rowwise" or "block" on a function}}
+func.func @scales() attributes {gemm.scales = "blockwise"} {
   return
 }

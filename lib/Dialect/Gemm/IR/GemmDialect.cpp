@@ -64,9 +64,9 @@ LogicalResult GemmDialect::verifyOperationAttribute(Operation *op,
   if (name == getScalesAttrHelper().getName()) {
     auto scales = dyn_cast<StringAttr>(value);
     return expect(scales && onFunction &&
-                      (scales.getValue() == "tensor" ||
-                       scales.getValue() == "rowwise"),
-                  "must be \"tensor\" or \"rowwise\" on a function");
+                      gemmc::scaleKindNamed(scales.getValue()),
+                  "must be \"tensor\", \"rowwise\" or \"block\" on a "
+                  "function");
   }
   if (name == getBatchAttrHelper().getName()) {
     auto batch = dyn_cast<DenseI64ArrayAttr>(value);

@@ -32,8 +32,7 @@ static gemmc::Problem getKernelProblem(KernelOp kernel) {
   if (std::optional<StringRef> bias = kernel.getBias())
     problem.bias = *bias == "row" ? gemmc::BiasKind::Row : gemmc::BiasKind::Col;
   if (std::optional<StringRef> scales = kernel.getScales())
-    problem.scales = *scales == "rowwise" ? gemmc::ScaleKind::Rowwise
-                                          : gemmc::ScaleKind::Tensor;
+    problem.scales = gemmc::scaleKindNamed(*scales);
   if (std::optional<StringRef> activation = kernel.getActivation())
     problem.activation =
         gemmc::activationNamed(*activation).value_or(gemmc::Activation::None);
@@ -67,8 +66,8 @@ LogicalResult KernelOp::verify() {
                        "'silu', got '")
            << *activation << "'";
   if (std::optional<StringRef> scales = getScales();
-      scales && *scales != "tensor" && *scales != "rowwise")
-    return emitOpError("scales must be 'tensor' or 'rowwise', got '")
+      scales && !gemmc::scaleKindNamed(*scales))
+    return emitOpError("scales must be 'tensor', 'rowwise' or 'block', got '")
            << *scales << "'";
   // The whole schedule against its problem: the rules of the schedule
   // model, without an architecture's limits.

@@ -164,7 +164,11 @@ LogicalResult mlir::gemm::buildEpilogue(
   if (auto activation = func->getAttrOfType<StringAttr>(kActivationAttr))
     plain.activation = gemmc::activationNamed(activation.getValue())
                            .value_or(gemmc::Activation::None);
-  if (auto scales = func->getAttrOfType<StringAttr>(kScalesAttr)) {
+  // Block scales were applied to each k tile's sum as the consumers added
+  // it to the accumulators (Warpgroup/Consumer.cpp).
+  auto scales = func->getAttrOfType<StringAttr>(kScalesAttr);
+  if (scales && gemmc::scaleKindNamed(scales.getValue()) !=
+                    gemmc::ScaleKind::Block) {
     Value scaleA = getKernelArgument(func, KernelArg::ScaleA);
     Value scaleB = getKernelArgument(func, KernelArg::ScaleB);
     if (!scaleA || !scaleB)

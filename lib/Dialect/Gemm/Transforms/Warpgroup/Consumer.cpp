@@ -11,13 +11,39 @@ using namespace mlir;
 using namespace mlir::gemm;
 using namespace mlir::gemm::warpgroup;
 
-Value KernelBuilder::addAccumulators(Value acc, Value sum) {
+Value KernelBuilder::addAccumulators(Value acc, Value sum,
+                                     const TileScales *scales, int64_t mt,
+                                     int64_t nt) {
   auto type = cast<LLVM::LLVMStructType>(acc.getType());
   Value result = acc;
+  // The factor of each block of 128 columns this thread's part reaches,
+  // at its rows r and r + 8 (elements i with i / 2 % 2 of 0 and 1), and
+  // whether column offset `o` of the part lies in its block `d`'s or later.
+  auto factorAt = [&](int64_t half, int64_t o) {
+    ArrayRef<Value> ofRow = ArrayRef<Value>(scales->products)
+                                .slice((mt * 2 + half) * scales->blocks,
+                                       scales->blocks);
+    Value factor = ofRow[0];
+    for (int64_t d = 1; d < scales->blocks; ++d) {
+      Value reached = addOffset(b, loc, scales->startInBlock, o);
+      Value past = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::uge, reached,
+          index(d * gemmc::kScaleBlock));
+      factor = arith::SelectOp::create(b, loc, past, ofRow[d], factor);
+    }
+    return factor;
+  };
   for (int64_t i = 0, e = type.getBody().size(); i < e; ++i) {
     Value x = LLVM::ExtractValueOp::create(b, loc, acc, i);
     Value y = LLVM::ExtractValueOp::create(b, loc, sum, i);
-    Value added = LLVM::FAddOp::create(b, loc, x, y);
+    Value added;
+    if (scales) {
+      // Columns 8 * (i / 4) (and the next) of wgmma tile nt of the part.
+      Value factor = factorAt(i / 2 % 2, nt * k.instN + 8 * (i / 4));
+      added = LLVM::FMAOp::create(b, loc, y, factor, x);
+    } else {
+      added = LLVM::FAddOp::create(b, loc, x, y);
+    }
     result = LLVM::InsertValueOp::create(b, loc, result, added, i);
   }
   return result;
@@ -124,7 +150,7 @@ void KernelBuilder::issueWgmma(const ConsumerSetup &cs, Value stageDescA,
 }
 
 void KernelBuilder::multiplyStage(const ConsumerSetup &cs, scf::ForOp steps,
-                                  Value kBegin) {
+                                  Value kBegin, Value col0) {
   MLIRContext *ctx = b.getContext();
   Value it = steps.getRegionIterArg(0);
   auto [stage, parity] = stageAndPhase(it);
@@ -152,14 +178,23 @@ void KernelBuilder::multiplyStage(const ConsumerSetup &cs, scf::ForOp steps,
     for (size_t i = 0; i < acc.size(); ++i)
       sums.push_back(LLVM::PoisonOp::create(b, loc, cs.accType));
   issueWgmma(cs, stageDescA, stageDescB, k.promotes ? sums : acc);
+  // Block scales: the k tile's, which the producer's threads copied into
+  // the stage, read as its wgmma run.
+  std::optional<TileScales> scales;
+  if (k.blockScales)
+    scales = tileScales(readScales(cs, stage), col0);
   if (k.promotes) {
     // The tensor cores round their sums toward zero (and keep about 14
     // bits of FP8's): the k tile's sum is added to the accumulators in f32
-    // (rounded to nearest), once its wgmma completed, which frees the
-    // stage too.
+    // (rounded to nearest; with block scales, times them), once its wgmma
+    // completed, which frees the stage too.
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-    for (auto [d, sum] : llvm::zip_equal(acc, sums))
-      d = addAccumulators(d, sum);
+    for (auto [position, d] : llvm::enumerate(acc)) {
+      int64_t mt = int64_t(position) / k.nTiles;
+      int64_t nt = int64_t(position) % k.nTiles;
+      d = addAccumulators(d, sums[position], scales ? &*scales : nullptr, mt,
+                          nt);
+    }
     Value next = arith::AddIOp::create(b, loc, it, index(1));
     releaseStageBefore(next, cs.leader);
   } else {
@@ -227,11 +262,14 @@ FailureOr<Value> KernelBuilder::consumeTile(const ConsumerSetup &cs, Value tile,
   for (int64_t i = 0, e = k.mTiles * k.nTiles; i < e; ++i)
     inits.push_back(LLVM::ZeroOp::create(b, loc, cs.accType));
   Value one = index(1);
+  Value col0;
+  if (k.blockScales)
+    col0 = arith::MulIOp::create(b, loc, at.col, index(s.bn()));
   auto steps = scf::ForOp::create(b, loc, kBegin, kEnd, one, inits);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(steps.getBody());
-    multiplyStage(cs, steps, kBegin);
+    multiplyStage(cs, steps, kBegin, col0);
   }
   Value end = steps.getResult(0);
   if (!k.promotes) {

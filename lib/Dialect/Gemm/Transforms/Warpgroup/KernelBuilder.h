@@ -210,7 +210,30 @@ private:
   /// iteration argument the pipeline iteration, the rest the
   /// accumulators): wait for the stage, its wgmma, release the stage
   /// before.
-  void multiplyStage(const ConsumerSetup &cs, scf::ForOp steps, Value kBegin);
+  /// (`col0`: with `scales = block`, the tile's first column, else null.)
+  void multiplyStage(const ConsumerSetup &cs, scf::ForOp steps, Value kBegin,
+                     Value col0);
+  /// `scales = block` (BlockScales.cpp): the producer's threads copy the
+  /// scales of K tile `kTile` (one block of 128 deep) of the tile at row
+  /// `row0` and column `col0` (index values) into `stage`: A's of its BM
+  /// rows, then B's of the blocks of 128 columns it reaches (scaleBlocks).
+  void copyScales(Value stage, Value row0, Value col0, Value kTile);
+  /// A consumer thread's scales in `stage`, once it is full: A's at its
+  /// rows, two per wgmma tile (rows r and r + 8), then B's blocks.
+  SmallVector<Value> readScales(const ConsumerSetup &cs, Value stage);
+  /// The factors of readScales' `values`: each row's times each block's;
+  /// and where the tile's columns start in their first block (col0 % 128,
+  /// `col0` the tile's first column).
+  struct TileScales {
+    SmallVector<Value> products;
+    int64_t blocks = 0;
+    Value startInBlock;
+  };
+  TileScales tileScales(ArrayRef<Value> values, Value col0);
+  /// `acc + factor * sum` elementwise, for wgmma tile (`mt`, `nt`): with
+  /// `scales` the factor of each element's row and column, else 1.
+  Value addAccumulators(Value acc, Value sum, const TileScales *scales,
+                        int64_t mt, int64_t nt);
   /// The wgmma of one stage at descriptors `stageDescA` and `stageDescB`
   /// into `into` (tf32x3: its three products a step), in one group.
   void issueWgmma(const ConsumerSetup &cs, Value stageDescA, Value stageDescB,
@@ -344,8 +367,6 @@ private:
   void releaseStageBefore(Value it, Value when);
   /// Arrives on the mbarrier `local` of the cluster's block `rank`.
   void arriveRemote(Value local, Value rank);
-  /// The elementwise f32 sum of two wgmma accumulator structs.
-  Value addAccumulators(Value acc, Value sum);
   /// The descriptor of stage 0, row 0 of `t` at `offset` in shared memory.
   Value baseDescriptor(const TmaOperand &t, int64_t offset);
   /// The accumulator layout of wgmma m64nN (f32): thread t of the

@@ -81,6 +81,9 @@ struct GemmWarpgroupPass
     // The kernel's batch (convert-gemm-to-gpu moved it to the function).
     if (auto batch = func->getAttrOfType<DenseI64ArrayAttr>(kBatchAttr))
       setBatchModel(p, batch.asArrayRef());
+    // And its scales (block scales are applied as the k tiles' sums are).
+    if (auto scales = func->getAttrOfType<StringAttr>(kScalesAttr))
+      p.scales = gemmc::scaleKindNamed(scales.getValue());
     const gemmc::Schedule &s = schedule.getValue();
     WarpgroupKernel kernel = gemmc::getWarpgroupKernel(p, s);
     setLaunch(func, p, s, kernel);

@@ -1,7 +1,8 @@
 //===- Producer.cpp - the producer's copies ------------------------------===//
 //
 // The producer warpgroup: TMA copies of A and B, and the dispatch of the
-// operands TMA does not copy to the threads' copies.
+// operands TMA does not copy (and of the block scales) to the threads'
+// copies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,8 +69,8 @@ void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
   Value issuer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                        threadId, index(0));
   // With TMA alone the first thread issues every copy; where the threads
-  // copy an operand, all of them walk the pipeline.
-  bool allThreads = k.copiesByThreads();
+  // copy an operand or the block scales, all of them walk the pipeline.
+  bool allThreads = k.threadsCopy();
   OpBuilder::InsertionGuard guard(b);
   if (s.streamK) {
     buildStreamKProducer(issuer, allThreads);
@@ -185,6 +186,8 @@ Value KernelBuilder::produceTile(Value tile, Value tileKBegin, Value tileKEnd,
       if (!k.b.byTma)
         copyByThreads(k.b, bMatrix, k.bOffset, k.bStageStride, stage,
                       colIndex, kIndex);
+      if (k.blockScales)
+        copyScales(stage, rowIndex, colIndex, steps.getInductionVar());
       signalCopies(it, /*drain=*/false);
     }
     Value next = arith::AddIOp::create(b, loc, it, index(1));
