@@ -80,10 +80,12 @@ void gemmc::mlirGen(ModuleOp module, const KernelDecl &kernel,
   Type bType = getType(ctx, p.b);
   Type cType = getType(ctx, p.c);
   Type accType = getType(ctx, p.acc);
+  gemmc::MathMode math = p.tf32x3           ? gemmc::MathMode::TF32x3
+                         : p.fastAccumulate ? gemmc::MathMode::FastAccumulate
+                                            : gemmc::MathMode::Exact;
   auto problem = gemm::ProblemAttr::get(
       &ctx, size(p.m), size(p.n), size(p.k), aType, getLayout(p.aLayout), bType,
-      getLayout(p.bLayout), cType, getLayout(p.cLayout), accType, p.tf32x3,
-      p.fastAccumulate);
+      getLayout(p.bLayout), cType, getLayout(p.cLayout), accType, math);
   auto schedule = gemm::ScheduleAttr::get(&ctx, checked.schedule);
   StringAttr bias;
   if (p.bias)

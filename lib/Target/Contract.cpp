@@ -198,8 +198,8 @@ gemmc::contract::Contract mlir::gemm::toContract(const KernelContract &kc) {
   p.cLayout = toLayout(problem.getCLayout());
   // f32 inputs on tensor cores are rounded to tf32 (math = tf32), or split
   // into two tf32 parts (math = tf32x3).
-  p.tf32x3 = problem.getTf32x3();
-  p.fastAccumulate = problem.getFastAccumulate();
+  p.tf32x3 = problem.getMath() == gemmc::MathMode::TF32x3;
+  p.fastAccumulate = problem.getMath() == gemmc::MathMode::FastAccumulate;
   p.tf32 = !p.tf32x3 && problem.getAType().isF32() &&
            (model.hasMma() || model.hasWgmma());
   if (!kc.batch.empty()) {

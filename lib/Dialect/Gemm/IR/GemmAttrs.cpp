@@ -73,16 +73,19 @@ Attribute ProblemAttr::parse(AsmParser &parser, Type) {
       parser.parseComma() || parser.parseKeyword("acc") ||
       parser.parseEqual() || parser.parseType(accType))
     return {};
-  bool tf32x3 = false, fastAccumulate = false;
+  gemmc::MathMode math = gemmc::MathMode::Exact;
   if (succeeded(parser.parseOptionalComma())) {
-    StringRef math;
+    StringRef keyword;
     SMLoc mathLoc;
     if (parser.parseKeyword("math") || parser.parseEqual() ||
-        (mathLoc = parser.getCurrentLocation(), parser.parseKeyword(&math)))
+        (mathLoc = parser.getCurrentLocation(),
+         parser.parseKeyword(&keyword)))
       return {};
-    tf32x3 = math == "tf32x3";
-    fastAccumulate = math == "fast_accumulate";
-    if (!tf32x3 && !fastAccumulate) {
+    if (keyword == "tf32x3") {
+      math = gemmc::MathMode::TF32x3;
+    } else if (keyword == "fast_accumulate") {
+      math = gemmc::MathMode::FastAccumulate;
+    } else {
       parser.emitError(mathLoc, "expected 'tf32x3' or 'fast_accumulate'");
       return {};
     }
@@ -92,8 +95,7 @@ Attribute ProblemAttr::parse(AsmParser &parser, Type) {
   return ProblemAttr::getChecked([&] { return parser.emitError(sizesLoc); },
                                  parser.getContext(), sizes[0], sizes[1],
                                  sizes[2], aType, aLayout, bType, bLayout,
-                                 cType, cLayout, accType, tf32x3,
-                                 fastAccumulate);
+                                 cType, cLayout, accType, math);
 }
 
 void ProblemAttr::print(AsmPrinter &printer) const {
@@ -103,9 +105,9 @@ void ProblemAttr::print(AsmPrinter &printer) const {
   printer << ", b = " << getBType() << " " << stringifyLayout(getBLayout());
   printer << ", c = " << getCType() << " " << stringifyLayout(getCLayout());
   printer << ", acc = " << getAccType();
-  if (getTf32x3())
+  if (getMath() == gemmc::MathMode::TF32x3)
     printer << ", math = tf32x3";
-  if (getFastAccumulate())
+  if (getMath() == gemmc::MathMode::FastAccumulate)
     printer << ", math = fast_accumulate";
   printer << ">";
 }
@@ -113,8 +115,7 @@ void ProblemAttr::print(AsmPrinter &printer) const {
 LogicalResult ProblemAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   int64_t m, int64_t n, int64_t k, Type aType,
                                   Layout, Type bType, Layout, Type cType,
-                                  Layout, Type accType, bool tf32x3,
-                                  bool fastAccumulate) {
+                                  Layout, Type accType, gemmc::MathMode math) {
   // ShapedType::kDynamic (`?`): given at launch.
   auto positive = [](int64_t size) {
     return size > 0 || ShapedType::isDynamic(size);
@@ -129,9 +130,14 @@ LogicalResult ProblemAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << type;
   if (!accType.isF32())
     return emitError() << "accumulator type must be f32, got " << accType;
-  if (tf32x3 && !aType.isF32())
+  if (math == gemmc::MathMode::TF32)
+    return emitError() << "math = tf32 follows from f32 inputs on tensor "
+                          "cores: the problem states only tf32x3 or "
+                          "fast_accumulate";
+  if (math == gemmc::MathMode::TF32x3 && !aType.isF32())
     return emitError() << "math = tf32x3 needs f32 inputs, got " << aType;
-  if (fastAccumulate && !isa<Float8E4M3FNType, Float8E5M2Type>(aType))
+  if (math == gemmc::MathMode::FastAccumulate &&
+      !isa<Float8E4M3FNType, Float8E5M2Type>(aType))
     return emitError() << "math = fast_accumulate needs FP8 inputs, got "
                        << aType;
   return success();
@@ -341,9 +347,9 @@ gemmc::Problem mlir::gemm::getProblemModel(ProblemAttr attr) {
   problem.aLayout = getMatrixLayout(attr.getALayout());
   problem.bLayout = getMatrixLayout(attr.getBLayout());
   problem.cLayout = getMatrixLayout(attr.getCLayout());
-  problem.tf32x3 = attr.getTf32x3();
+  problem.tf32x3 = attr.getMath() == gemmc::MathMode::TF32x3;
   problem.tf32 = problem.tf32x3;
-  problem.fastAccumulate = attr.getFastAccumulate();
+  problem.fastAccumulate = attr.getMath() == gemmc::MathMode::FastAccumulate;
   return problem;
 }
 

@@ -58,7 +58,8 @@ def Gemm_ProblemAttr : Gemm_Attr<"Problem", "problem"> {
     f32's accuracy); without it, f32 inputs on tensor cores are rounded to
     tf32 once. `math = fast_accumulate` (FP8 inputs) sums the products over
     all of K on the tensor cores; without it, each k tile's sum is added to
-    the accumulators in f32.
+    the accumulators in f32. (`math` is exact, tf32x3 or fast_accumulate
+    here: plain tf32 follows from f32 inputs on tensor cores.)
   }];
   let parameters = (ins
     "int64_t":$m, "int64_t":$n, "int64_t":$k,
@@ -66,8 +67,7 @@ def Gemm_ProblemAttr : Gemm_Attr<"Problem", "problem"> {
     "::mlir::Type":$bType, "::mlir::gemm::Layout":$bLayout,
     "::mlir::Type":$cType, "::mlir::gemm::Layout":$cLayout,
     "::mlir::Type":$accType,
-    DefaultValuedParameter<"bool", "false">:$tf32x3,
-    DefaultValuedParameter<"bool", "false">:$fastAccumulate
+    DefaultValuedParameter<"::gemmc::MathMode", "::gemmc::MathMode::Exact">:$math
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;

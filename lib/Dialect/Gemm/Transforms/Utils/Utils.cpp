@@ -18,7 +18,7 @@ const gemmc::Schedule &mlir::gemm::getKernelSchedule(MatmulOp matmul) {
 bool mlir::gemm::isTf32x3Kernel(Operation *op) {
   for (; op; op = op->getParentOp())
     if (auto problem = op->getAttrOfType<ProblemAttr>(kProblemAttr))
-      return problem.getTf32x3();
+      return problem.getMath() == gemmc::MathMode::TF32x3;
   return false;
 }
 
