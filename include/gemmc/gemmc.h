@@ -92,6 +92,16 @@ typedef enum gemmc_bias {
   GEMMC_BIAS_COL = 2  /* one value per column of C (N values) */
 } gemmc_bias;
 
+/* The activation applied last (docs/dsl.md): ReLU, GELU (erf), GELU's
+   tanh form, SiLU. */
+typedef enum gemmc_activation {
+  GEMMC_ACTIVATION_NONE = 0,
+  GEMMC_ACTIVATION_RELU = 1,
+  GEMMC_ACTIVATION_GELU = 2,
+  GEMMC_ACTIVATION_GELU_TANH = 3,
+  GEMMC_ACTIVATION_SILU = 4
+} gemmc_activation;
+
 /* What every variant of a loaded module computes (its contract). */
 typedef struct gemmc_kernel_info {
   const char *name; /* the family's name, or the kernel's entry */
@@ -102,8 +112,9 @@ typedef struct gemmc_kernel_info {
   gemmc_layout a_layout, b_layout, c_layout;
   int alpha_beta; /* C = alpha*A*B + beta*C; else C = A*B */
   gemmc_bias bias;
-  int relu;
+  int relu; /* activation == GEMMC_ACTIVATION_RELU (kept for old callers) */
   int batched; /* takes a batch (count and strides) */
+  gemmc_activation activation;
 } gemmc_kernel_info;
 
 /* One variant of a family (or the one kernel). */

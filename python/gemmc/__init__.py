@@ -113,6 +113,8 @@ class Kernel:
         self.alpha_beta = bool(info.alpha_beta)
         self.bias = {0: None, 1: "row", 2: "col"}[info.bias]
         self.relu = bool(info.relu)
+        self.activation = (None, "relu", "gelu", "gelu-tanh",
+                           "silu")[info.activation]
         self.batched = bool(info.batched)
         self.variants = []
         for i in range(info.variants):

@@ -38,6 +38,7 @@ class KernelInfo(ctypes.Structure):
         ("c_layout", ctypes.c_int),
         ("alpha_beta", ctypes.c_int), ("bias", ctypes.c_int),
         ("relu", ctypes.c_int), ("batched", ctypes.c_int),
+        ("activation", ctypes.c_int),
     ]
 
 

@@ -205,18 +205,15 @@ extern "C" gemmc_status gemmc_module_load(const char *ptx, const char *name,
     std::string error;
     if (!parseContracts(ptx, loaded->contracts, error))
       return capi::fail(GEMMC_ERROR_CONTRACT, loaded->name + ": " + error);
-    // gemmc_dtype, gemmc_problem and gemmc_kernel_info have no FP8, no
-    // scales and no activation but ReLU yet: such a kernel would be
-    // described wrongly or launched without its scales.
+    // gemmc_dtype and gemmc_problem have no FP8 and no scales yet: such a
+    // kernel would be described wrongly or launched without its scales.
     const Contract &first = loaded->contracts.front();
     if (isFloat8(first.problem.a) || isFloat8(first.problem.b) ||
-        !first.scales.empty() ||
-        (!first.activation.empty() && first.activation != "relu"))
+        !first.scales.empty())
       return capi::fail(GEMMC_ERROR_CONTRACT,
-                        loaded->name + ": the C API takes no FP8 kernel, "
-                                       "FP8 scales or activation but ReLU "
-                                       "yet (the C++ runtime and gemm-bench "
-                                       "do)");
+                        loaded->name + ": the C API takes no FP8 kernel or "
+                                       "FP8 scales yet (the C++ runtime and "
+                                       "gemm-bench do)");
     loaded->ptx = ptx;
     *module = registry().add(std::move(loaded));
     return capi::succeed();
@@ -297,7 +294,12 @@ extern "C" gemmc_status gemmc_module_info(gemmc_module handle,
   info->bias = c.bias == "row"   ? GEMMC_BIAS_ROW
                : c.bias == "col" ? GEMMC_BIAS_COL
                                  : GEMMC_BIAS_NONE;
-  info->relu = c.activation == "relu";
+  info->activation = c.activation == "relu"        ? GEMMC_ACTIVATION_RELU
+                     : c.activation == "gelu"      ? GEMMC_ACTIVATION_GELU
+                     : c.activation == "gelu-tanh" ? GEMMC_ACTIVATION_GELU_TANH
+                     : c.activation == "silu"      ? GEMMC_ACTIVATION_SILU
+                                                   : GEMMC_ACTIVATION_NONE;
+  info->relu = info->activation == GEMMC_ACTIVATION_RELU;
   info->batched = p.batch != 1;
   return capi::succeed();
 }

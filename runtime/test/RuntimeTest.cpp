@@ -547,9 +547,30 @@ TEST(CApi, LoadsTheShippedFamilies) {
             GEMMC_ERROR_INVALID_ARGUMENT);
 }
 
-TEST(CApi, RefusesWhatItCannotDescribe) {
-  // FP8, its scales and GELU/SiLU have no C API yet: a module of them is
-  // refused at load, not described as f32 and launched without its scales.
+TEST(CApi, DescribesActivationsAndRefusesFloat8) {
+  // GELU, its tanh form and SiLU are described (the launch applies the
+  // contract's epilogue, as with ReLU).
+  const char *silu = R"(
+// gemmc-contract-begin v11
+// entry: k
+// block: 128 1 1
+// grid: N/64 M/64 1
+// dynamic-shared-bytes: 0
+// params: A:ptr B:ptr C:ptr
+// epilogue: silu
+// problem: m=64 n=64 k=128 a=f16:row b=f16:row c=f16:row acc=f32
+// gemmc-contract-end
+)";
+  gemmc_module module = nullptr;
+  ASSERT_EQ(gemmc_module_load(silu, "silu", &module), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  gemmc_kernel_info info;
+  ASSERT_EQ(gemmc_module_info(module, &info), GEMMC_SUCCESS);
+  EXPECT_EQ(info.activation, GEMMC_ACTIVATION_SILU);
+  EXPECT_EQ(info.relu, 0);
+  EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
+  // FP8 and its scales have no C API yet: a module of them is refused at
+  // load, not described as f32 and launched without its scales.
   const char *fp8 = R"(
 // gemmc-contract-begin v11
 // entry: k
@@ -561,7 +582,7 @@ TEST(CApi, RefusesWhatItCannotDescribe) {
 // problem: m=64 n=64 k=128 a=e4m3:row b=e4m3:col c=bf16:row acc=f32
 // gemmc-contract-end
 )";
-  gemmc_module module = nullptr;
+  module = nullptr;
   EXPECT_EQ(gemmc_module_load(fp8, "fp8", &module), GEMMC_ERROR_CONTRACT);
   EXPECT_EQ(module, nullptr);
   EXPECT_NE(std::string(gemmc_last_error()).find("the C API takes no FP8"),
