@@ -8,6 +8,7 @@
 #ifndef GEMMC_SCHEDULE_TYPES_H
 #define GEMMC_SCHEDULE_TYPES_H
 
+#include "gemmc-contract/Contract.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
 #include <optional>
@@ -44,8 +45,9 @@ enum class Activation { None, ReLU, GELU, GELUTanh, SiLU };
 /// (ceil(N/128) x ceil(K/128), K's blocks contiguous), applied to each
 /// 128-deep sum of products as it is added to the accumulators.
 enum class ScaleKind { Tensor, Rowwise, Block };
-/// The depth along K of a block of `scales = block`.
-inline constexpr int64_t kScaleBlock = 128;
+/// The depth along K of a block of `scales = block` (the contract
+/// library's, which also holds the scales' layout: scaleCount).
+using contract::kScaleBlock;
 
 /// The directives of a schedule, as the language spells them (stringify).
 enum class DirectiveKind {

@@ -56,16 +56,14 @@ static MemRefType getBatchType(MemRefType type, int64_t count, int64_t stride) {
 /// block of B (`block`); dynamic where a size it depends on is.
 static int64_t scaleExtent(gemmc::ScaleKind kind, bool ofA,
                            ProblemAttr problem) {
-  if (kind == gemmc::ScaleKind::Tensor)
-    return 1;
-  int64_t rows = ofA ? problem.getM() : problem.getN();
-  if (kind == gemmc::ScaleKind::Rowwise)
-    return rows;
-  if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(problem.getK()))
+  int64_t m = problem.getM(), n = problem.getN(), k = problem.getK();
+  bool dependsOnK = kind == gemmc::ScaleKind::Block;
+  if (kind != gemmc::ScaleKind::Tensor &&
+      (ShapedType::isDynamic(ofA ? m : n) ||
+       (dependsOnK && ShapedType::isDynamic(k))))
     return ShapedType::kDynamic;
-  int64_t kBlocks = llvm::divideCeil(problem.getK(), gemmc::kScaleBlock);
-  return ofA ? rows * kBlocks
-             : llvm::divideCeil(rows, gemmc::kScaleBlock) * kBlocks;
+  return gemmc::contract::scaleCount(gemmc::stringify(kind).str(), ofA, m, n,
+                                     k);
 }
 
 static void outlineKernel(KernelOp kernel) {

@@ -70,7 +70,9 @@ void KernelBuilder::copyScales(Value stage, Value row0, Value col0,
     Value address64 =
         arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
     Value source = LLVM::IntToPtrOp::create(b, loc, globalType, address64);
-    Value slot = arith::MulIOp::create(b, loc, toI32(i), i32(4));
+    // One op a statement: C++ leaves the order of a call's arguments open.
+    Value i32Index = toI32(i);
+    Value slot = arith::MulIOp::create(b, loc, i32Index, i32(4));
     Value at = arith::AddIOp::create(b, loc, stageBase, slot);
     NVVM::CpAsyncOp::create(
         b, loc, sharedPointer(at), source, b.getI32IntegerAttr(4),
@@ -88,7 +90,8 @@ SmallVector<Value> KernelBuilder::readScales(const ConsumerSetup &cs,
       arith::MulIOp::create(b, loc, cs.consumer, index(k.rowsPerConsumer));
   Value rowBase = arith::AddIOp::create(b, loc, ownRows, threadRow);
   auto load = [&](Value entry) -> Value {
-    Value slot = arith::MulIOp::create(b, loc, toI32(entry), i32(4));
+    Value entry32 = toI32(entry);
+    Value slot = arith::MulIOp::create(b, loc, entry32, i32(4));
     Value at = arith::AddIOp::create(b, loc, stageBase, slot);
     return LLVM::LoadOp::create(b, loc, b.getF32Type(), sharedPointer(at));
   };
@@ -105,11 +108,10 @@ SmallVector<Value> KernelBuilder::readScales(const ConsumerSetup &cs,
 KernelBuilder::TileScales KernelBuilder::tileScales(ArrayRef<Value> values,
                                                     Value col0) {
   TileScales scales;
-  scales.blocks = k.scaleBlocks;
   scales.startInBlock =
       arith::RemUIOp::create(b, loc, col0, index(gemmc::kScaleBlock));
-  ArrayRef<Value> rowScales = values.drop_back(scales.blocks);
-  ArrayRef<Value> blockScales = values.take_back(scales.blocks);
+  ArrayRef<Value> rowScales = values.drop_back(k.scaleBlocks);
+  ArrayRef<Value> blockScales = values.take_back(k.scaleBlocks);
   for (Value rowScale : rowScales)
     for (Value blockScale : blockScales)
       scales.products.push_back(

@@ -21,10 +21,10 @@ Value KernelBuilder::addAccumulators(Value acc, Value sum,
   // whether column offset `o` of the part lies in its block `d`'s or later.
   auto factorAt = [&](int64_t half, int64_t o) {
     ArrayRef<Value> ofRow = ArrayRef<Value>(scales->products)
-                                .slice((mt * 2 + half) * scales->blocks,
-                                       scales->blocks);
+                                .slice((mt * 2 + half) * k.scaleBlocks,
+                                       k.scaleBlocks);
     Value factor = ofRow[0];
-    for (int64_t d = 1; d < scales->blocks; ++d) {
+    for (int64_t d = 1; d < k.scaleBlocks; ++d) {
       Value reached = addOffset(b, loc, scales->startInBlock, o);
       Value past = arith::CmpIOp::create(
           b, loc, arith::CmpIPredicate::uge, reached,

@@ -221,12 +221,12 @@ private:
   /// A consumer thread's scales in `stage`, once it is full: A's at its
   /// rows, two per wgmma tile (rows r and r + 8), then B's blocks.
   SmallVector<Value> readScales(const ConsumerSetup &cs, Value stage);
-  /// The factors of readScales' `values`: each row's times each block's;
+  /// The factors of readScales' `values`: each row's times each of its
+  /// scaleBlocks blocks';
   /// and where the tile's columns start in their first block (col0 % 128,
   /// `col0` the tile's first column).
   struct TileScales {
     SmallVector<Value> products;
-    int64_t blocks = 0;
     Value startInBlock;
   };
   TileScales tileScales(ArrayRef<Value> values, Value col0);
