@@ -61,7 +61,10 @@ static bool acceptsLeadingDims(const Contract &contract, const Problem &p,
     // A batch's strides step by the leading dimension's multiple, and by
     // the batch-stride multiple where one is stated.
     int64_t strideMultiple = std::max(multiple, contract.strideMultiple[i]);
-    if (k.batch != 1 && p.batch > 1 &&
+    // A grouped GEMM's B holds a matrix a group.
+    int64_t count = i == 1 ? p.countOfB() : p.batch;
+    bool steps = i == 1 && p.grouped ? count > 1 : k.batch != 1 && count > 1;
+    if (steps &&
         (m.stride < m.span || m.stride % multiple ||
          m.stride % strideMultiple)) {
       why = std::string("the batch stride of ") + m.name + " (" +
@@ -72,7 +75,7 @@ static bool acceptsLeadingDims(const Contract &contract, const Problem &p,
     }
     // 32-bit index arithmetic: every element's offset must fit.
     if (contract.indexBits() == 32 &&
-        (p.batch - 1) * m.stride + m.span >= (int64_t(1) << 31)) {
+        (count - 1) * m.stride + m.span >= (int64_t(1) << 31)) {
       why = std::string("the kernel indexes in 32 bits: ") + m.name +
             " spans 2^31 elements or more";
       return false;
@@ -133,6 +136,21 @@ bool gemmc::contract::accepts(const Contract &contract, const Problem &p,
        (p.strideOfA() != k.strideOfA() || p.strideOfB() != k.strideOfB() ||
         p.strideOfC() != k.strideOfC()))) {
     why = "batches differ: the kernel computes " + k.str();
+    return false;
+  }
+  if (p.grouped != k.grouped) {
+    why = p.grouped ? "the problem is grouped; the kernel computes one GEMM"
+                    : "the kernel computes a grouped GEMM (groups=" +
+                          std::to_string(k.groups) + ")";
+    return false;
+  }
+  if (p.grouped && (p.groups < 1 || (k.groups != 0 && p.groups != k.groups))) {
+    why = "groups = " + std::to_string(p.groups) +
+          ": the kernel computes " + k.str();
+    return false;
+  }
+  if (p.grouped && !contract.descriptors() && p.strideOfB() != p.spanOfB()) {
+    why = "the kernel takes its groups' B dense, one after the other";
     return false;
   }
   if (!acceptsLeadingDims(contract, p, why))

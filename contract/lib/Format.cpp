@@ -40,6 +40,8 @@ std::string Problem::str() const {
   if (batch != 1)
     os << " batch=" << sizeStr(batch) << " strides=" << sizeStr(strideOfA())
        << "," << sizeStr(strideOfB()) << "," << sizeStr(strideOfC());
+  if (grouped)
+    os << " groups=" << sizeStr(groups);
   return os.str();
 }
 
@@ -69,6 +71,8 @@ static std::string problemLine(const Problem &p) {
   if (p.batched || p.batch != 1)
     os << " batch=" << sizeStr(p.batch) << " strides=" << sizeStr(p.strideA)
        << "," << sizeStr(p.strideB) << "," << sizeStr(p.strideC);
+  if (p.grouped)
+    os << " groups=" << (p.groups ? std::to_string(p.groups) : "?");
   return os.str();
 }
 
@@ -87,10 +91,12 @@ std::string gemmc::contract::formatContract(const Contract &c) {
   // family's variant, version 6 split-K's splits chosen at launch,
   // version 7 stream-K, version 8 a transposed kernel, version 9 a batch
   // copied by TMA (3-D tensor maps), version 10 multiples of the batch
-  // strides, version 11 FP8 operands and their scales: a reader of an older
+  // strides, version 11 FP8 operands and their scales, version 12 a grouped
+  // GEMM and its offsets: a reader of an older
   // version refuses such a kernel rather than launch it wrongly (or for
   // problems it is not for).
-  int version = needsVersion11(c)                          ? 11
+  int version = c.problem.grouped                          ? 12
+                : needsVersion11(c)                        ? 11
                 : c.hasStrideMultiples()                   ? 10
                 : c.problem.batched && c.tensorMaps        ? 9
                 : c.transposed                             ? 8

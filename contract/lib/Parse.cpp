@@ -45,7 +45,7 @@ struct Block {
 } // namespace
 
 /// The newest contract version this library reads.
-static constexpr int kLatestVersion = 11;
+static constexpr int kLatestVersion = 12;
 
 /// How many of `contract`'s parameters satisfy `pred`.
 static int countParams(const Contract &contract,
@@ -62,6 +62,11 @@ static bool isScaleParam(const Param &p) {
   return p.name == "scale-A" || p.name == "scale-B";
 }
 
+/// A 1-D buffer: a pointer, or a memref descriptor of rank 1.
+static bool isBufferKind(const std::string &kind) {
+  return kind == "ptr" || kind == "memref1.i32" || kind == "memref1.i64";
+}
+
 /// Reads the next contract block of `is` (read up to line `lineNo`) into
 /// `block`. Sets `found` to whether there was one; an error leaves
 /// `block.error` set.
@@ -72,7 +77,7 @@ static bool readBlock(std::istringstream &is, unsigned &lineNo, Block &block,
   // version 6 split-K's splits chosen at launch, version 7 stream-K,
   // version 8 a transposed kernel, version 9 a batch copied by TMA,
   // version 10 multiples of the batch strides, version 11 FP8 operands and
-  // their scales (docs/contract.md).
+  // their scales, version 12 grouped GEMMs (docs/contract.md).
   const std::string begin = "// gemmc-contract-begin v1";
   const std::string prefix = "// gemmc-contract-begin v";
   const std::string end = "// gemmc-contract-end";
@@ -235,17 +240,13 @@ static bool parseParams(Block &b, Contract &contract) {
         (param.name == "A" || param.name == "B" || param.name == "C" ||
          (param.name == "bias" && param.kind[6] == '2'));
     pointer = pointer || descriptor;
-    bool scale = isScaleParam(param) &&
-                 (param.kind == "ptr" || param.kind == "memref1.i32" ||
-                  param.kind == "memref1.i64");
-    pointer = pointer || scale;
+    bool buffer = (isScaleParam(param) || isWorkspaceParam(param) ||
+                   param.name == "offsets") &&
+                  isBufferKind(param.kind);
+    pointer = pointer || buffer;
     bool scalar =
         param.kind == "f32" && (param.name == "alpha" || param.name == "beta");
     contract.alphaBeta = contract.alphaBeta || scalar;
-    bool workspace = isWorkspaceParam(param) &&
-                     (param.kind == "ptr" || param.kind == "memref1.i32" ||
-                      param.kind == "memref1.i64");
-    pointer = pointer || workspace;
     bool tensorMap = param.kind == "tensormap" &&
                      (param.name == "tmap-A" || param.name == "tmap-B" ||
                       param.name == "tmap-C");
@@ -255,8 +256,8 @@ static bool parseParams(Block &b, Contract &contract) {
           "unsupported kernel parameter '" + word +
               "' (known: A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 "
               "beta:f32 bias:ptr, memref2|3.i32|i64 for A, B, C, bias, "
-              "workspace:ptr counters:ptr scale-A:ptr scale-B:ptr or "
-              "memref1.i32|i64, and "
+              "workspace:ptr counters:ptr scale-A:ptr scale-B:ptr "
+              "offsets:ptr or memref1.i32|i64, and "
               "tmap-A:tensormap tmap-B:tensormap tmap-C:tensormap)");
     contract.params.push_back(param);
   }
@@ -393,6 +394,9 @@ static bool parseProblemFields(Block &b, Contract &contract) {
   const Problem &p = contract.problem;
   if ((isFloat8(p.a) || isFloat8(p.b) || isFloat8(p.c)) && b.version < 11)
     return b.bad("problem");
+  // Grouped GEMMs, from version 12; never a batch besides.
+  if (p.grouped && (b.version < 12 || p.batched))
+    return b.bad("problem");
   contract.hasCost = b.has("cost");
   contract.cost = CostFacts();
   if (contract.hasCost && !parseCost(b["cost"], contract.cost))
@@ -449,11 +453,18 @@ static bool checkMatrixParams(Block &b, const Contract &contract) {
   if (contract.transposed && contract.scales == "block")
     return b.fail("transposed", "block scales cannot be transposed");
   int scaleParams = countParams(contract, isScaleParam);
-  if (descriptors != 0 && descriptors != 3 + !contract.bias.empty() +
-                                             workspaceParams + scaleParams)
+  int offsetsParams = countParams(
+      contract, [](const Param &p) { return p.name == "offsets"; });
+  if (offsetsParams != int(contract.problem.grouped))
+    return b.fail("params", "a grouped problem ('groups=') takes one offsets "
+                            "parameter, and only it does");
+  if (descriptors != 0 &&
+      descriptors != 3 + !contract.bias.empty() + workspaceParams +
+                          scaleParams + offsetsParams)
     return b.fail("params",
-                  "A, B, C (and the bias, the scales, the workspace and "
-                  "counters) are all pointers or all memref descriptors");
+                  "A, B, C (and the offsets, the bias, the scales, the "
+                  "workspace and counters) are all pointers or all memref "
+                  "descriptors");
   if (descriptors)
     return true;
   const std::pair<int64_t, const char *> dims[] = {{contract.problem.m, "M"},

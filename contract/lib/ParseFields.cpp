@@ -166,6 +166,12 @@ bool gemmc::contract::detail::parseProblem(const std::string &text,
     problem.strideB = strides[1];
     problem.strideC = strides[2];
   }
+  // `groups=G` (`?`: given at launch, stored as 0).
+  problem.grouped = fields.count("groups") != 0;
+  problem.groups = 0;
+  if (problem.grouped && fields["groups"] != "?" &&
+      (!parseInt(fields["groups"], problem.groups) || problem.groups <= 0))
+    return false;
   problem.tf32 = fields.count("math") && fields["math"] == "tf32";
   problem.tf32x3 = fields.count("math") && fields["math"] == "tf32x3";
   problem.fastAccumulate =

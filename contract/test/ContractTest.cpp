@@ -280,8 +280,9 @@ TEST(Contract, ReadsMemrefDescriptors) {
   // Matrices are all pointers or all descriptors.
   EXPECT_FALSE(
       parseContract(replace(kDescriptors, "B:memref2.i32", "B:ptr"), c, error));
-  EXPECT_EQ(error, "line 8: A, B, C (and the bias, the scales, the workspace "
-                   "and counters) are all pointers or all memref descriptors");
+  EXPECT_EQ(error, "line 8: A, B, C (and the offsets, the bias, the scales, "
+                   "the workspace and counters) are all pointers or all "
+                   "memref descriptors");
   EXPECT_FALSE(parseContract(
       replace(kDescriptors, "a=4 b=4 c=2", "a=4 b=0 c=2"), c, error));
   EXPECT_NE(error.find("malformed 'leading-dim-multiple'"), std::string::npos);
@@ -307,7 +308,8 @@ TEST(Contract, RejectsMalformedContracts) {
   EXPECT_EQ(error, "line 12: unsupported kernel parameter 'gamma:f32' (known: "
                    "A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 beta:f32 "
                    "bias:ptr, memref2|3.i32|i64 for A, B, C, bias, "
-                   "workspace:ptr counters:ptr scale-A:ptr scale-B:ptr or "
+                   "workspace:ptr counters:ptr scale-A:ptr scale-B:ptr "
+            "offsets:ptr or "
                    "memref1.i32|i64, and "
                    "tmap-A:tensormap tmap-B:tensormap tmap-C:tensormap)");
   // Tensor-map parameters come with the boxes of their maps.
@@ -327,13 +329,13 @@ TEST(Contract, RejectsMalformedContracts) {
   EXPECT_FALSE(parseContract(replace(kFixed, "m=1024", "m=?"), c, error));
   EXPECT_EQ(error, "the problem's size M is given at launch but is not a "
                    "kernel parameter");
-  // Versions 2 to 11 (tensor maps, persistent grids, clusters, split-K,
+  // Versions 2 to 12 (tensor maps, persistent grids, clusters, split-K,
   // families, splits at launch, stream-K, transposed kernels, batches
-  // copied by TMA, batch-stride multiples, FP8) are read; a later one is
-  // not.
-  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v12"), c, error));
+  // copied by TMA, batch-stride multiples, FP8, groups) are read; a later
+  // one is not.
+  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v13"), c, error));
   EXPECT_EQ(error, "line 6: unsupported contract version: "
-                   "// gemmc-contract-begin v12");
+                   "// gemmc-contract-begin v13");
   EXPECT_FALSE(parseContract(replace(kFixed, "// entry: sgemm_coalesced\n", ""),
                              c, error));
   EXPECT_EQ(error, "the kernel contract has no 'entry' field");
@@ -1255,4 +1257,62 @@ TEST(Contract, ReadsBlockScales) {
   EXPECT_NE(error.find("block scales cannot be transposed"),
             std::string::npos)
       << error;
+}
+
+/// A grouped GEMM's contract (examples/hopper-moe-grouped.gemm).
+static const char *kGrouped = R"(// gemmc-contract-begin v12
+// entry: hopper_moe_grouped
+// arch: sm_90a
+// block: 384 1 1
+// grid: SM 1 1
+// dynamic-shared-bytes: 196672
+// params: A:memref2.i64 B:memref3.i64 C:memref2.i64 offsets:memref1.i64 tmap-A:tensormap tmap-B:tensormap
+// alignment: 16
+// tensor-maps: A=64x128 B=64x256 swizzle=128
+// leading-dim-multiple: a=8 b=8 c=1
+// semantics: C = A * B
+// problem: m=? n=? k=? a=bf16:row b=bf16:col c=bf16:row acc=f32 groups=?
+// schedule: tile=128x256x64
+// gemmc-contract-end
+)";
+
+TEST(Contract, ReadsGroups) {
+  Contract c;
+  std::string error, why;
+  ASSERT_TRUE(parseContract(kGrouped, c, error)) << error;
+  EXPECT_TRUE(c.problem.grouped);
+  EXPECT_EQ(c.problem.groups, 0);
+  Problem p = c.problem;
+  p.m = 1000, p.n = 1408, p.k = 2048, p.groups = 64;
+  EXPECT_TRUE(accepts(c, p, why)) << why;
+  EXPECT_EQ(p.countOfB(), 64);
+  // The launcher passes one group or more.
+  p.groups = 0;
+  EXPECT_FALSE(accepts(c, p, why));
+  p.groups = 64;
+  // B's matrices, one a group, index in the kernel's 64-bit descriptors;
+  // its strides step at the leading dimension's multiple.
+  p.strideB = 1408 * 2048 + 8;
+  EXPECT_TRUE(accepts(c, p, why)) << why;
+  p.strideB = 1408 * 2048 + 4;
+  EXPECT_FALSE(accepts(c, p, why));
+  EXPECT_NE(why.find("the batch stride of B"), std::string::npos) << why;
+  p.strideB = 0;
+  // A problem of one GEMM is not a grouped kernel's, nor the other way.
+  Problem single = p;
+  single.grouped = false;
+  EXPECT_FALSE(accepts(c, single, why));
+  EXPECT_NE(why.find("grouped GEMM"), std::string::npos) << why;
+  Contract again;
+  ASSERT_TRUE(parseContract(formatContract(c), again, error)) << error;
+  EXPECT_EQ(formatContract(again), formatContract(c));
+  EXPECT_NE(formatContract(c).find("groups=?"), std::string::npos);
+  // Groups from version 12, with their offsets parameter.
+  EXPECT_FALSE(parseContract(replace(kGrouped, "begin v12", "begin v11"),
+                             again, error));
+  EXPECT_FALSE(parseContract(
+      replace(kGrouped, " offsets:memref1.i64", ""), again, error));
+  EXPECT_NE(error.find("offsets parameter"), std::string::npos) << error;
+  EXPECT_FALSE(
+      parseContract(replace(kGrouped, " groups=?", " groups=0"), again, error));
 }

@@ -134,6 +134,10 @@ void gemmc::dump(const KernelDecl &kernel, const ScheduleFacts &facts,
       os << " strides=" << (*p.batch->strides)[0] << ","
          << (*p.batch->strides)[1] << "," << (*p.batch->strides)[2];
   }
+  if (p.groups) {
+    os << " groups=";
+    printSize(os, p.groups->count);
+  }
   os << "\n  schedule\n";
   for (const Directive &d : kernel.schedule->directives) {
     os << "    ";

@@ -99,6 +99,10 @@ void gemmc::mlirGen(ModuleOp module, const KernelDecl &kernel,
   DenseI64ArrayAttr batch;
   if (p.batched)
     batch = builder.getDenseI64ArrayAttr(getBatch(p));
+  IntegerAttr groups;
+  if (p.grouped)
+    groups = builder.getI64IntegerAttr(
+        p.groupCount ? *p.groupCount : ShapedType::kDynamic);
   gemm::KernelOp::create(builder, loc, kernel.name, problem, schedule,
-                         p.alphaBeta, bias, scales, activation, batch);
+                         p.alphaBeta, bias, scales, activation, batch, groups);
 }

@@ -257,9 +257,23 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
     return true;
   }
 
+  if (name == "groups") {
+    if (!checkUnique(problem.groups, name, loc) ||
+        !expect(Token::Equal, "'='"))
+      return false;
+    GroupsDecl decl;
+    decl.loc = loc;
+    decl.count.loc = tok.getLoc();
+    if (!parseSize(decl.count, "groups"))
+      return false;
+    problem.groups = decl;
+    return true;
+  }
+
   return error(loc, "unknown problem statement '" + name +
                         "' (expected m, n, k, a, b, c, accumulate, math, "
-                        "epilogue, bias, scales, activation or batch)");
+                        "epilogue, bias, scales, activation, batch or "
+                        "groups)");
 }
 
 bool Parser::parseProblem(ProblemDecl &problem) {

@@ -58,6 +58,11 @@ void gemmc::printProblem(llvm::raw_ostream &os, const Problem &p,
          << " " << (*p.batchStrides)[2];
     os << "\n";
   }
+  if (p.grouped) {
+    os << indent << "groups = ";
+    printSize(os, p.groupCount);
+    os << "\n";
+  }
 }
 
 void gemmc::printDirectives(llvm::raw_ostream &os, const Schedule &s,

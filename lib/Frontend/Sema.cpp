@@ -51,6 +51,10 @@ static Problem buildProblem(const ProblemDecl &p) {
     problem.batchCount = p.batch->count.value;
     problem.batchStrides = p.batch->strides;
   }
+  if (p.groups) {
+    problem.grouped = true;
+    problem.groupCount = p.groups->count.value;
+  }
   return problem;
 }
 
@@ -209,6 +213,8 @@ private:
       return p.batch ? p.batch->loc : p.loc;
     case Part::Kind::BatchCount:
       return p.batch ? p.batch->count.loc : p.loc;
+    case Part::Kind::Groups:
+      return p.groups ? p.groups->loc : p.loc;
     case Part::Kind::Schedule:
       return s.loc;
     case Part::Kind::Directive: {

@@ -122,8 +122,41 @@ bool Rules::checkBlockScales() {
   return true;
 }
 
+bool Rules::checkGroups() {
+  if (!p.grouped)
+    return true;
+  if (p.batched)
+    return error(Part::Kind::Groups,
+                 "a problem cannot have both 'groups' and 'batch' (a batch "
+                 "is groups of one size)");
+  if (!s.hasWgmma())
+    return notYet(Part::Kind::Groups,
+                  "a grouped problem without 'wgmma' (--arch=sm_90a)");
+  if (!s.persistent)
+    return error(Part::Kind::Groups,
+                 "the groups' sizes are known only on the device, where the "
+                 "blocks walk every group's tiles: add 'persistent'");
+  if (s.tmaC)
+    return error(DirectiveKind::Tma,
+                 "'tma c' stores whole boxes of rows, which would cross a "
+                 "group's last row into the next group's: with 'groups' the "
+                 "threads store C (write 'tma a b')");
+  if (s.streamK)
+    return notYet(DirectiveKind::Persistent,
+                  "'persistent stream-k' with 'groups'");
+  if (s.cluster)
+    return notYet(DirectiveKind::Cluster, "'cluster' with 'groups'");
+  if (s.transpose)
+    return notYet(DirectiveKind::Transpose, "'transpose' with 'groups'");
+  if (p.scales)
+    return notYet(Part::Kind::Scales, "FP8 scales with 'groups'");
+  if (p.bias)
+    return notYet(Part::Kind::Groups, "a bias with 'groups'");
+  return true;
+}
+
 std::optional<ScheduleFacts> Rules::run() {
-  if (!checkHopperDirectives())
+  if (!checkHopperDirectives() || !checkGroups())
     return std::nullopt;
   if (s.hasWgmma()) {
     if (!checkProblem() || !checkTypes() || !checkWarpgroup())
@@ -145,6 +178,9 @@ bool Rules::checkImplemented() {
     return notYet(DirectiveKind::SplitK, "'split-k' with 'persistent'");
   if (s.splitK && p.batched)
     return notYet(DirectiveKind::SplitK, "'split-k' with a batch");
+  if (p.grouped && !p.groupCount && !p.isDynamic())
+    return notYet(Part::Kind::Groups,
+                  "a group count given at launch ('?') with static sizes");
   if (s.hasWgmma()) {
     if (!s.consumers)
       return notYet(DirectiveKind::Wgmma, "'wgmma' without 'warp-specialize'");
@@ -235,6 +271,9 @@ bool Rules::checkImplemented() {
     auto [rows, cols] = p.shapeOf(Operand(i));
     int64_t size = *rows * *cols;
     int64_t stride = p.batchStrides ? (*p.batchStrides)[i] : size;
+    // A grouped problem's B holds a matrix a group.
+    if (p.grouped)
+      count = Operand(i) == Operand::B ? *p.groupCount : 1;
     if ((count - 1) * stride + size >= (int64_t(1) << 31))
       return notYet(Part::Kind::Problem, "a matrix (or batch of them) of 2^31 "
                                          "elements or more");

@@ -61,6 +61,10 @@ private:
   bool checkFloat8();
   /// `scales = block`: promoted sums one block deep.
   bool checkBlockScales();
+  /// A grouped problem (`groups`): the persistent wgmma kernel, which
+  /// finds each tile's group on the device, without what it cannot yet
+  /// combine with.
+  bool checkGroups();
   bool checkThreads();
   bool checkPromoteAndPipeline();
   bool checkVectorize();

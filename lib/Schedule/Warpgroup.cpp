@@ -244,7 +244,8 @@ int64_t gemmc::leadingDimMultiple(const TmaOperand &t, int64_t elementBytes) {
 }
 
 bool gemmc::hasEdgeTiles(const Problem &p, const Schedule &s) {
-  if (p.isDynamic())
+  // A group's tiles end where its rows do.
+  if (p.isDynamic() || p.grouped)
     return true;
   int64_t tilesM = llvm::divideCeil(*p.m, s.bm());
   int64_t tilesN = llvm::divideCeil(*p.n, s.bn());

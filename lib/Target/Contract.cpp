@@ -50,6 +50,8 @@ FailureOr<KernelContract> mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel,
     contract.scales = scales.getValue().str();
   if (auto batch = kernel->getAttrOfType<DenseI64ArrayAttr>(kBatchAttr))
     contract.batch.assign(batch.asArrayRef().begin(), batch.asArrayRef().end());
+  if (auto groups = kernel->getAttrOfType<IntegerAttr>(kGroupsAttr))
+    contract.groups = groups.getInt();
   if (!contract.problem || !contract.schedule || !contract.launch)
     return kernel.emitError("kernel lacks the gemm.problem, gemm.schedule or "
                             "gemm.launch attribute of its contract");
@@ -208,6 +210,10 @@ gemmc::contract::Contract mlir::gemm::toContract(const KernelContract &kc) {
     p.strideA = toSize(kc.batch[1]);
     p.strideB = toSize(kc.batch[2]);
     p.strideC = toSize(kc.batch[3]);
+  }
+  if (kc.groups) {
+    p.grouped = true;
+    p.groups = toSize(*kc.groups);
   }
   std::string schedule;
   llvm::raw_string_ostream os(schedule);

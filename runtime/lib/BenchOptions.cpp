@@ -42,6 +42,11 @@ const char *gemmc::rt::kBenchUsage =
     "                     alpha-beta kernels; each case runs one kernel\n"
     "                     (in turn) with its layouts and batch, and cuBLAS\n"
     "  --count N          cases of the sweep (default 100); --seed seeds it\n"
+    "  --grouped FILE     a grouped kernel's problems (one `groups=G\n"
+    "                     tokens=T n=N k=K routing=balanced|zipf` per line):\n"
+    "                     each verified group by group against cuBLAS and\n"
+    "                     fp64, then timed beside a loop of cuBLAS calls (on\n"
+    "                     the GPU, and with the loop's host synchronisation)\n"
     "  --shapes FILE      time a list of problems (one `MxNxK [lda=L ldb=L\n"
     "                     ldc=L batch=B]` per line, `#` comments): each\n"
     "                     kernel that takes one runs it; prints the best\n"
@@ -251,6 +256,9 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
         return false;
     } else if (arg == "--shapes") {
       if (!value(o.shapesFile))
+        return false;
+    } else if (arg == "--grouped") {
+      if (!value(o.groupedFile))
         return false;
     } else if (arg == "--shape-summary") {
       if (!value(o.shapeSummary))

@@ -82,11 +82,17 @@ CUlaunchConfig ContractKernel::launchConfig(unsigned gridX,
 /// contiguous dimension first, its rows `ld` elements apart, copied in
 /// boxes of `box` to or from 128-byte-swizzled shared memory; reads past
 /// the matrix fill zeros, writes past it are dropped. A `batched` kernel's
-/// maps are 3-D: the batch's matrices last, the batch stride apart, one a
-/// box.
+/// maps are 3-D, as is a grouped GEMM's B: the batch's (groups') matrices
+/// last, the batch stride apart, one a box.
 static CUtensorMap encodeTensorMap(const std::string &name, const Problem &p,
                                    bool batched, CUdeviceptr base,
                                    TensorMapBox box) {
+  // A grouped GEMM's B holds a matrix a group: 3-D, like a batch's.
+  int64_t count = p.batch;
+  if (p.grouped && name == "tmap-B") {
+    batched = true;
+    count = p.groups;
+  }
   struct Matrix {
     Layout layout;
     int64_t rows, cols;
@@ -101,11 +107,11 @@ static CUtensorMap encodeTensorMap(const std::string &name, const Problem &p,
   cuuint64_t bytes = sizeOf(matrix.type);
   // A batch of one takes any stride (the contract checks only those that
   // step): its map steps by the matrix, at a 16-byte multiple as its rows.
-  if (p.batch == 1)
+  if (count == 1)
     matrix.stride = matrix.ld * (rowMajor ? matrix.rows : matrix.cols);
   cuuint64_t dims[3] = {cuuint64_t(rowMajor ? matrix.cols : matrix.rows),
                         cuuint64_t(rowMajor ? matrix.rows : matrix.cols),
-                        cuuint64_t(p.batch)};
+                        cuuint64_t(count)};
   cuuint64_t strides[2] = {cuuint64_t(matrix.ld) * bytes,
                            cuuint64_t(matrix.stride) * bytes};
   cuuint32_t boxDims[3] = {cuuint32_t(box.inner), cuuint32_t(box.outer), 1};
@@ -210,8 +216,8 @@ static std::vector<int64_t> descriptorFields(const std::string &name, int rank,
     std::swap(rowStride, colStride);
   }
   if (rank == 3)
-    return {0,         p.batch,  shape.rows, shape.cols, shape.stride,
-            rowStride, colStride};
+    return {0,         name == "B" ? p.countOfB() : p.batch,
+            shape.rows, shape.cols, shape.stride, rowStride, colStride};
   return {0, shape.rows, shape.cols, rowStride, colStride};
 }
 
@@ -255,6 +261,7 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
   auto sourceOf = [](const std::string &name) {
     return name == "A" || name == "tmap-A"   ? Source::A
            : name == "B" || name == "tmap-B" ? Source::B
+           : name == "offsets"               ? Source::Offsets
            : name == "bias"                  ? Source::Bias
            : name == "scale-A"               ? Source::ScaleA
            : name == "scale-B"               ? Source::ScaleB
@@ -274,6 +281,8 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
       return spec.workspaceFloats(p, splits, kernel.persistentBlocks());
     if (name == "counters")
       return spec.counters(p);
+    if (name == "offsets")
+      return p.groups;
     return scaleCount(spec.scales, name == "scale-A", p.m, p.n,
                                 p.k);
   };
@@ -342,6 +351,7 @@ void LaunchPlan::launch(const Operands &operands, CUstream stream) const {
   for (const Patch &patch : patches) {
     CUdeviceptr address = patch.source == Source::A          ? operands.a
                           : patch.source == Source::B        ? operands.b
+                          : patch.source == Source::Offsets  ? operands.offsets
                           : patch.source == Source::Bias     ? operands.bias
                           : patch.source == Source::ScaleA   ? operands.scaleA
                           : patch.source == Source::ScaleB   ? operands.scaleB

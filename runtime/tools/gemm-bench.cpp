@@ -34,6 +34,20 @@ int main(int argc, char **argv) {
     return 0;
   }
 
+  if (!o.groupedFile.empty()) {
+    try {
+      if (!parseGroupedShapes(readFile(o.groupedFile), o.groupedShapes,
+                              error)) {
+        std::cerr << "gemm-bench: error: " << o.groupedFile << ": " << error
+                  << "\n";
+        return 2;
+      }
+    } catch (const std::exception &e) {
+      std::cerr << "gemm-bench: error: " << e.what() << "\n";
+      return 2;
+    }
+  }
+
   if (!o.shapesFile.empty()) {
     try {
       if (!parseShapes(readFile(o.shapesFile), o.shapes, error)) {

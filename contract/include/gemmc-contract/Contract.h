@@ -87,6 +87,19 @@ struct Problem {
   int64_t batch = 1;
   int64_t strideA = 0, strideB = 0, strideC = 0;
   bool batched = false;
+  /// A grouped GEMM (`groups=G` in a contract's problem line, version 12),
+  /// the mixture-of-experts form: `groups` GEMMs (in a contract, 0: given
+  /// at launch) that share N and K. A is M x K and C M x N, the groups'
+  /// rows one after the other; B holds a K x N matrix a group, strideB
+  /// elements apart (0: dense). The kernel's `offsets` parameter (i32, one
+  /// a group, on the device) says where each group's rows end, as
+  /// torch._grouped_mm's `offs`: group g has rows [offsets[g-1],
+  /// offsets[g]) (from 0 for the first); rows past the last group's are
+  /// left as they are.
+  bool grouped = false;
+  int64_t groups = 0;
+  /// The matrices B holds: a batch's, or a grouped GEMM's groups.
+  int64_t countOfB() const { return grouped ? groups : batch; }
   /// Leading dimensions (elements between consecutive rows of a row-major
   /// matrix, columns of a column-major one); 0: dense.
   int64_t lda = 0, ldb = 0, ldc = 0;

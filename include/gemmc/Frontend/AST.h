@@ -75,6 +75,12 @@ struct BatchDecl {
   llvm::SMLoc loc;
 };
 
+/// `groups = 8` or `groups = ?`: a grouped GEMM (Problem::grouped).
+struct GroupsDecl {
+  SizeDecl count;
+  llvm::SMLoc loc;
+};
+
 struct ProblemDecl {
   llvm::SMLoc loc;
   std::optional<SizeDecl> m, n, k;
@@ -86,6 +92,7 @@ struct ProblemDecl {
   std::optional<ScalesDecl> scales;
   std::optional<ActivationDecl> activation;
   std::optional<BatchDecl> batch;
+  std::optional<GroupsDecl> groups;
 };
 
 /// One schedule directive. Which fields mean something depends on `kind`;

@@ -94,6 +94,16 @@ struct Problem {
   bool batched = false;
   std::optional<int64_t> batchCount;
   std::optional<std::array<int64_t, 3>> batchStrides;
+  /// Grouped GEMM, the mixture-of-experts form (`groups = G`): `groupCount`
+  /// GEMMs (std::nullopt: given at launch) that share N and K. A is M x K,
+  /// the groups' rows one after the other; B is `groupCount` K x N
+  /// matrices, one a group, dense one after the other; C is M x N. Where
+  /// each group's rows end comes at launch, on the device: the kernel's
+  /// `offsets` (i32, one a group, cumulative, as torch._grouped_mm's
+  /// `offs`), so that group g has rows [offsets[g-1], offsets[g]) of A and
+  /// C (from 0 for the first); rows past the last are left as they are.
+  bool grouped = false;
+  std::optional<int64_t> groupCount;
 
   bool isDynamic() const { return !m || !n || !k; }
   MatrixLayout layoutOf(Operand operand) const;
@@ -409,6 +419,7 @@ struct Part {
     Scales,
     Batch,
     BatchCount,
+    Groups,
     Schedule,
     Directive,
   };

@@ -41,6 +41,8 @@ struct KernelContract {
   /// A batch: count and the strides of A, B and C (ShapedType::kDynamic:
   /// given at launch), or empty.
   SmallVector<int64_t, 4> batch;
+  /// A grouped GEMM's group count (ShapedType::kDynamic: given at launch).
+  std::optional<int64_t> groups;
   /// Sizes given at launch: A, B, C (and the bias) are memref descriptors
   /// whose index fields have the launch attribute's index width, and the
   /// leading dimensions of A, B and C must be multiples of its

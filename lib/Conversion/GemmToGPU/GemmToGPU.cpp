@@ -95,6 +95,16 @@ static void outlineKernel(KernelOp kernel) {
       matrixTypes[i] =
           getBatchType(cast<MemRefType>(matrixTypes[i]), (*batch)[0],
                        dynamic ? ShapedType::kDynamic : (*batch)[i + 1]);
+  // A grouped GEMM: B holds a K x N matrix a group, dense one after the
+  // other; A and C hold all groups' rows.
+  std::optional<int64_t> groups = kernel.getGroups();
+  if (groups) {
+    auto bType = cast<MemRefType>(matrixTypes[1]);
+    int64_t span = ShapedType::kDynamic;
+    if (!dynamic)
+      span = problem.getK() * problem.getN();
+    matrixTypes[1] = getBatchType(bType, *groups, span);
+  }
   // The arguments in the order of the kernel ABI: the matrices, alpha and
   // beta for `C = alpha * A * B + beta * C`, then the bias: a 1 x N row (one
   // value per column of C) or an M x 1 column, in C's type.
@@ -103,8 +113,12 @@ static void outlineKernel(KernelOp kernel) {
   std::optional<StringRef> bias = kernel.getBias();
   std::optional<StringRef> scales = kernel.getScales();
   const gemmc::Schedule &schedule = kernel.getSchedule().getValue();
-  KernelABI abi = KernelABI::get(kernel.getAlphaBeta(), bias.has_value(),
-                                 scales.has_value(), schedule);
+  ProblemArgs problemArgs;
+  problemArgs.groups = groups.has_value();
+  problemArgs.alphaBeta = kernel.getAlphaBeta();
+  problemArgs.bias = bias.has_value();
+  problemArgs.scales = scales.has_value();
+  KernelABI abi = KernelABI::get(problemArgs, schedule);
   std::optional<gemmc::ScaleKind> scaleKind;
   if (scales)
     scaleKind = gemmc::scaleKindNamed(*scales);
@@ -125,6 +139,11 @@ static void outlineKernel(KernelOp kernel) {
     case KernelArg::B:
     case KernelArg::C:
       argTypes.push_back(matrixTypes[static_cast<int>(role)]);
+      pointers.push_back(i);
+      break;
+    case KernelArg::Offsets:
+      // Where each group's rows end (i32, cumulative).
+      argTypes.push_back(MemRefType::get({*groups}, builder.getI32Type()));
       pointers.push_back(i);
       break;
     case KernelArg::Alpha:
@@ -199,6 +218,13 @@ static void outlineKernel(KernelOp kernel) {
     Value z = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::z);
     for (Value &matrix : matrices)
       matrix = createBatchMatrixView(builder, loc, matrix, z);
+  }
+  // A grouped GEMM multiplies by the first group's B; the wgmma kernel
+  // takes each tile's group's in turn.
+  if (groups) {
+    func->setAttr(kGroupsAttr, builder.getI64IntegerAttr(*groups));
+    matrices[1] = createBatchMatrixView(builder, loc, matrices[1],
+                                        builder.getIndexAttr(0));
   }
   MatmulOp::create(builder, loc, matrices[0], matrices[1], matrices[2],
                    TypeAttr::get(problem.getAccType()),

@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -109,10 +110,24 @@ std::vector<const Loaded *> prune(const BenchOptions &o, const Case &cs);
 
 // Run.cpp
 
+/// Median of `--runs` timed calls of `launch` after `--warmup` untimed
+/// ones: the GPU's time, the host's cost of each launch left out (a gated
+/// EventTimer); `flush`, where given, is rewritten before each.
+double timeMedian(const BenchOptions &o, DeviceBuffer *flush,
+                  const std::function<void()> &launch);
+
 /// The whole run on the GPU: every case, cuBLAS and each kernel, the
 /// report. The exit status: 0 all verified, 1 a failure or an error, 3 no
 /// GPU.
 int runBench(BenchOptions &o);
+
+// Grouped.cpp
+
+/// A run of grouped kernels (contract `groups=`) on `--grouped`'s problems
+/// or a sweep's: each verified group by group, then timed beside a loop of
+/// cuBLAS calls. The exit status as runBench's.
+int runGroupedBench(const BenchOptions &o, Bench &bench,
+                    const std::vector<Loaded> &kernels);
 
 // Report.cpp
 

@@ -12,6 +12,27 @@
 
 namespace gemmc::rt {
 
+/// A line of `--grouped FILE`: a mixture-of-experts layer's grouped GEMM,
+/// `tokens` rows routed among `groups` experts (balanced, or Zipf-skewed:
+/// routeTokens), each expert's weights K x N.
+struct GroupedShape {
+  int64_t groups = 0, tokens = 0, n = 0, k = 0;
+  std::string routing = "balanced";
+  std::string name;
+};
+
+/// Parses `--grouped`'s file: one `groups=G tokens=T n=N k=K
+/// routing=balanced|zipf [name=NAME]` a line, `#` comments.
+bool parseGroupedShapes(const std::string &text,
+                        std::vector<GroupedShape> &shapes, std::string &error);
+
+/// The rows of `tokens` routed to each of `groups` experts: as evenly as
+/// they divide ("balanced"), or by Zipf's law (s = 1.2) over the experts in
+/// an order drawn from `seed` ("zipf"), the rarest experts' shares rounding
+/// down to none.
+std::vector<int64_t> routeTokens(int64_t tokens, int64_t groups,
+                                 const std::string &routing, uint64_t seed);
+
 struct BenchOptions {
   std::vector<std::string> kernels; ///< PTX files
   std::vector<Size> sizes;          ///< empty: each fixed kernel's own size
@@ -57,6 +78,12 @@ struct BenchOptions {
   /// summary as CSV.
   std::string shapesFile, shapeSummary;
   std::vector<Shape> shapes;
+  /// `--grouped FILE`: grouped problems (GroupedShape) for a grouped
+  /// kernel (contract `groups=`), each verified group by group and timed
+  /// beside a loop of cuBLAS calls; with `--sweep random`, random grouped
+  /// problems instead.
+  std::string groupedFile;
+  std::vector<GroupedShape> groupedShapes;
   /// `--results FILE` (with --shapes): each kernel's outcome per problem,
   /// appended as it comes (`problem, file, kernel, status, ms, cuBLAS ms`,
   /// tab-separated); a problem and file already there are not run again,

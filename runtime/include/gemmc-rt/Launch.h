@@ -21,6 +21,8 @@ struct Operands {
   /// FP8's scales (f32): one each, or one per row of A and per column of
   /// B, where the problem has `scales`.
   CUdeviceptr scaleA = 0, scaleB = 0;
+  /// A grouped GEMM's offsets (i32, one a group: where its rows end).
+  CUdeviceptr offsets = 0;
   /// Split-K's partial tiles and counters where the caller gives them (of
   /// ContractKernel::workspaceBytes; the counters zero, as the kernel
   /// leaves them), so that a launch allocates nothing (a CUDA graph's
@@ -125,7 +127,17 @@ public:
 
 private:
   /// Where an argument's address comes from.
-  enum class Source { A, B, C, Bias, ScaleA, ScaleB, Partials, Counters };
+  enum class Source {
+    A,
+    B,
+    C,
+    Offsets,
+    Bias,
+    ScaleA,
+    ScaleB,
+    Partials,
+    Counters
+  };
   /// An argument that holds an address: a pointer (a memref descriptor's
   /// two), or a tensor map of matrix `source`.
   struct Patch {

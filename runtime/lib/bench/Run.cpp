@@ -51,11 +51,8 @@ static unsigned poisonWord(DType type) {
   return 0xffffffffu;
 }
 
-/// Median of `runs` timed launches after `warmup` untimed ones: the GPU's
-/// time, the host's cost of each launch left out (a gated EventTimer).
-template <typename Launch>
-static double timeMedian(const BenchOptions &o, DeviceBuffer *flush,
-                         Launch launch) {
+double gemmc::rt::timeMedian(const BenchOptions &o, DeviceBuffer *flush,
+                             const std::function<void()> &launch) {
   for (int i = 0; i < o.warmup; ++i)
     launch();
   GEMMC_CU(DriverApi::get().cuCtxSynchronize());
@@ -514,6 +511,13 @@ int gemmc::rt::runBench(BenchOptions &o) {
   try {
     gpu = describeGpu(device);
     std::vector<Loaded> kernels = loadKernels(o);
+    if (!kernels.empty() && kernels.front().kernel->contract().problem.grouped) {
+      std::unique_ptr<Cublas> cublas;
+      if (o.cublas)
+        cublas = std::make_unique<Cublas>();
+      bench.cublas = cublas.get();
+      return runGroupedBench(o, bench, kernels);
+    }
     if (!kernels.empty())
       takeProblemFromKernels(o, kernels.front().kernel->contract());
     std::vector<Case> cases = buildCases(o, kernels);

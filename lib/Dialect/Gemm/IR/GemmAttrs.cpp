@@ -364,6 +364,12 @@ void mlir::gemm::setBatchModel(gemmc::Problem &problem,
     problem.batchStrides = {batch[1], batch[2], batch[3]};
 }
 
+void mlir::gemm::setGroupsModel(gemmc::Problem &problem, int64_t groups) {
+  problem.grouped = true;
+  if (!ShapedType::isDynamic(groups))
+    problem.groupCount = groups;
+}
+
 //===----------------------------------------------------------------------===//
 // LaunchAttr
 //===----------------------------------------------------------------------===//

@@ -68,6 +68,14 @@ LogicalResult GemmDialect::verifyOperationAttribute(Operation *op,
                   "must be \"tensor\", \"rowwise\" or \"block\" on a "
                   "function");
   }
+  if (name == getGroupsAttrHelper().getName()) {
+    auto groups = dyn_cast<IntegerAttr>(value);
+    return expect(groups && onFunction &&
+                      (ShapedType::isDynamic(groups.getInt()) ||
+                       groups.getInt() > 0),
+                  "must be a positive group count (or dynamic) on a "
+                  "function");
+  }
   if (name == getBatchAttrHelper().getName()) {
     auto batch = dyn_cast<DenseI64ArrayAttr>(value);
     return expect(batch && batch.size() == 4 && onFunction,

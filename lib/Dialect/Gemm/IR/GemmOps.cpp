@@ -38,10 +38,16 @@ static gemmc::Problem getKernelProblem(KernelOp kernel) {
         gemmc::activationNamed(*activation).value_or(gemmc::Activation::None);
   if (std::optional<ArrayRef<int64_t>> batch = kernel.getBatch())
     setBatchModel(problem, *batch);
+  if (std::optional<int64_t> groups = kernel.getGroups())
+    setGroupsModel(problem, *groups);
   return problem;
 }
 
 LogicalResult KernelOp::verify() {
+  if (std::optional<int64_t> groups = getGroups();
+      groups && !ShapedType::isDynamic(*groups) && *groups < 1)
+    return emitOpError("groups must be positive (or dynamic), got ")
+           << *groups;
   if (std::optional<ArrayRef<int64_t>> batch = getBatch()) {
     // Where the sizes are given at launch the strides are '?', and the count
     // may be; else all are positive.

@@ -16,6 +16,8 @@ StringRef mlir::gemm::stringifyKernelArg(KernelArg role) {
     return "B";
   case KernelArg::C:
     return "C";
+  case KernelArg::Offsets:
+    return "offsets";
   case KernelArg::Alpha:
     return "alpha";
   case KernelArg::Beta:
@@ -40,14 +42,16 @@ StringRef mlir::gemm::stringifyKernelArg(KernelArg role) {
   llvm_unreachable("unknown kernel argument");
 }
 
-KernelABI::KernelABI(bool alphaBeta, bool bias, bool scales, bool workspace,
+KernelABI::KernelABI(const ProblemArgs &problem, bool workspace,
                      bool tensorMapA, bool tensorMapB, bool tensorMapC)
     : roles({KernelArg::A, KernelArg::B, KernelArg::C}) {
-  if (alphaBeta)
+  if (problem.groups)
+    roles.push_back(KernelArg::Offsets);
+  if (problem.alphaBeta)
     roles.append({KernelArg::Alpha, KernelArg::Beta});
-  if (bias)
+  if (problem.bias)
     roles.push_back(KernelArg::Bias);
-  if (scales)
+  if (problem.scales)
     roles.append({KernelArg::ScaleA, KernelArg::ScaleB});
   if (workspace)
     roles.append({KernelArg::Workspace, KernelArg::Counters});
@@ -59,22 +63,23 @@ KernelABI::KernelABI(bool alphaBeta, bool bias, bool scales, bool workspace,
     roles.push_back(KernelArg::TensorMapC);
 }
 
-KernelABI KernelABI::get(bool alphaBeta, bool bias, bool scales,
+KernelABI KernelABI::get(const ProblemArgs &problem,
                          const gemmc::Schedule &schedule) {
-  return KernelABI(alphaBeta, bias, scales, schedule.usesWorkspace(),
-                   schedule.tmaA, schedule.tmaB, schedule.tmaC);
+  return KernelABI(problem, schedule.usesWorkspace(), schedule.tmaA,
+                   schedule.tmaB, schedule.tmaC);
 }
 
 KernelABI KernelABI::of(Operation *kernel) {
   auto schedule = kernel->getAttrOfType<ScheduleAttr>(kScheduleAttr);
-  bool alphaBeta = kernel->hasAttr(kAlphaBetaAttr);
-  bool bias = kernel->hasAttr(kBiasAttr);
-  bool scales = kernel->hasAttr(kScalesAttr);
+  ProblemArgs problem;
+  problem.groups = kernel->hasAttr(kGroupsAttr);
+  problem.alphaBeta = kernel->hasAttr(kAlphaBetaAttr);
+  problem.bias = kernel->hasAttr(kBiasAttr);
+  problem.scales = kernel->hasAttr(kScalesAttr);
   if (!schedule)
-    return KernelABI(alphaBeta, bias, scales, /*workspace=*/false,
-                     /*tensorMapA=*/false, /*tensorMapB=*/false,
-                     /*tensorMapC=*/false);
-  return get(alphaBeta, bias, scales, schedule.getValue());
+    return KernelABI(problem, /*workspace=*/false, /*tensorMapA=*/false,
+                     /*tensorMapB=*/false, /*tensorMapC=*/false);
+  return get(problem, schedule.getValue());
 }
 
 unsigned KernelABI::getNumTensorMaps() const {

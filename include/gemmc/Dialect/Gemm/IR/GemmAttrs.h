@@ -53,6 +53,9 @@ gemmc::Problem getProblemModel(ProblemAttr problem);
 /// B and C's strides (ShapedType::kDynamic where given at launch; the
 /// strides are the problem's only where its sizes are static).
 void setBatchModel(gemmc::Problem &problem, ArrayRef<int64_t> batch);
+/// Makes the model's problem grouped: `groups` GEMMs (dynamic: given at
+/// launch).
+void setGroupsModel(gemmc::Problem &problem, int64_t groups);
 
 /// Reports a schedule model diagnostic through `emitError` (errors only;
 /// notes become notes of the error before them, warnings are dropped).

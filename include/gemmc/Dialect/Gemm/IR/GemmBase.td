@@ -43,6 +43,7 @@ def Gemm_Dialect : Dialect {
     "::mlir::StringAttr":$scales,
     "::mlir::StringAttr":$activation,
     "::mlir::DenseI64ArrayAttr":$batch,
+    "::mlir::IntegerAttr":$groups,
     "::mlir::UnitAttr":$tails,
     // Markers between passes.
     "::mlir::UnitAttr":$k_loop,

@@ -17,7 +17,8 @@ namespace mlir::gemm {
 ///
 /// On the kernel: its problem, schedule and launch configuration, its
 /// epilogue (alpha and beta parameters, a bias "row" or "col", ReLU), a
-/// batch ([count, SA, SB, SC]), and `tails` where the problem is not a
+/// batch ([count, SA, SB, SC]), a grouped GEMM's group count (`groups`),
+/// and `tails` where the problem is not a
 /// multiple of the block tile (gemm-tile-blocks): global accesses are then
 /// guarded by the matrix bounds.
 inline constexpr llvm::StringLiteral kProblemAttr =
@@ -36,6 +37,8 @@ inline constexpr llvm::StringLiteral kActivationAttr =
     GemmDialect::ActivationAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kBatchAttr =
     GemmDialect::BatchAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kGroupsAttr =
+    GemmDialect::GroupsAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kTailsAttr =
     GemmDialect::TailsAttrHelper::getNameStr();
 

@@ -20,6 +20,9 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
     multiplies the product by A's and B's dequantisation scales, given at
     launch: one f32 each, or one per row of A and per column of B. `batch = [count, SA, SB, SC]` makes it a
     batch of `count` GEMMs whose A, B and C lie SA, SB and SC elements apart.
+    `groups = G` (the dynamic size for a count given at launch) makes it a
+    grouped GEMM: G GEMMs sharing N and K, A's and C's rows split among them
+    by offsets given at launch on the device, B one K x N matrix a group.
 
     ```mlir
     gemm.kernel @sgemm_naive
@@ -36,13 +39,14 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
     OptionalAttr<StrAttr>:$bias,
     OptionalAttr<StrAttr>:$scales,
     OptionalAttr<StrAttr>:$activation,
-    OptionalAttr<DenseI64ArrayAttr>:$batch
+    OptionalAttr<DenseI64ArrayAttr>:$batch,
+    OptionalAttr<I64Attr>:$groups
   );
   let assemblyFormat = [{
     $sym_name `problem` $problem `schedule` $schedule
     (`alpha_beta` $alpha_beta^)? (`bias` $bias^)?
     (`scales` $scales^)? (`activation` $activation^)?
-    (`batch` $batch^)? attr-dict
+    (`batch` $batch^)? (`groups` $groups^)? attr-dict
   }];
   let hasVerifier = 1;
 }

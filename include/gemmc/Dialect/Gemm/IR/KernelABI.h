@@ -1,6 +1,7 @@
 //===- KernelABI.h - the roles of a gemmc kernel's arguments ----*- C++ -*-===//
 //
-// A kernel's arguments, in order: the matrices A, B and C, then alpha and
+// A kernel's arguments, in order: the matrices A, B and C, then with
+// `groups` the groups' offsets (i32, one a group: where its rows end), then alpha and
 // beta (f32) with `epilogue = alpha-beta`, then the bias vector, then with
 // `scales` A's and B's scales (f32: one each, or one per row of A and per
 // column of B), then with
@@ -34,6 +35,7 @@ enum class KernelArg {
   A,
   B,
   C,
+  Offsets,
   Alpha,
   Beta,
   Bias,
@@ -46,23 +48,29 @@ enum class KernelArg {
   TensorMapC
 };
 
-/// The name of a role in the contract's `params:` line: A, B, C, alpha,
+/// The name of a role in the contract's `params:` line: A, B, C, offsets, alpha,
 /// beta, bias, scale-A, scale-B, workspace, counters, tmap-A, tmap-B,
 /// tmap-C.
 StringRef stringifyKernelArg(KernelArg role);
+
+/// The arguments the problem adds to the matrices: the groups' offsets,
+/// and the epilogue's.
+struct ProblemArgs {
+  bool groups = false, alphaBeta = false, bias = false, scales = false;
+};
 
 /// The argument list of a kernel.
 class KernelABI {
 public:
   /// The tensor maps of the matrices TMA copies (`tma a b c`), each where
   /// its flag is set.
-  KernelABI(bool alphaBeta, bool bias, bool scales, bool workspace,
-            bool tensorMapA, bool tensorMapB, bool tensorMapC);
-  /// The ABI of a kernel of `schedule` with its epilogue's arguments.
-  static KernelABI get(bool alphaBeta, bool bias, bool scales,
+  KernelABI(const ProblemArgs &problem, bool workspace, bool tensorMapA,
+            bool tensorMapB, bool tensorMapC);
+  /// The ABI of a kernel of `schedule` with the problem's arguments.
+  static KernelABI get(const ProblemArgs &problem,
                        const gemmc::Schedule &schedule);
-  /// The ABI of a kernel function, from its gemm.alpha_beta, gemm.bias,
-  /// gemm.scales and gemm.schedule attributes.
+  /// The ABI of a kernel function, from its gemm.groups, gemm.alpha_beta,
+  /// gemm.bias, gemm.scales and gemm.schedule attributes.
   static KernelABI of(Operation *kernel);
 
   /// The roles, in argument order.

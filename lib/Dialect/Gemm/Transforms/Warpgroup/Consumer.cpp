@@ -210,10 +210,9 @@ void KernelBuilder::multiplyStage(const ConsumerSetup &cs, scf::ForOp steps,
 }
 
 LogicalResult KernelBuilder::finishTile(const ConsumerSetup &cs, Value tile,
-                                        Value tileRow, Value tileCol,
+                                        Value tileRow0, Value tileCol,
                                         ArrayRef<Value> accumulators, Value one,
                                         const WorkUnit *unit) {
-  Value tileRow0 = arith::MulIOp::create(b, loc, tileRow, index(s.bm()));
   Value ownRows =
       arith::MulIOp::create(b, loc, cs.consumer, index(k.rowsPerConsumer));
   Value row0 = arith::AddIOp::create(b, loc, tileRow0, ownRows);
@@ -257,7 +256,17 @@ FailureOr<Value> KernelBuilder::consumeTile(const ConsumerSetup &cs, Value tile,
                                             Value kBegin, Value kEnd, Value it0,
                                             const WorkUnit *unit) {
   TilePosition at = tileCoordinates(tile);
-  BatchScope inBatch(*this, at.batch);
+  return whereTileExists(at, it0, [&]() -> FailureOr<Value> {
+    return consumeTileAt(cs, at, tile, kBegin, kEnd, it0, unit);
+  });
+}
+
+FailureOr<Value> KernelBuilder::consumeTileAt(const ConsumerSetup &cs,
+                                              const TilePosition &at,
+                                              Value tile, Value kBegin,
+                                              Value kEnd, Value it0,
+                                              const WorkUnit *unit) {
+  TileScope inTile(*this, at);
   SmallVector<Value> inits = {it0};
   for (int64_t i = 0, e = k.mTiles * k.nTiles; i < e; ++i)
     inits.push_back(LLVM::ZeroOp::create(b, loc, cs.accType));
@@ -280,7 +289,8 @@ FailureOr<Value> KernelBuilder::consumeTile(const ConsumerSetup &cs, Value tile,
     releaseStageBefore(end, arith::AndIOp::create(b, loc, any, cs.leader));
   }
   SmallVector<Value> results(steps.getResults().drop_front());
-  if (failed(finishTile(cs, tile, at.row, at.col, results, one, unit)))
+  Value firstRow = tileFirstRow(at);
+  if (failed(finishTile(cs, tile, firstRow, at.col, results, one, unit)))
     return failure();
   return end;
 }

@@ -41,6 +41,8 @@ KernelBuilder::TilePosition KernelBuilder::tileCoordinates(Value tile) {
     at.row = arith::DivUIOp::create(b, loc, tile, cols);
     at.col = arith::RemUIOp::create(b, loc, tile, cols);
   }
+  if (offsets)
+    locateGroup(at);
   if (!s.cluster)
     return at;
   Value rowStart = arith::MulIOp::create(b, loc, at.row, index(k.clusterM));
@@ -57,17 +59,32 @@ void KernelBuilder::viewBatch(Value batch) {
   tmaBatch = toI32(batch);
 }
 
-KernelBuilder::BatchScope::BatchScope(KernelBuilder &kb, Value batch)
-    : kb(kb), saved{kb.a, kb.bMatrix, kb.c, kb.tmaBatch} {
-  if (batch)
-    kb.viewBatch(batch);
+Value KernelBuilder::tileFirstRow(const TilePosition &at) {
+  if (at.firstRow)
+    return at.firstRow;
+  return arith::MulIOp::create(b, loc, at.row, index(s.bm()));
 }
 
-KernelBuilder::BatchScope::~BatchScope() {
+KernelBuilder::TileScope::TileScope(KernelBuilder &kb, const TilePosition &at)
+    : kb(kb), saved{kb.a, kb.bMatrix, kb.c, kb.tmaBatch, kb.m} {
+  if (!at.batch)
+    return;
+  if (kb.batchCount) {
+    kb.viewBatch(at.batch);
+    return;
+  }
+  // A group: its B, and its rows' end.
+  kb.bMatrix = createBatchMatrixView(kb.b, kb.loc, kb.batchB, at.batch);
+  kb.tmaBatch = kb.toI32(at.batch);
+  kb.m = at.rowEnd;
+}
+
+KernelBuilder::TileScope::~TileScope() {
   kb.a = saved[0];
   kb.bMatrix = saved[1];
   kb.c = saved[2];
   kb.tmaBatch = saved[3];
+  kb.m = saved[4];
 }
 
 std::pair<Value, Value> KernelBuilder::stageAndPhase(Value it) {
@@ -278,13 +295,23 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
     // Outside a tile's scope, the first matrix (its extents are all's).
     viewBatch(index(0));
   }
+  if (p.grouped) {
+    offsets = getKernelArgument(func, KernelArg::Offsets);
+    if (!offsets || cast<MemRefType>(bMatrix.getType()).getRank() != 3)
+      return func.emitOpError("of a grouped GEMM lacks its offsets or its "
+                              "groups' B");
+    batchB = bMatrix;
+    groupCount = extent(offsets, 0);
+    bMatrix = createBatchMatrixView(b, loc, batchB, index(0));
+  }
   m = extent(c, 0);
   n = extent(c, 1);
   kExtent = extent(a, 1);
   auto ceilDiv = [&](Value x, int64_t y) -> Value {
     return arith::CeilDivUIOp::create(b, loc, x, index(y));
   };
-  tilesM = ceilDiv(m, s.bm());
+  // A grouped GEMM's tile rows are its groups' slots.
+  tilesM = offsets ? groupSlotRows() : ceilDiv(m, s.bm());
   tilesN = ceilDiv(n, s.bn());
   numTiles = arith::MulIOp::create(b, loc, tilesM, tilesN);
   if (batchCount)

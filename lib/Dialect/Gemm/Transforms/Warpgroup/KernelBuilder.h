@@ -50,6 +50,17 @@
 // and TMA copies it through 3-D tensor maps, the matrix the last
 // coordinate.
 //
+// A grouped GEMM (`groups`, persistent; Groups.cpp) walks slots of tile
+// rows: group g has floor(e(g)/BM) - floor(e(g-1)/BM) + 1 of them (e(g)
+// the end of its rows, offsets[g] clamped into M), at least the
+// ceil((e(g) - e(g-1))/BM) tiles it needs, so that a slot's group is the
+// last g whose first slot floor(e(g-1)/BM) + g is at most the slot's (a
+// binary search over the offsets), with no pass over the groups first.
+// Slots past a group's rows hold no tile: producer and consumers skip
+// them alike. A tile's B is its group's (the 3-D tensor map's last
+// coordinate), its rows start at the group's first row plus BM a slot,
+// and its stores stop at the group's last row.
+//
 // In a cluster (`cluster CMxCN`, persistent) the blocks walk the cluster's
 // tiles in step: block (rm, rn) of the cluster computes tile row
 // CM * r + rm and column CN * c + rn of cluster tile (r, c). The blocks of
@@ -63,7 +74,8 @@
 // frame: barriers' setup, the tile walk, producer and consumers placed),
 // Producer.cpp (TMA and the copies' dispatch), ThreadCopies.cpp (the
 // producer threads' cp.async copies, windows and in-place splits),
-// RegisterCopies.cpp (copies through registers), Barriers.cpp (the
+// RegisterCopies.cpp (copies through registers), Groups.cpp (a grouped
+// GEMM's tiles), Barriers.cpp (the
 // pipeline's arrivals and releases), Consumer.cpp (wgmma and split-K),
 // StoreC.cpp (the epilogue's stores of C) and Pass.cpp (the pass).
 //
@@ -181,11 +193,23 @@ private:
   /// Stream-K's producer: the issuer (all threads where they copy an
   /// operand) copies the block's whole tiles, then its shared units.
   void buildStreamKProducer(Value issuer, bool allThreads);
+  /// Where a linear tile lies: its matrix of a batch or its group (null
+  /// without), and its row and column in tiles (index values; of a grouped
+  /// GEMM, the row is its slot). A grouped GEMM's tile also has its first
+  /// row, the end of its group's rows, and whether the slot holds a tile
+  /// (`present`, i1).
+  struct TilePosition {
+    Value batch, row, col;
+    Value firstRow, rowEnd, present;
+  };
   /// The producer's copies of the K tiles [kBegin, kEnd) of linear tile
   /// `tile`, from pipeline iteration `it0`; returns the iteration after
   /// them.
   Value produceTile(Value tile, Value kBegin, Value kEnd, Value it0,
                     Value issuer, bool allThreads);
+  /// The same for the tile at `at`, which exists.
+  Value produceTileAt(const TilePosition &at, Value kBegin, Value kEnd,
+                      Value it0, Value issuer, bool allThreads);
   LogicalResult buildConsumer(Value tileStart, Value tileStep);
   /// What a consumer warpgroup's wgmma need, worked out once: its index
   /// and leader thread, the descriptors of its rows of A and of B in stage
@@ -206,6 +230,11 @@ private:
   FailureOr<Value> consumeTile(const ConsumerSetup &cs, Value tile,
                                Value kBegin, Value kEnd, Value it0,
                                const WorkUnit *unit);
+  /// The same for the tile at `at`, which exists.
+  FailureOr<Value> consumeTileAt(const ConsumerSetup &cs,
+                                 const TilePosition &at, Value tile,
+                                 Value kBegin, Value kEnd, Value it0,
+                                 const WorkUnit *unit);
   /// The body of consumeTile's loop over K tiles `steps` (its first
   /// iteration argument the pipeline iteration, the rest the
   /// accumulators): wait for the stage, its wgmma, release the stage
@@ -238,30 +267,42 @@ private:
   /// into `into` (tf32x3: its three products a step), in one group.
   void issueWgmma(const ConsumerSetup &cs, Value stageDescA, Value stageDescB,
                   SmallVectorImpl<Value> &into);
-  /// A tile's `accumulators` stored as C at tile (`tileRow`, `tileCol`):
-  /// at once, or by the last of the blocks that share it (split-K, or
-  /// stream-K's `unit`) from their sum; `one` the index 1.
-  LogicalResult finishTile(const ConsumerSetup &cs, Value tile, Value tileRow,
+  /// A tile's `accumulators` stored as C at the tile whose rows start at
+  /// `firstRow` (index) in tile column `tileCol`: at once, or by the last
+  /// of the blocks that share it (split-K, or stream-K's `unit`) from
+  /// their sum; `one` the index 1.
+  LogicalResult finishTile(const ConsumerSetup &cs, Value tile, Value firstRow,
                            Value tileCol, ArrayRef<Value> accumulators,
                            Value one, const WorkUnit *unit);
-  /// Where a linear tile lies: its matrix of a batch (null without one),
-  /// and its row and column in tiles (index values).
-  struct TilePosition {
-    Value batch, row, col;
-  };
   TilePosition tileCoordinates(Value tile);
-  /// With a batch, the matrices of the batch `batch` (index) that a tile
-  /// reads and writes: `a`, `bMatrix` and `c` view them, and TMA copies
-  /// at `tmaBatch`, until the scope ends. Without one, nothing.
-  class BatchScope {
+  /// The first row of C of the tile at `at` (index).
+  Value tileFirstRow(const TilePosition &at);
+  /// With a batch, the matrices of the batch `at.batch` that a tile reads
+  /// and writes: `a`, `bMatrix` and `c` view them, and TMA copies at
+  /// `tmaBatch`, until the scope ends; of a grouped GEMM, its group's B,
+  /// and `m` the end of its rows. Otherwise, nothing.
+  class TileScope {
   public:
-    BatchScope(KernelBuilder &kb, Value batch);
-    ~BatchScope();
+    TileScope(KernelBuilder &kb, const TilePosition &at);
+    ~TileScope();
 
   private:
     KernelBuilder &kb;
-    Value saved[4];
+    Value saved[5];
   };
+  /// Groups.cpp: the end of group `g`'s rows (index), offsets[g] clamped
+  /// into [0, M].
+  Value groupRowEnd(Value g);
+  /// The slots of tile rows of all groups (index).
+  Value groupSlotRows();
+  /// Finds the group of `at.row` (a slot) and sets `at`'s batch (the
+  /// group), firstRow, rowEnd and present.
+  void locateGroup(TilePosition &at);
+  /// `body()` (which returns the pipeline iteration after the tile) where
+  /// the tile at `at` exists; `it0`, the iteration before it, where a
+  /// grouped GEMM's slot holds none.
+  FailureOr<Value> whereTileExists(const TilePosition &at, Value it0,
+                                   function_ref<FailureOr<Value>()> body);
   /// The views of matrix `index` of the batch in `a`, `bMatrix` and `c`,
   /// and its coordinate in `tmaBatch`.
   void viewBatch(Value index);
@@ -407,12 +448,15 @@ private:
   /// The matrices the copies, stores and epilogue address: the kernel's
   /// own, or with a batch (whose arguments are `batchA`, `batchB` and
   /// `batchC`, count x rows x cols) views of one of its matrices, that of
-  /// the tile at hand (BatchScope), else the first.
+  /// the tile at hand (TileScope), else the first; with groups, B's
+  /// (`batchB`, a matrix a group) likewise.
   Value a, bMatrix, c, mapA, mapB, mapC;
   Value batchA, batchB, batchC;
   /// With a batch: the matrices it holds (index), and the TMA coordinate
-  /// (i32) of the tile at hand's.
+  /// (i32) of the tile at hand's (with groups, its group's).
   Value batchCount, tmaBatch;
+  /// A grouped GEMM: the offsets (i32, one a group) and the groups (index).
+  Value offsets, groupCount;
   Value m, n, kExtent, tilesM, tilesN, numTiles, kTiles;
   /// The K tiles of this block, [kBegin, kEnd): all of them, or with
   /// `split-k` those of split blockIdx.z (`split`) of `splitCount`.

@@ -81,6 +81,8 @@ struct GemmWarpgroupPass
     // The kernel's batch (convert-gemm-to-gpu moved it to the function).
     if (auto batch = func->getAttrOfType<DenseI64ArrayAttr>(kBatchAttr))
       setBatchModel(p, batch.asArrayRef());
+    if (auto groups = func->getAttrOfType<IntegerAttr>(kGroupsAttr))
+      setGroupsModel(p, groups.getInt());
     // And its scales (block scales are applied as the k tiles' sums are).
     if (auto scales = func->getAttrOfType<StringAttr>(kScalesAttr))
       p.scales = gemmc::scaleKindNamed(scales.getValue());

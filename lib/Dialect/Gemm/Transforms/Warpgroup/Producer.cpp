@@ -53,7 +53,9 @@ void KernelBuilder::copyOperand(const TmaOperand &t, Value map,
       outer = arith::AddIOp::create(b, loc, outer, sliceRow);
     }
     SmallVector<Value, 3> coordinates = {innerAt, outer};
-    if (tmaBatch)
+    // A batch's maps are 3-D; of a grouped GEMM's, B's alone.
+    bool hasMatrices = batchCount || t.operand == gemmc::Operand::B;
+    if (tmaBatch && hasMatrices)
       coordinates.push_back(tmaBatch);
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
         b, loc, dst, map, coordinates, full,
@@ -140,8 +142,17 @@ void KernelBuilder::buildStreamKProducer(Value issuer, bool allThreads) {
 Value KernelBuilder::produceTile(Value tile, Value tileKBegin, Value tileKEnd,
                                  Value it0, Value issuer, bool allThreads) {
   TilePosition at = tileCoordinates(tile);
-  BatchScope inBatch(*this, at.batch);
-  Value rowIndex = arith::MulIOp::create(b, loc, at.row, index(s.bm()));
+  FailureOr<Value> end = whereTileExists(at, it0, [&]() -> FailureOr<Value> {
+    return produceTileAt(at, tileKBegin, tileKEnd, it0, issuer, allThreads);
+  });
+  return *end;
+}
+
+Value KernelBuilder::produceTileAt(const TilePosition &at, Value tileKBegin,
+                                   Value tileKEnd, Value it0, Value issuer,
+                                   bool allThreads) {
+  TileScope inTile(*this, at);
+  Value rowIndex = tileFirstRow(at);
   Value colIndex = arith::MulIOp::create(b, loc, at.col, index(s.bn()));
   Value row0 = toI32(rowIndex);
   Value col0 = toI32(colIndex);

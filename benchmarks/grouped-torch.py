@@ -1,0 +1,62 @@
+"""torch._grouped_mm on benchmarks/moe-shapes.txt (bf16, A row-major, B as
+nn.Linear's weights, N x K row-major per expert), timed with CUDA events:
+median of 20 calls after 5, each call as a user pays for it. Prints one
+line a shape: the label gemm-bench prints, the milliseconds, TFLOP/s."""
+import sys
+
+import numpy as np
+import torch
+
+
+def route(tokens, groups, routing, seed=1):
+    if routing == "balanced":
+        return [tokens // groups + (g < tokens % groups) for g in range(groups)]
+    w = 1.0 / np.power(np.arange(1, groups + 1, dtype=np.float64), 1.2)
+    np.random.default_rng(seed).shuffle(w)
+    sizes = np.floor(tokens * w / w.sum()).astype(np.int64)
+    sizes[np.argmax(w)] += tokens - sizes.sum()
+    return sizes.tolist()
+
+
+def median_ms(fn, runs=20, warmup=5):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(runs):
+        start, stop = torch.cuda.Event(True), torch.cuda.Event(True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return float(np.median(times))
+
+
+def main(path):
+    if not hasattr(torch, "_grouped_mm"):
+        print("torch", torch.__version__, "has no _grouped_mm")
+        return
+    print("torch", torch.__version__, torch.cuda.get_device_name())
+    for line in open(path):
+        line = line.split("#")[0].split()
+        if not line:
+            continue
+        f = dict(word.split("=") for word in line)
+        g, t, n, k = (int(f[x]) for x in ("groups", "tokens", "n", "k"))
+        sizes = route(t, g, f["routing"])
+        a = torch.randn(t, k, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(g, n, k, device="cuda", dtype=torch.bfloat16)
+        offs = torch.tensor(np.cumsum(sizes), device="cuda", dtype=torch.int32)
+        b = w.transpose(-2, -1)
+        label = f"{f.get('name', '')} g={g} t={t} {n}x{k} {f['routing']}"
+        try:
+            ms = median_ms(lambda: torch._grouped_mm(a, b, offs=offs))
+            print(f"{label:44s} {ms:9.4f} {2 * t * n * k / ms / 1e9:8.1f}")
+        except RuntimeError as e:
+            print(f"{label:44s} error: {str(e).splitlines()[0]}")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

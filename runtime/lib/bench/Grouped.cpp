@@ -1,0 +1,488 @@
+//===- Grouped.cpp - gemm-bench on grouped GEMMs --------------------------===//
+//
+// A grouped kernel (contract `groups=`) on mixture-of-experts problems:
+// each problem's tokens routed to its experts (balanced, Zipf-skewed with
+// empty experts, or in a sweep at random), the kernel verified group by
+// group against cuBLAS on that group's rows and against fp64 at samples,
+// the rows past the last group checked untouched, then timed beside a loop
+// of cuBLAS calls, one an expert: on the GPU alone (the loop's sizes known
+// beforehand), and as a host pays for it, the loop's copy of the offsets
+// to the host and its synchronisation included.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gemmc-rt/Bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <numeric>
+#include <random>
+#include <sstream>
+
+using namespace gemmc::rt;
+
+namespace {
+/// One grouped problem: the experts' shared N and K, and the rows routed
+/// to each; `extraRows` rows of A and C past the last group's.
+struct GroupedCase {
+  std::string label;
+  int64_t n = 0, k = 0, extraRows = 0;
+  std::string routing;
+  std::vector<int64_t> sizes;
+
+  int64_t tokens() const {
+    return std::accumulate(sizes.begin(), sizes.end(), int64_t(0));
+  }
+  int64_t empty() const {
+    return std::count(sizes.begin(), sizes.end(), int64_t(0));
+  }
+};
+
+struct GroupedOutcome {
+  std::string label, status, note;
+  int64_t groups = 0, tokens = 0, empty = 0;
+  double relToCublas = NAN, relToFp64 = NAN, cublasToFp64 = NAN;
+  double ms = NAN, loopMs = NAN, wallMs = NAN, syncLoopMs = NAN, tflops = NAN;
+};
+} // namespace
+
+std::vector<int64_t> gemmc::rt::routeTokens(int64_t tokens, int64_t groups,
+                                            const std::string &routing,
+                                            uint64_t seed) {
+  std::vector<int64_t> sizes(static_cast<size_t>(groups), 0);
+  if (routing == "balanced") {
+    for (int64_t g = 0; g < groups; ++g)
+      sizes[size_t(g)] = tokens / groups + (g < tokens % groups);
+    return sizes;
+  }
+  // Zipf (s = 1.2) over the experts in a random order: the shares of the
+  // least popular round down to no token at all where tokens are few.
+  std::vector<double> weights(static_cast<size_t>(groups));
+  for (int64_t g = 0; g < groups; ++g)
+    weights[size_t(g)] = 1.0 / std::pow(double(g + 1), 1.2);
+  std::mt19937_64 gen(seed);
+  std::shuffle(weights.begin(), weights.end(), gen);
+  double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+  int64_t given = 0;
+  for (int64_t g = 0; g < groups; ++g) {
+    sizes[size_t(g)] = int64_t(double(tokens) * weights[size_t(g)] / total);
+    given += sizes[size_t(g)];
+  }
+  size_t top = size_t(std::max_element(weights.begin(), weights.end()) -
+                      weights.begin());
+  sizes[top] += tokens - given;
+  return sizes;
+}
+
+bool gemmc::rt::parseGroupedShapes(const std::string &text,
+                                   std::vector<GroupedShape> &shapes,
+                                   std::string &error) {
+  std::istringstream lines(text);
+  int lineNo = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++lineNo;
+    line = line.substr(0, line.find('#'));
+    std::vector<std::string> words = splitWords(line);
+    if (words.empty())
+      continue;
+    GroupedShape shape;
+    for (const std::string &word : words) {
+      size_t eq = word.find('=');
+      std::string key = word.substr(0, eq);
+      std::string value = eq == std::string::npos ? "" : word.substr(eq + 1);
+      int64_t *number = key == "groups"   ? &shape.groups
+                        : key == "tokens" ? &shape.tokens
+                        : key == "n"      ? &shape.n
+                        : key == "k"      ? &shape.k
+                                          : nullptr;
+      bool ok = number ? parseInt(value, *number) && *number > 0
+                : key == "routing"
+                    ? (value == "balanced" || value == "zipf") &&
+                          (shape.routing = value, true)
+                : key == "name" ? !value.empty() && (shape.name = value, true)
+                                : false;
+      if (!ok) {
+        error = "line " + std::to_string(lineNo) +
+                ": expected groups=G tokens=T n=N k=K routing=balanced|zipf "
+                "[name=NAME], got '" +
+                word + "'";
+        return false;
+      }
+    }
+    if (!shape.groups || !shape.tokens || !shape.n || !shape.k) {
+      error = "line " + std::to_string(lineNo) +
+              ": groups, tokens, n and k are all needed";
+      return false;
+    }
+    shapes.push_back(shape);
+  }
+  return true;
+}
+
+/// The cases of the run: the shapes file's, or a sweep's random ones
+/// (groups 1 to 64, some empty, up to 300 rows a group and 3 past the
+/// last, N and K up to 1024 at the multiples the leading dimensions of
+/// `spec`'s operands need).
+static std::vector<GroupedCase> groupedCases(const BenchOptions &o,
+                                             const Contract &spec) {
+  const Problem &kp = spec.problem;
+  int64_t kMultiple = std::lcm(
+      kp.aLayout == Layout::Row ? spec.ldMultiple[0] : 1,
+      kp.bLayout == Layout::Col ? spec.ldMultiple[1] : 1);
+  int64_t nMultiple = std::lcm(
+      kp.bLayout == Layout::Row ? spec.ldMultiple[1] : 1,
+      kp.cLayout == Layout::Row ? spec.ldMultiple[2] : 1);
+  std::vector<GroupedCase> cases;
+  if (!o.sweep) {
+    for (const GroupedShape &s : o.groupedShapes) {
+      GroupedCase c;
+      c.n = s.n;
+      c.k = s.k;
+      c.routing = s.routing;
+      c.sizes = routeTokens(s.tokens, s.groups, s.routing, o.seed);
+      c.label = s.name.empty() ? "" : s.name + " ";
+      c.label += "g=" + std::to_string(s.groups) +
+                 " t=" + std::to_string(s.tokens) + " " +
+                 std::to_string(s.n) + "x" + std::to_string(s.k) + " " +
+                 s.routing;
+      cases.push_back(c);
+    }
+    return cases;
+  }
+  std::mt19937_64 gen(o.seed);
+  auto draw = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(gen);
+  };
+  for (int64_t i = 0; i < o.count; ++i) {
+    GroupedCase c;
+    int64_t groups = draw(1, 64);
+    c.n = nMultiple * draw(1, 1024 / nMultiple);
+    c.k = kMultiple * draw(1, 1024 / kMultiple);
+    c.extraRows = draw(0, 3);
+    int64_t kind = draw(0, 2);
+    c.routing = kind == 0 ? "balanced" : kind == 1 ? "zipf" : "random";
+    if (kind == 2) {
+      // Each group empty, one row, a multiple of the tile or any count.
+      for (int64_t g = 0; g < groups; ++g) {
+        int64_t shape = draw(0, 3);
+        c.sizes.push_back(shape == 0   ? 0
+                          : shape == 1 ? 1
+                          : shape == 2 ? 64 * draw(1, 3)
+                                       : draw(0, 300));
+      }
+    } else {
+      c.sizes = routeTokens(draw(0, 3000), groups, c.routing, gen());
+    }
+    c.label = "sweep " + std::to_string(i + 1);
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+/// The fp64 value of row `row`, column `col` of C: its group's B.
+static double referenceAt(const HostMatrix &a, const HostMatrix &b, int64_t row,
+                          int64_t col) {
+  double sum = 0;
+  for (int64_t x = 0; x < a.cols; ++x)
+    sum += double(a.at(row, x)) * double(b.at(x, col));
+  return sum;
+}
+
+/// Median of `runs` wall-clock times of `call`, each ended by a
+/// synchronisation, in milliseconds.
+template <typename Call>
+static double wallMedian(const BenchOptions &o, Call call) {
+  for (int i = 0; i < o.warmup; ++i)
+    call();
+  std::vector<double> times;
+  for (int i = 0; i < o.runs; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    call();
+    GEMMC_CU(DriverApi::get().cuCtxSynchronize());
+    times.push_back(std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count());
+  }
+  std::sort(times.begin(), times.end());
+  size_t n = times.size();
+  return n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+}
+
+namespace {
+/// One case on the GPU: its inputs and cuBLAS's loop (one call a
+/// non-empty group, on its rows of A and C) made, verified and timed once;
+/// then each kernel verified against both and timed.
+class GroupedRun {
+public:
+  GroupedRun(const BenchOptions &o, Bench &bench, const Problem &kind,
+             const GroupedCase &gc);
+  GroupedOutcome run(const ContractKernel &kernel);
+
+private:
+  GroupedOutcome outcome() const;
+
+  const BenchOptions &o;
+  Bench &bench;
+  const GroupedCase &gc;
+  Problem p;
+  int64_t tokens;
+  std::unique_ptr<HostMatrix> a, ref;
+  std::vector<HostMatrix> bs;
+  std::vector<int32_t> offsets;
+  std::unique_ptr<DeviceBuffer> da, db, dc, dRef, dOffsets;
+  std::vector<std::pair<Problem, Operands>> calls;
+  /// fp64 at the samples (row, column, value), and cuBLAS's error there.
+  std::vector<std::tuple<int64_t, int64_t, double>> samples;
+  double cublasToFp64 = NAN, loopMs = NAN, syncLoopMs = NAN;
+};
+} // namespace
+
+GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
+                       const Problem &kind, const GroupedCase &gc)
+    : o(o), bench(bench), gc(gc), tokens(gc.tokens()) {
+  p = kind;
+  p.m = tokens + gc.extraRows;
+  p.n = gc.n;
+  p.k = gc.k;
+  p.lda = p.ldb = p.ldc = 0;
+  p.grouped = true;
+  p.groups = int64_t(gc.sizes.size());
+  if (p.m == 0)
+    return;
+  a = std::make_unique<HostMatrix>(p.m, p.k, p.aLayout, p.a);
+  fillRandom(*a, o.seed + 11);
+  std::vector<unsigned char> bBytes;
+  for (int64_t g = 0; g < p.groups; ++g) {
+    bs.emplace_back(p.k, p.n, p.bLayout, p.b);
+    fillRandom(bs.back(), o.seed + 12 + uint64_t(g));
+    std::vector<unsigned char> one = bs.back().pack();
+    bBytes.insert(bBytes.end(), one.begin(), one.end());
+  }
+  int64_t end = 0;
+  for (int64_t size : gc.sizes)
+    offsets.push_back(int32_t(end += size));
+  HostMatrix c(p.m, p.n, p.cLayout, p.c);
+  da = std::make_unique<DeviceBuffer>(a->bytes());
+  db = std::make_unique<DeviceBuffer>(bBytes.size());
+  dc = std::make_unique<DeviceBuffer>(c.bytes());
+  dRef = std::make_unique<DeviceBuffer>(c.bytes());
+  dOffsets = std::make_unique<DeviceBuffer>(offsets.size() * sizeof(int32_t));
+  da->upload(a->pack().data());
+  db->upload(bBytes.data());
+  dOffsets->upload(offsets.data());
+  // cuBLAS, one call a non-empty group, on its rows of A and C.
+  size_t aBytes = sizeOf(p.a), cBytes = sizeOf(p.c), bElement = sizeOf(p.b);
+  auto rowOffset = [](Layout layout, int64_t ld, int64_t row) {
+    return size_t(layout == Layout::Row ? row * ld : row);
+  };
+  int64_t first = 0;
+  for (int64_t g = 0; g < p.groups; ++g) {
+    int64_t rows = gc.sizes[size_t(g)];
+    if (rows > 0) {
+      Problem sub = p;
+      sub.grouped = false;
+      sub.groups = 0;
+      sub.m = rows;
+      sub.lda = p.ldOfA();
+      sub.ldc = p.ldOfC();
+      Operands so;
+      so.a = da->ptr() + rowOffset(p.aLayout, p.ldOfA(), first) * aBytes;
+      so.b = db->ptr() + size_t(g * p.spanOfB()) * bElement;
+      so.c = dRef->ptr() + rowOffset(p.cLayout, p.ldOfC(), first) * cBytes;
+      calls.push_back({sub, so});
+    }
+    first += rows;
+  }
+  dRef->fill16(0x7fc0); // NaN, as an f16, a bf16 and an f32's two halves
+  auto loop = [&] {
+    for (const auto &[sub, so] : calls)
+      bench.cublas->gemm(sub, MathMode::Exact, so);
+  };
+  loop();
+  GEMMC_CU(DriverApi::get().cuCtxSynchronize());
+  ref = std::make_unique<HostMatrix>(c);
+  std::vector<unsigned char> bytes(c.bytes());
+  dRef->download(bytes.data());
+  ref->unpack(bytes);
+  // fp64 at samples: each row's group by the offsets.
+  std::mt19937_64 gen(o.seed + 13);
+  double err = 0, norm = 0;
+  for (int64_t s = 0; tokens > 0 && s < o.samples; ++s) {
+    int64_t i = std::uniform_int_distribution<int64_t>(0, tokens - 1)(gen);
+    int64_t j = std::uniform_int_distribution<int64_t>(0, p.n - 1)(gen);
+    size_t g = size_t(std::upper_bound(offsets.begin(), offsets.end(), i) -
+                      offsets.begin());
+    double exact = referenceAt(*a, bs[g], i, j);
+    samples.emplace_back(i, j, exact);
+    err += (ref->at(i, j) - exact) * (ref->at(i, j) - exact);
+    norm += exact * exact;
+  }
+  cublasToFp64 = norm > 0 ? std::sqrt(err / norm) : std::sqrt(err);
+  if (o.sweep)
+    return;
+  // On the GPU alone (the host's launches hidden), and as a host pays:
+  // the loop first copies the offsets to the host to learn the sizes.
+  loopMs = timeMedian(o, bench.flush, loop);
+  std::vector<int32_t> seen(offsets.size());
+  syncLoopMs = wallMedian(o, [&] {
+    dOffsets->download(seen.data());
+    loop();
+  });
+}
+
+GroupedOutcome GroupedRun::outcome() const {
+  GroupedOutcome out;
+  out.label = gc.label;
+  out.groups = int64_t(gc.sizes.size());
+  out.tokens = tokens;
+  out.empty = gc.empty();
+  out.cublasToFp64 = cublasToFp64;
+  out.loopMs = loopMs;
+  out.syncLoopMs = syncLoopMs;
+  return out;
+}
+
+GroupedOutcome GroupedRun::run(const ContractKernel &kernel) {
+  GroupedOutcome out = outcome();
+  if (p.m == 0) {
+    // No rows at all: nothing to launch (M must be at least 1).
+    out.status = "SKIP";
+    out.note = "no rows";
+    return out;
+  }
+  std::string why = kernel.whyNot(p);
+  if (!why.empty()) {
+    out.status = "SKIP";
+    out.note = why;
+    return out;
+  }
+  dc->fill16(0x7fc0);
+  Operands ops{da->ptr(), db->ptr(), dc->ptr()};
+  ops.offsets = dOffsets->ptr();
+  LaunchPlan plan(kernel, p);
+  plan.launch(ops);
+  GEMMC_CU(DriverApi::get().cuCtxSynchronize());
+  HostMatrix c = *ref;
+  std::vector<unsigned char> bytes(c.bytes());
+  dc->download(bytes.data());
+  c.unpack(bytes);
+  // Against cuBLAS over every group's rows; rows past the last untouched.
+  double diff = 0, norm = 0;
+  int64_t nonFinite = 0, touched = 0;
+  for (int64_t i = 0; i < p.m; ++i)
+    for (int64_t j = 0; j < p.n; ++j) {
+      float x = c.at(i, j);
+      if (i >= tokens) {
+        touched += !std::isnan(x);
+        continue;
+      }
+      double y = ref->at(i, j);
+      nonFinite += !std::isfinite(x);
+      diff += (double(x) - y) * (double(x) - y);
+      norm += y * y;
+    }
+  out.relToCublas = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+  double err = 0, exactNorm = 0;
+  for (const auto &[i, j, exact] : samples) {
+    err += (c.at(i, j) - exact) * (c.at(i, j) - exact);
+    exactNorm += exact * exact;
+  }
+  out.relToFp64 = exactNorm > 0 ? std::sqrt(err / exactNorm) : std::sqrt(err);
+  double tolerance = o.tolerance > 0
+                         ? o.tolerance
+                         : toleranceFor(p.a, p.c, MathMode::Exact, p.k);
+  bool pass = nonFinite == 0 && touched == 0 &&
+              out.relToCublas <= tolerance && out.relToFp64 <= tolerance;
+  out.status = pass ? "PASS" : "FAIL";
+  if (nonFinite)
+    out.note = std::to_string(nonFinite) + " entries not finite";
+  if (touched)
+    out.note = std::to_string(touched) + " entries past the last group written";
+  if (o.sweep)
+    out.note += (out.note.empty() ? "" : "; ") + p.str() + " " + gc.routing;
+  if (!pass || o.sweep)
+    return out;
+  out.ms = timeMedian(o, bench.flush, [&] { plan.launch(ops); });
+  out.wallMs = wallMedian(o, [&] { plan.launch(ops); });
+  out.tflops = 2.0 * double(tokens) * double(p.n) * double(p.k) /
+               (out.ms * 1e-3) / 1e12;
+  return out;
+}
+
+int gemmc::rt::runGroupedBench(const BenchOptions &o, Bench &bench,
+                               const std::vector<Loaded> &kernels) {
+  if (!bench.cublas)
+    throw std::runtime_error("a grouped kernel is verified against cuBLAS: "
+                             "not with --no-cublas");
+  std::vector<const ContractKernel *> grouped;
+  for (const Loaded &l : kernels) {
+    const ContractKernel &kernel = *l.kernel->variants().front();
+    const Problem &kp = kernel.contract().problem;
+    const Problem &first = kernels.front().kernel->contract().problem;
+    if (!kp.grouped || kp.a != first.a || kp.b != first.b || kp.c != first.c ||
+        kp.aLayout != first.aLayout || kp.bLayout != first.bLayout ||
+        kp.cLayout != first.cLayout)
+      throw std::runtime_error(l.file + ": not a grouped kernel of the first "
+                               "one's types and layouts");
+    grouped.push_back(&kernel);
+  }
+  const Contract &first = grouped.front()->contract();
+  std::vector<GroupedCase> cases = groupedCases(o, first);
+  std::printf("%-44s %-20s %6s %5s %9s %8s %9s %7s %9s %9s %7s %8s %8s %8s\n",
+              "case", "kernel", "status", "empty", "ms", "TFLOP/s", "loop ms",
+              "xloop", "wall ms", "sync ms", "xsync", "vsCublas", "vsFp64",
+              "cublas");
+  struct Means {
+    double tflops = 0, loop = 0, sync = 0;
+    int timed = 0;
+  };
+  std::vector<Means> means(grouped.size());
+  std::vector<GroupedOutcome> outcomes;
+  for (const GroupedCase &gc : cases) {
+    GroupedRun run(o, bench, first.problem, gc);
+    for (size_t i = 0; i < grouped.size(); ++i) {
+      GroupedOutcome r = run.run(*grouped[i]);
+      if (r.status == "FAIL")
+        ++bench.failures;
+      else if (r.status == "PASS")
+        ++bench.passed;
+      std::printf(
+          "%-44s %-20s %6s %5lld %9s %8s %9s %7s %9s %9s %7s %8s %8s %8s %s\n",
+          r.label.c_str(), grouped[i]->contract().entry.c_str(),
+          r.status.c_str(), (long long)r.empty, fmt(r.ms, "%.4f").c_str(),
+          fmt(r.tflops, "%.1f").c_str(), fmt(r.loopMs, "%.4f").c_str(),
+          fmt(r.loopMs / r.ms, "%.2f").c_str(), fmt(r.wallMs, "%.4f").c_str(),
+          fmt(r.syncLoopMs, "%.4f").c_str(),
+          fmt(r.syncLoopMs / r.wallMs, "%.2f").c_str(),
+          fmt(r.relToCublas, "%.1e").c_str(), fmt(r.relToFp64, "%.1e").c_str(),
+          fmt(r.cublasToFp64, "%.1e").c_str(), r.note.c_str());
+      std::fflush(stdout);
+      if (std::isfinite(r.ms)) {
+        Means &m = means[i];
+        m.tflops += std::log(r.tflops);
+        m.loop += std::log(r.loopMs / r.ms);
+        m.sync += std::log(r.syncLoopMs / r.wallMs);
+        ++m.timed;
+      }
+      outcomes.push_back(r);
+    }
+  }
+  for (size_t i = 0; i < grouped.size(); ++i) {
+    const Means &m = means[i];
+    if (m.timed)
+      std::printf("geomean %s over %d cases: %.1f TFLOP/s, %.2fx the cuBLAS "
+                  "loop on the GPU, %.2fx the loop with its host "
+                  "synchronisation\n",
+                  grouped[i]->contract().entry.c_str(), m.timed,
+                  std::exp(m.tflops / m.timed), std::exp(m.loop / m.timed),
+                  std::exp(m.sync / m.timed));
+  }
+  std::printf("%zu cases, %d passed, %d failed\n", outcomes.size(),
+              bench.passed, bench.failures);
+  return bench.failures ? 1 : 0;
+}
