@@ -136,11 +136,6 @@ bool Rules::checkGroups() {
     return error(Part::Kind::Groups,
                  "the groups' sizes are known only on the device, where the "
                  "blocks walk every group's tiles: add 'persistent'");
-  if (s.tmaC)
-    return error(DirectiveKind::Tma,
-                 "'tma c' stores whole boxes of rows, which would cross a "
-                 "group's last row into the next group's: with 'groups' the "
-                 "threads store C (write 'tma a b')");
   if (s.streamK)
     return notYet(DirectiveKind::Persistent,
                   "'persistent stream-k' with 'groups'");

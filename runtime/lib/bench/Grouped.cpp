@@ -135,8 +135,9 @@ static std::vector<GroupedCase> groupedCases(const BenchOptions &o,
       kp.aLayout == Layout::Row ? spec.ldMultiple[0] : 1,
       kp.bLayout == Layout::Col ? spec.ldMultiple[1] : 1);
   int64_t nMultiple = std::lcm(
-      kp.bLayout == Layout::Row ? spec.ldMultiple[1] : 1,
-      kp.cLayout == Layout::Row ? spec.ldMultiple[2] : 1);
+      std::lcm(kp.bLayout == Layout::Row ? spec.ldMultiple[1] : 1,
+               kp.cLayout == Layout::Row ? spec.ldMultiple[2] : 1),
+      spec.multipleN);
   std::vector<GroupedCase> cases;
   if (!o.sweep) {
     for (const GroupedShape &s : o.groupedShapes) {

@@ -218,9 +218,24 @@ LogicalResult KernelBuilder::finishTile(const ConsumerSetup &cs, Value tile,
   Value row0 = arith::AddIOp::create(b, loc, tileRow0, ownRows);
   Value col0 = arith::MulIOp::create(b, loc, tileCol, index(s.bn()));
   SmallVector<Value> results(accumulators);
-  auto store = [&]() {
-    return k.c ? storeCWithTma(results, cs.consumer, cs.leader, row0, col0)
-               : storeC(results, row0, col0);
+  auto store = [&]() -> LogicalResult {
+    if (!k.c)
+      return storeC(results, row0, col0);
+    if (!offsets)
+      return storeCWithTma(results, cs.consumer, cs.leader, row0, col0);
+    // A grouped GEMM's TMA boxes of rows would cross a group's last row
+    // into the next group's: the warpgroup's rows wholly inside their
+    // group go by TMA, the others by the threads, up to the group's end.
+    Value rowsEnd = addOffset(b, loc, row0, k.rowsPerConsumer);
+    Value inside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, rowsEnd, m);
+    auto ifInside = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifInside.thenBlock());
+    if (failed(storeCWithTma(results, cs.consumer, cs.leader, row0, col0)))
+      return failure();
+    b.setInsertionPointToStart(ifInside.elseBlock());
+    return storeC(results, row0, col0);
   };
   // A stream-K tile that this block computes alone is stored at once;
   // a shared one, like a split-K tile, by its last block, from the sum.

@@ -9,7 +9,10 @@
 // group g's first is floor(e(g-1)/BM) + g, which grows with g. A slot's
 // group is thus found by a binary search over the offsets, per tile, with
 // no pass over all the groups (nor shared memory) first; the slots a group
-// does not fill (one at most) hold no tile.
+// does not fill (one at most) hold no tile. The walk takes the groups one
+// after the other, each group's slots x tile columns in its own raster
+// order (`raster G`: bands of G slots, the columns walked band by band),
+// so that no band mixes two groups' B.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,10 +48,12 @@ Value KernelBuilder::groupSlotRows() {
   return firstSlot(b, loc, end, groupCount, s.bm());
 }
 
-void KernelBuilder::locateGroup(TilePosition &at) {
-  // The last group g whose first slot is at most the tile's: lo holds one
-  // (group 0's first slot is 0), hi none (the group count is past them).
-  Value slot = at.row;
+void KernelBuilder::locateGroup(TilePosition &at, Value tile) {
+  // Group g's tiles are [firstSlot(g) * tilesN, firstSlot(g + 1) * tilesN)
+  // of the walk: its group is the last whose first slot is at most
+  // tile / tilesN. lo holds one (group 0's first slot is 0), hi none (the
+  // group count is past them).
+  Value slot = arith::DivUIOp::create(b, loc, tile, tilesN);
   Type indexType = b.getIndexType();
   Value lo0 = index(0);
   auto search = scf::WhileOp::create(
@@ -90,10 +95,25 @@ void KernelBuilder::locateGroup(TilePosition &at) {
                                            previousEnd);
   Value ownEnd = groupRowEnd(g);
   Value rowEnd = arith::MaxUIOp::create(b, loc, ownEnd, rowStart);
-  // The tile's place among its group's slots, and its first row.
+  // The tile's place among its group's slots x columns (slots: to the next
+  // group's first, at least one where offsets fall), and its first row.
   Value first = firstSlot(b, loc, rowStart, g, s.bm());
-  Value inGroup = arith::SubIOp::create(b, loc, slot, first);
-  Value rowsBefore = arith::MulIOp::create(b, loc, inGroup, index(s.bm()));
+  Value next = firstSlot(b, loc, ownEnd, g, s.bm());
+  Value nextFirst = arith::AddIOp::create(b, loc, next, one);
+  Value span = arith::SubIOp::create(b, loc, nextFirst, first);
+  Value slots = arith::MaxSIOp::create(b, loc, span, one);
+  Value tilesBefore = arith::MulIOp::create(b, loc, first, tilesN);
+  Value inGroup = arith::SubIOp::create(b, loc, tile, tilesBefore);
+  Value row;
+  if (s.raster) {
+    std::tie(row, at.col) =
+        rasterize(b, loc, inGroup, slots, tilesN, *s.raster);
+  } else {
+    row = arith::DivUIOp::create(b, loc, inGroup, tilesN);
+    at.col = arith::RemUIOp::create(b, loc, inGroup, tilesN);
+  }
+  Value rowsBefore = arith::MulIOp::create(b, loc, row, index(s.bm()));
+  at.row = arith::AddIOp::create(b, loc, first, row);
   at.batch = g;
   at.firstRow = arith::AddIOp::create(b, loc, rowStart, rowsBefore);
   at.rowEnd = rowEnd;

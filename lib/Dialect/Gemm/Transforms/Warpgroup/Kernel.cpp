@@ -28,6 +28,11 @@ KernelBuilder::TilePosition KernelBuilder::tileCoordinates(Value tile) {
   Value rows = s.cluster ? clusterTilesM : tilesM;
   Value cols = s.cluster ? clusterTilesN : tilesN;
   TilePosition at;
+  // A grouped GEMM's groups one after the other, each in its own order.
+  if (offsets) {
+    locateGroup(at, tile);
+    return at;
+  }
   // A batch's matrices one after the other: tile t of the grid's walk is
   // tile t % T of matrix t / T, T tiles a matrix.
   if (batchCount) {
@@ -41,8 +46,6 @@ KernelBuilder::TilePosition KernelBuilder::tileCoordinates(Value tile) {
     at.row = arith::DivUIOp::create(b, loc, tile, cols);
     at.col = arith::RemUIOp::create(b, loc, tile, cols);
   }
-  if (offsets)
-    locateGroup(at);
   if (!s.cluster)
     return at;
   Value rowStart = arith::MulIOp::create(b, loc, at.row, index(k.clusterM));

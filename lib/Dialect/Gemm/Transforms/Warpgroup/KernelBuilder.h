@@ -295,9 +295,10 @@ private:
   Value groupRowEnd(Value g);
   /// The slots of tile rows of all groups (index).
   Value groupSlotRows();
-  /// Finds the group of `at.row` (a slot) and sets `at`'s batch (the
-  /// group), firstRow, rowEnd and present.
-  void locateGroup(TilePosition &at);
+  /// Where linear tile `tile` of a grouped GEMM lies: its group (`batch`),
+  /// its slot (`row`) and column, first row, the end of its group's rows,
+  /// and whether the slot holds a tile.
+  void locateGroup(TilePosition &at, Value tile);
   /// `body()` (which returns the pipeline iteration after the tile) where
   /// the tile at `at` exists; `it0`, the iteration before it, where a
   /// grouped GEMM's slot holds none.

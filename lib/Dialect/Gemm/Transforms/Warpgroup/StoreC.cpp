@@ -191,7 +191,8 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
               arith::AddIOp::create(ob, loc, groupRow, i32(box * t.boxInner));
           coordinates = {boxRow, groupCol};
         }
-        if (tmaBatch)
+        // (A grouped GEMM's C is one matrix: its map is 2-D.)
+        if (tmaBatch && batchCount)
           coordinates.push_back(tmaBatch);
         NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
             ob, loc, mapC, src, coordinates, /*l2CacheHint=*/Value(),
