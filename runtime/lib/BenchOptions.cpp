@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <numeric>
+#include <random>
 #include <sstream>
 
 using namespace gemmc::rt;
@@ -376,6 +378,79 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
   if (o.math == MathMode::TF32 && o.type != DType::F32) {
     error = "--math tf32 applies to f32 inputs only";
     return false;
+  }
+  return true;
+}
+
+std::vector<int64_t> gemmc::rt::routeTokens(int64_t tokens, int64_t groups,
+                                            const std::string &routing,
+                                            uint64_t seed) {
+  std::vector<int64_t> sizes(static_cast<size_t>(groups), 0);
+  if (routing == "balanced") {
+    for (int64_t g = 0; g < groups; ++g)
+      sizes[size_t(g)] = tokens / groups + (g < tokens % groups);
+    return sizes;
+  }
+  // Zipf (s = 1.2) over the experts in a random order: the shares of the
+  // least popular round down to no token at all where tokens are few.
+  std::vector<double> weights(static_cast<size_t>(groups));
+  for (int64_t g = 0; g < groups; ++g)
+    weights[size_t(g)] = 1.0 / std::pow(double(g + 1), 1.2);
+  std::mt19937_64 gen(seed);
+  std::shuffle(weights.begin(), weights.end(), gen);
+  double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+  int64_t given = 0;
+  for (int64_t g = 0; g < groups; ++g) {
+    sizes[size_t(g)] = int64_t(double(tokens) * weights[size_t(g)] / total);
+    given += sizes[size_t(g)];
+  }
+  size_t top = size_t(std::max_element(weights.begin(), weights.end()) -
+                      weights.begin());
+  sizes[top] += tokens - given;
+  return sizes;
+}
+
+bool gemmc::rt::parseGroupedShapes(const std::string &text,
+                                   std::vector<GroupedShape> &shapes,
+                                   std::string &error) {
+  std::istringstream lines(text);
+  int lineNo = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++lineNo;
+    line = line.substr(0, line.find('#'));
+    std::vector<std::string> words = splitWords(line);
+    if (words.empty())
+      continue;
+    GroupedShape shape;
+    for (const std::string &word : words) {
+      size_t eq = word.find('=');
+      std::string key = word.substr(0, eq);
+      std::string value = eq == std::string::npos ? "" : word.substr(eq + 1);
+      int64_t *number = key == "groups"   ? &shape.groups
+                        : key == "tokens" ? &shape.tokens
+                        : key == "n"      ? &shape.n
+                        : key == "k"      ? &shape.k
+                                          : nullptr;
+      bool ok = number ? parseInt(value, *number) && *number > 0
+                : key == "routing"
+                    ? (value == "balanced" || value == "zipf") &&
+                          (shape.routing = value, true)
+                : key == "name" ? !value.empty() && (shape.name = value, true)
+                                : false;
+      if (!ok) {
+        error = "line " + std::to_string(lineNo) +
+                ": expected groups=G tokens=T n=N k=K routing=balanced|zipf "
+                "[name=NAME], got '" +
+                word + "'";
+        return false;
+      }
+    }
+    if (!shape.groups || !shape.tokens || !shape.n || !shape.k) {
+      error = "line " + std::to_string(lineNo) +
+              ": groups, tokens, n and k are all needed";
+      return false;
+    }
+    shapes.push_back(shape);
   }
   return true;
 }

@@ -409,6 +409,60 @@ TEST(BenchOptions, TakesAShapesFile) {
   EXPECT_EQ(error, "--shape-summary needs --shapes");
 }
 
+TEST(BenchOptions, RoutesTokensToExperts) {
+  // Balanced: as evenly as they divide.
+  std::vector<int64_t> even = routeTokens(10, 4, "balanced", 1);
+  EXPECT_EQ(even, (std::vector<int64_t>{3, 3, 2, 2}));
+  // Zipf: every token routed, the rarest experts left empty where tokens
+  // are few, the same sizes for the same seed.
+  for (int64_t tokens : {0, 1, 100, 2048}) {
+    std::vector<int64_t> skewed = routeTokens(tokens, 64, "zipf", 7);
+    ASSERT_EQ(skewed.size(), 64u);
+    int64_t sum = 0;
+    for (int64_t size : skewed) {
+      EXPECT_GE(size, 0);
+      sum += size;
+    }
+    EXPECT_EQ(sum, tokens);
+    EXPECT_EQ(skewed, routeTokens(tokens, 64, "zipf", 7));
+  }
+  std::vector<int64_t> few = routeTokens(100, 64, "zipf", 7);
+  EXPECT_GT(std::count(few.begin(), few.end(), 0), 10);
+  EXPECT_GT(*std::max_element(few.begin(), few.end()), 10);
+}
+
+TEST(BenchOptions, TakesAGroupedShapesFile) {
+  std::vector<GroupedShape> shapes;
+  std::string error;
+  ASSERT_TRUE(parseGroupedShapes(
+      "# Mixtral\n"
+      "groups=8 tokens=4096 n=14336 k=4096 routing=zipf name=up\n"
+      "\n"
+      "groups=64 tokens=512 n=1408 k=2048  # balanced by default\n",
+      shapes, error))
+      << error;
+  ASSERT_EQ(shapes.size(), 2u);
+  EXPECT_EQ(shapes[0].groups, 8);
+  EXPECT_EQ(shapes[0].tokens, 4096);
+  EXPECT_EQ(shapes[0].n, 14336);
+  EXPECT_EQ(shapes[0].routing, "zipf");
+  EXPECT_EQ(shapes[0].name, "up");
+  EXPECT_EQ(shapes[1].routing, "balanced");
+  shapes.clear();
+  EXPECT_FALSE(parseGroupedShapes("groups=8 tokens=1 n=2 k=3 routing=x\n",
+                                  shapes, error));
+  EXPECT_NE(error.find("line 1: expected groups=G"), std::string::npos)
+      << error;
+  EXPECT_FALSE(parseGroupedShapes("groups=8 tokens=1 n=2\n", shapes, error));
+  EXPECT_EQ(error, "line 1: groups, tokens, n and k are all needed");
+  EXPECT_FALSE(parseGroupedShapes("groups=0 tokens=1 n=2 k=3\n", shapes,
+                                  error));
+  std::vector<std::string> args = {"--grouped", "moe.txt", "k.ptx"};
+  BenchOptions o;
+  ASSERT_TRUE(parseBenchOptions(args, o, error)) << error;
+  EXPECT_EQ(o.groupedFile, "moe.txt");
+}
+
 TEST(BenchOptions, ExplainNeedsKernelsAndProblems) {
   std::string error;
   BenchOptions o;

@@ -54,7 +54,7 @@ inline const char *elementName(Kind kind) {
 /// threads copy, deep K steps and pipelines, batches, and what came after
 /// (FP8, the activations' kinds).
 struct SideDraws {
-  Draw &side, &deep, &batch, &extra;
+  Draw &side, &deep, &batch, &extra, &groups;
 };
 
 /// An activation: ReLU half the time, else GELU (either form) or SiLU.

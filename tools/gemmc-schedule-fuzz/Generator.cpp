@@ -177,11 +177,14 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   std::mt19937_64 extraCopy = rng;
   std::seed_seq extraSeed{extraCopy(), extraCopy(), uint64_t(0xf8f8)};
   std::mt19937_64 extraRng(extraSeed);
+  std::mt19937_64 groupsCopy = rng;
+  std::seed_seq groupsSeed{groupsCopy(), groupsCopy(), uint64_t(0x6e0c)};
+  std::mt19937_64 groupsRng(groupsSeed);
   Draw d(rng), side(sideRng), deepSide(deepRng), batchSide(batchRng),
-      extra(extraRng);
+      extra(extraRng), groupsSide(groupsRng);
   if (options.hopper && (d.chance(0.2) || options.hopperOnly))
-    return generateHopper(d, {side, deepSide, batchSide, extra}, name,
-                          options);
+    return generateHopper(d, {side, deepSide, batchSide, extra, groupsSide},
+                          name, options);
   Plan p;
   p.kind = d.pick({Kind::Simt, Kind::Simt, Kind::F16, Kind::BF16, Kind::TF32});
   p.mma = p.kind != Kind::Simt;

@@ -11,13 +11,14 @@ using namespace gemmc::fuzz;
 /// the refusals are exercised too. `side` draws which operands the
 /// producer's threads copy instead of TMA, and in what pieces, and
 /// `batchSide` the batch (streams of their own, so that the rest of each
-/// schedule is what earlier seeds drew), and `fp8` a fifth of them with
-/// e4m3 and e5m2 operands (their scales, fast accumulation).
+/// schedule is what earlier seeds drew), `fp8` a fifth of them with
+/// e4m3 and e5m2 operands (their scales, fast accumulation), and `groups`
+/// a fifth of the others grouped GEMMs.
 std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
                                         const std::string &name,
                                         const GeneratorOptions &options) {
   Draw &side = sides.side, &deepSide = sides.deep, &batchSide = sides.batch;
-  Draw &fp8Side = sides.extra;
+  Draw &fp8Side = sides.extra, &groupSide = sides.groups;
   Kind kind = d.pick({Kind::F16, Kind::BF16, Kind::TF32});
   // FP8: K-major operands (a few not, to be refused), mostly copied by TMA,
   // k32 wgmma on 128-byte rows of K; by default each k tile's sums are
@@ -91,7 +92,8 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
   // sizes given at launch, else 1 to 3 matrices, now and then strides past
   // the matrices by multiples of 8 elements (a few by 4, which TMA's
   // 16-byte rows refuse for 2-byte elements).
-  if (batchSide.chance(0.25)) {
+  bool batched = batchSide.chance(0.25);
+  if (batched) {
     if (dynamic) {
       statement("batch = ?");
     } else {
@@ -110,6 +112,17 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
       statement(batch);
     }
   }
+  // A fifth of the others grouped (from a stream of their own): `groups =
+  // ?` with sizes given at launch, else 1 to 4 groups; mostly without what
+  // groups do not take yet (below), now and then with it, to be refused.
+  bool grouped = !batched && groupSide.chance(0.2);
+  if (grouped)
+    statement(dynamic || groupSide.chance(0.05)
+                  ? "groups = ?"
+                  : "groups = " + std::to_string(groupSide.uniform(1, 4)));
+  auto keep = [&](bool drawn) {
+    return drawn && (!grouped || groupSide.chance(0.05));
+  };
   std::string element = elementName(kind);
   std::string cElement =
       kind != Kind::TF32 && d.chance(0.3) ? std::string("f32") : element;
@@ -121,7 +134,7 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
   statement("a = " + aElement + layout(aRow));
   statement("b = " + bElement + layout(bRow));
   statement("c = " + cElement + layout(cRow));
-  if (fp8 && fp8Side.chance(0.7)) {
+  if (fp8 && keep(fp8Side.chance(0.7))) {
     // Block scales take a k tile one block (128) deep and promoted sums:
     // now and then not, to be refused.
     std::string scales = fp8Side.pick({"tensor", "rowwise", "block"});
@@ -137,7 +150,7 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
     statement(x3 ? "math = tf32x3" : "math = tf32");
   if (d.chance(0.4))
     statement("epilogue = alpha-beta");
-  if (d.chance(0.3))
+  if (keep(d.chance(0.3)))
     statement(std::string("bias = ") + (d.chance(0.5) ? "row" : "col"));
   if (d.chance(0.25))
     statement(std::string("activation = ") + drawActivation(fp8Side));
@@ -215,13 +228,16 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
   // A persistent grid, a third of them stream-K (refused with static sizes
   // and in a cluster).
   bool persistent = d.chance(0.5);
+  // A grouped kernel's blocks walk every group's tiles: persistent, mostly.
+  if (grouped)
+    persistent = groupSide.chance(0.95);
   if (persistent)
-    directive(d.chance(0.35) ? "persistent stream-k" : "persistent");
+    directive(keep(d.chance(0.35)) ? "persistent stream-k" : "persistent");
   if (d.chance(0.4))
     directive("raster " + std::to_string(d.pick({1, 2, 4, 8})));
   // Clusters need a persistent grid (mostly given) and sizes of powers of
   // two up to 8 blocks (a few are not).
-  if (d.chance(persistent ? 0.4 : 0.03))
+  if (keep(d.chance(persistent ? 0.4 : 0.03)))
     directive("cluster " +
               std::string(d.pick({"2x1", "2x1", "1x2", "2x2", "4x1", "1x4",
                                   "4x2", "1x1", "3x1"})));
@@ -233,7 +249,7 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
               std::string(d.pick({"2", "3", "4", "8", "16", "64", "?"})));
   // A fifth transposed (C^T = B^T * A^T), from the side stream: the draws
   // above stay as earlier seeds drew them.
-  if (side.chance(0.2))
+  if (keep(side.chance(0.2)))
     directive("transpose");
   return "kernel " + name + " {\n  problem {\n" + problem +
          "  }\n  schedule {\n" + schedule + "  }\n}\n";

@@ -51,83 +51,11 @@ struct GroupedOutcome {
 };
 } // namespace
 
-std::vector<int64_t> gemmc::rt::routeTokens(int64_t tokens, int64_t groups,
-                                            const std::string &routing,
-                                            uint64_t seed) {
-  std::vector<int64_t> sizes(static_cast<size_t>(groups), 0);
-  if (routing == "balanced") {
-    for (int64_t g = 0; g < groups; ++g)
-      sizes[size_t(g)] = tokens / groups + (g < tokens % groups);
-    return sizes;
-  }
-  // Zipf (s = 1.2) over the experts in a random order: the shares of the
-  // least popular round down to no token at all where tokens are few.
-  std::vector<double> weights(static_cast<size_t>(groups));
-  for (int64_t g = 0; g < groups; ++g)
-    weights[size_t(g)] = 1.0 / std::pow(double(g + 1), 1.2);
-  std::mt19937_64 gen(seed);
-  std::shuffle(weights.begin(), weights.end(), gen);
-  double total = std::accumulate(weights.begin(), weights.end(), 0.0);
-  int64_t given = 0;
-  for (int64_t g = 0; g < groups; ++g) {
-    sizes[size_t(g)] = int64_t(double(tokens) * weights[size_t(g)] / total);
-    given += sizes[size_t(g)];
-  }
-  size_t top = size_t(std::max_element(weights.begin(), weights.end()) -
-                      weights.begin());
-  sizes[top] += tokens - given;
-  return sizes;
-}
-
-bool gemmc::rt::parseGroupedShapes(const std::string &text,
-                                   std::vector<GroupedShape> &shapes,
-                                   std::string &error) {
-  std::istringstream lines(text);
-  int lineNo = 0;
-  for (std::string line; std::getline(lines, line);) {
-    ++lineNo;
-    line = line.substr(0, line.find('#'));
-    std::vector<std::string> words = splitWords(line);
-    if (words.empty())
-      continue;
-    GroupedShape shape;
-    for (const std::string &word : words) {
-      size_t eq = word.find('=');
-      std::string key = word.substr(0, eq);
-      std::string value = eq == std::string::npos ? "" : word.substr(eq + 1);
-      int64_t *number = key == "groups"   ? &shape.groups
-                        : key == "tokens" ? &shape.tokens
-                        : key == "n"      ? &shape.n
-                        : key == "k"      ? &shape.k
-                                          : nullptr;
-      bool ok = number ? parseInt(value, *number) && *number > 0
-                : key == "routing"
-                    ? (value == "balanced" || value == "zipf") &&
-                          (shape.routing = value, true)
-                : key == "name" ? !value.empty() && (shape.name = value, true)
-                                : false;
-      if (!ok) {
-        error = "line " + std::to_string(lineNo) +
-                ": expected groups=G tokens=T n=N k=K routing=balanced|zipf "
-                "[name=NAME], got '" +
-                word + "'";
-        return false;
-      }
-    }
-    if (!shape.groups || !shape.tokens || !shape.n || !shape.k) {
-      error = "line " + std::to_string(lineNo) +
-              ": groups, tokens, n and k are all needed";
-      return false;
-    }
-    shapes.push_back(shape);
-  }
-  return true;
-}
-
 /// The cases of the run: the shapes file's, or a sweep's random ones
 /// (groups 1 to 64, some empty, up to 300 rows a group and 3 past the
-/// last, N and K up to 1024 at the multiples the leading dimensions of
-/// `spec`'s operands need).
+/// last, N and K up to 1024 (or --max-size) at the multiples the leading dimensions of
+/// `spec`'s operands need; the sizes and group count `spec` fixes, its
+/// rows shared out among the groups).
 static std::vector<GroupedCase> groupedCases(const BenchOptions &o,
                                              const Contract &spec) {
   const Problem &kp = spec.problem;
@@ -161,9 +89,10 @@ static std::vector<GroupedCase> groupedCases(const BenchOptions &o,
   };
   for (int64_t i = 0; i < o.count; ++i) {
     GroupedCase c;
-    int64_t groups = draw(1, 64);
-    c.n = nMultiple * draw(1, 1024 / nMultiple);
-    c.k = kMultiple * draw(1, 1024 / kMultiple);
+    int64_t groups = kp.groups ? kp.groups : draw(1, 64);
+    int64_t most = std::min<int64_t>(1024, o.maxSize);
+    c.n = kp.n ? kp.n : nMultiple * draw(1, std::max<int64_t>(1, most / nMultiple));
+    c.k = kp.k ? kp.k : kMultiple * draw(1, std::max<int64_t>(1, most / kMultiple));
     c.extraRows = draw(0, 3);
     int64_t kind = draw(0, 2);
     c.routing = kind == 0 ? "balanced" : kind == 1 ? "zipf" : "random";
@@ -177,7 +106,16 @@ static std::vector<GroupedCase> groupedCases(const BenchOptions &o,
                                        : draw(0, 300));
       }
     } else {
-      c.sizes = routeTokens(draw(0, 3000), groups, c.routing, gen());
+      c.sizes = routeTokens(draw(0, std::min<int64_t>(3000, 3 * o.maxSize)),
+                            groups, c.routing, gen());
+    }
+    if (kp.m) {
+      // A static M: the rows given out up to it, the rest past the last
+      // group.
+      int64_t left = kp.m;
+      for (int64_t &size : c.sizes)
+        left -= size = std::min(size, left);
+      c.extraRows = left;
     }
     c.label = "sweep " + std::to_string(i + 1);
     cases.push_back(c);
@@ -220,9 +158,12 @@ namespace {
 /// then each kernel verified against both and timed.
 class GroupedRun {
 public:
+  /// `kind`: the types, layouts and epilogue of the kernels (alpha from
+  /// the options where the kernels take it; beta 0, C poisoned).
   GroupedRun(const BenchOptions &o, Bench &bench, const Problem &kind,
              const GroupedCase &gc);
-  GroupedOutcome run(const ContractKernel &kernel);
+  /// The kernel (a family's variant its rule picks) on the case.
+  GroupedOutcome run(const KernelFamily &family);
 
 private:
   GroupedOutcome outcome() const;
@@ -235,6 +176,8 @@ private:
   std::unique_ptr<HostMatrix> a, ref;
   std::vector<HostMatrix> bs;
   std::vector<int32_t> offsets;
+  /// What cuBLAS leaves to the host, and the fp64 reference's epilogue.
+  Epilogue epilogue;
   std::unique_ptr<DeviceBuffer> da, db, dc, dRef, dOffsets;
   std::vector<std::pair<Problem, Operands>> calls;
   /// fp64 at the samples (row, column, value), and cuBLAS's error there.
@@ -247,6 +190,10 @@ GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
                        const Problem &kind, const GroupedCase &gc)
     : o(o), bench(bench), gc(gc), tokens(gc.tokens()) {
   p = kind;
+  p.alpha = o.alpha;
+  p.beta = 0;
+  epilogue.alpha = p.alpha;
+  epilogue.activation = p.activation;
   p.m = tokens + gc.extraRows;
   p.n = gc.n;
   p.k = gc.k;
@@ -300,6 +247,10 @@ GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
     first += rows;
   }
   dRef->fill16(0x7fc0); // NaN, as an f16, a bf16 and an f32's two halves
+  // Without cuBLAS (--no-cublas) the kernels are checked against fp64
+  // alone.
+  if (!bench.cublas)
+    calls.clear();
   auto loop = [&] {
     for (const auto &[sub, so] : calls)
       bench.cublas->gemm(sub, MathMode::Exact, so);
@@ -310,6 +261,12 @@ GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
   std::vector<unsigned char> bytes(c.bytes());
   dRef->download(bytes.data());
   ref->unpack(bytes);
+  // cuBLAS has no activation: the host applies it to the groups' rows.
+  if (!p.activation.empty())
+    for (int64_t i = 0; i < tokens; ++i)
+      for (int64_t j = 0; j < p.n; ++j)
+        ref->data[ref->index(i, j)] =
+            roundTo(p.c, float(epilogue.activate(ref->at(i, j))));
   // fp64 at samples: each row's group by the offsets.
   std::mt19937_64 gen(o.seed + 13);
   double err = 0, norm = 0;
@@ -318,13 +275,14 @@ GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
     int64_t j = std::uniform_int_distribution<int64_t>(0, p.n - 1)(gen);
     size_t g = size_t(std::upper_bound(offsets.begin(), offsets.end(), i) -
                       offsets.begin());
-    double exact = referenceAt(*a, bs[g], i, j);
+    double exact =
+        epilogue.activate(p.alpha * referenceAt(*a, bs[g], i, j));
     samples.emplace_back(i, j, exact);
     err += (ref->at(i, j) - exact) * (ref->at(i, j) - exact);
     norm += exact * exact;
   }
   cublasToFp64 = norm > 0 ? std::sqrt(err / norm) : std::sqrt(err);
-  if (o.sweep)
+  if (o.sweep || !bench.cublas)
     return;
   // On the GPU alone (the host's launches hidden), and as a host pays:
   // the loop first copies the offsets to the host to learn the sizes.
@@ -348,7 +306,7 @@ GroupedOutcome GroupedRun::outcome() const {
   return out;
 }
 
-GroupedOutcome GroupedRun::run(const ContractKernel &kernel) {
+GroupedOutcome GroupedRun::run(const KernelFamily &family) {
   GroupedOutcome out = outcome();
   if (p.m == 0) {
     // No rows at all: nothing to launch (M must be at least 1).
@@ -356,12 +314,14 @@ GroupedOutcome GroupedRun::run(const ContractKernel &kernel) {
     out.note = "no rows";
     return out;
   }
-  std::string why = kernel.whyNot(p);
-  if (!why.empty()) {
+  std::string why;
+  const ContractKernel *chosen = family.select(p, why);
+  if (!chosen) {
     out.status = "SKIP";
     out.note = why;
     return out;
   }
+  const ContractKernel &kernel = *chosen;
   dc->fill16(0x7fc0);
   Operands ops{da->ptr(), db->ptr(), dc->ptr()};
   ops.offsets = dOffsets->ptr();
@@ -388,6 +348,8 @@ GroupedOutcome GroupedRun::run(const ContractKernel &kernel) {
       norm += y * y;
     }
   out.relToCublas = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+  if (!bench.cublas)
+    out.relToCublas = 0;
   double err = 0, exactNorm = 0;
   for (const auto &[i, j, exact] : samples) {
     err += (c.at(i, j) - exact) * (c.at(i, j) - exact);
@@ -417,20 +379,20 @@ GroupedOutcome GroupedRun::run(const ContractKernel &kernel) {
 
 int gemmc::rt::runGroupedBench(const BenchOptions &o, Bench &bench,
                                const std::vector<Loaded> &kernels) {
-  if (!bench.cublas)
-    throw std::runtime_error("a grouped kernel is verified against cuBLAS: "
-                             "not with --no-cublas");
-  std::vector<const ContractKernel *> grouped;
+  std::vector<const KernelFamily *> grouped;
   for (const Loaded &l : kernels) {
     const ContractKernel &kernel = *l.kernel->variants().front();
     const Problem &kp = kernel.contract().problem;
     const Problem &first = kernels.front().kernel->contract().problem;
-    if (!kp.grouped || kp.a != first.a || kp.b != first.b || kp.c != first.c ||
+    const Contract &firstSpec = kernels.front().kernel->contract();
+    if (kernel.contract().activation != firstSpec.activation ||
+        kernel.contract().alphaBeta != firstSpec.alphaBeta ||
+        !kp.grouped || kp.a != first.a || kp.b != first.b || kp.c != first.c ||
         kp.aLayout != first.aLayout || kp.bLayout != first.bLayout ||
         kp.cLayout != first.cLayout)
       throw std::runtime_error(l.file + ": not a grouped kernel of the first "
-                               "one's types and layouts");
-    grouped.push_back(&kernel);
+                               "one's types, layouts and epilogue");
+    grouped.push_back(l.kernel.get());
   }
   const Contract &first = grouped.front()->contract();
   std::vector<GroupedCase> cases = groupedCases(o, first);
@@ -444,8 +406,12 @@ int gemmc::rt::runGroupedBench(const BenchOptions &o, Bench &bench,
   };
   std::vector<Means> means(grouped.size());
   std::vector<GroupedOutcome> outcomes;
+  Problem kind = first.problem;
+  kind.activation = first.activation;
+  if (!first.alphaBeta && o.alpha != 1)
+    throw std::runtime_error("--alpha: the grouped kernels take no alpha");
   for (const GroupedCase &gc : cases) {
-    GroupedRun run(o, bench, first.problem, gc);
+    GroupedRun run(o, bench, kind, gc);
     for (size_t i = 0; i < grouped.size(); ++i) {
       GroupedOutcome r = run.run(*grouped[i]);
       if (r.status == "FAIL")
@@ -454,7 +420,7 @@ int gemmc::rt::runGroupedBench(const BenchOptions &o, Bench &bench,
         ++bench.passed;
       std::printf(
           "%-44s %-20s %6s %5lld %9s %8s %9s %7s %9s %9s %7s %8s %8s %8s %s\n",
-          r.label.c_str(), grouped[i]->contract().entry.c_str(),
+          r.label.c_str(), grouped[i]->name().c_str(),
           r.status.c_str(), (long long)r.empty, fmt(r.ms, "%.4f").c_str(),
           fmt(r.tflops, "%.1f").c_str(), fmt(r.loopMs, "%.4f").c_str(),
           fmt(r.loopMs / r.ms, "%.2f").c_str(), fmt(r.wallMs, "%.4f").c_str(),
@@ -479,7 +445,7 @@ int gemmc::rt::runGroupedBench(const BenchOptions &o, Bench &bench,
       std::printf("geomean %s over %d cases: %.1f TFLOP/s, %.2fx the cuBLAS "
                   "loop on the GPU, %.2fx the loop with its host "
                   "synchronisation\n",
-                  grouped[i]->contract().entry.c_str(), m.timed,
+                  grouped[i]->name().c_str(), m.timed,
                   std::exp(m.tflops / m.timed), std::exp(m.loop / m.timed),
                   std::exp(m.sync / m.timed));
   }
