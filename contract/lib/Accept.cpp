@@ -141,7 +141,7 @@ bool gemmc::contract::accepts(const Contract &contract, const Problem &p,
   if (p.grouped != k.grouped) {
     why = p.grouped ? "the problem is grouped; the kernel computes one GEMM"
                     : "the kernel computes a grouped GEMM (groups=" +
-                          std::to_string(k.groups) + ")";
+                          (k.groups ? std::to_string(k.groups) : "?") + ")";
     return false;
   }
   if (p.grouped && (p.groups < 1 || (k.groups != 0 && p.groups != k.groups))) {

@@ -115,6 +115,7 @@ typedef struct gemmc_kernel_info {
   int relu; /* activation == GEMMC_ACTIVATION_RELU (kept for old callers) */
   int batched; /* takes a batch (count and strides) */
   gemmc_activation activation;
+  int grouped; /* a grouped GEMM: launched with gemmc_grouped_problem */
 } gemmc_kernel_info;
 
 /* One variant of a family (or the one kernel). */
@@ -288,6 +289,62 @@ gemmc_status gemmc_batched_family_load(gemmc_dtype dtype,
 gemmc_status gemmc_matmul(gemmc_dtype dtype, gemmc_layout a_layout,
                           gemmc_layout b_layout, gemmc_layout c_layout,
                           const gemmc_problem *problem, void *stream);
+
+/*===--------------------------------------------------------------------===
+ * Grouped GEMMs (mixture-of-experts; docs/library.md)
+ *===--------------------------------------------------------------------===*/
+
+/* A grouped GEMM on device memory, torch._grouped_mm's 2-D x 3-D form, for
+   a module whose kernels are grouped (gemmc_kernel_info.grouped): `groups`
+   GEMMs sharing n and k. A (m x k) and C (m x n) hold every group's rows
+   one after the other; B holds a k x n matrix a group, `stride_b`
+   elements apart (0: dense). `offsets` points to `groups` int32 values on
+   the device, where each group's rows end (cumulative, torch's `offs`):
+   group g has rows [offsets[g-1], offsets[g]) (from 0), any count, 0
+   included; rows past offsets[groups-1] are left as they are. The sizes
+   of the groups are read on the device only: a launch needs no
+   synchronisation, and a CUDA graph replays it with new offsets.
+   C = alpha * A * B where the kernel takes alpha (else alpha is 1). */
+typedef struct gemmc_grouped_problem {
+  int64_t m, n, k, groups;
+  uint64_t a, b, c, offsets;
+  int64_t lda, ldb, ldc, stride_b;
+  float alpha;
+} gemmc_grouped_problem;
+
+/* Fills `problem`: null pointers, dense leading dimensions and B, alpha
+   1. */
+void gemmc_grouped_problem_init(gemmc_grouped_problem *problem, int64_t m,
+                                int64_t n, int64_t k, int64_t groups);
+
+/* Launches `problem` on `stream`, asynchronously, as gemmc_launch does
+   (the pointers checked to be device memory large enough; the offsets'
+   values are the caller's word: they are clamped into [0, m] on the
+   device, never read on the host). */
+gemmc_status gemmc_grouped_launch(gemmc_module module,
+                                  const gemmc_grouped_problem *problem,
+                                  void *stream);
+
+/* The plan of a grouped problem (its pointers ignored), for
+   gemmc_grouped_plan_launch; free it with gemmc_plan_destroy. */
+gemmc_status gemmc_grouped_plan_create(gemmc_module module,
+                                       const gemmc_grouped_problem *problem,
+                                       gemmc_plan *plan);
+
+/* Launches a grouped plan on `stream` with A, B, C and the offsets at
+   these device addresses (checked for null and alignment only, as
+   gemmc_plan_launch). */
+gemmc_status gemmc_grouped_plan_launch(gemmc_plan plan, uint64_t a,
+                                       uint64_t b, uint64_t c,
+                                       uint64_t offsets, void *stream);
+
+/* The shipped grouped kernel (ARCH/TYPE_ABr_grouped.ptx: f16 or bf16, A
+   row-major, B of `b_layout`, C row-major) as gemmc_family_load loads a
+   family; sm_90a only (GEMMC_ERROR_IO where there is none). */
+gemmc_status gemmc_grouped_family_load(gemmc_dtype dtype,
+                                       gemmc_layout b_layout,
+                                       const char *arch,
+                                       gemmc_module *module);
 
 /* Releases what gemmc allocated for the caller (gemmc_compile's PTX). */
 void gemmc_free(void *pointer);

@@ -19,7 +19,7 @@ import os
 
 from . import _capi, _dlpack
 
-__all__ = ["GemmcError", "Kernel", "compile", "family", "load", "matmul"]
+__all__ = ["GemmcError", "Kernel", "compile", "family", "grouped_family", "load", "matmul"]
 
 try:  # torch.ops.gemmc.mm and .bmm, where PyTorch is installed
     import torch as _torch_module  # noqa: F401
@@ -116,6 +116,8 @@ class Kernel:
         self.activation = (None, "relu", "gelu", "gelu-tanh",
                            "silu")[info.activation]
         self.batched = bool(info.batched)
+        # A grouped GEMM's kernel (grouped_mm runs the shipped ones).
+        self.grouped = bool(info.grouped)
         self.variants = []
         for i in range(info.variants):
             v = _capi.VariantInfo()
@@ -331,6 +333,23 @@ def family(dtype, a_layout="row", b_layout="row", arch=None):
     return Kernel(None, handle=handle)
 
 
+def grouped_family(dtype, b_layout="col", arch=None):
+    """The grouped GEMM kernel gemmc ships for `dtype` ("float16",
+    "bfloat16") and B's layout (A and C row-major; docs/library.md), as
+    `family` loads a family: what gemmc.grouped_mm runs."""
+    codes = {"float16": 1, "bfloat16": 2}
+    if dtype not in codes:
+        raise TypeError(f"gemmc ships grouped kernels for float16 and "
+                        f"bfloat16, not {dtype}")
+    if b_layout not in ("row", "col"):
+        raise ValueError("the layouts are 'row' or 'col'")
+    handle = ctypes.c_void_p()
+    _check(_capi.runtime().grouped_family_load(
+        codes[dtype], 0 if b_layout == "row" else 1,
+        arch.encode() if arch else None, ctypes.byref(handle)))
+    return Kernel(None, handle=handle)
+
+
 def _layout_of(op):
     """(layout code, leading dimension) of a 2-D operand read in place."""
     rows, cols = op.shape
@@ -384,4 +403,5 @@ def matmul(a, b, out=None, family=None, stream=None):
 
 if _torch_module is not None:
     from ._torch import bmm, mm  # noqa: E402,F401  (registers the ops)
-    __all__ += ["mm", "bmm"]
+    from ._grouped import grouped_mm  # noqa: E402,F401
+    __all__ += ["mm", "bmm", "grouped_mm"]

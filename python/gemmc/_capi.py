@@ -38,7 +38,7 @@ class KernelInfo(ctypes.Structure):
         ("c_layout", ctypes.c_int),
         ("alpha_beta", ctypes.c_int), ("bias", ctypes.c_int),
         ("relu", ctypes.c_int), ("batched", ctypes.c_int),
-        ("activation", ctypes.c_int),
+        ("activation", ctypes.c_int), ("grouped", ctypes.c_int),
     ]
 
 
@@ -65,6 +65,16 @@ class Problem(ctypes.Structure):
         ("alpha", ctypes.c_float), ("beta", ctypes.c_float),
         ("batch", c_int64),
         ("stride_a", c_int64), ("stride_b", c_int64), ("stride_c", c_int64),
+    ]
+
+
+class GroupedProblem(ctypes.Structure):
+    _fields_ = [
+        ("m", c_int64), ("n", c_int64), ("k", c_int64), ("groups", c_int64),
+        ("a", ctypes.c_uint64), ("b", ctypes.c_uint64),
+        ("c", ctypes.c_uint64), ("offsets", ctypes.c_uint64),
+        ("lda", c_int64), ("ldb", c_int64), ("ldc", c_int64),
+        ("stride_b", c_int64), ("alpha", ctypes.c_float),
     ]
 
 
@@ -152,6 +162,18 @@ class Runtime:
             lib, "gemmc_batched_family_load",
             [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_char_p,
              ctypes.POINTER(p)])
+        self.grouped_problem_init = _declare(
+            lib, "gemmc_grouped_problem_init",
+            [ctypes.POINTER(GroupedProblem), c_int64, c_int64, c_int64,
+             c_int64], None)
+        self.grouped_plan_create = _declare(
+            lib, "gemmc_grouped_plan_create",
+            [p, ctypes.POINTER(GroupedProblem), ctypes.POINTER(p)])
+        self.grouped_plan_launch = _declare(
+            lib, "gemmc_grouped_plan_launch", [p, u64, u64, u64, u64, p])
+        self.grouped_family_load = _declare(
+            lib, "gemmc_grouped_family_load",
+            [ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(p)])
         self.matmul = _declare(lib, "gemmc_matmul",
                                [ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                 ctypes.c_int, ctypes.POINTER(Problem), p])

@@ -86,6 +86,14 @@ class ShippedFamilyTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "family gemmc ships"):
             f.save("unused.ptx")
 
+    def test_loads_the_shipped_grouped_kernel(self):
+        g = gemmc.grouped_family("bfloat16", "col", arch="sm_90a")
+        self.assertTrue(g.grouped)
+        self.assertEqual(g.layouts, ("row", "col", "row"))
+        self.assertFalse(gemmc.family("bfloat16", arch="sm_90a").grouped)
+        with self.assertRaisesRegex(TypeError, "float16 and bfloat16"):
+            gemmc.grouped_family("float32")
+
     def test_refuses_what_no_family_covers(self):
         with self.assertRaisesRegex(TypeError, "float32, float16"):
             gemmc.family("int8")

@@ -1,6 +1,7 @@
 //===- CApiFamilies.cpp - the C API's shipped families --------------------===//
 //
-// gemmc_family_load and gemmc_batched_family_load find the families gemmc
+// gemmc_family_load, gemmc_batched_family_load and gemmc_grouped_family_load
+// find the families gemmc
 // ships; gemmc_matmul runs a problem on them in one call, a batch in one
 // launch of the batched family where gemmc_prefer_batched says so. Built on
 // the rest of the C API (CApi.cpp).
@@ -63,12 +64,15 @@ static std::string currentArch() {
 }
 
 /// Loads the shipped family of `dtype` and the layouts for `arch` (null:
-/// the current device's), batched (`_batched`) or not, once per process.
+/// the current device's), of one GEMM (`suffix` empty), batched (`_batched`)
+/// or grouped (`_grouped`), once per process.
 static gemmc_status loadFamily(gemmc_dtype dtype, gemmc_layout aLayout,
                                gemmc_layout bLayout, const char *arch,
-                               bool batched, gemmc_module *module) {
-  const char *caller =
-      batched ? "gemmc_batched_family_load" : "gemmc_family_load";
+                               const std::string &suffix,
+                               gemmc_module *module) {
+  const char *caller = suffix == "_batched"   ? "gemmc_batched_family_load"
+                       : suffix == "_grouped" ? "gemmc_grouped_family_load"
+                                              : "gemmc_family_load";
   if (!module)
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                       std::string(caller) + ": module must not be null");
@@ -88,8 +92,7 @@ static gemmc_status loadFamily(gemmc_dtype dtype, gemmc_layout aLayout,
     std::string target = arch ? arch : currentArch();
     std::string name = std::string(types[int(dtype)]) + "_" +
                        (aLayout == GEMMC_ROW ? "r" : "c") +
-                       (bLayout == GEMMC_ROW ? "r" : "c") + "r" +
-                       (batched ? "_batched" : "");
+                       (bLayout == GEMMC_ROW ? "r" : "c") + "r" + suffix;
     std::string path = familyDirectory() + "/" + target + "/" + name + ".ptx";
     // One module per family and process, loaded again if destroyed.
     static std::mutex mutex;
@@ -117,7 +120,7 @@ static gemmc_status loadFamily(gemmc_dtype dtype, gemmc_layout aLayout,
 extern "C" gemmc_status
 gemmc_family_load(gemmc_dtype dtype, gemmc_layout aLayout, gemmc_layout bLayout,
                   const char *arch, gemmc_module *module) {
-  return loadFamily(dtype, aLayout, bLayout, arch, /*batched=*/false, module);
+  return loadFamily(dtype, aLayout, bLayout, arch, "", module);
 }
 
 extern "C" gemmc_status gemmc_batched_family_load(gemmc_dtype dtype,
@@ -125,7 +128,14 @@ extern "C" gemmc_status gemmc_batched_family_load(gemmc_dtype dtype,
                                                   gemmc_layout bLayout,
                                                   const char *arch,
                                                   gemmc_module *module) {
-  return loadFamily(dtype, aLayout, bLayout, arch, /*batched=*/true, module);
+  return loadFamily(dtype, aLayout, bLayout, arch, "_batched", module);
+}
+
+extern "C" gemmc_status gemmc_grouped_family_load(gemmc_dtype dtype,
+                                                  gemmc_layout bLayout,
+                                                  const char *arch,
+                                                  gemmc_module *module) {
+  return loadFamily(dtype, GEMMC_ROW, bLayout, arch, "_grouped", module);
 }
 
 /// A batch of `run` (a row-major C) on a family of single GEMMs: one

@@ -58,6 +58,12 @@ std::string checkPointers(const Contract &contract, uint64_t a, uint64_t b,
 std::string checkBuffers(const Contract &contract, const Problem &p,
                          const gemmc_problem &given);
 
+/// Why a grouped launch's buffers cannot hold its problem `p`: A, C,
+/// B's matrices and the offsets (`groups` int32).
+std::string checkGroupedBuffers(const Contract &contract, const Problem &p,
+                                uint64_t a, uint64_t b, uint64_t c,
+                                uint64_t offsets);
+
 /// Whether `handle` is a loaded module; else GEMMC_ERROR_INVALID_HANDLE
 /// with its message.
 bool isLoaded(gemmc_module handle);

@@ -33,6 +33,9 @@ Problem capi_internal::toProblem(const Contract &contract,
   p.strideA = given.stride_a;
   p.strideB = given.stride_b;
   p.strideC = given.stride_c;
+  // One GEMM (a grouped one is gemmc_grouped_problem's).
+  p.grouped = false;
+  p.groups = 0;
   return p;
 }
 
@@ -121,5 +124,23 @@ std::string capi_internal::checkBuffers(const Contract &contract,
     why = checkBuffer("the bias", given.bias,
                       (p.bias == "row" ? p.m : p.n) * int64_t(sizeOf(p.c)),
                       contract.alignment);
+  return why;
+}
+
+std::string capi_internal::checkGroupedBuffers(const Contract &contract,
+                                               const Problem &p, uint64_t a,
+                                               uint64_t b, uint64_t c,
+                                               uint64_t offsets) {
+  int64_t bBytes = ((p.groups - 1) * p.strideOfB() + p.spanOfB()) *
+                   int64_t(sizeOf(p.b));
+  std::string why = checkBuffer(
+      "A", a, p.spanOfA() * int64_t(sizeOf(p.a)), contract.alignment);
+  if (why.empty())
+    why = checkBuffer("B", b, bBytes, contract.alignment);
+  if (why.empty())
+    why = checkBuffer("C", c, p.spanOfC() * int64_t(sizeOf(p.c)),
+                      contract.alignment);
+  if (why.empty())
+    why = checkBuffer("the offsets", offsets, p.groups * 4, 4);
   return why;
 }

@@ -643,6 +643,65 @@ TEST(CApi, DescribesActivationsAndRefusesFloat8) {
             std::string::npos);
 }
 
+TEST(CApi, GroupedEntriesCheckTheirArguments) {
+  // The shipped grouped kernels load without a GPU and say they are
+  // grouped; their checks come before the JIT.
+  gemmc_module grouped = nullptr;
+  ASSERT_EQ(gemmc_grouped_family_load(GEMMC_BF16, GEMMC_COL, "sm_90a",
+                                      &grouped),
+            GEMMC_SUCCESS)
+      << gemmc_last_error();
+  gemmc_kernel_info info;
+  ASSERT_EQ(gemmc_module_info(grouped, &info), GEMMC_SUCCESS);
+  EXPECT_EQ(info.grouped, 1);
+  EXPECT_EQ(info.a, GEMMC_BF16);
+  EXPECT_EQ(info.b_layout, GEMMC_COL);
+  gemmc_grouped_problem p;
+  gemmc_grouped_problem_init(&p, 4096, 1408, 2048, 64);
+  EXPECT_EQ(p.groups, 64);
+  EXPECT_EQ(p.alpha, 1.0f);
+  EXPECT_EQ(p.offsets, 0u);
+  EXPECT_EQ(gemmc_grouped_launch(grouped, nullptr, nullptr),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  p.groups = 0;
+  EXPECT_EQ(gemmc_grouped_launch(grouped, &p, nullptr),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmc_last_error()).find("groups must be at least 1"),
+            std::string::npos)
+      << gemmc_last_error();
+  // A grouped module takes no single GEMM, and the other way round.
+  gemmc_problem single;
+  gemmc_problem_init(&single, 64, 64, 64);
+  single.a = single.b = single.c = 256;
+  int variant = -1;
+  EXPECT_EQ(gemmc_select(grouped, &single, &variant),
+            GEMMC_ERROR_UNSUPPORTED_PROBLEM);
+  EXPECT_NE(std::string(gemmc_last_error()).find("grouped GEMM"),
+            std::string::npos)
+      << gemmc_last_error();
+  gemmc_module one = nullptr;
+  ASSERT_EQ(gemmc_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, "sm_90a", &one),
+            GEMMC_SUCCESS);
+  p.groups = 8;
+  EXPECT_EQ(gemmc_grouped_launch(one, &p, nullptr),
+            GEMMC_ERROR_UNSUPPORTED_PROBLEM);
+  EXPECT_NE(std::string(gemmc_last_error()).find("launch it with gemmc_launch"),
+            std::string::npos)
+      << gemmc_last_error();
+  gemmc_plan plan = nullptr;
+  EXPECT_EQ(gemmc_grouped_plan_create(grouped, nullptr, &plan),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gemmc_grouped_plan_launch(nullptr, 256, 256, 256, 256, nullptr),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  // Grouped kernels ship for f16 and bf16 only.
+  gemmc_module none = nullptr;
+  EXPECT_EQ(gemmc_grouped_family_load(GEMMC_F32, GEMMC_COL, "sm_90a", &none),
+            GEMMC_ERROR_IO);
+  EXPECT_NE(std::string(gemmc_last_error()).find("f32_rcr_grouped"),
+            std::string::npos)
+      << gemmc_last_error();
+}
+
 TEST(CApi, PlanEntriesCheckTheirArguments) {
   gemmc_problem p;
   gemmc_problem_init(&p, 64, 64, 64);

@@ -142,9 +142,9 @@ static void outlineKernel(KernelOp kernel) {
       pointers.push_back(i);
       break;
     case KernelArg::Offsets:
-      // Where each group's rows end (i32, cumulative).
+      // Where each group's rows end (i32, cumulative; 4-byte aligned, as
+      // a slice of a caller's tensor may be).
       argTypes.push_back(MemRefType::get({*groups}, builder.getI32Type()));
-      pointers.push_back(i);
       break;
     case KernelArg::Alpha:
     case KernelArg::Beta:

@@ -1,0 +1,157 @@
+"""gemmc.grouped_mm: torch._grouped_mm's 2-D x 3-D form, the grouped GEMM
+of a mixture-of-experts layer, as ``torch.ops.gemmc.grouped_mm`` (a custom
+op with a fake implementation, for torch.compile), on torch's current
+stream.
+
+``a`` (M x K) holds every group's rows one after the other (tokens sorted
+by expert), ``b`` (G x K x N) a K x N matrix a group (either layout: a
+transposed view of nn.Linear-like G x N x K weights is read in place), and
+``offs`` (G int32 on the device) where each group's rows end, cumulative:
+group g has rows [offs[g-1], offs[g]) (from 0), any count, 0 included.
+The result's rows past offs[-1] are left as they are (uninitialised in a
+new result). The sizes of the groups never go to the host: a call costs
+one ``gemmc_grouped_plan_launch`` on a plan made once per shape, needs no
+synchronisation and no allocation beyond the result, and a CUDA graph
+replays it with new values written into ``offs``. It runs the grouped
+kernel gemmc ships for the dtype (f16, bf16) and B's layout
+(``gemmc_grouped_family_load``; sm_90a).
+"""
+
+import ctypes
+
+import torch
+
+from . import _capi
+from ._torch import _check, _raw_stream
+
+_CODES = {torch.float16: 1, torch.bfloat16: 2}
+_ROW, _COL = 0, 1
+
+_modules = {}  # (dtype code, B's layout) -> module handle
+_plans = {}  # (shapes, strides, dtype, device) -> plan handle
+
+
+def _module(code, b_layout):
+    handle = _modules.get((code, b_layout))
+    if handle is None:
+        handle = ctypes.c_void_p()
+        _check(_capi.runtime().grouped_family_load(code, b_layout, None,
+                                                   ctypes.byref(handle)))
+        _modules[(code, b_layout)] = handle
+    return handle
+
+
+def _check_operands(a, b, offs):
+    if a.dim() != 2 or b.dim() != 3:
+        raise ValueError(f"gemmc.grouped_mm takes a 2-D a and a 3-D b, got "
+                         f"{a.dim()}-D and {b.dim()}-D")
+    if a.dtype != b.dtype or a.dtype not in _CODES:
+        raise TypeError(f"gemmc.grouped_mm takes float16 or bfloat16 "
+                        f"operands of one dtype, got {a.dtype} and "
+                        f"{b.dtype}")
+    if offs.dim() != 1 or offs.dtype != torch.int32:
+        raise TypeError(f"offs must be a 1-D int32 tensor, got "
+                        f"{offs.dim()}-D {offs.dtype}")
+    if offs.shape[0] != b.shape[0]:
+        raise ValueError(f"offs has {offs.shape[0]} values for "
+                         f"{b.shape[0]} groups")
+    if a.shape[1] != b.shape[1]:
+        raise ValueError(f"sizes do not match: {tuple(a.shape)} @ "
+                         f"{tuple(b.shape)}")
+    devices = {a.device, b.device, offs.device}
+    if len(devices) != 1 or not a.is_cuda:
+        raise ValueError(f"gemmc.grouped_mm takes tensors on one CUDA "
+                         f"device, got {sorted(map(str, devices))}")
+
+
+def _a_operand(a):
+    """A row-major, its rows at 16-byte multiples, read in place where so."""
+    size = a.element_size()
+    if (a.stride(1) == 1 and a.stride(0) >= a.shape[1] and
+            (a.stride(0) * size) % 16 == 0 and a.data_ptr() % 16 == 0):
+        return a, a.stride(0)
+    return a.contiguous(), a.shape[1]
+
+
+def _b_operand(b):
+    """B's matrices row- or column-major, read in place where so: the
+    tensor, its layout, leading dimension and the elements from one group's
+    matrix to the next."""
+    groups, k, n = b.shape
+    size = b.element_size()
+    s0, s1, s2 = b.stride()
+    if b.data_ptr() % 16 == 0 and (s0 * size) % 16 == 0:
+        if s2 == 1 and s1 >= n and (s1 * size) % 16 == 0 and s0 >= s1 * k:
+            return b, _ROW, s1, s0
+        if s1 == 1 and s2 >= k and (s2 * size) % 16 == 0 and s0 >= s2 * n:
+            return b, _COL, s2, s0
+    b = b.contiguous()
+    return b, _ROW, n, k * n
+
+
+def _plan(a, b, lda, b_layout, ldb, stride_b, groups):
+    m, k = a.shape
+    n = b.shape[2]
+    key = (m, n, k, groups, lda, b_layout, ldb, stride_b, a.dtype, a.device)
+    handle = _plans.get(key)
+    if handle is None:
+        p = _capi.GroupedProblem(m, n, k, groups, 0, 0, 0, 0, lda, ldb, n,
+                                 stride_b, 1.0)
+        made = ctypes.c_void_p()
+        _check(_capi.runtime().grouped_plan_create(
+            _module(_CODES[a.dtype], b_layout), ctypes.byref(p),
+            ctypes.byref(made)))
+        handle = _plans[key] = made.value
+    return handle
+
+
+def _grouped_mm(a, b, offs, out=None):
+    _check_operands(a, b, offs)
+    m, k = a.shape
+    groups, _, n = b.shape
+    if out is None:
+        out = a.new_empty((m, n))
+    if m == 0 or n == 0:
+        return out
+    if k == 0:
+        return out.zero_()
+    a, lda = _a_operand(a)
+    b, b_layout, ldb, stride_b = _b_operand(b)
+    plan = _plan(a, b, lda, b_layout, ldb, stride_b, groups)
+    # The operands (copies too) stay alive until the launch is enqueued:
+    # torch's allocator reuses their memory only behind it on the stream.
+    status = _capi.runtime().grouped_plan_launch(
+        plan, a.data_ptr(), b.data_ptr(), out.data_ptr(), offs.data_ptr(),
+        _raw_stream(a.device.index))
+    if status:
+        _check(status)
+    return out
+
+
+def _fake_grouped_mm(a, b, offs):
+    _check_operands(a, b, offs)
+    return a.new_empty((a.shape[0], b.shape[2]))
+
+
+_lib = torch.library.Library("gemmc", "FRAGMENT")
+_lib.define("grouped_mm(Tensor a, Tensor b, Tensor offs) -> Tensor")
+_lib.impl("grouped_mm", _grouped_mm, "CUDA")
+_lib.impl("grouped_mm", _grouped_mm, "CPU")  # refused with gemmc's message
+torch.library.register_fake("gemmc::grouped_mm", _fake_grouped_mm, lib=_lib)
+
+
+def grouped_mm(a, b, offs, out=None):
+    """torch._grouped_mm(a, b, offs=offs) for a 2-D ``a`` and a 3-D ``b``:
+    torch.ops.gemmc.grouped_mm (module docstring)."""
+    if torch.compiler.is_compiling():
+        result = torch.ops.gemmc.grouped_mm(a, b, offs)
+    elif (out is not None and out.shape == (a.shape[0], b.shape[-1]) and
+          out.dtype == a.dtype and out.device == a.device and
+          out.is_contiguous() and out.data_ptr() % 16 == 0):
+        return _grouped_mm(a, b, offs, out=out)  # straight into out
+    else:
+        result = _grouped_mm(a, b, offs)
+    if out is not None:
+        out.copy_(result)
+        return out
+    return result

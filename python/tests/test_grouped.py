@@ -1,0 +1,115 @@
+"""gemmc.grouped_mm (torch.ops.gemmc.grouped_mm) against fp64 and
+torch._grouped_mm: groups empty, of one row, of any size; B of either
+layout; CUDA graphs replayed with new offsets; torch.compile. Skipped
+without PyTorch or a GPU."""
+
+import unittest
+
+try:
+    import torch
+    HAVE_GPU = torch.cuda.is_available()
+except ImportError:
+    HAVE_GPU = False
+
+if HAVE_GPU:
+    import gemmc
+
+
+def offsets(sizes):
+    return torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)
+
+
+def reference(a, b, sizes):
+    """Each group's rows times its B, in fp64; rows past the last group
+    NaN (the result leaves them as they are)."""
+    out = torch.full((a.shape[0], b.shape[2]), float("nan"),
+                     dtype=torch.float64, device="cuda")
+    start = 0
+    for g, size in enumerate(sizes):
+        out[start:start + size] = a[start:start + size].double() @ b[g].double()
+        start += size
+    return out
+
+
+@unittest.skipUnless(HAVE_GPU, "needs PyTorch and a GPU")
+class GroupedMM(unittest.TestCase):
+    def check(self, c, a, b, sizes):
+        ref = reference(a, b, sizes)
+        rows = sum(sizes)
+        got, want = c[:rows].double(), ref[:rows]
+        self.assertFalse(torch.isnan(got).any().item(), "C has NaNs")
+        err = (got - want).norm() / max(want.norm().item(), 1e-30)
+        self.assertLess(err.item(), 1e-2)
+
+    def test_every_group_size_and_layout(self):
+        torch.manual_seed(0)
+        cases = [[0, 1, 127, 128, 129, 0, 300], [5], [0, 0, 64], [1] * 40]
+        for dtype in (torch.bfloat16, torch.float16):
+            for sizes in cases:
+                g, k, n = len(sizes), 136, 264
+                a = torch.randn(sum(sizes) + 3, k, device="cuda", dtype=dtype)
+                # B row-major (G, K, N), and the transpose of (G, N, K).
+                for b in (torch.randn(g, k, n, device="cuda", dtype=dtype),
+                          torch.randn(g, n, k, device="cuda",
+                                      dtype=dtype).transpose(1, 2)):
+                    c = gemmc.grouped_mm(a, b, offsets(sizes))
+                    self.check(c, a, b, sizes)
+
+    def test_matches_torch_grouped_mm(self):
+        if not hasattr(torch, "_grouped_mm"):
+            self.skipTest("torch has no _grouped_mm")
+        torch.manual_seed(1)
+        sizes = [200, 0, 31, 1024, 7, 0, 0, 500]
+        a = torch.randn(sum(sizes), 512, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(8, 1024, 512, device="cuda", dtype=torch.bfloat16)
+        b = w.transpose(1, 2)
+        offs = offsets(sizes)
+        ours = gemmc.grouped_mm(a, b, offs).double()
+        theirs = torch._grouped_mm(a, b, offs=offs).double()
+        err = (ours - theirs).norm() / theirs.norm()
+        self.assertLess(err.item(), 1e-2)
+
+    def test_graph_replays_with_new_offsets(self):
+        torch.manual_seed(2)
+        k, n, g, rows = 256, 512, 16, 2048
+        a = torch.randn(rows, k, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(g, n, k, device="cuda",
+                        dtype=torch.bfloat16).transpose(1, 2)
+        offs = offsets([rows // g] * g)
+        out = torch.empty(rows, n, device="cuda", dtype=torch.bfloat16)
+        gemmc.grouped_mm(a, b, offs, out=out)  # plans outside the capture
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            gemmc.grouped_mm(a, b, offs, out=out)
+        for sizes in ([rows // g] * g, [rows] + [0] * (g - 1),
+                      [0, 1, 2, 3] * 4, [100, 0] * 8):
+            offs.copy_(offsets(sizes))
+            out.fill_(float("nan"))
+            graph.replay()
+            eager = gemmc.grouped_mm(a, b, offs)
+            used = sum(sizes)
+            self.assertTrue(torch.equal(out[:used], eager[:used]))
+            self.check(out, a, b, sizes)
+
+    def test_refuses_what_it_cannot_take(self):
+        a = torch.randn(8, 16, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(2, 16, 8, device="cuda", dtype=torch.bfloat16)
+        with self.assertRaisesRegex(TypeError, "int32"):
+            gemmc.grouped_mm(a, b, torch.tensor([4, 8], device="cuda"))
+        with self.assertRaisesRegex(ValueError, "3 values for 2 groups"):
+            gemmc.grouped_mm(a, b, offsets([1, 2, 5]))
+        with self.assertRaisesRegex(TypeError, "float16 or bfloat16"):
+            gemmc.grouped_mm(a.float(), b.float(), offsets([4, 4]))
+
+    def test_compiles_fullgraph(self):
+        a = torch.randn(300, 128, device="cuda", dtype=torch.float16)
+        b = torch.randn(4, 128, 256, device="cuda", dtype=torch.float16)
+        sizes = [100, 0, 150, 50]
+        f = torch.compile(lambda x, w, o: torch.ops.gemmc.grouped_mm(x, w, o),
+                          fullgraph=True)
+        self.check(f(a, b, offsets(sizes)), a, b, sizes)
+
+
+if __name__ == "__main__":
+    unittest.main()
