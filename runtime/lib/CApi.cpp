@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -580,30 +581,45 @@ struct gemmc_plan_opaque {
   std::shared_ptr<const LaunchPlan> plan;
 };
 
-extern "C" gemmc_status gemmc_plan_create(gemmc_module handle,
-                                          const gemmc_problem *problem,
-                                          gemmc_plan *plan) {
+/// A plan of module `handle` into `plan`, its launch made by `make` (of
+/// the module); `caller` and `given` (whether the problem is) for the
+/// messages.
+static gemmc_status
+createPlan(gemmc_module handle, bool given, const char *caller,
+           gemmc_plan *plan,
+           const std::function<gemmc_status(
+               LoadedModule &, std::shared_ptr<const LaunchPlan> &)> &make) {
   std::shared_ptr<LoadedModule> module = registry().find(handle);
   if (!module)
     return invalidHandle(handle);
-  if (!problem || !plan)
+  if (!given || !plan)
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      "gemmc_plan_create: the problem and the plan must not "
-                      "be null");
+                      std::string(caller) +
+                          ": the problem and the plan must not be null");
   return guarded([&] {
-    // The pointers are the launches'; whether a bias is given, the
-    // contract's.
-    gemmc_problem shape = *problem;
-    shape.a = shape.b = shape.c = 0;
-    shape.bias = module->contracts.front().bias.empty() ? 0 : 1;
     auto made = std::make_unique<gemmc_plan_opaque>();
     made->module = module;
-    gemmc_status status = prepare(*module, &shape, made->plan, false);
+    gemmc_status status = make(*module, made->plan);
     if (status != GEMMC_SUCCESS)
       return status;
     *plan = made.release();
     return capi::succeed();
   });
+}
+
+extern "C" gemmc_status gemmc_plan_create(gemmc_module handle,
+                                          const gemmc_problem *problem,
+                                          gemmc_plan *plan) {
+  return createPlan(
+      handle, problem, "gemmc_plan_create", plan,
+      [&](LoadedModule &module, std::shared_ptr<const LaunchPlan> &out) {
+        // The pointers are the launches'; whether a bias is given, the
+        // contract's.
+        gemmc_problem shape = *problem;
+        shape.a = shape.b = shape.c = 0;
+        shape.bias = module.contracts.front().bias.empty() ? 0 : 1;
+        return prepare(module, &shape, out, false);
+      });
 }
 
 extern "C" gemmc_status gemmc_plan_destroy(gemmc_plan plan) {
@@ -760,22 +776,11 @@ extern "C" gemmc_status
 gemmc_grouped_plan_create(gemmc_module handle,
                           const gemmc_grouped_problem *problem,
                           gemmc_plan *plan) {
-  std::shared_ptr<LoadedModule> module = registry().find(handle);
-  if (!module)
-    return invalidHandle(handle);
-  if (!problem || !plan)
-    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      "gemmc_grouped_plan_create: the problem and the plan "
-                      "must not be null");
-  return guarded([&] {
-    auto made = std::make_unique<gemmc_plan_opaque>();
-    made->module = module;
-    gemmc_status status = prepareGrouped(*module, problem, made->plan);
-    if (status != GEMMC_SUCCESS)
-      return status;
-    *plan = made.release();
-    return capi::succeed();
-  });
+  return createPlan(
+      handle, problem, "gemmc_grouped_plan_create", plan,
+      [&](LoadedModule &module, std::shared_ptr<const LaunchPlan> &out) {
+        return prepareGrouped(module, problem, out);
+      });
 }
 
 extern "C" gemmc_status gemmc_grouped_plan_launch(gemmc_plan plan, uint64_t a,
