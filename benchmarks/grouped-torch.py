@@ -1,7 +1,10 @@
 """torch._grouped_mm on benchmarks/moe-shapes.txt (bf16, A row-major, B as
-nn.Linear's weights, N x K row-major per expert), timed with CUDA events:
-median of 20 calls after 5, each call as a user pays for it. Prints one
-line a shape: the label gemm-bench prints, the milliseconds, TFLOP/s."""
+nn.Linear's weights, N x K row-major per expert), and gemmc.grouped_mm
+beside it in the same process where the package imports (PYTHONPATH),
+each first checked against torch's result; timed with CUDA events: median
+of 20 calls after 5, each call as a user pays for it (launch included).
+Prints one line a shape: the label gemm-bench prints, torch's milliseconds
+and TFLOP/s, then gemmc's and torch's time over gemmc's."""
 import sys
 
 import numpy as np
@@ -37,7 +40,14 @@ def main(path):
     if not hasattr(torch, "_grouped_mm"):
         print("torch", torch.__version__, "has no _grouped_mm")
         return
+    try:
+        import gemmc
+        ours = gemmc.grouped_mm
+    except (ImportError, AttributeError, OSError) as e:
+        print("gemmc.grouped_mm not timed:", e)
+        ours = None
     print("torch", torch.__version__, torch.cuda.get_device_name())
+    ratios = []
     for line in open(path):
         line = line.split("#")[0].split()
         if not line:
@@ -52,10 +62,25 @@ def main(path):
         label = f"{f.get('name', '')} g={g} t={t} {n}x{k} {f['routing']}"
         try:
             ms = median_ms(lambda: torch._grouped_mm(a, b, offs=offs))
-            print(f"{label:44s} {ms:9.4f} {2 * t * n * k / ms / 1e9:8.1f}")
+            line = f"{label:44s} {ms:9.4f} {2 * t * n * k / ms / 1e9:8.1f}"
+            if ours is not None:
+                want = torch._grouped_mm(a, b, offs=offs).double()
+                got = ours(a, b, offs).double()
+                err = ((got - want).norm() / want.norm()).item()
+                if not err < 1e-2:
+                    line += f"  gemmc FAIL (relative error {err:.1e})"
+                else:
+                    mine = median_ms(lambda: ours(a, b, offs))
+                    ratios.append(ms / mine)
+                    line += f" {mine:9.4f} {ms / mine:6.2f}x ({err:.0e})"
+            print(line)
         except RuntimeError as e:
             print(f"{label:44s} error: {str(e).splitlines()[0]}")
         sys.stdout.flush()
+    if ratios:
+        mean = float(np.exp(np.mean(np.log(ratios))))
+        print(f"gemmc.grouped_mm over torch._grouped_mm: {mean:.3f}x "
+              f"(geometric mean of {len(ratios)}), lowest {min(ratios):.2f}x")
 
 
 if __name__ == "__main__":

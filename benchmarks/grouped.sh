@@ -16,6 +16,10 @@ if [ "$mode" = prepare ]; then
   mkdir -p "$dir/v" "$dir/bin"
   cp build/bin/gemm-bench "$dir/bin/"
   cp "$0" benchmarks/moe-shapes.txt benchmarks/grouped-torch.py "$dir/"
+  # The Python package with the runtime and the shipped grouped kernels,
+  # for gemmc.grouped_mm beside torch._grouped_mm in one process.
+  bash scripts/python-package.sh build "$dir/pkg" > /dev/null || exit 1
+  cp python/tests/test_grouped.py "$dir/"
   "$gemmc" --arch=sm_90a examples/hopper-moe-grouped.gemm \
     -o "$dir/hopper-moe-grouped.ptx" 2>/dev/null || exit 1
   # name, tile BMxBN, wgmma's N, stages, consumers, what TMA copies
@@ -42,7 +46,12 @@ B=bin/gemm-bench O=${OUT:-/tmp}
 timeout 330 $B --grouped moe-shapes.txt --runs 20 hopper-moe-grouped.ptx \
   v/g128x128c.ptx > "$O/grouped-shapes.txt" 2>&1
 grep "geomean\|cases," "$O/grouped-shapes.txt"
-timeout 100 python3 grouped-torch.py moe-shapes.txt > "$O/grouped-torch.txt" 2>&1
+PYTHONPATH=$PWD/pkg timeout 200 python3 grouped-torch.py moe-shapes.txt \
+  > "$O/grouped-torch.txt" 2>&1
+tail -1 "$O/grouped-torch.txt"
+PYTHONPATH=$PWD/pkg timeout 120 python3 -m unittest -v test_grouped \
+  > "$O/grouped-python-tests.txt" 2>&1
+tail -1 "$O/grouped-python-tests.txt"
 # Random grouped problems, verified only; then compute-sanitizer.
 timeout 150 $B --sweep random --count 300 hopper-moe-grouped.ptx \
   v/g128x128c.ptx v/g128x256.ptx > "$O/grouped-sweep.log" 2>&1
