@@ -182,6 +182,8 @@ private:
   std::vector<std::pair<Problem, Operands>> calls;
   /// fp64 at the samples (row, column, value), and cuBLAS's error there.
   std::vector<std::tuple<int64_t, int64_t, double>> samples;
+  /// tf32 kernels are compared with cuBLAS in tf32, at its tolerance.
+  MathMode math = MathMode::Exact;
   double cublasToFp64 = NAN, loopMs = NAN, syncLoopMs = NAN;
 };
 } // namespace
@@ -190,6 +192,7 @@ GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
                        const Problem &kind, const GroupedCase &gc)
     : o(o), bench(bench), gc(gc), tokens(gc.tokens()) {
   p = kind;
+  math = p.tf32 ? MathMode::TF32 : MathMode::Exact;
   p.alpha = o.alpha;
   p.beta = 0;
   epilogue.alpha = p.alpha;
@@ -253,7 +256,7 @@ GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
     calls.clear();
   auto loop = [&] {
     for (const auto &[sub, so] : calls)
-      bench.cublas->gemm(sub, MathMode::Exact, so);
+      bench.cublas->gemm(sub, math, so);
   };
   loop();
   GEMMC_CU(DriverApi::get().cuCtxSynchronize());
@@ -358,7 +361,7 @@ GroupedOutcome GroupedRun::run(const KernelFamily &family) {
   out.relToFp64 = exactNorm > 0 ? std::sqrt(err / exactNorm) : std::sqrt(err);
   double tolerance = o.tolerance > 0
                          ? o.tolerance
-                         : toleranceFor(p.a, p.c, MathMode::Exact, p.k);
+                         : toleranceFor(p.a, p.c, math, p.k);
   bool pass = nonFinite == 0 && touched == 0 &&
               out.relToCublas <= tolerance && out.relToFp64 <= tolerance;
   out.status = pass ? "PASS" : "FAIL";
