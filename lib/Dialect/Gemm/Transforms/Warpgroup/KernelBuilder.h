@@ -46,7 +46,7 @@
 // A batch's matrices are count x rows x cols memrefs: the tiles of every
 // matrix are one walk, a matrix's after the one before (the persistent
 // grid's blocks walk them all; a grid of tiles has the matrices along z).
-// A tile's copies, stores and epilogue address its matrix (BatchScope),
+// A tile's copies, stores and epilogue address its matrix (TileScope),
 // and TMA copies it through 3-D tensor maps, the matrix the last
 // coordinate.
 //
