@@ -116,6 +116,13 @@ std::vector<const Loaded *> prune(const BenchOptions &o, const Case &cs);
 double timeMedian(const BenchOptions &o, DeviceBuffer *flush,
                   const std::function<void()> &launch);
 
+/// The median of `values`.
+double medianOf(std::vector<double> values);
+/// A NaN of `type`, repeated over 32 bits.
+unsigned poisonWord(DType type);
+/// Fills `buffer` with poisonWord(type): C before a kernel writes it.
+void poison(DeviceBuffer &buffer, DType type);
+
 /// The whole run on the GPU: every case, cuBLAS and each kernel, the
 /// report. The exit status: 0 all verified, 1 a failure or an error, 3 no
 /// GPU.

@@ -45,7 +45,7 @@ struct GroupedCase {
 
 struct GroupedOutcome {
   std::string label, status, note;
-  int64_t groups = 0, tokens = 0, empty = 0;
+  int64_t empty = 0;
   double relToCublas = NAN, relToFp64 = NAN, cublasToFp64 = NAN;
   double ms = NAN, loopMs = NAN, wallMs = NAN, syncLoopMs = NAN, tflops = NAN;
 };
@@ -124,7 +124,7 @@ static std::vector<GroupedCase> groupedCases(const BenchOptions &o,
 }
 
 /// The fp64 value of row `row`, column `col` of C: its group's B.
-static double referenceAt(const HostMatrix &a, const HostMatrix &b, int64_t row,
+static double exactAt(const HostMatrix &a, const HostMatrix &b, int64_t row,
                           int64_t col) {
   double sum = 0;
   for (int64_t x = 0; x < a.cols; ++x)
@@ -147,9 +147,7 @@ static double wallMedian(const BenchOptions &o, Call call) {
                         std::chrono::steady_clock::now() - start)
                         .count());
   }
-  std::sort(times.begin(), times.end());
-  size_t n = times.size();
-  return n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+  return medianOf(std::move(times));
 }
 
 namespace {
@@ -249,7 +247,7 @@ GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
     }
     first += rows;
   }
-  dRef->fill16(0x7fc0); // NaN, as an f16, a bf16 and an f32's two halves
+  poison(*dRef, p.c);
   // Without cuBLAS (--no-cublas) the kernels are checked against fp64
   // alone.
   if (!bench.cublas)
@@ -279,7 +277,7 @@ GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
     size_t g = size_t(std::upper_bound(offsets.begin(), offsets.end(), i) -
                       offsets.begin());
     double exact =
-        epilogue.activate(p.alpha * referenceAt(*a, bs[g], i, j));
+        epilogue.activate(p.alpha * exactAt(*a, bs[g], i, j));
     samples.emplace_back(i, j, exact);
     err += (ref->at(i, j) - exact) * (ref->at(i, j) - exact);
     norm += exact * exact;
@@ -300,8 +298,6 @@ GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
 GroupedOutcome GroupedRun::outcome() const {
   GroupedOutcome out;
   out.label = gc.label;
-  out.groups = int64_t(gc.sizes.size());
-  out.tokens = tokens;
   out.empty = gc.empty();
   out.cublasToFp64 = cublasToFp64;
   out.loopMs = loopMs;
@@ -325,7 +321,7 @@ GroupedOutcome GroupedRun::run(const KernelFamily &family) {
     return out;
   }
   const ContractKernel &kernel = *chosen;
-  dc->fill16(0x7fc0);
+  poison(*dc, p.c);
   Operands ops{da->ptr(), db->ptr(), dc->ptr()};
   ops.offsets = dOffsets->ptr();
   LaunchPlan plan(kernel, p);

@@ -35,7 +35,7 @@ static double peakTflops(const Device &d, DType type, MathMode math) {
   return d.smCount * perSmPerClock * d.clockKHz * 1e3 / 1e12;
 }
 
-static unsigned poisonWord(DType type) {
+unsigned gemmc::rt::poisonWord(DType type) {
   switch (type) {
   case DType::F32:
     return 0x7fc00000u;
@@ -63,7 +63,7 @@ double gemmc::rt::timeMedian(const BenchOptions &o, DeviceBuffer *flush,
     std::fprintf(stderr, "gemm-bench: the device cannot wait on memory; "
                          "times include the host's cost of each launch\n");
   }
-  std::vector<float> times;
+  std::vector<double> times;
   for (int i = 0; i < o.runs; ++i) {
     if (flush)
       flush->fill32(unsigned(i));
@@ -71,9 +71,21 @@ double gemmc::rt::timeMedian(const BenchOptions &o, DeviceBuffer *flush,
     launch();
     times.push_back(timer.stop());
   }
-  std::sort(times.begin(), times.end());
-  size_t n = times.size();
-  return n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+  return medianOf(std::move(times));
+}
+
+double gemmc::rt::medianOf(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+void gemmc::rt::poison(DeviceBuffer &buffer, DType type) {
+  uint32_t word = poisonWord(type);
+  if (sizeOf(type) == 4)
+    buffer.fill32(word);
+  else
+    buffer.fill16(uint16_t(word));
 }
 
 namespace {
@@ -157,11 +169,7 @@ private:
       dc.upload(initialC.data());
       return;
     }
-    uint32_t word = poisonWord(p.c);
-    if (sizeOf(p.c) == 4)
-      dc.fill32(word);
-    else
-      dc.fill16(uint16_t(word));
+    poison(dc, p.c);
   }
   void progress(const std::string &name);
   bool verify(std::vector<HostMatrix> &c,
