@@ -3,9 +3,11 @@ nn.Linear's weights, N x K row-major per expert), and gemmc.grouped_mm
 beside it in the same process where the package imports (PYTHONPATH),
 each first checked against torch's result; timed with CUDA events: median
 of 20 calls after 5, each call as a user pays for it (launch included).
-Prints one line a shape: the label gemm-bench prints, torch's milliseconds
+First the host time of one call on a small problem (calls back to back);
+then one line a shape: the label gemm-bench prints, torch's milliseconds
 and TFLOP/s, then gemmc's and torch's time over gemmc's."""
 import sys
+import time
 
 import numpy as np
 import torch
@@ -36,6 +38,36 @@ def median_ms(fn, runs=20, warmup=5):
     return float(np.median(times))
 
 
+def per_call_us(fn, calls=2000):
+    """Host time of one call, calls back to back (what a user's Python
+    pays for each launch; the GPU's work is smaller than that here)."""
+    for _ in range(50):
+        fn()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    elapsed = time.perf_counter() - start
+    torch.cuda.synchronize()
+    return elapsed / calls * 1e6
+
+
+def call_costs(ours):
+    """Per-call cost on a small problem: 8 groups of 8 rows, 128 x 128."""
+    a = torch.randn(64, 128, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(8, 128, 128, device="cuda",
+                    dtype=torch.bfloat16).transpose(-2, -1)
+    offs = torch.arange(8, 72, 8, device="cuda", dtype=torch.int32)
+    line = (f"per call, g=8 t=64 128x128: torch._grouped_mm "
+            f"{per_call_us(lambda: torch._grouped_mm(a, b, offs=offs)):.1f} us")
+    if ours is not None:
+        out = torch.empty(64, 128, device="cuda", dtype=torch.bfloat16)
+        line += (f", gemmc.grouped_mm {per_call_us(lambda: ours(a, b, offs)):.1f}"
+                 f" us, with out= "
+                 f"{per_call_us(lambda: ours(a, b, offs, out=out)):.1f} us")
+    print(line)
+
+
 def main(path):
     if not hasattr(torch, "_grouped_mm"):
         print("torch", torch.__version__, "has no _grouped_mm")
@@ -47,6 +79,7 @@ def main(path):
         print("gemmc.grouped_mm not timed:", e)
         ours = None
     print("torch", torch.__version__, torch.cuda.get_device_name())
+    call_costs(ours)
     ratios = []
     for line in open(path):
         line = line.split("#")[0].split()

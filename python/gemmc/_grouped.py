@@ -28,7 +28,10 @@ _CODES = {torch.float16: 1, torch.bfloat16: 2}
 _ROW, _COL = 0, 1
 
 _modules = {}  # (dtype code, B's layout) -> module handle
-_plans = {}  # (shapes, strides, dtype, device) -> plan handle
+# The plans, per (shapes and strides of a, b and offs, dtypes, devices, and
+# whether a and b are 16-byte aligned): a call looks its plan up and
+# launches it, nothing checked or decided twice.
+_plans = {}
 
 
 def _module(code, b_layout):
@@ -65,12 +68,13 @@ def _check_operands(a, b, offs):
 
 
 def _a_operand(a):
-    """A row-major, its rows at 16-byte multiples, read in place where so."""
+    """A row-major, its rows at 16-byte multiples, read in place where so:
+    the tensor and its leading dimension."""
     size = a.element_size()
     if (a.stride(1) == 1 and a.stride(0) >= a.shape[1] and
             (a.stride(0) * size) % 16 == 0 and a.data_ptr() % 16 == 0):
         return a, a.stride(0)
-    return a.contiguous(), a.shape[1]
+    return _dense(a), a.shape[1]
 
 
 def _b_operand(b):
@@ -85,47 +89,74 @@ def _b_operand(b):
             return b, _ROW, s1, s0
         if s1 == 1 and s2 >= k and (s2 * size) % 16 == 0 and s0 >= s2 * n:
             return b, _COL, s2, s0
-    b = b.contiguous()
-    return b, _ROW, n, k * n
+    return _dense(b), _ROW, n, k * n
 
 
-def _plan(a, b, lda, b_layout, ldb, stride_b, groups):
-    m, k = a.shape
-    n = b.shape[2]
-    key = (m, n, k, groups, lda, b_layout, ldb, stride_b, a.dtype, a.device)
-    handle = _plans.get(key)
-    if handle is None:
+def _dense(t):
+    """A dense row-major copy at a new (aligned) address: contiguous() would
+    hand back a dense tensor that starts off a 16-byte boundary."""
+    return t.clone(memory_format=torch.contiguous_format)
+
+
+class _Plan:
+    """One shape's launch: what was decided about a, b and offs (read in
+    place or copied) and the C API's plan, made on the first call."""
+
+    __slots__ = ("shape", "handle", "copy_a", "copy_b", "copy_offs", "zero",
+                 "index")
+
+    def __init__(self, a, b, offs):
+        _check_operands(a, b, offs)
+        m, k = a.shape
+        groups, _, n = b.shape
+        self.shape = (m, n)
+        self.handle = None
+        self.index = a.device.index
+        self.zero = k == 0 and m > 0 and n > 0
+        # offs a view with a step: its values copied together.
+        self.copy_offs = offs.stride(0) != 1 and groups > 1
+        if m == 0 or n == 0 or k == 0:
+            return
+        a2, lda = _a_operand(a)
+        b2, b_layout, ldb, stride_b = _b_operand(b)
+        self.copy_a, self.copy_b = a2 is not a, b2 is not b
         p = _capi.GroupedProblem(m, n, k, groups, 0, 0, 0, 0, lda, ldb, n,
                                  stride_b, 1.0)
         made = ctypes.c_void_p()
         _check(_capi.runtime().grouped_plan_create(
             _module(_CODES[a.dtype], b_layout), ctypes.byref(p),
             ctypes.byref(made)))
-        handle = _plans[key] = made.value
-    return handle
+        self.handle = made.value
+
+    def __call__(self, a, b, offs, out):
+        if out is None:
+            out = a.new_empty(self.shape)
+        if self.handle is None:
+            return out.zero_() if self.zero else out
+        # The copies stay alive until the launch is enqueued: torch's
+        # allocator reuses their memory only behind it on the stream.
+        if self.copy_a:
+            a = _dense(a)
+        if self.copy_b:
+            b = _dense(b)
+        if self.copy_offs:
+            offs = offs.contiguous()
+        status = _capi.runtime().grouped_plan_launch(
+            self.handle, a.data_ptr(), b.data_ptr(), out.data_ptr(),
+            offs.data_ptr(), _raw_stream(self.index))
+        if status:
+            _check(status)
+        return out
 
 
 def _grouped_mm(a, b, offs, out=None):
-    _check_operands(a, b, offs)
-    m, k = a.shape
-    groups, _, n = b.shape
-    if out is None:
-        out = a.new_empty((m, n))
-    if m == 0 or n == 0:
-        return out
-    if k == 0:
-        return out.zero_()
-    a, lda = _a_operand(a)
-    b, b_layout, ldb, stride_b = _b_operand(b)
-    plan = _plan(a, b, lda, b_layout, ldb, stride_b, groups)
-    # The operands (copies too) stay alive until the launch is enqueued:
-    # torch's allocator reuses their memory only behind it on the stream.
-    status = _capi.runtime().grouped_plan_launch(
-        plan, a.data_ptr(), b.data_ptr(), out.data_ptr(), offs.data_ptr(),
-        _raw_stream(a.device.index))
-    if status:
-        _check(status)
-    return out
+    key = (a.shape, a.stride(), b.shape, b.stride(), offs.shape,
+           offs.stride(), a.dtype, b.dtype, offs.dtype, a.device, b.device,
+           offs.device, not a.data_ptr() & 15, not b.data_ptr() & 15)
+    plan = _plans.get(key)
+    if plan is None:
+        plan = _plans[key] = _Plan(a, b, offs)
+    return plan(a, b, offs, out)
 
 
 def _fake_grouped_mm(a, b, offs):

@@ -92,6 +92,21 @@ class GroupedMM(unittest.TestCase):
             self.assertTrue(torch.equal(out[:used], eager[:used]))
             self.check(out, a, b, sizes)
 
+    def test_views_copied_where_they_must_be(self):
+        torch.manual_seed(3)
+        sizes, k, n = [40, 0, 77, 11], 136, 264
+        rows = sum(sizes)
+        # a dense but 2 bytes off a 16-byte boundary, b's groups a step
+        # apart, offs every other value of a longer tensor.
+        a = torch.randn(rows * k + 1, device="cuda",
+                        dtype=torch.bfloat16)[1:].view(rows, k)
+        b = torch.randn(2 * len(sizes), k, n, device="cuda",
+                        dtype=torch.bfloat16)[::2]
+        spread = torch.zeros(2 * len(sizes), device="cuda", dtype=torch.int32)
+        spread[::2] = offsets(sizes)
+        for _ in range(2):  # the plan made, then reused
+            self.check(gemmc.grouped_mm(a, b, spread[::2]), a, b, sizes)
+
     def test_refuses_what_it_cannot_take(self):
         a = torch.randn(8, 16, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(2, 16, 8, device="cuda", dtype=torch.bfloat16)
