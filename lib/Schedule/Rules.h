@@ -81,6 +81,9 @@ private:
   /// dimensions' `multiples`, and at 16 bytes for a realigned operand.
   bool checkHopperBatch(const WarpgroupKernel &kernel,
                         llvm::ArrayRef<std::pair<Operand, int64_t>> multiples);
+  /// A grouped problem on the warpgroup kernel: what its lowering takes
+  /// where a group's rows start at any row (Groups.cpp).
+  bool checkHopperGroups(const WarpgroupKernel &kernel);
   void warnOfSpills(Part at, int64_t acc, int64_t fragments);
 
   /// The directive that makes the threads: the warp tile with mma, else the

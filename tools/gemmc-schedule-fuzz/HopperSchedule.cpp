@@ -13,7 +13,8 @@ using namespace gemmc::fuzz;
 /// `batchSide` the batch (streams of their own, so that the rest of each
 /// schedule is what earlier seeds drew), `fp8` a fifth of them with
 /// e4m3 and e5m2 operands (their scales, fast accumulation), and `groups`
-/// a fifth of the others grouped GEMMs.
+/// a fifth of the others grouped GEMMs (A row-major, A copied by TMA or in
+/// pieces of 4 bytes or more, a column-major C by the threads: mostly).
 std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
                                         const std::string &name,
                                         const GeneratorOptions &options) {
@@ -123,6 +124,10 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
   auto keep = [&](bool drawn) {
     return drawn && (!grouped || groupSide.chance(0.05));
   };
+  // A grouped kernel's groups are A's rows, starting at any row: A
+  // row-major, mostly (Rules::checkHopperGroups).
+  if (grouped && !aRow)
+    aRow = groupSide.chance(0.05);
   std::string element = elementName(kind);
   std::string cElement =
       kind != Kind::TF32 && d.chance(0.3) ? std::string("f32") : element;
@@ -165,6 +170,12 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
             std::to_string(fp8 ? 32 : kind == Kind::TF32 ? 8 : 16));
   bool tma = d.chance(0.98);
   bool tmaC = tma && d.chance(0.4);
+  // A grouped kernel's A by TMA or in pieces of 4 bytes or more, and a
+  // column-major C by the threads, mostly (Rules::checkHopperGroups).
+  if (grouped && !tma)
+    tma = !groupSide.chance(0.05);
+  if (grouped && tmaC && !cRow)
+    tmaC = groupSide.chance(0.05);
   // A third of the schedules copy A, B or both with the producer's threads,
   // in pieces of 1 to 8 elements (cp.async from 4 bytes on; 2-byte pieces
   // through registers); a few ask for pieces TMA copies or of 32 bytes.
@@ -181,6 +192,9 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
         continue;
       if (width * bytes > 16 && side.chance(0.9))
         width = 16 / bytes;
+      if (grouped && !byTma && *name == 'a' && width * bytes < 4 &&
+          !groupSide.chance(0.05))
+        width = 4 / bytes;
       widths +=
           std::string(" global-load ") + name + " " + std::to_string(width);
     }
