@@ -10,9 +10,9 @@
 // group is thus found by a binary search over the offsets, per tile, with
 // no pass over all the groups (nor shared memory) first; the slots a group
 // does not fill (one at most) hold no tile. The walk takes the groups one
-// after the other, each group's slots x tile columns in its own raster
-// order (`raster G`: bands of G slots, the columns walked band by band),
-// so that no band mixes two groups' B.
+// after the other, each group's filled slots x tile columns in its own
+// raster order (`raster G`: bands of G slots, the columns walked band by
+// band), so that no band mixes two groups' B, then the slot left empty.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,18 +96,26 @@ void KernelBuilder::locateGroup(TilePosition &at, Value tile) {
   Value ownEnd = groupRowEnd(g);
   Value rowEnd = arith::MaxUIOp::create(b, loc, ownEnd, rowStart);
   // The tile's place among its group's slots x columns (slots: to the next
-  // group's first, at least one where offsets fall), and its first row.
+  // group's first), and its first row. The raster covers the slots the
+  // group's rows fill, the slot it leaves empty (one at most) walked after
+  // them: an empty tile inside a band would set the blocks after it a tile
+  // ahead of their band's neighbours, which then share less of A and B in
+  // L2 (Mixtral's experts at 1,024 rows: 703 TFLOP/s with the empty slot
+  // in the band, 754 without).
   Value first = firstSlot(b, loc, rowStart, g, s.bm());
-  Value next = firstSlot(b, loc, ownEnd, g, s.bm());
-  Value nextFirst = arith::AddIOp::create(b, loc, next, one);
-  Value span = arith::SubIOp::create(b, loc, nextFirst, first);
-  Value slots = arith::MaxSIOp::create(b, loc, span, one);
   Value tilesBefore = arith::MulIOp::create(b, loc, first, tilesN);
   Value inGroup = arith::SubIOp::create(b, loc, tile, tilesBefore);
+  Value rows = arith::SubIOp::create(b, loc, rowEnd, rowStart);
+  Value filled = arith::CeilDivUIOp::create(b, loc, rows, index(s.bm()));
+  Value tiles = arith::MulIOp::create(b, loc, filled, tilesN);
+  at.present = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     inGroup, tiles);
+  // (An empty group's tiles are absent: a grid of one row to walk them.)
+  Value walked = arith::MaxUIOp::create(b, loc, filled, one);
   Value row;
   if (s.raster) {
     std::tie(row, at.col) =
-        rasterize(b, loc, inGroup, slots, tilesN, *s.raster);
+        rasterize(b, loc, inGroup, walked, tilesN, *s.raster);
   } else {
     row = arith::DivUIOp::create(b, loc, inGroup, tilesN);
     at.col = arith::RemUIOp::create(b, loc, inGroup, tilesN);
@@ -117,8 +125,6 @@ void KernelBuilder::locateGroup(TilePosition &at, Value tile) {
   at.batch = g;
   at.firstRow = arith::AddIOp::create(b, loc, rowStart, rowsBefore);
   at.rowEnd = rowEnd;
-  at.present = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                     at.firstRow, rowEnd);
 }
 
 FailureOr<Value>
