@@ -341,15 +341,16 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
       return failure();
     scf::YieldOp::create(b, loc, *end);
   } else {
-    tiles = scf::ForOp::create(b, loc, tileStart, numTiles, tileStep,
-                               ValueRange{index(0)});
+    SmallVector<Value> inits = walkInits(index(0));
+    tiles = scf::ForOp::create(b, loc, tileStart, numTiles, tileStep, inits);
     b.setInsertionPointToStart(tiles.getBody());
+    enterWalk(tiles);
     FailureOr<Value> end =
         consumeTile(cs, tiles.getInductionVar(), kBegin, kEnd,
                     tiles.getRegionIterArg(0), /*unit=*/nullptr);
     if (failed(end))
       return failure();
-    scf::YieldOp::create(b, loc, *end);
+    scf::YieldOp::create(b, loc, walkYields(*end));
   }
   if (!k.c)
     return success();

@@ -2,17 +2,20 @@
 //
 // A grouped GEMM (`groups`) learns its groups' rows on the device, from the
 // offsets: offsets[g] is where group g's rows end (cumulative, i32), its
-// rows start where the group before ends (0 for the first). Each group is
-// given floor(e(g)/BM) - floor(e(g-1)/BM) + 1 slots of tile rows, e the
-// offsets clamped into [0, M]: at least its ceil((e(g) - e(g-1))/BM)
-// tiles, so that the slots of all groups number floor(e(G-1)/BM) + G and
-// group g's first is floor(e(g-1)/BM) + g, which grows with g. A slot's
-// group is thus found by a binary search over the offsets, per tile, with
-// no pass over all the groups (nor shared memory) first; the slots a group
-// does not fill (one at most) hold no tile. The walk takes the groups one
-// after the other, each group's filled slots x tile columns in its own
-// raster order (`raster G`: bands of G slots, the columns walked band by
-// band), so that no band mixes two groups' B, then the slot left empty.
+// rows start where the group before ends (0 for the first). Group g has
+// ceil((e(g) - e(g-1)) / BM) tile rows, e the offsets clamped into [0, M],
+// times the tile columns. The walk takes the groups one after the other,
+// each group's tiles in its own raster order (`raster G`: bands of G tile
+// rows, the columns walked band by band), so that no band mixes two
+// groups' B; the grid deals the walk's tiles round, block by block, with
+// no hole between groups (a hole sets the blocks after it a tile ahead of
+// their neighbours, and deals some blocks more tiles than others). A block
+// meets its tiles in the walk's order, so it finds each one's group by
+// moving a cursor on from its last one's: every block passes every group
+// once, with no pass over them first (nor shared memory). The walk's
+// bound is a closed form over the last offset: floor(e(G-1)/BM) + G tile
+// rows (at least the tile rows of all groups); tiles past the last group's
+// are none.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,97 +35,97 @@ Value KernelBuilder::groupRowEnd(Value g) {
   return arith::MinUIOp::create(b, loc, row, m);
 }
 
-/// The first slot of group `g` (index), whose rows start at `rowStart`:
-/// floor(rowStart / BM) + g.
-static Value firstSlot(OpBuilder &b, Location loc, Value rowStart, Value g,
-                       int64_t bm) {
-  Value tileRow = arith::DivUIOp::create(b, loc, rowStart,
-                                         indexConstant(b, loc, bm));
-  return arith::AddIOp::create(b, loc, tileRow, g);
-}
-
 Value KernelBuilder::groupSlotRows() {
   // The launcher passes one group or more.
   Value last = arith::SubIOp::create(b, loc, groupCount, index(1));
   Value end = groupRowEnd(last);
-  return firstSlot(b, loc, end, groupCount, s.bm());
+  Value tileRows = arith::DivUIOp::create(b, loc, end, index(s.bm()));
+  return arith::AddIOp::create(b, loc, tileRows, groupCount);
+}
+
+std::pair<Value, Value> KernelBuilder::groupExtent(Value g, Value rowStart) {
+  Value last = arith::SubIOp::create(b, loc, groupCount, index(1));
+  Value group = arith::MinUIOp::create(b, loc, g, last);
+  Value ownEnd = groupRowEnd(group);
+  Value end = arith::MaxUIOp::create(b, loc, ownEnd, rowStart);
+  Value rows = arith::SubIOp::create(b, loc, end, rowStart);
+  Value tileRows = arith::CeilDivUIOp::create(b, loc, rows, index(s.bm()));
+  Value tiles = arith::MulIOp::create(b, loc, tileRows, tilesN);
+  return {end, tiles};
+}
+
+SmallVector<Value> KernelBuilder::walkInits(Value it0) {
+  if (!offsets)
+    return {it0};
+  Value zero = index(0);
+  return {it0, zero, zero, zero};
+}
+
+SmallVector<Value> KernelBuilder::walkYields(Value it) {
+  if (!offsets)
+    return {it};
+  return {it, cursor.group, cursor.tilesBefore, cursor.rowStart};
+}
+
+void KernelBuilder::enterWalk(scf::ForOp tiles) {
+  if (!offsets)
+    return;
+  cursor = {tiles.getRegionIterArg(1), tiles.getRegionIterArg(2),
+            tiles.getRegionIterArg(3)};
 }
 
 void KernelBuilder::locateGroup(TilePosition &at, Value tile) {
-  // Group g's tiles are [firstSlot(g) * tilesN, firstSlot(g + 1) * tilesN)
-  // of the walk: its group is the last whose first slot is at most
-  // tile / tilesN. lo holds one (group 0's first slot is 0), hi none (the
-  // group count is past them).
-  Value slot = arith::DivUIOp::create(b, loc, tile, tilesN);
-  Type indexType = b.getIndexType();
-  Value lo0 = index(0);
-  auto search = scf::WhileOp::create(
-      b, loc, TypeRange{indexType, indexType}, ValueRange{lo0, groupCount},
-      [&](OpBuilder &ob, Location l, ValueRange bounds) {
-        Value width = arith::SubIOp::create(ob, l, bounds[1], bounds[0]);
-        Value one = indexConstant(ob, l, 1);
-        Value open =
-            arith::CmpIOp::create(ob, l, arith::CmpIPredicate::ugt, width, one);
-        scf::ConditionOp::create(ob, l, open, bounds);
-      },
-      [&](OpBuilder &ob, Location l, ValueRange bounds) {
+  // On past every group whose tiles end at or before this one (which
+  // comes after the block's last).
+  SmallVector<Type, 3> types(3, b.getIndexType());
+  SmallVector<Value, 3> from = {cursor.group, cursor.tilesBefore,
+                                cursor.rowStart};
+  auto moveOn = scf::WhileOp::create(
+      b, loc, types, from,
+      [&](OpBuilder &ob, Location l, ValueRange state) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
-        Value lo = bounds[0], hi = bounds[1];
-        Value sum = arith::AddIOp::create(b, loc, lo, hi);
-        Value mid = arith::ShRUIOp::create(b, loc, sum, index(1));
-        // mid >= 1: group mid's rows start where group mid - 1's end.
-        Value before = arith::SubIOp::create(b, loc, mid, index(1));
-        Value start = groupRowEnd(before);
-        Value first = firstSlot(b, loc, start, mid, s.bm());
-        Value reached = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::ule, first, slot);
-        Value newLo = arith::SelectOp::create(b, loc, reached, mid, lo);
-        Value newHi = arith::SelectOp::create(b, loc, reached, hi, mid);
-        scf::YieldOp::create(b, loc, ValueRange{newLo, newHi});
+        Value g = state[0], before = state[1], start = state[2];
+        Value inGroups = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ult, g, groupCount);
+        Value tiles = groupExtent(g, start).second;
+        Value after = arith::AddIOp::create(b, loc, before, tiles);
+        Value passed = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ule, after, tile);
+        Value go = arith::AndIOp::create(b, loc, inGroups, passed);
+        scf::ConditionOp::create(b, loc, go, state);
+      },
+      [&](OpBuilder &ob, Location l, ValueRange state) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+        Value g = state[0], before = state[1], start = state[2];
+        auto [end, tiles] = groupExtent(g, start);
+        Value next = arith::AddIOp::create(b, loc, g, index(1));
+        Value after = arith::AddIOp::create(b, loc, before, tiles);
+        scf::YieldOp::create(b, loc, ValueRange{next, after, end});
       });
-  Value g = search.getResult(0);
-  // Where the group's rows start (the previous group's end, 0 for the
-  // first: its load reads group 0's, which the select drops) and end (no
-  // earlier than they start).
-  Value one = index(1);
-  Value atLeastOne = arith::MaxUIOp::create(b, loc, g, one);
-  Value previous = arith::SubIOp::create(b, loc, atLeastOne, one);
-  Value previousEnd = groupRowEnd(previous);
-  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, g,
-                                        index(0));
-  Value rowStart = arith::SelectOp::create(b, loc, isFirst, index(0),
-                                           previousEnd);
-  Value ownEnd = groupRowEnd(g);
-  Value rowEnd = arith::MaxUIOp::create(b, loc, ownEnd, rowStart);
-  // The tile's place among its group's slots x columns (slots: to the next
-  // group's first), and its first row. The raster covers the slots the
-  // group's rows fill, the slot it leaves empty (one at most) walked after
-  // them: an empty tile inside a band would set the blocks after it a tile
-  // ahead of their band's neighbours, which then share less of A and B in
-  // L2 (Mixtral's experts at 1,024 rows: 703 TFLOP/s with the empty slot
-  // in the band, 754 without).
-  Value first = firstSlot(b, loc, rowStart, g, s.bm());
-  Value tilesBefore = arith::MulIOp::create(b, loc, first, tilesN);
-  Value inGroup = arith::SubIOp::create(b, loc, tile, tilesBefore);
-  Value rows = arith::SubIOp::create(b, loc, rowEnd, rowStart);
-  Value filled = arith::CeilDivUIOp::create(b, loc, rows, index(s.bm()));
-  Value tiles = arith::MulIOp::create(b, loc, filled, tilesN);
+  cursor = {moveOn.getResult(0), moveOn.getResult(1), moveOn.getResult(2)};
+  // Past the last group, no tile (the walk's bound counts slots).
+  Value rowStart = cursor.rowStart;
   at.present = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                     inGroup, tiles);
-  // (An empty group's tiles are absent: a grid of one row to walk them.)
-  Value walked = arith::MaxUIOp::create(b, loc, filled, one);
-  Value row;
+                                     cursor.group, groupCount);
+  Value last = arith::SubIOp::create(b, loc, groupCount, index(1));
+  Value group = arith::MinUIOp::create(b, loc, cursor.group, last);
+  Value rowEnd = groupExtent(group, rowStart).first;
+  Value rows = arith::SubIOp::create(b, loc, rowEnd, rowStart);
+  Value tileRows = arith::CeilDivUIOp::create(b, loc, rows, index(s.bm()));
+  // (A tile past the groups: a grid of one tile row to place it.)
+  Value walked = arith::MaxUIOp::create(b, loc, tileRows, index(1));
+  Value inGroup = arith::SubIOp::create(b, loc, tile, cursor.tilesBefore);
   if (s.raster) {
-    std::tie(row, at.col) =
+    std::tie(at.row, at.col) =
         rasterize(b, loc, inGroup, walked, tilesN, *s.raster);
   } else {
-    row = arith::DivUIOp::create(b, loc, inGroup, tilesN);
+    at.row = arith::DivUIOp::create(b, loc, inGroup, tilesN);
     at.col = arith::RemUIOp::create(b, loc, inGroup, tilesN);
   }
-  Value rowsBefore = arith::MulIOp::create(b, loc, row, index(s.bm()));
-  at.row = arith::AddIOp::create(b, loc, first, row);
-  at.batch = g;
+  Value rowsBefore = arith::MulIOp::create(b, loc, at.row, index(s.bm()));
+  at.batch = group;
   at.firstRow = arith::AddIOp::create(b, loc, rowStart, rowsBefore);
   at.rowEnd = rowEnd;
 }

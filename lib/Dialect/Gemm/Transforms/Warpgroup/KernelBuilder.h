@@ -195,9 +195,9 @@ private:
   void buildStreamKProducer(Value issuer, bool allThreads);
   /// Where a linear tile lies: its matrix of a batch or its group (null
   /// without), and its row and column in tiles (index values; of a grouped
-  /// GEMM, the row is its slot). A grouped GEMM's tile also has its first
-  /// row, the end of its group's rows, and whether the slot holds a tile
-  /// (`present`, i1).
+  /// GEMM, among its group's). A grouped GEMM's tile also has its first
+  /// row, the end of its group's rows, and whether it is one (`present`,
+  /// i1: the walk's bound counts slots).
   struct TilePosition {
     Value batch, row, col;
     Value firstRow, rowEnd, present;
@@ -293,12 +293,32 @@ private:
   /// Groups.cpp: the end of group `g`'s rows (index), offsets[g] clamped
   /// into [0, M].
   Value groupRowEnd(Value g);
-  /// The slots of tile rows of all groups (index).
+  /// The slots of tile rows of all groups (index): a bound on their tile
+  /// rows.
   Value groupSlotRows();
-  /// Where linear tile `tile` of a grouped GEMM lies: its group (`batch`),
-  /// its slot (`row`) and column, first row, the end of its group's rows,
-  /// and whether the slot holds a tile.
+  /// Where group `g`'s rows end (no earlier than `rowStart`, where they
+  /// start), and its tiles: its tile rows times the tile columns. Past the
+  /// last group, the last group's (the caller drops what lies there).
+  std::pair<Value, Value> groupExtent(Value g, Value rowStart);
+  /// Where tile `tile` of a grouped GEMM's walk lies: its group (`batch`),
+  /// its row among the group's and column, first row, the end of its
+  /// group's rows, and whether it is a tile (`present`: the walk's bound
+  /// counts slots). Moves `cursor` on to its group.
   void locateGroup(TilePosition &at, Value tile);
+  /// A block's place in a grouped GEMM's walk, carried from tile to tile
+  /// (its tiles come in order): the group of its last tile, the tiles of
+  /// the groups before it, and where that group's rows start.
+  struct GroupCursor {
+    Value group, tilesBefore, rowStart;
+  };
+  GroupCursor cursor;
+  /// The values a loop over the walk's tiles carries beside pipeline
+  /// iteration `it0` (a grouped GEMM's cursor at the first group), those
+  /// it yields after a tile that ends at `it`, and the cursor taken from
+  /// the loop's arguments.
+  SmallVector<Value> walkInits(Value it0);
+  SmallVector<Value> walkYields(Value it);
+  void enterWalk(scf::ForOp tiles);
   /// `body()` (which returns the pipeline iteration after the tile) where
   /// the tile at `at` exists; `it0`, the iteration before it, where a
   /// grouped GEMM's slot holds none.

@@ -83,12 +83,14 @@ void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
     ifIssuer = scf::IfOp::create(b, loc, issuer, false);
     b.setInsertionPointToStart(&ifIssuer.getThenRegion().front());
   }
-  auto tiles = scf::ForOp::create(b, loc, tileStart, numTiles, tileStep,
-                                  ValueRange{index(0)});
+  SmallVector<Value> inits = walkInits(index(0));
+  auto tiles =
+      scf::ForOp::create(b, loc, tileStart, numTiles, tileStep, inits);
   b.setInsertionPointToStart(tiles.getBody());
+  enterWalk(tiles);
   Value end = produceTile(tiles.getInductionVar(), kBegin, kEnd,
                           tiles.getRegionIterArg(0), issuer, allThreads);
-  scf::YieldOp::create(b, loc, end);
+  scf::YieldOp::create(b, loc, walkYields(end));
   if (allThreads) {
     b.setInsertionPointAfter(tiles);
     signalCopies(tiles.getResult(0), /*drain=*/true);
