@@ -313,7 +313,7 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
   auto ceilDiv = [&](Value x, int64_t y) -> Value {
     return arith::CeilDivUIOp::create(b, loc, x, index(y));
   };
-  // A grouped GEMM's tile rows are its groups' slots.
+  // A grouped GEMM's walk counts a bound on its groups' tile rows.
   tilesM = offsets ? groupSlotRows() : ceilDiv(m, s.bm());
   tilesN = ceilDiv(n, s.bn());
   numTiles = arith::MulIOp::create(b, loc, tilesM, tilesN);
