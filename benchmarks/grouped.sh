@@ -4,7 +4,9 @@
 # loop of cuBLAS calls (gemm-bench --grouped) and torch._grouped_mm (in its
 # own process), a random sweep, and compute-sanitizer on a sample.
 #   benchmarks/grouped.sh prepare [DIR]   # here: DIR (default .device/grouped)
-#   bash DIR/grouped.sh run               # there: results under $OUT
+#   bash DIR/grouped.sh shapes            # there: results under $OUT (~6 min)
+#   bash DIR/grouped.sh checks            # there: Python, torch, sweep (~8 min)
+# (two commands: each fits the lent machine's 10 minutes a command)
 # Results: benchmarks/results/h100-issue34/.
 set -uo pipefail
 mode=${1:-prepare}
@@ -41,11 +43,17 @@ GEMM
 fi
 cd "$(dirname "$0")"
 B=bin/gemm-bench O=${OUT:-/tmp}
-# The shapes: the example (C by TMA inside the groups) and a 128x128 tile
-# beside the loop of cuBLAS calls; then torch._grouped_mm on them.
-timeout 330 $B --grouped moe-shapes.txt --runs 20 hopper-moe-grouped.ptx \
-  v/g128x128c.ptx > "$O/grouped-shapes.txt" 2>&1
-grep "geomean\|cases," "$O/grouped-shapes.txt"
+if [ "$mode" = shapes ]; then
+  # The example (C by TMA inside the groups) and a 128x128 tile beside the
+  # loop of cuBLAS calls.
+  timeout 540 $B --grouped moe-shapes.txt --runs 20 hopper-moe-grouped.ptx \
+    v/g128x128c.ptx > "$O/grouped-shapes.txt" 2>&1
+  grep "geomean\|cases," "$O/grouped-shapes.txt"
+  exit 0
+fi
+[ "$mode" = checks ] || { echo "grouped.sh: prepare, shapes or checks" >&2; exit 2; }
+# gemmc.grouped_mm beside torch._grouped_mm in one process, the Python
+# tests, random grouped problems (verified only), compute-sanitizer.
 PYTHONPATH=$PWD/pkg timeout 200 python3 grouped-torch.py moe-shapes.txt \
   > "$O/grouped-torch.txt" 2>&1
 tail -1 "$O/grouped-torch.txt"
