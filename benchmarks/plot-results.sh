@@ -18,3 +18,7 @@ $py $plot --title "The issue-15 shape set: the new families beside the issue-15 
   --ylim 0.1,8 "$out/issue30-shapes.png" \
   "f16 new=$r/shapes-f16-family.csv" "f16 issue 15=$r/shapes-f16-issue15-family.csv" \
   "f32 new=$r/shapes-f32-family.csv" "f32 issue 15=$r/shapes-f32-issue15-family.csv"
+g=benchmarks/results/h100-issue34
+$py $plot --title "gemmc.grouped_mm beside torch._grouped_mm in its process (bf16, MoE shapes), H100" \
+  --ylim 0.5,2 --ylabel "x torch._grouped_mm (same process; higher is better)" \
+  "$out/issue34-grouped-torch.png" "gemmc.grouped_mm=$g/grouped-torch.csv"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Plot gemm-bench --shape-summary files: the ratio to cuBLAS by problem.
 
-    plot-shapes.py [--title T] [--ylim LO,HI] OUT.png LABEL=summary.csv ...
+    plot-shapes.py [--title T] [--ylim LO,HI] [--ylabel L] OUT.png
+                   LABEL=summary.csv ...
 
 One bar per problem (in the order of the shapes file) and per summary,
 on a logarithmic axis, with each summary's geometric mean as a line;
@@ -24,12 +25,15 @@ def load(path):
 
 def main(argv):
     title, ylim = "Best kernel per problem against cuBLAS", (0.001, 10)
+    ylabel = "x cuBLAS (same run; higher is better)"
     argv = list(argv)
     while len(argv) > 2 and argv[1].startswith("--"):
         if argv[1] == "--title":
             title = argv[2]
         elif argv[1] == "--ylim":
             ylim = tuple(float(v) for v in argv[2].split(","))
+        elif argv[1] == "--ylabel":
+            ylabel = argv[2]
         else:
             sys.exit(__doc__)
         del argv[1:3]
@@ -61,7 +65,7 @@ def main(argv):
     ax.axhline(1.0, color="black", lw=0.8)
     ax.set_xticks(range(len(problems)))
     ax.set_xticklabels(problems, rotation=90, fontsize=6)
-    ax.set_ylabel("x cuBLAS (same run; higher is better)")
+    ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.legend(fontsize=8)
     fig.tight_layout()
