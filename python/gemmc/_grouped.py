@@ -67,29 +67,29 @@ def _check_operands(a, b, offs):
                          f"device, got {sorted(map(str, devices))}")
 
 
-def _a_operand(a):
-    """A row-major, its rows at 16-byte multiples, read in place where so:
-    the tensor and its leading dimension."""
+def _a_in_place(a):
+    """A's leading dimension where it is read in place (row-major, its rows
+    at 16-byte multiples), else None: a dense copy is read."""
     size = a.element_size()
     if (a.stride(1) == 1 and a.stride(0) >= a.shape[1] and
             (a.stride(0) * size) % 16 == 0 and a.data_ptr() % 16 == 0):
-        return a, a.stride(0)
-    return _dense(a), a.shape[1]
+        return a.stride(0)
+    return None
 
 
-def _b_operand(b):
-    """B's matrices row- or column-major, read in place where so: the
-    tensor, its layout, leading dimension and the elements from one group's
-    matrix to the next."""
-    groups, k, n = b.shape
+def _b_in_place(b):
+    """B's matrices row- or column-major where read in place: their layout,
+    leading dimension and the elements from one group's matrix to the next;
+    else None: a dense row-major copy is read."""
+    _, k, n = b.shape
     size = b.element_size()
     s0, s1, s2 = b.stride()
     if b.data_ptr() % 16 == 0 and (s0 * size) % 16 == 0:
         if s2 == 1 and s1 >= n and (s1 * size) % 16 == 0 and s0 >= s1 * k:
-            return b, _ROW, s1, s0
+            return _ROW, s1, s0
         if s1 == 1 and s2 >= k and (s2 * size) % 16 == 0 and s0 >= s2 * n:
-            return b, _COL, s2, s0
-    return _dense(b), _ROW, n, k * n
+            return _COL, s2, s0
+    return None
 
 
 def _dense(t):
@@ -117,9 +117,12 @@ class _Plan:
         self.copy_offs = offs.stride(0) != 1 and groups > 1
         if m == 0 or n == 0 or k == 0:
             return
-        a2, lda = _a_operand(a)
-        b2, b_layout, ldb, stride_b = _b_operand(b)
-        self.copy_a, self.copy_b = a2 is not a, b2 is not b
+        lda = _a_in_place(a)
+        b_read = _b_in_place(b)
+        self.copy_a, self.copy_b = lda is None, b_read is None
+        if self.copy_a:
+            lda = k
+        b_layout, ldb, stride_b = b_read or (_ROW, n, k * n)
         p = _capi.GroupedProblem(m, n, k, groups, 0, 0, 0, 0, lda, ldb, n,
                                  stride_b, 1.0)
         made = ctypes.c_void_p()

@@ -50,16 +50,18 @@
 // and TMA copies it through 3-D tensor maps, the matrix the last
 // coordinate.
 //
-// A grouped GEMM (`groups`, persistent; Groups.cpp) walks slots of tile
-// rows: group g has floor(e(g)/BM) - floor(e(g-1)/BM) + 1 of them (e(g)
-// the end of its rows, offsets[g] clamped into M), at least the
-// ceil((e(g) - e(g-1))/BM) tiles it needs, so that a slot's group is the
-// last g whose first slot floor(e(g-1)/BM) + g is at most the slot's (a
-// binary search over the offsets), with no pass over the groups first.
-// Slots past a group's rows hold no tile: producer and consumers skip
-// them alike. A tile's B is its group's (the 3-D tensor map's last
-// coordinate), its rows start at the group's first row plus BM a slot,
-// and its stores stop at the group's last row.
+// A grouped GEMM (`groups`, persistent; Groups.cpp) walks every group's
+// tiles, group after group: group g has ceil((e(g) - e(g-1))/BM) tile rows
+// (e(g) the end of its rows, offsets[g] clamped into M), and the grid deals
+// the tiles round with no hole between groups. A block meets its tiles in
+// the walk's order, so it finds each one's group by moving a cursor (the
+// group, the tiles before it, where its rows start) on from its last
+// tile's, producer and consumers alike, with no pass over the groups
+// first. The walk's bound, floor(e(G-1)/BM) + G tile rows, is a closed
+// form over the last offset; tiles past the last group's are none. A
+// tile's B is its group's (the 3-D tensor map's last coordinate), its rows
+// start at the group's first row plus BM a tile row, and its stores stop
+// at the group's last row.
 //
 // In a cluster (`cluster CMxCN`, persistent) the blocks walk the cluster's
 // tiles in step: block (rm, rn) of the cluster computes tile row
@@ -321,7 +323,7 @@ private:
   void enterWalk(scf::ForOp tiles);
   /// `body()` (which returns the pipeline iteration after the tile) where
   /// the tile at `at` exists; `it0`, the iteration before it, where a
-  /// grouped GEMM's slot holds none.
+  /// grouped GEMM's walk has no tile there (past the last group).
   FailureOr<Value> whereTileExists(const TilePosition &at, Value it0,
                                    function_ref<FailureOr<Value>()> body);
   /// The views of matrix `index` of the batch in `a`, `bMatrix` and `c`,
