@@ -68,6 +68,8 @@ private:
   bool checkThreads();
   bool checkPromoteAndPipeline();
   bool checkVectorize();
+  /// A register tile's own reads of global memory at `width`.
+  bool checkRegisterLoads(int64_t width);
   bool checkCooperativeLoads();
   bool checkSizes();
   bool checkSharedMemory();

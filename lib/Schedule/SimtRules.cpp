@@ -173,12 +173,21 @@ bool Rules::checkVectorize() {
                        Twine(w.width * sizeInBytes(w.type)) +
                        " bytes, more than the widest (16-byte) access");
 
+  // A register tile without `promote` reads global memory itself, its
+  // fragments at the global-load width.
+  bool readsGlobal = s.readsGlobalInRegisterTile() && !perOperand;
+  if (readsGlobal && (sharedLoad != 1 || sharedStore != 1))
+    return error(DirectiveKind::Vectorize,
+                 "shared-load and shared-store widths apply to tiles "
+                 "staged in shared memory: add 'promote'");
   bool sharedWidths =
       loadA != 1 || loadB != 1 || sharedLoad != 1 || sharedStore != 1;
-  if (sharedWidths && !s.hasPromotion())
+  if (sharedWidths && !s.hasPromotion() && !readsGlobal)
     return error(DirectiveKind::Vectorize,
                  "global-load, shared-load and shared-store widths apply "
                  "to tiles staged in shared memory: add 'promote'");
+  if (readsGlobal && !checkRegisterLoads(loadA))
+    return false;
   if (perOperand) {
     const std::tuple<int64_t, bool, const char *> operands[] = {
         {loadA, s.promoteA, "a"}, {loadB, s.promoteB, "b"}};
@@ -215,14 +224,15 @@ bool Rules::checkVectorize() {
                    "global-store width " + Twine(globalStore) +
                        " must divide each thread's contiguous run of C (" +
                        Twine(run) + "): set the register tile");
-    // A thread's columns of C come in chunks of the shared-load width (its
-    // fragments of B); stores are at most that wide.
-    if (!s.hasMma() && globalStore > sharedLoad)
+    // A thread's columns of C come in chunks of the width it reads its
+    // fragments of B in; stores are at most that wide.
+    int64_t chunk = s.registerLoadWidth();
+    if (!s.hasMma() && globalStore > chunk)
       return error(DirectiveKind::Vectorize,
                    "global-store width " + Twine(globalStore) +
-                       " is wider than the chunks of C a thread owns (the "
-                       "shared-load width, " +
-                       Twine(sharedLoad) + ")");
+                       " is wider than the chunks of C a thread owns (the " +
+                       (readsGlobal ? "global-load" : "shared-load") +
+                       " width, " + Twine(chunk) + ")");
     std::optional<int64_t> leading = p.leadingDimension(Operand::C);
     if (leading && *leading % globalStore)
       return error(DirectiveKind::Vectorize,
@@ -235,6 +245,50 @@ bool Rules::checkVectorize() {
                    "global-store width " + Twine(globalStore) +
                        " needs the batch stride of C (" + Twine(*stride) +
                        ") to be a multiple of it, for aligned stores");
+  }
+  return true;
+}
+
+bool Rules::checkRegisterLoads(int64_t width) {
+  // Each thread reads its TN columns of B as W-wide pieces along B's rows,
+  // and its TM rows of A as W-wide pieces down A's columns where W divides
+  // TM (else an element at a time); a piece along a matrix's contiguous
+  // side is one aligned load.
+  if (width == 1)
+    return true;
+  if (s.tn() % width)
+    return error(DirectiveKind::Vectorize,
+                 "global-load width " + Twine(width) +
+                     " must divide the register tile's columns (" +
+                     Twine(s.tn()) +
+                     "): each thread reads its columns of B in pieces "
+                     "that wide");
+  struct Read {
+    Operand operand;
+    bool contiguous;
+    const char *name;
+  };
+  const Read reads[] = {
+      {Operand::A, p.aLayout == MatrixLayout::Col && s.tm() % width == 0,
+       "A"},
+      {Operand::B, p.bLayout == MatrixLayout::Row, "B"}};
+  for (const Read &r : reads) {
+    if (!r.contiguous)
+      continue;
+    std::optional<int64_t> leading = p.leadingDimension(r.operand);
+    if (leading && *leading % width)
+      return error(DirectiveKind::Vectorize,
+                   "global-load width " + Twine(width) +
+                       " needs the leading dimension of " + r.name + " (" +
+                       Twine(*leading) +
+                       ") to be a multiple of it, for aligned loads");
+    std::optional<int64_t> stride = p.batchStride(r.operand);
+    if (stride && *stride % width)
+      return error(Part::Kind::Batch,
+                   "global-load width " + Twine(width) +
+                       " needs the batch stride of " + r.name + " (" +
+                       Twine(*stride) +
+                       ") to be a multiple of it, for aligned loads");
   }
   return true;
 }
@@ -302,7 +356,14 @@ bool Rules::checkSizes() {
                  "split-k ? chooses the splits at launch, for K given at "
                  "launch; with K = " +
                      Twine(*p.k) + " give their number");
-  if (s.unroll && *s.unroll > 0 && s.innerSteps() % *s.unroll)
+  // Without `promote` a register tile's loop over K steps K itself: a
+  // factor unrolls it (the steps past a multiple of it run one at a time).
+  bool unrollsK = s.unroll && s.readsGlobalInRegisterTile();
+  if (unrollsK && *s.unroll == 0)
+    return error(DirectiveKind::Unroll,
+                 "'unroll full' needs a loop of known steps; without "
+                 "'promote' the loop runs over K: give a factor");
+  if (s.unroll && !unrollsK && *s.unroll > 0 && s.innerSteps() % *s.unroll)
     return error(DirectiveKind::Unroll,
                  "unroll factor " + Twine(*s.unroll) +
                      " does not divide the number of steps (" +

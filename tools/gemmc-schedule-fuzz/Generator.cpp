@@ -89,6 +89,16 @@ static void drawVectorize(Draw &d, Draw &side, Plan &p) {
         d.pick(widths);
     return;
   }
+  // A register tile without `promote` reads global memory itself, at the
+  // global-load width: mostly one that divides its columns (TN).
+  bool readsGlobal = !promoted && p.registerTile && !p.warpTile && !p.mma;
+  if (readsGlobal) {
+    std::vector<int64_t> fits;
+    for (int64_t w : widths)
+      if (p.tn % w == 0)
+        fits.push_back(w);
+    p.globalLoad = d.chance(0.9) ? d.pick(fits) : d.pick(widths);
+  }
   if (promoted) {
     // The widest copies most of the time: cp.async and swizzle want them.
     p.globalLoad =
@@ -118,8 +128,9 @@ static void drawVectorize(Draw &d, Draw &side, Plan &p) {
     p.sharedLoad = d.pick(loads);
   std::vector<int64_t> stores;
   int64_t run = p.cRow ? p.tn : p.tm;
+  int64_t chunk = readsGlobal ? p.globalLoad : p.sharedLoad;
   for (int64_t w : widths)
-    if (run % w == 0 && w <= p.sharedLoad)
+    if (run % w == 0 && w <= chunk)
       stores.push_back(w);
   p.globalStore = d.pick(stores);
 }
@@ -359,7 +370,12 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   }
   if (d.chance(0.3))
     directive("raster " + std::to_string(d.pick({1, 2, 4, 8})));
-  if (d.chance(0.3)) {
+  bool readsGlobal = !promoted && p.registerTile && !p.warpTile && !p.mma;
+  if (readsGlobal && d.chance(0.5)) {
+    // Its loop over K unrolled by a factor (`unroll full` is refused).
+    directive(d.chance(0.05) ? std::string("unroll full")
+                             : "unroll " + std::to_string(d.pick({2, 3, 4, 8})));
+  } else if (d.chance(0.3)) {
     int64_t steps = p.mma ? p.bk / p.mmaK : p.bk;
     std::vector<int64_t> divisors;
     for (int64_t f = 1; f <= steps; ++f)

@@ -241,6 +241,21 @@ struct Schedule {
     return std::min(sharedStoreWidth(), globalLoadWidth(operand));
   }
   int64_t sharedLoadWidth() const { return vectorize ? (*vectorize)[1] : 1; }
+  /// Whether a register tile reads A and B from global memory itself, no
+  /// operand staged in shared memory (`register-tile` without `promote`):
+  /// its loop over K then steps K itself, which `unroll` unrolls by a
+  /// factor.
+  bool readsGlobalInRegisterTile() const {
+    return registerTile && !warpTile && !hasMma() && !hasWgmma() &&
+           !hasPromotion();
+  }
+  /// Elements per read of a register tile's fragments: from shared memory
+  /// at the shared-load width, or straight from global memory (no
+  /// `promote`) at the global-load width.
+  int64_t registerLoadWidth() const {
+    return readsGlobalInRegisterTile() ? globalLoadWidth(Operand::A)
+                                       : sharedLoadWidth();
+  }
   int64_t sharedStoreWidth() const { return vectorize ? (*vectorize)[2] : 1; }
   int64_t globalStoreWidth() const { return vectorize ? (*vectorize)[3] : 1; }
 

@@ -50,7 +50,7 @@ static ThreadPlacement placeThread(OpBuilder &b, Location loc, MatmulOp matmul,
   auto cType = cast<MemRefType>(matmul.getC().getType());
   int64_t tm = s.tm(), tn = s.tn();
   int64_t lanesM = cType.getDimSize(0) / tm, lanesN = cType.getDimSize(1) / tn;
-  int64_t width = s.sharedLoadWidth();
+  int64_t width = s.registerLoadWidth();
 
   auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
   Value lane = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);

@@ -1,4 +1,12 @@
 //===- Unroll.cpp - unroll the inner loop over BK -------------------------===//
+//
+// The gemm-unroll pass: `unroll` unrolls the inner loop over BK (fully or
+// by a factor), or, where a register tile reads global memory itself (no
+// `promote`), its loop over K by a factor, the steps past a multiple of it
+// in a loop of their own: the reads of the unrolled steps are then in
+// flight together.
+//
+//===----------------------------------------------------------------------===//
 
 #include "Utils/Utils.h"
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
@@ -21,10 +29,13 @@ struct GemmUnrollPass
     auto scheduleAttr = func->getAttrOfType<ScheduleAttr>(kScheduleAttr);
     if (!scheduleAttr || !scheduleAttr.getValue().unroll)
       return;
-    int64_t factor = *scheduleAttr.getValue().unroll;
+    const gemmc::Schedule &s = scheduleAttr.getValue();
+    int64_t factor = *s.unroll;
+    StringRef unrolled =
+        s.readsGlobalInRegisterTile() ? kKLoopAttr : kInnerKAttr;
     SmallVector<scf::ForOp> loops;
     func.walk([&](scf::ForOp loop) {
-      if (loop->hasAttr(kInnerKAttr))
+      if (loop->hasAttr(unrolled))
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops) {

@@ -282,7 +282,10 @@ def GemmUnroll : Pass<"gemm-unroll", "::mlir::gpu::GPUFuncOp"> {
   let summary = "Unroll the inner loop over BK";
   let description = [{
     Applies `unroll N` or `unroll full` to the loops marked `gemm.inner_k`
-    (by `gemm-promote`), with upstream loop unrolling.
+    (by `gemm-promote`), with upstream loop unrolling. Where a register
+    tile reads global memory itself (no `promote`), `unroll N` unrolls its
+    loop over K (`gemm.k_loop`) by N, the steps past a multiple of N in a
+    loop of their own, so that the reads of N steps are in flight together.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
