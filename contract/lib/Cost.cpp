@@ -157,7 +157,15 @@ CostFeatures gemmc::contract::costFeatures(const Contract &c, const Problem &p,
   double bytes = double(m) * double(k) * sizeOf(p.a) +
                  double(k) * double(n) * sizeOf(p.b) +
                  double(m) * double(n) * sizeOf(p.c) * (p.beta != 0 ? 2 : 1);
-  f.memory = bytes * double(batch) / device.memoryBandwidth;
+  // The compulsory traffic over the bandwidth. A SIMT kernel's loads
+  // through registers keep few bytes in flight: each multiprocessor it
+  // keeps busy draws about its share of the bandwidth, no more (a GEMV of
+  // a few tiles needs its K split to reach the memory); TMA's and the
+  // tensor-core kernels' deep pipelines let fewer draw all of it.
+  double busy = unit == Unit::Simt
+                    ? double(std::min(f.units, sms)) / double(sms)
+                    : 1.0;
+  f.memory = bytes * double(batch) / (device.memoryBandwidth * busy);
   if (c.streamK) {
     // The kernel's share of the work (docs/selection.md): whole tiles for
     // the grid's full rounds, then each tile left cut along K into

@@ -769,6 +769,37 @@ TEST(Cost, CutsStreamKTilesAsTheBlocksAndKAllow) {
   EXPECT_EQ(streamKPieces(1, 0, 132), 1);
 }
 
+TEST(Cost, SimtMemoryTimeIsTheBusyMultiprocessorsShare) {
+  // The same split-K contract as a SIMT kernel and as a wgmma one: one
+  // tile of C, its K split S ways, S units.
+  std::string simt = replace(
+      splitsAtLaunch(), "wgmma=m64n64k16\n",
+      "wgmma=m64n64k16\n// cost: unit=simt occupancy=1\n");
+  std::string wgmma = replace(
+      splitsAtLaunch(), "wgmma=m64n64k16\n",
+      "wgmma=m64n64k16\n// cost: unit=wgmma occupancy=1\n");
+  Contract s, w;
+  std::string error;
+  ASSERT_TRUE(parseContract(simt, s, error)) << error;
+  ASSERT_TRUE(parseContract(wgmma, w, error)) << error;
+  DeviceModel h100;
+  ASSERT_TRUE(DeviceModel::named("h100", h100));
+  Problem p = s.problem;
+  p.m = p.n = 64;
+  p.k = 16384;
+  // A SIMT unit draws a multiprocessor's share of the bandwidth: 1 unit
+  // of 132 takes 132 times the compulsory time, 132 units (or more) the
+  // compulsory time itself, which the tensor-core kernel takes at once.
+  EXPECT_DOUBLE_EQ(costFeatures(s, p, h100, 1).memory,
+                   132 * costFeatures(w, p, h100, 1).memory);
+  EXPECT_DOUBLE_EQ(costFeatures(s, p, h100, 66).memory,
+                   2 * costFeatures(w, p, h100, 66).memory);
+  EXPECT_DOUBLE_EQ(costFeatures(s, p, h100, 256).memory,
+                   costFeatures(w, p, h100, 256).memory);
+  EXPECT_DOUBLE_EQ(costFeatures(w, p, h100, 1).memory,
+                   costFeatures(w, p, h100, 256).memory);
+}
+
 TEST(Cost, ChoosesTheSplitsOfTheLowestPredictedTime) {
   Contract c;
   std::string error;

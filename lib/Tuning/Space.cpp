@@ -246,6 +246,33 @@ static std::vector<Schedule> enumerateSplitsAtLaunch(bool halves) {
   return space;
 }
 
+/// f32's decode part (`_gv`, M of 1 to 8): register tiles that read global
+/// memory themselves (no `promote`), B's rows in 16-byte loads, C's in
+/// 16-byte stores, the loop over K unrolled so that a thread's reads are
+/// in flight together, and K split at launch. SIMT register tiles are
+/// f32's alone.
+static std::vector<Schedule> enumerateRegisterTilesFromGlobal(bool halves) {
+  std::vector<Schedule> space;
+  if (halves)
+    return space;
+  struct Shape {
+    int64_t tm, tn, threads, unroll;
+  };
+  const Shape shapes[] = {{1, 4, 256, 8}, {1, 8, 256, 4}, {1, 4, 128, 8},
+                          {2, 4, 256, 8}, {2, 4, 128, 8}, {4, 4, 128, 4},
+                          {8, 4, 128, 4}, {8, 4, 64, 8}};
+  for (const Shape &shape : shapes) {
+    Schedule s;
+    s.tile = {shape.tm, shape.tn * shape.threads, 1};
+    s.registerTile = std::array<int64_t, 2>{shape.tm, shape.tn};
+    s.vectorize = std::array<int64_t, 4>{4, 1, 1, 4};
+    s.unroll = shape.unroll;
+    s.splitK = 0;
+    space.push_back(s);
+  }
+  return space;
+}
+
 /// The schedules of `space` that the model accepts for `problem` without a
 /// warning (a likely spill) and that are implemented, each once (`seen`).
 /// With `withinCap`, an mma.sync schedule whose register estimate comes
@@ -343,7 +370,8 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
       {enumerateWarpgroupTransposed(halves), "_wt", 0},
       {enumerateWarpgroupStreamK(halves), "_ws", 0},
       {enumerateWarpgroupTransposedDeep(halves), "_wd", 0},
-      {enumerateWarpgroupTransposedWide(halves), "_wn", 0}};
+      {enumerateWarpgroupTransposedWide(halves), "_wn", 0},
+      {enumerateRegisterTilesFromGlobal(halves), "_gv", 0}};
   std::string type = stringify(problem.a).str();
   std::vector<SpaceCandidate> candidates;
   for (const auto &[space, prefix, count, tf32x3] : parts) {
