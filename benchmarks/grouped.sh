@@ -2,11 +2,13 @@
 # Grouped GEMM for mixture-of-experts (docs/benchmarks.md, "Grouped GEMM"):
 # the grouped kernels, compiled here, on benchmarks/moe-shapes.txt beside a
 # loop of cuBLAS calls (gemm-bench --grouped) and torch._grouped_mm (in its
-# own process), a random sweep, and compute-sanitizer on a sample.
+# own process), a random sweep, and compute-sanitizer on a sample; and the
+# shipped schedule on the held-out models of moe-shapes-heldout.txt.
 #   benchmarks/grouped.sh prepare [DIR]   # here: DIR (default .device/grouped)
 #   bash DIR/grouped.sh shapes            # there: results under $OUT (~6 min)
 #   bash DIR/grouped.sh checks            # there: Python, torch, sweep (~8 min)
-# (two commands: each fits the lent machine's 10 minutes a command)
+#   bash DIR/grouped.sh heldout           # there: both beside it (~6 min)
+# (separate commands: each fits the lent machine's 10 minutes a command)
 # Results: benchmarks/results/h100-issue34/.
 set -uo pipefail
 mode=${1:-prepare}
@@ -17,7 +19,8 @@ if [ "$mode" = prepare ]; then
   rm -rf "$dir"
   mkdir -p "$dir/v" "$dir/bin"
   cp build/bin/gemm-bench "$dir/bin/"
-  cp "$0" benchmarks/moe-shapes.txt benchmarks/grouped-torch.py "$dir/"
+  cp "$0" benchmarks/moe-shapes.txt benchmarks/moe-shapes-heldout.txt \
+    benchmarks/grouped-torch.py "$dir/"
   # The Python package with the runtime and the shipped grouped kernels,
   # for gemmc.grouped_mm beside torch._grouped_mm in one process.
   bash scripts/python-package.sh build "$dir/pkg" > /dev/null || exit 1
@@ -51,7 +54,18 @@ if [ "$mode" = shapes ]; then
   grep "geomean\|cases," "$O/grouped-shapes.txt"
   exit 0
 fi
-[ "$mode" = checks ] || { echo "grouped.sh: prepare, shapes or checks" >&2; exit 2; }
+if [ "$mode" = heldout ]; then
+  # The shipped schedule (the example's) on models it was not chosen on:
+  # beside the loop of cuBLAS calls, then torch._grouped_mm from Python.
+  timeout 330 $B --grouped moe-shapes-heldout.txt --runs 20 \
+    hopper-moe-grouped.ptx > "$O/grouped-heldout.txt" 2>&1
+  grep "geomean\|cases," "$O/grouped-heldout.txt"
+  PYTHONPATH=$PWD/pkg timeout 200 python3 grouped-torch.py \
+    moe-shapes-heldout.txt > "$O/grouped-torch-heldout.txt" 2>&1
+  tail -1 "$O/grouped-torch-heldout.txt"
+  exit 0
+fi
+[ "$mode" = checks ] || { echo "grouped.sh: prepare, shapes, heldout or checks" >&2; exit 2; }
 # gemmc.grouped_mm beside torch._grouped_mm in one process, the Python
 # tests, random grouped problems (verified only), compute-sanitizer.
 PYTHONPATH=$PWD/pkg timeout 200 python3 grouped-torch.py moe-shapes.txt \
