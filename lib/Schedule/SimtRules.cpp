@@ -272,6 +272,20 @@ bool Rules::checkRegisterLoads(int64_t width) {
       {Operand::A, p.aLayout == MatrixLayout::Col && s.tm() % width == 0,
        "A"},
       {Operand::B, p.bLayout == MatrixLayout::Row, "B"}};
+  // A width that no read can use (a column-major B's rows, a row-major
+  // A's columns: element by element, each its own load) asks for nothing.
+  if (!reads[0].contiguous && !reads[1].contiguous) {
+    std::string whyNotA =
+        p.aLayout == MatrixLayout::Col
+            ? "TM (" + std::to_string(s.tm()) + ") not a multiple of it"
+            : std::string("A row-major");
+    return error(DirectiveKind::Vectorize,
+                 "global-load width " + Twine(width) +
+                     " without 'promote' reads along a row-major B's rows "
+                     "or a column-major A's columns (a multiple of the "
+                     "width of them); here neither: B is column-major and " +
+                     whyNotA);
+  }
   for (const Read &r : reads) {
     if (!r.contiguous)
       continue;
