@@ -70,6 +70,10 @@ private:
   bool checkVectorize();
   /// A register tile's own reads of global memory at `width`.
   bool checkRegisterLoads(int64_t width);
+  /// Global loads `width` elements wide of `operand` (called `name`):
+  /// its leading dimension and batch stride, where static, multiples of it.
+  bool checkLoadAlignment(Operand operand, const char *name, int64_t width,
+                          DirectiveKind at);
   bool checkCooperativeLoads();
   bool checkSizes();
   bool checkSharedMemory();

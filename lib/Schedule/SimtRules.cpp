@@ -249,6 +249,24 @@ bool Rules::checkVectorize() {
   return true;
 }
 
+bool Rules::checkLoadAlignment(Operand operand, const char *name,
+                               int64_t width, DirectiveKind at) {
+  std::optional<int64_t> leading = p.leadingDimension(operand);
+  if (leading && *leading % width)
+    return error(at, "global-load width " + Twine(width) +
+                         " needs the leading dimension of " + name + " (" +
+                         Twine(*leading) +
+                         ") to be a multiple of it, for aligned loads");
+  std::optional<int64_t> stride = p.batchStride(operand);
+  if (stride && *stride % width)
+    return error(Part::Kind::Batch,
+                 "global-load width " + Twine(width) +
+                     " needs the batch stride of " + name + " (" +
+                     Twine(*stride) +
+                     ") to be a multiple of it, for aligned loads");
+  return true;
+}
+
 bool Rules::checkRegisterLoads(int64_t width) {
   // Each thread reads its TN columns of B as W-wide pieces along B's rows,
   // and its TM rows of A as W-wide pieces down A's columns where W divides
@@ -289,20 +307,9 @@ bool Rules::checkRegisterLoads(int64_t width) {
   for (const Read &r : reads) {
     if (!r.contiguous)
       continue;
-    std::optional<int64_t> leading = p.leadingDimension(r.operand);
-    if (leading && *leading % width)
-      return error(DirectiveKind::Vectorize,
-                   "global-load width " + Twine(width) +
-                       " needs the leading dimension of " + r.name + " (" +
-                       Twine(*leading) +
-                       ") to be a multiple of it, for aligned loads");
-    std::optional<int64_t> stride = p.batchStride(r.operand);
-    if (stride && *stride % width)
-      return error(Part::Kind::Batch,
-                   "global-load width " + Twine(width) +
-                       " needs the batch stride of " + r.name + " (" +
-                       Twine(*stride) +
-                       ") to be a multiple of it, for aligned loads");
+    if (!checkLoadAlignment(r.operand, r.name, width,
+                            DirectiveKind::Vectorize))
+      return false;
   }
   return true;
 }
@@ -333,19 +340,8 @@ bool Rules::checkCooperativeLoads() {
                            " does not divide the contiguous side (" +
                            Twine(extent) + ") of the " + t.name + " tile " +
                            Twine(t.rows) + "x" + Twine(t.cols));
-    std::optional<int64_t> leading = p.leadingDimension(t.operand);
-    if (leading && *leading % width)
-      return error(at, Twine("global-load width ") + Twine(width) +
-                           " needs the leading dimension of " + t.name + " (" +
-                           Twine(*leading) +
-                           ") to be a multiple of it, for aligned loads");
-    std::optional<int64_t> stride = p.batchStride(t.operand);
-    if (stride && *stride % width)
-      return error(Part::Kind::Batch,
-                   Twine("global-load width ") + Twine(width) +
-                       " needs the batch stride of " + t.name + " (" +
-                       Twine(*stride) +
-                       ") to be a multiple of it, for aligned loads");
+    if (!checkLoadAlignment(t.operand, t.name, width, at))
+      return false;
     int64_t loads = satMul(t.rows, t.cols) / width;
     if (loads % facts.threadsPerBlock)
       return error(at, Twine("the ") + t.name + " tile " + Twine(t.rows) + "x" +
