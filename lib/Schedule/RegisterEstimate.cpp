@@ -132,19 +132,16 @@ void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
   if (unrolled > 1)
     fragments = satAdd(fragments, fragments / 2);
   // (A value an element and an address a read: one address for W elements
-  // where a register tile without `promote` reads W-wide along the
-  // contiguous side, as it reads a row-major B's rows.)
-  int64_t width = s.readsGlobalInRegisterTile() ? s.registerLoadWidth() : 1;
-  auto reads = [&](int64_t elements, bool contiguous) {
-    int64_t perRead = contiguous && elements % width == 0 ? width : 1;
+  // where a register tile without `promote` reads W-wide.)
+  auto reads = [&](Operand operand, int64_t elements) {
+    int64_t perRead =
+        readsWideFromGlobal(operand) ? s.registerLoadWidth() : 1;
     return elements + elements / perRead;
   };
   if (!s.promoteA)
-    copies = satAdd(copies, satMul(unrolled, reads(s.tm(), p.aLayout ==
-                                                          MatrixLayout::Col)));
+    copies = satAdd(copies, satMul(unrolled, reads(Operand::A, s.tm())));
   if (!s.promoteB)
-    copies = satAdd(copies, satMul(unrolled, reads(s.tn(), p.bLayout ==
-                                                          MatrixLayout::Row)));
+    copies = satAdd(copies, satMul(unrolled, reads(Operand::B, s.tn())));
   // tf32 reads B's fragments with two 32-bit loads each, an address each.
   if (s.hasMma() && p.a == ElementType::F32)
     fragments = satAdd(fragments, s.wn() / 4);

@@ -70,6 +70,11 @@ private:
   bool checkVectorize();
   /// A register tile's own reads of global memory at `width`.
   bool checkRegisterLoads(int64_t width);
+  /// Whether a register tile without `promote` reads `operand` in pieces
+  /// of the global-load width (W > 1) along its contiguous side: a
+  /// row-major B's rows, a column-major A's columns where W divides TM.
+  /// Its other reads go an element at a time.
+  bool readsWideFromGlobal(Operand operand) const;
   /// Global loads `width` elements wide of `operand` (called `name`):
   /// its leading dimension and batch stride, where static, multiples of it.
   bool checkLoadAlignment(Operand operand, const char *name, int64_t width,

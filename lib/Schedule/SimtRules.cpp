@@ -267,6 +267,16 @@ bool Rules::checkLoadAlignment(Operand operand, const char *name,
   return true;
 }
 
+bool Rules::readsWideFromGlobal(Operand operand) const {
+  int64_t width = s.registerLoadWidth();
+  if (!s.readsGlobalInRegisterTile() || width == 1)
+    return false;
+  if (operand == Operand::A)
+    return p.aLayout == MatrixLayout::Col && s.tm() % width == 0;
+  return operand == Operand::B && p.bLayout == MatrixLayout::Row &&
+         s.tn() % width == 0;
+}
+
 bool Rules::checkRegisterLoads(int64_t width) {
   // Each thread reads its TN columns of B as W-wide pieces along B's rows,
   // and its TM rows of A as W-wide pieces down A's columns where W divides
@@ -281,18 +291,11 @@ bool Rules::checkRegisterLoads(int64_t width) {
                      Twine(s.tn()) +
                      "): each thread reads its columns of B in pieces "
                      "that wide");
-  struct Read {
-    Operand operand;
-    bool contiguous;
-    const char *name;
-  };
-  const Read reads[] = {
-      {Operand::A, p.aLayout == MatrixLayout::Col && s.tm() % width == 0,
-       "A"},
-      {Operand::B, p.bLayout == MatrixLayout::Row, "B"}};
+  bool wideA = readsWideFromGlobal(Operand::A),
+       wideB = readsWideFromGlobal(Operand::B);
   // A width that no read can use (a column-major B's rows, a row-major
   // A's columns: element by element, each its own load) asks for nothing.
-  if (!reads[0].contiguous && !reads[1].contiguous) {
+  if (!wideA && !wideB) {
     std::string whyNotA =
         p.aLayout == MatrixLayout::Col
             ? "TM (" + std::to_string(s.tm()) + ") not a multiple of it"
@@ -304,14 +307,10 @@ bool Rules::checkRegisterLoads(int64_t width) {
                      "width of them); here neither: B is column-major and " +
                      whyNotA);
   }
-  for (const Read &r : reads) {
-    if (!r.contiguous)
-      continue;
-    if (!checkLoadAlignment(r.operand, r.name, width,
-                            DirectiveKind::Vectorize))
-      return false;
-  }
-  return true;
+  return (!wideA || checkLoadAlignment(Operand::A, "A", width,
+                                       DirectiveKind::Vectorize)) &&
+         (!wideB || checkLoadAlignment(Operand::B, "B", width,
+                                       DirectiveKind::Vectorize));
 }
 
 bool Rules::checkCooperativeLoads() {

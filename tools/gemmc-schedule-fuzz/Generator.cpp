@@ -31,6 +31,12 @@ struct Plan {
   int64_t stages = 0;
   bool cpAsync = false, registers = false;
   bool dynamic = false;
+
+  /// A register tile without `promote`, which reads global memory itself
+  /// (Schedule::readsGlobalInRegisterTile).
+  bool readsGlobal() const {
+    return registerTile && !warpTile && !mma && !promoteA && !promoteB;
+  }
 };
 } // namespace
 
@@ -91,7 +97,7 @@ static void drawVectorize(Draw &d, Draw &side, Plan &p) {
   }
   // A register tile without `promote` reads global memory itself, at the
   // global-load width: mostly one that divides its columns (TN).
-  bool readsGlobal = !promoted && p.registerTile && !p.warpTile && !p.mma;
+  bool readsGlobal = p.readsGlobal();
   if (readsGlobal) {
     std::vector<int64_t> fits;
     for (int64_t w : widths)
@@ -370,8 +376,7 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   }
   if (d.chance(0.3))
     directive("raster " + std::to_string(d.pick({1, 2, 4, 8})));
-  bool readsGlobal = !promoted && p.registerTile && !p.warpTile && !p.mma;
-  if (readsGlobal && d.chance(0.5)) {
+  if (p.readsGlobal() && d.chance(0.5)) {
     // Its loop over K unrolled by a factor (`unroll full` is refused).
     directive(d.chance(0.05) ? std::string("unroll full")
                              : "unroll " + std::to_string(d.pick({2, 3, 4, 8})));
