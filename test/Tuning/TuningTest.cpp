@@ -255,6 +255,37 @@ TEST(Choose, CoversProbesByTheModel) {
   EXPECT_EQ(alone.variants.size(), 1u);
 }
 
+TEST(Choose, CoverNeverTakesTrainingProblemsToSlowerKernels) {
+  Fixture f;
+  f.fitAll();
+  ChooseOptions options;
+  options.maxVariants = 1; // the fallback alone
+  FamilyChoice choice =
+      chooseFamily(f.candidates, f.problems, f.device, options);
+  ASSERT_EQ(choice.variants.size(), 1u);
+  // The model still ranks big and small first wherever they take a
+  // problem, but measured on the training problems they ran far slower
+  // than the fallback: joining for the probe would cost those problems.
+  for (ProblemRecord &r : f.problems)
+    for (size_t c : {1u, 2u})
+      r.seconds[c] = 100 * r.seconds[0];
+  ProblemRecord probe;
+  probe.label = "16384x16384x16384";
+  probe.problem = problemOf(16384, 16384, 16384);
+  probe.seconds.assign(f.candidates.size(), NAN);
+  probe.refused.assign(f.candidates.size(), false);
+  probe.failed.assign(f.candidates.size(), false);
+  FamilyChoice guarded = choice;
+  coverProbes(f.candidates, f.problems, {probe}, f.device, options, guarded);
+  EXPECT_TRUE(guarded.coverVariants.empty());
+  EXPECT_EQ(guarded.score.score, choice.score.score);
+  // Without the guard the probe's prediction alone decides, and one joins.
+  options.maxCoverLoss = INFINITY;
+  coverProbes(f.candidates, f.problems, {probe}, f.device, options, choice);
+  ASSERT_EQ(choice.coverVariants.size(), 1u);
+  EXPECT_LT(choice.score.score, guarded.score.score);
+}
+
 TEST(Family, RetargetsACandidatesProblem) {
   const std::string text = "kernel f16_w5 {\n  problem {\n    m = ?\n    n = "
                            "?\n    k = ?\n    a = f16 row\n    b = f16 row\n"

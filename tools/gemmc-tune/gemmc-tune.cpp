@@ -125,6 +125,11 @@ static cl::opt<unsigned> minCoverMeasurements(
     cl::desc("select: a candidate covers probes only if fitted to at least "
              "this many measured problems (default 10)"),
     cl::init(10), cl::cat(tuneCategory));
+static cl::opt<double> maxCoverLoss(
+    "max-cover-loss",
+    cl::desc("select: a candidate covers probes only if the family's "
+             "training score falls by at most this with it (default 0)"),
+    cl::init(0), cl::cat(tuneCategory));
 static cl::opt<std::string>
     deviceModel("device-model",
                 cl::desc("select: the device the measurements were made on: "
@@ -503,6 +508,7 @@ static int runSelect() {
   options.maxVariants = maxVariants;
   options.minGain = minGain;
   options.minCoverMeasurements = minCoverMeasurements;
+  options.maxCoverLoss = maxCoverLoss;
   tuning::FamilyChoice choice =
       tuning::chooseFamily(candidates, measured, device, options);
   if (choice.variants.empty())

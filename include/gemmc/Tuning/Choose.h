@@ -65,6 +65,11 @@ struct ChooseOptions {
   /// likes (split-K 256 ways on 32 x 32 tiles, fitted to 2, covered
   /// 8x8x8192 and ran it at 0.28x cuBLAS).
   size_t minCoverMeasurements = 10;
+  /// A candidate joins for coverage only if the family's training score
+  /// (the mean log ratio, floor-weighted) falls by at most this with it:
+  /// the runtime runs it wherever it predicts it fastest, training
+  /// problems included.
+  double maxCoverLoss = 0;
 };
 
 /// How a family does on a set of problems.
