@@ -236,6 +236,19 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
       k.consumers == 1 ? 0 : std::min<int64_t>(perConsumer / 8 * 8, 256);
   k.accumulators = k.mTiles * s.bn() / 2;
   k.sums = k.promotes ? k.accumulators : 0;
+  // ptxas honours `setmaxnreg` only where it knows what a thread has at
+  // entry; without `.minnctapersm 1` (CUTLASS's launch bounds of one block)
+  // it ignored the split (C7508) in 122 of the 234 shipped variants that
+  // set it, the consumers left what a thread gets at entry. With it the f16
+  // family's held-out problems ran 0.950 -> 0.957x cuBLAS and f32's 1.046
+  // -> 1.045x (an H200, both in one process). Not where split-K's
+  // consumers sum partials beside 128 values a thread or more: there
+  // ptxas honoured the split without it and spills with it (128x256 and
+  // 256x128 tiles of two consumers, `split-k` 2, 4 or ?: 84-180 bytes,
+  // none without).
+  bool splitSumsBesideTile =
+      s.splitsK() && k.consumers > 1 && k.accumulators + k.sums >= 128;
+  k.minBlocksPerSM = splitSumsBesideTile ? 0 : 1;
   return k;
 }
 

@@ -245,6 +245,10 @@ struct WarpgroupKernel {
   /// `setmaxnreg`: the producer gives registers back, the consumers take
   /// them.
   int64_t producerRegisters = 0, consumerRegisters = 0;
+  /// `.minnctapersm` (nvvm.minctasm), or 0 for none: one block a
+  /// multiprocessor at least, so that ptxas knows what a thread has at entry
+  /// and honours the split above.
+  int64_t minBlocksPerSM = 0;
   /// math = tf32x3: the consumers sum each k tile's three products of
   /// the operands' tf32 parts and remainders (A's remainder times B, A
   /// times B's remainder, then A times B) on the tensor cores from zero,

@@ -36,7 +36,7 @@ module attributes {gpu.container_module} {
 // CHECK: llvm.mlir.global external @gemmc_shared() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: gpu.func @wg
 // CHECK-SAME: gemm.launch = #gemm.launch<block = [384, 1, 1], grid = [SM, 1, 1], shared = 98336, index = 64, ld_multiple = [8, 8, 1]>
-// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
+// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32
 // CHECK-NOT: gemm.matmul
 // Thread 0 initialises full[s] (one arrival, the producer's) and empty[s]
 // (one per consumer warpgroup), prefetches the tensor maps of A and B

@@ -28,6 +28,11 @@ static void setLaunch(gpu::GPUFuncOp func, const gemmc::Problem &p,
     int32_t clusterSize[] = {static_cast<int32_t>(s.clusterSize()), 1, 1};
     func.setKnownClusterSizeAttr(b.getDenseI32ArrayAttr(clusterSize));
   }
+  // The schedule model's `.minnctapersm`, under which ptxas honours the
+  // warpgroups' register split.
+  if (k.minBlocksPerSM)
+    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  b.getI32IntegerAttr(int32_t(k.minBlocksPerSM)));
   if (gemmc::hasEdgeTiles(p, s) || *p.k % s.bk())
     func->setAttr(kTailsAttr, b.getUnitAttr());
   // A persistent grid walks a batch's tiles too; otherwise its matrices
