@@ -104,6 +104,11 @@ Value EpilogueValues::applyActivation(
   auto add = [&](Value l, Value r) -> Value {
     return arith::AddFOp::create(b, loc, l, r);
   };
+  auto tanhOf = [&](Value v) -> Value {
+    arith::FastMathFlags flags = approximateTanh ? arith::FastMathFlags::afn
+                                                 : arith::FastMathFlags::none;
+    return math::TanhOp::create(b, loc, v, flags);
+  };
   switch (activation) {
   case gemmc::Activation::None:
     return x;
@@ -125,7 +130,7 @@ Value EpilogueValues::applyActivation(
     Value cube = mul(square, x);
     Value inner = add(x, mul(constant(0.044715), cube));
     Value argument = mul(constant(std::sqrt(2.0 / M_PI)), inner);
-    Value tanh = math::TanhOp::create(b, loc, argument);
+    Value tanh = tanhOf(argument);
     Value onePlus = add(constant(1.0), tanh);
     Value half = mul(constant(0.5), x);
     return mul(half, onePlus);
@@ -134,7 +139,7 @@ Value EpilogueValues::applyActivation(
     // x / (1 + exp(-x)) = 0.5 x (1 + tanh(x / 2)): tanh's approximation
     // needs no exp (whose range reduction takes a floor, which NVVM's
     // conversion leaves to libdevice).
-    Value tanh = math::TanhOp::create(b, loc, mul(constant(0.5), x));
+    Value tanh = tanhOf(mul(constant(0.5), x));
     Value onePlus = add(constant(1.0), tanh);
     Value half = mul(constant(0.5), x);
     return mul(half, onePlus);
@@ -164,6 +169,8 @@ LogicalResult mlir::gemm::buildEpilogue(
   if (auto activation = func->getAttrOfType<StringAttr>(kActivationAttr))
     plain.activation = gemmc::activationNamed(activation.getValue())
                            .value_or(gemmc::Activation::None);
+  if (auto cType = dyn_cast<MemRefType>(c.getType()))
+    plain.approximateTanh = cType.getElementTypeBitWidth() <= 16;
   // Block scales were applied to each k tile's sum as the consumers added
   // it to the accumulators (Warpgroup/Consumer.cpp).
   auto scales = func->getAttrOfType<StringAttr>(kScalesAttr);

@@ -20,8 +20,9 @@ namespace mlir::gemm {
 /// `scaleA[row] * scaleB[col]`), then `alpha * acc` (beta = 0: C is not
 /// read) or `alpha * acc + beta * C` where there is an alpha, then plus a
 /// bias (a 1 x N row or an M x 1 column of C's type), then the activation
-/// (GELU's erf and tanh and SiLU's exp as math ops, which
-/// gemm-approximate-math turns into polynomials).
+/// (GELU's erf and tanh and SiLU's tanh as math ops, which
+/// gemm-approximate-math turns into polynomials, or tanh into
+/// `tanh.approx.f32` where `approximateTanh`).
 struct EpilogueValues {
   /// `scales = tensor`: scale_a * scale_b (f32); `scales = rowwise`: the
   /// 1-D memrefs of A's scales (M) and B's (N).
@@ -31,6 +32,11 @@ struct EpilogueValues {
   Value bias;
   bool biasPerRow = false;
   gemmc::Activation activation = gemmc::Activation::None;
+  /// Whether the activation's tanh may be the GPU's `tanh.approx.f32`
+  /// (relative error at most 2^-11): where C is of 16 bits or fewer, whose
+  /// rounding is of that size. `math.tanh` then carries `afn`, which
+  /// gemm-approximate-math keeps for NVPTX (f32 C keeps the polynomial).
+  bool approximateTanh = false;
 
   /// The value to store for the f32 accumulators `acc` (a scalar, or a
   /// vector along a row of C), given C's old values `old` as f32 where

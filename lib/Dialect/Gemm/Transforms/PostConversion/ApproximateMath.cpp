@@ -4,13 +4,16 @@
 // (Lowering/Epilogue.cpp). The GPU-to-NVVM conversion lowers them to calls
 // of libdevice's __nv_erff and the like, which gemmc does not link; upstream
 // MLIR's polynomial approximations rewrite them into arith ops, math.fma
-// and math.absf (f32 to a few ulp). Those two would become libdevice calls
+// and math.absf (f32 to a few ulp); a tanh marked `afn` (C of 16 bits or
+// fewer) becomes tanh.approx.f32 instead. fma and absf would become libdevice calls
 // too (the conversion marks llvm.intr.fabs illegal): fma becomes LLVM's
 // intrinsic (fma.rn.f32), the absolute value its sign bit cleared.
 //
 //===----------------------------------------------------------------------===//
 
 #include "gemmc/Dialect/Gemm/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -29,6 +32,26 @@ struct FmaToIntrinsic : public OpRewritePattern<math::FmaOp> {
                                 PatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<LLVM::FMAOp>(op, op.getA(), op.getB(),
                                              op.getC());
+    return success();
+  }
+};
+
+/// math.tanh of f32 with `afn` (the epilogue's, where C's rounding is as
+/// coarse) as LLVM's intrinsic with `afn`, which NVPTX selects as
+/// tanh.approx.f32: one instruction for the polynomial's dozen.
+struct ApproximateTanhToIntrinsic : public OpRewritePattern<math::TanhOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::TanhOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!getElementTypeOrSelf(op.getType()).isF32())
+      return rewriter.notifyMatchFailure(op, "not f32");
+    if (!arith::bitEnumContainsAll(op.getFastmath(),
+                                   arith::FastMathFlags::afn))
+      return rewriter.notifyMatchFailure(op, "not approximate");
+    auto flags = LLVM::FastmathFlagsAttr::get(rewriter.getContext(),
+                                              LLVM::FastmathFlags::afn);
+    rewriter.replaceOpWithNewOp<LLVM::TanhOp>(op, op.getType(),
+                                              op.getOperand(), flags);
     return success();
   }
 };
@@ -61,6 +84,12 @@ struct GemmApproximateMathPass
     : public mlir::gemm::impl::GemmApproximateMathBase<
           GemmApproximateMathPass> {
   void runOnOperation() override {
+    // First the tanh that may be approximate, before the polynomials take
+    // every tanh.
+    RewritePatternSet approximate(&getContext());
+    approximate.add<ApproximateTanhToIntrinsic>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(approximate))))
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(
         patterns, [](StringRef name) {
