@@ -242,12 +242,12 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   // set it, the consumers left what a thread gets at entry. With it the f16
   // family's held-out problems ran 0.950 -> 0.957x cuBLAS and f32's 1.046
   // -> 1.045x (an H200, both in one process). Not where split-K's
-  // consumers sum partials beside 128 values a thread or more: there
-  // ptxas honoured the split without it and spills with it (128x256 and
-  // 256x128 tiles of two consumers, `split-k` 2, 4 or ?: 84-180 bytes,
-  // none without).
+  // consumers sum partials beside more than 96 values a thread: there
+  // ptxas honoured the split without it and spills with it (two consumers
+  // of 128 x 208 to 128 x 256 or 256 x 128 tiles, `split-k` 2, 4 or ?:
+  // 76-256 bytes, 0-32 without; 128 x 192, 96 values: none either way).
   bool splitSumsBesideTile =
-      s.splitsK() && k.consumers > 1 && k.accumulators + k.sums >= 128;
+      s.splitsK() && k.consumers > 1 && k.accumulators + k.sums > 96;
   k.minBlocksPerSM = splitSumsBesideTile ? 0 : 1;
   return k;
 }
