@@ -234,6 +234,17 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
       (65536 / kWarpgroupSize - 8 - k.producerRegisters) / k.consumers;
   k.consumerRegisters =
       k.consumers == 1 ? 0 : std::min<int64_t>(perConsumer / 8 * 8, 256);
+  // With one consumer no warpgroup takes what the producer gives back, so
+  // it gives back little: 240 of the 255 a thread has at entry. Given back
+  // down to 40-160, its copies spilled once ptxas honoured the split
+  // (`.minnctapersm`, below): of the schedule fuzzer's seed 37 (400
+  // accepted, --hopper-only), 24 of the 230 kernels of one consumer
+  // spilled, 9 more than 64 bytes unwarned (s37_10 204 bytes, s37_483
+  // 184); at 240, 5 and 4, the rest the consumers' own, every kernel at
+  // the same 255 registers. Without the decrease ptxas would allocate less
+  // than 255 (51-235 in the shipped families), the state measured slower.
+  if (k.consumers == 1)
+    k.producerRegisters = 240;
   k.accumulators = k.mTiles * s.bn() / 2;
   k.sums = k.promotes ? k.accumulators : 0;
   // ptxas honours `setmaxnreg` only where it knows what a thread has at

@@ -329,6 +329,34 @@ TEST(Warpgroup, RegisterSplitLeavesEightAThread) {
   check(160, 168);
 }
 
+TEST(Warpgroup, OneConsumerTakesNothingAndTheBoundWhereSplitKSpills) {
+  Problem p = squareF32(4095);
+  p.a = p.b = p.c = ElementType::F16;
+  Schedule s = hopperF16(); // 128x256 tiles, two consumers
+  s.cluster.reset();
+  WarpgroupKernel k = getWarpgroupKernel(p, s);
+  EXPECT_EQ(k.minBlocksPerSM, 1);
+  // Split-K's consumers sum the partials beside 128 accumulators: ptxas
+  // spilled with the bound, not without.
+  s.splitK = 4;
+  k = getWarpgroupKernel(p, s);
+  EXPECT_EQ(k.accumulators, 128);
+  EXPECT_EQ(k.minBlocksPerSM, 0);
+  // 96 accumulators: the bound stays.
+  s.tile = {128, 192, 64};
+  s.wgmma = {{64, 192, 16}};
+  k = getWarpgroupKernel(p, s);
+  EXPECT_EQ(k.minBlocksPerSM, 1);
+  // One consumer keeps what a thread has at entry, and its producer gives
+  // back little.
+  s.splitK.reset();
+  s.consumers = 1;
+  k = getWarpgroupKernel(p, s);
+  EXPECT_EQ(k.consumerRegisters, 0);
+  EXPECT_EQ(k.producerRegisters, 240);
+  EXPECT_EQ(k.minBlocksPerSM, 1);
+}
+
 TEST(Warpgroup, TwoBytePiecesRealignInSharedWhereTheyFit) {
   // f16 with every row odd, copied in 2-byte pieces by the producer's
   // threads: cp.async of the aligned 16-byte windows that hold each run

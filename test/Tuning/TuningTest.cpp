@@ -219,6 +219,17 @@ TEST(Choose, ScoresARefusedProblemAsFarBelowTheFloor) {
   EXPECT_LT(s.score, without.score);
 }
 
+/// A probe the fixture's candidates were never measured on: 16384^3.
+static ProblemRecord largeProbe(const Fixture &f) {
+  ProblemRecord probe;
+  probe.label = "16384x16384x16384";
+  probe.problem = problemOf(16384, 16384, 16384);
+  probe.seconds.assign(f.candidates.size(), NAN);
+  probe.refused.assign(f.candidates.size(), false);
+  probe.failed.assign(f.candidates.size(), false);
+  return probe;
+}
+
 TEST(Choose, CoversProbesByTheModel) {
   Fixture f;
   f.fitAll();
@@ -229,12 +240,7 @@ TEST(Choose, CoversProbesByTheModel) {
   ASSERT_EQ(choice.variants.size(), 1u);
   // A large problem, not among the measured ones: the slow fallback is far
   // from the best prediction, and a faster candidate joins for it.
-  ProblemRecord probe;
-  probe.label = "16384x16384x16384";
-  probe.problem = problemOf(16384, 16384, 16384);
-  probe.seconds.assign(f.candidates.size(), NAN);
-  probe.refused.assign(f.candidates.size(), false);
-  probe.failed.assign(f.candidates.size(), false);
+  ProblemRecord probe = largeProbe(f);
   coverProbes(f.candidates, f.problems, {probe}, f.device, options, choice);
   ASSERT_EQ(choice.coverVariants.size(), 1u);
   EXPECT_NE(choice.coverVariants[0], 0u);
@@ -269,12 +275,7 @@ TEST(Choose, CoverNeverTakesTrainingProblemsToSlowerKernels) {
   for (ProblemRecord &r : f.problems)
     for (size_t c : {1u, 2u})
       r.seconds[c] = 100 * r.seconds[0];
-  ProblemRecord probe;
-  probe.label = "16384x16384x16384";
-  probe.problem = problemOf(16384, 16384, 16384);
-  probe.seconds.assign(f.candidates.size(), NAN);
-  probe.refused.assign(f.candidates.size(), false);
-  probe.failed.assign(f.candidates.size(), false);
+  ProblemRecord probe = largeProbe(f);
   FamilyChoice guarded = choice;
   coverProbes(f.candidates, f.problems, {probe}, f.device, options, guarded);
   EXPECT_TRUE(guarded.coverVariants.empty());

@@ -243,7 +243,8 @@ struct WarpgroupKernel {
   /// most stages - 2 behind.
   int64_t copyLag = 0;
   /// `setmaxnreg`: the producer gives registers back, the consumers take
-  /// them.
+  /// them (with one consumer, none: it keeps what a thread has at entry,
+  /// and the producer keeps most).
   int64_t producerRegisters = 0, consumerRegisters = 0;
   /// `.minnctapersm` (nvvm.minctasm), or 0 for none: one block a
   /// multiprocessor at least, so that ptxas knows what a thread has at entry
