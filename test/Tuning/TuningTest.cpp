@@ -230,14 +230,27 @@ static ProblemRecord largeProbe(const Fixture &f) {
   return probe;
 }
 
+/// Options that choose one variant: the fallback.
+static ChooseOptions fallbackOnly() {
+  ChooseOptions options;
+  options.maxVariants = 1;
+  return options;
+}
+
+/// The family of the fallback alone, which a cover variant may join.
+static FamilyChoice fallbackAlone(const Fixture &f,
+                                  const ChooseOptions &options) {
+  FamilyChoice choice =
+      chooseFamily(f.candidates, f.problems, f.device, options);
+  EXPECT_EQ(choice.variants.size(), 1u);
+  return choice;
+}
+
 TEST(Choose, CoversProbesByTheModel) {
   Fixture f;
   f.fitAll();
-  ChooseOptions options;
-  options.maxVariants = 1; // the fallback alone
-  FamilyChoice choice =
-      chooseFamily(f.candidates, f.problems, f.device, options);
-  ASSERT_EQ(choice.variants.size(), 1u);
+  ChooseOptions options = fallbackOnly();
+  FamilyChoice choice = fallbackAlone(f, options);
   // A large problem, not among the measured ones: the slow fallback is far
   // from the best prediction, and a faster candidate joins for it.
   ProblemRecord probe = largeProbe(f);
@@ -264,11 +277,8 @@ TEST(Choose, CoversProbesByTheModel) {
 TEST(Choose, CoverNeverTakesTrainingProblemsToSlowerKernels) {
   Fixture f;
   f.fitAll();
-  ChooseOptions options;
-  options.maxVariants = 1; // the fallback alone
-  FamilyChoice choice =
-      chooseFamily(f.candidates, f.problems, f.device, options);
-  ASSERT_EQ(choice.variants.size(), 1u);
+  ChooseOptions options = fallbackOnly();
+  FamilyChoice choice = fallbackAlone(f, options);
   // The model still ranks big and small first wherever they take a
   // problem, but measured on the training problems they ran far slower
   // than the fallback: joining for the probe would cost those problems.
