@@ -297,6 +297,20 @@ bool Rules::checkWarpgroup() {
                 Twine(held) + " values a thread in " +
                 Twine(kernel.consumerRegisters) +
                 " registers (ptxas -v tells; with 'tma a b' they have 240)");
+  // With `tma c` and a bias per column, stream-K's consumers stage C in
+  // shared memory beside the shared tiles' sums, and ptxas spilled at any
+  // register count (255 or 232-240): 64 values a thread and alpha and
+  // beta, 456-504 bytes; 96 and the bias alone, 436; 128, 772-2,668; none
+  // of these without `tma c`, 12 at most below those counts.
+  if (s.streamK && kernel.c && p.bias == BiasKind::Col &&
+      held >= (p.alphaBeta ? 64 : 96))
+    warning(DirectiveKind::Persistent,
+            "the kernel may spill registers to local memory: stream-K's "
+            "consumers add the column bias" +
+                Twine(p.alphaBeta ? " and beta * C" : "") + " beside " +
+                Twine(held) +
+                " values a thread for the TMA store of C (ptxas -v tells; "
+                "without 'tma c' they store C from registers)");
   if (arch && facts.sharedBytes > arch->sharedMemoryLimit)
     return error(DirectiveKind::Pipeline,
                  "the tiles need " + Twine(facts.sharedBytes) +
