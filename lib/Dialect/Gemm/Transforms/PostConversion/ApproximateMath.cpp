@@ -5,9 +5,10 @@
 // of libdevice's __nv_erff and the like, which gemmc does not link; upstream
 // MLIR's polynomial approximations rewrite them into arith ops, math.fma
 // and math.absf (f32 to a few ulp); a tanh marked `afn` (C of 16 bits or
-// fewer) becomes tanh.approx.f32 instead. fma and absf would become libdevice calls
-// too (the conversion marks llvm.intr.fabs illegal): fma becomes LLVM's
-// intrinsic (fma.rn.f32), the absolute value its sign bit cleared.
+// fewer) becomes tanh.approx.f32 instead. fma and absf would become
+// libdevice calls too (the conversion marks llvm.intr.fabs illegal): fma
+// becomes LLVM's intrinsic (fma.rn.f32), the absolute value its sign bit
+// cleared.
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,13 +85,9 @@ struct GemmApproximateMathPass
     : public mlir::gemm::impl::GemmApproximateMathBase<
           GemmApproximateMathPass> {
   void runOnOperation() override {
-    // First the tanh that may be approximate, before the polynomials take
-    // every tanh.
-    RewritePatternSet approximate(&getContext());
-    approximate.add<ApproximateTanhToIntrinsic>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(approximate))))
-      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
+    // Before the polynomial, which would take every tanh.
+    patterns.add<ApproximateTanhToIntrinsic>(&getContext(), /*benefit=*/2);
     populateMathPolynomialApproximationPatterns(
         patterns, [](StringRef name) {
           return name == math::ErfOp::getOperationName() ||
