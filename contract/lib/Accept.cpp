@@ -173,7 +173,7 @@ bool gemmc::contract::accepts(const Contract &contract, const Problem &p,
     return false;
   }
   if (p.bias != contract.bias || p.activation != contract.activation ||
-      p.scales != contract.scales) {
+      p.scales != contract.scales || p.residual != contract.residual) {
     why = "the kernel's epilogue is " + contract.semantics;
     return false;
   }

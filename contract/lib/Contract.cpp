@@ -142,7 +142,8 @@ int Contract::indexBits() const {
 std::string gemmc::contract::describeSemantics(bool alphaBeta,
                                                const std::string &bias,
                                                const std::string &activation,
-                                               const std::string &scales) {
+                                               const std::string &scales,
+                                               bool residual) {
   std::string product =
       scales == "tensor"    ? "scale_a * scale_b * A * B"
       : scales == "rowwise" ? "scale_a[row] * scale_b[col] * A * B"
@@ -155,6 +156,8 @@ std::string gemmc::contract::describeSemantics(bool alphaBeta,
     value += " + bias[" + bias + "]";
   if (!activation.empty())
     value = activation + "(" + value + ")";
+  if (residual)
+    value += " + R";
   return "C = " + value;
 }
 
@@ -268,7 +271,8 @@ Contract gemmc::contract::untransposeContract(const Contract &kernel) {
   if (!c.bias.empty())
     c.bias = kernel.bias == "row" ? "col" : "row";
   c.semantics =
-      describeSemantics(c.alphaBeta, c.bias, c.activation, c.scales);
+      describeSemantics(c.alphaBeta, c.bias, c.activation, c.scales,
+                        c.residual);
   // The tile along the problem's M first.
   int64_t bm, bn, bk;
   kernel.tile(bm, bn, bk);

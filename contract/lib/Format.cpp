@@ -92,10 +92,11 @@ std::string gemmc::contract::formatContract(const Contract &c) {
   // version 7 stream-K, version 8 a transposed kernel, version 9 a batch
   // copied by TMA (3-D tensor maps), version 10 multiples of the batch
   // strides, version 11 FP8 operands and their scales, version 12 a grouped
-  // GEMM and its offsets: a reader of an older
+  // GEMM and its offsets, version 13 a residual R: a reader of an older
   // version refuses such a kernel rather than launch it wrongly (or for
   // problems it is not for).
-  int version = c.problem.grouped                          ? 12
+  int version = c.residual                                 ? 13
+                : c.problem.grouped                        ? 12
                 : needsVersion11(c)                        ? 11
                 : c.hasStrideMultiples()                   ? 10
                 : c.problem.batched && c.tensorMaps        ? 9
@@ -152,7 +153,8 @@ std::string gemmc::contract::formatContract(const Contract &c) {
        << " b=" << c.strideMultiple[1] << " c=" << c.strideMultiple[2]
        << "\n";
   os << "// semantics: " << c.semantics << "\n";
-  if (!c.bias.empty() || !c.activation.empty() || !c.scales.empty()) {
+  if (!c.bias.empty() || !c.activation.empty() || !c.scales.empty() ||
+      c.residual) {
     os << "// epilogue:";
     if (!c.scales.empty())
       os << " scales=" << c.scales;
@@ -160,6 +162,8 @@ std::string gemmc::contract::formatContract(const Contract &c) {
       os << " bias=" << c.bias;
     if (!c.activation.empty())
       os << " " << c.activation;
+    if (c.residual)
+      os << " residual=add";
     os << "\n";
   }
   os << "// problem: " << problemLine(c.problem) << "\n";

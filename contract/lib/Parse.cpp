@@ -45,7 +45,7 @@ struct Block {
 } // namespace
 
 /// The newest contract version this library reads.
-static constexpr int kLatestVersion = 12;
+static constexpr int kLatestVersion = 13;
 
 /// How many of `contract`'s parameters satisfy `pred`.
 static int countParams(const Contract &contract,
@@ -211,12 +211,15 @@ static bool parseParams(Block &b, Contract &contract) {
   contract.bias.clear();
   contract.activation.clear();
   contract.scales.clear();
+  contract.residual = false;
   if (b.has("epilogue")) {
     for (const std::string &word : splitWords(b["epilogue"])) {
       if (word == "relu" || (isActivation(word) && b.version >= 11))
         contract.activation = word;
       else if (word == "bias=row" || word == "bias=col")
         contract.bias = word.substr(5);
+      else if (word == "residual=add" && b.version >= 13)
+        contract.residual = true;
       else if (word.rfind("scales=", 0) == 0 &&
                isScaleKind(word.substr(7)) && b.version >= 11)
         contract.scales = word.substr(7);
@@ -230,15 +233,16 @@ static bool parseParams(Block &b, Contract &contract) {
       return b.bad("params");
     Param param{word.substr(0, colon), word.substr(colon + 1)};
     bool pointer =
-        param.kind == "ptr" && (param.name == "A" || param.name == "B" ||
-                                param.name == "C" || param.name == "bias");
+        param.kind == "ptr" &&
+        (param.name == "A" || param.name == "B" || param.name == "C" ||
+         param.name == "R" || param.name == "bias");
     bool size = param.kind == "i32" &&
                 (param.name == "M" || param.name == "N" || param.name == "K");
     bool descriptor =
         (param.kind == "memref2.i32" || param.kind == "memref2.i64" ||
          param.kind == "memref3.i32" || param.kind == "memref3.i64") &&
         (param.name == "A" || param.name == "B" || param.name == "C" ||
-         (param.name == "bias" && param.kind[6] == '2'));
+         param.name == "R" || (param.name == "bias" && param.kind[6] == '2'));
     pointer = pointer || descriptor;
     bool buffer = (isScaleParam(param) || isWorkspaceParam(param) ||
                    param.name == "offsets") &&
@@ -255,7 +259,8 @@ static bool parseParams(Block &b, Contract &contract) {
           "params",
           "unsupported kernel parameter '" + word +
               "' (known: A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 "
-              "beta:f32 bias:ptr, memref2|3.i32|i64 for A, B, C, bias, "
+              "beta:f32 bias:ptr R:ptr, memref2|3.i32|i64 for A, B, C, R, "
+              "bias, "
               "workspace:ptr counters:ptr scale-A:ptr scale-B:ptr "
               "offsets:ptr or memref1.i32|i64, and "
               "tmap-A:tensormap tmap-B:tensormap tmap-C:tensormap)");
@@ -268,6 +273,11 @@ static bool parseParams(Block &b, Contract &contract) {
   if (biasParam != !contract.bias.empty())
     return b.fail("params", "a bias:ptr parameter needs 'epilogue: bias=row' "
                             "or 'bias=col', and the other way round");
+  bool residualParam =
+      countParams(contract, [](const Param &p) { return p.name == "R"; });
+  if (residualParam != contract.residual)
+    return b.fail("params", "an R parameter needs 'epilogue: residual=add', "
+                            "and the other way round");
   // A transposed kernel's A is the problem's B: block scales, A's 1 x 128
   // and B's 128 x 128, would be read each as the other's.
   if (contract.transposed && contract.scales == "block")
@@ -459,10 +469,10 @@ static bool checkMatrixParams(Block &b, const Contract &contract) {
     return b.fail("params", "a grouped problem ('groups=') takes one offsets "
                             "parameter, and only it does");
   if (descriptors != 0 &&
-      descriptors != 3 + !contract.bias.empty() + workspaceParams +
-                          scaleParams + offsetsParams)
+      descriptors != 3 + !contract.bias.empty() + contract.residual +
+                          workspaceParams + scaleParams + offsetsParams)
     return b.fail("params",
-                  "A, B, C (and the offsets, the bias, the scales, the "
+                  "A, B, C (and the offsets, the bias, R, the scales, the "
                   "workspace and counters) are all pointers or all memref "
                   "descriptors");
   if (descriptors)

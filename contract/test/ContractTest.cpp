@@ -307,7 +307,7 @@ TEST(Contract, RejectsMalformedContracts) {
       parseContract(replace(kFixed, "C:ptr", "C:ptr gamma:f32"), c, error));
   EXPECT_EQ(error, "line 12: unsupported kernel parameter 'gamma:f32' (known: "
                    "A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 beta:f32 "
-                   "bias:ptr, memref2|3.i32|i64 for A, B, C, bias, "
+                   "bias:ptr R:ptr, memref2|3.i32|i64 for A, B, C, R, bias, "
                    "workspace:ptr counters:ptr scale-A:ptr scale-B:ptr "
             "offsets:ptr or "
                    "memref1.i32|i64, and "
@@ -329,13 +329,13 @@ TEST(Contract, RejectsMalformedContracts) {
   EXPECT_FALSE(parseContract(replace(kFixed, "m=1024", "m=?"), c, error));
   EXPECT_EQ(error, "the problem's size M is given at launch but is not a "
                    "kernel parameter");
-  // Versions 2 to 12 (tensor maps, persistent grids, clusters, split-K,
+  // Versions 2 to 13 (tensor maps, persistent grids, clusters, split-K,
   // families, splits at launch, stream-K, transposed kernels, batches
-  // copied by TMA, batch-stride multiples, FP8, groups) are read; a later
-  // one is not.
-  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v13"), c, error));
+  // copied by TMA, batch-stride multiples, FP8, groups, R) are read; a
+  // later one is not.
+  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v14"), c, error));
   EXPECT_EQ(error, "line 6: unsupported contract version: "
-                   "// gemmc-contract-begin v13");
+                   "// gemmc-contract-begin v14");
   EXPECT_FALSE(parseContract(replace(kFixed, "// entry: sgemm_coalesced\n", ""),
                              c, error));
   EXPECT_EQ(error, "the kernel contract has no 'entry' field");
@@ -1346,4 +1346,37 @@ TEST(Contract, ReadsGroups) {
   EXPECT_NE(error.find("offsets parameter"), std::string::npos) << error;
   EXPECT_FALSE(
       parseContract(replace(kGrouped, " groups=?", " groups=0"), again, error));
+}
+
+TEST(Contract, ReadsAResidual) {
+  // Version 13: `residual=add` with an R parameter, shaped as C.
+  std::string text =
+      replace(replace(replace(kFixed, "v1", "v13"), "C:ptr", "C:ptr R:ptr"),
+              "// semantics: C = A * B",
+              "// semantics: C = A * B + R\n// epilogue: residual=add");
+  Contract c, again;
+  std::string error, why;
+  ASSERT_TRUE(parseContract(text, c, error)) << error;
+  EXPECT_TRUE(c.residual);
+  EXPECT_EQ(c.semantics, describeSemantics(false, "", "", "", true));
+  EXPECT_EQ(describeSemantics(true, "col", "gelu", "", true),
+            "C = gelu(alpha * A * B + beta * C + bias[col]) + R");
+  ASSERT_TRUE(parseContract(formatContract(c), again, error)) << error;
+  EXPECT_EQ(formatContract(c), formatContract(again));
+  EXPECT_NE(formatContract(c).find("v13\n"), std::string::npos);
+  EXPECT_NE(formatContract(c).find("// epilogue: residual=add\n"),
+            std::string::npos);
+  // A problem takes the kernel only with R, and the other way round.
+  Problem p = c.problem;
+  EXPECT_FALSE(accepts(c, p, why));
+  EXPECT_NE(why.find("+ R"), std::string::npos) << why;
+  p.residual = true;
+  EXPECT_TRUE(accepts(c, p, why)) << why;
+  // An older reader's version does not know the word; R needs it.
+  EXPECT_FALSE(parseContract(replace(text, "v13", "v12"), again, error));
+  EXPECT_NE(error.find("malformed 'epilogue'"), std::string::npos) << error;
+  EXPECT_FALSE(parseContract(replace(text, " R:ptr", ""), again, error));
+  EXPECT_NE(error.find("an R parameter needs 'epilogue: residual=add'"),
+            std::string::npos)
+      << error;
 }

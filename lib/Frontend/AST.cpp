@@ -127,6 +127,8 @@ void gemmc::dump(const KernelDecl &kernel, const ScheduleFacts &facts,
     os << " scales=" << stringify(p.scales->kind);
   if (p.activation && p.activation->kind != Activation::None)
     os << " activation=" << stringify(p.activation->kind);
+  if (p.residual)
+    os << " residual=add";
   if (p.batch) {
     os << " batch=";
     printSize(os, p.batch->count);

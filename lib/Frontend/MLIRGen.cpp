@@ -104,5 +104,6 @@ void gemmc::mlirGen(ModuleOp module, const KernelDecl &kernel,
     groups = builder.getI64IntegerAttr(
         p.groupCount ? *p.groupCount : ShapedType::kDynamic);
   gemm::KernelOp::create(builder, loc, kernel.name, problem, schedule,
-                         p.alphaBeta, bias, scales, activation, batch, groups);
+                         p.alphaBeta, bias, scales, activation, p.residual,
+                         batch, groups);
 }

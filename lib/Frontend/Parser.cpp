@@ -246,6 +246,16 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
     return true;
   }
 
+  if (name == "residual") {
+    if (!checkUnique(problem.residual, name, loc) ||
+        !expect(Token::Equal, "'='"))
+      return false;
+    if (!consumeIf("add"))
+      return error("expected 'add', got " + describe());
+    problem.residual = ResidualDecl{loc};
+    return true;
+  }
+
   if (name == "batch") {
     if (!checkUnique(problem.batch, name, loc) || !expect(Token::Equal, "'='"))
       return false;
@@ -272,8 +282,8 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
 
   return error(loc, "unknown problem statement '" + name +
                         "' (expected m, n, k, a, b, c, accumulate, math, "
-                        "epilogue, bias, scales, activation, batch or "
-                        "groups)");
+                        "epilogue, bias, scales, activation, residual, "
+                        "batch or groups)");
 }
 
 bool Parser::parseProblem(ProblemDecl &problem) {

@@ -50,6 +50,8 @@ void gemmc::printProblem(llvm::raw_ostream &os, const Problem &p,
     os << indent << "scales = " << stringify(*p.scales) << "\n";
   if (p.activation != Activation::None)
     os << indent << "activation = " << stringify(p.activation) << "\n";
+  if (p.residual)
+    os << indent << "residual = add\n";
   if (p.batched) {
     os << indent << "batch = ";
     printSize(os, p.batchCount);

@@ -46,6 +46,7 @@ static Problem buildProblem(const ProblemDecl &p) {
     problem.scales = p.scales->kind;
   if (p.activation)
     problem.activation = p.activation->kind;
+  problem.residual = p.residual.has_value();
   if (p.batch) {
     problem.batched = true;
     problem.batchCount = p.batch->count.value;

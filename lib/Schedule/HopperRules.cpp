@@ -274,12 +274,13 @@ bool Rules::checkWarpgroup() {
   bool oneTileOfRows = kernel.mTiles == 1 && kernel.a.byTma &&
                        kernel.b.byTma && !s.splitsK() && !s.streamK;
   if (hasEdgeTiles(p, s) && kernel.accumulators >= 128 &&
-      (!kernel.c || p.alphaBeta) && !oneTileOfRows)
+      (!kernel.c || p.alphaBeta || p.residual) && !oneTileOfRows)
     warning(DirectiveKind::Tile,
             Twine("the kernel may spill registers to local memory: at the "
                   "matrix's edges it ") +
-                (kernel.c ? "reads C element by element"
-                          : "stores C element by element") +
+                (!kernel.c     ? "stores C element by element"
+                 : p.alphaBeta ? "reads C element by element"
+                               : "reads R element by element") +
                 " while " + Twine(kernel.accumulators) +
                 " accumulators per consumer thread are live (ptxas -v tells" +
                 (kernel.c ? ")" : "; 'tma c' stores through shared memory "

@@ -155,6 +155,9 @@ void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
   // (128 accumulators of bf16 with beta spilled 64 bytes without it).
   if (p.alphaBeta && s.hasMma() && p.cLayout == MatrixLayout::Col)
     epilogue = satAdd(epilogue, s.wn() / 4);
+  // R (`residual = add`) is read as C is with beta: a row's more.
+  if (p.residual)
+    epilogue = satAdd(epilogue, s.hasMma() ? s.wn() / 2 : s.tn());
   // A bias along the row: WN / 4 values (mma), or TN.
   if (p.bias)
     epilogue = satAdd(epilogue, s.hasMma() ? s.wn() / 4 : s.tn());

@@ -46,6 +46,7 @@ FailureOr<KernelContract> mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel,
     contract.bias = bias.getValue().str();
   if (auto activation = kernel->getAttrOfType<StringAttr>(kActivationAttr))
     contract.activation = activation.getValue().str();
+  contract.residual = kernel->hasAttr(kResidualAttr);
   if (auto scales = kernel->getAttrOfType<StringAttr>(kScalesAttr))
     contract.scales = scales.getValue().str();
   if (auto batch = kernel->getAttrOfType<DenseI64ArrayAttr>(kBatchAttr))
@@ -185,8 +186,9 @@ gemmc::contract::Contract mlir::gemm::toContract(const KernelContract &kc) {
   c.bias = kc.bias;
   c.activation = kc.activation;
   c.scales = kc.scales;
-  c.semantics =
-      ct::describeSemantics(kc.alphaBeta, kc.bias, kc.activation, kc.scales);
+  c.residual = kc.residual;
+  c.semantics = ct::describeSemantics(kc.alphaBeta, kc.bias, kc.activation,
+                                      kc.scales, kc.residual);
   ct::Problem &p = c.problem;
   p.m = toSize(problem.getM());
   p.n = toSize(problem.getN());

@@ -128,7 +128,8 @@ bool CublasLt::takes(const Problem &p, std::string &why) {
     why = "cuBLASLt baseline computes one GEMM, not a batch";
     return false;
   }
-  if (p.alpha != 1 || p.beta != 0 || !p.bias.empty() || !p.activation.empty()) {
+  if (p.alpha != 1 || p.beta != 0 || !p.bias.empty() || !p.activation.empty() ||
+      p.residual) {
     why = "cuBLASLt baseline computes D = scales * A * B only (alpha = 1, "
           "beta = 0, no bias, no ReLU)";
     return false;

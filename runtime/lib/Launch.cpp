@@ -188,7 +188,7 @@ ContractKernel::reserveWorkspace(const Problem &problem, int64_t splits,
 
 /// The offset, sizes and strides of the memref descriptor of matrix `name`
 /// (rank 2, or 3 for a batch) in its logical orientation: A is M x K, B
-/// K x N, C M x N, a row bias M x 1, a column bias 1 x N. A `transposed`
+/// K x N, C and R M x N, a row bias M x 1, a column bias 1 x N. A `transposed`
 /// kernel reads each the other way round (B as B^T, N x K): rows and
 /// columns swap.
 static std::vector<int64_t> descriptorFields(const std::string &name, int rank,
@@ -202,7 +202,7 @@ static std::vector<int64_t> descriptorFields(const std::string &name, int rank,
     shape = {p.m, p.k, p.ldOfA(), p.strideOfA(), p.aLayout};
   else if (name == "B")
     shape = {p.k, p.n, p.ldOfB(), p.strideOfB(), p.bLayout};
-  else if (name == "C")
+  else if (name == "C" || name == "R")
     shape = {p.m, p.n, p.ldOfC(), p.strideOfC(), p.cLayout};
   else if (p.bias == "row")
     shape = {p.m, 1, 1, 0, Layout::Row};
@@ -263,6 +263,7 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
            : name == "B" || name == "tmap-B" ? Source::B
            : name == "offsets"               ? Source::Offsets
            : name == "bias"                  ? Source::Bias
+           : name == "R"                     ? Source::Residual
            : name == "scale-A"               ? Source::ScaleA
            : name == "scale-B"               ? Source::ScaleB
            : name == "workspace"             ? Source::Partials
@@ -353,6 +354,7 @@ void LaunchPlan::launch(const Operands &operands, CUstream stream) const {
                           : patch.source == Source::B        ? operands.b
                           : patch.source == Source::Offsets  ? operands.offsets
                           : patch.source == Source::Bias     ? operands.bias
+                          : patch.source == Source::Residual ? operands.residual
                           : patch.source == Source::ScaleA   ? operands.scaleA
                           : patch.source == Source::ScaleB   ? operands.scaleB
                           : patch.source == Source::Partials ? partials

@@ -192,6 +192,21 @@ TEST(Host, ReferenceMatchesExactProduct) {
   finishOnHost(product, biased);
   EXPECT_EQ(product.data, c.data);
 
+  // Then + R, after the activation: relu(-42) + R is R.
+  HostMatrix residual(2, 2, Layout::Row);
+  residual.data = {3, -5, 0.5f, 7};
+  biased.residual = &residual;
+  c.data = {3, 60, 39.5f, 162};
+  EXPECT_EQ(compareWithReference(a, b, c, all, biased).relFrobenius, 0.0);
+  product.data = {58, 64, 139, 154};
+  finishOnHost(product, biased);
+  EXPECT_EQ(product.data, c.data);
+  Epilogue residualAlone;
+  residualAlone.residual = &residual;
+  product.data = {58, 64, 139, 154};
+  finishOnHost(product, residualAlone);
+  EXPECT_EQ(product.data, (std::vector<float>{61, 59, 139.5f, 161}));
+
   c.data[0] = NAN;
   Comparison nan = compareWithReference(a, b, c, all);
   EXPECT_EQ(nan.nonFinite, 1);

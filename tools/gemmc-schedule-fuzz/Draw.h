@@ -52,9 +52,9 @@ inline const char *elementName(Kind kind) {
 /// The streams a Hopper schedule draws its later additions from, each its
 /// own so that what earlier seeds drew stays: the operands the producer's
 /// threads copy, deep K steps and pipelines, batches, and what came after
-/// (FP8, the activations' kinds).
+/// (FP8, the activations' kinds), R (`residual = add`).
 struct SideDraws {
-  Draw &side, &deep, &batch, &extra, &groups;
+  Draw &side, &deep, &batch, &extra, &groups, &residual;
 };
 
 /// An activation: ReLU half the time, else GELU (either form) or SiLU.

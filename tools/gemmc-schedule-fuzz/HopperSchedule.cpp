@@ -159,6 +159,8 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
     statement(std::string("bias = ") + (d.chance(0.5) ? "row" : "col"));
   if (d.chance(0.25))
     statement(std::string("activation = ") + drawActivation(fp8Side));
+  if (sides.residual.chance(0.2))
+    statement("residual = add");
 
   std::string schedule;
   auto directive = [&](const std::string &text) {

@@ -75,6 +75,10 @@ struct Problem {
   /// "gelu-tanh", "silu" (version 11 for the last three), or none (empty).
   std::string bias;
   std::string activation;
+  /// `residual=add` (version 13): then plus R, an M x N matrix with C's
+  /// type, layout, leading dimension and batch stride (device memory that
+  /// does not overlap C; Operands::residual).
+  bool residual = false;
   /// FP8's dequantisation scales, applied to A * B first: "tensor" (an
   /// f32 for A and one for B), "rowwise" (one per row of A, M, and per
   /// column of B, N), "block" (per 1 x 128 block of A and 128 x 128 block
@@ -212,6 +216,9 @@ struct Contract {
   /// the kernel applies; a problem must ask for exactly these.
   std::string bias;
   std::string activation;
+  /// `epilogue: residual=add` (version 13): the kernel takes R (an `R`
+  /// parameter shaped as C's) and adds it last.
+  bool residual = false;
   /// `epilogue: scales=tensor|rowwise|block` (version 11): the kernel
   /// takes `scale-A` and `scale-B` (f32 vectors of scaleCount) and
   /// dequantises A * B with them; a problem must ask for the same.
@@ -311,11 +318,12 @@ struct Contract {
 };
 
 /// `C = A * B`, `C = alpha * A * B + beta * C`, with ` + bias[row]` and
-/// `relu(...)` (or another activation): the `semantics:` value of a kernel
-/// with this epilogue.
+/// `relu(...)` (or another activation), then ` + R`: the `semantics:`
+/// value of a kernel with this epilogue.
 std::string describeSemantics(bool alphaBeta, const std::string &bias,
                               const std::string &activation,
-                              const std::string &scales = "");
+                              const std::string &scales = "",
+                              bool residual = false);
 /// Whether `name` is an activation a contract states (relu, gelu,
 /// gelu-tanh, silu).
 bool isActivation(const std::string &name);

@@ -67,6 +67,11 @@ struct ActivationDecl {
   llvm::SMLoc loc;
 };
 
+/// `residual = add`: R, an M x N matrix like C, added last.
+struct ResidualDecl {
+  llvm::SMLoc loc;
+};
+
 /// `batch = 8` or `batch = 8 strides 4096 4096 4096` (elements between
 /// consecutive A, B and C matrices; dense when not given).
 struct BatchDecl {
@@ -91,6 +96,7 @@ struct ProblemDecl {
   std::optional<BiasDecl> bias;
   std::optional<ScalesDecl> scales;
   std::optional<ActivationDecl> activation;
+  std::optional<ResidualDecl> residual;
   std::optional<BatchDecl> batch;
   std::optional<GroupsDecl> groups;
 };

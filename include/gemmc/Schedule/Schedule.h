@@ -87,8 +87,11 @@ struct Problem {
   std::optional<BiasKind> bias;
   /// `scales = tensor | rowwise`: A's and B's dequantisation scales.
   std::optional<ScaleKind> scales;
-  /// `activation = ...`, applied last.
+  /// `activation = ...`, applied after the bias.
   Activation activation = Activation::None;
+  /// `residual = add`: then plus R, an M x N matrix of C's type, layout,
+  /// leading dimension and batch stride (a transformer's skip connection).
+  bool residual = false;
   /// A batch: `batchCount` GEMMs (std::nullopt: given at launch), A, B and
   /// C `batchStrides` elements apart (dense where not given).
   bool batched = false;

@@ -32,9 +32,11 @@ struct KernelContract {
   /// "row" or "col" for a bias parameter (one value per row or column of
   /// C), or empty.
   std::string bias;
-  /// The activation applied last ("relu", "gelu", "gelu-tanh", "silu"),
-  /// or empty.
+  /// The activation applied after the bias ("relu", "gelu", "gelu-tanh",
+  /// "silu"), or empty.
   std::string activation;
+  /// `residual = add`: R (the `R` parameter, shaped as C) added last.
+  bool residual = false;
   /// "tensor" or "rowwise" for A's and B's scales (scale-A and scale-B
   /// parameters), empty without.
   std::string scales;

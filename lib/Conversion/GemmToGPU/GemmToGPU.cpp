@@ -117,6 +117,7 @@ static void outlineKernel(KernelOp kernel) {
   problemArgs.groups = groups.has_value();
   problemArgs.alphaBeta = kernel.getAlphaBeta();
   problemArgs.bias = bias.has_value();
+  problemArgs.residual = kernel.getResidual();
   problemArgs.scales = scales.has_value();
   KernelABI abi = KernelABI::get(problemArgs, schedule);
   std::optional<gemmc::ScaleKind> scaleKind;
@@ -139,6 +140,11 @@ static void outlineKernel(KernelOp kernel) {
     case KernelArg::B:
     case KernelArg::C:
       argTypes.push_back(matrixTypes[static_cast<int>(role)]);
+      pointers.push_back(i);
+      break;
+    case KernelArg::Residual:
+      // R is read as C is: its type, with C's strides.
+      argTypes.push_back(matrixTypes[static_cast<int>(KernelArg::C)]);
       pointers.push_back(i);
       break;
     case KernelArg::Offsets:
@@ -195,6 +201,8 @@ static void outlineKernel(KernelOp kernel) {
     func->setAttr(kAlphaBetaAttr, builder.getUnitAttr());
   if (bias)
     func->setAttr(kBiasAttr, builder.getStringAttr(*bias));
+  if (kernel.getResidual())
+    func->setAttr(kResidualAttr, builder.getUnitAttr());
   if (scales)
     func->setAttr(kScalesAttr, builder.getStringAttr(*scales));
   if (std::optional<StringRef> activation = kernel.getActivation())

@@ -57,6 +57,9 @@ struct BenchOptions {
   /// default the first kernel's), random in [0.5, 2) (seeds + 5 and + 6).
   std::string scales;
   bool scalesGiven = false;
+  /// The first kernel's `residual = add`: R random (seed + 7), shaped and
+  /// strided as C.
+  bool residual = false;
   /// FP8 summed on the tensor cores throughout (the first kernel's
   /// `math=fast-accumulate`): cuBLASLt then accumulates fast too.
   bool fastAccumulate = false;

@@ -89,6 +89,8 @@ struct Epilogue {
   bool biasPerRow = false;
   /// The activation: "relu", "gelu", "gelu-tanh", "silu" or none.
   std::string activation;
+  /// Then plus R[i, j] (`residual = add`), or nothing where null.
+  const HostMatrix *residual = nullptr;
   /// FP8's scales, applied to A * B first: one each (size 1), or one per
   /// row of A (M) and per column of B (N); empty: none. With
   /// `blockScales`, one per block of A and of B (contract::scaleCount's
@@ -108,12 +110,16 @@ struct Epilogue {
   double finish(double value, int64_t i, int64_t j) const {
     if (bias)
       value += biasPerRow ? bias->at(i, 0) : bias->at(0, j);
-    return activate(value);
+    value = activate(value);
+    if (residual)
+      value += residual->at(i, j);
+    return value;
   }
 };
 
-/// Adds the bias and applies ReLU to `c` in place, rounding to its type
-/// (what cuBLAS, which has no such epilogue, leaves to do).
+/// Adds the bias, applies the activation and adds R to `c` in place,
+/// rounding to its type (what cuBLAS, which has no such epilogue, leaves to
+/// do).
 void finishOnHost(HostMatrix &c, const Epilogue &epilogue);
 
 /// alpha * sum_k A[i,k] * B[k,j] + beta * C0[i,j] (then the bias and

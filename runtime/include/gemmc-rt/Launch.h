@@ -18,6 +18,9 @@ namespace gemmc::rt {
 struct Operands {
   CUdeviceptr a = 0, b = 0, c = 0;
   CUdeviceptr bias = 0; ///< the epilogue's bias vector, if any
+  /// R, added last where the problem has `residual` (C's shape and
+  /// strides; it must not overlap C).
+  CUdeviceptr residual = 0;
   /// FP8's scales (f32): one each, or one per row of A and per column of
   /// B, where the problem has `scales`.
   CUdeviceptr scaleA = 0, scaleB = 0;
@@ -133,6 +136,7 @@ private:
     C,
     Offsets,
     Bias,
+    Residual,
     ScaleA,
     ScaleB,
     Partials,

@@ -83,6 +83,7 @@ static std::vector<Case> sweepCases(const BenchOptions &o,
     p.bias = c.bias;
     p.activation = c.activation;
     p.scales = c.scales;
+    p.residual = c.residual;
     if (p.batch == 0) // `batch=?`
       p.batch = uniform(1, 4);
     if (c.alphaBeta) {
@@ -152,6 +153,7 @@ void gemmc::rt::takeProblemFromKernels(BenchOptions &o,
   const Problem &first = kernel.problem;
   if (!o.scalesGiven)
     o.scales = kernel.scales;
+  o.residual = kernel.residual;
   o.fastAccumulate = first.fastAccumulate;
   if (!o.typeGiven) {
     o.type = first.a;
@@ -185,6 +187,7 @@ Problem gemmc::rt::problemOf(const BenchOptions &o, const Shape &shape) {
   p.alpha = o.alpha, p.beta = o.beta;
   p.bias = o.bias, p.activation = o.activation;
   p.scales = o.scales;
+  p.residual = o.residual;
   p.fastAccumulate = o.fastAccumulate;
   p.batch = o.batch;
   p.strideA = o.strideA, p.strideB = o.strideB, p.strideC = o.strideC;

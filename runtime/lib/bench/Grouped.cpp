@@ -171,12 +171,12 @@ private:
   const GroupedCase &gc;
   Problem p;
   int64_t tokens;
-  std::unique_ptr<HostMatrix> a, ref;
+  std::unique_ptr<HostMatrix> a, ref, residual;
   std::vector<HostMatrix> bs;
   std::vector<int32_t> offsets;
   /// What cuBLAS leaves to the host, and the fp64 reference's epilogue.
   Epilogue epilogue;
-  std::unique_ptr<DeviceBuffer> da, db, dc, dRef, dOffsets;
+  std::unique_ptr<DeviceBuffer> da, db, dc, dRef, dOffsets, dResidual;
   std::vector<std::pair<Problem, Operands>> calls;
   /// fp64 at the samples (row, column, value), and cuBLAS's error there.
   std::vector<std::tuple<int64_t, int64_t, double>> samples;
@@ -216,6 +216,14 @@ GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
   for (int64_t size : gc.sizes)
     offsets.push_back(int32_t(end += size));
   HostMatrix c(p.m, p.n, p.cLayout, p.c);
+  // R (`residual = add`): M x N as C, added on the host to cuBLAS's rows.
+  if (p.residual) {
+    residual = std::make_unique<HostMatrix>(c);
+    fillRandom(*residual, o.seed + 14);
+    dResidual = std::make_unique<DeviceBuffer>(residual->bytes());
+    dResidual->upload(residual->pack().data());
+    epilogue.residual = residual.get();
+  }
   da = std::make_unique<DeviceBuffer>(a->bytes());
   db = std::make_unique<DeviceBuffer>(bBytes.size());
   dc = std::make_unique<DeviceBuffer>(c.bytes());
@@ -262,12 +270,13 @@ GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
   std::vector<unsigned char> bytes(c.bytes());
   dRef->download(bytes.data());
   ref->unpack(bytes);
-  // cuBLAS has no activation: the host applies it to the groups' rows.
-  if (!p.activation.empty())
+  // cuBLAS has no activation or R: the host applies them to the groups'
+  // rows.
+  if (!p.activation.empty() || p.residual)
     for (int64_t i = 0; i < tokens; ++i)
       for (int64_t j = 0; j < p.n; ++j)
         ref->data[ref->index(i, j)] =
-            roundTo(p.c, float(epilogue.activate(ref->at(i, j))));
+            roundTo(p.c, float(epilogue.finish(ref->at(i, j), i, j)));
   // fp64 at samples: each row's group by the offsets.
   std::mt19937_64 gen(o.seed + 13);
   double err = 0, norm = 0;
@@ -277,7 +286,7 @@ GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
     size_t g = size_t(std::upper_bound(offsets.begin(), offsets.end(), i) -
                       offsets.begin());
     double exact =
-        epilogue.activate(p.alpha * exactAt(*a, bs[g], i, j));
+        epilogue.finish(p.alpha * exactAt(*a, bs[g], i, j), i, j);
     samples.emplace_back(i, j, exact);
     err += (ref->at(i, j) - exact) * (ref->at(i, j) - exact);
     norm += exact * exact;
@@ -324,6 +333,8 @@ GroupedOutcome GroupedRun::run(const KernelFamily &family) {
   poison(*dc, p.c);
   Operands ops{da->ptr(), db->ptr(), dc->ptr()};
   ops.offsets = dOffsets->ptr();
+  if (dResidual)
+    ops.residual = dResidual->ptr();
   LaunchPlan plan(kernel, p);
   plan.launch(ops);
   GEMMC_CU(DriverApi::get().cuCtxSynchronize());
@@ -385,6 +396,7 @@ int gemmc::rt::runGroupedBench(const BenchOptions &o, Bench &bench,
     const Problem &first = kernels.front().kernel->contract().problem;
     const Contract &firstSpec = kernels.front().kernel->contract();
     if (kernel.contract().activation != firstSpec.activation ||
+        kernel.contract().residual != firstSpec.residual ||
         kernel.contract().alphaBeta != firstSpec.alphaBeta ||
         !kp.grouped || kp.a != first.a || kp.b != first.b || kp.c != first.c ||
         kp.aLayout != first.aLayout || kp.bLayout != first.bLayout ||
@@ -407,6 +419,7 @@ int gemmc::rt::runGroupedBench(const BenchOptions &o, Bench &bench,
   std::vector<GroupedOutcome> outcomes;
   Problem kind = first.problem;
   kind.activation = first.activation;
+  kind.residual = first.residual;
   if (!first.alphaBeta && o.alpha != 1)
     throw std::runtime_error("--alpha: the grouped kernels take no alpha");
   for (const GroupedCase &gc : cases) {

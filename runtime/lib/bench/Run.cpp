@@ -191,6 +191,10 @@ private:
   bool perRow;
   HostMatrix bias;
   std::unique_ptr<DeviceBuffer> dBias;
+  /// R (`residual = add`): a matrix each GEMM of the batch, in C's type
+  /// and strides.
+  std::vector<HostMatrix> rs;
+  std::unique_ptr<DeviceBuffer> dResidual;
   /// FP8's scales (one each, or per row of A and per column of B) and
   /// their device copies.
   std::vector<float> scaleA, scaleB;
@@ -256,6 +260,14 @@ CaseRun::CaseRun(Bench &bench, const Case &cs)
     dBias = std::make_unique<DeviceBuffer>(bias.bytes());
     dBias->upload(bias.pack().data());
     ops.bias = dBias->ptr();
+  }
+  if (p.residual) {
+    rs = batchOfC();
+    for (int64_t i = 0; i < p.batch; ++i)
+      fillRandom(rs[size_t(i)], o.seed + 8 * uint64_t(i) + 7);
+    dResidual = std::make_unique<DeviceBuffer>(dc.size());
+    dResidual->upload(packBatch(rs, p.strideOfC(), dc.size()).data());
+    ops.residual = dResidual->ptr();
   }
   if (!p.scales.empty()) {
     auto scales = [&](bool ofA, uint64_t seed,
@@ -326,6 +338,7 @@ bool CaseRun::verify(std::vector<HostMatrix> &c,
     epilogue.bias = p.bias.empty() ? nullptr : &bias;
     epilogue.biasPerRow = perRow;
     epilogue.activation = p.activation;
+    epilogue.residual = p.residual ? &rs[size_t(i)] : nullptr;
     epilogue.scaleA = scaleA;
     epilogue.scaleB = scaleB;
     epilogue.blockScales = p.scales == "block";

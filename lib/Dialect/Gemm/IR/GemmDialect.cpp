@@ -45,6 +45,7 @@ LogicalResult GemmDialect::verifyOperationAttribute(Operation *op,
     return expect(isa<LaunchAttr>(value) && onFunction,
                   "must be a #gemm.launch on a function");
   if (name == getAlphaBetaAttrHelper().getName() ||
+      name == getResidualAttrHelper().getName() ||
       name == getTailsAttrHelper().getName())
     return expect(unit && onFunction, "must be a unit attribute on a function");
   if (name == getBiasAttrHelper().getName()) {

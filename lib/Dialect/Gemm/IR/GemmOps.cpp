@@ -36,6 +36,7 @@ static gemmc::Problem getKernelProblem(KernelOp kernel) {
   if (std::optional<StringRef> activation = kernel.getActivation())
     problem.activation =
         gemmc::activationNamed(*activation).value_or(gemmc::Activation::None);
+  problem.residual = kernel.getResidual();
   if (std::optional<ArrayRef<int64_t>> batch = kernel.getBatch())
     setBatchModel(problem, *batch);
   if (std::optional<int64_t> groups = kernel.getGroups())

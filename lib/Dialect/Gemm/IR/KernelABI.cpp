@@ -24,6 +24,8 @@ StringRef mlir::gemm::stringifyKernelArg(KernelArg role) {
     return "beta";
   case KernelArg::Bias:
     return "bias";
+  case KernelArg::Residual:
+    return "R";
   case KernelArg::ScaleA:
     return "scale-A";
   case KernelArg::ScaleB:
@@ -51,6 +53,8 @@ KernelABI::KernelABI(const ProblemArgs &problem, bool workspace,
     roles.append({KernelArg::Alpha, KernelArg::Beta});
   if (problem.bias)
     roles.push_back(KernelArg::Bias);
+  if (problem.residual)
+    roles.push_back(KernelArg::Residual);
   if (problem.scales)
     roles.append({KernelArg::ScaleA, KernelArg::ScaleB});
   if (workspace)
@@ -75,6 +79,7 @@ KernelABI KernelABI::of(Operation *kernel) {
   problem.groups = kernel->hasAttr(kGroupsAttr);
   problem.alphaBeta = kernel->hasAttr(kAlphaBetaAttr);
   problem.bias = kernel->hasAttr(kBiasAttr);
+  problem.residual = kernel->hasAttr(kResidualAttr);
   problem.scales = kernel->hasAttr(kScalesAttr);
   if (!schedule)
     return KernelABI(problem, /*workspace=*/false, /*tensorMapA=*/false,

@@ -123,15 +123,17 @@ static LogicalResult mapThreads(MatmulOp matmul) {
   LogicalResult built = buildEpilogue(
       builder, loc, matmul, matmul.getC(),
       [&](OpBuilder &b, const EpilogueValues &e) {
-        Value old;
-        if (e.readsC)
-          old = castFloat(b, loc,
-                          memref::LoadOp::create(b, loc, matmul.getC(),
-                                                 ValueRange{row, col}),
-                          accType);
+        // C's old value and R's, read where C is stored.
+        auto readAt = [&](Value matrix) -> Value {
+          Value read =
+              memref::LoadOp::create(b, loc, matrix, ValueRange{row, col});
+          return castFloat(b, loc, read, accType);
+        };
+        Value old = e.readsC ? readAt(matmul.getC()) : Value();
+        Value added = e.residual ? readAt(e.residual) : Value();
         Value result =
             castFloat(b, loc,
-                      e.apply(b, loc, accs[0], old, matmul.getC(),
+                      e.apply(b, loc, accs[0], old, added, matmul.getC(),
                               [&] { return std::make_pair(row, col); }),
                       cType.getElementType());
         OpBuilder::InsertionGuard guard(b);

@@ -217,12 +217,14 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
   // C is read (for beta) in the pieces it is written in: pairs, or with
   // `global-store 1` element by element (any leading dimension of C).
   bool pairs = getKernelSchedule(matmul).globalStoreWidth() > 1;
-  auto readOld = [&](OpBuilder &sb, Value row, Value col) -> Value {
+  // R (`residual = add`) is read as C is.
+  auto readPair = [&](OpBuilder &sb, Value matrix, Value row,
+                      Value col) -> Value {
     if (pairs)
-      return readAlongRow(sb, loc, pairType, matmul.getC(), row, col);
+      return readAlongRow(sb, loc, pairType, matrix, row, col);
     auto elementType = VectorType::get({1}, cElement);
-    Value first = readAlongRow(sb, loc, elementType, matmul.getC(), row, col);
-    Value second = readAlongRow(sb, loc, elementType, matmul.getC(), row,
+    Value first = readAlongRow(sb, loc, elementType, matrix, row, col);
+    Value second = readAlongRow(sb, loc, elementType, matrix, row,
                                 addOffset(sb, loc, col, 1));
     return vector::ShuffleOp::create(sb, loc, first, second,
                                      ArrayRef<int64_t>{0, 1});
@@ -240,20 +242,25 @@ static LogicalResult lowerToMma(MatmulOp matmul) {
           // Where the epilogue reads C, a row of fragments' reads go first, in
           // flight together (all of them would need as many registers again as
           // the accumulators).
-          SmallVector<Value> olds(nTiles * 2);
-          if (e.readsC)
-            for (int64_t ni = 0; ni < nTiles; ++ni)
+          auto readRow = [&](Value matrix) {
+            SmallVector<Value> reads(nTiles * 2);
+            for (int64_t ni = 0; ni < nTiles && matrix; ++ni)
               for (int64_t half = 0; half < 2; ++half) {
                 Value row = rowOf(sb, mi, half);
                 Value col = colOf(sb, ni);
-                olds[ni * 2 + half] =
-                    extendToF32(sb, loc, readOld(sb, row, col));
+                reads[ni * 2 + half] =
+                    extendToF32(sb, loc, readPair(sb, matrix, row, col));
               }
+            return reads;
+          };
+          SmallVector<Value> olds = readRow(e.readsC ? matmul.getC() : Value());
+          SmallVector<Value> addeds = readRow(e.residual);
           for (int64_t ni = 0; ni < nTiles; ++ni)
             for (int64_t half = 0; half < 2; ++half) {
               Value pair = vector::ExtractOp::create(
                   sb, loc, accs[mi * nTiles + ni], half);
-              pair = e.apply(sb, loc, pair, olds[ni * 2 + half], matmul.getC(),
+              pair = e.apply(sb, loc, pair, olds[ni * 2 + half],
+                             addeds[ni * 2 + half], matmul.getC(),
                              [&] {
                                Value row = rowOf(sb, mi, half);
                                return std::make_pair(row, colOf(sb, ni));

@@ -170,23 +170,28 @@ static LogicalResult registerTile(MatmulOp matmul) {
       b, loc, matmul, cOperand.memref,
       [&](OpBuilder &sb, const EpilogueValues &e) {
         for (int64_t i = 0; i < tm; ++i) {
-          // Where the epilogue reads C, a row's reads go first, in flight
-          // together.
-          SmallVector<Value> olds(colChunks);
-          if (e.readsC)
-            for (int64_t j = 0; j < colChunks; ++j) {
+          // Where the epilogue reads C (and R), a row's reads go first, in
+          // flight together.
+          auto readRow = [&](Value matrix) {
+            SmallVector<Value> reads(colChunks);
+            for (int64_t j = 0; j < colChunks && matrix; ++j) {
               Value row = rowOf(sb, i);
               Value col = colOf(sb, j);
-              olds[j] = readAlongRow(
+              reads[j] = readAlongRow(
                   sb, loc,
-                  cast<VectorType>(accs[i * colChunks + j].getType()),
-                  cOperand.memref, row, col);
+                  cast<VectorType>(accs[i * colChunks + j].getType()), matrix,
+                  row, col);
             }
+            return reads;
+          };
+          SmallVector<Value> olds =
+              readRow(e.readsC ? cOperand.memref : Value());
+          SmallVector<Value> addeds = readRow(e.residual);
           Value row = rowOf(sb, i);
           for (int64_t j = 0; j < colChunks; ++j) {
             Value col = colOf(sb, j);
             Value value = e.apply(sb, loc, accs[i * colChunks + j],
-                                  olds[j], cOperand.memref,
+                                  olds[j], addeds[j], cOperand.memref,
                                   [&] { return std::make_pair(row, col); });
             vector::TransferWriteOp::create(sb, loc, value, cOperand.memref,
                                             ValueRange{row, col}, alongColumns,

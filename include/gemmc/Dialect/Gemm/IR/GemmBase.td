@@ -42,6 +42,7 @@ def Gemm_Dialect : Dialect {
     "::mlir::StringAttr":$bias,
     "::mlir::StringAttr":$scales,
     "::mlir::StringAttr":$activation,
+    "::mlir::UnitAttr":$residual,
     "::mlir::DenseI64ArrayAttr":$batch,
     "::mlir::IntegerAttr":$groups,
     "::mlir::UnitAttr":$tails,

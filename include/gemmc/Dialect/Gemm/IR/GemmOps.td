@@ -16,7 +16,8 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
     alpha and beta given at launch (`epilogue = alpha-beta`); `bias` (`row`
     or `col`) adds a vector given at launch, one value per row or column of
     C; `activation` (`relu`, `gelu`, `gelu-tanh` or `silu`) is applied
-    last. `scales` (`tensor` or `rowwise`) first
+    next; `residual` then adds R, an M x N matrix given at launch with C's
+    type, layout, leading dimension and batch stride. `scales` (`tensor` or `rowwise`) first
     multiplies the product by A's and B's dequantisation scales, given at
     launch: one f32 each, or one per row of A and per column of B. `batch = [count, SA, SB, SC]` makes it a
     batch of `count` GEMMs whose A, B and C lie SA, SB and SC elements apart.
@@ -39,6 +40,7 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
     OptionalAttr<StrAttr>:$bias,
     OptionalAttr<StrAttr>:$scales,
     OptionalAttr<StrAttr>:$activation,
+    UnitAttr:$residual,
     OptionalAttr<DenseI64ArrayAttr>:$batch,
     OptionalAttr<I64Attr>:$groups
   );
@@ -46,7 +48,7 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
     $sym_name `problem` $problem `schedule` $schedule
     (`alpha_beta` $alpha_beta^)? (`bias` $bias^)?
     (`scales` $scales^)? (`activation` $activation^)?
-    (`batch` $batch^)? (`groups` $groups^)? attr-dict
+    (`residual` $residual^)? (`batch` $batch^)? (`groups` $groups^)? attr-dict
   }];
   let hasVerifier = 1;
 }

@@ -2,7 +2,8 @@
 //
 // A kernel's arguments, in order: the matrices A, B and C, then with
 // `groups` the groups' offsets (i32, one a group: where its rows end), then alpha and
-// beta (f32) with `epilogue = alpha-beta`, then the bias vector, then with
+// beta (f32) with `epilogue = alpha-beta`, then the bias vector, then
+// with `residual = add` the matrix R (C's type and strides), then with
 // `scales` A's and B's scales (f32: one each, or one per row of A and per
 // column of B), then with
 // `split-k` the workspace (f32 partial tiles) and its arrival counters (i32,
@@ -39,6 +40,7 @@ enum class KernelArg {
   Alpha,
   Beta,
   Bias,
+  Residual,
   ScaleA,
   ScaleB,
   Workspace,
@@ -49,14 +51,15 @@ enum class KernelArg {
 };
 
 /// The name of a role in the contract's `params:` line: A, B, C, offsets, alpha,
-/// beta, bias, scale-A, scale-B, workspace, counters, tmap-A, tmap-B,
+/// beta, bias, R, scale-A, scale-B, workspace, counters, tmap-A, tmap-B,
 /// tmap-C.
 StringRef stringifyKernelArg(KernelArg role);
 
 /// The arguments the problem adds to the matrices: the groups' offsets,
 /// and the epilogue's.
 struct ProblemArgs {
-  bool groups = false, alphaBeta = false, bias = false, scales = false;
+  bool groups = false, alphaBeta = false, bias = false, residual = false,
+       scales = false;
 };
 
 /// The argument list of a kernel.
@@ -70,7 +73,7 @@ public:
   static KernelABI get(const ProblemArgs &problem,
                        const gemmc::Schedule &schedule);
   /// The ABI of a kernel function, from its gemm.groups, gemm.alpha_beta,
-  /// gemm.bias, gemm.scales and gemm.schedule attributes.
+  /// gemm.bias, gemm.residual, gemm.scales and gemm.schedule attributes.
   static KernelABI of(Operation *kernel);
 
   /// The roles, in argument order.

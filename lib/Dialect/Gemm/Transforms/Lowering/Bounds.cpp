@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 using namespace mlir::gemm;
@@ -38,6 +39,25 @@ bool mlir::gemm::viewsMatrix(Value view) {
   }
   auto type = dyn_cast<MemRefType>(view.getType());
   return type && type.getRank() == 2;
+}
+
+FailureOr<Value> mlir::gemm::replayView(OpBuilder &b, Value view, Value from,
+                                        Value to) {
+  assert(from.getType() == to.getType() && "replayed onto another type");
+  SmallVector<Operation *> chain;
+  while (view != from) {
+    Operation *op = view.getDefiningOp();
+    if (!isa_and_nonnull<memref::CastOp, memref::SubViewOp>(op))
+      return failure();
+    chain.push_back(op);
+    view = op->getOperand(0);
+  }
+  IRMapping mapping;
+  mapping.map(from, to);
+  Value replayed = to;
+  for (Operation *op : llvm::reverse(chain))
+    replayed = b.clone(*op, mapping)->getResult(0);
+  return replayed;
 }
 
 MemRefType mlir::gemm::matrixTypeOf(Value view) {

@@ -30,6 +30,12 @@ bool viewsMatrix(Value view);
 /// viewsMatrix).
 MemRefType matrixTypeOf(Value view);
 
+/// The view of `to` that `view` is of `from`: the subviews and casts from
+/// `from` (a memref) to `view` cloned at `b`'s insertion point onto `to`,
+/// a memref of `from`'s type (R is C's twin). Fails where `view` is not
+/// reached from `from` through subviews and casts.
+FailureOr<Value> replayView(OpBuilder &b, Value view, Value from, Value to);
+
 /// Whether (0, 0) of `view` lies inside the matrix it views: a block's tile
 /// starts inside (the grid covers the matrix from its start), a warp's tile
 /// (gemm-warp-tile's views) may start past its edge.

@@ -1,7 +1,8 @@
 //===- Epilogue.cpp - how the stores of C apply the epilogue
 //----------------===//
 //
-// C = alpha * acc + beta * C, the bias, ReLU, under one branch on beta.
+// C = alpha * acc + beta * C, the bias, the activation, R, under one
+// branch on beta.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +20,7 @@ using namespace mlir;
 using namespace mlir::gemm;
 
 Value EpilogueValues::apply(
-    OpBuilder &b, Location loc, Value acc, Value old, Value c,
+    OpBuilder &b, Location loc, Value acc, Value old, Value added, Value c,
     function_ref<std::pair<Value, Value>()> position) const {
   auto vectorType = dyn_cast<VectorType>(acc.getType());
   auto splat = [&](Value scalar) -> Value {
@@ -87,7 +88,10 @@ Value EpilogueValues::apply(
         width > 1 ? read : splat(vector::ExtractOp::create(b, loc, read, 0));
     value = arith::AddFOp::create(b, loc, value, add);
   }
-  return applyActivation(b, loc, value, splat);
+  value = applyActivation(b, loc, value, splat);
+  if (residual)
+    value = arith::AddFOp::create(b, loc, value, added);
+  return value;
 }
 
 Value EpilogueValues::applyActivation(
@@ -165,6 +169,17 @@ LogicalResult mlir::gemm::buildEpilogue(
     if (!plain.bias)
       return func.emitOpError("lacks the bias argument of the kernel ABI");
     plain.biasPerRow = bias.getValue() == "row";
+  }
+  if (func->hasAttr(kResidualAttr)) {
+    Value from = getKernelArgument(func, KernelArg::C);
+    Value to = getKernelArgument(func, KernelArg::Residual);
+    if (!from || !to)
+      return func.emitOpError("lacks the C and R arguments of the kernel ABI");
+    FailureOr<Value> view = replayView(b, c, from, to);
+    if (failed(view))
+      return at->emitOpError("cannot place R: C is not a view of the "
+                             "kernel's C argument");
+    plain.residual = *view;
   }
   if (auto activation = func->getAttrOfType<StringAttr>(kActivationAttr))
     plain.activation = gemmc::activationNamed(activation.getValue())

@@ -22,7 +22,7 @@ namespace mlir::gemm {
 /// bias (a 1 x N row or an M x 1 column of C's type), then the activation
 /// (GELU's erf and tanh and SiLU's tanh as math ops, which
 /// gemm-approximate-math turns into polynomials, or tanh into
-/// `tanh.approx.f32` where `approximateTanh`).
+/// `tanh.approx.f32` where `approximateTanh`), then plus R (`residual`).
 struct EpilogueValues {
   /// `scales = tensor`: scale_a * scale_b (f32); `scales = rowwise`: the
   /// 1-D memrefs of A's scales (M) and B's (N).
@@ -32,6 +32,10 @@ struct EpilogueValues {
   Value bias;
   bool biasPerRow = false;
   gemmc::Activation activation = gemmc::Activation::None;
+  /// `residual = add`: the view of R that matches the stores' view of C
+  /// (R has C's type and strides): the stores read R where they would read
+  /// C, and pass its values to `apply`.
+  Value residual;
   /// Whether the activation's tanh may be the GPU's `tanh.approx.f32`
   /// (relative error at most 2^-11): where C is of 16 bits or fewer, whose
   /// rounding is of that size. `math.tanh` then carries `afn`, which
@@ -40,9 +44,11 @@ struct EpilogueValues {
 
   /// The value to store for the f32 accumulators `acc` (a scalar, or a
   /// vector along a row of C), given C's old values `old` as f32 where
-  /// `readsC`; `position` gives (row, col) of `acc` in the view `c` of C
-  /// (asked for only with a bias or rowwise scales).
-  Value apply(OpBuilder &b, Location loc, Value acc, Value old, Value c,
+  /// `readsC` and R's `added` as f32 where `residual`; `position` gives
+  /// (row, col) of `acc` in the view `c` of C (asked for only with a bias
+  /// or rowwise scales).
+  Value apply(OpBuilder &b, Location loc, Value acc, Value old, Value added,
+              Value c,
               function_ref<std::pair<Value, Value>()> position) const;
   /// The activation of `x` (f32, or a vector of them; `splat` makes a
   /// scalar its shape).
@@ -53,7 +59,8 @@ struct EpilogueValues {
 /// Emits the stores of C (`stores`) once, or in a kernel with
 /// `gemm.alpha_beta` (alpha and beta its arguments by the kernel ABI) twice,
 /// under one branch on beta != 0: C is read only on that side.
-/// Fails where a bias cannot be placed: C (`c`) is not a view of a matrix.
+/// Fails where a bias or R cannot be placed: C (`c`) is not a view of a
+/// matrix (for R: of the kernel's C argument).
 LogicalResult
 buildEpilogue(OpBuilder &b, Location loc, Operation *at, Value c,
               function_ref<void(OpBuilder &, const EpilogueValues &)> stores);

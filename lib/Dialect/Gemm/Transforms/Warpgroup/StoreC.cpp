@@ -223,29 +223,31 @@ Value KernelBuilder::epiloguePair(OpBuilder &ob,
                                   const EpilogueValues &epilogue, Value acc,
                                   Value row, Value col) {
   Type cType = cast<MemRefType>(c.getType()).getElementType();
-  Value old;
-  if (epilogue.readsC) {
+  // C's old pair and R's, read alike.
+  auto readAt = [&](Value matrix) -> Value {
     Value read = vector::LoadOp::create(ob, loc, VectorType::get({2}, cType),
-                                        c, ValueRange{row, col});
-    old = extendToF32(ob, loc, read);
-  }
+                                        matrix, ValueRange{row, col});
+    return extendToF32(ob, loc, read);
+  };
+  Value old = epilogue.readsC ? readAt(c) : Value();
+  Value added = epilogue.residual ? readAt(epilogue.residual) : Value();
   auto position = [&]() { return std::make_pair(row, col); };
-  return epilogue.apply(ob, loc, acc, old, c, position);
+  return epilogue.apply(ob, loc, acc, old, added, c, position);
 }
 
 Value KernelBuilder::epilogueElement(OpBuilder &ob,
                                      const EpilogueValues &epilogue, Value acc,
                                      Value row, Value col) {
-  Value old;
-  if (epilogue.readsC) {
-    Value read = memref::LoadOp::create(ob, loc, c, ValueRange{row, col});
-    old = read.getType() == ob.getF32Type()
-              ? read
-              : arith::ExtFOp::create(ob, loc, ob.getF32Type(), read)
-                    .getResult();
-  }
+  auto readAt = [&](Value matrix) -> Value {
+    Value read = memref::LoadOp::create(ob, loc, matrix, ValueRange{row, col});
+    if (read.getType() == ob.getF32Type())
+      return read;
+    return arith::ExtFOp::create(ob, loc, ob.getF32Type(), read);
+  };
+  Value old = epilogue.readsC ? readAt(c) : Value();
+  Value added = epilogue.residual ? readAt(epilogue.residual) : Value();
   auto position = [&]() { return std::make_pair(row, col); };
-  return epilogue.apply(ob, loc, acc, old, c, position);
+  return epilogue.apply(ob, loc, acc, old, added, c, position);
 }
 
 LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
