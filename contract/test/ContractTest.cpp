@@ -280,9 +280,9 @@ TEST(Contract, ReadsMemrefDescriptors) {
   // Matrices are all pointers or all descriptors.
   EXPECT_FALSE(
       parseContract(replace(kDescriptors, "B:memref2.i32", "B:ptr"), c, error));
-  EXPECT_EQ(error, "line 8: A, B, C (and the offsets, the bias, the scales, "
-                   "the workspace and counters) are all pointers or all "
-                   "memref descriptors");
+  EXPECT_EQ(error, "line 8: A, B, C (and the offsets, the bias, R, the "
+                   "scales, the workspace and counters) are all pointers or "
+                   "all memref descriptors");
   EXPECT_FALSE(parseContract(
       replace(kDescriptors, "a=4 b=4 c=2", "a=4 b=0 c=2"), c, error));
   EXPECT_NE(error.find("malformed 'leading-dim-multiple'"), std::string::npos);
