@@ -85,11 +85,14 @@ bool Rules::checkFloat8() {
                  "math = fast-accumulate is FP8's: A and B must be e4m3 or "
                  "e5m2, got " +
                      stringify(p.a));
-  if (p.scales && !fp8)
+  // Per tensor and per row and column the scales multiply the product in
+  // the epilogue, on any kernel; block scales multiply each k tile's sum
+  // in wgmma's consumers, FP8's.
+  if (p.scales == ScaleKind::Block && !fp8)
     return error(Part::Kind::Scales,
-                 "'scales' dequantise FP8 inputs: A and B must be e4m3 or "
-                 "e5m2, got " +
-                     stringify(p.a));
+                 "'scales = block' dequantise FP8 inputs: A and B must be "
+                 "e4m3 or e5m2, got " +
+                     stringify(p.a) + " ('tensor' and 'rowwise' take any)");
   if (!fp8)
     return true;
   if (!s.hasWgmma())
@@ -147,6 +150,8 @@ bool Rules::checkGroups() {
     return notYet(Part::Kind::AType, "FP8 inputs with 'groups'");
   if (p.bias)
     return notYet(Part::Kind::Groups, "a bias with 'groups'");
+  if (p.scales)
+    return notYet(Part::Kind::Scales, "'scales' with 'groups'");
   return true;
 }
 

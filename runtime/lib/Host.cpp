@@ -395,11 +395,18 @@ Comparison gemmc::rt::compareWithReference(const HostMatrix &a,
 }
 
 void gemmc::rt::finishOnHost(HostMatrix &c, const Epilogue &epilogue) {
-  if (!epilogue.bias && epilogue.activation.empty() && !epilogue.residual)
+  if (!epilogue.bias && epilogue.activation.empty() && !epilogue.residual &&
+      !epilogue.productOnly)
     return;
   for (int64_t i = 0; i < c.rows; ++i)
     for (int64_t j = 0; j < c.cols; ++j) {
       float &value = c.data[c.index(i, j)];
-      value = roundTo(c.type, float(epilogue.finish(value, i, j)));
+      double sum = value;
+      if (epilogue.productOnly) {
+        sum *= epilogue.scale(i, j) * epilogue.alpha;
+        if (epilogue.beta != 0)
+          sum += epilogue.beta * epilogue.c0->at(i, j);
+      }
+      value = roundTo(c.type, float(epilogue.finish(sum, i, j)));
     }
 }

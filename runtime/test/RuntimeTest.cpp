@@ -207,6 +207,19 @@ TEST(Host, ReferenceMatchesExactProduct) {
   finishOnHost(product, residualAlone);
   EXPECT_EQ(product.data, (std::vector<float>{61, 59, 139.5f, 161}));
 
+  // cuBLAS's A * B alone, finished where 16- and 32-bit inputs have
+  // scales: rowwise, then alpha and beta * C0 = [[1, 2], [3, 4]].
+  Epilogue scaledOnHost;
+  scaledOnHost.productOnly = true;
+  scaledOnHost.scaleA = {0.5f, 2.0f};
+  scaledOnHost.scaleB = {4.0f, 0.25f};
+  scaledOnHost.alpha = 2;
+  scaledOnHost.beta = -1;
+  scaledOnHost.c0 = &c0;
+  product.data = {58, 64, 139, 154};
+  finishOnHost(product, scaledOnHost);
+  EXPECT_EQ(product.data, (std::vector<float>{231, 14, 2221, 150}));
+
   c.data[0] = NAN;
   Comparison nan = compareWithReference(a, b, c, all);
   EXPECT_EQ(nan.nonFinite, 1);

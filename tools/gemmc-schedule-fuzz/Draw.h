@@ -52,9 +52,10 @@ inline const char *elementName(Kind kind) {
 /// The streams a Hopper schedule draws its later additions from, each its
 /// own so that what earlier seeds drew stays: the operands the producer's
 /// threads copy, deep K steps and pipelines, batches, and what came after
-/// (FP8, the activations' kinds), R (`residual = add`).
+/// (FP8, the activations' kinds), and the epilogue's R (`residual = add`)
+/// and scales of 16- and 32-bit inputs.
 struct SideDraws {
-  Draw &side, &deep, &batch, &extra, &groups, &residual;
+  Draw &side, &deep, &batch, &extra, &groups, &epilogue;
 };
 
 /// An activation: ReLU half the time, else GELU (either form) or SiLU.

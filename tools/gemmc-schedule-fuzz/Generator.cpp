@@ -197,14 +197,14 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   std::mt19937_64 groupsCopy = rng;
   std::seed_seq groupsSeed{groupsCopy(), groupsCopy(), uint64_t(0x6e0c)};
   std::mt19937_64 groupsRng(groupsSeed);
-  std::mt19937_64 residualCopy = rng;
-  std::seed_seq residualSeed{residualCopy(), residualCopy(), uint64_t(0x7e51)};
-  std::mt19937_64 residualRng(residualSeed);
+  std::mt19937_64 epilogueCopy = rng;
+  std::seed_seq epilogueSeed{epilogueCopy(), epilogueCopy(), uint64_t(0x7e51)};
+  std::mt19937_64 epilogueRng(epilogueSeed);
   Draw d(rng), side(sideRng), deepSide(deepRng), batchSide(batchRng),
-      extra(extraRng), groupsSide(groupsRng), residualSide(residualRng);
+      extra(extraRng), groupsSide(groupsRng), epilogueSide(epilogueRng);
   if (options.hopper && (d.chance(0.2) || options.hopperOnly))
     return generateHopper(
-        d, {side, deepSide, batchSide, extra, groupsSide, residualSide}, name,
+        d, {side, deepSide, batchSide, extra, groupsSide, epilogueSide}, name,
         options);
   Plan p;
   p.kind = d.pick({Kind::Simt, Kind::Simt, Kind::F16, Kind::BF16, Kind::TF32});
@@ -295,9 +295,13 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   if (d.chance(0.3))
     statement(std::string("activation = ") +
               (d.chance(0.85) ? drawActivation(extra) : "none"));
-  // R from a stream of its own: a fifth of the kernels add one.
-  if (residualSide.chance(0.2))
+  // R and the scales from a stream of their own: a fifth of the kernels
+  // add R, a sixth take scales.
+  if (epilogueSide.chance(0.2))
     statement("residual = add");
+  if (epilogueSide.chance(0.15))
+    statement(std::string("scales = ") +
+              (epilogueSide.chance(0.5) ? "tensor" : "rowwise"));
   if (d.chance(0.25)) {
     if (p.dynamic && d.chance(0.6)) {
       statement("batch = ?");

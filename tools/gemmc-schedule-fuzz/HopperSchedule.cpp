@@ -159,8 +159,12 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
     statement(std::string("bias = ") + (d.chance(0.5) ? "row" : "col"));
   if (d.chance(0.25))
     statement(std::string("activation = ") + drawActivation(fp8Side));
-  if (sides.residual.chance(0.2))
+  if (sides.epilogue.chance(0.2))
     statement("residual = add");
+  // Scales of 16- and 32-bit inputs, applied in the epilogue.
+  if (!fp8 && !grouped && sides.epilogue.chance(0.15))
+    statement(std::string("scales = ") +
+              (sides.epilogue.chance(0.5) ? "tensor" : "rowwise"));
 
   std::string schedule;
   auto directive = [&](const std::string &text) {

@@ -97,6 +97,10 @@ struct Epilogue {
   /// "block"), applied to each 128-deep part of the products' sum.
   std::vector<float> scaleA, scaleB;
   bool blockScales = false;
+  /// finishOnHost's input is A * B alone (cuBLAS's, where the scales of
+  /// 16- or 32-bit inputs are not its own): the scales, alpha and beta * C0
+  /// come first.
+  bool productOnly = false;
 
   /// The scales' product at (i, j), 1 without scales or with block scales.
   double scale(int64_t i, int64_t j) const {
@@ -117,9 +121,9 @@ struct Epilogue {
   }
 };
 
-/// Adds the bias, applies the activation and adds R to `c` in place,
-/// rounding to its type (what cuBLAS, which has no such epilogue, leaves to
-/// do).
+/// Adds the bias, applies the activation and adds R to `c` in place (with
+/// `productOnly`, first the scales, alpha and beta * C0), rounding to its
+/// type (what cuBLAS, which has no such epilogue, leaves to do).
 void finishOnHost(HostMatrix &c, const Epilogue &epilogue);
 
 /// alpha * sum_k A[i,k] * B[k,j] + beta * C0[i,j] (then the bias and

@@ -342,7 +342,10 @@ bool CaseRun::verify(std::vector<HostMatrix> &c,
     epilogue.scaleA = scaleA;
     epilogue.scaleB = scaleB;
     epilogue.blockScales = p.scales == "block";
-    // cuBLAS has no bias or ReLU: the host adds them to its result.
+    epilogue.productOnly =
+        fromCublas && !isFloat8(p.a) && !p.scales.empty();
+    // cuBLAS has no bias, activation or R (nor scales of 16- and 32-bit
+    // inputs): the host applies them to its result.
     if (fromCublas)
       finishOnHost(c[i], epilogue);
     // The fp64 reference at the samples, once per case: every kernel is
@@ -386,7 +389,16 @@ void CaseRun::runCublas() {
   // FP8 runs on cuBLASLt (cuBLAS's GEMMs take none), where it takes the
   // problem.
   bool fp8 = isFloat8(p.a);
-  std::function<void()> gemm = [&] { bench.cublas->gemm(p, cs.math, ops); };
+  // The scales of 16- and 32-bit inputs are not cuBLAS's: it computes
+  // A * B alone, and the host the rest (verify).
+  Problem product = p;
+  if (!fp8 && !p.scales.empty()) {
+    product.alpha = 1;
+    product.beta = 0;
+  }
+  std::function<void()> gemm = [&] {
+    bench.cublas->gemm(product, cs.math, ops);
+  };
   r.file = Cublas::describe(p, cs.math);
   if (fp8) {
     std::string why;
