@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# R (`residual = add`, issue 33) on the GPU: random sweeps of kernels of
+# R (`residual = add`, issue 33) and the scales of 16- and 32-bit inputs
+# (s_*.gemm) on the GPU: random sweeps of kernels of
 # every kind (benchmarks/residual/r_*.gemm: SIMT, mma.sync with row- and
 # column-major C, wgmma with TMA's store, a batch, split-K, stream-K, a
 # transposed kernel, FP8, tf32x3; a grouped kernel through --grouped),
@@ -18,7 +19,7 @@ if [ "${1:-}" = prepare ]; then
   mkdir -p "$dir/bin" "$dir/k"
   cp "$root/build/bin/gemm-bench" "$dir/bin/"
   cp "$0" "$root/runtime/scripts/fuzz-gpu.sh" "$root/benchmarks/residual/torch-residual.py" "$dir/"
-  for f in "$root"/benchmarks/residual/*.gemm; do
+  for f in "$root"/benchmarks/residual/*.gemm "$root"/examples/hopper-fused-epilogue.gemm; do
     "$gemmc" --arch=sm_90a "$f" -o "$dir/k/$(basename "$f" .gemm).ptx" || exit 1
   done
   exit 0
@@ -29,7 +30,7 @@ trap 'cp $o/summary.txt $O/; tar czf "$O/res.tgz" $o' EXIT
 B=bin/gemm-bench
 nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv > "$o/gpu.txt"
 start=$SECONDS
-for p in k/r_*.ptx; do
+for p in k/[rs]_*.ptx; do
   n=$(basename $p .ptx)
   [ $n = r_grouped ] && continue
   $B --sweep random --count 60 --max-size 900 --seed 61 $p > "$o/sweep-$n.log" 2>&1
@@ -51,6 +52,23 @@ for k in ("hp_plain", "hp_res"):
     for r in csv.DictReader(open(f"{o}/cost-{k}-{s}-{rep}.csv")):
         out.append(f"{r['kernel']} {r['status']} {r['ms']} ms {r['x_cublas']}x")
 print(f"cost {s} rep {rep}: " + "; ".join(out))
+PY
+  done
+done
+# The fused-epilogue example (alpha, a column bias, GELU's tanh form, R)
+# beside its schedule without an epilogue, each in its own process.
+for s in 8192x8192x8192 4096x14336x4096 16384x4096x4096; do
+  for rep in 1 2; do
+    $B --size $s --runs 30 --warmup 5 --csv "$o/fused-plain-$s-$rep.csv" k/fused_plain.ptx > /dev/null 2>&1
+    $B --size $s --runs 30 --warmup 5 --bias col --activation gelu-tanh --csv "$o/fused-$s-$rep.csv" k/hopper-fused-epilogue.ptx > /dev/null 2>&1
+    python3 - "$o" $s $rep <<'PY' | tee -a "$o/summary.txt"
+import csv, sys
+o, s, rep = sys.argv[1:4]
+out = []
+for f in ("fused-plain", "fused"):
+    for r in csv.DictReader(open(f"{o}/{f}-{s}-{rep}.csv")):
+        out.append(f"{r['kernel']} {r['status']} {r['ms']} ms {r['x_cublas']}x")
+print(f"fused {s} rep {rep}: " + "; ".join(out))
 PY
   done
 done

@@ -85,6 +85,7 @@ void roundTrip(const std::string &path, llvm::StringRef arch) {
     EXPECT_EQ(k.problem.alphaBeta, kernel.problem.alphaBeta);
     EXPECT_EQ(k.problem.bias, kernel.problem.bias);
     EXPECT_EQ(k.problem.activation, kernel.problem.activation);
+    EXPECT_EQ(k.problem.residual, kernel.problem.residual);
     EXPECT_EQ(k.problem.batched, kernel.problem.batched);
     EXPECT_EQ(k.problem.batchCount, kernel.problem.batchCount);
     EXPECT_EQ(k.problem.batchStrides, kernel.problem.batchStrides);
@@ -134,6 +135,7 @@ TEST(Printer, PrintsWhatDiffersFromTheDefaults) {
   p.alphaBeta = true;
   p.bias = BiasKind::Col;
   p.activation = Activation::ReLU;
+  p.residual = true;
   p.batched = true;
   p.batchCount = 4;
   std::string text;
@@ -141,5 +143,6 @@ TEST(Printer, PrintsWhatDiffersFromTheDefaults) {
   printProblem(os, p, "  ");
   EXPECT_EQ(text, "  m = 64\n  n = ?\n  k = 128\n  a = f16 row\n"
                   "  b = f16 col\n  c = f16 row\n  epilogue = alpha-beta\n"
-                  "  bias = col\n  activation = relu\n  batch = 4\n");
+                  "  bias = col\n  activation = relu\n  residual = add\n"
+                  "  batch = 4\n");
 }
