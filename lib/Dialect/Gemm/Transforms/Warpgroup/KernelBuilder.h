@@ -438,9 +438,18 @@ private:
   /// 8 * (i / 2 % 2) and column 8 * (i / 4) + 2 * (t % 4) + i % 2 (pairs of
   /// adjacent columns). Returns the thread's part: its row and first column.
   std::pair<Value, Value> accumulatorPosition();
+  /// What the epilogue reads at a place of C, as f32: C's old values where
+  /// it reads C, R's where it adds R (null where not).
+  struct StoreInputs {
+    Value old, added;
+  };
+  /// The inputs at (`row`, `col`): a pair along a row (vector<2xf32>), or
+  /// one element.
+  StoreInputs readStoreInputs(OpBuilder &ob, const EpilogueValues &epilogue,
+                              Value row, Value col, bool pair);
   /// The value `epilogue` gives the f32 accumulators `acc` at (`row`,
-  /// `col`) of C, reading C there where it reads C: a pair along a row
-  /// (vector<2xf32>), or one element.
+  /// `col`) of C, reading C and R there where it reads them: a pair along a
+  /// row (vector<2xf32>), or one element.
   Value epiloguePair(OpBuilder &ob, const EpilogueValues &epilogue, Value acc,
                      Value row, Value col);
   Value epilogueElement(OpBuilder &ob, const EpilogueValues &epilogue,
