@@ -77,9 +77,20 @@ bool Rules::checkTypes() {
 
 bool Rules::checkFloat8() {
   bool fp8 = isFloat8(p.a);
-  if (isFloat8(p.c))
-    return notYet(Part::Kind::CType,
-                  "C of type " + stringify(p.c) + " (FP8 output)");
+  // An FP8 C is written by wgmma's stores, saturated (cvt.satfinite); what
+  // reads values of C's type (beta * C, a bias in C's type, R) does not
+  // read FP8 yet.
+  if (isFloat8(p.c)) {
+    if (!s.hasWgmma())
+      return error(Part::Kind::CType,
+                   "a C of type " + stringify(p.c) +
+                       " is stored by Hopper's wgmma kernels only: add "
+                       "'wgmma' (and --arch=sm_90a)");
+    if (p.alphaBeta || p.bias || p.residual)
+      return notYet(Part::Kind::CType,
+                    "an FP8 C with 'epilogue = alpha-beta', a bias or R "
+                    "(each read in C's type)");
+  }
   if (p.fastAccumulate && !fp8)
     return error(Part::Kind::Math,
                  "math = fast-accumulate is FP8's: A and B must be e4m3 or "

@@ -211,6 +211,10 @@ void DeviceBuffer::fill16(uint16_t word) {
   GEMMC_CU(DriverApi::get().cuMemsetD16(devPtr, word, bytes / 2));
 }
 
+void DeviceBuffer::fill8(unsigned char byte) {
+  GEMMC_CU(DriverApi::get().cuMemsetD8(devPtr, byte, bytes));
+}
+
 EventTimer::EventTimer(bool gated) {
   const DriverApi &api = DriverApi::get();
   GEMMC_CU(api.cuEventCreate(&begin, CU_EVENT_DEFAULT));

@@ -136,6 +136,11 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
   std::string bElement = fp8 ? fp8Types[1] : element;
   if (fp8)
     cElement = fp8Side.pick({"bf16", "bf16", "f16", "f32"});
+  // An FP8 C (saturated; the epilogue's stream): nothing then reads C's
+  // type (beta, a bias, R), whose draws are still made and dropped.
+  bool fp8Out = fp8 && sides.epilogue.chance(0.25);
+  if (fp8Out)
+    cElement = sides.epilogue.pick({"e4m3", "e4m3", "e5m2"});
   statement("a = " + aElement + layout(aRow));
   statement("b = " + bElement + layout(bRow));
   statement("c = " + cElement + layout(cRow));
@@ -153,13 +158,16 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
     statement("math = fast-accumulate");
   if (kind == Kind::TF32 && d.chance(0.97) && !fp8)
     statement(x3 ? "math = tf32x3" : "math = tf32");
-  if (d.chance(0.4))
+  if (d.chance(0.4) && !fp8Out)
     statement("epilogue = alpha-beta");
-  if (keep(d.chance(0.3)))
-    statement(std::string("bias = ") + (d.chance(0.5) ? "row" : "col"));
+  if (keep(d.chance(0.3))) {
+    std::string bias = d.chance(0.5) ? "row" : "col";
+    if (!fp8Out)
+      statement("bias = " + bias);
+  }
   if (d.chance(0.25))
     statement(std::string("activation = ") + drawActivation(fp8Side));
-  if (sides.epilogue.chance(0.2))
+  if (sides.epilogue.chance(0.2) && !fp8Out)
     statement("residual = add");
   // Scales of 16- and 32-bit inputs, applied in the epilogue.
   if (!fp8 && !grouped && sides.epilogue.chance(0.15))

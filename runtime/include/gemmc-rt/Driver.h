@@ -67,6 +67,7 @@ struct DriverApi {
   X(cuMemcpyDtoH)                                                              \
   X(cuMemsetD32)                                                               \
   X(cuMemsetD16)                                                               \
+  X(cuMemsetD8)                                                                \
   X(cuMemHostAlloc)                                                            \
   X(cuMemHostGetDevicePointer)                                                 \
   X(cuMemFreeHost)                                                             \
@@ -158,6 +159,8 @@ public:
   void fill32(unsigned word);
   /// Sets every 16-bit word (the size must be even).
   void fill16(uint16_t word);
+  /// Sets every byte.
+  void fill8(unsigned char byte);
 
 private:
   CUdeviceptr devPtr = 0;

@@ -443,6 +443,11 @@ private:
   struct StoreInputs {
     Value old, added;
   };
+  /// `value` (f32, or a pair vector<2xf32>) in C's type: rounded to
+  /// nearest, an FP8 C saturated to its largest finite value
+  /// (cvt.rn.satfinite). With `bits`, an FP8 value as its i8 bits (what
+  /// LLVM's stores take).
+  Value narrowToC(OpBuilder &ob, Value value, bool bits = false);
   /// The inputs at (`row`, `col`): a pair along a row (vector<2xf32>), or
   /// one element.
   StoreInputs readStoreInputs(OpBuilder &ob, const EpilogueValues &epilogue,

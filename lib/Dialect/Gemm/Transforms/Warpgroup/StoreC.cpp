@@ -49,9 +49,7 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
   std::tie(threadRow, laneCol) = accumulatorPosition();
   Value threadRow32 = toI32(threadRow), laneCol32 = toI32(laneCol);
 
-  Type cType = cast<MemRefType>(c.getType()).getElementType();
   int64_t cBytes = t.elementBytes;
-  auto pairType = VectorType::get({2}, cType);
   auto f32Pair = VectorType::get({2}, b.getF32Type());
   auto sharedType = LLVM::LLVMPointerType::get(b.getContext(), 3);
   // Tiles may reach past the matrix (TMA clips their stores): the reads of
@@ -120,8 +118,7 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
                            : vector::FromElementsOp::create(ob, loc, f32Pair,
                                                             values)
                                  .getResult();
-          if (cType != ob.getF32Type())
-            pair = arith::TruncFOp::create(ob, loc, pairType, pair);
+          pair = narrowToC(ob, pair, /*bits=*/true);
           Value offset = groupOffset(localRow, localCol);
           Value at = arith::AddIOp::create(ob, loc, base, offset);
           Value ptr = LLVM::GEPOp::create(ob, loc, sharedType, ob.getI8Type(),
@@ -130,9 +127,7 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
           continue;
         }
         for (int64_t j = 0; j < 2; ++j) {
-          Value value = values[j];
-          if (cType != ob.getF32Type())
-            value = arith::TruncFOp::create(ob, loc, cType, value);
+          Value value = narrowToC(ob, values[j], /*bits=*/true);
           Value elementCol = arith::AddIOp::create(ob, loc, localCol, i32(j));
           Value offset = groupOffset(localRow, elementCol);
           Value at = arith::AddIOp::create(ob, loc, base, offset);
@@ -219,6 +214,36 @@ std::pair<Value, Value> KernelBuilder::accumulatorPosition() {
   return {threadRow, laneCol};
 }
 
+Value KernelBuilder::narrowToC(OpBuilder &ob, Value value, bool bits) {
+  Type cType = cast<MemRefType>(c.getType()).getElementType();
+  auto pairType = dyn_cast<VectorType>(value.getType());
+  if (cType.isF32())
+    return value;
+  if (!isa<Float8E4M3FNType, Float8E5M2Type>(cType)) {
+    Type narrow = pairType ? Type(pairType.clone(cType)) : cType;
+    return arith::TruncFOp::create(ob, loc, narrow, value);
+  }
+  // cvt packs its first operand into the high byte: the pair's first
+  // element goes second, so that it lies first in memory.
+  Value first = value, second;
+  if (pairType) {
+    first = vector::ExtractOp::create(ob, loc, value, 0);
+    second = vector::ExtractOp::create(ob, loc, value, 1);
+  } else {
+    second = arith::ConstantOp::create(ob, loc, ob.getF32FloatAttr(0.0f));
+  }
+  auto bytes = VectorType::get({2}, ob.getI8Type());
+  Value packed = NVVM::ConvertF32x2ToF8x2Op::create(
+      ob, loc, bytes, second, first, NVVM::FPRoundingMode::RN,
+      NVVM::SaturationMode::SATFINITE, /*relu=*/false, cType);
+  if (!pairType)
+    packed = vector::ExtractOp::create(ob, loc, packed, 0);
+  if (bits)
+    return packed;
+  Type typed = pairType ? Type(bytes.clone(cType)) : cType;
+  return arith::BitcastOp::create(ob, loc, typed, packed);
+}
+
 KernelBuilder::StoreInputs
 KernelBuilder::readStoreInputs(OpBuilder &ob, const EpilogueValues &epilogue,
                                Value row, Value col, bool pair) {
@@ -268,7 +293,6 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
 
   Type cType = cast<MemRefType>(c.getType()).getElementType();
   bool rowMajor = p.cLayout == gemmc::MatrixLayout::Row;
-  auto pairType = VectorType::get({2}, cType);
   auto f32Pair = VectorType::get({2}, b.getF32Type());
   // Tiles inside the matrix store unguarded; the others element by
   // element inside the bounds.
@@ -330,9 +354,7 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
           } else {
             value = epiloguePair(ob, epilogue, pair, row, col);
           }
-          Value narrow = value;
-          if (cType != ob.getF32Type())
-            narrow = arith::TruncFOp::create(ob, loc, pairType, value);
+          Value narrow = narrowToC(ob, value);
           vector::StoreOp::create(
               ob, loc, narrow, c, ValueRange{row, col}, /*nontemporal=*/false,
               llvm::MaybeAlign(2 * cType.getIntOrFloatBitWidth() / 8));
@@ -344,8 +366,7 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
           Value element = j ? y : x;
           auto storeOne = [&](OpBuilder &eb) {
             Value value = epilogueElement(eb, epilogue, element, row, at);
-            if (cType != eb.getF32Type())
-              value = arith::TruncFOp::create(eb, loc, cType, value);
+            value = narrowToC(eb, value);
             memref::StoreOp::create(eb, loc, value, c, ValueRange{row, at});
           };
           if (!guarded) {

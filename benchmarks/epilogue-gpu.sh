@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# R (`residual = add`, issue 33) and the scales of 16- and 32-bit inputs
-# (s_*.gemm) on the GPU: random sweeps of kernels of
-# every kind (benchmarks/residual/r_*.gemm: SIMT, mma.sync with row- and
+# The epilogue's R (`residual = add`, issue 33), the scales of 16- and
+# 32-bit inputs (s_*.gemm) and FP8 outputs (o_*.gemm) on the GPU: random
+# sweeps of kernels of
+# every kind (benchmarks/epilogue/r_*.gemm: SIMT, mma.sync with row- and
 # column-major C, wgmma with TMA's store, a batch, split-K, stream-K, a
 # transposed kernel, FP8, tf32x3; a grouped kernel through --grouped),
 # verified against cuBLAS finished on the host and fp64; what R costs
@@ -9,8 +10,9 @@
 # process beside cuBLAS, twice); torch's unfused forms; then, where DIR
 # holds fz.tgz (gemmc-schedule-fuzz --out output as fz/), the fuzzer's
 # kernels.
-#   benchmarks/residual-gpu.sh prepare DIR   # here: the PTX
-#   bash DIR/residual-gpu.sh run             # there: $OUT/summary.txt, res.tgz
+#   benchmarks/epilogue-gpu.sh prepare DIR   # here: the PTX
+#   bash DIR/epilogue-gpu.sh run [fp8-out]   # there: $OUT/summary.txt, res.tgz
+# (fp8-out: the FP8 outputs' sweeps and speed alone)
 # Results: benchmarks/results/h100-issue33/residual.txt.
 set -uo pipefail
 if [ "${1:-}" = prepare ]; then
@@ -18,8 +20,8 @@ if [ "${1:-}" = prepare ]; then
   dir=$2 gemmc=${GEMMC:-$root/build/bin/gemmc}
   mkdir -p "$dir/bin" "$dir/k"
   cp "$root/build/bin/gemm-bench" "$dir/bin/"
-  cp "$0" "$root/runtime/scripts/fuzz-gpu.sh" "$root/benchmarks/residual/torch-residual.py" "$dir/"
-  for f in "$root"/benchmarks/residual/*.gemm "$root"/examples/hopper-fused-epilogue.gemm; do
+  cp "$0" "$root/runtime/scripts/fuzz-gpu.sh" "$root/benchmarks/epilogue/torch-residual.py" "$dir/"
+  for f in "$root"/benchmarks/epilogue/*.gemm "$root"/examples/hopper-fused-epilogue.gemm; do
     "$gemmc" --arch=sm_90a "$f" -o "$dir/k/$(basename "$f" .gemm).ptx" || exit 1
   done
   exit 0
@@ -30,6 +32,36 @@ trap 'cp $o/summary.txt $O/; tar czf "$O/res.tgz" $o' EXIT
 B=bin/gemm-bench
 nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv > "$o/gpu.txt"
 start=$SECONDS
+# An FP8 C (o_*.gemm) beside the same kernel writing bf16, each in its own
+# process (one C type a process), twice; cuBLASLt writes no FP8 here.
+fp8_out() {
+  for p in k/o_*.ptx; do
+    n=$(basename $p .ptx)
+    $B --sweep random --count 60 --max-size 900 --seed 63 $p > "$o/sweep-$n.log" 2>&1
+    echo "$n t=$((SECONDS-start)): $(grep -E '^sweep:' "$o/sweep-$n.log" || tail -2 "$o/sweep-$n.log")" | tee -a "$o/summary.txt"
+  done
+  for s in 8192x8192x8192 4096x4096x4096; do
+    for rep in 1 2; do
+      for k in o_bf16_tma o_e4m3_tma; do
+        $B --size $s --runs 30 --warmup 5 --csv "$o/out-$k-$s-$rep.csv" k/$k.ptx > /dev/null 2>&1
+      done
+      python3 - "$o" $s $rep <<'PY' | tee -a "$o/summary.txt"
+import csv, sys
+o, s, rep = sys.argv[1:4]
+out = []
+for k in ("o_bf16_tma", "o_e4m3_tma"):
+    for r in csv.DictReader(open(f"{o}/out-{k}-{s}-{rep}.csv")):
+        out.append(f"{r['kernel']} {r['status']} {r['ms']} ms {r['tflops']} TFLOP/s {r['x_cublas']}x")
+print(f"fp8-out {s} rep {rep}: " + "; ".join(out))
+PY
+    done
+  done
+}
+if [ "${2:-}" = fp8-out ]; then
+  fp8_out
+  exit 0
+fi
+fp8_out
 for p in k/[rs]_*.ptx; do
   n=$(basename $p .ptx)
   [ $n = r_grouped ] && continue
