@@ -197,6 +197,15 @@ bool Rules::checkWarpgroup() {
                        " is not a multiple of " + Twine(multiple) +
                        " (the last unit would write past the matrix)");
   }
+  // A column-major C's boxes are 128-byte lines down its columns, each a
+  // share of a wgmma tile's 64 rows: of 1-byte elements a line is 128 rows,
+  // more than the tile has (the fuzzer's s63_1344, e5m2, faulted).
+  if (kernel.c && !kernel.c->rowMajor && kernel.c->boxes == 0)
+    return notYet(DirectiveKind::Tma,
+                  "'tma c' with a column-major " + stringify(p.c) +
+                      " C (a 128-byte box line of its columns is " +
+                      Twine(kSwizzleBytes / kernel.c->elementBytes) +
+                      " rows, a wgmma tile 64)");
   // Row-major C goes in groups of 128-byte rows (a column-major C's groups
   // divide BN, any multiple of 8: TmaStore).
   if (kernel.c && s.bn() % kernel.c->groupColumns)
