@@ -102,6 +102,16 @@ typedef enum gemmc_activation {
   GEMMC_ACTIVATION_SILU = 4
 } gemmc_activation;
 
+/* The scales the product is multiplied by first (docs/dsl.md): one f32
+   for A and one for B, one per row of A (M) and per column of B (N), or
+   FP8's per block (A's 1 x 128, B's 128 x 128). */
+typedef enum gemmc_scales {
+  GEMMC_SCALES_NONE = 0,
+  GEMMC_SCALES_TENSOR = 1,
+  GEMMC_SCALES_ROWWISE = 2,
+  GEMMC_SCALES_BLOCK = 3
+} gemmc_scales;
+
 /* What every variant of a loaded module computes (its contract). */
 typedef struct gemmc_kernel_info {
   const char *name; /* the family's name, or the kernel's entry */
@@ -116,6 +126,8 @@ typedef struct gemmc_kernel_info {
   int batched; /* takes a batch (count and strides) */
   gemmc_activation activation;
   int grouped; /* a grouped GEMM: launched with gemmc_grouped_problem */
+  int residual; /* adds R last: C = act(...) + R (`residual = add`) */
+  gemmc_scales scales;
 } gemmc_kernel_info;
 
 /* One variant of a family (or the one kernel). */
@@ -135,9 +147,12 @@ typedef struct gemmc_variant_info {
   int split_k;
 } gemmc_variant_info;
 
-/* One GEMM on device memory: C = alpha * A * B + beta * C (+ bias, ReLU, as
-   the kernel's contract says). Pointers are CUdeviceptr values; leading
-   dimensions and batch strides are in elements (0: dense). */
+/* One GEMM on device memory: C = act(alpha * scales * A * B + beta * C +
+   bias) + R, as the kernel's contract says (gemmc_kernel_info). Pointers
+   are CUdeviceptr values; leading dimensions and batch strides are in
+   elements (0: dense). R (`residual`) has C's type, layout, leading
+   dimension and batch stride, and does not overlap C; `scale_a` and
+   `scale_b` are f32 vectors of 1, or of M and N (rowwise), values. */
 typedef struct gemmc_problem {
   int64_t m, n, k;
   uint64_t a, b, c, bias;
@@ -145,6 +160,7 @@ typedef struct gemmc_problem {
   float alpha, beta;
   int64_t batch; /* 0 or 1: one GEMM */
   int64_t stride_a, stride_b, stride_c;
+  uint64_t residual, scale_a, scale_b;
 } gemmc_problem;
 
 /* Fills `problem` with an m x n x k GEMM: null pointers, dense leading
@@ -244,8 +260,22 @@ gemmc_status gemmc_plan_destroy(gemmc_plan plan);
 gemmc_status gemmc_plan_workspace_size(gemmc_plan plan, size_t *partial_bytes,
                                        size_t *counter_bytes);
 
+/* The device addresses of a plan's launch: the matrices, and the bias, R
+   and the scales where the module's kernels take them (else 0). */
+typedef struct gemmc_operands {
+  uint64_t a, b, c, bias, residual, scale_a, scale_b;
+} gemmc_operands;
+
+/* Launches `plan` on `stream` with `operands` (gemmc_plan_launch's
+   terms). */
+gemmc_status gemmc_plan_launch_operands(gemmc_plan plan,
+                                        const gemmc_operands *operands,
+                                        void *stream, uint64_t partials,
+                                        uint64_t counters);
+
 /* Launches `plan` on `stream` with A, B, C (and the bias where the module
-   adds one) at these device addresses. `partials` and `counters`: the
+   adds one) at these device addresses (a module whose kernels take R or
+   scales: gemmc_plan_launch_operands). `partials` and `counters`: the
    caller's split-K workspace (gemmc_launch_workspace's terms), or both 0
    for the runtime's own for the stream. */
 gemmc_status gemmc_plan_launch(gemmc_plan plan, uint64_t a, uint64_t b,

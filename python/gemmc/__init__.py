@@ -118,6 +118,9 @@ class Kernel:
         self.batched = bool(info.batched)
         # A grouped GEMM's kernel (grouped_mm runs the shipped ones).
         self.grouped = bool(info.grouped)
+        # R added last (`residual = add`), and the scales of A and B.
+        self.residual = bool(info.residual)
+        self.scales = (None, "tensor", "rowwise", "block")[info.scales]
         self.variants = []
         for i in range(info.variants):
             v = _capi.VariantInfo()
@@ -145,7 +148,8 @@ class Kernel:
         with open(path, "w") as f:
             f.write(self.ptx)
 
-    def _problem(self, a, b, c, alpha, beta, bias, stream):
+    def _problem(self, a, b, c, alpha, beta, bias, stream, residual=None,
+                 scale_a=None, scale_b=None):
         """The C API's problem for the operands, checked against the
         contract."""
         ops = [a, b, c]
@@ -212,13 +216,51 @@ class Kernel:
                                  f"{want} {self.dtypes[2]} values, got "
                                  f"{vec.dtype} {vec.shape}")
             p.bias = vec.pointer
+        if self.residual != (residual is not None):
+            raise ValueError("the kernel adds R: pass residual=" if
+                             self.residual else
+                             "the kernel adds no R, but residual= was given")
+        if residual is not None:
+            r = _Operand("residual", residual, stream)
+            # R is read as C is: its type, shape and strides.
+            if r.dtype != c.dtype or r.shape != c.shape or \
+                    r.strides != c.strides:
+                raise ValueError(f"residual must be {c.dtype} of out's shape "
+                                 f"{c.shape} and strides {c.strides}, got "
+                                 f"{r.dtype} {r.shape} {r.strides}")
+            p.residual = r.pointer
+        given = (scale_a is not None, scale_b is not None)
+        if given != (self.scales is not None,) * 2:
+            raise ValueError(f"the kernel multiplies by {self.scales} "
+                             f"scales: pass scale_a= and scale_b=" if
+                             self.scales else "the kernel takes no scales, "
+                             "but scale_a= or scale_b= was given")
+        if self.scales is not None:
+            for name, vec, want in (("scale_a", scale_a, m),
+                                    ("scale_b", scale_b, n)):
+                s = _Operand(name, vec, stream)
+                count = 1 if self.scales == "tensor" else want
+                # A vector in any shape of one long dimension (M x 1 and
+                # 1 x N as torch._scaled_mm takes them), contiguous.
+                long = [(d, st) for d, st in zip(s.shape, s.strides) if d > 1]
+                elements = 1
+                for d in s.shape:
+                    elements *= d
+                if s.dtype != "float32" or elements != count or \
+                        any(st != 1 for _, st in long):
+                    raise ValueError(f"{name} must be {count} contiguous "
+                                     f"float32 values, got {s.dtype} "
+                                     f"{s.shape}")
+                setattr(p, name, s.pointer)
         return p
 
-    def select(self, a, b, out=None, alpha=1.0, beta=0.0, bias=None):
+    def select(self, a, b, out=None, alpha=1.0, beta=0.0, bias=None,
+               residual=None, scale_a=None, scale_b=None):
         """The index of the variant that would run this call."""
         stream = _stream_of(a, None)
         ops = self._operands(a, b, out, stream)
-        p = self._problem(*ops, alpha, beta, bias, stream)
+        p = self._problem(*ops, alpha, beta, bias, stream, residual, scale_a,
+                          scale_b)
         index = ctypes.c_int(-1)
         _check(_capi.runtime().select(self._handle, ctypes.byref(p),
                                       ctypes.byref(index)))
@@ -232,13 +274,17 @@ class Kernel:
         return a, b, _Operand("out", out, stream)
 
     def __call__(self, a, b, out=None, alpha=1.0, beta=0.0, bias=None,
-                 stream=None):
-        """C = alpha * a @ b + beta * out (+ bias, ReLU, as the kernel's
-        contract says) on `stream` (a torch/CuPy stream or a CUstream
-        handle; None: the tensor library's current stream). Returns out."""
+                 stream=None, residual=None, scale_a=None, scale_b=None):
+        """C = act(alpha * scales * a @ b + beta * out + bias) + residual,
+        as the kernel's contract says, on `stream` (a torch/CuPy stream or a
+        CUstream handle; None: the tensor library's current stream).
+        `residual` has out's dtype, shape and strides; `scale_a` and
+        `scale_b` are float32 vectors of 1, or of M and N (rowwise).
+        Returns out."""
         handle = _stream_of(a, stream)
         ops = self._operands(a, b, out, handle)
-        p = self._problem(*ops, alpha, beta, bias, handle)
+        p = self._problem(*ops, alpha, beta, bias, handle, residual, scale_a,
+                          scale_b)
         _check(_capi.runtime().launch(self._handle, ctypes.byref(p),
                                       ctypes.c_void_p(handle)))
         return ops[2].tensor

@@ -39,6 +39,7 @@ class KernelInfo(ctypes.Structure):
         ("alpha_beta", ctypes.c_int), ("bias", ctypes.c_int),
         ("relu", ctypes.c_int), ("batched", ctypes.c_int),
         ("activation", ctypes.c_int), ("grouped", ctypes.c_int),
+        ("residual", ctypes.c_int), ("scales", ctypes.c_int),
     ]
 
 
@@ -65,6 +66,8 @@ class Problem(ctypes.Structure):
         ("alpha", ctypes.c_float), ("beta", ctypes.c_float),
         ("batch", c_int64),
         ("stride_a", c_int64), ("stride_b", c_int64), ("stride_c", c_int64),
+        ("residual", ctypes.c_uint64), ("scale_a", ctypes.c_uint64),
+        ("scale_b", ctypes.c_uint64),
     ]
 
 

@@ -195,6 +195,65 @@ class DLPackTest(unittest.TestCase):
                       str(e.exception))
 
 
+class EpilogueOperandTest(unittest.TestCase):
+    """R and the scales a kernel's contract asks for, checked before any
+    launch (select needs no GPU)."""
+
+    @classmethod
+    def setUpClass(cls):
+        # C = relu(alpha * A * B + beta * C + bias[row]) + R.
+        cls.fused = gemmc.compile(EXAMPLES / "sgemm-fused-epilogue.gemm")
+        # C = alpha * scale_a * scale_b * A * B + beta * C + R.
+        cls.scaled = gemmc.compile(ROOT / "benchmarks" / "epilogue" /
+                                   "s_simt.gemm")
+
+    def ops(self):
+        return FakeTensor((64, 32)), FakeTensor((32, 128)), \
+            FakeTensor((64, 128))
+
+    def test_the_contract_names_r_and_the_scales(self):
+        self.assertTrue(self.fused.residual)
+        self.assertIsNone(self.fused.scales)
+        self.assertTrue(self.scaled.residual)
+        self.assertEqual(self.scaled.scales, "tensor")
+
+    def test_r_of_out_s_shape_selects(self):
+        a, b, c = self.ops()
+        self.assertEqual(self.fused.select(a, b, c, bias=FakeTensor((64,)),
+                                           residual=FakeTensor((64, 128))), 0)
+
+    def test_r_missing_or_misshapen(self):
+        a, b, c = self.ops()
+        with self.assertRaises(ValueError) as e:
+            self.fused.select(a, b, c, bias=FakeTensor((64,)))
+        self.assertIn("the kernel adds R: pass residual=", str(e.exception))
+        with self.assertRaises(ValueError) as e:
+            self.fused.select(a, b, c, bias=FakeTensor((64,)),
+                              residual=FakeTensor((64, 127)))
+        self.assertIn("residual must be float32 of out's shape",
+                      str(e.exception))
+
+    def test_scales(self):
+        a, b, c = self.ops()
+        r = FakeTensor((64, 128))
+        self.assertEqual(self.scaled.select(a, b, c, residual=r,
+                                            scale_a=FakeTensor((1,)),
+                                            scale_b=FakeTensor((1,))), 0)
+        with self.assertRaises(ValueError) as e:
+            self.scaled.select(a, b, c, residual=r)
+        self.assertIn("pass scale_a= and scale_b=", str(e.exception))
+        with self.assertRaises(ValueError) as e:
+            self.scaled.select(a, b, c, residual=r, scale_a=FakeTensor((2,)),
+                               scale_b=FakeTensor((1,)))
+        self.assertIn("scale_a must be 1 contiguous float32 values",
+                      str(e.exception))
+        with self.assertRaises(ValueError) as e:
+            self.fused.select(a, b, c, bias=FakeTensor((64,)), residual=r,
+                              scale_a=FakeTensor((1,)),
+                              scale_b=FakeTensor((1,)))
+        self.assertIn("the kernel takes no scales", str(e.exception))
+
+
 class ArgumentTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

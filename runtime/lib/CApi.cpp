@@ -206,15 +206,14 @@ extern "C" gemmc_status gemmc_module_load(const char *ptx, const char *name,
     std::string error;
     if (!parseContracts(ptx, loaded->contracts, error))
       return capi::fail(GEMMC_ERROR_CONTRACT, loaded->name + ": " + error);
-    // gemmc_dtype and gemmc_problem have no FP8 and no scales yet: such a
-    // kernel would be described wrongly or launched without its scales.
+    // gemmc_dtype has no FP8 yet: such a kernel would be described
+    // wrongly (its scales, of any input type, gemmc_problem carries).
     const Contract &first = loaded->contracts.front();
     if (isFloat8(first.problem.a) || isFloat8(first.problem.b) ||
-        !first.scales.empty())
+        isFloat8(first.problem.c))
       return capi::fail(GEMMC_ERROR_CONTRACT,
-                        loaded->name + ": the C API takes no FP8 kernel or "
-                                       "FP8 scales yet (the C++ runtime and "
-                                       "gemm-bench do)");
+                        loaded->name + ": the C API takes no FP8 kernel yet "
+                                       "(the C++ runtime and gemm-bench do)");
     loaded->ptx = ptx;
     *module = registry().add(std::move(loaded));
     return capi::succeed();
@@ -264,6 +263,19 @@ static gemmc_dtype toC(DType type) {
                                : GEMMC_F32;
 }
 
+/// The runtime's operands at the addresses of `given`.
+static Operands toOperands(const gemmc_operands &given) {
+  Operands operands;
+  operands.a = CUdeviceptr(given.a);
+  operands.b = CUdeviceptr(given.b);
+  operands.c = CUdeviceptr(given.c);
+  operands.bias = CUdeviceptr(given.bias);
+  operands.residual = CUdeviceptr(given.residual);
+  operands.scaleA = CUdeviceptr(given.scale_a);
+  operands.scaleB = CUdeviceptr(given.scale_b);
+  return operands;
+}
+
 static gemmc_layout toC(Layout layout) {
   return layout == Layout::Row ? GEMMC_ROW : GEMMC_COL;
 }
@@ -303,6 +315,11 @@ extern "C" gemmc_status gemmc_module_info(gemmc_module handle,
   info->relu = info->activation == GEMMC_ACTIVATION_RELU;
   info->batched = p.batch != 1;
   info->grouped = p.grouped;
+  info->residual = c.residual;
+  info->scales = c.scales == "tensor"    ? GEMMC_SCALES_TENSOR
+                 : c.scales == "rowwise" ? GEMMC_SCALES_ROWWISE
+                 : c.scales == "block"   ? GEMMC_SCALES_BLOCK
+                                         : GEMMC_SCALES_NONE;
   return capi::succeed();
 }
 
@@ -366,7 +383,7 @@ static gemmc_status choose(LoadedModule &module, const gemmc_problem *given,
   const Contract &contract = module.contracts.front();
   std::string why = checkSizes(*given);
   if (why.empty() && pointers)
-    why = checkPointers(contract, given->a, given->b, given->c, given->bias);
+    why = checkPointers(contract, operandsOf(*given));
   if (!why.empty())
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT, module.name + ": " + why);
   problem = toProblem(contract, *given);
@@ -466,8 +483,7 @@ static gemmc_status prepare(LoadedModule &module, const gemmc_problem *given,
     auto it = module.choices.find(key);
     if (it != module.choices.end()) {
       std::string why =
-          pointers ? checkPointers(module.contracts.front(), given->a,
-                                   given->b, given->c, given->bias)
+          pointers ? checkPointers(module.contracts.front(), operandsOf(*given))
                    : "";
       if (!why.empty())
         return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
@@ -509,11 +525,7 @@ static gemmc_status launchWith(gemmc_module handle, const gemmc_problem *given,
     if (!why.empty())
       return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                         module->name + ": " + why);
-    Operands operands;
-    operands.a = CUdeviceptr(given->a);
-    operands.b = CUdeviceptr(given->b);
-    operands.c = CUdeviceptr(given->c);
-    operands.bias = CUdeviceptr(given->bias);
+    Operands operands = toOperands(operandsOf(*given));
     if (partials || counters) {
       WorkspaceBytes need = plan->workspace();
       if (!partials || !counters || partialBytes < need.partials ||
@@ -615,9 +627,12 @@ extern "C" gemmc_status gemmc_plan_create(gemmc_module handle,
       [&](LoadedModule &module, std::shared_ptr<const LaunchPlan> &out) {
         // The pointers are the launches'; whether a bias is given, the
         // contract's.
+        const Contract &contract = module.contracts.front();
         gemmc_problem shape = *problem;
         shape.a = shape.b = shape.c = 0;
-        shape.bias = module.contracts.front().bias.empty() ? 0 : 1;
+        shape.bias = contract.bias.empty() ? 0 : 1;
+        shape.residual = contract.residual ? 1 : 0;
+        shape.scale_a = shape.scale_b = contract.scales.empty() ? 0 : 1;
         return prepare(module, &shape, out, false);
       });
 }
@@ -644,9 +659,20 @@ extern "C" gemmc_status gemmc_plan_launch(gemmc_plan plan, uint64_t a,
                                           uint64_t bias, void *stream,
                                           uint64_t partials,
                                           uint64_t counters) {
-  if (!plan)
+  gemmc_operands operands = {a, b, c, bias, 0, 0, 0};
+  return gemmc_plan_launch_operands(plan, &operands, stream, partials,
+                                    counters);
+}
+
+extern "C" gemmc_status
+gemmc_plan_launch_operands(gemmc_plan plan, const gemmc_operands *given,
+                           void *stream, uint64_t partials,
+                           uint64_t counters) {
+  if (!plan || !given)
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      "gemmc_plan_launch: the plan must not be null");
+                      !plan ? "gemmc_plan_launch: the plan must not be null"
+                            : "gemmc_plan_launch_operands: the operands must "
+                              "not be null");
   return guarded([&] {
     LoadedModule &module = *plan->module;
     const Contract &contract = plan->plan->kernel().contract();
@@ -655,8 +681,7 @@ extern "C" gemmc_status gemmc_plan_launch(gemmc_plan plan, uint64_t a,
                         module.name + ": the plan is of a grouped GEMM: "
                                       "launch it with "
                                       "gemmc_grouped_plan_launch");
-    std::string why =
-        checkPointers(contract, a, b, c, bias, contract.alignment);
+    std::string why = checkPointers(contract, *given, contract.alignment);
     if (why.empty() && plan->plan->workspace().partials && !partials != !counters)
       why = "the workspace's partials and counters are given together, or "
             "neither";
@@ -664,11 +689,7 @@ extern "C" gemmc_status gemmc_plan_launch(gemmc_plan plan, uint64_t a,
       return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                         module.name + ": " + why);
     module.kernels(); // its context current
-    Operands operands;
-    operands.a = CUdeviceptr(a);
-    operands.b = CUdeviceptr(b);
-    operands.c = CUdeviceptr(c);
-    operands.bias = CUdeviceptr(bias);
+    Operands operands = toOperands(*given);
     operands.partials = CUdeviceptr(partials);
     operands.counters = CUdeviceptr(counters);
     plan->plan->launch(operands, static_cast<CUstream>(stream));
@@ -756,7 +777,7 @@ gemmc_grouped_launch(gemmc_module handle, const gemmc_grouped_problem *given,
       return status;
     const Contract &contract = plan->kernel().contract();
     std::string why =
-        checkPointers(contract, given->a, given->b, given->c, 0);
+        checkPointers(contract, {given->a, given->b, given->c, 0, 0, 0, 0});
     if (why.empty() && !given->offsets)
       why = "the offsets must not be null";
     if (why.empty())
@@ -797,7 +818,8 @@ extern "C" gemmc_status gemmc_grouped_plan_launch(gemmc_plan plan, uint64_t a,
       return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                         module.name + ": the plan is of one GEMM: launch it "
                                       "with gemmc_plan_launch");
-    std::string why = checkPointers(contract, a, b, c, 0, contract.alignment);
+    std::string why = checkPointers(contract, {a, b, c, 0, 0, 0, 0},
+                                    contract.alignment);
     if (why.empty() && (!offsets || offsets % 4))
       why = "the offsets must not be null, and 4-byte aligned";
     if (!why.empty())

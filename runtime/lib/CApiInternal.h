@@ -48,13 +48,16 @@ Problem toProblem(const Contract &contract, const gemmc_problem &given);
 /// Why `given`'s sizes cannot be launched whatever the variant ("" where
 /// they can).
 std::string checkSizes(const gemmc_problem &given);
+/// The device addresses `given` names.
+gemmc_operands operandsOf(const gemmc_problem &given);
 /// Why these pointers cannot be launched on `contract`'s kernels: null, a
-/// bias given or missing against the contract, or (checked only where
-/// `alignment` is given) misaligned.
-std::string checkPointers(const Contract &contract, uint64_t a, uint64_t b,
-                          uint64_t c, uint64_t bias, int64_t alignment = 1);
-/// Why A's, B's, C's or the bias's buffer cannot hold `p`'s operands: not
-/// device memory, misaligned, or too small.
+/// bias, R or scales given or missing against the contract, or (checked
+/// only where `alignment` is given) misaligned.
+std::string checkPointers(const Contract &contract,
+                          const gemmc_operands &operands,
+                          int64_t alignment = 1);
+/// Why A's, B's, C's, the bias's, R's or the scales' buffer cannot hold
+/// `p`'s operands: not device memory, misaligned, or too small.
 std::string checkBuffers(const Contract &contract, const Problem &p,
                          const gemmc_problem &given);
 

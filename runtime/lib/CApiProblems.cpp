@@ -29,6 +29,10 @@ Problem capi_internal::toProblem(const Contract &contract,
   p.beta = given.beta;
   p.bias = contract.bias;
   p.activation = contract.activation;
+  // R and the scales, as the kernel takes them (checkPointers requires
+  // their pointers).
+  p.residual = contract.residual;
+  p.scales = contract.scales;
   p.batch = given.batch > 0 ? given.batch : 1;
   p.strideA = given.stride_a;
   p.strideB = given.stride_b;
@@ -52,22 +56,42 @@ std::string capi_internal::checkSizes(const gemmc_problem &given) {
   return "";
 }
 
+gemmc_operands capi_internal::operandsOf(const gemmc_problem &given) {
+  return {given.a,        given.b,       given.c,      given.bias,
+          given.residual, given.scale_a, given.scale_b};
+}
+
 /// Why these pointers cannot be launched on `contract`'s kernels: null, a
-/// bias given or missing against the contract, or (checked only where
-/// `alignment` is given) misaligned.
-std::string capi_internal::checkPointers(const Contract &contract, uint64_t a,
-                                         uint64_t b, uint64_t c, uint64_t bias,
+/// bias, R or scales given or missing against the contract, or (checked
+/// only where `alignment` is given) misaligned.
+std::string capi_internal::checkPointers(const Contract &contract,
+                                         const gemmc_operands &o,
                                          int64_t alignment) {
-  if (!a || !b || !c)
+  if (!o.a || !o.b || !o.c)
     return "the pointers to A, B and C must not be null";
-  if (!contract.bias.empty() && !bias)
+  if (!contract.bias.empty() && !o.bias)
     return "the kernel adds a " + contract.bias +
            " bias: its pointer must not be null";
-  if (contract.bias.empty() && bias)
+  if (contract.bias.empty() && o.bias)
     return "the kernel adds no bias, but a bias pointer was given";
-  if (alignment > 1 && (a | b | c | bias) % uint64_t(alignment))
+  if (contract.residual && !o.residual)
+    return "the kernel adds R: its pointer must not be null";
+  if (!contract.residual && o.residual)
+    return "the kernel adds no R, but an R pointer was given";
+  bool scales = !contract.scales.empty();
+  if (scales && (!o.scale_a || !o.scale_b))
+    return "the kernel multiplies by " + contract.scales +
+           " scales: the pointers to A's and B's must not be null";
+  if (!scales && (o.scale_a || o.scale_b))
+    return "the kernel takes no scales, but a scale pointer was given";
+  // The vectors (the bias, the scales) are read an element at a time: 4
+  // bytes are enough for the scales.
+  if (alignment > 1 &&
+      (o.a | o.b | o.c | o.bias | o.residual) % uint64_t(alignment))
     return "the pointers must be aligned to " + std::to_string(alignment) +
            " bytes";
+  if ((o.scale_a | o.scale_b) % 4)
+    return "the scales' pointers must be aligned to 4 bytes";
   return "";
 }
 
@@ -124,6 +148,16 @@ std::string capi_internal::checkBuffers(const Contract &contract,
     why = checkBuffer("the bias", given.bias,
                       (p.bias == "row" ? p.m : p.n) * int64_t(sizeOf(p.c)),
                       contract.alignment);
+  if (why.empty() && given.residual)
+    why = checkBuffer("R", given.residual,
+                      extent(p.strideOfC(), p.spanOfC(), p.c),
+                      contract.alignment);
+  for (bool ofA : {true, false}) {
+    uint64_t scale = ofA ? given.scale_a : given.scale_b;
+    if (why.empty() && scale)
+      why = checkBuffer(ofA ? "A's scales" : "B's scales", scale,
+                        scaleCount(p.scales, ofA, p.m, p.n, p.k) * 4, 4);
+  }
   return why;
 }
 

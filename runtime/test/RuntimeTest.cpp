@@ -669,6 +669,42 @@ TEST(CApi, DescribesActivationsAndRefusesFloat8) {
   EXPECT_EQ(module, nullptr);
   EXPECT_NE(std::string(gemmc_last_error()).find("the C API takes no FP8"),
             std::string::npos);
+  // Scales of f32 inputs and R: described, and their pointers required.
+  const char *scaled = R"(
+// gemmc-contract-begin v13
+// entry: k
+// block: 128 1 1
+// grid: N/64 M/64 1
+// dynamic-shared-bytes: 0
+// params: A:ptr B:ptr C:ptr R:ptr scale-A:ptr scale-B:ptr
+// epilogue: scales=rowwise residual=add
+// problem: m=64 n=64 k=128 a=f32:row b=f32:row c=f32:row acc=f32
+// gemmc-contract-end
+)";
+  ASSERT_EQ(gemmc_module_load(scaled, "scaled", &module), GEMMC_SUCCESS);
+  ASSERT_EQ(gemmc_module_info(module, &info), GEMMC_SUCCESS);
+  EXPECT_EQ(info.residual, 1);
+  EXPECT_EQ(info.scales, GEMMC_SCALES_ROWWISE);
+  gemmc_problem problem;
+  gemmc_problem_init(&problem, 64, 64, 128);
+  problem.a = problem.b = problem.c = 0x7f0000000000;
+  int variant = -1;
+  EXPECT_EQ(gemmc_select(module, &problem, &variant),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmc_last_error())
+                .find("the kernel adds R: its pointer must not be null"),
+            std::string::npos);
+  problem.residual = 0x7f0000100000;
+  EXPECT_EQ(gemmc_select(module, &problem, &variant),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmc_last_error())
+                .find("the kernel multiplies by rowwise scales"),
+            std::string::npos);
+  problem.scale_a = 0x7f0000200000;
+  problem.scale_b = 0x7f0000300000;
+  EXPECT_EQ(gemmc_select(module, &problem, &variant), GEMMC_SUCCESS);
+  EXPECT_EQ(variant, 0);
+  EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
 }
 
 TEST(CApi, GroupedEntriesCheckTheirArguments) {
