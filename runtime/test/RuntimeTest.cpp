@@ -509,6 +509,14 @@ TEST(BenchOptions, ExplainNeedsKernelsAndProblems) {
   EXPECT_EQ(error, "bad device model 'v100' (h200, h100 or a100)");
 }
 
+/// That a C API call failed with `expected` and its message names `text`.
+static void expectFailure(gemmc_status status, gemmc_status expected,
+                          const std::string &text) {
+  EXPECT_EQ(status, expected);
+  EXPECT_NE(std::string(gemmc_last_error()).find(text), std::string::npos)
+      << gemmc_last_error();
+}
+
 TEST(CApi, LoadsTheShippedFamilies) {
   // Beside this program's folder, as beside an installed library's.
   gemmc_module module = nullptr;
@@ -689,17 +697,13 @@ TEST(CApi, DescribesActivationsAndRefusesFloat8) {
   gemmc_problem_init(&problem, 64, 64, 128);
   problem.a = problem.b = problem.c = 0x7f0000000000;
   int variant = -1;
-  EXPECT_EQ(gemmc_select(module, &problem, &variant),
-            GEMMC_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(gemmc_last_error())
-                .find("the kernel adds R: its pointer must not be null"),
-            std::string::npos);
+  expectFailure(gemmc_select(module, &problem, &variant),
+                GEMMC_ERROR_INVALID_ARGUMENT,
+                "the kernel adds R: its pointer must not be null");
   problem.residual = 0x7f0000100000;
-  EXPECT_EQ(gemmc_select(module, &problem, &variant),
-            GEMMC_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(gemmc_last_error())
-                .find("the kernel multiplies by rowwise scales"),
-            std::string::npos);
+  expectFailure(gemmc_select(module, &problem, &variant),
+                GEMMC_ERROR_INVALID_ARGUMENT,
+                "the kernel multiplies by rowwise scales");
   problem.scale_a = 0x7f0000200000;
   problem.scale_b = 0x7f0000300000;
   EXPECT_EQ(gemmc_select(module, &problem, &variant), GEMMC_SUCCESS);
@@ -728,21 +732,15 @@ TEST(CApi, GroupedEntriesCheckTheirArguments) {
   EXPECT_EQ(gemmc_grouped_launch(grouped, nullptr, nullptr),
             GEMMC_ERROR_INVALID_ARGUMENT);
   p.groups = 0;
-  EXPECT_EQ(gemmc_grouped_launch(grouped, &p, nullptr),
-            GEMMC_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(gemmc_last_error()).find("groups must be at least 1"),
-            std::string::npos)
-      << gemmc_last_error();
+  expectFailure(gemmc_grouped_launch(grouped, &p, nullptr),
+                GEMMC_ERROR_INVALID_ARGUMENT, "groups must be at least 1");
   // A grouped module takes no single GEMM, and the other way round.
   gemmc_problem single;
   gemmc_problem_init(&single, 64, 64, 64);
   single.a = single.b = single.c = 256;
   int variant = -1;
-  EXPECT_EQ(gemmc_select(grouped, &single, &variant),
-            GEMMC_ERROR_UNSUPPORTED_PROBLEM);
-  EXPECT_NE(std::string(gemmc_last_error()).find("grouped GEMM"),
-            std::string::npos)
-      << gemmc_last_error();
+  expectFailure(gemmc_select(grouped, &single, &variant),
+                GEMMC_ERROR_UNSUPPORTED_PROBLEM, "grouped GEMM");
   gemmc_module one = nullptr;
   ASSERT_EQ(gemmc_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, "sm_90a", &one),
             GEMMC_SUCCESS);
