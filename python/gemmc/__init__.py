@@ -15,6 +15,7 @@ before anything runs. docs/library.md describes the package.
 """
 
 import ctypes
+import math
 import os
 
 from . import _capi, _dlpack
@@ -242,12 +243,9 @@ class Kernel:
                 count = 1 if self.scales == "tensor" else want
                 # A vector in any shape of one long dimension (M x 1 and
                 # 1 x N as torch._scaled_mm takes them), contiguous.
-                long = [(d, st) for d, st in zip(s.shape, s.strides) if d > 1]
-                elements = 1
-                for d in s.shape:
-                    elements *= d
-                if s.dtype != "float32" or elements != count or \
-                        any(st != 1 for _, st in long):
+                if s.dtype != "float32" or math.prod(s.shape) != count or \
+                        any(st != 1 for d, st in zip(s.shape, s.strides)
+                            if d > 1):
                     raise ValueError(f"{name} must be {count} contiguous "
                                      f"float32 values, got {s.dtype} "
                                      f"{s.shape}")
