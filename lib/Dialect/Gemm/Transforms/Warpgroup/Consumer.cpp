@@ -313,10 +313,12 @@ FailureOr<Value> KernelBuilder::consumeTileAt(const ConsumerSetup &cs,
 LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
   ConsumerSetup cs = buildConsumerSetup();
   OpBuilder::InsertionGuard guard(b);
-  scf::ForOp tiles;
+  Operation *walk = nullptr;
   if (s.streamK) {
     // The whole tiles, as the persistent kernel walks them; then the
-    // shared tiles' units.
+    // shared tile's unit, under a branch: as a loop of at most one trip,
+    // ptxas spilled the sums beside the accumulators (a column bias and
+    // beta * C with 'tma c', 128 x 128: 436-2,984 bytes; none now).
     // One op a statement: C++ leaves the order of a call's arguments open.
     Value zero = index(0);
     Value one = index(1);
@@ -331,18 +333,25 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
       return failure();
     scf::YieldOp::create(b, loc, *wholeEnd);
     b.setInsertionPointAfter(whole);
-    tiles = scf::ForOp::create(b, loc, zero, sharedUnitCount, one,
-                               ValueRange{whole.getResult(0)});
-    b.setInsertionPointToStart(tiles.getBody());
+    Value shares = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                         sharedUnitCount, zero);
+    auto ifShares = scf::IfOp::create(b, loc, b.getIndexType(), shares,
+                                      /*withElseRegion=*/true);
+    walk = ifShares;
+    b.setInsertionPointToStart(ifShares.thenBlock());
     WorkUnit unit = sharedUnit();
     FailureOr<Value> end = consumeTile(cs, unit.tile, unit.kBegin, unit.kEnd,
-                                       tiles.getRegionIterArg(0), &unit);
+                                       whole.getResult(0), &unit);
     if (failed(end))
       return failure();
     scf::YieldOp::create(b, loc, *end);
+    b.setInsertionPointToStart(ifShares.elseBlock());
+    scf::YieldOp::create(b, loc, whole.getResult(0));
   } else {
     SmallVector<Value> inits = walkInits(index(0));
-    tiles = scf::ForOp::create(b, loc, tileStart, numTiles, tileStep, inits);
+    auto tiles =
+        scf::ForOp::create(b, loc, tileStart, numTiles, tileStep, inits);
+    walk = tiles;
     b.setInsertionPointToStart(tiles.getBody());
     enterWalk(tiles);
     FailureOr<Value> end =
@@ -355,7 +364,7 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
   if (!k.c)
     return success();
   // The block's shared memory must outlive the last stores' reads of it.
-  b.setInsertionPointAfter(tiles);
+  b.setInsertionPointAfter(walk);
   auto ifLeader =
       scf::IfOp::create(b, loc, cs.leader, /*withElseRegion=*/false);
   b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
