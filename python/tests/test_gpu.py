@@ -2,8 +2,8 @@
 torch tensors and CuPy arrays, on their libraries' streams, beside
 torch.matmul / fp64. Skipped without torch (CuPy) or a GPU. The kernels
 are compiled here, or, where gemmc's compiler cannot load (a GPU machine
-without LLVM), loaded from $GEMMC_PTX_DIR: NAME.ptx for examples/NAME.gemm,
-compiled beforehand (docs/library.md)."""
+without LLVM), loaded from $GEMMC_PTX_DIR: NAME.ptx for examples/NAME.gemm
+or tests/kernels/NAME.gemm, compiled beforehand (docs/library.md)."""
 
 import os
 import unittest
@@ -24,13 +24,15 @@ except Exception:  # not installed, or no GPU/driver
     HAVE_CUPY = False
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+# Kernels of these tests alone (not examples): kernels/NAME.gemm.
+KERNELS = Path(__file__).resolve().parent / "kernels"
 
 
-def kernel(name):
+def kernel(name, folder=EXAMPLES):
     ptx_dir = os.environ.get("GEMMC_PTX_DIR")
     if ptx_dir:
         return gemmc.load(Path(ptx_dir) / f"{name}.ptx")
-    return gemmc.compile(EXAMPLES / f"{name}.gemm")
+    return gemmc.compile(folder / f"{name}.gemm")
 
 
 @unittest.skipUnless(HAVE_GPU, "needs PyTorch and a GPU")
@@ -67,6 +69,48 @@ class TorchTest(unittest.TestCase):
         c = k(a, b)
         torch.cuda.synchronize()
         self.assertMatches(c, a.float() @ b.float(), 2e-3)
+
+    def test_fused_epilogue_with_residual(self):
+        # The Hopper example: C = gelu_tanh(alpha A B + beta C + bias[col])
+        # + R, B column-major (x @ W.T), odd sizes.
+        if torch.cuda.get_device_capability() < (9, 0):
+            self.skipTest("the example is sm_90a's")
+        k = kernel("hopper-fused-epilogue")
+        self.assertTrue(k.residual)
+        m, n, kk = 1000, 776, 520
+        bf16 = torch.bfloat16
+        a = torch.randn(m, kk, device="cuda", dtype=bf16)
+        w = torch.randn(n, kk, device="cuda", dtype=bf16)
+        c0 = torch.randn(m, n, device="cuda", dtype=bf16)
+        bias = torch.randn(n, device="cuda", dtype=bf16)
+        r = torch.randn(m, n, device="cuda", dtype=bf16)
+        c = c0.clone()
+        k(a, w.t(), out=c, alpha=0.5, beta=0.25, bias=bias, residual=r)
+        torch.cuda.synchronize()
+        x = 0.5 * (a.double() @ w.double().t()) + 0.25 * c0.double() + \
+            bias.double()
+        ref = torch.nn.functional.gelu(x, approximate="tanh") + r.double()
+        self.assertMatches(c, ref, 1e-2)
+        # R must be out's shape and type.
+        with self.assertRaises(ValueError):
+            k(a, w.t(), out=c, bias=bias, residual=r[:, :-1])
+
+    def test_row_and_column_scales(self):
+        # C = diag(scale_a) A B diag(scale_b), as torch._scaled_mm's rowwise
+        # scales are given: M x 1 and 1 x N.
+        k = kernel("tensorcore-f16-rowwise", KERNELS)
+        self.assertEqual(k.scales, "rowwise")
+        m, n, kk = 333, 520, 200
+        a = torch.randn(m, kk, device="cuda", dtype=torch.float16)
+        b = torch.randn(kk, n, device="cuda", dtype=torch.float16)
+        sa = torch.rand(m, 1, device="cuda") + 0.5
+        sb = torch.rand(1, n, device="cuda") + 0.5
+        c = k(a, b, scale_a=sa, scale_b=sb)
+        torch.cuda.synchronize()
+        ref = sa.double() * (a.double() @ b.double()) * sb.double()
+        self.assertMatches(c, ref, 2e-3)
+        with self.assertRaises(ValueError):
+            k(a, b, scale_a=sa[:-1], scale_b=sb)
 
     def test_bf16_through_dlpack(self):
         # torch's bfloat16 has no __cuda_array_interface__: gemmc reads it
