@@ -312,6 +312,25 @@ bool Rules::checkWarpgroup() {
                 Twine(held) +
                 " values a thread for the TMA store of C (ptxas -v tells; "
                 "without 'tma c' they store C from registers)");
+  // Split-K's consumers sum the partial tiles beside their accumulators;
+  // with `tma c` they stage C in shared memory too. ptxas spilled beside
+  // 192 values a thread (one consumer: 340-464 bytes with any epilogue,
+  // the schedule fuzzer's s65_740), and beside 128 in two consumers' 240
+  // registers with a column bias or with an operand copied by the
+  // producer's threads (64-200 bytes); of a grid of 144 split-K schedules
+  // (tiles of 64-256 by 128-256, one or two consumers, TMA or the threads
+  // for A, no epilogue, beta * C or a column bias, S = 2 and ?) every
+  // other kernel with `tma c` spilled 24 bytes at most.
+  if (s.splitsK() && kernel.c &&
+      (held >= 192 ||
+       (kernel.consumers == 2 && held >= 128 &&
+        (p.bias == BiasKind::Col || kernel.copiesByThreads()))))
+    warning(DirectiveKind::SplitK,
+            "the kernel may spill registers to local memory: split-K's "
+            "consumers sum the partial tiles beside " +
+                Twine(held) +
+                " values a thread for the TMA store of C (ptxas -v tells; "
+                "without 'tma c' they store C from registers)");
   if (arch && facts.sharedBytes > arch->sharedMemoryLimit)
     return error(DirectiveKind::Pipeline,
                  "the tiles need " + Twine(facts.sharedBytes) +
