@@ -32,17 +32,33 @@ Value EpilogueValues::apply(
   if (scale)
     value = arith::MulFOp::create(b, loc, value, splat(scale));
   if (scaleA) {
-    // A's scale at C's row, B's along its columns (where the stores of C
-    // read them, inside the matrix).
+    // A's scale at C's row, B's along its columns. A tile's values past the
+    // matrix are computed too (their stores are guarded): their scales are
+    // read at the last row and column instead, inside the vectors (reads
+    // past them were out of bounds, the schedule fuzzer's s65_788).
     auto [row, col] = position();
     MatrixPoint p = pointInMatrix(b, loc, c, row, col);
-    Value rowScale = memref::LoadOp::create(b, loc, scaleA, ValueRange{p.row});
+    Value one = indexConstant(b, loc, 1);
+    Value lastRow = arith::SubIOp::create(b, loc, p.rows, one);
+    Value lastCol = arith::SubIOp::create(b, loc, p.cols, one);
+    Value scaleRow = arith::MinUIOp::create(b, loc, p.row, lastRow);
+    Value rowScale =
+        memref::LoadOp::create(b, loc, scaleA, ValueRange{scaleRow});
+    auto colScaleAt = [&](int64_t e) -> Value {
+      Value at = addOffset(b, loc, p.col, e);
+      Value inside = arith::MinUIOp::create(b, loc, at, lastCol);
+      return memref::LoadOp::create(b, loc, scaleB, ValueRange{inside});
+    };
     Value colScale;
-    if (vectorType)
-      colScale = vector::LoadOp::create(b, loc, vectorType, scaleB,
-                                        ValueRange{p.col});
-    else
-      colScale = memref::LoadOp::create(b, loc, scaleB, ValueRange{p.col});
+    if (vectorType) {
+      SmallVector<Value> elements;
+      for (int64_t e = 0, n = vectorType.getNumElements(); e < n; ++e)
+        elements.push_back(colScaleAt(e));
+      colScale =
+          vector::FromElementsOp::create(b, loc, vectorType, elements);
+    } else {
+      colScale = colScaleAt(0);
+    }
     Value both = arith::MulFOp::create(b, loc, splat(rowScale), colScale);
     value = arith::MulFOp::create(b, loc, value, both);
   }
