@@ -317,14 +317,17 @@ bool Rules::checkWarpgroup() {
   // 192 values a thread (one consumer: 340-464 bytes with any epilogue,
   // the schedule fuzzer's s65_740), and beside 128 in two consumers' 240
   // registers with a column bias or with an operand copied by the
-  // producer's threads (64-200 bytes); of a grid of 144 split-K schedules
-  // (tiles of 64-256 by 128-256, one or two consumers, TMA or the threads
-  // for A, no epilogue, beta * C or a column bias, S = 2 and ?) every
-  // other kernel with `tma c` spilled 24 bytes at most.
+  // producer's threads (64-200 bytes), or with a bias of either kind
+  // into a column-major C (92-128; 36-40 without, the schedule fuzzer's
+  // s51_1853); of a grid of 144 split-K schedules (tiles of 64-256 by
+  // 128-256, one or two consumers, TMA or the threads for A, no epilogue,
+  // beta * C or a column bias, S = 2 and ?) every other kernel with
+  // `tma c` spilled 24 bytes at most.
+  bool biasIntoColumns =
+      p.bias == BiasKind::Col || (p.bias && p.cLayout == MatrixLayout::Col);
   if (s.splitsK() && kernel.c &&
-      (held >= 192 ||
-       (kernel.consumers == 2 && held >= 128 &&
-        (p.bias == BiasKind::Col || kernel.copiesByThreads()))))
+      (held >= 192 || (kernel.consumers == 2 && held >= 128 &&
+                       (biasIntoColumns || kernel.copiesByThreads()))))
     warning(DirectiveKind::SplitK,
             "the kernel may spill registers to local memory: split-K's "
             "consumers sum the partial tiles beside " +
