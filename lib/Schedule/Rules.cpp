@@ -48,12 +48,10 @@ bool Rules::checkTypes() {
   if (p.tf32 && p.a != ElementType::F32)
     return error(Part::Kind::Math,
                  math + " needs f32 inputs, got " + stringify(p.a));
-  // tf32 lowers the accuracy only tensor cores give up; tf32x3 keeps
-  // about f32's, so a SIMT schedule (FMA in f32) honours it too, and a
-  // family can mix both kinds of variant.
-  if (p.tf32 && !p.tf32x3 && !s.hasMma() && !s.hasWgmma())
-    return error(Part::Kind::Math, math + " runs on tensor cores: add the "
-                                          "directive 'mma m16n8k8'");
+  // tf32 and tf32x3 permit tensor cores' rounding; a SIMT schedule (FMA
+  // in f32, at least as accurate) honours either, so a family can mix both
+  // kinds of variant, as cuBLAS's FAST_TF32 compute type and torch's
+  // allow_tf32 let a GEMV run in f32.
   if (!s.hasMma())
     return true;
 
