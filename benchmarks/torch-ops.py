@@ -13,9 +13,13 @@ With --bmm, batched products instead (gemmc.bmm beside torch.bmm, eager
 and graph): attention's score and value products (B transposed for the
 scores) and square batches.
 
+With --tf32, float32 under allow_tf32 (torch.matmul in tf32, gemmc on its
+tf32 family), B row-major (`tf32-rr`) and column-major as nn.Linear's
+x @ W.T (`tf32-rc`), speed alone.
+
 Every gemmc result is checked against torch.matmul in fp64 first.
     python3 benchmarks/torch-ops.py [--runs 20] [--modes eager,graph,compile]
-        [--csv FILE] [--bmm]
+        [--csv FILE] [--bmm | --tf32]
 """
 
 import argparse
@@ -129,13 +133,19 @@ def main():
     parser.add_argument("--modes", default="eager,graph,compile")
     parser.add_argument("--csv")
     parser.add_argument("--bmm", action="store_true")
+    parser.add_argument("--tf32", action="store_true")
     args = parser.parse_args()
-    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = args.tf32
     print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     if args.bmm:
         batched(args)
         return
     rows = []
+    if args.tf32:
+        speed(args, rows, [(torch.float32, False, "tf32-rr", 2e-3),
+                           (torch.float32, True, "tf32-rc", 2e-3)])
+        write_csv(args, rows)
+        return
     print("per call (host, us): problem dtype gemmc.mm torch.ops.gemmc.mm "
           "C-API-launch-alone torch.mm")
     runtime = _capi.runtime()
@@ -157,33 +167,45 @@ def main():
             print(f"  {m}x{n}x{k} {str(dtype)[6:]} {g:.1f} {op:.1f} "
                   f"{alone:.1f} {t:.1f}")
             rows.append(("per-call", f"{m}x{n}x{k}", str(dtype)[6:], g, t))
+    speed(args, rows, [(dtype, False, str(dtype)[6:], TOLERANCE[dtype])
+                       for dtype in DTYPES])
+    write_csv(args, rows)
+
+
+def speed(args, rows, kinds):
+    """Each size of SIZES per (dtype, B column-major, label, tolerance) of
+    `kinds`: checked, then timed in each mode beside torch.matmul."""
     print("speed (CUDA events, ms): mode problem dtype gemmc torch "
           "torch/gemmc")
     logs = {}
-    for dtype in DTYPES:
+    for dtype, b_col, label, tolerance in kinds:
         for m, n, k in SIZES:
             a = torch.randn(m, k, device="cuda", dtype=dtype)
-            b = torch.randn(k, n, device="cuda", dtype=dtype)
+            b = (torch.randn(n, k, device="cuda", dtype=dtype).t() if b_col
+                 else torch.randn(k, n, device="cuda", dtype=dtype))
             c = gemmc.mm(a, b)
             ref = a.double() @ b.double()
             err = ((c.double() - ref).norm() / ref.norm()).item()
-            if not err < TOLERANCE[dtype]:
-                print(f"  {m}x{n}x{k} {dtype}: WRONG (error {err:.2e})")
-                rows.append(("wrong", f"{m}x{n}x{k}", str(dtype)[6:], err, 0))
+            if not err < tolerance:
+                print(f"  {m}x{n}x{k} {label}: WRONG (error {err:.2e})")
+                rows.append(("wrong", f"{m}x{n}x{k}", label, err, 0))
                 continue
             for mode in args.modes.split(","):
                 g = event_median(in_mode(mode, gemmc.mm, a, b), args.runs,
                                  args.warmup)
                 t = event_median(in_mode(mode, torch.matmul, a, b),
                                  args.runs, args.warmup)
-                logs.setdefault((mode, dtype), []).append(t / g)
-                print(f"  {mode} {m}x{n}x{k} {str(dtype)[6:]} {g:.4f} "
+                logs.setdefault((mode, label), []).append(t / g)
+                print(f"  {mode} {m}x{n}x{k} {label} {g:.4f} "
                       f"{t:.4f} {t / g:.3f}", flush=True)
-                rows.append((mode, f"{m}x{n}x{k}", str(dtype)[6:], g, t))
-    for (mode, dtype), ratios in logs.items():
+                rows.append((mode, f"{m}x{n}x{k}", label, g, t))
+    for (mode, label), ratios in logs.items():
         geo = statistics.geometric_mean(ratios)
-        print(f"geometric mean torch/gemmc {mode} {str(dtype)[6:]}: "
+        print(f"geometric mean torch/gemmc {mode} {label}: "
               f"{geo:.3f} over {len(ratios)}")
+
+
+def write_csv(args, rows):
     if args.csv:
         with open(args.csv, "w") as f:
             f.write("kind,problem,dtype,gemmc,torch\n")

@@ -35,24 +35,42 @@ cp "$work"/f16/f16_* "$work/f16/candidates.tsv" "$work/f16-rcr-batched/"
 cp "benchmarks/tuning/$device/f16-rcr-batched-results.tsv" \
   "$work/f16-rcr-batched/results.tsv"
 
+# tf32 (f32 under `math = tf32`, torch's allow_tf32): its own candidates,
+# measured on an H200 with A and B row-major and with B column-major, where
+# tf32 wgmma reads both operands by TMA (it reads them K-major only).
+for layout in rrr rcr; do
+  "$tune" candidates --type tf32 --layout "$layout" --limit 4 --arch sm_90a \
+    -o "$work/tf32-$layout" > /dev/null 2>&1
+  cp "benchmarks/tuning/h200/tf32-$layout-results.tsv" \
+    "$work/tf32-$layout/results.tsv"
+done
+
 # One family: families/ARCH/TYPE_LAYOUT[_batched].gemm from the measured
 # precision's candidates (f16's for bf16), its training summary printed.
 write_family() { # ARCH LAYOUT TYPE [--batch]
   local arch=$1 layout=$2 type=$3 batch=${4:-}
   local measured data out shapes=benchmarks/workloads-train.txt
+  local model=$device retype=(--type "$type") tuned=$device
   measured=$([ "$type" = f32 ] && echo f32 || echo f16)
   data=$measured-rrr
   if [ -n "$batch" ] && [ "$measured$layout" = f16rcr ]; then
     measured=f16-rcr-batched data=f16-rcr-batched
     shapes=benchmarks/attention-scores-train.txt
   fi
+  if [ "$type" = tf32 ]; then
+    # B column-major from its own measurements; the other layouts from
+    # rrr's (what TMA cannot read there is copied by the producer's threads).
+    data=tf32-$([ "$layout" = rcr ] && echo rcr || echo rrr)
+    measured=$data model=h200 tuned=h200 retype=()
+    shapes=benchmarks/workloads-train.txt
+  fi
   out="families/$arch/${type}_$layout${batch:+_batched}.gemm"
   "$tune" select "$work/$measured" --shapes "$shapes" \
-    --cover benchmarks/shapes.txt --device-model "$device" \
-    --type "$type" --layout "$layout" --arch "$arch" $batch -o "$out" |
+    --cover benchmarks/shapes.txt --device-model "$model" \
+    "${retype[@]}" --layout "$layout" --arch "$arch" $batch -o "$out" |
     grep -E '^gemmc-tune: [0-9]+ training' | sed "s|^gemmc-tune|$out|"
   # Not the machine's temporary folder: where the data lives.
-  sed -i "s|$work/$measured/results.tsv|benchmarks/tuning/$device/$data-results.tsv|" "$out"
+  sed -i "s|$work/$measured/results.tsv|benchmarks/tuning/$tuned/$data-results.tsv|" "$out"
 }
 
 # C is row-major in every family; the runtime runs a column-major C as the
@@ -60,7 +78,7 @@ write_family() { # ARCH LAYOUT TYPE [--batch]
 for arch in sm_90a sm_80; do
   mkdir -p "families/$arch"
   for layout in rrr rcr crr ccr; do
-    for type in f16 bf16 f32; do
+    for type in f16 bf16 f32 tf32; do
       write_family "$arch" "$layout" "$type"
     done
   done
@@ -71,7 +89,7 @@ done
 # same measurements of single GEMMs. (sm_80's kernels take a batch too, but
 # no family of them is shipped.)
 for layout in rrr rcr crr ccr; do
-  for type in f16 bf16 f32; do
+  for type in f16 bf16 f32 tf32; do
     write_family sm_90a "$layout" "$type" --batch
   done
 done

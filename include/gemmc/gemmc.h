@@ -81,7 +81,12 @@ typedef struct gemmc_module_opaque *gemmc_module;
 typedef enum gemmc_dtype {
   GEMMC_F32 = 0,
   GEMMC_F16 = 1,
-  GEMMC_BF16 = 2
+  GEMMC_BF16 = 2,
+  /* f32 in memory, multiplied in tf32 where tensor cores do it (torch's
+     allow_tf32, cuBLAS's FAST_TF32): a shipped family's type only, for
+     gemmc_family_load, gemmc_batched_family_load and gemmc_matmul; a
+     module's contract says f32 (gemmc_kernel_info). */
+  GEMMC_TF32 = 3
 } gemmc_dtype;
 
 typedef enum gemmc_layout { GEMMC_ROW = 0, GEMMC_COL = 1 } gemmc_layout;
@@ -287,7 +292,8 @@ gemmc_status gemmc_plan_launch(gemmc_plan plan, uint64_t a, uint64_t b,
  *===--------------------------------------------------------------------===*/
 
 /* gemmc is installed with kernel families for each element type (A, B
-   and C alike: f32, f16, bf16) and layouts of A and B, C row-major, for
+   and C alike: f32, f16, bf16, and f32 multiplied in tf32) and layouts
+   of A and B, C row-major, for
    sm_90a (Hopper) and sm_80 (Ampere and later): share/gemmc/families/
    ARCH/TYPE_AB r.ptx beside the library's lib/ folder, or in
    $GEMMC_FAMILY_DIR. Each runs a problem on the variant the cost model

@@ -343,6 +343,13 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
                                                         size_t limit,
                                                         SpaceCounts &counts) {
   bool halves = problem.a != ElementType::F32;
+  // `--type tf32`: f32 inputs under `math = tf32` (every candidate's
+  // problem says so; SIMT ones compute in f32), where tf32x3's parts copy
+  // without splitting and tf32's own parts join.
+  bool tf32 = problem.tf32 && !problem.tf32x3;
+  auto tf32Only = [&](std::vector<Schedule> (*part)()) {
+    return tf32 ? part() : std::vector<Schedule>();
+  };
   std::set<std::string> seen;
   struct Part {
     std::vector<Schedule> space;
@@ -361,34 +368,42 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
       {enumerateWarpgroupLongK(halves), "_wk", 0},
       {enumerateWarpgroupUnaligned(halves), "_wu", 0},
       {enumerateSplitTf32(halves), "_x", half, /*tf32x3=*/true},
-      {enumerateWarpgroupSplitTf32(halves), "_wx", 0, /*tf32x3=*/true},
-      {enumerateWarpgroupSplitsAtLaunch(halves), "_wz", 0},
-      {enumerateWarpgroupSplitTf32AtLaunch(halves), "_wxz", 0,
+      {enumerateWarpgroupSplitTf32(halves, /*split=*/!tf32), "_wx", 0,
        /*tf32x3=*/true},
+      {enumerateWarpgroupSplitsAtLaunch(halves), "_wz", 0},
+      {enumerateWarpgroupSplitTf32AtLaunch(halves, /*split=*/!tf32), "_wxz",
+       0, /*tf32x3=*/true},
       {enumerateSplitsAtLaunch(halves), "_kz", half},
       {enumerateSkinnyRastered(halves), "_gr", 2 * limit},
       {enumerateWarpgroupTransposed(halves), "_wt", 0},
       {enumerateWarpgroupStreamK(halves), "_ws", 0},
       {enumerateWarpgroupTransposedDeep(halves), "_wd", 0},
       {enumerateWarpgroupTransposedWide(halves), "_wn", 0},
-      {enumerateRegisterTilesFromGlobal(halves), "_gv", 0}};
-  std::string type = stringify(problem.a).str();
+      {enumerateRegisterTilesFromGlobal(halves), "_gv", 0},
+      {tf32Only(enumerateWarpgroupTf32), "_wf", 0},
+      {tf32Only(enumerateWarpgroupTf32StreamK), "_wfs", 0},
+      {tf32Only(enumerateWarpgroupTf32AtLaunch), "_wfz", 0},
+      {tf32Only(enumerateWarpgroupTf32Transposed), "_wft", 0}};
+  std::string type = tf32 ? "tf32" : stringify(problem.a).str();
   std::vector<SpaceCandidate> candidates;
   for (const auto &[space, prefix, count, tf32x3] : parts) {
     // Hopper's parts on an arch with wgmma only.
     if (llvm::StringRef(prefix).starts_with("_w") && target.name != "sm_90a")
       continue;
+    // tf32x3's parts under tf32 multiply once, in tf32.
+    bool split = tf32x3 && !tf32;
     Problem partProblem = problem;
-    partProblem.tf32 = partProblem.tf32x3 = tf32x3;
+    partProblem.tf32 = tf32 || split;
+    partProblem.tf32x3 = split;
     std::vector<SpaceCandidate> part =
-        legalCandidates(space, partProblem, target, seen, /*withinCap=*/tf32x3);
+        legalCandidates(space, partProblem, target, seen, /*withinCap=*/split);
     counts.drawn += space.size();
     counts.legal += part.size();
     part = spreadOver(std::move(part), count);
     for (size_t i = 0; i < part.size(); ++i) {
       SpaceCandidate &c = part[i];
       c.name = type + prefix + std::to_string(i);
-      c.tf32x3 = tf32x3;
+      c.tf32x3 = split;
       candidates.push_back(std::move(c));
     }
   }
@@ -398,7 +413,8 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
 std::string tuning::scheduleFile(const std::string &name,
                                  const Problem &problem,
                                  const Schedule &schedule, bool tf32x3) {
-  // Sizes at launch, the tuned types and layouts, tf32x3 where asked.
+  // Sizes at launch, the tuned types and layouts, tf32 (every candidate
+  // of `--type tf32`) or tf32x3 where asked.
   Problem tuned;
   tuned.m = tuned.n = tuned.k = std::nullopt;
   tuned.a = problem.a;
@@ -407,7 +423,8 @@ std::string tuning::scheduleFile(const std::string &name,
   tuned.aLayout = problem.aLayout;
   tuned.bLayout = problem.bLayout;
   tuned.cLayout = problem.cLayout;
-  tuned.tf32 = tuned.tf32x3 = tf32x3;
+  tuned.tf32 = problem.tf32 || tf32x3;
+  tuned.tf32x3 = tf32x3;
   std::string text = "# gemmc-tune candidate\n";
   llvm::raw_string_ostream os(text);
   printKernel(os, name, tuned, schedule);

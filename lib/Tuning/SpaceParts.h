@@ -19,13 +19,16 @@ namespace gemmc::tuning {
 std::vector<Schedule> enumerateWarpgroup(bool halves);
 /// `_wu`: the producer's threads copy what TMA cannot.
 std::vector<Schedule> enumerateWarpgroupUnaligned(bool halves);
-/// `_wx`: f32 as tf32x3 on wgmma.
-std::vector<Schedule> enumerateWarpgroupSplitTf32(bool halves);
+/// `_wx`: f32 as tf32x3 on wgmma (`split`), or as tf32 (the producer's
+/// threads copy without splitting, so a stage takes half the room).
+std::vector<Schedule> enumerateWarpgroupSplitTf32(bool halves,
+                                                  bool split = true);
 /// `_wk`: long K beside small M and N.
 std::vector<Schedule> enumerateWarpgroupLongK(bool halves);
 /// `_wz`, `_wxz`: split-K chosen at launch.
 std::vector<Schedule> enumerateWarpgroupSplitsAtLaunch(bool halves);
-std::vector<Schedule> enumerateWarpgroupSplitTf32AtLaunch(bool halves);
+std::vector<Schedule> enumerateWarpgroupSplitTf32AtLaunch(bool halves,
+                                                          bool split = true);
 /// `_wt`, `_wd`, `_wn`: transposed tiles (C^T = B^T * A^T): narrow, narrow
 /// with deep K steps, and wide persistent ones.
 std::vector<Schedule> enumerateWarpgroupTransposed(bool halves);
@@ -33,6 +36,14 @@ std::vector<Schedule> enumerateWarpgroupTransposedDeep(bool halves);
 std::vector<Schedule> enumerateWarpgroupTransposedWide(bool halves);
 /// `_ws`: stream-K of the last round.
 std::vector<Schedule> enumerateWarpgroupStreamK(bool halves);
+/// tf32's own parts (`--type tf32`, f32 inputs under `math = tf32`):
+/// `_wf` persistent tiles, TMA where an operand is K-major and the
+/// producer's threads elsewhere; `_wfs` stream-K; `_wfz` split-K chosen at
+/// launch; `_wft` transposed narrow tiles for a short M.
+std::vector<Schedule> enumerateWarpgroupTf32();
+std::vector<Schedule> enumerateWarpgroupTf32StreamK();
+std::vector<Schedule> enumerateWarpgroupTf32AtLaunch();
+std::vector<Schedule> enumerateWarpgroupTf32Transposed();
 
 } // namespace gemmc::tuning
 

@@ -117,7 +117,8 @@ std::vector<Schedule> tuning::enumerateWarpgroupUnaligned(bool halves) {
 /// pieces of 4, 2 or 1 elements as the leading dimensions allow; tiles of
 /// 128x128 (two consumers), 128x64 and 64x128, and for long K beside small
 /// M and N 128x128 and 64x128 split 4 or 16 ways.
-std::vector<Schedule> tuning::enumerateWarpgroupSplitTf32(bool halves) {
+std::vector<Schedule> tuning::enumerateWarpgroupSplitTf32(bool halves,
+                                                          bool split) {
   std::vector<Schedule> space;
   if (halves)
     return space;
@@ -125,10 +126,15 @@ std::vector<Schedule> tuning::enumerateWarpgroupSplitTf32(bool halves) {
     int64_t bm, bn, consumers;
   };
   const Tile tiles[] = {{128, 128, 2}, {128, 64, 2}, {64, 128, 1}};
+  // Under tf32 (no split) pieces of 4 and 1 alone: `_wf` copies B beside
+  // A's TMA, which is how a row-major A is best read.
   const std::pair<int64_t, int64_t> pieces[] = {
       {4, 4}, {4, 2}, {4, 1}, {1, 4}, {1, 1}};
-  auto make = [](Tile t, std::pair<int64_t, int64_t> piece,
-                 std::optional<int64_t> split) {
+  auto kept = [&](std::pair<int64_t, int64_t> piece) {
+    return split || piece.first == piece.second;
+  };
+  auto make = [&](Tile t, std::pair<int64_t, int64_t> piece,
+                  std::optional<int64_t> splits) {
     Schedule s;
     s.tile = {t.bm, t.bn, 32};
     s.wgmma = std::array<int64_t, 3>{64, t.bn, 8};
@@ -140,11 +146,11 @@ std::vector<Schedule> tuning::enumerateWarpgroupSplitTf32(bool halves) {
         s.globalLoadB = b;
     }
     s.consumers = t.consumers;
-    // Each stage holds the tiles' tf32 parts and remainders.
-    int64_t stageBytes = (t.bm + t.bn) * 32 * 4 * 2;
+    // Each stage holds the tiles' tf32 parts and remainders (tf32x3).
+    int64_t stageBytes = (t.bm + t.bn) * 32 * 4 * (split ? 2 : 1);
     s.stages = std::min<int64_t>(4, (227 * 1024 - 1024) / stageBytes);
-    if (split) {
-      s.splitK = split;
+    if (splits) {
+      s.splitK = splits;
     } else {
       s.persistent = true;
       s.raster = 8;
@@ -153,10 +159,11 @@ std::vector<Schedule> tuning::enumerateWarpgroupSplitTf32(bool halves) {
   };
   for (Tile t : tiles)
     for (auto piece : pieces)
-      space.push_back(make(t, piece, std::nullopt));
+      if (kept(piece))
+        space.push_back(make(t, piece, std::nullopt));
   for (Tile t : {tiles[0], tiles[2]})
-    for (int64_t split : {4, 16})
-      space.push_back(make(t, {4, 4}, split));
+    for (int64_t splits : {4, 16})
+      space.push_back(make(t, {4, 4}, splits));
   return space;
 }
 
@@ -200,9 +207,10 @@ std::vector<Schedule> tuning::enumerateWarpgroupSplitsAtLaunch(bool halves) {
 /// Hopper's f32 (`_wxz`, `math = tf32x3`): the split-tf32 kernel at tiles
 /// of 128x128, 128x64 and 64x128, in pieces of 4 elements or of 1 (any
 /// leading dimension), `raster 8` as `_wz`.
-std::vector<Schedule> tuning::enumerateWarpgroupSplitTf32AtLaunch(bool halves) {
+std::vector<Schedule>
+tuning::enumerateWarpgroupSplitTf32AtLaunch(bool halves, bool split) {
   std::vector<Schedule> space;
-  for (Schedule s : enumerateWarpgroupSplitTf32(halves)) {
+  for (Schedule s : enumerateWarpgroupSplitTf32(halves, split)) {
     bool pieces = s.globalLoadWidth(Operand::A) == s.globalLoadWidth(Operand::B);
     if (s.splitK || !pieces)
       continue;
@@ -309,5 +317,111 @@ std::vector<Schedule> tuning::enumerateWarpgroupStreamK(bool halves) {
       s.raster = 8;
       space.push_back(s);
     }
+  return space;
+}
+
+/// A tf32 wgmma tile of BM x BN x BK (f32 inputs under `math = tf32`): one
+/// consumer warpgroup per 64 rows, A and B by TMA (legal where both are
+/// K-major, as tf32 wgmma reads them), C stored by TMA, and as many stages
+/// as 227 KB hold beside C's store buffers, at most 8.
+static Schedule warpgroupTf32Tile(int64_t bm, int64_t bn, int64_t bk) {
+  Schedule s;
+  s.tile = {bm, bn, bk};
+  s.wgmma = std::array<int64_t, 3>{64, bn, 8};
+  s.tmaA = s.tmaB = s.tmaC = true;
+  s.consumers = bm / 64;
+  int64_t stageBytes = (bm + bn) * bk * 4;
+  int64_t room = 227 * 1024 - 1024 - *s.consumers * 16 * 1024;
+  s.stages = std::min<int64_t>(8, room / stageBytes);
+  return s;
+}
+
+/// tf32's persistent part (`_wf`): tiles of 128 x 256, 128 x 128, 64 x 256,
+/// 64 x 128 and 128 x 64 with TMA for A, B and C, raster 8; and 128 x 256,
+/// 128 x 128 with A by TMA and B copied by the producer's threads in
+/// pieces of 4 or 1 elements (a row-major B: tf32 wgmma reads it K-major,
+/// so the copies transpose it), C stored from registers (by TMA from
+/// 128 x 256: 128 accumulators a thread leave no registers for the
+/// element-wise edges), pieces of 1 in at most 160 KB of stages (their
+/// cp.async reads through L1, `_wu`). The checks leave out what a layout
+/// does not allow (TMA of an operand that is not K-major).
+std::vector<Schedule> tuning::enumerateWarpgroupTf32() {
+  std::vector<Schedule> space;
+  const std::array<int64_t, 3> tiles[] = {{128, 256, 32}, {128, 128, 32},
+                                          {128, 128, 64}, {64, 256, 32},
+                                          {64, 128, 64},  {128, 64, 64}};
+  for (auto [bm, bn, bk] : tiles) {
+    Schedule s = warpgroupTf32Tile(bm, bn, bk);
+    s.persistent = true;
+    s.raster = 8;
+    space.push_back(s);
+  }
+  for (int64_t bn : {256, 128})
+    for (int64_t piece : {4, 1}) {
+      Schedule s = warpgroupTf32Tile(128, bn, 32);
+      s.tmaB = false;
+      s.tmaC = bn == 256;
+      s.vectorize = std::array<int64_t, 4>{1, 1, 1, 1};
+      if (piece > 1)
+        s.globalLoadB = piece;
+      else
+        s.vectorize.reset();
+      int64_t room = piece == 1 ? 160 * 1024
+                                : 227 * 1024 - 1024 - (s.tmaC ? 32 * 1024 : 0);
+      s.stages = std::min<int64_t>(8, room / ((128 + bn) * 32 * 4));
+      s.persistent = true;
+      s.raster = 8;
+      space.push_back(s);
+    }
+  return space;
+}
+
+/// tf32's stream-K part (`_wfs`): `_wf`'s 128 x 256 and 128 x 128 TMA tiles
+/// with `persistent stream-k`.
+std::vector<Schedule> tuning::enumerateWarpgroupTf32StreamK() {
+  std::vector<Schedule> space;
+  for (int64_t bn : {256, 128}) {
+    Schedule s = warpgroupTf32Tile(128, bn, 32);
+    s.persistent = true;
+    s.streamK = true;
+    s.raster = 8;
+    space.push_back(s);
+  }
+  return space;
+}
+
+/// tf32's part whose splits the launch chooses (`_wfz`): TMA tiles of
+/// 128 x 128, 64 x 128, 128 x 64 and 64 x 64, `split-k ?`, raster 8.
+std::vector<Schedule> tuning::enumerateWarpgroupTf32AtLaunch() {
+  std::vector<Schedule> space;
+  const std::array<int64_t, 3> tiles[] = {
+      {128, 128, 32}, {64, 128, 64}, {128, 64, 64}, {64, 64, 64}};
+  for (auto [bm, bn, bk] : tiles) {
+    Schedule s = warpgroupTf32Tile(bm, bn, bk);
+    s.splitK = 0;
+    s.raster = 8;
+    space.push_back(s);
+  }
+  return space;
+}
+
+/// tf32's transposed part (`_wft`, a short M as wgmma's N): 64 rows along
+/// N by 8, 16, 32 or 64 along M, and 128 by 8, deep K steps as `_wd`'s
+/// (BK of 128 floats where the tile is narrow), TMA for A and B (both
+/// K-major after the transposition only where they were before), C from
+/// registers, the splits chosen at launch.
+std::vector<Schedule> tuning::enumerateWarpgroupTf32Transposed() {
+  std::vector<Schedule> space;
+  const std::array<int64_t, 3> tiles[] = {
+      {64, 8, 128}, {64, 16, 128}, {64, 32, 64}, {64, 64, 64}, {128, 8, 128}};
+  for (auto [bm, bn, bk] : tiles) {
+    Schedule s = warpgroupTf32Tile(bm, bn, bk);
+    s.transpose = true;
+    s.tmaC = false;
+    s.stages = std::min<int64_t>(
+        8, (227 * 1024 - 1024) / ((bm + bn) * bk * 4));
+    s.splitK = 0;
+    space.push_back(s);
+  }
   return space;
 }

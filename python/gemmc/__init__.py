@@ -359,20 +359,23 @@ def load(ptx):
 
 def family(dtype, a_layout="row", b_layout="row", arch=None):
     """The kernel family gemmc ships for `dtype` ("float32", "float16",
-    "bfloat16") and the layouts of A and B ("row" or "col"; C row-major),
+    "bfloat16", or "tf32": float32 tensors multiplied in tf32, what
+    torch.matmul does under allow_tf32) and the layouts of A and B ("row"
+    or "col"; C row-major),
     for `arch` ("sm_90a", "sm_80"; None: the current GPU's). Installed with
     the runtime library (share/gemmc/families beside its lib/, or
     $GEMMC_FAMILY_DIR); loaded once per process. Needs no GPU with an arch
     given."""
-    if dtype not in _CODES:
-        raise TypeError(f"gemmc ships families for float32, float16 and "
-                        f"bfloat16, not {dtype}")
+    codes = dict(_CODES, tf32=3)
+    if dtype not in codes:
+        raise TypeError(f"gemmc ships families for float32, tf32, float16 "
+                        f"and bfloat16, not {dtype}")
     layouts = {"row": 0, "col": 1}
     if a_layout not in layouts or b_layout not in layouts:
         raise ValueError("the layouts are 'row' or 'col'")
     handle = ctypes.c_void_p()
     _check(_capi.runtime().family_load(
-        _CODES[dtype], layouts[a_layout], layouts[b_layout],
+        codes[dtype], layouts[a_layout], layouts[b_layout],
         arch.encode() if arch else None, ctypes.byref(handle)))
     return Kernel(None, handle=handle)
 

@@ -4,7 +4,9 @@
 
 Each call runs the family gemmc ships for the dtype and the layouts of A
 and B (``gemmc_family_load``: no compiler and no source tree), on the
-variant its cost model picks. A transposed or sliced view is read in place
+variant its cost model picks; float32 under torch's allow_tf32 (the flag
+torch.matmul honours) runs on the tf32 family, its operands copied K-major
+first where the cost model predicts that faster. A transposed or sliced view is read in place
 (its leading dimension given to the kernel); only a view that is strided
 along both dimensions, or whose address is not 16-byte aligned, is copied.
 Each problem (dtype, device, sizes, strides, alignment) is planned once:
@@ -25,7 +27,24 @@ import torch
 from . import _capi
 
 _CODES = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2}
+_TF32 = 3  # GEMMC_TF32: f32 tensors, the family that multiplies in tf32
 _ROW, _COL = 0, 1
+# The bandwidth a copy that transposes an operand is charged at (bytes per
+# second, read and written), against the cost model's predictions.
+_COPY_BANDWIDTH = 2.5e12
+
+
+def _allow_tf32_query():
+    """torch's flag for f32 products in tf32 (what torch.matmul honours:
+    `torch.backends.cuda.matmul.allow_tf32`, set also by
+    `torch.set_float32_matmul_precision("high")`), read cheaply."""
+    flag = getattr(torch._C, "_get_cublas_allow_tf32", None)
+    if flag is not None:
+        return flag
+    return lambda: torch.backends.cuda.matmul.allow_tf32
+
+
+_allow_tf32 = _allow_tf32_query()
 
 # (dtype code, A's layout, B's layout) -> the family's module handle; each
 # module JIT-compiles into the context current at its first launch, so the
@@ -113,6 +132,14 @@ class _ZeroBlocks:
 _zero_blocks = _ZeroBlocks()
 
 
+def _k_major(t, operand):
+    """A copy of a 2-D operand in which K is contiguous (A row-major, B
+    column-major), as tf32 wgmma reads both, through TMA."""
+    if operand == "a":
+        return t.contiguous()
+    return t.t().contiguous().t()
+
+
 def _operand(t):
     """(tensor, layout, leading dimension) of a 2-D operand, read in place
     where its strides allow, else copied."""
@@ -143,7 +170,7 @@ class _Plan:
     __slots__ = ("shape", "handle", "copy_a", "copy_b", "partials",
                  "counters", "index", "zero", "family", "problem")
 
-    def __init__(self, a, b, batch=None):
+    def __init__(self, a, b, batch=None, tf32=False):
         m, k = a.shape
         n = b.shape[1]
         self.shape = (m, n) if batch is None else (batch[0], m, n)
@@ -154,13 +181,36 @@ class _Plan:
             return
         a2, a_layout, lda = _operand(a)
         b2, b_layout, ldb = _operand(b)
-        self.copy_a, self.copy_b = a2 is not a, b2 is not b
-        family = _family(_CODES[a.dtype], a_layout, b_layout, a.device,
+        # A copy per call, or None: the operand is read in place.
+        self.copy_a = (lambda t: _operand(t)[0]) if a2 is not a else None
+        self.copy_b = (lambda t: _operand(t)[0]) if b2 is not b else None
+        code = _TF32 if tf32 else _CODES[a.dtype]
+        family = _family(code, a_layout, b_layout, a.device,
                          batched=batch is not None)
         count, stride_a, stride_b = batch if batch is not None else (1, 0, 0)
         p = _capi.Problem(m, n, k, 0, 0, 0, 0, lda, ldb, max(n, 1), 1.0, 0.0,
                           count, stride_a, stride_b, m * n if batch else 0)
         runtime = _capi.runtime()
+        if tf32 and batch is None and (a_layout, b_layout) != (_ROW, _COL):
+            # tf32 wgmma reads A and B K-major: an operand stored the other
+            # way is copied by the producer's threads, which transpose it
+            # slowly. Where the cost model predicts it faster, it is copied
+            # K-major first (by torch) and run on the family that reads
+            # both by TMA.
+            p2 = _capi.Problem(m, n, k, 0, 0, 0, 0, k, k, max(n, 1), 1.0,
+                               0.0, 1, 0, 0, 0)
+            family2 = _family(code, _ROW, _COL, a.device)
+            here, there = ctypes.c_double(), ctypes.c_double()
+            _check(runtime.predict(family, ctypes.byref(p), ctypes.byref(here)))
+            _check(runtime.predict(family2, ctypes.byref(p2),
+                                   ctypes.byref(there)))
+            copied = (m * k * (a_layout != _ROW) + k * n * (b_layout != _COL))
+            if there.value + 2 * 4 * copied / _COPY_BANDWIDTH < here.value:
+                family, p = family2, p2
+                if a_layout != _ROW:
+                    self.copy_a = lambda t: _k_major(t, "a")
+                if b_layout != _COL:
+                    self.copy_b = lambda t: _k_major(t, "b")
         handle = ctypes.c_void_p()
         _check(runtime.plan_create(family, ctypes.byref(p),
                                    ctypes.byref(handle)))
@@ -180,11 +230,11 @@ class _Plan:
             return out.zero_() if self.zero and out.numel() else out
         # The copies are held until the launch is enqueued (torch's
         # allocator then reuses their memory only behind it on the stream).
-        if self.copy_a:
-            a = _operand(a)[0]
+        if self.copy_a is not None:
+            a = self.copy_a(a)
             a_ptr = a.data_ptr()
-        if self.copy_b:
-            b = _operand(b)[0]
+        if self.copy_b is not None:
+            b = self.copy_b(b)
             b_ptr = b.data_ptr()
         self.launch(a_ptr, b_ptr, out.data_ptr(), a.device)
         return out
@@ -219,13 +269,13 @@ class _Plan:
 _plans = {}
 
 
-def _new_plan(a, b, batched):
+def _new_plan(a, b, batched, tf32):
     _check_operands(a, b, batched)
     if a.numel() and b.numel() and not (a.is_cuda and b.is_cuda and
                                         a.device == b.device):
         raise ValueError(f"gemmc.{'bmm' if batched else 'mm'} takes "
                          f"tensors on one CUDA device")
-    return _BatchPlan(a, b) if batched else _Plan(a, b)
+    return _BatchPlan(a, b, tf32) if batched else _Plan(a, b, tf32=tf32)
 
 
 class _BatchPlan:
@@ -236,10 +286,10 @@ class _BatchPlan:
 
     __slots__ = ("shape", "item", "steps", "whole")
 
-    def __init__(self, a, b):
+    def __init__(self, a, b, tf32=False):
         count = a.shape[0]
         self.shape = (count, a.shape[1], b.shape[2])
-        self.item = _Plan(a[0], b[0]) if count else None
+        self.item = _Plan(a[0], b[0], tf32=tf32) if count else None
         size = a.element_size()
         self.steps = (a.stride(0) * size, b.stride(0) * size,
                       a.shape[1] * b.shape[2] * size)
@@ -248,12 +298,13 @@ class _BatchPlan:
         # (A stride of 0, a broadcast operand, is the C API's "dense": a
         # launch a product then.)
         if (count > 1 and item is not None and item.handle is not None and
-                not (item.copy_a or item.copy_b) and a.stride(0) and
-                b.stride(0)):
+                item.copy_a is None and item.copy_b is None and
+                a.stride(0) and b.stride(0)):
             from . import GemmcError
             try:
                 whole = _Plan(a[0], b[0],
-                              batch=(count, a.stride(0), b.stride(0)))
+                              batch=(count, a.stride(0), b.stride(0)),
+                              tf32=tf32)
             except GemmcError:
                 return  # no batched family here, or not for these strides
             # The batched family where the cost model predicts it faster
@@ -279,7 +330,8 @@ class _BatchPlan:
             return out.zero_() if item and item.zero and out.numel() else out
         c_ptr = out.data_ptr()
         step_a, step_b, step_c = self.steps
-        if item.copy_a or item.copy_b or (step_a | step_b | step_c) & 15:
+        if (item.copy_a is not None or item.copy_b is not None or
+                (step_a | step_b | step_c) & 15):
             for i in range(self.shape[0]):
                 out[i] = _mm(a[i], b[i])
             return out
@@ -320,11 +372,13 @@ def _check_operands(a, b, batched):
 def _plan_for(a, b, batched):
     """The plan of a @ b, and A's and B's addresses."""
     a_ptr, b_ptr = a.data_ptr(), b.data_ptr()
+    # f32 in tf32 where torch.matmul would (allow_tf32), on the tf32 family.
+    tf32 = a.dtype is torch.float32 and _allow_tf32()
     key = (a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype,
-           a.device, b.device, not a_ptr & 15, not b_ptr & 15)
+           a.device, b.device, not a_ptr & 15, not b_ptr & 15, tf32)
     plan = _plans.get(key)
     if plan is None:
-        plan = _plans[key] = _new_plan(a, b, batched)
+        plan = _plans[key] = _new_plan(a, b, batched, tf32)
     return plan, a_ptr, b_ptr
 
 

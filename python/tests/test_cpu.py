@@ -86,6 +86,17 @@ class ShippedFamilyTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "family gemmc ships"):
             f.save("unused.ptx")
 
+    def test_loads_the_tf32_family(self):
+        # float32 tensors multiplied in tf32: its own family, whose kernels
+        # take f32 (its contract says so) and differ from float32's.
+        for layouts in (("row", "row"), ("row", "col")):
+            t = gemmc.family("tf32", *layouts, arch="sm_90a")
+            f = gemmc.family("float32", *layouts, arch="sm_90a")
+            self.assertEqual(t.dtypes, ("float32",) * 3)
+            self.assertGreater(len(t.variants), 1)
+            self.assertNotEqual(t.variants, f.variants)
+            self.assertTrue(t.name.startswith("tf32_"), t.name)
+
     def test_loads_the_shipped_grouped_kernel(self):
         g = gemmc.grouped_family("bfloat16", "col", arch="sm_90a")
         self.assertTrue(g.grouped)
@@ -95,7 +106,7 @@ class ShippedFamilyTest(unittest.TestCase):
             gemmc.grouped_family("float32")
 
     def test_refuses_what_no_family_covers(self):
-        with self.assertRaisesRegex(TypeError, "float32, float16"):
+        with self.assertRaisesRegex(TypeError, "float32, tf32, float16"):
             gemmc.family("int8")
         with self.assertRaisesRegex(ValueError, "'row' or 'col'"):
             gemmc.family("float16", "diagonal")

@@ -47,6 +47,31 @@ class TorchOpsTest(unittest.TestCase):
                 b = torch.randn(k, n, device="cuda", dtype=dtype)
                 self.check(torch.ops.gemmc.mm(a, b), a, b)
 
+    def test_f32_in_tf32_where_torch_allows_it(self):
+        # Under allow_tf32 f32 runs on the tf32 family (tf32's error: 10
+        # bits of mantissa), in every layout, B row-major copied K-major
+        # where the cost model says so; the flag is read at each call.
+        a = torch.randn(2048, 4096, device="cuda")
+        b = torch.randn(4096, 2048, device="cuda")
+        ref = torch.matmul(a.double(), b.double())
+        saved = torch.backends.cuda.matmul.allow_tf32
+        try:
+            errors = {}
+            for allow in (False, True):
+                torch.backends.cuda.matmul.allow_tf32 = allow
+                for name, (x, y) in {"rr": (a, b), "rc": (a, b.t().contiguous().t()),
+                                     "cr": (a.t().contiguous().t(), b)}.items():
+                    c = gemmc.mm(x, y)
+                    errors[allow, name] = ((c.double() - ref).norm() /
+                                           ref.norm()).item()
+            for name in ("rr", "rc", "cr"):
+                self.assertLess(errors[False, name], 1e-5)
+                self.assertLess(errors[True, name], 2e-3)
+                # tf32 rounds: the error shows it ran so.
+                self.assertGreater(errors[True, name], 1e-5)
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = saved
+
     def test_views_are_read_in_place(self):
         # x @ W.T (B column-major), A column-major, sliced rows and columns.
         x = torch.randn(300, 1024, device="cuda", dtype=torch.float16)

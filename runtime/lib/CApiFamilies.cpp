@@ -77,8 +77,8 @@ static gemmc_status loadFamily(gemmc_dtype dtype, gemmc_layout aLayout,
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                       std::string(caller) + ": module must not be null");
   *module = nullptr;
-  const char *types[] = {"f32", "f16", "bf16"};
-  if (int(dtype) < 0 || int(dtype) > 2 ||
+  const char *types[] = {"f32", "f16", "bf16", "tf32"};
+  if (int(dtype) < 0 || int(dtype) > 3 ||
       (aLayout != GEMMC_ROW && aLayout != GEMMC_COL) ||
       (bLayout != GEMMC_ROW && bLayout != GEMMC_COL))
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
@@ -144,7 +144,7 @@ extern "C" gemmc_status gemmc_grouped_family_load(gemmc_dtype dtype,
 static gemmc_status perMatrix(gemmc_module module, gemmc_problem run,
                               gemmc_dtype dtype, gemmc_layout aLayout,
                               gemmc_layout bLayout, void *stream) {
-  int64_t bytes = dtype == GEMMC_F32 ? 4 : 2;
+  int64_t bytes = dtype == GEMMC_F32 || dtype == GEMMC_TF32 ? 4 : 2;
   auto step = [&](int64_t stride, int64_t ld, int64_t denseLd, int64_t lines) {
     return (stride ? stride : (ld ? ld : denseLd) * lines) * bytes;
   };

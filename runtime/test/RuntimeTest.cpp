@@ -559,15 +559,31 @@ TEST(CApi, LoadsTheShippedFamilies) {
   ASSERT_EQ(gemmc_module_variant(module, variant, &v), GEMMC_SUCCESS);
   EXPECT_EQ(v.ld_multiple_a, 1) << v.entry;
   // Every shipped combination is there.
-  for (gemmc_dtype type : {GEMMC_F32, GEMMC_F16, GEMMC_BF16})
+  for (gemmc_dtype type : {GEMMC_F32, GEMMC_F16, GEMMC_BF16, GEMMC_TF32})
     for (const char *arch : {"sm_90a", "sm_80"})
       for (gemmc_layout a : {GEMMC_ROW, GEMMC_COL})
         for (gemmc_layout b : {GEMMC_ROW, GEMMC_COL})
           EXPECT_EQ(gemmc_family_load(type, a, b, arch, &again), GEMMC_SUCCESS)
               << gemmc_last_error();
+  // f32 in tf32 (GEMMC_TF32): a family of its own, whose contract says
+  // f32; any other type is refused.
+  gemmc_module tf32 = nullptr, f32 = nullptr;
+  ASSERT_EQ(gemmc_family_load(GEMMC_TF32, GEMMC_ROW, GEMMC_COL, "sm_90a",
+                              &tf32),
+            GEMMC_SUCCESS)
+      << gemmc_last_error();
+  ASSERT_EQ(gemmc_family_load(GEMMC_F32, GEMMC_ROW, GEMMC_COL, "sm_90a", &f32),
+            GEMMC_SUCCESS);
+  EXPECT_NE(tf32, f32);
+  ASSERT_EQ(gemmc_module_info(tf32, &info), GEMMC_SUCCESS);
+  EXPECT_EQ(info.a, GEMMC_F32);
+  EXPECT_EQ(std::string(info.name).rfind("tf32_rcr", 0), 0u) << info.name;
+  EXPECT_EQ(gemmc_family_load(gemmc_dtype(4), GEMMC_ROW, GEMMC_COL, "sm_90a",
+                              &again),
+            GEMMC_ERROR_INVALID_ARGUMENT);
   // Hopper's batched families: a batch's GEMMs in one launch (batch = ?),
   // on variants that take a batch; none for sm_80.
-  for (gemmc_dtype type : {GEMMC_F32, GEMMC_F16, GEMMC_BF16})
+  for (gemmc_dtype type : {GEMMC_F32, GEMMC_F16, GEMMC_BF16, GEMMC_TF32})
     for (gemmc_layout a : {GEMMC_ROW, GEMMC_COL})
       for (gemmc_layout b : {GEMMC_ROW, GEMMC_COL}) {
         ASSERT_EQ(gemmc_batched_family_load(type, a, b, "sm_90a", &again),

@@ -61,9 +61,10 @@ static cl::opt<std::string> dirArg(cl::Positional,
                                    cl::init(""), cl::cat(tuneCategory));
 static cl::opt<std::string> typeArg(
     "type",
-    cl::desc("Element type of A, B and C: f32, f16 or bf16 (candidates: "
-             "default f32; select: a family of another type than the "
-             "candidates', chosen from their measurements)"),
+    cl::desc("Element type of A, B and C: f32, f16 or bf16, or tf32 (f32 "
+             "under math = tf32) (candidates: default f32; select: a family "
+             "of another type than the candidates', chosen from their "
+             "measurements)"),
     cl::init(""), cl::cat(tuneCategory));
 static cl::opt<std::string> layoutArg(
     "layout",
@@ -211,21 +212,27 @@ static void compileCandidate(Compiled &c) {
 static std::optional<Problem> commandLineProblem() {
   std::string typeName = typeArg.empty() ? "f32" : typeArg.getValue();
   std::string layouts = layoutArg.empty() ? "rrr" : layoutArg.getValue();
+  // tf32: f32 inputs under `math = tf32` (tensor cores may round them).
+  bool tf32 = typeName == "tf32";
   std::optional<ElementType> type;
   for (ElementType t : {ElementType::F32, ElementType::F16, ElementType::BF16})
-    if (stringify(t) == typeName)
+    if (stringify(t) == typeName || (tf32 && t == ElementType::F32))
       type = t;
   if (!type || layouts.size() != 3 ||
       layouts.find_first_not_of("rc") != std::string::npos)
     return std::nullopt;
-  return tuning::tunedProblem(*type, layouts);
+  Problem problem = tuning::tunedProblem(*type, layouts);
+  problem.tf32 = tf32;
+  return problem;
 }
 
 static int runCandidates() {
   std::optional<Problem> problem = commandLineProblem();
   if (!problem)
-    return fail("--type is f32, f16 or bf16 and --layout three of r and c");
-  std::string typeName = stringify(problem->a).str();
+    return fail("--type is f32, tf32, f16 or bf16 and --layout three of r "
+                "and c");
+  std::string typeName =
+      problem->tf32 ? "tf32" : stringify(problem->a).str();
   std::optional<Arch> target = lookupArch(arch);
   if (!target)
     return fail("unsupported --arch '" + arch + "'");
@@ -522,9 +529,15 @@ static int runSelect() {
   std::string layouts;
   for (ct::Layout l : {tuned.aLayout, tuned.bLayout, tuned.cLayout})
     layouts += l == ct::Layout::Row ? "r" : "c";
+  // A family of f32 multiplied in tf32 (`--type tf32`'s candidates) is
+  // named so: the runtime's GEMMC_TF32 loads it.
+  bool tf32 = llvm::any_of(candidates, [](const tuning::Candidate &c) {
+    return c.contract.problem.tf32 && !c.contract.problem.tf32x3;
+  });
   std::string name =
       familyName.empty()
-          ? std::string(ct::toString(tuned.a)) + "_" + layouts +
+          ? (tf32 ? std::string("tf32") : std::string(ct::toString(tuned.a))) +
+                "_" + layouts +
                 (batchArg ? "_batched" : "")
           : std::string(familyName);
   const tuning::FamilyScore &s = choice.score;
