@@ -80,7 +80,8 @@ const char *gemmc::rt::kBenchUsage =
     "                     h100 or a100\n"
     "  --opt-level N      JIT optimisation level 0-4 (default 4)\n"
     "  --device N         CUDA device (default 0)\n"
-    "  --csv FILE         also write the results as CSV\n"
+    "  --csv FILE         also write the results as CSV (rewritten after each\n"
+    "                     problem: a run cut short keeps its rows)\n"
     "  --json FILE        also write the results as JSON\n"
     "exit status: 0 all verified, 1 a failure or error, 2 bad usage, 3 no "
     "GPU\n";

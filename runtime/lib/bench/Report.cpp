@@ -85,9 +85,9 @@ static std::string csvField(const std::string &text) {
   return out + "\"";
 }
 
-void gemmc::rt::writeCsv(const std::string &path, const std::string &gpu,
-                     const std::vector<Result> &results) {
-  std::ofstream out(path);
+/// The CSV of `results`, a header and a row each.
+static void writeCsvRows(std::ostream &out, const std::string &gpu,
+                         const std::vector<Result> &results) {
   out << "gpu,kernel,file,m,n,k,status,ms,tflops,x_cublas,peak_share,"
          "registers,shared_bytes,spill_bytes,rel_err_cublas,rel_err_fp64,"
          "fp64_err_vs_cublas,note\n";
@@ -101,6 +101,18 @@ void gemmc::rt::writeCsv(const std::string &path, const std::string &gpu,
         << r.info.localBytes << "," << jsonNumber(r.relToCublas) << ","
         << jsonNumber(r.relToFp64) << "," << jsonNumber(r.errorVsCublas) << ","
         << csvField(r.note) << "\n";
+}
+
+void gemmc::rt::writeCsv(const std::string &path, const std::string &gpu,
+                     const std::vector<Result> &results) {
+  // Written beside and renamed over the path, so that a process killed
+  // while writing leaves the previous file whole.
+  std::string partial = path + ".partial";
+  {
+    std::ofstream out(partial);
+    writeCsvRows(out, gpu, results);
+  }
+  std::rename(partial.c_str(), path.c_str());
 }
 
 void gemmc::rt::writeJson(const std::string &path, const std::string &gpu,

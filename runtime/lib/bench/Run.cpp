@@ -628,6 +628,10 @@ int gemmc::rt::runBench(BenchOptions &o) {
       saved.append(cs.label, results);
       if (!cs.label.empty())
         outcomes.push_back(shapeOutcome(todo, results));
+      // The CSV so far after each problem: a run killed by its time limit
+      // keeps what it measured.
+      if (!o.csv.empty())
+        writeCsv(o.csv, gpu, bench.results);
     }
     if (resumed)
       std::cerr << "gemm-bench: " << resumed << " problems already in "
