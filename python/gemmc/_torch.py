@@ -30,8 +30,11 @@ _CODES = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2}
 _TF32 = 3  # GEMMC_TF32: f32 tensors, the family that multiplies in tf32
 _ROW, _COL = 0, 1
 # The bandwidth a copy that transposes an operand is charged at (bytes per
-# second, read and written), against the cost model's predictions.
-_COPY_BANDWIDTH = 2.5e12
+# second, read and written), against the cost model's predictions: torch's
+# copy of a row-major f32 B into column-major, with the rcr product after
+# it, ran 0.11 ms over the product alone at 4096^3 and 0.36 ms at 8192^3
+# (H200, results/h100-issue31/tf32.txt): 1.2-1.4 TB/s.
+_COPY_BANDWIDTH = 1.3e12
 
 
 def _allow_tf32_query():
