@@ -8,6 +8,8 @@
 
 #include "SpaceParts.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 using namespace gemmc;
 using namespace gemmc::tuning;
 
@@ -336,6 +338,19 @@ static Schedule warpgroupTf32Tile(int64_t bm, int64_t bn, int64_t bk) {
   return s;
 }
 
+/// `warpgroupTf32Tile` of each of `tiles` (BM, BN, BK), `set` applied.
+static std::vector<Schedule>
+warpgroupTf32Tiles(std::initializer_list<std::array<int64_t, 3>> tiles,
+                   llvm::function_ref<void(Schedule &)> set) {
+  std::vector<Schedule> space;
+  for (auto [bm, bn, bk] : tiles) {
+    Schedule s = warpgroupTf32Tile(bm, bn, bk);
+    set(s);
+    space.push_back(s);
+  }
+  return space;
+}
+
 /// tf32's persistent part (`_wf`): tiles of 128 x 256, 128 x 128, 64 x 256,
 /// 64 x 128 and 128 x 64 with TMA for A, B and C, raster 8; and 128 x 256,
 /// 128 x 128 with A by TMA and B copied by the producer's threads in
@@ -346,16 +361,17 @@ static Schedule warpgroupTf32Tile(int64_t bm, int64_t bn, int64_t bk) {
 /// cp.async reads through L1, `_wu`). The checks leave out what a layout
 /// does not allow (TMA of an operand that is not K-major).
 std::vector<Schedule> tuning::enumerateWarpgroupTf32() {
-  std::vector<Schedule> space;
-  const std::array<int64_t, 3> tiles[] = {{128, 256, 32}, {128, 128, 32},
-                                          {128, 128, 64}, {64, 256, 32},
-                                          {64, 128, 64},  {128, 64, 64}};
-  for (auto [bm, bn, bk] : tiles) {
-    Schedule s = warpgroupTf32Tile(bm, bn, bk);
-    s.persistent = true;
-    s.raster = 8;
-    space.push_back(s);
-  }
+  std::vector<Schedule> space = warpgroupTf32Tiles(
+      {{128, 256, 32},
+       {128, 128, 32},
+       {128, 128, 64},
+       {64, 256, 32},
+       {64, 128, 64},
+       {128, 64, 64}},
+      [](Schedule &s) {
+        s.persistent = true;
+        s.raster = 8;
+      });
   for (int64_t bn : {256, 128})
     for (int64_t piece : {4, 1}) {
       Schedule s = warpgroupTf32Tile(128, bn, 32);
@@ -379,30 +395,22 @@ std::vector<Schedule> tuning::enumerateWarpgroupTf32() {
 /// tf32's stream-K part (`_wfs`): `_wf`'s 128 x 256 and 128 x 128 TMA tiles
 /// with `persistent stream-k`.
 std::vector<Schedule> tuning::enumerateWarpgroupTf32StreamK() {
-  std::vector<Schedule> space;
-  for (int64_t bn : {256, 128}) {
-    Schedule s = warpgroupTf32Tile(128, bn, 32);
+  return warpgroupTf32Tiles({{128, 256, 32}, {128, 128, 32}}, [](Schedule &s) {
     s.persistent = true;
     s.streamK = true;
     s.raster = 8;
-    space.push_back(s);
-  }
-  return space;
+  });
 }
 
 /// tf32's part whose splits the launch chooses (`_wfz`): TMA tiles of
 /// 128 x 128, 64 x 128, 128 x 64 and 64 x 64, `split-k ?`, raster 8.
 std::vector<Schedule> tuning::enumerateWarpgroupTf32AtLaunch() {
-  std::vector<Schedule> space;
-  const std::array<int64_t, 3> tiles[] = {
-      {128, 128, 32}, {64, 128, 64}, {128, 64, 64}, {64, 64, 64}};
-  for (auto [bm, bn, bk] : tiles) {
-    Schedule s = warpgroupTf32Tile(bm, bn, bk);
-    s.splitK = 0;
-    s.raster = 8;
-    space.push_back(s);
-  }
-  return space;
+  return warpgroupTf32Tiles(
+      {{128, 128, 32}, {64, 128, 64}, {128, 64, 64}, {64, 64, 64}},
+      [](Schedule &s) {
+        s.splitK = 0;
+        s.raster = 8;
+      });
 }
 
 /// tf32's transposed part (`_wft`, a short M as wgmma's N): 64 rows along
@@ -411,17 +419,13 @@ std::vector<Schedule> tuning::enumerateWarpgroupTf32AtLaunch() {
 /// K-major after the transposition only where they were before), C from
 /// registers, the splits chosen at launch.
 std::vector<Schedule> tuning::enumerateWarpgroupTf32Transposed() {
-  std::vector<Schedule> space;
-  const std::array<int64_t, 3> tiles[] = {
-      {64, 8, 128}, {64, 16, 128}, {64, 32, 64}, {64, 64, 64}, {128, 8, 128}};
-  for (auto [bm, bn, bk] : tiles) {
-    Schedule s = warpgroupTf32Tile(bm, bn, bk);
-    s.transpose = true;
-    s.tmaC = false;
-    s.stages = std::min<int64_t>(
-        8, (227 * 1024 - 1024) / ((bm + bn) * bk * 4));
-    s.splitK = 0;
-    space.push_back(s);
-  }
-  return space;
+  return warpgroupTf32Tiles(
+      {{64, 8, 128}, {64, 16, 128}, {64, 32, 64}, {64, 64, 64}, {128, 8, 128}},
+      [](Schedule &s) {
+        s.transpose = true;
+        s.tmaC = false;
+        s.stages = std::min<int64_t>(
+            8, (227 * 1024 - 1024) / ((s.bm() + s.bn()) * s.bk() * 4));
+        s.splitK = 0;
+      });
 }
