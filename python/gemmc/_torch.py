@@ -200,7 +200,11 @@ class _Plan:
             # slowly. Where the cost model predicts it faster, it is copied
             # K-major first (by torch) and run on the family that reads
             # both by TMA.
-            p2 = _capi.Problem(m, n, k, 0, 0, 0, 0, k, k, max(n, 1), 1.0,
+            # An operand already K-major keeps its leading dimension (a
+            # slice's); a copied one is dense.
+            p2 = _capi.Problem(m, n, k, 0, 0, 0, 0,
+                               lda if a_layout == _ROW else k,
+                               ldb if b_layout == _COL else k, max(n, 1), 1.0,
                                0.0, 1, 0, 0, 0)
             family2 = _family(code, _ROW, _COL, a.device)
             here, there = ctypes.c_double(), ctypes.c_double()

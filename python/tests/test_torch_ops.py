@@ -51,7 +51,8 @@ class TorchOpsTest(unittest.TestCase):
         # Under allow_tf32 f32 runs on the tf32 family (tf32's error: 10
         # bits of mantissa), in every layout, B row-major copied K-major
         # where the cost model says so; the flag is read at each call.
-        a = torch.randn(2048, 4096, device="cuda")
+        wide = torch.randn(2048, 4160, device="cuda")
+        a = wide[:, :4096].contiguous()
         b = torch.randn(4096, 2048, device="cuda")
         ref = torch.matmul(a.double(), b.double())
         saved = torch.backends.cuda.matmul.allow_tf32
@@ -59,12 +60,16 @@ class TorchOpsTest(unittest.TestCase):
             errors = {}
             for allow in (False, True):
                 torch.backends.cuda.matmul.allow_tf32 = allow
-                for name, (x, y) in {"rr": (a, b), "rc": (a, b.t().contiguous().t()),
-                                     "cr": (a.t().contiguous().t(), b)}.items():
+                # A a slice in "sr": its leading dimension kept where B is
+                # copied K-major.
+                operands = {"rr": (a, b), "rc": (a, b.t().contiguous().t()),
+                            "cr": (a.t().contiguous().t(), b),
+                            "sr": (wide[:, :4096], b)}
+                for name, (x, y) in operands.items():
                     c = gemmc.mm(x, y)
                     errors[allow, name] = ((c.double() - ref).norm() /
                                            ref.norm()).item()
-            for name in ("rr", "rc", "cr"):
+            for name in ("rr", "rc", "cr", "sr"):
                 self.assertLess(errors[False, name], 1e-5)
                 self.assertLess(errors[True, name], 2e-3)
                 # tf32 rounds: the error shows it ran so.
