@@ -304,14 +304,18 @@ bool Rules::checkWarpgroup() {
   // spilled 408-504 bytes, the schedule fuzzer's s37_491, and 128 in 224
   // registers 124, s42_3569: none now.)
   int64_t held = kernel.accumulators + kernel.sums;
+  // Both warnings: what the consumers do beside `held` values for C's TMA
+  // store.
+  auto warnBesideTmaStore = [&](DirectiveKind kind, const char *work) {
+    warning(kind, "the kernel may spill registers to local memory: " +
+                      Twine(work) + " beside " + Twine(held) +
+                      " values a thread for the TMA store of C (ptxas -v "
+                      "tells; without 'tma c' they store C from registers)");
+  };
   if (s.streamK && kernel.c && p.bias == BiasKind::Col && p.alphaBeta &&
       held >= 128)
-    warning(DirectiveKind::Persistent,
-            "the kernel may spill registers to local memory: stream-K's "
-            "consumers add the column bias and beta * C beside " +
-                Twine(held) +
-                " values a thread for the TMA store of C (ptxas -v tells; "
-                "without 'tma c' they store C from registers)");
+    warnBesideTmaStore(DirectiveKind::Persistent,
+                       "stream-K's consumers add the column bias and beta * C");
   // Split-K's consumers sum the partial tiles beside their accumulators;
   // with `tma c` they stage C in shared memory too. ptxas spilled beside
   // 192 values a thread (one consumer: 340-464 bytes with any epilogue,
@@ -328,12 +332,8 @@ bool Rules::checkWarpgroup() {
   if (s.splitsK() && kernel.c &&
       (held >= 192 || (kernel.consumers == 2 && held >= 128 &&
                        (biasIntoColumns || kernel.copiesByThreads()))))
-    warning(DirectiveKind::SplitK,
-            "the kernel may spill registers to local memory: split-K's "
-            "consumers sum the partial tiles beside " +
-                Twine(held) +
-                " values a thread for the TMA store of C (ptxas -v tells; "
-                "without 'tma c' they store C from registers)");
+    warnBesideTmaStore(DirectiveKind::SplitK,
+                       "split-K's consumers sum the partial tiles");
   if (arch && facts.sharedBytes > arch->sharedMemoryLimit)
     return error(DirectiveKind::Pipeline,
                  "the tiles need " + Twine(facts.sharedBytes) +

@@ -366,7 +366,7 @@ def family(dtype, a_layout="row", b_layout="row", arch=None):
     the runtime library (share/gemmc/families beside its lib/, or
     $GEMMC_FAMILY_DIR); loaded once per process. Needs no GPU with an arch
     given."""
-    codes = dict(_CODES, tf32=3)
+    codes = dict(_CODES, tf32=_capi.TF32)
     if dtype not in codes:
         raise TypeError(f"gemmc ships families for float32, tf32, float16 "
                         f"and bfloat16, not {dtype}")

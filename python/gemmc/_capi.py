@@ -14,6 +14,10 @@ from pathlib import Path
 
 c_int64 = ctypes.c_int64
 
+# gemmc_dtype's GEMMC_TF32 (include/gemmc/gemmc.h): f32 tensors, the
+# families that multiply in tf32.
+TF32 = 3
+
 STATUS_NAMES = {
     0: "GEMMC_SUCCESS",
     1: "GEMMC_ERROR_INVALID_ARGUMENT",

@@ -27,7 +27,6 @@ import torch
 from . import _capi
 
 _CODES = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2}
-_TF32 = 3  # GEMMC_TF32: f32 tensors, the family that multiplies in tf32
 _ROW, _COL = 0, 1
 # The bandwidth a copy that transposes an operand is charged at (bytes per
 # second, read and written), against the cost model's predictions: torch's
@@ -187,7 +186,7 @@ class _Plan:
         # A copy per call, or None: the operand is read in place.
         self.copy_a = (lambda t: _operand(t)[0]) if a2 is not a else None
         self.copy_b = (lambda t: _operand(t)[0]) if b2 is not b else None
-        code = _TF32 if tf32 else _CODES[a.dtype]
+        code = _capi.TF32 if tf32 else _CODES[a.dtype]
         family = _family(code, a_layout, b_layout, a.device,
                          batched=batch is not None)
         count, stride_a, stride_b = batch if batch is not None else (1, 0, 0)
