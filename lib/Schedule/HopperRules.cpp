@@ -92,15 +92,6 @@ bool Rules::checkWarpgroup() {
   if (tf32 && !p.tf32)
     return error(DirectiveKind::Wgmma, "wgmma takes f32 inputs as tf32: opt "
                                        "in with 'math = tf32' in the problem");
-  // The producer's threads transpose an M- or N-major f32 operand; TMA
-  // copies it as it lies.
-  bool aByTmaMNMajor = s.tmaA && p.aLayout != MatrixLayout::Row;
-  bool bByTmaMNMajor = s.tmaB && p.bLayout != MatrixLayout::Col;
-  if (tf32 && (aByTmaMNMajor || bByTmaMNMajor))
-    return error(aByTmaMNMajor ? Part::Kind::AType : Part::Kind::BType,
-                 "tf32 wgmma reads both operands K-major: with 'tma', A must "
-                 "be row-major and B column-major (leave the operand out of "
-                 "'tma' and the producer's threads transpose it)");
   // FP8 wgmma reads both operands K-major from shared memory; the
   // producer's threads' copies realign elements of 2 bytes and more, not
   // FP8's single bytes: TMA copies them.
@@ -170,6 +161,20 @@ bool Rules::checkWarpgroup() {
                    Twine("a TMA box has at most 256 rows: the tile of ") +
                        name + " needs " + Twine(t->boxOuter));
     int64_t mnExtent = t->operand == Operand::A ? 64 : n;
+    // A staged operand (tf32, M- or N-major, by TMA) lands as its 128-byte
+    // boxes of M or N, BK rows each.
+    if (t->staged() && t->boxOuter % rowElements)
+      return error(part, Twine("TMA copies the ") +
+                             (t->operand == Operand::A ? "M" : "N") +
+                             "-major " + name +
+                             " of tf32 wgmma in boxes of " +
+                             Twine(rowElements) + " elements of " +
+                             (t->operand == Operand::A ? "M" : "N") +
+                             " that the producer's threads transpose: the "
+                             "tile's " + Twine(t->boxOuter) +
+                             " must be a multiple of " + Twine(rowElements) +
+                             " (leave the operand out of 'tma' and the "
+                             "producer's threads copy it)");
     if (!t->kMajor && mnExtent % rowElements)
       return error(part, Twine("with ") + name +
                              " stored M- or N-major, the wgmma tile (" +

@@ -63,13 +63,13 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   k.mTiles = k.rowsPerConsumer / std::max<int64_t>(k.instM, 1);
   k.nTiles = k.instN ? s.bn() / k.instN : 0;
   k.kSteps = k.instK ? s.bk() / k.instK : 0;
-  // tf32 wgmma reads f32 operands only K-major: where the producer's
-  // threads copy an M- or N-major one, they transpose it.
+  // tf32 wgmma reads f32 operands only K-major: an M- or N-major one is
+  // transposed in shared memory.
   bool f32 = p.a == ElementType::F32;
   bool aKMajor = p.aLayout == MatrixLayout::Row;
   bool bKMajor = p.bLayout == MatrixLayout::Col;
-  bool transposeA = f32 && !aKMajor && !s.tmaA;
-  bool transposeB = f32 && !bKMajor && !s.tmaB;
+  bool transposeA = f32 && !aKMajor;
+  bool transposeB = f32 && !bKMajor;
   k.a =
       layOut(Operand::A, aKMajor || transposeA, s.bk(), s.bm(), k.elementBytes);
   k.b =
@@ -92,25 +92,17 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   k.b.split = p.tf32x3 && !s.tmaB;
   k.a.pieceBytes = s.globalLoadWidth(Operand::A) * k.elementBytes;
   k.b.pieceBytes = s.globalLoadWidth(Operand::B) * k.elementBytes;
-  // They copy through registers 2-byte pieces (cp.async cannot take their
-  // source) and f32 pieces they transpose: a 16-byte piece is one load and
-  // four shared stores there, where cp.async takes four copies of 4 bytes,
-  // each with its checks. With tf32x3, where the transposed operands'
-  // pieces are smaller than 16 bytes and not both are transposed, cp.async
-  // instead, and the split in shared memory once a stage's copies landed.
-  // Measured on an H100 (x cuBLAS SGEMM, tf32x3, rrr: B transposed): B in
-  // pieces of 4, 4096^3 1.14 through registers, 1.11 with cp.async, 1.07 A
-  // by cp.async beside B through registers (the 19 tuning candidates over
-  // the 270 training problems: those with B in pieces of 4 ran 0.85-1.02x
-  // as fast with cp.async, the rest 1.00-1.20x); pieces of 1, 0.85 and
-  // 0.95; 4095x4097x4093 1.07 and 1.25; rcr (none transposed) 1.38 and
-  // 1.71; crr (both) 0.89 and 0.73.
-  bool bothTransposed = transposeA && transposeB;
-  auto wholePieces = [](const TmaOperand &t) {
-    return t.transposed && t.pieceBytes == 16;
-  };
-  bool splitInShared =
-      p.tf32x3 && !bothTransposed && !wholePieces(k.a) && !wholePieces(k.b);
+  // f32 pieces go by cp.async: a transposed operand's rows of 4 elements
+  // into the units of its 4 x 4 blocks, each block transposed in place
+  // once it landed, and tf32x3's elements split in shared memory (in the
+  // transposition, where transposed); with `tma` a transposed operand is
+  // staged (TmaOperand). Before, a transposed operand went through
+  // registers (16-byte loads, four 4-byte shared stores, rounds of 4
+  // copies: 64 bytes in flight a thread) or as four 4-byte cp.async a
+  // piece. Measured on an H200, held-out problems, old and new PTX in one
+  // process: the f32 family (tf32x3, rrr) 1.008 -> 1.159x cuBLAS SGEMM;
+  // plain tf32's blocks by cp.async 0.92x as fast as the register copies
+  // (0.48 -> 0.46x cuBLAS), TMA staged 0.46 -> 0.77x (re-selected).
   // 2-byte pieces go by cp.async as aligned windows realigned in shared
   // memory where their ninth windows fit beside the stages (below),
   // through registers otherwise. Measured on an H100 (f16 rrr, x cuBLAS
@@ -120,18 +112,14 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   // 128x64 tiles) 0.96 -> 1.39; but 1500x51866x1280 (rows 4-byte aligned)
   // 0.65 -> 0.57. Windows by cp.async.cg (L2 only) 0.76; eight threads a
   // run, coalesced but each window's checks its own work, 0.52.
-  for (TmaOperand *t : {&k.a, &k.b}) {
-    bool transposes = t->transposed && !splitInShared;
-    t->registerCopies =
-        !t->byTma && (transposes || (t->split && !splitInShared));
-  }
 
   // The blocks of a cluster row compute the same rows of C and share A's
   // tile; those of a column share B's.
   k.clusterM = s.clusterM();
   k.clusterN = s.clusterN();
-  k.a.multicast = k.clusterN;
-  k.b.multicast = k.clusterM;
+  // (A staged operand is not multicast: each block stages its own.)
+  k.a.multicast = k.a.staged() ? 1 : k.clusterN;
+  k.b.multicast = k.b.staged() ? 1 : k.clusterM;
   k.emptyArrivals = k.consumers * (k.clusterM + k.clusterN - 1);
   if (s.tmaC) {
     TmaStore c;
@@ -172,7 +160,9 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
         k.blockScales ? llvm::alignTo((s.bm() + k.scaleBlocks) * 4, 16) : 0;
     k.fullBarrierOffset = k.scaleOffset + k.stages * k.scaleStageStride;
     k.emptyBarrierOffset = k.fullBarrierOffset + 8 * k.stages;
-    k.sharedBytes = k.emptyBarrierOffset + 8 * k.stages;
+    k.landedBarrierOffset = k.emptyBarrierOffset + 8 * k.stages;
+    k.sharedBytes =
+        k.landedBarrierOffset + (k.stagesByTma() ? 8 * k.stages : 0);
     // Stream-K's consumers learn from a word of their own whether their
     // block counted in last.
     if (s.streamK) {
@@ -190,17 +180,23 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
       t->registerCopies |= t->realignsInShared();
     layOutShared();
   }
-  k.stageTransactionBytes = (k.a.byTma ? k.a.stageBytes() : 0) +
-                            (k.b.byTma ? k.b.stageBytes() : 0);
-  k.fullArrivals = (k.usesTma() ? 1 : 0) +
+  for (const TmaOperand *t : {&k.a, &k.b}) {
+    if (!t->byTma)
+      continue;
+    (t->staged() ? k.landedTransactionBytes : k.stageTransactionBytes) +=
+        t->stageBytes();
+  }
+  k.fullArrivals = (k.fullByTma() ? 1 : 0) +
                    (k.threadsCopy() ? kWarpgroupSize : 0);
-  // A thread splits or realigns its copies once they landed, before it
-  // arrives.
+  // A thread splits, realigns or transposes its copies once they landed,
+  // before it arrives.
   auto cpAsyncOrTma = [](const TmaOperand &t) {
-    return t.byTma || (t.usesCpAsync() && !t.transformsInShared());
+    return t.byTma ? !t.staged()
+                   : t.usesCpAsync() && !t.transformsInShared();
   };
   k.asyncArrivals = k.threadsCopy() && cpAsyncOrTma(k.a) && cpAsyncOrTma(k.b);
-  if (!k.asyncArrivals && (k.a.usesCpAsync() || k.b.usesCpAsync()))
+  bool lands = k.a.usesCpAsync() || k.b.usesCpAsync() || k.stagesByTma();
+  if (!k.asyncArrivals && lands)
     k.copyLag = std::max<int64_t>(k.stages - 2, 0);
 
   // 64K registers per multiprocessor: the producer keeps 40 (TMA), 56

@@ -158,10 +158,16 @@ gemmc::contract::Contract mlir::gemm::toContract(const KernelContract &kc) {
     kernel = gemmc::getWarpgroupKernel(modelProblem, model);
   if (kernel && (kernel->usesTma() || kernel->c)) {
     c.tensorMaps = true;
+    // A staged operand's boxes are BK rows of 128 bytes of M or N.
+    auto box = [&](const gemmc::TmaOperand &t) -> gemmc::contract::TensorMapBox {
+      if (t.staged())
+        return {t.boxInner, t.stagingRows(kernel->elementBytes)};
+      return {t.boxInner, t.sliceRows()};
+    };
     if (kernel->a.byTma)
-      c.boxA = {kernel->a.boxInner, kernel->a.sliceRows()};
+      c.boxA = box(kernel->a);
     if (kernel->b.byTma)
-      c.boxB = {kernel->b.boxInner, kernel->b.sliceRows()};
+      c.boxB = box(kernel->b);
     if (kernel->c)
       c.boxC = {kernel->c->boxInner, kernel->c->boxOuter};
   }

@@ -39,8 +39,11 @@ std::vector<Schedule> enumerateWarpgroupStreamK(bool halves);
 /// tf32's own parts (`--type tf32`, f32 inputs under `math = tf32`):
 /// `_wf` persistent tiles, TMA where an operand is K-major and the
 /// producer's threads elsewhere; `_wfs` stream-K; `_wfz` split-K chosen at
-/// launch; `_wft` transposed narrow tiles for a short M.
+/// launch; `_wft` transposed narrow tiles for a short M; `_wfb` those
+/// with TMA for both operands in fewer stages, beside the staging tile of
+/// an M- or N-major one.
 std::vector<Schedule> enumerateWarpgroupTf32();
+std::vector<Schedule> enumerateWarpgroupTf32Staged();
 std::vector<Schedule> enumerateWarpgroupTf32StreamK();
 std::vector<Schedule> enumerateWarpgroupTf32AtLaunch();
 std::vector<Schedule> enumerateWarpgroupTf32Transposed();

@@ -355,11 +355,12 @@ warpgroupTf32Tiles(std::initializer_list<std::array<int64_t, 3>> tiles,
 /// 64 x 128 and 128 x 64 with TMA for A, B and C, raster 8; and 128 x 256,
 /// 128 x 128 with A by TMA and B copied by the producer's threads in
 /// pieces of 4 or 1 elements (a row-major B: tf32 wgmma reads it K-major,
-/// so the copies transpose it), C stored from registers (by TMA from
+/// so the threads transpose it), C stored from registers (by TMA from
 /// 128 x 256: 128 accumulators a thread leave no registers for the
 /// element-wise edges), pieces of 1 in at most 160 KB of stages (their
-/// cp.async reads through L1, `_wu`). The checks leave out what a layout
-/// does not allow (TMA of an operand that is not K-major).
+/// cp.async reads through L1, `_wu`). The TMA tiles fill shared memory
+/// with stages of K-major operands; where one is M- or N-major its staging
+/// tile takes room too (`_wfb`), and the checks leave them out.
 std::vector<Schedule> tuning::enumerateWarpgroupTf32() {
   std::vector<Schedule> space = warpgroupTf32Tiles(
       {{128, 256, 32},
@@ -388,6 +389,30 @@ std::vector<Schedule> tuning::enumerateWarpgroupTf32() {
       s.persistent = true;
       s.raster = 8;
       space.push_back(s);
+    }
+  return space;
+}
+
+/// tf32's staged part (`_wfb`): `_wf`'s TMA tiles, then `_wfs`'s, `_wfz`'s
+/// and `_wft`'s, with as many stages as hold the staging tile of an M- or
+/// N-major operand beside them (TMA copies it as the matrix holds it and
+/// the producer's threads transpose it into the K-major tile): the larger
+/// of BM and BN by BK more a stage.
+std::vector<Schedule> tuning::enumerateWarpgroupTf32Staged() {
+  std::vector<Schedule> space;
+  for (auto part : {enumerateWarpgroupTf32, enumerateWarpgroupTf32StreamK,
+                    enumerateWarpgroupTf32AtLaunch,
+                    enumerateWarpgroupTf32Transposed})
+    for (Schedule s : part()) {
+      if (!s.tmaA || !s.tmaB)
+        continue;
+      int64_t stageBytes = (s.bm() + s.bn() + std::max(s.bm(), s.bn())) *
+                           s.bk() * 4;
+      int64_t cBytes = s.tmaC ? *s.consumers * 16 * 1024 : 0;
+      int64_t room = 227 * 1024 - 1024 - cBytes;
+      s.stages = std::min<int64_t>(s.stages, room / stageBytes);
+      if (s.stages >= 2)
+        space.push_back(s);
     }
   return space;
 }

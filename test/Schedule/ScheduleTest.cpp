@@ -405,10 +405,10 @@ TEST(Warpgroup, TwoBytePiecesRealignInSharedWhereTheyFit) {
 
 TEST(Warpgroup, Tf32x3SplitsAndTransposesThreadCopies) {
   // f32 row-major A and B with math = tf32x3, B in pieces of 2: the
-  // producer's threads copy both (no TMA) with cp.async, B transposed into
-  // the K-major tile tf32 wgmma reads (4 bytes an element), and split them
-  // in shared memory once a stage's copies landed; each stage holds every
-  // tile's tf32 part then its remainder.
+  // producer's threads copy both (no TMA) with cp.async, B's 4 x 4 blocks
+  // into the K-major tile tf32 wgmma reads, and once a stage's copies
+  // landed split A in shared memory and transpose and split B's blocks;
+  // each stage holds every tile's tf32 part then its remainder.
   Problem p = squareF32(4096);
   p.tf32 = p.tf32x3 = true;
   Schedule s;
@@ -425,19 +425,19 @@ TEST(Warpgroup, Tf32x3SplitsAndTransposesThreadCopies) {
   EXPECT_TRUE(k.b.transposed);
   EXPECT_TRUE(k.a.kMajor && k.b.kMajor);
   EXPECT_FALSE(k.a.throughRegisters() || k.b.throughRegisters());
-  EXPECT_TRUE(k.a.splitsInShared() && k.b.splitsInShared());
-  // The threads split before they arrive, a stage late (3 stages).
+  EXPECT_TRUE(k.a.splitsInShared());
+  EXPECT_FALSE(k.b.splitsInShared());
+  EXPECT_TRUE(k.b.transposesInShared() && k.b.transformsInShared());
+  EXPECT_FALSE(k.a.transposesInShared());
+  // The threads transform before they arrive, a stage late (3 stages).
   EXPECT_FALSE(k.asyncArrivals);
   EXPECT_EQ(k.copyLag, 1);
-  // B's tile as the matrix holds it: 32 rows of K, 512 bytes of N each,
-  // copied 16 bytes (4 elements, 4 cp.async) at a time; A's in its pieces.
-  EXPECT_EQ(k.b.copyLines(), 32);
-  EXPECT_EQ(k.b.copyLineBytes(), 512);
-  EXPECT_EQ(k.b.copyBytes(), 16);
-  EXPECT_EQ(k.a.copyLines(), 128);
-  EXPECT_EQ(k.a.copyLineBytes(), 128);
+  // B's tile: 128 lines of 32 elements of K, 256 blocks of 4 x 4 (two a
+  // thread), each row of a block two cp.async of 8 bytes; A's in its
+  // pieces, 4 a round.
+  EXPECT_EQ(k.b.blocks(), 256);
+  EXPECT_EQ(k.b.copyBytes(), 8);
   EXPECT_EQ(k.a.copyBytes(), 16);
-  EXPECT_EQ(k.b.piecesPerRound(), 4);
   EXPECT_EQ(k.a.piecesPerRound(), 4);
   // 128 rows x 128 bytes = 16 KB a part; the stage holds two.
   EXPECT_EQ(k.a.remainderOffset(), 16384);
@@ -452,22 +452,19 @@ TEST(Warpgroup, Tf32x3SplitsAndTransposesThreadCopies) {
   // The producer's threads meet at a named barrier of their own.
   EXPECT_EQ(k.splitKBarrier(), 3);
   EXPECT_EQ(k.producerBarrier(), 4);
-  // B in pieces of 4 (16 bytes, one load): both through registers, each
-  // element split on its way, in rounds of 8 (A) and 4 (B, transposed).
+  // B in pieces of 4 (16 bytes): a block's rows one cp.async each.
   s.globalLoadB = 4;
   k = getWarpgroupKernel(p, s);
-  EXPECT_TRUE(k.a.throughRegisters() && k.b.throughRegisters());
-  EXPECT_FALSE(k.a.splitsInShared() || k.b.splitsInShared());
-  EXPECT_EQ(k.a.piecesPerRound(), 8);
-  EXPECT_EQ(k.b.piecesPerRound(), 4);
-  EXPECT_EQ(k.copyLag, 0);
-  EXPECT_EQ(k.producerRegisters, 160);
-  // Both operands transposed (A column-major too): through registers.
+  EXPECT_TRUE(k.b.transposesInShared() && k.a.splitsInShared());
+  EXPECT_EQ(k.b.copyBytes(), 16);
+  EXPECT_EQ(k.copyLag, 1);
+  // Both operands transposed (A column-major too): both by blocks.
   s.globalLoadB = 2;
   p.aLayout = MatrixLayout::Col;
   k = getWarpgroupKernel(p, s);
   EXPECT_TRUE(k.a.transposed && k.b.transposed);
-  EXPECT_TRUE(k.a.throughRegisters() && k.b.throughRegisters());
+  EXPECT_TRUE(k.a.transposesInShared() && k.b.transposesInShared());
+  EXPECT_FALSE(k.a.splitsInShared() || k.b.splitsInShared());
   // Neither transposed (B column-major): cp.async, split in shared memory.
   p.aLayout = MatrixLayout::Row;
   p.bLayout = MatrixLayout::Col;
@@ -475,19 +472,59 @@ TEST(Warpgroup, Tf32x3SplitsAndTransposesThreadCopies) {
   k = getWarpgroupKernel(p, s);
   EXPECT_FALSE(k.a.transposed || k.b.transposed);
   EXPECT_TRUE(k.a.splitsInShared() && k.b.splitsInShared());
-  // Plain tf32 transposes B through registers, A by cp.async.
+  // Plain tf32 transposes B's blocks unsplit, beside A by cp.async: the
+  // stage holds one part of each.
   p.bLayout = MatrixLayout::Row;
   p.tf32x3 = false;
   k = getWarpgroupKernel(p, s);
-  EXPECT_TRUE(k.b.throughRegisters() && k.a.usesCpAsync());
-  EXPECT_FALSE(k.a.split || k.b.split);
-  // TMA would copy B as it lies: plain tf32 with `tma b` keeps it N-major.
-  p.tf32x3 = false;
-  s.tmaB = true;
+  EXPECT_TRUE(k.b.transposesInShared() && k.a.usesCpAsync());
+  EXPECT_FALSE(k.a.split || k.b.split || k.a.transformsInShared());
+  EXPECT_EQ(k.bStageStride, 16384);
+  EXPECT_EQ(k.producerRegisters, 152);
+  // Plain tf32 with `tma a b`: TMA copies B as it lies (boxes of 32
+  // elements of N by BK rows) into a staging tile after the stage's, on
+  // "landed", A into its tile on "full"; the producer's threads wait for
+  // B, write its blocks transposed into the K-major tile and arrive on
+  // "full" (the issuer's arrival, with A's bytes, and 128 threads'), a
+  // stage late.
+  s.tmaA = s.tmaB = true;
   s.globalLoadB = 1;
+  s.stages = 4;
   k = getWarpgroupKernel(p, s);
-  EXPECT_FALSE(k.b.transposed || k.b.split || k.b.kMajor);
+  EXPECT_TRUE(k.b.transposed && k.b.kMajor && k.b.staged());
+  EXPECT_TRUE(k.b.transposesInShared());
+  EXPECT_FALSE(k.a.staged() || k.b.split || k.copiesByThreads());
+  EXPECT_TRUE(k.threadsCopy() && k.fullByTma() && k.stagesByTma());
+  EXPECT_FALSE(k.asyncArrivals);
+  EXPECT_EQ(k.b.boxInner, 32);
+  EXPECT_EQ(k.b.stagingRows(4), 32);
+  EXPECT_EQ(k.b.stagingOffset(), 16384);
+  EXPECT_EQ(k.bStageStride, 2 * 16384);
+  EXPECT_EQ(k.aStageStride, 16384);
+  EXPECT_EQ(k.stageTransactionBytes, 16384);
+  EXPECT_EQ(k.landedTransactionBytes, 16384);
+  EXPECT_EQ(k.fullArrivals, 1 + 128);
+  EXPECT_EQ(k.copyLag, 2);
+  EXPECT_EQ(k.landedBarrierOffset, k.emptyBarrierOffset + 8 * 4);
+  EXPECT_EQ(k.sharedBytes, k.landedBarrierOffset + 8 * 4);
+  EXPECT_EQ(k.producerRegisters, 152);
+  EXPECT_EQ(leadingDimMultiple(k.b, 4), 4);
   EXPECT_EQ(k.sums, 0);
+  // In a cluster each block stages its own B (no multicast), while A is
+  // still shared along the cluster's row.
+  s.cluster = {{2, 2}};
+  s.persistent = true;
+  k = getWarpgroupKernel(p, s);
+  EXPECT_EQ(k.b.multicast, 1);
+  EXPECT_EQ(k.a.multicast, 2);
+  // Both M-major A and N-major B by TMA: only "landed" counts bytes.
+  s.cluster.reset();
+  p.aLayout = MatrixLayout::Col;
+  k = getWarpgroupKernel(p, s);
+  EXPECT_TRUE(k.a.staged() && k.b.staged() && !k.fullByTma());
+  EXPECT_EQ(k.stageTransactionBytes, 0);
+  EXPECT_EQ(k.landedTransactionBytes, 2 * 16384);
+  EXPECT_EQ(k.fullArrivals, 128);
 }
 
 TEST(ScheduleModel, TransposeComputesTheTransposedProblem) {

@@ -63,9 +63,15 @@ struct TmaOperand {
   int64_t pieceBytes = 0;
   /// The matrix's contiguous dimension is not the one the tile's lines run
   /// along in shared memory: an M- or N-major f32 operand, which tf32
-  /// wgmma reads only K-major, transposed by the producer's threads as
-  /// they copy it (`kMajor` is the shared layout's): four elements a copy,
-  /// into four lines of the tile.
+  /// wgmma reads only K-major, transposed in shared memory (`kMajor` is
+  /// the shared layout's). The tile is cut into blocks of 4 elements of K
+  /// by 4 lines, each transposed by a producer thread once it landed
+  /// (`transposesInShared`): the producer's threads copy each block's four
+  /// rows of 4 M or N elements with cp.async into its own four 16-byte
+  /// units of the tile (row i into line i's) and turn it in place; or TMA
+  /// copies the tile as the matrix holds it into a staging tile after the
+  /// stage's (`staged()`) and the threads write each block's columns into
+  /// its units.
   bool transposed = false;
   /// math = tf32x3: each element the producer's threads copy is stored as
   /// its tf32 part, in place, and the remainder, `remainderOffset()` bytes
@@ -88,7 +94,7 @@ struct TmaOperand {
            kSwizzleAtomBytes;
   }
   int64_t stageStride() const {
-    if (split)
+    if (split || staged())
       return 2 * remainderOffset();
     if (realignsInShared())
       return remainderOffset() +
@@ -98,20 +104,32 @@ struct TmaOperand {
   }
   /// Bytes of a line of the tile along the contiguous dimension.
   int64_t lineBytes() const { return chunks * kSwizzleBytes; }
-  /// The tile as the matrix holds it, which the producer's threads walk:
-  /// its lines along the matrix's contiguous dimension, and their bytes
-  /// (the shared tile's lines, or where `transposed` its columns).
-  int64_t copyLines() const { return transposed ? lineBytes() / 4 : boxOuter; }
-  int64_t copyLineBytes() const {
-    return transposed ? boxOuter * 4 : lineBytes();
-  }
   /// Whether the producer's threads copy through registers (loads, then
   /// shared stores) rather than with cp.async (4, 8 or 16 bytes; where
   /// transposed, 4 bytes an element): getWarpgroupKernel decides.
   bool registerCopies = false;
   bool throughRegisters() const { return registerCopies; }
   bool usesCpAsync() const { return !byTma && !throughRegisters(); }
-  bool splitsInShared() const { return split && usesCpAsync(); }
+  bool splitsInShared() const {
+    return split && usesCpAsync() && !transposed;
+  }
+  /// A transposed operand's blocks, transposed (and where `split` split)
+  /// in place by a producer thread once they landed.
+  bool transposesInShared() const { return transposed; }
+  /// A transposed operand copied by TMA: its boxes (`stagingBox()`, 128
+  /// bytes of M or N by BK rows of K, as an M- or N-major operand's) land
+  /// in the staging tile `stagingOffset()` bytes into the stage, on the
+  /// stage's "landed" mbarrier, not "full".
+  bool staged() const { return byTma && transposed; }
+  int64_t stagingOffset() const { return remainderOffset(); }
+  /// The staging tile's boxes: `lineBytes() / elementBytes` rows (BK) of
+  /// 128 bytes, `boxOuter * elementBytes / 128` chunks along M or N (each
+  /// BK x 128 bytes).
+  int64_t stagingRows(int64_t elementBytes) const {
+    return lineBytes() / elementBytes;
+  }
+  /// The 4 x 4 blocks of a stage's tile (transposesInShared).
+  int64_t blocks() const { return boxOuter * lineBytes() / 64; }
   /// 2-byte pieces by cp.async (which cannot take a source only 2-byte
   /// aligned): a thread copies each of its runs, 128 bytes of a line of
   /// one chunk, as the nine 16-byte-aligned windows of the matrix that
@@ -122,22 +140,20 @@ struct TmaOperand {
   /// Whether a thread rewrites its landed cp.async copies before the
   /// stage is full (tf32x3's split, or the realignment).
   bool transformsInShared() const {
-    return splitsInShared() || realignsInShared();
+    return splitsInShared() || realignsInShared() || transposesInShared();
   }
   /// The runs of a stage's tile (realignsInShared), `chunks` to a line.
   int64_t runs() const { return boxOuter * chunks; }
   /// The bytes a thread copies at once: a cp.async piece, a realigned run
-  /// (128 bytes), or 16 bytes through registers or transposed. 2-byte
-  /// pieces through registers (whose source is only 2-byte aligned) are
-  /// loaded as the aligned 4-byte words that hold them, each pair shifted
-  /// by half a word where the source is not 4-byte aligned, then stored
-  /// with one 16-byte shared store; transposed f32
-  /// elements are loaded in pieces and stored element by element into four
-  /// lines. (At the matrix's edges, element by element.)
+  /// (128 bytes), or 16 bytes through registers. 2-byte pieces through
+  /// registers (whose source is only 2-byte aligned) are loaded as the
+  /// aligned 4-byte words that hold them, each pair shifted by half a word
+  /// where the source is not 4-byte aligned, then stored with one 16-byte
+  /// shared store. (At the matrix's edges, element by element.)
   int64_t copyBytes() const {
     if (realignsInShared())
       return kSwizzleBytes;
-    return usesCpAsync() && !transposed ? pieceBytes : 16;
+    return usesCpAsync() ? pieceBytes : 16;
   }
   /// The copies of a stage's tile, and of each of the producer's threads
   /// (the last round of copies may leave threads idle).
@@ -151,12 +167,11 @@ struct TmaOperand {
   /// stores, and a round's loads in flight together are what hides their
   /// latency. (Rounds of 8 cp.async pieces spilled 112 bytes in the
   /// fuzzer's s1_3079, test/fuzz/copies-spill.test.)
-  /// (Transposed copies, four destinations each, spilled at 8 a round.)
   /// (A realigned run is nine cp.async: one a round.)
   int64_t piecesPerRound() const {
     if (realignsInShared())
       return 1;
-    return usesCpAsync() || transposed ? 4 : 8;
+    return usesCpAsync() ? 4 : 8;
   }
   int64_t sliceRows() const { return boxOuter / multicast; }
   /// The wgmma descriptor's leading and stride byte offsets.
@@ -213,10 +228,11 @@ struct WarpgroupKernel {
   /// its cluster row and those of its cluster column).
   int64_t emptyArrivals = 1;
   /// The shared-memory map: A's stages, B's stages, C's store buffers (two
-  /// per consumer), then the mbarriers (full, then empty, 8 bytes each);
-  /// the whole is requested dynamically and aligned to 1024 bytes.
+  /// per consumer), then the mbarriers (full, then empty, then where TMA
+  /// stages an operand landed, 8 bytes each); the whole is requested
+  /// dynamically and aligned to 1024 bytes.
   int64_t aOffset = 0, bOffset = 0, cOffset = 0, fullBarrierOffset = 0,
-          emptyBarrierOffset = 0, sharedBytes = 0;
+          emptyBarrierOffset = 0, landedBarrierOffset = 0, sharedBytes = 0;
   /// Stream-K: the i32 through which a shared tile's count reaches the
   /// consumers (after the barriers; 0 otherwise).
   int64_t countFlagOffset = 0;
@@ -230,6 +246,10 @@ struct WarpgroupKernel {
   /// TMA copies (the issuing thread's arrive.expect_tx), one from each of
   /// the producer's threads where they copy an operand.
   int64_t stageTransactionBytes = 0, fullArrivals = 1;
+  /// Bytes of a stage's staged operands (`stagesByTma`): the transaction
+  /// count of its "landed" barrier, which the issuing thread's
+  /// arrive.expect_tx alone arrives on.
+  int64_t landedTransactionBytes = 0;
   /// Where the producer's threads copy only with cp.async and leave the
   /// elements as they are, each thread's copies of a stage arrive on its
   /// full barrier as they land (cp.async.mbarrier.arrive.noinc), and the
@@ -275,9 +295,19 @@ struct WarpgroupKernel {
 
   /// Whether the producer's threads copy some operand (not TMA).
   bool copiesByThreads() const { return !a.byTma || !b.byTma; }
-  /// Whether the producer's threads copy anything (an operand, or the
-  /// block scales): then all of them walk the pipeline and arrive.
-  bool threadsCopy() const { return copiesByThreads() || blockScales; }
+  /// Whether the producer's threads copy or transpose anything (an
+  /// operand, or the block scales): then all of them walk the pipeline and
+  /// arrive.
+  bool threadsCopy() const {
+    return copiesByThreads() || blockScales || a.staged() || b.staged();
+  }
+  /// Whether TMA fills "full" (an operand it copies into the tile), and
+  /// "landed" (a staged one: the producer's threads wait for it there,
+  /// transpose it into the tile, then arrive on "full").
+  bool fullByTma() const {
+    return (a.byTma && !a.staged()) || (b.byTma && !b.staged());
+  }
+  bool stagesByTma() const { return a.staged() || b.staged(); }
   /// Named barriers: 0 is the block's; consumer warpgroup i stores C with
   /// TMA at 1 + i; the consumers reduce split-K's partials at
   /// splitKBarrier(), and the producer's threads meet before tf32x3's

@@ -32,24 +32,35 @@ void KernelBuilder::signalCopies(Value it, bool drain) {
   if (cpAsync)
     NVVM::CpAsyncWaitGroupOp::create(b, loc, drain ? 0 : lag);
   // The copies landed, by the generic proxy, before wgmma reads them;
-  // tf32x3's are split first, windows realigned.
+  // tf32x3's are split first, windows realigned, blocks transposed.
   bool splits = k.a.splitsInShared() || k.b.splitsInShared();
   bool realigns = k.a.realignsInShared() || k.b.realignsInShared();
+  bool transposes = k.a.transposesInShared() || k.b.transposesInShared();
+  bool transforms = splits || realigns || transposes;
   auto fence = [&]() {
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(b.getContext(),
                                    NVVM::SharedSpace::shared_cta));
   };
-  if (!splits && !realigns)
+  if (!transforms)
     fence();
   auto arrive = [&](Value iteration) {
     Value stage = arith::RemUIOp::create(b, loc, iteration, index(k.stages));
+    // TMA's blocks of the iteration landed.
+    if (k.stagesByTma()) {
+      auto [landedStage, parity] = stageAndPhase(iteration);
+      Value landed = barrier(k.landedBarrierOffset, landedStage);
+      NVVM::MBarrierTryWaitParityOp::create(b, loc, landed, parity,
+                                            i32(kWaitHintNs));
+    }
     if (splits)
       splitLanded(stage);
     if (realigns)
       realignLanded(stage);
-    if (splits || realigns)
+    if (transposes)
+      transposeLanded(stage);
+    if (transforms)
       fence();
     Value full = barrier(k.fullBarrierOffset, stage);
     NVVM::MBarrierArriveOp::create(b, loc, Type(), full, Value());

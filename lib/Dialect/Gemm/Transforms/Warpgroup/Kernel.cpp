@@ -212,6 +212,10 @@ void KernelBuilder::buildPrologue() {
       Value empty = sharedPointer(i32(k.emptyBarrierOffset + 8 * stage));
       NVVM::MBarrierInitOp::create(b, loc, empty, i32(k.emptyArrivals),
                                    Value());
+      if (!k.stagesByTma())
+        continue;
+      Value landed = sharedPointer(i32(k.landedBarrierOffset + 8 * stage));
+      NVVM::MBarrierInitOp::create(b, loc, landed, i32(1), Value());
     }
     NVVM::FenceMbarrierInitOp::create(b, loc);
     // The tensor maps (grid-constant parameters, GridConstant.cpp) into

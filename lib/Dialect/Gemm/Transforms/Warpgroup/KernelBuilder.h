@@ -344,10 +344,9 @@ private:
   /// `endRound()` after a round (and around a guarded copy).
   void forEachCopy(const TmaOperand &t, function_ref<void(Value, Value)> copy,
                    function_ref<void()> endRound);
-  /// Where a copy goes in the stage at `stageBase`: one destination, or
-  /// where `t` is transposed one per element (four lines of the tile).
-  SmallVector<Value, 4> copyDestinations(const TmaOperand &t, Value stageBase,
-                                         Value line, Value piece);
+  /// Where a copy goes in the stage at `stageBase`.
+  Value copyDestination(const TmaOperand &t, Value stageBase, Value line,
+                        Value piece);
   /// The producer's threads copy the tile of `t` (not TMA) at (`mn0`,
   /// `k0`) (index values) of `matrix` into `stage`.
   void copyByThreads(const TmaOperand &t, Value matrix, int64_t offset,
@@ -375,6 +374,38 @@ private:
   void copyWindows(const TmaOperand &t, Value stageBase,
                    const CopySource &source, Value tileBase, Value line0,
                    Value contiguous0, Value lineExtent, Value contiguousExtent);
+  /// One cp.async of `count` elements at `address` (index), `position`
+  /// along the matrix's contiguous dimension, to `destination`: only
+  /// those inside the matrix (`lineInside`, `contiguousExtent`), zeros for
+  /// the rest (`matrixBase` stands in as the source of none).
+  void copyAsync(Value destination, Value address, Value position,
+                 Value lineInside, Value contiguousExtent, Value matrixBase,
+                 int64_t count);
+  /// Walks a producer thread's 4 x 4 blocks of a transposed `t`
+  /// (transposesInShared): `visit(group, quad)` for block lane + 128 j,
+  /// which is group (j % groups) of 4 elements of K in lines 4 quad .. 4
+  /// quad + 3 of the tile (index values; inside a guard where the last
+  /// leaves threads without one).
+  void forEachBlock(const TmaOperand &t,
+                    function_ref<void(Value, Value)> visit);
+  /// The byte offsets (i32) of a block's four 16-byte units in the stage
+  /// at `stageBase`: unit i is the block's part of line 4 quad + i.
+  SmallVector<Value, 4> blockUnits(const TmaOperand &t, Value stageBase,
+                                   Value group, Value quad);
+  /// The byte offsets (i32) of a staged block's four rows (4 elements of
+  /// M or N each) in the staging tile of the stage at `stageBase`.
+  SmallVector<Value, 4> stagedRows(const TmaOperand &t, Value stageBase,
+                                   Value group, Value quad);
+  /// The blocks of a transposed `t`'s tile whose first element is the
+  /// matrix's line (of K) `line0` at `contiguous0` (index values): row i of
+  /// a block into its unit i.
+  void copyBlocks(const TmaOperand &t, Value stageBase,
+                  const CopySource &source, Value tileBase, Value line0,
+                  Value contiguous0, Value lineExtent, Value contiguousExtent);
+  /// Once a producer thread's blocks of `stage` landed (in the tile, or
+  /// staged by TMA), it writes each transposed into the tile (and splits
+  /// it under tf32x3).
+  void transposeLanded(Value stage);
   /// tf32x3: once every producer thread's copies into `stage` landed, the
   /// threads split the stage's elements in place into their tf32 parts
   /// and remainders.
@@ -382,19 +413,17 @@ private:
   /// Once a producer thread's windows of `stage` landed, it shifts each of
   /// its runs into place.
   void realignLanded(Value stage);
-  /// One 16-byte copy through registers of operand `t`: where its
-  /// elements lie (`address` in bytes, for 2-byte elements only 2-byte
-  /// aligned; the position along the contiguous dimension; whether its
-  /// line lies inside the matrix) and where they go (one 16-byte
-  /// destination, or where the operand is transposed one per element);
-  /// once loaded, the four words: of 2-byte elements, the aligned words
-  /// that hold them and the element after them, and the shift (0 or 16
-  /// bits) that lines them up; of f32 ones, the elements (shift 0). Zeros
-  /// outside the matrix.
+  /// One 16-byte copy of 2-byte elements through registers of operand
+  /// `t`: where its elements lie (`address` in bytes, only 2-byte aligned;
+  /// the position along the contiguous dimension; whether its line lies
+  /// inside the matrix) and where they go (`destination`, 16 bytes); once
+  /// loaded, the aligned words that hold them and the element after them,
+  /// and the shift (0 or 16 bits) that lines them up. Zeros outside the
+  /// matrix.
   struct RegisterCopy {
     const TmaOperand *t = nullptr;
     Value address, position, lineInside;
-    SmallVector<Value, 4> destinations;
+    Value destination;
     SmallVector<Value, 5> words;
     Value shift;
   };

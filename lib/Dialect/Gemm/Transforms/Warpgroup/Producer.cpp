@@ -35,9 +35,18 @@ void KernelBuilder::copyOperand(const TmaOperand &t, Value map,
         b, loc, slice, i32(t.sliceRows() * gemmc::kSwizzleBytes));
     stageOffset = arith::AddIOp::create(b, loc, stageOffset, sliceOffset);
   }
-  for (int64_t chunk = 0; chunk < t.chunks; ++chunk) {
+  // A staged operand's boxes are its chunks of 128 bytes along M or N,
+  // into the staging tile.
+  int64_t e = k.elementBytes;
+  int64_t chunks = t.staged() ? t.boxOuter * e / gemmc::kSwizzleBytes
+                              : t.chunks;
+  int64_t chunkBytes = t.staged()
+                           ? t.stagingRows(e) * gemmc::kSwizzleBytes
+                           : t.chunkBytes;
+  int64_t first = offset + (t.staged() ? t.stagingOffset() : 0);
+  for (int64_t chunk = 0; chunk < chunks; ++chunk) {
     Value at = arith::AddIOp::create(b, loc, stageOffset,
-                                     i32(offset + chunk * t.chunkBytes));
+                                     i32(first + chunk * chunkBytes));
     // The block's own shared memory, as the cluster's address space names
     // it (the form every PTX version since 8.0 takes).
     Value local = sharedPointer(at);
@@ -45,8 +54,9 @@ void KernelBuilder::copyOperand(const TmaOperand &t, Value map,
     Value dst = LLVM::AddrSpaceCastOp::create(b, loc, clusterType, local);
     // Coordinates innermost first: the contiguous dimension, cut into
     // 128-byte boxes, then the other, then a batch's matrix.
-    Value inner = t.kMajor ? k0 : mn0;
-    Value outer = t.kMajor ? mn0 : k0;
+    bool contiguousK = t.kMajor && !t.staged();
+    Value inner = contiguousK ? k0 : mn0;
+    Value outer = contiguousK ? mn0 : k0;
     Value innerAt = arith::AddIOp::create(b, loc, inner, i32(chunk * t.boxInner));
     if (slice) {
       Value sliceRow = arith::MulIOp::create(b, loc, slice, i32(t.sliceRows()));
@@ -181,16 +191,25 @@ Value KernelBuilder::produceTileAt(const TilePosition &at, Value tileKBegin,
         auto ifFirst = scf::IfOp::create(b, loc, issuer, false);
         b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
       }
-      NVVM::MBarrierArriveExpectTxOp::create(
-          b, loc, Type(), full, i32(k.stageTransactionBytes),
-          NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
+      // Staged operands land on "landed", the rest on "full".
+      Value landed;
+      if (k.fullByTma())
+        NVVM::MBarrierArriveExpectTxOp::create(
+            b, loc, Type(), full, i32(k.stageTransactionBytes),
+            NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
+      if (k.stagesByTma()) {
+        landed = barrier(k.landedBarrierOffset, stage);
+        NVVM::MBarrierArriveExpectTxOp::create(
+            b, loc, Type(), landed, i32(k.landedTransactionBytes),
+            NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
+      }
       Value k0 = toI32(kIndex);
       if (k.a.byTma)
         copyOperand(k.a, mapA, k.aOffset, k.aStageStride, stage, row0, k0,
-                    full);
+                    k.a.staged() ? landed : full);
       if (k.b.byTma)
         copyOperand(k.b, mapB, k.bOffset, k.bStageStride, stage, col0, k0,
-                    full);
+                    k.b.staged() ? landed : full);
     }
     if (allThreads) {
       if (!k.a.byTma)
@@ -220,7 +239,7 @@ Value KernelBuilder::stageBaseOf(int64_t offset, int64_t stride, Value stage) {
 void KernelBuilder::forEachCopy(const TmaOperand &t,
                                 function_ref<void(Value, Value)> copy,
                                 function_ref<void()> endRound) {
-  int64_t linePieces = t.copyLineBytes() / t.copyBytes();
+  int64_t linePieces = t.lineBytes() / t.copyBytes();
   int64_t threads = gemmc::kWarpgroupSize;
   Value lane = threadId;
   // The thread's copies, in rounds of `unroll` (a loop: unrolled whole, the
@@ -243,26 +262,7 @@ void KernelBuilder::forEachCopy(const TmaOperand &t,
   for (int64_t u = 0; u < unroll; ++u) {
     Value j = addOffset(b, loc, round, u);
     Value line, piece;
-    if (t.transposed) {
-      // A warp takes 16 lines by 2 pieces (32-byte sectors): the lines'
-      // elements go to the same byte of 8 lines of the shared tile, and
-      // 16 lines' bytes fill the 32 banks.
-      Value first = arith::MulIOp::create(b, loc, j, index(threads));
-      Value linear = arith::AddIOp::create(b, loc, lane, first);
-      Value group = arith::DivUIOp::create(b, loc, linear, index(32));
-      Value inGroup = arith::RemUIOp::create(b, loc, linear, index(32));
-      int64_t groupsAlong = linePieces / 2;
-      Value groupLine =
-          arith::DivUIOp::create(b, loc, group, index(groupsAlong));
-      Value groupPiece =
-          arith::RemUIOp::create(b, loc, group, index(groupsAlong));
-      Value lineInGroup = arith::DivUIOp::create(b, loc, inGroup, index(2));
-      Value pieceInGroup = arith::RemUIOp::create(b, loc, inGroup, index(2));
-      Value lines = arith::MulIOp::create(b, loc, groupLine, index(16));
-      line = arith::AddIOp::create(b, loc, lines, lineInGroup);
-      Value pieces = arith::MulIOp::create(b, loc, groupPiece, index(2));
-      piece = arith::AddIOp::create(b, loc, pieces, pieceInGroup);
-    } else if (threads % linePieces == 0) {
+    if (threads % linePieces == 0) {
       line = arith::DivUIOp::create(b, loc, lane, index(linePieces));
       Value lines =
           arith::MulIOp::create(b, loc, j, index(threads / linePieces));
@@ -299,36 +299,12 @@ void KernelBuilder::forEachCopy(const TmaOperand &t,
   endRound();
 }
 
-SmallVector<Value, 4> KernelBuilder::copyDestinations(const TmaOperand &t,
-                                                      Value stageBase,
-                                                      Value line, Value piece) {
-  // Byte x of `line` of the tile, swizzled; transposed, element i of the
-  // piece goes to the tile's line 4 piece + i, at the byte of `line`.
+Value KernelBuilder::copyDestination(const TmaOperand &t, Value stageBase,
+                                     Value line, Value piece) {
+  // Byte x of `line` of the tile, swizzled.
   Value piece32 = toI32(piece);
   Value line32 = toI32(line);
-  SmallVector<Value, 4> destinations;
-  if (!t.transposed) {
-    Value x = arith::MulIOp::create(b, loc, piece32, i32(t.copyBytes()));
-    Value at = swizzledOffset(t, stageBase, line32, x);
-    destinations.push_back(sharedPointer(at));
-    return destinations;
-  }
-  // The first of the four lines is a multiple of 4, so line 4 piece + i
-  // swizzles its 16-byte units by the first's phase xor i: its byte lies
-  // at the first's, xor 16 i (bits 4-6 of an offset are its unit, the
-  // stage and line offsets being multiples of 128), plus i lines. (One
-  // offset a copy that the pipeline's loop does not change, where four
-  // were all hoisted out of it and held across it.)
-  int64_t width = t.copyBytes() / k.elementBytes;
-  Value x = arith::MulIOp::create(b, loc, line32, i32(k.elementBytes));
-  Value firstLine = arith::MulIOp::create(b, loc, piece32, i32(width));
-  Value first = swizzledOffset(t, stageBase, firstLine, x);
-  destinations.push_back(sharedPointer(first));
-  for (int64_t i = 1; i < width; ++i) {
-    Value unit = arith::XOrIOp::create(b, loc, first, i32(16 * i));
-    Value at =
-        arith::AddIOp::create(b, loc, unit, i32(gemmc::kSwizzleBytes * i));
-    destinations.push_back(sharedPointer(at));
-  }
-  return destinations;
+  Value x = arith::MulIOp::create(b, loc, piece32, i32(t.copyBytes()));
+  Value at = swizzledOffset(t, stageBase, line32, x);
+  return sharedPointer(at);
 }

@@ -1,7 +1,8 @@
 //===- RegisterCopies.cpp - copies through registers ---------------------===//
 //
-// The producer threads' 16-byte copies through registers: loads of the
-// aligned words that hold them, shifted into place, and shared stores.
+// The producer threads' 16-byte copies of 2-byte elements through
+// registers: loads of the aligned words that hold them, shifted into
+// place, and shared stores.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,22 +28,6 @@ SmallVector<Value, 6> KernelBuilder::loadWholeCopy(const RegisterCopy &copy) {
   };
   Value at = arith::IndexCastOp::create(b, loc, b.getI64Type(), copy.address);
   SmallVector<Value, 6> loaded;
-  if (k.elementBytes == 4) {
-    // The four elements in pieces (as aligned as the leading dimension
-    // allows: one 16-byte load where it is a multiple of 4).
-    int64_t piece = copy.t->pieceBytes, words = piece / 4;
-    auto pieceType = VectorType::get({words}, wordType);
-    for (int64_t first = 0; first < kCopyWords; first += words) {
-      Value pieceAt = arith::AddIOp::create(b, loc, at, i64(4 * first));
-      Value vector = loadAt(pieceAt, pieceType, piece);
-      for (int64_t w = 0; w < words; ++w)
-        loaded.push_back(
-            LLVM::ExtractElementOp::create(b, loc, vector, i32(w)));
-    }
-    loaded.push_back(i32(0));
-    loaded.push_back(i32(0));
-    return loaded;
-  }
   // 2-byte elements: the aligned words from the one holding the first
   // element, and the last element (the half word the shift takes where the
   // first is not 4-byte aligned). Nothing past the last element is read;
@@ -83,7 +68,7 @@ SmallVector<Value, 6> KernelBuilder::loadEdgeCopy(const RegisterCopy &copy,
     Value zero = i32(0);
     int64_t e = k.elementBytes;
     Type elementType = b.getIntegerType(8 * e);
-    SmallVector<Value, 8> elements;
+    SmallVector<Value, 8> halves;
     for (int64_t i = 0; i < copyElements(); ++i) {
       Value position = addOffset(b, loc, copy.position, i);
       Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
@@ -92,18 +77,14 @@ SmallVector<Value, 6> KernelBuilder::loadEdgeCopy(const RegisterCopy &copy,
       Value at = arith::SelectOp::create(b, loc, inside, next, first);
       Value pointer = LLVM::IntToPtrOp::create(b, loc, globalType, at);
       Value bits = LLVM::LoadOp::create(b, loc, elementType, pointer, e);
-      if (e == 2)
-        bits = arith::ExtUIOp::create(b, loc, wordType, bits);
-      elements.push_back(arith::SelectOp::create(b, loc, inside, bits, zero));
+      Value half = arith::ExtUIOp::create(b, loc, wordType, bits);
+      halves.push_back(arith::SelectOp::create(b, loc, inside, half, zero));
     }
-    // f32 elements are the words; 2-byte ones are paired into them.
-    if (e == 2) {
-      SmallVector<Value, 8> halves = std::move(elements);
-      elements.clear();
-      for (int64_t w = 0; w < kCopyWords; ++w) {
-        Value high = arith::ShLIOp::create(b, loc, halves[2 * w + 1], i32(16));
-        elements.push_back(arith::OrIOp::create(b, loc, halves[2 * w], high));
-      }
+    // The 2-byte elements paired into words.
+    SmallVector<Value, 4> elements;
+    for (int64_t w = 0; w < kCopyWords; ++w) {
+      Value high = arith::ShLIOp::create(b, loc, halves[2 * w + 1], i32(16));
+      elements.push_back(arith::OrIOp::create(b, loc, halves[2 * w], high));
     }
     scf::YieldOp::create(b, loc, elements);
   }
@@ -172,52 +153,15 @@ void KernelBuilder::setWords(RegisterCopy &copy, ValueRange loaded) {
 }
 
 void KernelBuilder::storeThroughRegisters(const RegisterCopy &copy) {
-  const TmaOperand &t = *copy.t;
-  // The words to store: 2-byte elements shifted into place (word w is the
-  // upper half of word w and the lower of w + 1 where the shift is 16: a
-  // funnel shift right), f32 ones as they are or with tf32x3 split into
-  // their tf32 parts and remainders.
-  SmallVector<Value, 4> words, remainders;
+  // The 2-byte elements shifted into place (word w is the upper half of
+  // word w and the lower of w + 1 where the shift is 16: a funnel shift
+  // right), stored with one 16-byte shared store.
+  auto vectorType = VectorType::get({kCopyWords}, b.getI32Type());
+  Value vector = LLVM::PoisonOp::create(b, loc, vectorType);
   for (int64_t w = 0; w < kCopyWords; ++w) {
-    if (k.elementBytes == 2) {
-      words.push_back(LLVM::FshrOp::create(b, loc, copy.words[w + 1],
-                                           copy.words[w], copy.shift));
-      continue;
-    }
-    if (!t.split) {
-      words.push_back(copy.words[w]);
-      continue;
-    }
-    auto [big, small] = splitWord(b, loc, copy.words[w]);
-    words.push_back(big);
-    remainders.push_back(small);
+    Value word = LLVM::FshrOp::create(b, loc, copy.words[w + 1], copy.words[w],
+                                      copy.shift);
+    vector = LLVM::InsertElementOp::create(b, loc, vector, word, i32(w));
   }
-  auto storeAll = [&](ArrayRef<Value> values, int64_t offset) {
-    auto at = [&](Value destination) -> Value {
-      if (!offset)
-        return destination;
-      Value bytes = i32(offset);
-      return LLVM::GEPOp::create(b, loc, destination.getType(), b.getI8Type(),
-                                 destination, ValueRange{bytes});
-    };
-    // A transposed copy's elements go to four lines of the tile.
-    if (t.transposed) {
-      for (auto [value, destination] :
-           llvm::zip_equal(values, copy.destinations)) {
-        Value pointer = at(destination);
-        LLVM::StoreOp::create(b, loc, value, pointer, /*alignment=*/4);
-      }
-      return;
-    }
-    auto vectorType = VectorType::get({kCopyWords}, b.getI32Type());
-    Value vector = LLVM::PoisonOp::create(b, loc, vectorType);
-    for (auto [w, value] : llvm::enumerate(values))
-      vector =
-          LLVM::InsertElementOp::create(b, loc, vector, value, i32(int64_t(w)));
-    Value pointer = at(copy.destinations.front());
-    LLVM::StoreOp::create(b, loc, vector, pointer, /*alignment=*/16);
-  };
-  storeAll(words, 0);
-  if (t.split)
-    storeAll(remainders, t.remainderOffset());
+  LLVM::StoreOp::create(b, loc, vector, copy.destination, /*alignment=*/16);
 }

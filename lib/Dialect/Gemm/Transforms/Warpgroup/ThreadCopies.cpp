@@ -2,7 +2,8 @@
 //
 // The producer threads' copies of an operand without `tma`: cp.async into
 // the swizzled tile, 2-byte runs as aligned windows realigned in place,
-// tf32x3's split of a landed stage.
+// a transposed operand's 4 x 4 blocks turned in place, tf32x3's split of
+// a landed stage.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +16,6 @@ using namespace mlir::gemm::warpgroup;
 void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
                                   int64_t offset, int64_t stride, Value stage,
                                   Value mn0, Value k0) {
-  MLIRContext *ctx = b.getContext();
   int64_t e = k.elementBytes;
   int64_t width = t.copyBytes() / e;
   Value stageBase = stageBaseOf(offset, stride, stage);
@@ -41,33 +41,15 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
                 contiguousExtent);
     return;
   }
-  auto globalType = LLVM::LLVMPointerType::get(ctx, 1);
-  // One cp.async of `count` elements from `address` (index) at `position`
-  // along the contiguous dimension: only the bytes inside the matrix
-  // (cp.async fills the rest with zeros), none where its line lies outside
-  // (`lineInside`); then the matrix's first element stands in as the
-  // source (nothing of it is read). (Tiles wholly inside the matrix
-  // without these checks, a second loop beside these, spilled: LLVM
-  // hoists both loops' offsets out of the pipeline's.)
+  if (t.transposesInShared()) {
+    copyBlocks(t, stageBase, source, tileBase, line0, contiguous0, lineExtent,
+               contiguousExtent);
+    return;
+  }
   auto cpAsync = [&](Value destination, Value address, Value position,
                      Value lineInside, int64_t count) {
-    Value positionInside = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ult, position, contiguousExtent);
-    Value inside = arith::AndIOp::create(b, loc, lineInside, positionInside);
-    Value from = arith::SelectOp::create(b, loc, inside, address, matrixBase);
-    Value address64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), from);
-    Value source = LLVM::IntToPtrOp::create(b, loc, globalType, address64);
-    Value left = arith::SubIOp::create(b, loc, contiguousExtent, position);
-    Value elements = arith::MinUIOp::create(b, loc, left, index(count));
-    Value elements32 = toI32(elements);
-    Value bytes = arith::MulIOp::create(b, loc, elements32, i32(e));
-    Value size = arith::SelectOp::create(b, loc, inside, bytes, i32(0));
-    int64_t copyBytes = count * e;
-    auto cache = copyBytes == 16 ? NVVM::LoadCacheModifierKind::CG
-                                 : NVVM::LoadCacheModifierKind::CA;
-    NVVM::CpAsyncOp::create(
-        b, loc, destination, source, b.getI32IntegerAttr(copyBytes),
-        NVVM::LoadCacheModifierKindAttr::get(ctx, cache), size);
+    copyAsync(destination, address, position, lineInside, contiguousExtent,
+              matrixBase, count);
   };
   // Copies through registers check where they lie (`checked`) only in the
   // tiles that reach past the matrix's edges: inside it, a round's loads
@@ -88,8 +70,7 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
       pending.clear();
     };
     auto copy = [&](Value line, Value piece) {
-      SmallVector<Value, 4> destinations =
-          copyDestinations(t, stageBase, line, piece);
+      Value destination = copyDestination(t, stageBase, line, piece);
       // Where it comes from, and how much of it lies inside the matrix:
       // the tile's first element plus the piece's line and position.
       Value lineAt = arith::AddIOp::create(b, loc, line0, line);
@@ -102,18 +83,8 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
       Value pieceBytes = arith::MulIOp::create(b, loc, piece, pieceStride);
       Value address = arith::AddIOp::create(b, loc, tileBase, lineBytes);
       address = arith::AddIOp::create(b, loc, address, pieceBytes);
-      if (t.transposed && t.usesCpAsync()) {
-        // Element by element into its line of the tile.
-        for (auto [i, destination] : llvm::enumerate(destinations)) {
-          int64_t at = i;
-          Value elementAt = addOffset(b, loc, address, e * at);
-          Value elementPosition = addOffset(b, loc, position, at);
-          cpAsync(destination, elementAt, elementPosition, lineInside, 1);
-        }
-        return;
-      }
       if (t.usesCpAsync()) {
-        cpAsync(destinations.front(), address, position, lineInside, width);
+        cpAsync(destination, address, position, lineInside, width);
         return;
       }
       RegisterCopy registerCopy;
@@ -121,7 +92,7 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
       registerCopy.address = address;
       registerCopy.position = position;
       registerCopy.lineInside = lineInside;
-      registerCopy.destinations = destinations;
+      registerCopy.destination = destination;
       pending.push_back(registerCopy);
     };
     forEachCopy(t, copy, flush);
@@ -130,8 +101,8 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
     copyRounds(/*checked=*/true);
     return;
   }
-  Value lineEnd = addOffset(b, loc, line0, t.copyLines());
-  Value contiguousEnd = addOffset(b, loc, contiguous0, t.copyLineBytes() / e);
+  Value lineEnd = addOffset(b, loc, line0, t.boxOuter);
+  Value contiguousEnd = addOffset(b, loc, contiguous0, t.lineBytes() / e);
   Value linesInside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                             lineEnd, lineExtent);
   Value positionsInside = arith::CmpIOp::create(
@@ -143,6 +114,243 @@ void KernelBuilder::copyByThreads(const TmaOperand &t, Value matrix,
   copyRounds(/*checked=*/false);
   b.setInsertionPointToStart(&ifInterior.getElseRegion().front());
   copyRounds(/*checked=*/true);
+}
+
+void KernelBuilder::copyAsync(Value destination, Value address,
+                              Value position, Value lineInside,
+                              Value contiguousExtent, Value matrixBase,
+                              int64_t count) {
+  // One cp.async of `count` elements from `address` (index) at `position`
+  // along the contiguous dimension: only the bytes inside the matrix
+  // (cp.async fills the rest with zeros), none where its line lies outside
+  // (`lineInside`); then the matrix's first element stands in as the
+  // source (nothing of it is read). (Tiles wholly inside the matrix
+  // without these checks, a second loop beside these, spilled: LLVM
+  // hoists both loops' offsets out of the pipeline's.)
+  MLIRContext *ctx = b.getContext();
+  int64_t e = k.elementBytes;
+  auto globalType = LLVM::LLVMPointerType::get(ctx, 1);
+  Value positionInside = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult, position, contiguousExtent);
+  Value inside = arith::AndIOp::create(b, loc, lineInside, positionInside);
+  Value from = arith::SelectOp::create(b, loc, inside, address, matrixBase);
+  Value address64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), from);
+  Value source = LLVM::IntToPtrOp::create(b, loc, globalType, address64);
+  Value left = arith::SubIOp::create(b, loc, contiguousExtent, position);
+  Value elements = arith::MinUIOp::create(b, loc, left, index(count));
+  Value elements32 = toI32(elements);
+  Value bytes = arith::MulIOp::create(b, loc, elements32, i32(e));
+  Value size = arith::SelectOp::create(b, loc, inside, bytes, i32(0));
+  int64_t copyBytes = count * e;
+  auto cache = copyBytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                               : NVVM::LoadCacheModifierKind::CA;
+  NVVM::CpAsyncOp::create(b, loc, destination, source,
+                          b.getI32IntegerAttr(copyBytes),
+                          NVVM::LoadCacheModifierKindAttr::get(ctx, cache),
+                          size);
+}
+
+void KernelBuilder::forEachBlock(const TmaOperand &t,
+                                 function_ref<void(Value, Value)> visit) {
+  // Block lane + 128 j is group (its % groups) of K in the block of four
+  // lines (its / groups): a quarter warp's eight threads take consecutive
+  // groups of K, so their 16-byte units of a line lie in distinct banks
+  // (the swizzle moves each line's units by the same phase), and a warp's
+  // cp.async of a row read 64 consecutive bytes of each of eight rows. A
+  // loop, as forEachCopy's: unrolled, every block's offsets were hoisted
+  // out of the pipeline's loop.
+  int64_t threads = gemmc::kWarpgroupSize;
+  int64_t groups = t.lineBytes() / 16;
+  int64_t perThread = llvm::divideCeil(t.blocks(), threads);
+  bool ragged = perThread * threads != t.blocks();
+  Value zero = index(0);
+  Value count = index(perThread);
+  Value one = index(1);
+  auto walk = scf::ForOp::create(b, loc, zero, count, one);
+  OpBuilder::InsertionGuard inWalk(b);
+  b.setInsertionPoint(walk.getBody()->getTerminator());
+  Value first = arith::MulIOp::create(b, loc, walk.getInductionVar(),
+                                      index(threads));
+  Value linear = arith::AddIOp::create(b, loc, threadId, first);
+  if (ragged) {
+    Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         linear, index(t.blocks()));
+    auto ifExists = scf::IfOp::create(b, loc, exists, false);
+    b.setInsertionPointToStart(&ifExists.getThenRegion().front());
+  }
+  if (!t.staged()) {
+    Value group = arith::RemUIOp::create(b, loc, linear, index(groups));
+    Value quad = arith::DivUIOp::create(b, loc, linear, index(groups));
+    visit(group, quad);
+    return;
+  }
+  // Staged (read from the staging tile, M- or N-major, written into the
+  // K-major one): the blocks fall into squares of 8 groups of K (a 128-byte
+  // line of the tile) by 8 blocks of lines (a 128-byte row of the staging
+  // tile), each cut into 8 diagonals; eight threads take a diagonal, thread
+  // l group (l + d) % 8 and block of lines l, so that both their reads of
+  // the staging tile's rows and their writes of the tile's lines meet 8
+  // distinct 16-byte units of the banks (the 128-byte swizzle moves unit x
+  // of row or line r to x xor r % 8).
+  Value lane = arith::RemUIOp::create(b, loc, linear, index(8));
+  Value diagonals = arith::DivUIOp::create(b, loc, linear, index(8));
+  Value diagonal = arith::RemUIOp::create(b, loc, diagonals, index(8));
+  Value square = arith::DivUIOp::create(b, loc, diagonals, index(8));
+  int64_t kSquares = groups / 8;
+  Value kSquare = arith::RemUIOp::create(b, loc, square, index(kSquares));
+  Value lineSquare = arith::DivUIOp::create(b, loc, square, index(kSquares));
+  Value shifted = arith::AddIOp::create(b, loc, lane, diagonal);
+  Value inSquare = arith::RemUIOp::create(b, loc, shifted, index(8));
+  Value groupBase = arith::MulIOp::create(b, loc, kSquare, index(8));
+  Value group = arith::AddIOp::create(b, loc, groupBase, inSquare);
+  Value quadBase = arith::MulIOp::create(b, loc, lineSquare, index(8));
+  Value quad = arith::AddIOp::create(b, loc, quadBase, lane);
+  visit(group, quad);
+}
+
+SmallVector<Value, 4> KernelBuilder::blockUnits(const TmaOperand &t,
+                                                Value stageBase, Value group,
+                                                Value quad) {
+  // Lines 4 quad + i of the tile at K group `group`: the first line is a
+  // multiple of 4, so line 4 quad + i swizzles its units by the first's
+  // phase xor i (bits 4-6 of an offset are its unit, the stage and chunk
+  // offsets being multiples of 128), plus i lines.
+  Value group32 = toI32(group);
+  Value quad32 = toI32(quad);
+  Value x = arith::MulIOp::create(b, loc, group32, i32(16));
+  Value line = arith::MulIOp::create(b, loc, quad32, i32(4));
+  Value first = swizzledOffset(t, stageBase, line, x);
+  SmallVector<Value, 4> units{first};
+  for (int64_t i = 1; i < 4; ++i) {
+    Value unit = arith::XOrIOp::create(b, loc, first, i32(16 * i));
+    units.push_back(
+        arith::AddIOp::create(b, loc, unit, i32(gemmc::kSwizzleBytes * i)));
+  }
+  return units;
+}
+
+SmallVector<Value, 4> KernelBuilder::stagedRows(const TmaOperand &t,
+                                                Value stageBase, Value group,
+                                                Value quad) {
+  // Row 4 group + i of the staging tile (K), at the block's 16 bytes of M
+  // or N: chunk quad / 8 (BK rows of 128 bytes each), unit quad % 8 of the
+  // row, swizzled by the row's phase.
+  int64_t e = k.elementBytes;
+  int64_t rowsPerChunk = t.stagingRows(e);
+  Value group32 = toI32(group);
+  Value quad32 = toI32(quad);
+  Value chunk = arith::ShRUIOp::create(b, loc, quad32, i32(3));
+  Value unit = arith::AndIOp::create(b, loc, quad32, i32(7));
+  Value chunkBytes =
+      arith::MulIOp::create(b, loc, chunk, i32(rowsPerChunk * 128));
+  Value stagingOffset = i32(t.stagingOffset());
+  Value staging = arith::AddIOp::create(b, loc, stageBase, stagingOffset);
+  staging = arith::AddIOp::create(b, loc, staging, chunkBytes);
+  SmallVector<Value, 4> rows;
+  for (int64_t i = 0; i < 4; ++i) {
+    Value firstRow = arith::MulIOp::create(b, loc, group32, i32(4));
+    Value row = arith::AddIOp::create(b, loc, firstRow, i32(i));
+    Value phase = arith::AndIOp::create(b, loc, row, i32(7));
+    Value swizzled = arith::XOrIOp::create(b, loc, unit, phase);
+    Value unitBytes = arith::ShLIOp::create(b, loc, swizzled, i32(4));
+    Value rowBytes = arith::MulIOp::create(b, loc, row, i32(128));
+    Value at = arith::AddIOp::create(b, loc, staging, rowBytes);
+    rows.push_back(arith::AddIOp::create(b, loc, at, unitBytes));
+  }
+  return rows;
+}
+
+void KernelBuilder::copyBlocks(const TmaOperand &t, Value stageBase,
+                               const CopySource &source, Value tileBase,
+                               Value line0, Value contiguous0,
+                               Value lineExtent, Value contiguousExtent) {
+  // Row i of a block (element 4 group + i of K, the matrix's line, and its
+  // 4 elements of M or N from 4 quad) goes into the block's unit of line
+  // 4 quad + i, in pieces of the operand's width; transposeLanded turns
+  // the block once it landed.
+  int64_t e = k.elementBytes;
+  int64_t width = t.pieceBytes / e;
+  forEachBlock(t, [&](Value group, Value quad) {
+    SmallVector<Value, 4> units = blockUnits(t, stageBase, group, quad);
+    Value firstRow = arith::MulIOp::create(b, loc, group, index(4));
+    Value firstElement = arith::MulIOp::create(b, loc, quad, index(4));
+    Value position0 =
+        arith::AddIOp::create(b, loc, contiguous0, firstElement);
+    Value elementBytes =
+        arith::MulIOp::create(b, loc, firstElement, source.positionStride);
+    Value blockBase = arith::AddIOp::create(b, loc, tileBase, elementBytes);
+    for (int64_t i = 0; i < 4; ++i) {
+      Value row = addOffset(b, loc, firstRow, i);
+      Value rowAt = arith::AddIOp::create(b, loc, line0, row);
+      Value rowInside = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ult, rowAt, lineExtent);
+      Value rowBytes = arith::MulIOp::create(b, loc, row, source.lineStride);
+      Value rowBase = arith::AddIOp::create(b, loc, blockBase, rowBytes);
+      for (int64_t q = 0; q < 4; q += width) {
+        Value pieceBytes = arith::MulIOp::create(b, loc, source.positionStride,
+                                                 index(q));
+        Value address = arith::AddIOp::create(b, loc, rowBase, pieceBytes);
+        Value position = addOffset(b, loc, position0, q);
+        Value unit = arith::AddIOp::create(b, loc, units[i], i32(e * q));
+        Value destination = sharedPointer(unit);
+        copyAsync(destination, address, position, rowInside, contiguousExtent,
+                  source.base, width);
+      }
+    }
+  });
+}
+
+void KernelBuilder::transposeLanded(Value stage) {
+  // A producer thread's blocks of the stage landed, row i of each in its
+  // unit i: it turns each, column j into unit j (the four elements of K
+  // of line 4 quad + j), split into tf32 parts and remainders under
+  // tf32x3.
+  Type wordType = b.getI32Type();
+  auto vectorType = VectorType::get({4}, wordType);
+  for (const auto &[operand, offset, stride] :
+       {std::tuple(&k.a, k.aOffset, k.aStageStride),
+        std::tuple(&k.b, k.bOffset, k.bStageStride)}) {
+    const TmaOperand &t = *operand;
+    if (!t.transposesInShared())
+      continue;
+    Value stageBase = stageBaseOf(offset, stride, stage);
+    forEachBlock(t, [&](Value group, Value quad) {
+      SmallVector<Value, 4> units = blockUnits(t, stageBase, group, quad);
+      // Where its rows landed: its own units, or the staging tile's.
+      SmallVector<Value, 4> rows =
+          t.staged() ? stagedRows(t, stageBase, group, quad) : units;
+      SmallVector<Value, 4> pointers;
+      SmallVector<Value, 16> words;
+      for (auto [unit, rowAt] : llvm::zip_equal(units, rows)) {
+        pointers.push_back(sharedPointer(unit));
+        Value from = sharedPointer(rowAt);
+        Value row = LLVM::LoadOp::create(b, loc, vectorType, from, 16);
+        for (int64_t j = 0; j < 4; ++j)
+          words.push_back(LLVM::ExtractElementOp::create(b, loc, row, i32(j)));
+      }
+      for (int64_t j = 0; j < 4; ++j) {
+        Value column = LLVM::PoisonOp::create(b, loc, vectorType);
+        Value rest = column;
+        for (int64_t i = 0; i < 4; ++i) {
+          Value word = words[4 * i + j];
+          if (t.split) {
+            auto [tf32Word, restWord] = splitWord(b, loc, word);
+            word = tf32Word;
+            rest = LLVM::InsertElementOp::create(b, loc, rest, restWord, i32(i));
+          }
+          column = LLVM::InsertElementOp::create(b, loc, column, word, i32(i));
+        }
+        LLVM::StoreOp::create(b, loc, column, pointers[j], 16);
+        if (!t.split)
+          continue;
+        Value restOffset = i32(t.remainderOffset());
+        Value restAt =
+            LLVM::GEPOp::create(b, loc, pointers[j].getType(), b.getI8Type(),
+                                pointers[j], ValueRange{restOffset});
+        LLVM::StoreOp::create(b, loc, rest, restAt, 16);
+      }
+    });
+  }
 }
 
 KernelBuilder::CopySource KernelBuilder::copySource(const TmaOperand &t,
