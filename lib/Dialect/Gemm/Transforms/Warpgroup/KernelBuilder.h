@@ -22,6 +22,12 @@
 //   once its copies of iteration it - L have landed (cp.async.wait_group
 //   L, L = S - 2, or at once without cp.async) the thread fences them and
 //   arrives on that iteration's full barrier)
+//   (an M- or N-major f32 operand, which tf32 wgmma reads only K-major: in
+//   4 x 4 blocks, each block's rows copied by the producer's threads into
+//   its units of the tile with cp.async, or by TMA into a staging tile on
+//   the stage's third mbarrier, "landed"; a stage late each thread waits
+//   for its blocks and writes them transposed into the tile before it
+//   fences and arrives)
 //   warpgroups 1.. (consumers), for each tile:
 //     for each k tile: wait full[it % S]; wgmma.fence; wgmma.mma_async
 //     over the stage; commit; wait until one group is in flight; release
@@ -382,10 +388,11 @@ private:
                  Value lineInside, Value contiguousExtent, Value matrixBase,
                  int64_t count);
   /// Walks a producer thread's 4 x 4 blocks of a transposed `t`
-  /// (transposesInShared): `visit(group, quad)` for block lane + 128 j,
-  /// which is group (j % groups) of 4 elements of K in lines 4 quad .. 4
-  /// quad + 3 of the tile (index values; inside a guard where the last
-  /// leaves threads without one).
+  /// (transposesInShared): `visit(group, quad)` for group (of 4 elements
+  /// of K) and quad (lines 4 quad .. 4 quad + 3 of the tile) of each of
+  /// its blocks, lane + 128 j (index values; inside a guard where the last
+  /// leaves threads without one): consecutive groups of a block of lines,
+  /// or where `t` is staged the diagonals of 8 x 8 squares of blocks.
   void forEachBlock(const TmaOperand &t,
                     function_ref<void(Value, Value)> visit);
   /// The byte offsets (i32) of a block's four 16-byte units in the stage
