@@ -46,13 +46,15 @@ void KernelBuilder::signalCopies(Value it, bool drain) {
   if (!transforms)
     fence();
   auto arrive = [&](Value iteration) {
-    Value stage = arith::RemUIOp::create(b, loc, iteration, index(k.stages));
-    // TMA's blocks of the iteration landed.
+    // TMA's staged tiles of the iteration landed.
+    Value stage, parity;
     if (k.stagesByTma()) {
-      auto [landedStage, parity] = stageAndPhase(iteration);
-      Value landed = barrier(k.landedBarrierOffset, landedStage);
+      std::tie(stage, parity) = stageAndPhase(iteration);
+      Value landed = barrier(k.landedBarrierOffset, stage);
       NVVM::MBarrierTryWaitParityOp::create(b, loc, landed, parity,
                                             i32(kWaitHintNs));
+    } else {
+      stage = arith::RemUIOp::create(b, loc, iteration, index(k.stages));
     }
     if (splits)
       splitLanded(stage);

@@ -241,19 +241,20 @@ SmallVector<Value, 4> KernelBuilder::stagedRows(const TmaOperand &t,
   Value quad32 = toI32(quad);
   Value chunk = arith::ShRUIOp::create(b, loc, quad32, i32(3));
   Value unit = arith::AndIOp::create(b, loc, quad32, i32(7));
-  Value chunkBytes =
-      arith::MulIOp::create(b, loc, chunk, i32(rowsPerChunk * 128));
+  Value chunkBytes = arith::MulIOp::create(
+      b, loc, chunk, i32(rowsPerChunk * gemmc::kSwizzleBytes));
   Value stagingOffset = i32(t.stagingOffset());
   Value staging = arith::AddIOp::create(b, loc, stageBase, stagingOffset);
   staging = arith::AddIOp::create(b, loc, staging, chunkBytes);
+  Value firstRow = arith::MulIOp::create(b, loc, group32, i32(4));
   SmallVector<Value, 4> rows;
   for (int64_t i = 0; i < 4; ++i) {
-    Value firstRow = arith::MulIOp::create(b, loc, group32, i32(4));
     Value row = arith::AddIOp::create(b, loc, firstRow, i32(i));
     Value phase = arith::AndIOp::create(b, loc, row, i32(7));
     Value swizzled = arith::XOrIOp::create(b, loc, unit, phase);
     Value unitBytes = arith::ShLIOp::create(b, loc, swizzled, i32(4));
-    Value rowBytes = arith::MulIOp::create(b, loc, row, i32(128));
+    Value rowBytes =
+        arith::MulIOp::create(b, loc, row, i32(gemmc::kSwizzleBytes));
     Value at = arith::AddIOp::create(b, loc, staging, rowBytes);
     rows.push_back(arith::AddIOp::create(b, loc, at, unitBytes));
   }
