@@ -4,7 +4,9 @@
 # (gemmc-schedule-fuzz: a schedule the checks accept must compile), then
 #   - ptxas accepts every PTX for its architecture;
 #   - every kernel that ptxas makes spill more than 64 bytes was warned of
-#     by gemmc (the register estimate errs on the safe side);
+#     by gemmc (the register estimate errs on the safe side), and at most
+#     one in twenty was warned without a spill (gemmc asks ptxas, in
+#     process, where the estimate suspects one);
 #   - with --other-build DIR (gemmc built by the other host compiler), the
 #     other build writes byte-identical sm_90a PTX for every schedule (every
 #     lowering of ours runs for sm_90a; sm_80 differs only in LLVM's
@@ -85,11 +87,14 @@ if [ -x "$ptxas" ]; then
   cat "$out/ptxas-failures.txt" >&2
   failed=$((failed + $(wc -l < "$out/ptxas-failures.txt")))
 
-  spills=0 small=0 unwarned=0
+  spills=0 small=0 unwarned=0 false=0
   while read -r name arch _ _ _ _ warned; do
     bytes=$(grep -o '[0-9]* bytes spill stores' "$out/$name.$arch.ptx.ptxas" |
             awk '{ s += $1 } END { print s + 0 }')
-    [ "$bytes" -eq 0 ] && continue
+    if [ "$bytes" -eq 0 ]; then
+      [ "$warned" -gt 0 ] && false=$((false + 1))
+      continue
+    fi
     spills=$((spills + 1))
     if [ "$bytes" -le 64 ]; then
       small=$((small + 1))
@@ -99,10 +104,16 @@ if [ -x "$ptxas" ]; then
     fi
   done < "$out/manifest.tsv"
   failed=$((failed + unwarned))
-
   kernels=$(wc -l < "$out/manifest.tsv")
+  # A spill warning is given where ptxas, asked in process, spills: at most
+  # one kernel in twenty may be warned without one (issue 32's bound).
+  if [ $((false * 20)) -gt "$kernels" ]; then
+    echo "FAIL $false of $kernels kernels warned of spills that ptxas does not make" >&2
+    failed=$((failed + 1))
+  fi
+
   warned=$(awk '$7 > 0' "$out/manifest.tsv" | wc -l)
-  echo "ptxas: $kernels kernels (sm_90 and sm_80), $spills spill ($small of them 64 bytes or less), $warned warned by gemmc, $unwarned spilling more without a warning"
+  echo "ptxas: $kernels kernels (sm_90 and sm_80), $spills spill ($small of them 64 bytes or less), $warned warned by gemmc ($false of them without a spill), $unwarned spilling more without a warning"
 else
   echo "fuzz-schedules: no ptxas (PTXAS or /usr/local/cuda/bin): the ptxas and spill checks are skipped"
 fi

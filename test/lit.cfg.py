@@ -45,4 +45,10 @@ if config.ptxas_path and os.path.exists(config.ptxas_path) and not no_ptxas:
     config.available_features.add("ptxas")
     tools.append(ToolSubst("%ptxas", config.ptxas_path))
 
+# gemmc asks ptxas, through libnvJitLink in its own process, whether a
+# kernel the schedule model suspects of spilling does (docs/dsl.md,
+# "Registers"): the warnings tests expect depend on it.
+if config.nvjitlink_path and os.path.exists(config.nvjitlink_path):
+    config.available_features.add("nvjitlink")
+
 llvm_config.add_tool_substitutions(tools, tool_dirs)

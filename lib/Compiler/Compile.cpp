@@ -16,6 +16,7 @@
 #include "gemmc/Pipelines/Pipelines.h"
 #include "gemmc/Target/Contract.h"
 #include "gemmc/Target/PTX.h"
+#include "gemmc/Target/Ptxas.h"
 #include "mlir/Conversion/LLVMCommon/LoweringOptions.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -30,23 +31,25 @@ using namespace gemmc;
 
 /// Parses and checks the schedule file, and builds the gemm dialect from it:
 /// one `gemm.kernel`, or one per variant of a family, in one module; reports
-/// errors through `sourceMgr`. With EmitKind::AST, prints the checked
-/// schedules instead and returns a null module with `done` set.
-static OwningOpRef<ModuleOp> parseSchedule(MLIRContext &ctx,
-                                           llvm::SourceMgr &sourceMgr,
-                                           const CompileOptions &options,
-                                           llvm::raw_ostream &os, bool &done,
-                                           std::optional<KernelDecl> &file) {
+/// errors through `sourceMgr`, and `checked` holds the kernels as checked.
+/// With EmitKind::AST, prints the checked schedules instead and returns a
+/// null module with `done` set.
+static OwningOpRef<ModuleOp>
+parseSchedule(MLIRContext &ctx, llvm::SourceMgr &sourceMgr,
+              const CompileOptions &options, llvm::raw_ostream &os, bool &done,
+              std::optional<KernelDecl> &file,
+              SmallVectorImpl<CheckedKernel> &checked) {
   file = parseScheduleFile(sourceMgr);
   if (!file)
     return nullptr;
   if (file->isFamily() && !checkFamily(*file, sourceMgr))
     return nullptr;
   SmallVector<KernelDecl, 1> kernels = getKernels(*file);
-  SmallVector<CheckedKernel, 1> checked;
+  // Spill warnings wait for ptxas where there will be PTX to assemble.
+  bool holdSpills = options.askPtxas && options.emit == EmitKind::PTX;
   for (const KernelDecl &kernel : kernels) {
     std::optional<CheckedKernel> result =
-        checkSchedule(kernel, sourceMgr, options.arch);
+        checkSchedule(kernel, sourceMgr, options.arch, holdSpills);
     if (!result)
       return nullptr;
     checked.push_back(std::move(*result));
@@ -206,6 +209,47 @@ describeFamily(const KernelDecl &file,
   return failure();
 }
 
+/// The spill warnings the checks held back (`checked`, in the order of
+/// `contracts`): ptxas assembles `ptx` where one is held, and each is given
+/// if its kernel spills there (or, without the library, as the model's).
+static LogicalResult
+reportHeldSpills(ArrayRef<CheckedKernel> checked,
+                 ArrayRef<gemm::KernelContract> contracts, StringRef ptx,
+                 StringRef arch, llvm::SourceMgr &sourceMgr) {
+  if (llvm::all_of(checked, [](const CheckedKernel &kernel) {
+        return kernel.spills.empty();
+      }))
+    return success();
+  PtxasReport report = assembleWithPtxas(ptx, arch);
+  for (auto [kernel, contract] : llvm::zip_equal(checked, contracts)) {
+    if (kernel.spills.empty())
+      continue;
+    if (report.status == PtxasReport::Status::Rejected) {
+      sourceMgr.PrintMessage(kernel.spills.front().loc,
+                             llvm::SourceMgr::DK_Error,
+                             "ptxas rejects the PTX gemmc emitted (a bug in "
+                             "gemmc): " +
+                                 StringRef(report.log).trim());
+      return failure();
+    }
+    SpillVerdict verdict;
+    verdict.estimate = kernel.facts.registerPressure;
+    verdict.cap = kernel.facts.registerCap;
+    auto found = report.kernels.find(contract.entry);
+    if (found != report.kernels.end()) {
+      verdict.asked = true;
+      verdict.registers = found->second.registers;
+      verdict.spillStoreBytes = found->second.spillStoreBytes;
+    } else {
+      verdict.why = report.status == PtxasReport::Status::Assembled
+                        ? "its report names no kernel '" + contract.entry + "'"
+                        : report.log;
+    }
+    reportSpills(kernel.spills, verdict, sourceMgr);
+  }
+  return success();
+}
+
 static LogicalResult
 runPipeline(ModuleOp module, const CompileOptions &options,
             llvm::function_ref<void(OpPassManager &)> build) {
@@ -226,8 +270,9 @@ LogicalResult gemmc::compileSchedule(MLIRContext &ctx,
            << getSupportedArchList() << ")";
   bool done = false;
   std::optional<KernelDecl> file;
+  SmallVector<CheckedKernel, 1> checked;
   OwningOpRef<ModuleOp> module =
-      parseSchedule(ctx, sourceMgr, options, os, done, file);
+      parseSchedule(ctx, sourceMgr, options, os, done, file, checked);
   if (done)
     return success();
   if (!module)
@@ -296,6 +341,9 @@ LogicalResult gemmc::compileSchedule(MLIRContext &ctx,
   }
   if (options.emit == EmitKind::LLVM)
     return success();
+  if (failed(reportHeldSpills(checked, contracts, ptx, options.arch,
+                              sourceMgr)))
+    return failure();
 
   std::string block;
   for (const gemm::KernelContract &contract : contracts)

@@ -289,16 +289,15 @@ bool Rules::checkWarpgroup() {
                        kernel.b.byTma && !s.splitsK() && !s.streamK;
   if (hasEdgeTiles(p, s) && kernel.accumulators >= 128 &&
       (!kernel.c || p.alphaBeta || p.residual) && !oneTileOfRows)
-    warning(DirectiveKind::Tile,
-            Twine("the kernel may spill registers to local memory: at the "
-                  "matrix's edges it ") +
-                (!kernel.c     ? "stores C element by element"
-                 : p.alphaBeta ? "reads C element by element"
-                               : "reads R element by element") +
-                " while " + Twine(kernel.accumulators) +
-                " accumulators per consumer thread are live (ptxas -v tells" +
-                (kernel.c ? ")" : "; 'tma c' stores through shared memory "
-                                  "instead)"));
+    warnOfSpill(DirectiveKind::Tile,
+                Twine("at the matrix's edges it ") +
+                    (!kernel.c     ? "stores C element by element"
+                     : p.alphaBeta ? "reads C element by element"
+                                   : "reads R element by element") +
+                    " while " + Twine(kernel.accumulators) +
+                    " accumulators per consumer thread are live" +
+                    (kernel.c ? "" : " ('tma c' stores through shared "
+                                     "memory instead)"));
   // With `tma c`, a bias per column and beta * C, stream-K's consumers
   // stage C in shared memory beside the shared tile's sums. With the
   // shared tile under a branch of its own (Warpgroup/Consumer.cpp) ptxas
@@ -312,10 +311,9 @@ bool Rules::checkWarpgroup() {
   // Both warnings: what the consumers do beside `held` values for C's TMA
   // store.
   auto warnBesideTmaStore = [&](DirectiveKind kind, const char *work) {
-    warning(kind, "the kernel may spill registers to local memory: " +
-                      Twine(work) + " beside " + Twine(held) +
-                      " values a thread for the TMA store of C (ptxas -v "
-                      "tells; without 'tma c' they store C from registers)");
+    warnOfSpill(kind, Twine(work) + " beside " + Twine(held) +
+                          " values a thread for the TMA store of C (without "
+                          "'tma c' they store C from registers)");
   };
   if (s.streamK && kernel.c && p.bias == BiasKind::Col && p.alphaBeta &&
       held >= 128)

@@ -192,16 +192,14 @@ void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
   if (!warn)
     return;
   facts.spillWarned = true;
-  warning(
+  warnOfSpill(
       at,
-      "the kernel may spill registers to local memory: it "
-      "needs about " +
-          Twine(pressure) + " per thread (" + Twine(acc) + " accumulators, " +
+      "it needs about " + Twine(pressure) + " per thread (" + Twine(acc) +
+          " accumulators, " +
           (stepSums ? Twine(stepSums) + " for tf32x3's step sums, " : Twine()) +
           Twine(fragments) + " for fragments, " + Twine(copies) +
           " for tile copies in flight, " + Twine(epilogue) +
           " for the epilogue, " + Twine(kAddressingRegisters) +
           " for addressing), close to or over the " + Twine(cap) +
-          " a block of " + Twine(facts.threadsPerBlock) +
-          " threads gets (ptxas -v tells)");
+          " a block of " + Twine(facts.threadsPerBlock) + " threads gets");
 }

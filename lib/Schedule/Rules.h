@@ -37,8 +37,11 @@ private:
     handler({Diagnostic::Severity::Error, part, message.str()});
     return false;
   }
-  void warning(Part part, const Twine &message) {
-    handler({Diagnostic::Severity::Warning, part, message.str()});
+  /// That the kernel may spill registers, and why (`reason`, worded to
+  /// follow "the kernel may spill registers to local memory: ").
+  void warnOfSpill(Part part, const Twine &reason) {
+    handler({Diagnostic::Severity::Warning, part, reason.str(),
+             /*spill=*/true});
   }
   void note(Part part, const Twine &message) {
     handler({Diagnostic::Severity::Note, part, message.str()});

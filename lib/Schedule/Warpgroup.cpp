@@ -217,11 +217,20 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   // 232): its TMA producer, whose issuer alone walks the units, gives up
   // 16 more (ptxas spills neither at 24 + 2 x 240); with block scales all
   // its threads walk them, copying scales, at 40.
-  k.producerRegisters = throughRegisters      ? 160
-                        : transforms          ? 152
-                        : k.copiesByThreads() ? 56
-                        : s.streamK && !k.blockScales ? 24
-                                                      : 40;
+  // Multicasting both operands M- and N-major (a cluster of 2 x 2 blocks
+  // or more, A column-major, B row-major), the issuer's slices of their
+  // boxes spilled 96-128 bytes at 40 (the schedule fuzzer's s3_946:
+  // 256x64 tiles of bf16 in clusters of 4 x 2; 2 x 1, 1 x 2 or a K-major
+  // operand none), at 56 none.
+  auto multicastMN = [](const TmaOperand &operand) {
+    return operand.byTma && !operand.kMajor && operand.multicast > 1;
+  };
+  bool slicesBoth = multicastMN(k.a) && multicastMN(k.b);
+  k.producerRegisters = throughRegisters                         ? 160
+                        : transforms                             ? 152
+                        : k.copiesByThreads() || slicesBoth      ? 56
+                        : s.streamK && !k.blockScales            ? 24
+                                                                 : 40;
   // The split must leave 8 a thread unallocated: at 160 + 2 x 176, the
   // whole 512, the kernels hung on an H100 (the consumers' setmaxnreg
   // waited for ever); every split that ran leaves 8 (CUTLASS's 40 + 2 x 232

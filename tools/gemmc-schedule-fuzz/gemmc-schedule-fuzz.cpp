@@ -152,19 +152,28 @@ static std::string manifestRow(const std::string &name, llvm::StringRef arch,
 }
 
 /// Compiles `text` to PTX for `arch`; on failure, `errors` holds every
-/// diagnostic.
+/// diagnostic. `warnings` counts the warnings the compilation gave (a spill
+/// warning only where ptxas, asked in process, spills).
 static LogicalResult compile(MLIRContext &ctx, const std::string &text,
                              const std::string &name, llvm::StringRef arch,
-                             std::string &ptx, std::string &errors) {
+                             std::string &ptx, std::string &errors,
+                             int &warnings) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(text, name + ".gemm"),
       llvm::SMLoc());
   llvm::raw_string_ostream errorStream(errors);
+  struct Sink {
+    llvm::raw_string_ostream &os;
+    int &warnings;
+  } sink{errorStream, warnings};
+  warnings = 0;
   auto handler = [](const llvm::SMDiagnostic &diag, void *context) {
-    diag.print("gemmc", *static_cast<llvm::raw_string_ostream *>(context));
+    auto *sink = static_cast<Sink *>(context);
+    sink->warnings += diag.getKind() == llvm::SourceMgr::DK_Warning;
+    diag.print("gemmc", sink->os);
   };
-  sourceMgr.setDiagHandler(handler, &errorStream);
+  sourceMgr.setDiagHandler(handler, &sink);
   ScopedDiagnosticHandler mlirErrors(&ctx, [&](Diagnostic &diag) {
     errorStream << diag.getLocation() << ": " << diag.str() << "\n";
     return success();
@@ -218,7 +227,8 @@ checkAndCompile(MLIRContext &ctx, const std::string &text,
       continue;
     }
     std::string ptx, errors;
-    if (failed(compile(ctx, text, name, arch, ptx, errors)) &&
+    if (failed(compile(ctx, text, name, arch, ptx, errors,
+                       checked.warnings)) &&
         errors.find("refuses some problems") != std::string::npos) {
       if (first)
         ++rejected["no variant takes every leading dimension"];

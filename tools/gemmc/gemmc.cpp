@@ -63,6 +63,13 @@ static cl::opt<std::string>
                   "sm_90a"),
          cl::value_desc("sm_XX"), cl::init("sm_90"), cl::cat(gemmcCategory));
 
+static cl::opt<bool> askPtxas(
+    "ask-ptxas",
+    cl::desc("Where the schedule model suspects a spill, assemble the PTX "
+             "with ptxas (libnvJitLink, in process) and warn only if it "
+             "spills (--ask-ptxas=false: the model's warning)"),
+    cl::init(true), cl::cat(gemmcCategory));
+
 static void printVersion(llvm::raw_ostream &os) {
   os << "gemmc " << GEMMC_VERSION << " (LLVM/MLIR " << GEMMC_LLVM_VERSION
      << ")\n";
@@ -125,6 +132,7 @@ int main(int argc, char **argv) {
   gemmc::CompileOptions options;
   options.arch = arch;
   options.emit = emitKind;
+  options.askPtxas = askPtxas;
   options.sourceName = inputFilename;
   options.configurePassManager = [](PassManager &pm) {
     return applyPassManagerCLOptions(pm);

@@ -33,6 +33,11 @@ struct CompileOptions {
   EmitKind emit = EmitKind::PTX;
   /// The schedule file's name, as the contract states it.
   std::string sourceName;
+  /// Whether a kernel the schedule model suspects of spilling registers is
+  /// assembled by ptxas (libnvJitLink, in process) to tell: the warning is
+  /// then given only where ptxas spills, with its figures. Without it, or
+  /// where the library is not found, the model's warning is given.
+  bool askPtxas = true;
   /// Called on each pass manager before it runs (the tool applies MLIR's
   /// --mlir-* command-line options there); may be empty.
   llvm::function_ref<mlir::LogicalResult(mlir::PassManager &)>

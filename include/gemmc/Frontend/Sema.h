@@ -17,23 +17,55 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 #include <optional>
+#include <vector>
 
 namespace gemmc {
+
+/// A spill the schedule model suspects: at the directive it names, and
+/// why (Diagnostic::spill).
+struct SpillWarning {
+  llvm::SMLoc loc;
+  std::string reason;
+};
 
 /// A schedule file that passed the checks, as the schedule model holds it.
 struct CheckedKernel {
   Problem problem;
   Schedule schedule;
   ScheduleFacts facts;
+  /// The model's spill warnings, where checkSchedule held them back for
+  /// ptxas to confirm.
+  std::vector<SpillWarning> spills;
 };
 
 /// The checks of docs/dsl.md: every schedule that cannot work is rejected
 /// here, naming the directive and pointing at it. Reports the first error
 /// (and any warnings) through the SourceMgr. `arch` must be one that
-/// lookupArch knows.
+/// lookupArch knows. With `holdSpills`, the model's spill warnings go into
+/// the result instead (the driver asks ptxas, reportSpills).
 std::optional<CheckedKernel> checkSchedule(const KernelDecl &kernel,
                                            llvm::SourceMgr &sourceMgr,
-                                           llvm::StringRef arch);
+                                           llvm::StringRef arch,
+                                           bool holdSpills = false);
+
+/// What ptxas says of a kernel the model suspects of spilling.
+struct SpillVerdict {
+  /// ptxas was asked (else `why` says why not, and the model's warning
+  /// stands).
+  bool asked = false;
+  int64_t registers = 0, spillStoreBytes = 0;
+  std::string why;
+  /// The model's estimate and cap (ScheduleFacts::registerPressure and
+  /// registerCap; 0 for the warpgroup kernels).
+  int64_t estimate = 0, cap = 0;
+};
+
+/// Reports `spills` as gemmc's warnings: where ptxas was asked, only if it
+/// spills more than 64 bytes (with its figures), or takes every register
+/// of a kernel the model estimates at half as many again; else the model's
+/// own warning ("may spill").
+void reportSpills(llvm::ArrayRef<SpillWarning> spills,
+                  const SpillVerdict &verdict, llvm::SourceMgr &sourceMgr);
 
 /// Rejects, with "not implemented yet", what the language can say but code
 /// generation cannot do yet (gemmc::checkImplemented); reports the first.

@@ -460,6 +460,10 @@ struct Diagnostic {
   Severity severity;
   Part part;
   std::string message;
+  /// A warning that the kernel may spill registers: `message` gives the
+  /// model's reason alone, and the driver asks ptxas whether it does
+  /// (docs/dsl.md, "Registers").
+  bool spill = false;
 };
 
 using DiagnosticHandler = llvm::function_ref<void(const Diagnostic &)>;
