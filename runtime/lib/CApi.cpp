@@ -113,35 +113,6 @@ capi_internal::choiceKey(const gemmc_problem &p) {
 }
 
 namespace {
-/// A module's contracts, read at load; its kernels, JIT-compiled into a
-/// context at the first launch (or gemmc_module_jit), from the PTX kept
-/// until then.
-struct LoadedModule {
-  std::string name, ptx;
-  std::vector<Contract> contracts;
-  std::mutex jitMutex;
-  /// The launches worked out after the JIT, per problem: a launch of a
-  /// problem seen before ranks no variant again.
-  std::mutex choiceMutex;
-  std::map<ChoiceKey, std::shared_ptr<const LaunchPlan>> choices;
-  std::unique_ptr<KernelFamily> family;
-  CUcontext context = nullptr;
-
-  /// The JIT-compiled kernels, in the current context (or device 0's
-  /// primary one) the first time.
-  const KernelFamily &kernels() {
-    std::lock_guard<std::mutex> lock(jitMutex);
-    if (!family) {
-      CUcontext current = useContext(nullptr);
-      family = std::make_unique<KernelFamily>(contracts, ptx, name, 4);
-      context = current;
-      ptx.clear(); // the driver holds the module now
-    }
-    useContext(context);
-    return *family;
-  }
-};
-
 class Registry {
 public:
   gemmc_module add(std::shared_ptr<LoadedModule> module) {
@@ -176,6 +147,10 @@ private:
 static Registry &registry() {
   static Registry *r = new Registry; // outlives every static destructor
   return *r;
+}
+
+std::shared_ptr<LoadedModule> capi_internal::findModule(gemmc_module handle) {
+  return registry().find(handle);
 }
 
 bool capi_internal::isLoaded(gemmc_module handle) {
@@ -263,8 +238,7 @@ static gemmc_dtype toC(DType type) {
                                : GEMMC_F32;
 }
 
-/// The runtime's operands at the addresses of `given`.
-static Operands toOperands(const gemmc_operands &given) {
+Operands capi_internal::toOperands(const gemmc_operands &given) {
   Operands operands;
   operands.a = CUdeviceptr(given.a);
   operands.b = CUdeviceptr(given.b);
@@ -467,12 +441,10 @@ extern "C" gemmc_status gemmc_predict(gemmc_module handle,
   });
 }
 
-/// The launch of `given` on the variant the module chooses for it, from
-/// the module's cache where the problem was seen before (JIT-compiles the
-/// module). The pointers are checked where `pointers` says so.
-static gemmc_status prepare(LoadedModule &module, const gemmc_problem *given,
-                            std::shared_ptr<const LaunchPlan> &out,
-                            bool pointers = true) {
+gemmc_status capi_internal::prepare(LoadedModule &module,
+                                    const gemmc_problem *given,
+                                    std::shared_ptr<const LaunchPlan> &out,
+                                    bool pointers) {
   const KernelFamily &kernels = module.kernels();
   if (!given)
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
@@ -583,252 +555,3 @@ gemmc_launch_workspace(gemmc_module handle, const gemmc_problem *given,
   return launchWith(handle, given, stream, partials, partialBytes, counters,
                     counterBytes);
 }
-
-//===----------------------------------------------------------------------===//
-// Plans: a problem's launch worked out once
-//===----------------------------------------------------------------------===//
-
-struct gemmc_plan_opaque {
-  std::shared_ptr<LoadedModule> module;
-  std::shared_ptr<const LaunchPlan> plan;
-};
-
-/// A plan of module `handle` into `plan`, its launch made by `make` (of
-/// the module); `caller` and `given` (whether the problem is) for the
-/// messages.
-static gemmc_status
-createPlan(gemmc_module handle, bool given, const char *caller,
-           gemmc_plan *plan,
-           const std::function<gemmc_status(
-               LoadedModule &, std::shared_ptr<const LaunchPlan> &)> &make) {
-  std::shared_ptr<LoadedModule> module = registry().find(handle);
-  if (!module)
-    return invalidHandle(handle);
-  if (!given || !plan)
-    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      std::string(caller) +
-                          ": the problem and the plan must not be null");
-  return guarded([&] {
-    auto made = std::make_unique<gemmc_plan_opaque>();
-    made->module = module;
-    gemmc_status status = make(*module, made->plan);
-    if (status != GEMMC_SUCCESS)
-      return status;
-    *plan = made.release();
-    return capi::succeed();
-  });
-}
-
-extern "C" gemmc_status gemmc_plan_create(gemmc_module handle,
-                                          const gemmc_problem *problem,
-                                          gemmc_plan *plan) {
-  return createPlan(
-      handle, problem, "gemmc_plan_create", plan,
-      [&](LoadedModule &module, std::shared_ptr<const LaunchPlan> &out) {
-        // The pointers are the launches'; whether a bias is given, the
-        // contract's.
-        const Contract &contract = module.contracts.front();
-        gemmc_problem shape = *problem;
-        shape.a = shape.b = shape.c = 0;
-        shape.bias = contract.bias.empty() ? 0 : 1;
-        shape.residual = contract.residual ? 1 : 0;
-        shape.scale_a = shape.scale_b = contract.scales.empty() ? 0 : 1;
-        return prepare(module, &shape, out, false);
-      });
-}
-
-extern "C" gemmc_status gemmc_plan_destroy(gemmc_plan plan) {
-  delete plan;
-  return capi::succeed();
-}
-
-extern "C" gemmc_status gemmc_plan_workspace_size(gemmc_plan plan,
-                                                  size_t *partialBytes,
-                                                  size_t *counterBytes) {
-  if (!plan || !partialBytes || !counterBytes)
-    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      "gemmc_plan_workspace_size: the plan and the sizes must "
-                      "not be null");
-  *partialBytes = plan->plan->workspace().partials;
-  *counterBytes = plan->plan->workspace().counters;
-  return capi::succeed();
-}
-
-extern "C" gemmc_status gemmc_plan_launch(gemmc_plan plan, uint64_t a,
-                                          uint64_t b, uint64_t c,
-                                          uint64_t bias, void *stream,
-                                          uint64_t partials,
-                                          uint64_t counters) {
-  gemmc_operands operands = {a, b, c, bias, 0, 0, 0};
-  return gemmc_plan_launch_operands(plan, &operands, stream, partials,
-                                    counters);
-}
-
-extern "C" gemmc_status
-gemmc_plan_launch_operands(gemmc_plan plan, const gemmc_operands *given,
-                           void *stream, uint64_t partials,
-                           uint64_t counters) {
-  if (!plan || !given)
-    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      !plan ? "gemmc_plan_launch: the plan must not be null"
-                            : "gemmc_plan_launch_operands: the operands must "
-                              "not be null");
-  return guarded([&] {
-    LoadedModule &module = *plan->module;
-    const Contract &contract = plan->plan->kernel().contract();
-    if (contract.problem.grouped)
-      return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                        module.name + ": the plan is of a grouped GEMM: "
-                                      "launch it with "
-                                      "gemmc_grouped_plan_launch");
-    std::string why = checkPointers(contract, *given, contract.alignment);
-    if (why.empty() && plan->plan->workspace().partials && !partials != !counters)
-      why = "the workspace's partials and counters are given together, or "
-            "neither";
-    if (!why.empty())
-      return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                        module.name + ": " + why);
-    module.kernels(); // its context current
-    Operands operands = toOperands(*given);
-    operands.partials = CUdeviceptr(partials);
-    operands.counters = CUdeviceptr(counters);
-    plan->plan->launch(operands, static_cast<CUstream>(stream));
-    return capi::succeed();
-  });
-}
-
-//===----------------------------------------------------------------------===//
-// Grouped GEMMs
-//===----------------------------------------------------------------------===//
-
-extern "C" void gemmc_grouped_problem_init(gemmc_grouped_problem *problem,
-                                           int64_t m, int64_t n, int64_t k,
-                                           int64_t groups) {
-  if (!problem)
-    return;
-  *problem = {};
-  problem->m = m;
-  problem->n = n;
-  problem->k = k;
-  problem->groups = groups;
-  problem->alpha = 1;
-}
-
-/// The launch of grouped problem `given` on `module`'s kernel (the
-/// variant its rule picks; JIT-compiles the module), or a failure.
-static gemmc_status prepareGrouped(LoadedModule &module,
-                                   const gemmc_grouped_problem *given,
-                                   std::shared_ptr<const LaunchPlan> &out) {
-  if (!given)
-    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      "the problem must not be null");
-  const Contract &contract = module.contracts.front();
-  if (!contract.problem.grouped)
-    return capi::fail(GEMMC_ERROR_UNSUPPORTED_PROBLEM,
-                      module.name + " computes one GEMM, not a grouped one: "
-                                    "launch it with gemmc_launch");
-  gemmc_problem shape;
-  gemmc_problem_init(&shape, given->m, given->n, given->k);
-  shape.lda = given->lda;
-  shape.ldb = given->ldb;
-  shape.ldc = given->ldc;
-  shape.stride_b = given->stride_b;
-  shape.alpha = given->alpha;
-  std::string why = checkSizes(shape);
-  if (why.empty() && (given->groups < 1 || given->groups > INT32_MAX))
-    why = "groups must be at least 1 (and below 2^31), got " +
-          std::to_string(given->groups);
-  if (!why.empty())
-    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT, module.name + ": " + why);
-  Problem problem = toProblem(contract, shape);
-  problem.grouped = true;
-  problem.groups = given->groups;
-  const KernelFamily &kernels = module.kernels();
-  const ContractKernel *kernel = kernels.select(problem, why);
-  if (!kernel)
-    return capi::fail(GEMMC_ERROR_UNSUPPORTED_PROBLEM,
-                      module.name + " cannot compute " + problem.str() + ": " +
-                          why);
-  out = std::make_shared<const LaunchPlan>(*kernel, problem);
-  return GEMMC_SUCCESS;
-}
-
-/// The operands of a grouped launch.
-static Operands groupedOperands(uint64_t a, uint64_t b, uint64_t c,
-                                uint64_t offsets) {
-  Operands operands;
-  operands.a = CUdeviceptr(a);
-  operands.b = CUdeviceptr(b);
-  operands.c = CUdeviceptr(c);
-  operands.offsets = CUdeviceptr(offsets);
-  return operands;
-}
-
-extern "C" gemmc_status
-gemmc_grouped_launch(gemmc_module handle, const gemmc_grouped_problem *given,
-                     void *stream) {
-  std::shared_ptr<LoadedModule> module = registry().find(handle);
-  if (!module)
-    return invalidHandle(handle);
-  return guarded([&] {
-    std::shared_ptr<const LaunchPlan> plan;
-    gemmc_status status = prepareGrouped(*module, given, plan);
-    if (status != GEMMC_SUCCESS)
-      return status;
-    const Contract &contract = plan->kernel().contract();
-    std::string why =
-        checkPointers(contract, {given->a, given->b, given->c, 0, 0, 0, 0});
-    if (why.empty() && !given->offsets)
-      why = "the offsets must not be null";
-    if (why.empty())
-      why = checkGroupedBuffers(contract, plan->problem(), given->a, given->b,
-                                given->c, given->offsets);
-    if (!why.empty())
-      return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                        module->name + ": " + why);
-    plan->launch(
-        groupedOperands(given->a, given->b, given->c, given->offsets),
-        static_cast<CUstream>(stream));
-    return capi::succeed();
-  });
-}
-
-extern "C" gemmc_status
-gemmc_grouped_plan_create(gemmc_module handle,
-                          const gemmc_grouped_problem *problem,
-                          gemmc_plan *plan) {
-  return createPlan(
-      handle, problem, "gemmc_grouped_plan_create", plan,
-      [&](LoadedModule &module, std::shared_ptr<const LaunchPlan> &out) {
-        return prepareGrouped(module, problem, out);
-      });
-}
-
-extern "C" gemmc_status gemmc_grouped_plan_launch(gemmc_plan plan, uint64_t a,
-                                                  uint64_t b, uint64_t c,
-                                                  uint64_t offsets,
-                                                  void *stream) {
-  if (!plan)
-    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      "gemmc_grouped_plan_launch: the plan must not be null");
-  return guarded([&] {
-    LoadedModule &module = *plan->module;
-    const Contract &contract = plan->plan->kernel().contract();
-    if (!contract.problem.grouped)
-      return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                        module.name + ": the plan is of one GEMM: launch it "
-                                      "with gemmc_plan_launch");
-    std::string why = checkPointers(contract, {a, b, c, 0, 0, 0, 0},
-                                    contract.alignment);
-    if (why.empty() && (!offsets || offsets % 4))
-      why = "the offsets must not be null, and 4-byte aligned";
-    if (!why.empty())
-      return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                        module.name + ": " + why);
-    module.kernels(); // its context current
-    plan->plan->launch(groupedOperands(a, b, c, offsets),
-                       static_cast<CUstream>(stream));
-    return capi::succeed();
-  });
-}
-

@@ -1,7 +1,8 @@
 //===- CApiInternal.h - what the C API's units share ----------*- C++ -*-===//
 //
-// Private to libgemmc_runtime (runtime/lib): what CApi.cpp,
-// CApiFamilies.cpp and CApiProblems.cpp share. Not exported (exports.map).
+// Private to libgemmc_runtime (runtime/lib): what CApi.cpp (modules and
+// launches), CApiPlans.cpp (plans, grouped GEMMs), CApiFamilies.cpp and
+// CApiProblems.cpp share. Not exported (exports.map).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,11 +12,17 @@
 #include "gemmc-rt/CApi.h"
 #include "gemmc-rt/Contract.h"
 #include "gemmc-rt/Driver.h"
+#include "gemmc-rt/Launch.h"
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <new>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace gemmc::rt::capi_internal {
 
@@ -67,10 +74,50 @@ std::string checkGroupedBuffers(const Contract &contract, const Problem &p,
                                 uint64_t a, uint64_t b, uint64_t c,
                                 uint64_t offsets);
 
+/// A module's contracts, read at load; its kernels, JIT-compiled into a
+/// context at the first launch (or gemmc_module_jit), from the PTX kept
+/// until then.
+struct LoadedModule {
+  std::string name, ptx;
+  std::vector<Contract> contracts;
+  std::mutex jitMutex;
+  /// The launches worked out after the JIT, per problem: a launch of a
+  /// problem seen before ranks no variant again.
+  std::mutex choiceMutex;
+  std::map<ChoiceKey, std::shared_ptr<const LaunchPlan>> choices;
+  std::unique_ptr<KernelFamily> family;
+  CUcontext context = nullptr;
+
+  /// The JIT-compiled kernels, in the current context (or device 0's
+  /// primary one) the first time.
+  const KernelFamily &kernels() {
+    std::lock_guard<std::mutex> lock(jitMutex);
+    if (!family) {
+      CUcontext current = useContext(nullptr);
+      family = std::make_unique<KernelFamily>(contracts, ptx, name, 4);
+      context = current;
+      ptx.clear(); // the driver holds the module now
+    }
+    useContext(context);
+    return *family;
+  }
+};
+
+/// The module `handle` names, or null (destroyed, or never loaded).
+std::shared_ptr<LoadedModule> findModule(gemmc_module handle);
 /// Whether `handle` is a loaded module; else GEMMC_ERROR_INVALID_HANDLE
 /// with its message.
 bool isLoaded(gemmc_module handle);
 gemmc_status invalidHandle(gemmc_module handle);
+
+/// The runtime's operands at the addresses of `given`.
+Operands toOperands(const gemmc_operands &given);
+/// The launch of `given` on the variant the module chooses for it, from
+/// the module's cache where the problem was seen before (JIT-compiles the
+/// module). The pointers are checked where `pointers` says so.
+gemmc_status prepare(LoadedModule &module, const gemmc_problem *given,
+                     std::shared_ptr<const LaunchPlan> &out,
+                     bool pointers = true);
 
 } // namespace gemmc::rt::capi_internal
 
