@@ -43,18 +43,21 @@ struct Loaded {
 
 static Loaded load() {
   Loaded result;
-  std::string path;
-  if (std::optional<std::string> env =
-          llvm::sys::Process::GetEnv("GEMMC_NVJITLINK"))
-    path = *env;
+  // GEMMC_NVJITLINK names the library; set empty, none is loaded.
+  std::optional<std::string> env =
+      llvm::sys::Process::GetEnv("GEMMC_NVJITLINK");
+  std::string path = env ? *env : "";
 #ifdef GEMMC_NVJITLINK_PATH
-  else
+  if (!env)
     path = GEMMC_NVJITLINK_PATH;
 #endif
-  std::string error;
-  auto library =
-      llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &error);
-  if (!library.isValid() && !llvm::sys::Process::GetEnv("GEMMC_NVJITLINK"))
+  std::string error = "GEMMC_NVJITLINK is empty";
+  llvm::sys::DynamicLibrary library;
+  // (An empty name would load this program itself.)
+  if (!path.empty())
+    library =
+        llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &error);
+  if (!library.isValid() && !env)
     library = llvm::sys::DynamicLibrary::getPermanentLibrary(
         "libnvJitLink.so.13", &error);
   if (!library.isValid()) {
