@@ -91,6 +91,34 @@ FamilyScore score(const std::vector<ProblemRecord> &problems,
 }
 } // namespace
 
+std::vector<Measurement>
+tuning::measurementsOf(const std::vector<ProblemRecord> &problems,
+                       size_t candidate) {
+  // The fastest of the candidates that never failed (those a family may
+  // hold) and that take the problem (a retargeted candidate's contract may
+  // refuse what it was measured on).
+  std::vector<bool> failing;
+  for (const ProblemRecord &r : problems) {
+    failing.resize(std::max(failing.size(), r.failed.size()), false);
+    for (size_t c = 0; c < r.failed.size(); ++c)
+      if (r.failed[c])
+        failing[c] = true;
+  }
+  std::vector<Measurement> out;
+  for (const ProblemRecord &r : problems) {
+    if (!(r.seconds[candidate] > 0))
+      continue;
+    double fastest = r.seconds[candidate];
+    for (size_t c = 0; c < r.seconds.size(); ++c)
+      if (r.seconds[c] > 0 && !(c < failing.size() && failing[c]) &&
+          !(c < r.refused.size() && r.refused[c]))
+        fastest = std::min(fastest, r.seconds[c]);
+    int64_t splits = candidate < r.splits.size() ? r.splits[candidate] : 1;
+    out.push_back({r.problem, r.seconds[candidate], splits, fastest});
+  }
+  return out;
+}
+
 FamilyScore tuning::scoreFamily(const std::vector<Candidate> &candidates,
                                 const std::vector<ProblemRecord> &problems,
                                 const std::vector<size_t> &variants,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 using namespace gemmc;
 using namespace gemmc::tuning;
@@ -17,9 +18,14 @@ using Params = std::array<double, kParams>;
 
 /// The problem: residuals log(predicted / measured), one per measurement,
 /// and a prior residual per parameter, sqrt(weight) (theta - theta0).
+/// A measurement where the candidate was not competitive (its log time
+/// above `logBound`, the competitive factor times the fastest time) has
+/// the residual sqrt(kUncompetitiveWeight) min(0, log(predicted) -
+/// logBound): only a prediction that makes it competitive is an error.
 struct Objective {
   std::vector<CostFeatures> features;
   std::vector<double> logMeasured;
+  std::vector<double> logBound;
   Params prior;
   /// The pull towards the defaults, against a problem's squared log error.
   static constexpr double kPriorWeight = 1e-3;
@@ -32,8 +38,13 @@ struct Objective {
       values[j] = std::exp(theta[size_t(j)]);
     CostConstants c = CostConstants::fromArray(values);
     out.resize(residualCount());
-    for (size_t i = 0; i < features.size(); ++i)
-      out[i] = std::log(features[i].predict(c)) - logMeasured[i];
+    const double farWeight = std::sqrt(kUncompetitiveWeight);
+    for (size_t i = 0; i < features.size(); ++i) {
+      double logPredicted = std::log(features[i].predict(c));
+      out[i] = logMeasured[i] > logBound[i]
+                   ? farWeight * std::min(0.0, logPredicted - logBound[i])
+                   : logPredicted - logMeasured[i];
+    }
     double w = std::sqrt(kPriorWeight);
     for (int j = 0; j < kParams; ++j)
       out[features.size() + size_t(j)] =
@@ -95,6 +106,9 @@ FitResult tuning::fitConstants(const contract::Contract &c,
     objective.features.push_back(
         contract::costFeatures(c, m.problem, device, m.splits));
     objective.logMeasured.push_back(std::log(m.seconds));
+    objective.logBound.push_back(
+        m.fastest > 0 ? std::log(kCompetitiveFactor * m.fastest)
+                      : std::numeric_limits<double>::infinity());
   }
   result.problems = objective.features.size();
   if (objective.features.empty())
@@ -104,13 +118,24 @@ FitResult tuning::fitConstants(const contract::Contract &c,
   Params theta;
   for (int j = 0; j < kParams; ++j)
     theta[size_t(j)] = objective.prior[size_t(j)] = std::log(values[j]);
+  // The log error where the candidate was competitive (all of them
+  // without the fastest times).
   auto rms = [&](const Params &t) {
-    std::vector<double> r;
-    objective.residuals(t, r);
+    double values[kParams];
+    for (int j = 0; j < kParams; ++j)
+      values[j] = std::exp(t[size_t(j)]);
+    CostConstants c = CostConstants::fromArray(values);
     double sum = 0;
-    for (size_t i = 0; i < objective.features.size(); ++i)
-      sum += r[i] * r[i];
-    return std::sqrt(sum / double(objective.features.size()));
+    size_t count = 0;
+    for (size_t i = 0; i < objective.features.size(); ++i) {
+      if (objective.logMeasured[i] > objective.logBound[i])
+        continue;
+      double e = std::log(objective.features[i].predict(c)) -
+                 objective.logMeasured[i];
+      sum += e * e;
+      ++count;
+    }
+    return count ? std::sqrt(sum / double(count)) : 0.0;
   };
   result.rmsBefore = rms(theta);
 

@@ -496,11 +496,9 @@ static int runSelect() {
   // Each candidate's constants, fitted to its own measurements.
   std::vector<tuning::FitResult> fits(candidates.size());
   for (size_t c = 0; c < candidates.size(); ++c) {
-    std::vector<tuning::Measurement> ms;
-    for (const tuning::ProblemRecord &r : measured)
-      if (r.seconds[c] > 0)
-        ms.push_back({r.problem, r.seconds[c], r.splits[c]});
-    fits[c] = tuning::fitConstants(candidates[c].contract, ms, device);
+    fits[c] = tuning::fitConstants(candidates[c].contract,
+                                   tuning::measurementsOf(measured, c),
+                                   device);
     candidates[c].constants = fits[c].constants;
     candidates[c].measurements = fits[c].problems;
   }

@@ -16,6 +16,7 @@
 #define GEMMC_TUNING_CHOOSE_H
 
 #include "gemmc-contract/Cost.h"
+#include "gemmc/Tuning/Fit.h"
 
 #include <string>
 #include <vector>
@@ -86,6 +87,11 @@ struct FamilyScore {
   size_t refused = 0, predictedOnly = 0;
   double score = 0;
 };
+
+/// The candidate's measurements on `problems`, each with the fastest
+/// candidate's time there, to fit its constants (Fit.h).
+std::vector<Measurement>
+measurementsOf(const std::vector<ProblemRecord> &problems, size_t candidate);
 
 /// Scores the family `variants` on `problems` by the rule of choice.
 FamilyScore scoreFamily(const std::vector<Candidate> &candidates,
