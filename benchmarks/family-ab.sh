@@ -34,7 +34,7 @@ if [ "$mode" = compile ]; then
     rm "$dir/old.gemm" "$dir/old.ptx"
     # The issue-15 problems whose first-ranked variant changed.
     for f in "$o" "$t"; do
-      "$dir/bin/gemm-bench" --explain --device-model h100 --shapes "$dir/shapes.txt" \
+      "$dir/bin/gemm-bench" --explain --device-model "${GEMMC_DEVICE_MODEL:-h200}" --shapes "$dir/shapes.txt" \
         "$dir/fam/${f}_rrr.ptx" | awk '/ \(m=/{p=$2} /^1 /{v=$2; sub(/^[a-z0-9]+_rrr_/, "", v); print p, v}' \
         > "$dir/choice-$f.txt"
     done

@@ -16,7 +16,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${GEMMC_BUILD_DIR:-build}
-device=${GEMMC_TUNING_DEVICE:-h100}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -25,14 +24,29 @@ tune="$build/bin/gemmc-tune"
   -o "$work/f16" > /dev/null 2>&1
 "$tune" candidates --type f32 --layout rrr --limit 16 --arch sm_90a \
   -o "$work/f32" --also examples/sgemm-dynamic.gemm > /dev/null 2>&1
-cp "benchmarks/tuning/$device/f16-rrr-results.tsv" "$work/f16/results.tsv"
-cp "benchmarks/tuning/$device/f32-rrr-results.tsv" "$work/f32/results.tsv"
+# Where the measurements were made (benchmarks/tuning/DEVICE/): f16's on an
+# H100 for every candidate, and again on an H200 for the 48 Hopper
+# candidates that ran the training problems fastest there, once the timing
+# left the host's launch cost out (docs/tuning.md); those choose sm_90a's
+# f16 and bf16 families of a K-major A (rrr, rcr); f32's and the batched
+# rcr's on an H100; tf32's on an H200.
+device_of() { # DATA
+  case "$1" in
+    f16-h200 | tf32-*) echo h200 ;;
+    *) echo h100 ;;
+  esac
+}
+cp "benchmarks/tuning/h100/f16-rrr-results.tsv" "$work/f16/results.tsv"
+cp "benchmarks/tuning/h100/f32-rrr-results.tsv" "$work/f32/results.tsv"
+mkdir -p "$work/f16-h200"
+cp "$work"/f16/f16_* "$work/f16/candidates.tsv" "$work/f16-h200/"
+cp "benchmarks/tuning/h200/f16-rrr-results.tsv" "$work/f16-h200/results.tsv"
 # The batched rcr families' own measurements: the f16 candidates with B
 # column-major and `batch = ?` (those that take a batch), on attention's
 # score products (benchmarks/attention-scores-train.txt).
 mkdir -p "$work/f16-rcr-batched"
 cp "$work"/f16/f16_* "$work/f16/candidates.tsv" "$work/f16-rcr-batched/"
-cp "benchmarks/tuning/$device/f16-rcr-batched-results.tsv" \
+cp "benchmarks/tuning/h100/f16-rcr-batched-results.tsv" \
   "$work/f16-rcr-batched/results.tsv"
 
 # tf32 (f32 under `math = tf32`, torch's allow_tf32): its own candidates,
@@ -50,27 +64,32 @@ done
 write_family() { # ARCH LAYOUT TYPE [--batch]
   local arch=$1 layout=$2 type=$3 batch=${4:-}
   local measured data out shapes=benchmarks/workloads-train.txt
-  local model=$device retype=(--type "$type") tuned=$device
+  local retype=(--type "$type")
   measured=$([ "$type" = f32 ] && echo f32 || echo f16)
   data=$measured-rrr
   if [ -n "$batch" ] && [ "$measured$layout" = f16rcr ]; then
     measured=f16-rcr-batched data=f16-rcr-batched
     shapes=benchmarks/attention-scores-train.txt
+  elif [ -z "$batch" ] && [ "$measured$arch" = f16sm_90a ] &&
+    [ "${layout:0:1}" = r ]; then
+    measured=f16-h200
   fi
   if [ "$type" = tf32 ]; then
     # B column-major from its own measurements; the other layouts from
     # rrr's (what TMA cannot read there is copied by the producer's threads).
     data=tf32-$([ "$layout" = rcr ] && echo rcr || echo rrr)
-    measured=$data model=h200 tuned=h200 retype=()
+    measured=$data retype=()
     shapes=benchmarks/workloads-train.txt
   fi
+  local device
+  device=$(device_of "$measured")
   out="families/$arch/${type}_$layout${batch:+_batched}.gemm"
   "$tune" select "$work/$measured" --shapes "$shapes" \
-    --cover benchmarks/shapes.txt --device-model "$model" \
+    --cover benchmarks/shapes.txt --device-model "$device" \
     "${retype[@]}" --layout "$layout" --arch "$arch" $batch -o "$out" |
     grep -E '^gemmc-tune: [0-9]+ training' | sed "s|^gemmc-tune|$out|"
   # Not the machine's temporary folder: where the data lives.
-  sed -i "s|$work/$measured/results.tsv|benchmarks/tuning/$tuned/$data-results.tsv|" "$out"
+  sed -i "s|$work/$measured/results.tsv|benchmarks/tuning/$device/$data-results.tsv|" "$out"
 }
 
 # C is row-major in every family; the runtime runs a column-major C as the
