@@ -9,6 +9,7 @@
 #include "gemmc/Tuning/Choose.h"
 #include "gemmc/Tuning/Family.h"
 #include "gemmc/Tuning/Fit.h"
+#include "gemmc/Tuning/Training.h"
 
 #include <gtest/gtest.h>
 
@@ -373,4 +374,50 @@ TEST(Family, WritesTheVariantsInTheOrderTheyJoinedTheFallbackLast) {
   std::string training = family.trainingTable();
   EXPECT_EQ(size_t(std::count(training.begin(), training.end(), '\n')),
             f.problems.size() + 1);
+}
+
+TEST(Training, ReadsEachProblemsOutcomesScaledToItsFirstCuBLASTime) {
+  std::vector<Candidate> candidates;
+  candidates.push_back({"a", kernel("a", "128x128x64", "wgmma"), false, {}});
+  candidates.push_back({"b", kernel("b", "64x64x64", "mma", 1, 1), true, {}});
+  std::vector<Shape> shapes(3);
+  shapes[0].size = {1024, 1024, 1024};
+  shapes[1].size = {1000, 1000, 1000}; // a's leading dimensions refuse it
+  shapes[1].lda = shapes[1].ldb = shapes[1].ldc = 1001;
+  shapes[2].size = {64, 64, 64}; // never timed
+  auto row = [](std::string problem, std::string file, std::string status,
+                double ms, double cublasMs, int64_t splits = 0) {
+    ResultRow r;
+    r.problem = problem, r.file = file, r.status = status;
+    r.kernel = fileNameOf(file);
+    r.ms = ms, r.cublasMs = cublasMs, r.splits = splits;
+    return r;
+  };
+  std::string odd = shapes[1].label();
+  std::vector<ResultRow> results = {
+      row("1024x1024x1024", "dir/a.ptx", "PASS", 0.2, 0.1, 4),
+      // A second run, whose cuBLAS took twice as long: b keeps its ratio.
+      row("1024x1024x1024", "dir/b.ptx", "PASS", 0.8, 0.2),
+      row(odd, "dir/a.ptx", "SKIP", NAN, 0.3),
+      row(odd, "dir/b.ptx", "FAIL", NAN, 0.3),
+      // Not a candidate, not a training problem: not looked at.
+      row("1024x1024x1024", "dir/c.ptx", "PASS", 0.1, 0.1),
+      row("7x7x7", "dir/a.ptx", "PASS", 0.1, 0.1)};
+  Problem tuned = problemOf(0, 0, 0);
+  TrainingData data = readTraining(candidates, tuned, shapes, results);
+  EXPECT_EQ(data.rows, 4u);
+  EXPECT_EQ(data.unmeasured, 1u);
+  ASSERT_EQ(data.problems.size(), 2u);
+  const ProblemRecord &square = data.problems[0];
+  EXPECT_EQ(square.label, "1024x1024x1024");
+  EXPECT_DOUBLE_EQ(square.cublasSeconds, 0.1e-3);
+  EXPECT_DOUBLE_EQ(square.seconds[0], 0.2e-3);
+  EXPECT_EQ(square.splits[0], 4);
+  EXPECT_DOUBLE_EQ(square.seconds[1], 0.4e-3);
+  EXPECT_EQ(square.splits[1], 1);
+  const ProblemRecord &padded = data.problems[1];
+  EXPECT_EQ(padded.problem.lda, 1001);
+  EXPECT_TRUE(padded.refused[0]);
+  EXPECT_TRUE(padded.failed[1]);
+  EXPECT_TRUE(std::isnan(padded.seconds[1]));
 }

@@ -32,17 +32,16 @@
 #include "gemmc/Tuning/Family.h"
 #include "gemmc/Tuning/Fit.h"
 #include "gemmc/Tuning/Space.h"
+#include "gemmc/Tuning/Training.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
 #include <cmath>
-#include <map>
 #include <mutex>
 #include <thread>
 
@@ -359,7 +358,6 @@ static int runSelect() {
     return fail("cannot read " + dir + "/candidates.tsv");
   std::vector<tuning::Candidate> candidates;
   std::vector<std::string> texts;
-  std::map<std::string, size_t> byName;
   llvm::SmallVector<llvm::StringRef> lines;
   llvm::StringRef(*table).split(lines, '\n', -1, /*KeepEmpty=*/false);
   // With --type, --layout or an --arch other than the candidates', each
@@ -394,7 +392,6 @@ static int runSelect() {
     if (!ct::parseContract(*ptx, c.contract, error))
       return fail(name + ".ptx: " + error);
     c.takesAnyProblem = ct::takesEveryProblem(c.contract);
-    byName[name] = candidates.size();
     candidates.push_back(std::move(c));
     texts.push_back(*text);
   }
@@ -411,40 +408,10 @@ static int runSelect() {
   std::optional<std::string> resultsText = readText(dir + "/results.tsv");
   if (!resultsText)
     return fail("cannot read " + dir + "/results.tsv");
-  std::map<std::string, size_t> problemIndex;
-  std::vector<tuning::ProblemRecord> problems;
   const ct::Problem &tuned = candidates.front().contract.problem;
-  // A problem of the tuned kind with `shape`'s sizes and leading
-  // dimensions, nothing measured yet.
-  auto recordOf = [&](const ct::Shape &shape) {
-    tuning::ProblemRecord r;
-    r.label = shape.label();
-    r.problem = tuned;
-    r.problem.tf32 = r.problem.tf32x3 = false;
-    // One GEMM, or the shape's dense batch.
-    r.problem.batch = shape.batch ? shape.batch : 1;
-    r.problem.strideA = r.problem.strideB = r.problem.strideC = 0;
-    r.problem.m = shape.size.m, r.problem.n = shape.size.n;
-    r.problem.k = shape.size.k;
-    r.problem.lda = shape.lda, r.problem.ldb = shape.ldb;
-    r.problem.ldc = shape.ldc;
-    r.cublasSeconds = NAN;
-    r.seconds.assign(candidates.size(), NAN);
-    r.splits.assign(candidates.size(), 1);
-    r.refused.assign(candidates.size(), false);
-    r.failed.assign(candidates.size(), false);
-    for (size_t c = 0; c < candidates.size(); ++c) {
-      std::string why;
-      r.refused[c] = !ct::accepts(candidates[c].contract, r.problem, why);
-    }
-    return r;
-  };
-  for (const ct::Shape &shape : shapes) {
-    if (problemIndex.count(shape.label()))
-      continue;
-    problemIndex[shape.label()] = problems.size();
-    problems.push_back(recordOf(shape));
-  }
+  tuning::TrainingData training = tuning::readTraining(
+      candidates, tuned, shapes, ct::parseResults(*resultsText));
+  std::vector<tuning::ProblemRecord> &measured = training.problems;
   std::vector<tuning::ProblemRecord> probes;
   if (!coverFile.empty()) {
     std::optional<std::string> text = readText(coverFile);
@@ -452,56 +419,12 @@ static int runSelect() {
     if (!text || !ct::parseShapes(*text, probeShapes, error))
       return fail("cannot read the probes in " + coverFile + ": " + error);
     for (const ct::Shape &shape : probeShapes)
-      probes.push_back(recordOf(shape));
-  }
-  size_t rows = 0;
-  for (const ct::ResultRow &row : ct::parseResults(*resultsText)) {
-    auto p = problemIndex.find(row.problem);
-    std::string name = llvm::sys::path::stem(row.fileName()).str();
-    auto c = byName.find(name);
-    if (p == problemIndex.end() || c == byName.end())
-      continue;
-    tuning::ProblemRecord &r = problems[p->second];
-    ++rows;
-    // Rows from several runs: cuBLAS's time in the first stands for the
-    // problem's, and each row's time is scaled by it over the cuBLAS time
-    // of its own run, so that a candidate keeps the ratio to cuBLAS it
-    // measured in its process (cuBLAS's own times moved by 0.54-1.39x
-    // between two runs of the f16 training problems, 0.91x overall).
-    if (row.cublasMs > 0 && !(r.cublasSeconds > 0))
-      r.cublasSeconds = row.cublasMs * 1e-3;
-    double scale = row.cublasMs > 0 ? r.cublasSeconds / (row.cublasMs * 1e-3)
-                                    : 1.0;
-    if (row.status == "FAIL")
-      r.failed[c->second] = true;
-    else if (row.status == "SKIP")
-      r.refused[c->second] = true;
-    else if (row.passed()) {
-      r.seconds[c->second] = row.ms * 1e-3 * scale;
-      r.splits[c->second] = std::max<int64_t>(row.splits, 1);
-    }
-  }
-  // Problems cuBLAS did not time (not measured at all) are left out.
-  size_t unmeasured = 0;
-  std::vector<tuning::ProblemRecord> measured;
-  for (tuning::ProblemRecord &r : problems) {
-    if (r.cublasSeconds > 0)
-      measured.push_back(std::move(r));
-    else
-      ++unmeasured;
+      probes.push_back(tuning::recordOf(candidates, tuned, shape));
   }
   if (measured.empty())
     return fail("no problem of " + shapesFile + " in " + dir + "/results.tsv");
-
-  // Each candidate's constants, fitted to its own measurements.
-  std::vector<tuning::FitResult> fits(candidates.size());
-  for (size_t c = 0; c < candidates.size(); ++c) {
-    fits[c] = tuning::fitConstants(candidates[c].contract,
-                                   tuning::measurementsOf(measured, c),
-                                   device);
-    candidates[c].constants = fits[c].constants;
-    candidates[c].measurements = fits[c].problems;
-  }
+  std::vector<tuning::FitResult> fits =
+      tuning::fitCandidates(candidates, measured, device);
 
   if (!featuresFile.empty() &&
       !writeFile(featuresFile,
@@ -588,7 +511,8 @@ static int runSelect() {
       "gemmc-tune: {0} training problems ({1} results; {2} not measured), {3} "
       "candidates, {4} variants; training {5:F3}x cuBLAS, lowest {6:F3}x "
       "({7}); {8} choices not measured (predicted); the family in {9}\n",
-      measured.size(), rows, unmeasured, candidates.size(), order.size(),
+      measured.size(), training.rows, training.unmeasured, candidates.size(),
+      order.size(),
       s.geomean, s.lowest, measured[s.lowestProblem].label, s.predictedOnly,
       output);
   for (size_t i = 0; i < choice.geomeans.size(); ++i)
