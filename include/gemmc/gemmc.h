@@ -86,7 +86,13 @@ typedef enum gemmc_dtype {
      allow_tf32, cuBLAS's FAST_TF32): a shipped family's type only, for
      gemmc_family_load, gemmc_batched_family_load and gemmc_matmul; a
      module's contract says f32 (gemmc_kernel_info). */
-  GEMMC_TF32 = 3
+  GEMMC_TF32 = 3,
+  /* FP8 (OCP e4m3 and e5m2, torch's float8_e4m3fn and float8_e5m2): the
+     operand types of FP8 kernels (gemmc_kernel_info), and C's where a
+     kernel stores e4m3; loaded with gemmc_module_load (no family ships
+     for them). */
+  GEMMC_E4M3 = 4,
+  GEMMC_E5M2 = 5
 } gemmc_dtype;
 
 typedef enum gemmc_layout { GEMMC_ROW = 0, GEMMC_COL = 1 } gemmc_layout;
@@ -157,7 +163,11 @@ typedef struct gemmc_variant_info {
    are CUdeviceptr values; leading dimensions and batch strides are in
    elements (0: dense). R (`residual`) has C's type, layout, leading
    dimension and batch stride, and does not overlap C; `scale_a` and
-   `scale_b` are f32 vectors of 1, or of M and N (rowwise), values. */
+   `scale_b` are f32 vectors of 1, or of M and N (rowwise), values, or
+   FP8's block scales: A's M x ceil(K/128) (A's 1 x 128 blocks, the block
+   of K outer: scale_a[(k / 128) * M + m]) and B's ceil(N/128) x
+   ceil(K/128) (its 128 x 128 blocks: scale_b[(n / 128) * ceil(K/128) +
+   k / 128]). */
 typedef struct gemmc_problem {
   int64_t m, n, k;
   uint64_t a, b, c, bias;

@@ -28,10 +28,14 @@ except ImportError:
     _torch_module = None
 __version__ = "0.1.0"
 
-_DTYPES = {0: "float32", 1: "float16", 2: "bfloat16"}
+# gemmc_dtype -> the name NumPy and PyTorch give the type (FP8: OCP's
+# e4m3 and e5m2, torch.float8_e4m3fn and torch.float8_e5m2).
+_DTYPES = {0: "float32", 1: "float16", 2: "bfloat16", 4: "float8_e4m3fn",
+           5: "float8_e5m2"}
 _CODES = {name: code for code, name in _DTYPES.items()}
 _TYPESTR = {"<f4": "float32", "<f2": "float16"}
-_ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2}
+_ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "float8_e4m3fn": 1,
+             "float8_e5m2": 1}
 
 
 class GemmcError(RuntimeError):
@@ -237,10 +241,9 @@ class Kernel:
                              self.scales else "the kernel takes no scales, "
                              "but scale_a= or scale_b= was given")
         if self.scales is not None:
-            for name, vec, want in (("scale_a", scale_a, m),
-                                    ("scale_b", scale_b, n)):
+            for name, vec in (("scale_a", scale_a), ("scale_b", scale_b)):
                 s = _Operand(name, vec, stream)
-                count = 1 if self.scales == "tensor" else want
+                count = _scale_count(self.scales, name == "scale_a", m, n, k)
                 # A vector in any shape of one long dimension (M x 1 and
                 # 1 x N as torch._scaled_mm takes them), contiguous.
                 if s.dtype != "float32" or math.prod(s.shape) != count or \
@@ -277,7 +280,10 @@ class Kernel:
         as the kernel's contract says, on `stream` (a torch/CuPy stream or a
         CUstream handle; None: the tensor library's current stream).
         `residual` has out's dtype, shape and strides; `scale_a` and
-        `scale_b` are float32 vectors of 1, or of M and N (rowwise).
+        `scale_b` are float32 vectors of 1, of M and N (rowwise), or of
+        FP8's blocks (A's M x ceil(K/128), B's ceil(N/128) x ceil(K/128);
+        gemmc.h). FP8 operands are torch.float8_e4m3fn or float8_e5m2 (or
+        any DLPack tensor of those types).
         Returns out."""
         handle = _stream_of(a, stream)
         ops = self._operands(a, b, out, handle)
@@ -286,6 +292,17 @@ class Kernel:
         _check(_capi.runtime().launch(self._handle, ctypes.byref(p),
                                       ctypes.c_void_p(handle)))
         return ops[2].tensor
+
+
+def _scale_count(scales, of_a, m, n, k):
+    """The f32 scales of A or B (gemmc.h, gemmc_problem): one, one a row
+    of A or column of B, or FP8's blocks (A's 1 x 128, B's 128 x 128)."""
+    if scales == "tensor":
+        return 1
+    if scales == "rowwise":
+        return m if of_a else n
+    blocks = -(-k // 128)
+    return (m if of_a else -(-n // 128)) * blocks
 
 
 def _like(tensor, shape, dtype, layout):

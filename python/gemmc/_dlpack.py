@@ -10,6 +10,8 @@ KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED = 1, 2, 3, 13
 # DLDataTypeCode -> the name NumPy and PyTorch give its types.
 _TYPE_CODES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 5: "complex",
                6: "bool"}
+# DLPack 1.0's FP8 codes of OCP's e4m3 (no infinities) and e5m2.
+_FLOAT8_CODES = {10: "float8_e4m3fn", 12: "float8_e5m2"}
 _CAPSULE_NAME = b"dltensor"
 
 
@@ -80,7 +82,9 @@ def read(name, tensor, stream):
         _api.PyCapsule_GetPointer(capsule, _CAPSULE_NAME))
     t = managed.dl_tensor
     code, bits, lanes = t.dtype.code, t.dtype.bits, t.dtype.lanes
-    if code in _TYPE_CODES and lanes == 1:
+    if code in _FLOAT8_CODES and bits == 8 and lanes == 1:
+        dtype = _FLOAT8_CODES[code]
+    elif code in _TYPE_CODES and lanes == 1:
         dtype = "bool" if code == 6 else f"{_TYPE_CODES[code]}{bits}"
     else:
         dtype = f"DLPack type (code {code}, {bits} bits, {lanes} lanes)"

@@ -187,6 +187,9 @@ class DLPackTest(unittest.TestCase):
         self.assertEqual(dtype(2, 64), "float64")
         self.assertEqual(dtype(0, 8), "int8")
         self.assertIn("code 3, 8 bits", dtype(3, 8))  # kDLOpaqueHandle
+        self.assertEqual(dtype(10, 8), "float8_e4m3fn")
+        self.assertEqual(dtype(12, 8), "float8_e5m2")
+        self.assertIn("code 11, 8 bits", dtype(11, 8))  # e4m3fnuz
 
     def test_a_consumed_capsule(self):
         with self.assertRaises(TypeError) as e:
@@ -263,6 +266,61 @@ class EpilogueOperandTest(unittest.TestCase):
                               scale_a=FakeTensor((1,)),
                               scale_b=FakeTensor((1,)))
         self.assertIn("the kernel takes no scales", str(e.exception))
+
+
+class FP8OperandTest(unittest.TestCase):
+    """FP8 kernels through the C API: their types named as torch names
+    them (DLPack's float8 codes), their scales counted as the contract
+    says, checked before any launch."""
+
+    @classmethod
+    def setUpClass(cls):
+        # e4m3 A (row-major) x e5m2 B (column-major) -> f16, rowwise scales.
+        cls.rowwise = gemmc.compile(EXAMPLES / "hopper-fp8-dynamic.gemm",
+                                    arch="sm_90a")
+        # e4m3 x e4m3 -> bf16, DeepSeek-V3's block scales.
+        cls.block = gemmc.compile(EXAMPLES / "hopper-fp8-block.gemm",
+                                  arch="sm_90a")
+
+    @staticmethod
+    def ops(m, n, k, b_code, c_code=2, c_bits=16):
+        return (FakeDLPackTensor((m, k), code=10, bits=8),
+                FakeDLPackTensor((k, n), code=b_code, bits=8,
+                                 strides=(1, k)),
+                FakeDLPackTensor((m, n), code=c_code, bits=c_bits))
+
+    def test_the_contract_names_the_fp8_types(self):
+        self.assertEqual(self.rowwise.dtypes,
+                         ("float8_e4m3fn", "float8_e5m2", "float16"))
+        self.assertEqual(self.rowwise.scales, "rowwise")
+        self.assertEqual(self.block.dtypes,
+                         ("float8_e4m3fn", "float8_e4m3fn", "bfloat16"))
+        self.assertEqual(self.block.scales, "block")
+
+    def test_rowwise_scales_select(self):
+        a, b, c = self.ops(128, 256, 512, b_code=12)
+        self.assertEqual(self.rowwise.select(
+            a, b, c, scale_a=FakeTensor((128, 1)),
+            scale_b=FakeTensor((1, 256))), 0)
+        with self.assertRaises(TypeError) as e:
+            a, b, c = self.ops(128, 256, 512, b_code=10)
+            self.rowwise.select(a, b, c, scale_a=FakeTensor((128,)),
+                                scale_b=FakeTensor((256,)))
+        self.assertIn("B is float8_e4m3fn, but the kernel takes float8_e5m2",
+                      str(e.exception))
+
+    def test_block_scales_are_counted_by_block(self):
+        # A's 1 x 128 blocks: 200 x ceil(320/128); B's 128 x 128: ceil(
+        # 384/128) x ceil(320/128).
+        a, b, c = self.ops(200, 384, 320, b_code=10, c_code=4)
+        self.assertEqual(self.block.select(
+            a, b, c, scale_a=FakeTensor((200 * 3,)),
+            scale_b=FakeTensor((3 * 3,))), 0)
+        with self.assertRaises(ValueError) as e:
+            self.block.select(a, b, c, scale_a=FakeTensor((200,)),
+                              scale_b=FakeTensor((9,)))
+        self.assertIn("scale_a must be 600 contiguous float32 values",
+                      str(e.exception))
 
 
 class ArgumentTest(unittest.TestCase):

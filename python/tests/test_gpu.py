@@ -112,6 +112,27 @@ class TorchTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             k(a, b, scale_a=sa[:-1], scale_b=sb)
 
+    def test_fp8_rowwise_as_torch_scaled_mm(self):
+        # e4m3 A x e5m2 B (column-major, as torch._scaled_mm takes B) -> f16
+        # with per-row and per-column scales (M x 1 and 1 x N), FP8 read
+        # through DLPack; against the dequantised operands in fp64.
+        if torch.cuda.get_device_capability() < (9, 0):
+            self.skipTest("the example is sm_90a's")
+        k = kernel("hopper-fp8-dynamic")
+        self.assertEqual(k.dtypes,
+                         ("float8_e4m3fn", "float8_e5m2", "float16"))
+        m, n, kk = 1000, 776, 512
+        a = torch.randn(m, kk, device="cuda").to(torch.float8_e4m3fn)
+        b = torch.randn(n, kk, device="cuda").to(torch.float8_e5m2).t()
+        sa = torch.rand(m, 1, device="cuda") + 0.5
+        sb = torch.rand(1, n, device="cuda") + 0.5
+        c = torch.full((m, n), float("nan"), device="cuda",
+                       dtype=torch.float16)
+        k(a, b, out=c, scale_a=sa, scale_b=sb)
+        torch.cuda.synchronize()
+        ref = sa.double() * (a.double() @ b.double()) * sb.double()
+        self.assertMatches(c, ref, 5e-3)
+
     def test_bf16_through_dlpack(self):
         # torch's bfloat16 has no __cuda_array_interface__: gemmc reads it
         # through __dlpack__, exported for the stream the kernel runs on.

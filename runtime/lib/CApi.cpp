@@ -181,14 +181,6 @@ extern "C" gemmc_status gemmc_module_load(const char *ptx, const char *name,
     std::string error;
     if (!parseContracts(ptx, loaded->contracts, error))
       return capi::fail(GEMMC_ERROR_CONTRACT, loaded->name + ": " + error);
-    // gemmc_dtype has no FP8 yet: such a kernel would be described
-    // wrongly (its scales, of any input type, gemmc_problem carries).
-    const Contract &first = loaded->contracts.front();
-    if (isFloat8(first.problem.a) || isFloat8(first.problem.b) ||
-        isFloat8(first.problem.c))
-      return capi::fail(GEMMC_ERROR_CONTRACT,
-                        loaded->name + ": the C API takes no FP8 kernel yet "
-                                       "(the C++ runtime and gemm-bench do)");
     loaded->ptx = ptx;
     *module = registry().add(std::move(loaded));
     return capi::succeed();
@@ -233,9 +225,19 @@ extern "C" gemmc_status gemmc_module_jit(gemmc_module handle) {
 }
 
 static gemmc_dtype toC(DType type) {
-  return type == DType::F16    ? GEMMC_F16
-         : type == DType::BF16 ? GEMMC_BF16
-                               : GEMMC_F32;
+  switch (type) {
+  case DType::F16:
+    return GEMMC_F16;
+  case DType::BF16:
+    return GEMMC_BF16;
+  case DType::E4M3:
+    return GEMMC_E4M3;
+  case DType::E5M2:
+    return GEMMC_E5M2;
+  case DType::F32:
+    break;
+  }
+  return GEMMC_F32;
 }
 
 Operands capi_internal::toOperands(const gemmc_operands &given) {

@@ -78,6 +78,11 @@ static gemmc_status loadFamily(gemmc_dtype dtype, gemmc_layout aLayout,
                       std::string(caller) + ": module must not be null");
   *module = nullptr;
   const char *types[] = {"f32", "f16", "bf16", "tf32"};
+  if (dtype == GEMMC_E4M3 || dtype == GEMMC_E5M2)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      std::string(caller) +
+                          ": gemmc ships no FP8 family (load an FP8 kernel "
+                          "with gemmc_module_load)");
   if (int(dtype) < 0 || int(dtype) > 3 ||
       (aLayout != GEMMC_ROW && aLayout != GEMMC_COL) ||
       (bLayout != GEMMC_ROW && bLayout != GEMMC_COL))

@@ -675,8 +675,7 @@ TEST(CApi, DescribesActivationsAndRefusesFloat8) {
   EXPECT_EQ(info.activation, GEMMC_ACTIVATION_SILU);
   EXPECT_EQ(info.relu, 0);
   EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
-  // FP8 and its scales have no C API yet: a module of them is refused at
-  // load, not described as f32 and launched without its scales.
+  // An FP8 kernel: its types and scales described (its launch needs them).
   const char *fp8 = R"(
 // gemmc-contract-begin v11
 // entry: k
@@ -685,14 +684,34 @@ TEST(CApi, DescribesActivationsAndRefusesFloat8) {
 // dynamic-shared-bytes: 0
 // params: A:ptr B:ptr C:ptr scale-A:ptr scale-B:ptr
 // epilogue: scales=tensor
-// problem: m=64 n=64 k=128 a=e4m3:row b=e4m3:col c=bf16:row acc=f32
+// problem: m=64 n=64 k=128 a=e4m3:row b=e5m2:col c=bf16:row acc=f32
 // gemmc-contract-end
 )";
   module = nullptr;
-  EXPECT_EQ(gemmc_module_load(fp8, "fp8", &module), GEMMC_ERROR_CONTRACT);
-  EXPECT_EQ(module, nullptr);
-  EXPECT_NE(std::string(gemmc_last_error()).find("the C API takes no FP8"),
-            std::string::npos);
+  ASSERT_EQ(gemmc_module_load(fp8, "fp8", &module), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  ASSERT_EQ(gemmc_module_info(module, &info), GEMMC_SUCCESS);
+  EXPECT_EQ(info.a, GEMMC_E4M3);
+  EXPECT_EQ(info.b, GEMMC_E5M2);
+  EXPECT_EQ(info.c, GEMMC_BF16);
+  EXPECT_EQ(info.scales, GEMMC_SCALES_TENSOR);
+  gemmc_problem scaledFp8;
+  gemmc_problem_init(&scaledFp8, 64, 64, 128);
+  scaledFp8.a = scaledFp8.b = scaledFp8.c = 0x7f0000000000;
+  int fp8Variant = -1;
+  expectFailure(gemmc_select(module, &scaledFp8, &fp8Variant),
+                GEMMC_ERROR_INVALID_ARGUMENT,
+                "the kernel multiplies by tensor scales");
+  scaledFp8.scale_a = 0x7f0000200000;
+  scaledFp8.scale_b = 0x7f0000300000;
+  EXPECT_EQ(gemmc_select(module, &scaledFp8, &fp8Variant), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  EXPECT_EQ(fp8Variant, 0);
+  EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
+  // No family ships for FP8.
+  expectFailure(gemmc_family_load(GEMMC_E4M3, GEMMC_ROW, GEMMC_COL, "sm_90a",
+                                  &module),
+                GEMMC_ERROR_INVALID_ARGUMENT, "ships no FP8 family");
   // Scales of f32 inputs and R: described, and their pointers required.
   const char *scaled = R"(
 // gemmc-contract-begin v13
