@@ -133,6 +133,28 @@ class TorchTest(unittest.TestCase):
         ref = sa.double() * (a.double() @ b.double()) * sb.double()
         self.assertMatches(c, ref, 5e-3)
 
+    def test_fp8_block_scales(self):
+        # DeepSeek-V3's scales: A's 1 x 128 blocks at [(k / 128) * M + m],
+        # B's 128 x 128 at [(n / 128) * ceil(K/128) + k / 128] (gemmc.h).
+        if torch.cuda.get_device_capability() < (9, 0):
+            self.skipTest("the example is sm_90a's")
+        k = kernel("hopper-fp8-block")
+        self.assertEqual(k.scales, "block")
+        m, n, kk = 1000, 768, 1024
+        kb, nb = -(-kk // 128), -(-n // 128)
+        a = torch.randn(m, kk, device="cuda").to(torch.float8_e4m3fn)
+        b = torch.randn(n, kk, device="cuda").to(torch.float8_e4m3fn).t()
+        sa = torch.rand(kb, m, device="cuda") + 0.5
+        sb = torch.rand(nb, kb, device="cuda") + 0.5
+        c = torch.full((m, n), float("nan"), device="cuda",
+                       dtype=torch.bfloat16)
+        k(a, b, out=c, scale_a=sa.reshape(-1), scale_b=sb.reshape(-1))
+        torch.cuda.synchronize()
+        da = a.double() * sa.double().t().repeat_interleave(128, 1)[:, :kk]
+        db = b.double() * sb.double().t().repeat_interleave(128, 0)[:kk] \
+            .repeat_interleave(128, 1)[:, :n]
+        self.assertMatches(c, da @ db, 5e-3)
+
     def test_bf16_through_dlpack(self):
         # torch's bfloat16 has no __cuda_array_interface__: gemmc reads it
         # through __dlpack__, exported for the stream the kernel runs on.
