@@ -1,0 +1,355 @@
+//===- CApiTest.cpp - CPU-only unit tests of the C API ------------------===//
+//
+// The C API's loading, description and checks of modules, families,
+// grouped kernels and plans: everything before a launch. No GPU needed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gemmc/gemmc.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+/// That a C API call failed with `expected` and its message names `text`.
+static void expectFailure(gemmc_status status, gemmc_status expected,
+                          const std::string &text) {
+  EXPECT_EQ(status, expected);
+  EXPECT_NE(std::string(gemmc_last_error()).find(text), std::string::npos)
+      << gemmc_last_error();
+}
+
+TEST(CApi, LoadsTheShippedFamilies) {
+  // Beside this program's folder, as beside an installed library's.
+  gemmc_module module = nullptr;
+  gemmc_status status =
+      gemmc_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_COL, "sm_90a", &module);
+  if (status == GEMMC_ERROR_IO)
+    GTEST_SKIP() << "the families are built with the compiler: "
+                 << gemmc_last_error();
+  ASSERT_EQ(status, GEMMC_SUCCESS) << gemmc_last_error();
+  gemmc_kernel_info info;
+  ASSERT_EQ(gemmc_module_info(module, &info), GEMMC_SUCCESS);
+  EXPECT_STREQ(info.name, "f16_rcr");
+  EXPECT_STREQ(info.arch, "sm_90a");
+  EXPECT_EQ(info.a, GEMMC_F16);
+  EXPECT_EQ(info.b_layout, GEMMC_COL);
+  EXPECT_EQ(info.c_layout, GEMMC_ROW);
+  EXPECT_GE(info.variants, 2);
+  EXPECT_EQ(info.m, 0); // any size
+  // Once per process.
+  gemmc_module again = nullptr;
+  ASSERT_EQ(
+      gemmc_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_COL, "sm_90a", &again),
+      GEMMC_SUCCESS);
+  EXPECT_EQ(again, module);
+  // The rule of choice by the contracts (no GPU): a large square problem
+  // on a 128-row wgmma tile (two consumer warpgroups and the producer); an
+  // odd leading dimension on a variant that takes any.
+  gemmc_problem p;
+  gemmc_problem_init(&p, 8192, 8192, 8192);
+  p.a = p.b = p.c = 0x1000;
+  int variant = -1;
+  ASSERT_EQ(gemmc_select(module, &p, &variant), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  gemmc_variant_info v;
+  ASSERT_EQ(gemmc_module_variant(module, variant, &v), GEMMC_SUCCESS);
+  EXPECT_EQ(v.block_threads, 384u) << v.entry;
+  p.lda = 8193;
+  ASSERT_EQ(gemmc_select(module, &p, &variant), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  ASSERT_EQ(gemmc_module_variant(module, variant, &v), GEMMC_SUCCESS);
+  EXPECT_EQ(v.ld_multiple_a, 1) << v.entry;
+  // Every shipped combination is there.
+  for (gemmc_dtype type : {GEMMC_F32, GEMMC_F16, GEMMC_BF16, GEMMC_TF32})
+    for (const char *arch : {"sm_90a", "sm_80"})
+      for (gemmc_layout a : {GEMMC_ROW, GEMMC_COL})
+        for (gemmc_layout b : {GEMMC_ROW, GEMMC_COL})
+          EXPECT_EQ(gemmc_family_load(type, a, b, arch, &again), GEMMC_SUCCESS)
+              << gemmc_last_error();
+  // f32 in tf32 (GEMMC_TF32): a family of its own, whose contract says
+  // f32; any other type is refused.
+  gemmc_module tf32 = nullptr, f32 = nullptr;
+  ASSERT_EQ(gemmc_family_load(GEMMC_TF32, GEMMC_ROW, GEMMC_COL, "sm_90a",
+                              &tf32),
+            GEMMC_SUCCESS)
+      << gemmc_last_error();
+  ASSERT_EQ(gemmc_family_load(GEMMC_F32, GEMMC_ROW, GEMMC_COL, "sm_90a", &f32),
+            GEMMC_SUCCESS);
+  EXPECT_NE(tf32, f32);
+  ASSERT_EQ(gemmc_module_info(tf32, &info), GEMMC_SUCCESS);
+  EXPECT_EQ(info.a, GEMMC_F32);
+  EXPECT_EQ(std::string(info.name).rfind("tf32_rcr", 0), 0u) << info.name;
+  EXPECT_EQ(gemmc_family_load(gemmc_dtype(4), GEMMC_ROW, GEMMC_COL, "sm_90a",
+                              &again),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  // Hopper's batched families: a batch's GEMMs in one launch (batch = ?),
+  // on variants that take a batch; none for sm_80.
+  for (gemmc_dtype type : {GEMMC_F32, GEMMC_F16, GEMMC_BF16, GEMMC_TF32})
+    for (gemmc_layout a : {GEMMC_ROW, GEMMC_COL})
+      for (gemmc_layout b : {GEMMC_ROW, GEMMC_COL}) {
+        ASSERT_EQ(gemmc_batched_family_load(type, a, b, "sm_90a", &again),
+                  GEMMC_SUCCESS)
+            << gemmc_last_error();
+        ASSERT_EQ(gemmc_module_info(again, &info), GEMMC_SUCCESS);
+        EXPECT_TRUE(info.batched) << info.name;
+        EXPECT_NE(std::string(info.name).find("_batched"), std::string::npos);
+      }
+  ASSERT_EQ(
+      gemmc_batched_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_COL, "sm_90a",
+                                &again),
+      GEMMC_SUCCESS);
+  gemmc_problem_init(&p, 2048, 2048, 128);
+  p.a = p.b = p.c = 0x1000;
+  p.batch = 32;
+  ASSERT_EQ(gemmc_select(again, &p, &variant), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  // The cost model's times (no GPU): the batch in one launch beats 32
+  // launches of the single GEMM, whose time it exceeds.
+  double whole = 0, each = 0;
+  ASSERT_EQ(gemmc_predict(again, &p, &whole), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  gemmc_problem one = p;
+  one.batch = 1;
+  ASSERT_EQ(gemmc_predict(module, &one, &each), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  EXPECT_GT(whole, each);
+  EXPECT_LT(whole, 32 * each);
+  EXPECT_EQ(gemmc_predict(again, &p, nullptr), GEMMC_ERROR_INVALID_ARGUMENT);
+  // gemmc_matmul's rule, in the C API: the batch in one launch here.
+  int useBatched = -1;
+  ASSERT_EQ(gemmc_prefer_batched(module, again, &p, &useBatched),
+            GEMMC_SUCCESS)
+      << gemmc_last_error();
+  EXPECT_EQ(useBatched, 1);
+  // A batch the batched family cannot run (odd leading dimensions and
+  // strides): a launch a matrix.
+  gemmc_problem odd = p;
+  odd.m = odd.n = 197;
+  odd.k = 63;
+  ASSERT_EQ(gemmc_prefer_batched(module, again, &odd, &useBatched),
+            GEMMC_SUCCESS);
+  EXPECT_EQ(useBatched, 0);
+  EXPECT_EQ(gemmc_prefer_batched(module, again, nullptr, &useBatched),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gemmc_prefer_batched(module, again, &p, nullptr),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gemmc_prefer_batched(module, nullptr, &p, &useBatched),
+            GEMMC_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(gemmc_batched_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, "sm_80",
+                                      &again),
+            GEMMC_ERROR_IO);
+  // Misuse: an arch gemmc ships nothing for, a folder without families.
+  EXPECT_EQ(gemmc_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, "sm_70", &again),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmc_last_error()).find("sm_90a and sm_80"),
+            std::string::npos);
+  setenv("GEMMC_FAMILY_DIR", "/nonexistent", 1);
+  EXPECT_EQ(gemmc_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, "sm_80", &again),
+            GEMMC_ERROR_IO);
+  EXPECT_NE(std::string(gemmc_last_error()).find("GEMMC_FAMILY_DIR"),
+            std::string::npos);
+  unsetenv("GEMMC_FAMILY_DIR");
+  EXPECT_EQ(gemmc_matmul(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, GEMMC_ROW, nullptr,
+                         nullptr),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(CApi, DescribesActivationsFloat8AndScales) {
+  // GELU, its tanh form and SiLU are described (the launch applies the
+  // contract's epilogue, as with ReLU).
+  const char *silu = R"(
+// gemmc-contract-begin v11
+// entry: k
+// block: 128 1 1
+// grid: N/64 M/64 1
+// dynamic-shared-bytes: 0
+// params: A:ptr B:ptr C:ptr
+// epilogue: silu
+// problem: m=64 n=64 k=128 a=f16:row b=f16:row c=f16:row acc=f32
+// gemmc-contract-end
+)";
+  gemmc_module module = nullptr;
+  ASSERT_EQ(gemmc_module_load(silu, "silu", &module), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  gemmc_kernel_info info;
+  ASSERT_EQ(gemmc_module_info(module, &info), GEMMC_SUCCESS);
+  EXPECT_EQ(info.activation, GEMMC_ACTIVATION_SILU);
+  EXPECT_EQ(info.relu, 0);
+  EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
+  // An FP8 kernel: its types and scales described (its launch needs them).
+  const char *fp8 = R"(
+// gemmc-contract-begin v11
+// entry: k
+// block: 128 1 1
+// grid: N/64 M/64 1
+// dynamic-shared-bytes: 0
+// params: A:ptr B:ptr C:ptr scale-A:ptr scale-B:ptr
+// epilogue: scales=tensor
+// problem: m=64 n=64 k=128 a=e4m3:row b=e5m2:col c=bf16:row acc=f32
+// gemmc-contract-end
+)";
+  module = nullptr;
+  ASSERT_EQ(gemmc_module_load(fp8, "fp8", &module), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  ASSERT_EQ(gemmc_module_info(module, &info), GEMMC_SUCCESS);
+  EXPECT_EQ(info.a, GEMMC_E4M3);
+  EXPECT_EQ(info.b, GEMMC_E5M2);
+  EXPECT_EQ(info.c, GEMMC_BF16);
+  EXPECT_EQ(info.scales, GEMMC_SCALES_TENSOR);
+  gemmc_problem scaledFp8;
+  gemmc_problem_init(&scaledFp8, 64, 64, 128);
+  scaledFp8.a = scaledFp8.b = scaledFp8.c = 0x7f0000000000;
+  int fp8Variant = -1;
+  expectFailure(gemmc_select(module, &scaledFp8, &fp8Variant),
+                GEMMC_ERROR_INVALID_ARGUMENT,
+                "the kernel multiplies by tensor scales");
+  scaledFp8.scale_a = 0x7f0000200000;
+  scaledFp8.scale_b = 0x7f0000300000;
+  EXPECT_EQ(gemmc_select(module, &scaledFp8, &fp8Variant), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  EXPECT_EQ(fp8Variant, 0);
+  EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
+  // No family ships for FP8.
+  expectFailure(gemmc_family_load(GEMMC_E4M3, GEMMC_ROW, GEMMC_COL, "sm_90a",
+                                  &module),
+                GEMMC_ERROR_INVALID_ARGUMENT, "ships no FP8 family");
+  // Scales of f32 inputs and R: described, and their pointers required.
+  const char *scaled = R"(
+// gemmc-contract-begin v13
+// entry: k
+// block: 128 1 1
+// grid: N/64 M/64 1
+// dynamic-shared-bytes: 0
+// params: A:ptr B:ptr C:ptr R:ptr scale-A:ptr scale-B:ptr
+// epilogue: scales=rowwise residual=add
+// problem: m=64 n=64 k=128 a=f32:row b=f32:row c=f32:row acc=f32
+// gemmc-contract-end
+)";
+  ASSERT_EQ(gemmc_module_load(scaled, "scaled", &module), GEMMC_SUCCESS);
+  ASSERT_EQ(gemmc_module_info(module, &info), GEMMC_SUCCESS);
+  EXPECT_EQ(info.residual, 1);
+  EXPECT_EQ(info.scales, GEMMC_SCALES_ROWWISE);
+  gemmc_problem problem;
+  gemmc_problem_init(&problem, 64, 64, 128);
+  problem.a = problem.b = problem.c = 0x7f0000000000;
+  int variant = -1;
+  expectFailure(gemmc_select(module, &problem, &variant),
+                GEMMC_ERROR_INVALID_ARGUMENT,
+                "the kernel adds R: its pointer must not be null");
+  problem.residual = 0x7f0000100000;
+  expectFailure(gemmc_select(module, &problem, &variant),
+                GEMMC_ERROR_INVALID_ARGUMENT,
+                "the kernel multiplies by rowwise scales");
+  problem.scale_a = 0x7f0000200000;
+  problem.scale_b = 0x7f0000300000;
+  EXPECT_EQ(gemmc_select(module, &problem, &variant), GEMMC_SUCCESS);
+  EXPECT_EQ(variant, 0);
+  EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
+}
+
+TEST(CApi, GroupedEntriesCheckTheirArguments) {
+  // The shipped grouped kernels load without a GPU and say they are
+  // grouped; their checks come before the JIT.
+  gemmc_module grouped = nullptr;
+  ASSERT_EQ(gemmc_grouped_family_load(GEMMC_BF16, GEMMC_COL, "sm_90a",
+                                      &grouped),
+            GEMMC_SUCCESS)
+      << gemmc_last_error();
+  gemmc_kernel_info info;
+  ASSERT_EQ(gemmc_module_info(grouped, &info), GEMMC_SUCCESS);
+  EXPECT_EQ(info.grouped, 1);
+  EXPECT_EQ(info.a, GEMMC_BF16);
+  EXPECT_EQ(info.b_layout, GEMMC_COL);
+  gemmc_grouped_problem p;
+  gemmc_grouped_problem_init(&p, 4096, 1408, 2048, 64);
+  EXPECT_EQ(p.groups, 64);
+  EXPECT_EQ(p.alpha, 1.0f);
+  EXPECT_EQ(p.offsets, 0u);
+  EXPECT_EQ(gemmc_grouped_launch(grouped, nullptr, nullptr),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  p.groups = 0;
+  expectFailure(gemmc_grouped_launch(grouped, &p, nullptr),
+                GEMMC_ERROR_INVALID_ARGUMENT, "groups must be at least 1");
+  // A grouped module takes no single GEMM, and the other way round.
+  gemmc_problem single;
+  gemmc_problem_init(&single, 64, 64, 64);
+  single.a = single.b = single.c = 256;
+  int variant = -1;
+  expectFailure(gemmc_select(grouped, &single, &variant),
+                GEMMC_ERROR_UNSUPPORTED_PROBLEM, "grouped GEMM");
+  gemmc_module one = nullptr;
+  ASSERT_EQ(gemmc_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, "sm_90a", &one),
+            GEMMC_SUCCESS);
+  p.groups = 8;
+  EXPECT_EQ(gemmc_grouped_launch(one, &p, nullptr),
+            GEMMC_ERROR_UNSUPPORTED_PROBLEM);
+  EXPECT_NE(std::string(gemmc_last_error()).find("launch it with gemmc_launch"),
+            std::string::npos)
+      << gemmc_last_error();
+  gemmc_plan plan = nullptr;
+  EXPECT_EQ(gemmc_grouped_plan_create(grouped, nullptr, &plan),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gemmc_grouped_plan_launch(nullptr, 256, 256, 256, 256, nullptr),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  // Grouped kernels ship for f16 and bf16 only.
+  gemmc_module none = nullptr;
+  EXPECT_EQ(gemmc_grouped_family_load(GEMMC_F32, GEMMC_COL, "sm_90a", &none),
+            GEMMC_ERROR_IO);
+  EXPECT_NE(std::string(gemmc_last_error()).find("f32_rcr_grouped"),
+            std::string::npos)
+      << gemmc_last_error();
+}
+
+TEST(CApi, PlanEntriesCheckTheirArguments) {
+  gemmc_problem p;
+  gemmc_problem_init(&p, 64, 64, 64);
+  gemmc_plan plan = nullptr;
+  gemmc_module dead = reinterpret_cast<gemmc_module>(uintptr_t(1) << 40);
+  EXPECT_EQ(gemmc_plan_create(dead, &p, &plan), GEMMC_ERROR_INVALID_HANDLE);
+  gemmc_module module = nullptr;
+  ASSERT_EQ(
+      gemmc_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, "sm_90a", &module),
+      GEMMC_SUCCESS)
+      << gemmc_last_error();
+  EXPECT_EQ(gemmc_plan_create(module, nullptr, &plan),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gemmc_plan_create(module, &p, nullptr),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmc_last_error()).find("must not be null"),
+            std::string::npos);
+  size_t partials = 0, counters = 0;
+  EXPECT_EQ(gemmc_plan_workspace_size(nullptr, &partials, &counters),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gemmc_plan_launch(nullptr, 256, 256, 256, 0, nullptr, 0, 0),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmc_last_error()).find("the plan must not be null"),
+            std::string::npos);
+  EXPECT_EQ(gemmc_plan_destroy(nullptr), GEMMC_SUCCESS);
+}
+
+TEST(CApi, WorkspaceEntriesCheckTheirArguments) {
+  gemmc_problem p;
+  gemmc_problem_init(&p, 64, 64, 16384);
+  size_t partials = 0, counters = 0;
+  gemmc_module dead = reinterpret_cast<gemmc_module>(uintptr_t(1) << 40);
+  EXPECT_EQ(gemmc_workspace_size(dead, &p, &partials, &counters),
+            GEMMC_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(gemmc_launch_workspace(dead, &p, nullptr, 256, 4, 256, 4),
+            GEMMC_ERROR_INVALID_HANDLE);
+  gemmc_module module = nullptr;
+  ASSERT_EQ(
+      gemmc_family_load(GEMMC_F32, GEMMC_ROW, GEMMC_ROW, "sm_90a", &module),
+      GEMMC_SUCCESS)
+      << gemmc_last_error();
+  EXPECT_EQ(gemmc_workspace_size(module, &p, nullptr, &counters),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmc_last_error()).find("must not be null"),
+            std::string::npos);
+  // A launch with the caller's workspace needs both buffers (gemmc_launch
+  // uses the module's own).
+  EXPECT_EQ(gemmc_launch_workspace(module, &p, nullptr, 0, 0, 256, 4),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmc_last_error()).find("gemmc_launch uses"),
+            std::string::npos);
+}
