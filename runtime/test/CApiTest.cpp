@@ -19,6 +19,21 @@ static void expectFailure(gemmc_status status, gemmc_status expected,
       << gemmc_last_error();
 }
 
+/// That `module` refuses `problem` without A's and B's scales (the message
+/// naming `missing`) and runs it on its one variant with them.
+static void expectSelectedWithScalesOnly(gemmc_module module,
+                                         gemmc_problem problem,
+                                         const std::string &missing) {
+  int variant = -1;
+  expectFailure(gemmc_select(module, &problem, &variant),
+                GEMMC_ERROR_INVALID_ARGUMENT, missing);
+  problem.scale_a = 0x7f0000200000;
+  problem.scale_b = 0x7f0000300000;
+  EXPECT_EQ(gemmc_select(module, &problem, &variant), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  EXPECT_EQ(variant, 0);
+}
+
 TEST(CApi, LoadsTheShippedFamilies) {
   // Beside this program's folder, as beside an installed library's.
   gemmc_module module = nullptr;
@@ -197,18 +212,11 @@ TEST(CApi, DescribesActivationsFloat8AndScales) {
   EXPECT_EQ(info.b, GEMMC_E5M2);
   EXPECT_EQ(info.c, GEMMC_BF16);
   EXPECT_EQ(info.scales, GEMMC_SCALES_TENSOR);
-  gemmc_problem scaledFp8;
-  gemmc_problem_init(&scaledFp8, 64, 64, 128);
-  scaledFp8.a = scaledFp8.b = scaledFp8.c = 0x7f0000000000;
-  int fp8Variant = -1;
-  expectFailure(gemmc_select(module, &scaledFp8, &fp8Variant),
-                GEMMC_ERROR_INVALID_ARGUMENT,
-                "the kernel multiplies by tensor scales");
-  scaledFp8.scale_a = 0x7f0000200000;
-  scaledFp8.scale_b = 0x7f0000300000;
-  EXPECT_EQ(gemmc_select(module, &scaledFp8, &fp8Variant), GEMMC_SUCCESS)
-      << gemmc_last_error();
-  EXPECT_EQ(fp8Variant, 0);
+  gemmc_problem problem;
+  gemmc_problem_init(&problem, 64, 64, 128);
+  problem.a = problem.b = problem.c = 0x7f0000000000;
+  expectSelectedWithScalesOnly(module, problem,
+                               "the kernel multiplies by tensor scales");
   EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
   // No family ships for FP8.
   expectFailure(gemmc_family_load(GEMMC_E4M3, GEMMC_ROW, GEMMC_COL, "sm_90a",
@@ -230,21 +238,13 @@ TEST(CApi, DescribesActivationsFloat8AndScales) {
   ASSERT_EQ(gemmc_module_info(module, &info), GEMMC_SUCCESS);
   EXPECT_EQ(info.residual, 1);
   EXPECT_EQ(info.scales, GEMMC_SCALES_ROWWISE);
-  gemmc_problem problem;
-  gemmc_problem_init(&problem, 64, 64, 128);
-  problem.a = problem.b = problem.c = 0x7f0000000000;
   int variant = -1;
   expectFailure(gemmc_select(module, &problem, &variant),
                 GEMMC_ERROR_INVALID_ARGUMENT,
                 "the kernel adds R: its pointer must not be null");
   problem.residual = 0x7f0000100000;
-  expectFailure(gemmc_select(module, &problem, &variant),
-                GEMMC_ERROR_INVALID_ARGUMENT,
-                "the kernel multiplies by rowwise scales");
-  problem.scale_a = 0x7f0000200000;
-  problem.scale_b = 0x7f0000300000;
-  EXPECT_EQ(gemmc_select(module, &problem, &variant), GEMMC_SUCCESS);
-  EXPECT_EQ(variant, 0);
+  expectSelectedWithScalesOnly(module, problem,
+                               "the kernel multiplies by rowwise scales");
   EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
 }
 

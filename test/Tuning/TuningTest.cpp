@@ -62,15 +62,21 @@ static std::vector<Problem> spread() {
   return problems;
 }
 
+/// Constants away from every default, for a fit to find.
+static CostConstants madeUpConstants() {
+  CostConstants c;
+  c.fixed = 6;
+  c.latency = 2.5;
+  c.compute = 1.4;
+  c.memory = 1.3;
+  c.reduce = 1.5;
+  return c;
+}
+
 TEST(Fit, RecoversTheConstantsThatMadeTheTimes) {
   DeviceModel device;
   Contract c = kernel("k", "128x128x64", "wgmma");
-  CostConstants truth;
-  truth.fixed = 6;
-  truth.latency = 2.5;
-  truth.compute = 1.4;
-  truth.memory = 1.3;
-  truth.reduce = 1.5;
+  CostConstants truth = madeUpConstants();
   std::vector<Measurement> ms;
   int i = 0;
   for (const Problem &p : spread()) {
@@ -124,11 +130,7 @@ TEST(Fit, AsksOnlyThatAnUncompetitiveTimeNotBePredictedCompetitive) {
   // bends to the slow ones.
   DeviceModel device;
   Contract c = kernel("k", "128x128x64", "wgmma");
-  CostConstants truth;
-  truth.fixed = 6;
-  truth.latency = 2.5;
-  truth.compute = 1.4;
-  truth.memory = 1.3;
+  CostConstants truth = madeUpConstants();
   std::vector<Measurement> told, untold;
   for (const Problem &p : spread()) {
     double t = costFeatures(c, p, device).predict(truth);
