@@ -25,8 +25,8 @@ tune="$build/bin/gemmc-tune"
 "$tune" candidates --type f32 --layout rrr --limit 16 --arch sm_90a \
   -o "$work/f32" --also examples/sgemm-dynamic.gemm > /dev/null 2>&1
 # Where the measurements were made (benchmarks/tuning/DEVICE/): f16's on an
-# H100 for every candidate, and again on an H200 for the 48 Hopper
-# candidates that ran the training problems fastest there, once the timing
+# H100 for every candidate, and again on an H200 for 48 of them (the family
+# then shipped and the others nearest the fastest there), once the timing
 # left the host's launch cost out (docs/tuning.md); those choose sm_90a's
 # f16 and bf16 families of a K-major A (rrr, rcr); f32's and the batched
 # rcr's on an H100; tf32's on an H200.
