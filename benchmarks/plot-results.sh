@@ -9,7 +9,7 @@ py=python3; python3 -c "import matplotlib" 2>/dev/null || py=/usr/bin/python3
 r=benchmarks/results/h100-issue30
 out=benchmarks/plots
 mkdir -p "$out"
-$py $plot --title "Held-out workload problems (never tuned or fitted on), H100, GPU time alone" \
+$py $plot --title "Held-out workload problems (never tuned or fitted on), H200, GPU time alone" \
   --ylim 0.1,4 "$out/issue30-heldout.png" \
   f16=$r/heldout-f16.csv bf16=$r/heldout-bf16.csv f32=$r/heldout-f32.csv
 $py $plot --title "Training workload problems (f16, H100): the rule of choice on the tuning measurements" \
