@@ -30,23 +30,24 @@ tune="$build/bin/gemmc-tune"
 # left the host's launch cost out (docs/tuning.md); those choose sm_90a's
 # f16 and bf16 families of a K-major A (rrr, rcr); f32's and the batched
 # rcr's on an H100; tf32's on an H200.
-device_of() { # DATA
+device_of() { # the folder of measured candidates (under $work)
   case "$1" in
     f16-h200 | tf32-*) echo h200 ;;
     *) echo h100 ;;
   esac
 }
-cp "benchmarks/tuning/h100/f16-rrr-results.tsv" "$work/f16/results.tsv"
-cp "benchmarks/tuning/h100/f32-rrr-results.tsv" "$work/f32/results.tsv"
+cp "benchmarks/tuning/$(device_of f16)/f16-rrr-results.tsv" "$work/f16/results.tsv"
+cp "benchmarks/tuning/$(device_of f32)/f32-rrr-results.tsv" "$work/f32/results.tsv"
 mkdir -p "$work/f16-h200"
 cp "$work"/f16/f16_* "$work/f16/candidates.tsv" "$work/f16-h200/"
-cp "benchmarks/tuning/h200/f16-rrr-results.tsv" "$work/f16-h200/results.tsv"
+cp "benchmarks/tuning/$(device_of f16-h200)/f16-rrr-results.tsv" \
+  "$work/f16-h200/results.tsv"
 # The batched rcr families' own measurements: the f16 candidates with B
 # column-major and `batch = ?` (those that take a batch), on attention's
 # score products (benchmarks/attention-scores-train.txt).
 mkdir -p "$work/f16-rcr-batched"
 cp "$work"/f16/f16_* "$work/f16/candidates.tsv" "$work/f16-rcr-batched/"
-cp "benchmarks/tuning/h100/f16-rcr-batched-results.tsv" \
+cp "benchmarks/tuning/$(device_of f16-rcr-batched)/f16-rcr-batched-results.tsv" \
   "$work/f16-rcr-batched/results.tsv"
 
 # tf32 (f32 under `math = tf32`, torch's allow_tf32): its own candidates,
@@ -55,7 +56,7 @@ cp "benchmarks/tuning/h100/f16-rcr-batched-results.tsv" \
 for layout in rrr rcr; do
   "$tune" candidates --type tf32 --layout "$layout" --limit 4 --arch sm_90a \
     -o "$work/tf32-$layout" > /dev/null 2>&1
-  cp "benchmarks/tuning/h200/tf32-$layout-results.tsv" \
+  cp "benchmarks/tuning/$(device_of "tf32-$layout")/tf32-$layout-results.tsv" \
     "$work/tf32-$layout/results.tsv"
 done
 

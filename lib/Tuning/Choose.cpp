@@ -91,12 +91,9 @@ FamilyScore score(const std::vector<ProblemRecord> &problems,
 }
 } // namespace
 
-std::vector<Measurement>
-tuning::measurementsOf(const std::vector<ProblemRecord> &problems,
-                       size_t candidate) {
-  // The fastest of the candidates that never failed (those a family may
-  // hold) and that take the problem (a retargeted candidate's contract may
-  // refuse what it was measured on).
+/// The candidates that failed verification on some problem.
+static std::vector<bool>
+failingCandidates(const std::vector<ProblemRecord> &problems) {
   std::vector<bool> failing;
   for (const ProblemRecord &r : problems) {
     failing.resize(std::max(failing.size(), r.failed.size()), false);
@@ -104,6 +101,16 @@ tuning::measurementsOf(const std::vector<ProblemRecord> &problems,
       if (r.failed[c])
         failing[c] = true;
   }
+  return failing;
+}
+
+std::vector<Measurement>
+tuning::measurementsOf(const std::vector<ProblemRecord> &problems,
+                       size_t candidate) {
+  // The fastest of the candidates that never failed (those a family may
+  // hold) and that take the problem (a retargeted candidate's contract may
+  // refuse what it was measured on).
+  std::vector<bool> failing = failingCandidates(problems);
   std::vector<Measurement> out;
   for (const ProblemRecord &r : problems) {
     if (!(r.seconds[candidate] > 0))
@@ -138,10 +145,10 @@ eligibleCandidates(const std::vector<Candidate> &candidates,
     for (size_t c = 0; c < candidates.size(); ++c)
       if (p.seconds[c] > 0)
         eligible[c] = true;
-  for (const ProblemRecord &p : problems)
-    for (size_t c = 0; c < candidates.size(); ++c)
-      if (p.failed[c])
-        eligible[c] = false;
+  std::vector<bool> failing = failingCandidates(problems);
+  for (size_t c = 0; c < candidates.size() && c < failing.size(); ++c)
+    if (failing[c])
+      eligible[c] = false;
   return eligible;
 }
 

@@ -32,11 +32,16 @@ struct Objective {
 
   size_t residualCount() const { return features.size() + kParams; }
 
-  void residuals(const Params &theta, std::vector<double> &out) const {
+  /// The constants of the parameters (their logarithms).
+  static CostConstants constantsOf(const Params &theta) {
     double values[kParams];
     for (int j = 0; j < kParams; ++j)
       values[j] = std::exp(theta[size_t(j)]);
-    CostConstants c = CostConstants::fromArray(values);
+    return CostConstants::fromArray(values);
+  }
+
+  void residuals(const Params &theta, std::vector<double> &out) const {
+    CostConstants c = constantsOf(theta);
     out.resize(residualCount());
     const double farWeight = std::sqrt(kUncompetitiveWeight);
     for (size_t i = 0; i < features.size(); ++i) {
@@ -121,10 +126,7 @@ FitResult tuning::fitConstants(const contract::Contract &c,
   // The log error where the candidate was competitive (all of them
   // without the fastest times).
   auto rms = [&](const Params &t) {
-    double values[kParams];
-    for (int j = 0; j < kParams; ++j)
-      values[j] = std::exp(t[size_t(j)]);
-    CostConstants c = CostConstants::fromArray(values);
+    CostConstants c = Objective::constantsOf(t);
     double sum = 0;
     size_t count = 0;
     for (size_t i = 0; i < objective.features.size(); ++i) {

@@ -202,14 +202,7 @@ struct Fixture {
     }
   }
 
-  void fitAll() {
-    for (size_t c = 0; c < candidates.size(); ++c) {
-      FitResult fit = fitConstants(candidates[c].contract,
-                                   measurementsOf(problems, c), device);
-      candidates[c].constants = fit.constants;
-      candidates[c].measurements = fit.problems;
-    }
-  }
+  void fitAll() { fitCandidates(candidates, problems, device); }
 };
 } // namespace
 
