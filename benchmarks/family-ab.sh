@@ -10,7 +10,11 @@
 #   DIR/family-ab.sh run DIR                          (there; to $OUT/ab)
 #
 # The kernels of REV are renamed o32_rrr_* (f32), o16_* (f16), ob16_*
-# (bf16): of the same length, so that the PTX stays valid.
+# (bf16): of the same length, so that the PTX stays valid. Where the cost
+# model itself changed since REV, GEMMC_OLD_BENCH names a gemm-bench built
+# at REV: the old families then choose by their own model, each family in
+# its own process beside its own cuBLAS (each ratio against the cuBLAS of
+# its run).
 # summary.txt gives each family's geometric mean over each list and the
 # problems whose choice changed, with both ratios.
 set -uo pipefail
@@ -22,6 +26,8 @@ if [ "$mode" = compile ]; then
   mkdir -p "$dir/fam" "$dir/bin"
   cp "$0" "$dir/"
   cp "$build/bin/gemm-bench" "$dir/bin/"
+  rm -f "$dir/bin/gemm-bench-old"
+  [ -z "${GEMMC_OLD_BENCH:-}" ] || cp "$GEMMC_OLD_BENCH" "$dir/bin/gemm-bench-old"
   cp "$here/benchmarks/workloads-heldout.txt" "$here/benchmarks/shapes.txt" "$dir/"
   echo "$types" > "$dir/types.txt"
   for t in $types; do
@@ -34,7 +40,9 @@ if [ "$mode" = compile ]; then
     rm "$dir/old.gemm" "$dir/old.ptx"
     # The issue-15 problems whose first-ranked variant changed.
     for f in "$o" "$t"; do
-      "$dir/bin/gemm-bench" --explain --device-model "${GEMMC_DEVICE_MODEL:-h200}" --shapes "$dir/shapes.txt" \
+      bench=$dir/bin/gemm-bench
+      [ "$f" = "$t" ] || [ ! -x "$dir/bin/gemm-bench-old" ] || bench=$dir/bin/gemm-bench-old
+      "$bench" --explain --device-model "${GEMMC_DEVICE_MODEL:-h200}" --shapes "$dir/shapes.txt" \
         "$dir/fam/${f}_rrr.ptx" | awk '/ \(m=/{p=$2} /^1 /{v=$2; sub(/^[a-z0-9]+_rrr_/, "", v); print p, v}' \
         > "$dir/choice-$f.txt"
     done
@@ -52,12 +60,12 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv 
 start=$SECONDS
 # Each family's geometric mean over one CSV, and the problems where the
 # two ran different variants.
-summarize() { # CSV NEW OLD
+summarize() { # NEW OLD CSV...
   python3 - "$@" <<'EOF'
 import csv, math, sys
-path, new, old = sys.argv[1:4]
+new, old = sys.argv[1:3]
 runs = {}
-for r in csv.DictReader(open(path)):
+for r in (r for path in sys.argv[3:] for r in csv.DictReader(open(path))):
     if r["status"] != "PASS":
         continue
     fam = new if r["kernel"].startswith(new + "_") else old
@@ -78,13 +86,22 @@ for t in $(cat types.txt); do
   ot=${t/f/o}; ot=${ot/bo/ob}
   $B --sweep random --count 300 --max-size 1500 --seed 33 fam/${t}_rrr.ptx > "$o/sweep-$t.log" 2>&1
   echo "sweep $t t=$((SECONDS - start)): $(grep -E '^sweep:' "$o/sweep-$t.log")" | tee -a "$o/summary.txt"
-  $B --shapes workloads-heldout.txt --runs 10 --warmup 3 --csv "$o/heldout-$t.csv" \
-    fam/${ot}_rrr.ptx fam/${t}_rrr.ptx > "$o/heldout-$t.log" 2>&1
-  echo "held-out $t t=$((SECONDS - start)):" | tee -a "$o/summary.txt"
-  summarize "$o/heldout-$t.csv" $t $ot | tee -a "$o/summary.txt"
-  [ -s shapes-changed-$t.txt ] || continue
-  $B --shapes shapes-changed-$t.txt --runs 10 --warmup 3 --csv "$o/shapes-$t.csv" \
-    fam/${ot}_rrr.ptx fam/${t}_rrr.ptx > "$o/shapes-$t.log" 2>&1
-  echo "issue-15 set, changed choices, $t t=$((SECONDS - start)):" | tee -a "$o/summary.txt"
-  summarize "$o/shapes-$t.csv" $t $ot | tee -a "$o/summary.txt"
+  for list in heldout shapes; do
+    shapes=$([ $list = heldout ] && echo workloads-heldout.txt || echo shapes-changed-$t.txt)
+    [ -s "$shapes" ] || continue
+    csvs=("$o/$list-$t.csv")
+    if [ -x bin/gemm-bench-old ]; then
+      # Each family chooses by its own model, in its own process.
+      $B --shapes "$shapes" --runs 10 --warmup 3 --csv "$o/$list-$t.csv" \
+        fam/${t}_rrr.ptx > "$o/$list-$t.log" 2>&1
+      bin/gemm-bench-old --shapes "$shapes" --runs 10 --warmup 3 \
+        --csv "$o/$list-$ot.csv" fam/${ot}_rrr.ptx > "$o/$list-$ot.log" 2>&1
+      csvs+=("$o/$list-$ot.csv")
+    else
+      $B --shapes "$shapes" --runs 10 --warmup 3 --csv "$o/$list-$t.csv" \
+        fam/${ot}_rrr.ptx fam/${t}_rrr.ptx > "$o/$list-$t.log" 2>&1
+    fi
+    echo "$([ $list = heldout ] && echo held-out || echo 'issue-15 set, changed choices,') $t t=$((SECONDS - start)):" | tee -a "$o/summary.txt"
+    summarize $t $ot "${csvs[@]}" | tee -a "$o/summary.txt"
+  done
 done
