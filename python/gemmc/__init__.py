@@ -107,6 +107,10 @@ class Kernel:
             _check(rt.module_load(ptx.encode(), name.encode(),
                                   ctypes.byref(handle)))
         self._handle = handle
+        # The plans of calls on PyTorch tensors, per signature (_torch's
+        # call_signature; None: the runtime made none), at most
+        # _PLAN_LIMIT: a call of another kind takes the checked path.
+        self._plans = {}
         info = _capi.KernelInfo()
         _check(rt.module_info(handle, ctypes.byref(info)))
         self.name = info.name.decode()
@@ -142,6 +146,10 @@ class Kernel:
     def close(self):
         """Unloads the module; calling the kernel afterwards raises
         GemmcError (GEMMC_ERROR_INVALID_HANDLE)."""
+        plans, self._plans = self._plans, {}
+        for plan in plans.values():
+            if plan is not None:
+                _capi.runtime().plan_destroy(plan.handle)
         _check(_capi.runtime().module_destroy(self._handle))
 
     def save(self, path):
@@ -284,14 +292,35 @@ class Kernel:
         FP8's blocks (A's M x ceil(K/128), B's ceil(N/128) x ceil(K/128);
         gemmc.h). FP8 operands are torch.float8_e4m3fn or float8_e5m2 (or
         any DLPack tensor of those types).
-        Returns out."""
+        Returns out.
+
+        PyTorch tensors on torch's current stream (no `stream`) are
+        checked once per signature (dtypes, devices, shapes, strides,
+        alignment, alpha and beta); later calls of it launch the plan the
+        first one made."""
+        key = None
+        if stream is None and _torch_calls is not None:
+            key = _torch_calls.call_signature(
+                (a, b, out, bias, residual, scale_a, scale_b), alpha, beta)
+            plan = self._plans.get(key) if key is not None else None
+            if plan is not None:
+                return plan(a, b, out, bias, residual, scale_a, scale_b)
         handle = _stream_of(a, stream)
         ops = self._operands(a, b, out, handle)
         p = self._problem(*ops, alpha, beta, bias, handle, residual, scale_a,
                           scale_b)
         _check(_capi.runtime().launch(self._handle, ctypes.byref(p),
                                       ctypes.c_void_p(handle)))
+        if key is not None and key not in self._plans and \
+                len(self._plans) < _PLAN_LIMIT:
+            self._plans[key] = _torch_calls.plan_call(
+                self._handle, p, a, b, self.dtypes[2], self.layouts[2])
         return ops[2].tensor
+
+
+# The most signatures a Kernel plans (Kernel.__call__).
+_PLAN_LIMIT = 256
+_torch_calls = None  # gemmc._torch where PyTorch is installed
 
 
 def _scale_count(scales, of_a, m, n, k):
@@ -467,5 +496,6 @@ def matmul(a, b, out=None, family=None, stream=None):
 
 if _torch_module is not None:
     from ._torch import bmm, mm  # noqa: E402,F401  (registers the ops)
+    from . import _torch as _torch_calls  # noqa: E402
     from ._grouped import grouped_mm  # noqa: E402,F401
     __all__ += ["mm", "bmm", "grouped_mm"]

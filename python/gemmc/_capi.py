@@ -75,6 +75,12 @@ class Problem(ctypes.Structure):
     ]
 
 
+class Operands(ctypes.Structure):
+    """gemmc_operands: a plan's launch addresses."""
+    _fields_ = [(name, ctypes.c_uint64) for name in
+                ("a", "b", "c", "bias", "residual", "scale_a", "scale_b")]
+
+
 class GroupedProblem(ctypes.Structure):
     _fields_ = [
         ("m", c_int64), ("n", c_int64), ("k", c_int64), ("groups", c_int64),
@@ -155,6 +161,9 @@ class Runtime:
                                              ctypes.POINTER(size)])
         self.plan_launch = _declare(lib, "gemmc_plan_launch",
                                     [p, u64, u64, u64, u64, p, u64, u64])
+        self.plan_launch_operands = _declare(
+            lib, "gemmc_plan_launch_operands",
+            [p, ctypes.POINTER(Operands), p, u64, u64])
         self.family_load = _declare(lib, "gemmc_family_load",
                                     [ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                      ctypes.c_char_p, ctypes.POINTER(p)])

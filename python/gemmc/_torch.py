@@ -359,6 +359,68 @@ def _raw_stream_query():
 _raw_stream = _raw_stream_query()
 
 
+def call_signature(tensors, alpha, beta):
+    """What a Kernel call's checks and choice of variant depend on, for
+    PyTorch tensors (None in place of an argument not given): each one's
+    dtype, device, shape, strides and 16-byte alignment, whether it needs
+    a gradient or is a negative view (which DLPack's export refuses, with
+    its reason), with alpha and beta; None where one is not a
+    torch.Tensor."""
+    key = [alpha, beta]
+    for t in tensors:
+        if t is None:
+            key.append(None)
+        elif isinstance(t, torch.Tensor):
+            key.append((t.dtype, t.device, t.shape, t.stride(),
+                        t.data_ptr() % 16, t.requires_grad, t.is_neg()))
+        else:
+            return None
+    return tuple(key)
+
+
+class KernelPlan:
+    """A Kernel's call of one signature (``call_signature``), planned after
+    its first call passed the contract's checks: later calls of the
+    signature allocate out where none is given and launch the C API's plan
+    on torch's current stream, no DLPack export, no checks repeated."""
+
+    __slots__ = ("handle", "index", "shape", "dtype", "layout")
+
+    def __init__(self, handle, a, b, dtype, layout):
+        self.handle, self.index = handle, a.device.index
+        self.shape = a.shape[:-2] + (a.shape[-2], b.shape[-1])
+        self.dtype, self.layout = dtype, layout
+
+    def __call__(self, a, b, out, bias, residual, scale_a, scale_b):
+        if out is None:
+            out = torch.empty(self.shape if self.layout == "row" else
+                              self.shape[:-2] + self.shape[-1:-3:-1],
+                              dtype=self.dtype, device=a.device)
+            if self.layout != "row":
+                out = out.transpose(-1, -2)
+        ops = _capi.Operands(
+            a.data_ptr(), b.data_ptr(), out.data_ptr(),
+            0 if bias is None else bias.data_ptr(),
+            0 if residual is None else residual.data_ptr(),
+            0 if scale_a is None else scale_a.data_ptr(),
+            0 if scale_b is None else scale_b.data_ptr())
+        status = _capi.runtime().plan_launch_operands(
+            self.handle, ctypes.byref(ops), _raw_stream(self.index), 0, 0)
+        if status:
+            _check(status)
+        return out
+
+
+def plan_call(kernel_handle, problem, a, b, dtype, layout):
+    """The KernelPlan of a checked call's problem, or None where the
+    runtime makes none (the call then always takes the checked path)."""
+    handle = ctypes.c_void_p()
+    if _capi.runtime().plan_create(kernel_handle, ctypes.byref(problem),
+                                   ctypes.byref(handle)):
+        return None
+    return KernelPlan(handle.value, a, b, getattr(torch, dtype), layout)
+
+
 def _check_operands(a, b, batched):
     rank = 3 if batched else 2
     if a.dim() != rank or b.dim() != rank:

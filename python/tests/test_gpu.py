@@ -86,7 +86,11 @@ class TorchTest(unittest.TestCase):
         r = torch.randn(m, n, device="cuda", dtype=bf16)
         c = c0.clone()
         k(a, w.t(), out=c, alpha=0.5, beta=0.25, bias=bias, residual=r)
+        # Through its plan (the bias and R too), on the same inputs.
+        again = c0.clone()
+        k(a, w.t(), out=again, alpha=0.5, beta=0.25, bias=bias, residual=r)
         torch.cuda.synchronize()
+        self.assertTrue(torch.equal(c, again))
         x = 0.5 * (a.double() @ w.double().t()) + 0.25 * c0.double() + \
             bias.double()
         ref = torch.nn.functional.gelu(x, approximate="tanh") + r.double()
@@ -132,6 +136,12 @@ class TorchTest(unittest.TestCase):
         torch.cuda.synchronize()
         ref = sa.double() * (a.double() @ b.double()) * sb.double()
         self.assertMatches(c, ref, 5e-3)
+        # Again, through the plan the first call made: the scales too.
+        c2 = k(a, b, scale_a=sa, scale_b=sb)
+        c3 = k(a, b, scale_a=sa, scale_b=sb)
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(c, c3))
+        self.assertTrue(torch.equal(c2, c3))
 
     def test_fp8_block_scales(self):
         # DeepSeek-V3's scales: A's 1 x 128 blocks at [(k / 128) * M + m],
@@ -174,6 +184,39 @@ class TorchTest(unittest.TestCase):
         c = gemmc.matmul(a, b, family=family)
         torch.cuda.synchronize()
         self.assertMatches(c, a @ b, 1e-5)
+
+    def test_planned_calls(self):
+        # A call's first of its signature is checked and planned; the next
+        # ones launch the plan (same result), a new signature (strides,
+        # dtype, out given) is checked again, and misuse is still refused.
+        k = kernel("sgemm-dynamic")
+        a = torch.randn(300, 200, device="cuda")
+        b = torch.randn(200, 100, device="cuda")
+        c1 = k(a, b)
+        c2 = k(a, b)
+        torch.cuda.synchronize()
+        self.assertEqual(len(k._plans), 1)
+        self.assertTrue(torch.equal(c1, c2))
+        self.assertMatches(c2, a @ b, 1e-5)
+        c3 = torch.full((300, 100), float("nan"), device="cuda")
+        k(a, b, out=c3)
+        k(a, b, out=c3)
+        padded = torch.randn(300, 208, device="cuda")[:, :200]
+        padded.copy_(a)
+        c4 = k(padded, b)
+        torch.cuda.synchronize()
+        self.assertEqual(len(k._plans), 3)
+        self.assertTrue(torch.equal(c1, c3))
+        self.assertTrue(torch.equal(c1, c4))
+        with self.assertRaisesRegex(TypeError, "A is float16"):
+            k(a.half(), b)
+        with self.assertRaisesRegex(ValueError, "sizes do not match"):
+            k(a, b[:-1])
+        with self.assertRaisesRegex(TypeError, "A cannot be exported "
+                                    "through DLPack: .*detach"):
+            k(a.clone().requires_grad_(), b)
+        k.close()
+        self.assertEqual(k._plans, {})
 
     def test_a_padded_view(self):
         k = kernel("sgemm-dynamic")

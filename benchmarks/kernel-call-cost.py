@@ -1,0 +1,71 @@
+"""The host's cost of a gemmc.Kernel call on PyTorch tensors beside
+torch.mm's, in one process: for each PTX given (a kernel whose contract
+takes the sizes at launch) and each problem, the wall time a call of 200
+back to back on the host (out allocated, as torch.mm allocates its
+result), and each call's time with CUDA events around it (medians of 50
+after 10 warm-ups: what a caller waits for). The first call of a
+signature is checked and planned; the ones timed here launch the plan.
+
+    python3 kernel-call-cost.py tensorcore-f16-dynamic.ptx:float16:64x64x64 \\
+        sgemm-dynamic.ptx:float32:1x4096x4096 ...
+
+Results: benchmarks/results/h100-issue31/kernel-call-cost-h200.txt."""
+
+import statistics
+import sys
+import time
+
+import torch
+
+import gemmc
+
+
+def host_us(f, calls=200):
+    f()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        f()
+    t1 = time.perf_counter()
+    torch.cuda.synchronize()
+    return 1e6 * (t1 - t0) / calls
+
+
+def event_ms(f):
+    for _ in range(10):
+        f()
+    times = []
+    for _ in range(50):
+        s = torch.cuda.Event(enable_timing=True)
+        e = torch.cuda.Event(enable_timing=True)
+        s.record()
+        f()
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e))
+    return statistics.median(times)
+
+
+print(torch.cuda.get_device_name(), "torch", torch.__version__)
+for spec in sys.argv[1:]:
+    path, dtype, size = spec.split(":")
+    kernel = gemmc.load(path)
+    m, n, k = (int(x) for x in size.split("x"))
+    dt = getattr(torch, dtype)
+    a = torch.randn(m, k, device="cuda", dtype=dt)
+    b = torch.randn(k, n, device="cuda", dtype=dt)
+    ours = kernel(a, b)
+    torch.cuda.synchronize()
+    ref = a.double() @ b.double()
+    err = ((ours.double() - ref).norm() / ref.norm()).item()
+    rows = []
+    for name, f in (("gemmc.Kernel", lambda: kernel(a, b)),
+                    ("torch.mm", lambda: torch.mm(a, b))):
+        rows.append((name, host_us(f), event_ms(f)))
+    print(f"{path} {dtype} {size} (error against fp64 {err:.1e}, "
+          f"{len(getattr(kernel, '_plans', {}))} plans):")
+    for name, host, ms in rows:
+        print(f"  {name:13s} host {host:6.1f} us a call, "
+              f"{1e3 * ms:8.1f} us a call (events)")
+    print(f"  host cost / torch.mm's {rows[0][1] / rows[1][1]:.2f}, "
+          f"torch.mm's time / gemmc's {rows[1][2] / rows[0][2]:.3f}")
