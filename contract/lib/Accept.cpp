@@ -84,10 +84,21 @@ static bool acceptsLeadingDims(const Contract &contract, const Problem &p,
   return true;
 }
 
+int64_t gemmc::contract::everyLdMultiple(DType operand) {
+  // FP8 operands are copied by TMA alone (wgmma's only FP8 feed in gemmc):
+  // their rows start 16 bytes apart at least, as torch._scaled_mm asks too.
+  return isFloat8(operand) ? 16 / int64_t(sizeOf(operand)) : 1;
+}
+
 bool gemmc::contract::takesEveryProblem(const Contract &c) {
-  return c.when.isAll() && c.ldMultiple[0] == 1 && c.ldMultiple[1] == 1 &&
-         c.ldMultiple[2] == 1 && c.multipleM == 1 && c.multipleN == 1 &&
-         c.multipleK == 1 && !c.storesWithTma();
+  const Problem &p = c.problem;
+  auto every = [](int64_t multiple, DType type) {
+    return everyLdMultiple(type) % multiple == 0;
+  };
+  return c.when.isAll() && every(c.ldMultiple[0], p.a) &&
+         every(c.ldMultiple[1], p.b) && c.ldMultiple[2] == 1 &&
+         c.multipleM == 1 && c.multipleN == 1 && c.multipleK == 1 &&
+         !c.storesWithTma();
 }
 
 bool gemmc::contract::accepts(const Contract &contract, const Problem &p,

@@ -326,6 +326,20 @@ gemmc_status gemmc_batched_family_load(gemmc_dtype dtype,
                                        gemmc_layout b_layout, const char *arch,
                                        gemmc_module *module);
 
+/* The shipped FP8 family (sm_90a only: ARCH/fp8_A_B_C_SCALES[_fast].ptx)
+   of torch._scaled_mm's products: C = scale_a * scale_b * A * B, A
+   row-major and B column-major (K contiguous in both, rows 16 bytes
+   apart: TMA reads FP8) in GEMMC_E4M3 or GEMMC_E5M2 (not both E5M2), C
+   row-major in GEMMC_BF16, GEMMC_F16 or GEMMC_F32, with
+   GEMMC_SCALES_TENSOR or GEMMC_SCALES_ROWWISE scales; `fast_accumulate`
+   (torch's use_fast_accum) sums the products over all of K on the tensor
+   cores, else each k tile's sums are added in f32. `arch` as
+   gemmc_family_load's ("sm_90a" or NULL). */
+gemmc_status gemmc_scaled_family_load(gemmc_dtype a_type, gemmc_dtype b_type,
+                                      gemmc_dtype c_type, gemmc_scales scales,
+                                      int fast_accumulate, const char *arch,
+                                      gemmc_module *module);
+
 /* One call: C = A * B with the shipped family for the layouts (a
    column-major C runs as the transposed problem, C^T = B^T A^T, on the
    family of those layouts) on `stream`, asynchronously. A batch

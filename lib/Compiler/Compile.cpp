@@ -204,8 +204,11 @@ describeFamily(const KernelDecl &file,
           "' refuses some problems: no variant without 'when' takes every "
           "leading dimension (the last asks multiples of " +
           llvm::Twine(multiples[0]) + ", " + llvm::Twine(multiples[1]) +
-          " and " + llvm::Twine(multiples[2]) +
-          " for a, b and c); add one with 'vectorize 1'");
+          " and " + llvm::Twine(multiples[2]) + " for a, b and c); add one " +
+          (contract::isFloat8(gemm::toContract(contracts.back()).problem.a)
+               ? "that stores C without TMA (FP8's A and B rows must lie "
+                 "16 bytes apart)"
+               : "with 'vectorize 1'"));
   return failure();
 }
 

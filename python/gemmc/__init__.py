@@ -20,7 +20,8 @@ import os
 
 from . import _capi, _dlpack
 
-__all__ = ["GemmcError", "Kernel", "compile", "family", "grouped_family", "load", "matmul"]
+__all__ = ["GemmcError", "Kernel", "compile", "family", "grouped_family",
+           "load", "matmul", "scaled_family"]
 
 try:  # torch.ops.gemmc.mm and .bmm, where PyTorch is installed
     import torch as _torch_module  # noqa: F401
@@ -426,6 +427,33 @@ def family(dtype, a_layout="row", b_layout="row", arch=None):
     return Kernel(None, handle=handle)
 
 
+def scaled_family(a_dtype, b_dtype, out_dtype, scales="tensor",
+                  fast_accumulate=False, arch=None):
+    """The FP8 family gemmc ships for torch._scaled_mm's products
+    (``gemmc_scaled_family_load``; sm_90a): A row-major and B column-major
+    in "float8_e4m3fn" or "float8_e5m2" (not both e5m2), C row-major in
+    `out_dtype` ("bfloat16", "float16", "float32"), `scales` "tensor" or
+    "rowwise", `fast_accumulate` as torch's use_fast_accum. What
+    gemmc.scaled_mm runs; loaded once per process."""
+    fp8 = ("float8_e4m3fn", "float8_e5m2")
+    if a_dtype not in fp8 or b_dtype not in fp8:
+        raise TypeError(f"gemmc's scaled families take float8_e4m3fn and "
+                        f"float8_e5m2 operands, not {a_dtype} and {b_dtype}")
+    if out_dtype not in ("bfloat16", "float16", "float32"):
+        raise TypeError(f"gemmc's scaled families write bfloat16, float16 "
+                        f"or float32, not {out_dtype}")
+    kinds = {"tensor": 1, "rowwise": 2}
+    if scales not in kinds:
+        raise ValueError(f"gemmc's scaled families take 'tensor' or "
+                         f"'rowwise' scales, not {scales!r}")
+    handle = ctypes.c_void_p()
+    _check(_capi.runtime().scaled_family_load(
+        _CODES[a_dtype], _CODES[b_dtype], _CODES[out_dtype], kinds[scales],
+        int(bool(fast_accumulate)), arch.encode() if arch else None,
+        ctypes.byref(handle)))
+    return Kernel(None, handle=handle)
+
+
 def grouped_family(dtype, b_layout="col", arch=None):
     """The grouped GEMM kernel gemmc ships for `dtype` ("float16",
     "bfloat16") and B's layout (A and C row-major; docs/library.md), as
@@ -498,4 +526,5 @@ if _torch_module is not None:
     from ._torch import bmm, mm  # noqa: E402,F401  (registers the ops)
     from . import _torch as _torch_calls  # noqa: E402
     from ._grouped import grouped_mm  # noqa: E402,F401
-    __all__ += ["mm", "bmm", "grouped_mm"]
+    from ._scaled import scaled_mm  # noqa: E402,F401
+    __all__ += ["mm", "bmm", "grouped_mm", "scaled_mm"]

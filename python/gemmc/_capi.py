@@ -168,6 +168,10 @@ class Runtime:
                                     [ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                      ctypes.c_char_p, ctypes.POINTER(p)])
         self.plan_destroy = _declare(lib, "gemmc_plan_destroy", [p])
+        self.scaled_family_load = _declare(
+            lib, "gemmc_scaled_family_load",
+            [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+             ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(p)])
         self.predict = _declare(lib, "gemmc_predict",
                                 [p, ctypes.POINTER(Problem),
                                  ctypes.POINTER(ctypes.c_double)])

@@ -62,13 +62,19 @@ def _check(status):
                          _capi.runtime().last_error().decode(errors="replace"))
 
 
-def _family(code, a_layout, b_layout, device, batched=False):
+def one_device(device):
+    """Refuses a second device: the shipped families' modules JIT into
+    the context of the first."""
     if not _device:
         _device.append(device)
     elif device != _device[0]:
         raise ValueError(f"gemmc's shipped families run on one device per "
                          f"process, here {_device[0]} (first used), not "
                          f"{device}: one process per GPU (torchrun)")
+
+
+def _family(code, a_layout, b_layout, device, batched=False):
+    one_device(device)
     key = (code, a_layout, b_layout, batched)
     handle = _families.get(key)
     if handle is None:

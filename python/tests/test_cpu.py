@@ -105,6 +105,40 @@ class ShippedFamilyTest(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "float16 and bfloat16"):
             gemmc.grouped_family("float32")
 
+    def test_loads_the_shipped_fp8_families(self):
+        # torch._scaled_mm's products: A row-major, B column-major, each
+        # pair of FP8 types but e5m2 x e5m2, three result types, two kinds
+        # of scales, promoted or fast sums.
+        fp8 = ("float8_e4m3fn", "float8_e5m2")
+        for a in fp8:
+            for b in fp8:
+                if a == b == "float8_e5m2":
+                    with self.assertRaises(gemmc.GemmcError):
+                        gemmc.scaled_family(a, b, "bfloat16", arch="sm_90a")
+                    continue
+                for out in ("bfloat16", "float16", "float32"):
+                    for scales in ("tensor", "rowwise"):
+                        f = gemmc.scaled_family(a, b, out, scales, True,
+                                                arch="sm_90a")
+                        self.assertEqual(f.dtypes, (a, b, out))
+                        self.assertEqual(f.layouts, ("row", "col", "row"))
+                        self.assertEqual(f.scales, scales)
+                        self.assertTrue(f.name.endswith("_fast"), f.name)
+        f = gemmc.scaled_family(*fp8, "float32", "rowwise", arch="sm_90a")
+        self.assertEqual(f.name, "fp8_e4m3_e5m2_f32_rowwise")
+        self.assertGreater(len(f.variants), 1)
+        with self.assertRaisesRegex(TypeError, "float8_e5m2 operands, not "
+                                    "float16"):
+            gemmc.scaled_family("float16", "float8_e4m3fn", "bfloat16")
+        with self.assertRaisesRegex(TypeError, "bfloat16, float16 or "
+                                    "float32, not float8_e4m3fn"):
+            gemmc.scaled_family(*fp8, "float8_e4m3fn")
+        with self.assertRaisesRegex(ValueError, "'tensor' or 'rowwise'"):
+            gemmc.scaled_family(*fp8, "bfloat16", "block")
+        with self.assertRaises(gemmc.GemmcError) as e:
+            gemmc.scaled_family(*fp8, "bfloat16", arch="sm_80")
+        self.assertIn("sm_90a's", str(e.exception))
+
     def test_refuses_what_no_family_covers(self):
         with self.assertRaisesRegex(TypeError, "float32, tf32, float16"):
             gemmc.family("int8")

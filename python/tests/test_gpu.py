@@ -143,6 +143,65 @@ class TorchTest(unittest.TestCase):
         self.assertTrue(torch.equal(c, c3))
         self.assertTrue(torch.equal(c2, c3))
 
+    def test_scaled_mm_as_torch_scaled_mm(self):
+        # gemmc.scaled_mm on the shipped FP8 families: each pair of types
+        # torch takes, into bf16, f16 and f32, per tensor and rowwise,
+        # promoted and fast sums, against fp64 of the dequantised operands
+        # (and torch._scaled_mm where it computes the same); an N that TMA
+        # cannot store C at runs on the catch-all.
+        if torch.cuda.get_device_capability() != (9, 0):
+            self.skipTest("the FP8 families are sm_90a's")
+        e4, e5 = torch.float8_e4m3fn, torch.float8_e5m2
+        for m, n, kk in ((1000, 528, 512), (77, 1004, 4096)):
+            for ta, tb in ((e4, e4), (e4, e5), (e5, e4)):
+                a = torch.randn(m, kk, device="cuda").to(ta)
+                b = torch.randn(n, kk, device="cuda").to(tb).t()
+                exact = a.double() @ b.double()
+                for rowwise in (False, True):
+                    sa = torch.rand(m, 1, device="cuda") + 0.5 if rowwise \
+                        else torch.tensor([0.75], device="cuda")
+                    sb = torch.rand(1, n, device="cuda") + 0.5 if rowwise \
+                        else torch.tensor([1.25], device="cuda")
+                    ref = sa.double() * exact * sb.double()
+                    for out in (torch.bfloat16, torch.float16, torch.float32):
+                        for fast in (False, True):
+                            c = gemmc.scaled_mm(a, b, sa, sb, out_dtype=out,
+                                                use_fast_accum=fast)
+                            torch.cuda.synchronize()
+                            self.assertEqual(c.dtype, out)
+                            self.assertMatches(c, ref, 1e-2)
+        # Beside torch._scaled_mm on its own terms: bit for bit per tensor
+        # into bf16 (as hopper-fp8.gemm at 8192^3, fp8-torch.py).
+        a = torch.randn(512, 1024, device="cuda").to(e4)
+        b = torch.randn(768, 1024, device="cuda").to(e4).t()
+        sa = torch.tensor([0.75], device="cuda")
+        sb = torch.tensor([1.25], device="cuda")
+        ours = gemmc.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16)
+        theirs = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb,
+                                  out_dtype=torch.bfloat16)
+        self.assertMatches(ours, theirs.double(), 1e-2)
+        out = torch.empty(512, 768, device="cuda", dtype=torch.bfloat16)
+        self.assertIs(gemmc.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16,
+                                      out=out), out)
+        empty = gemmc.scaled_mm(a[:0], b, sa, sb, out_dtype=torch.bfloat16)
+        self.assertEqual(tuple(empty.shape), (0, 768))
+        # Misuse, refused with the reason.
+        with self.assertRaisesRegex(TypeError, "pass out_dtype="):
+            gemmc.scaled_mm(a, b, sa, sb)
+        with self.assertRaisesRegex(ValueError, "no bias"):
+            gemmc.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16,
+                            bias=torch.zeros(768, device="cuda",
+                                             dtype=torch.bfloat16))
+        with self.assertRaisesRegex(ValueError, "column"):
+            gemmc.scaled_mm(a, b.contiguous(), sa, sb,
+                            out_dtype=torch.bfloat16)
+        with self.assertRaisesRegex(ValueError, "rowwise"):
+            gemmc.scaled_mm(a, b, sa.expand(512).contiguous(), sb,
+                            out_dtype=torch.bfloat16)
+        with self.assertRaisesRegex(TypeError, "not both e5m2"):
+            gemmc.scaled_mm(a.to(e5), b.to(e5), sa, sb,
+                            out_dtype=torch.bfloat16)
+
     def test_fp8_block_scales(self):
         # DeepSeek-V3's scales: A's 1 x 128 blocks at [(k / 128) * M + m],
         # B's 128 x 128 at [(n / 128) * ceil(K/128) + k / 128] (gemmc.h).

@@ -63,41 +63,20 @@ static std::string currentArch() {
                            std::to_string(major) + "." + std::to_string(minor));
 }
 
-/// Loads the shipped family of `dtype` and the layouts for `arch` (null:
-/// the current device's), of one GEMM (`suffix` empty), batched (`_batched`)
-/// or grouped (`_grouped`), once per process.
-static gemmc_status loadFamily(gemmc_dtype dtype, gemmc_layout aLayout,
-                               gemmc_layout bLayout, const char *arch,
-                               const std::string &suffix,
-                               gemmc_module *module) {
-  const char *caller = suffix == "_batched"   ? "gemmc_batched_family_load"
-                       : suffix == "_grouped" ? "gemmc_grouped_family_load"
-                                              : "gemmc_family_load";
-  if (!module)
-    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      std::string(caller) + ": module must not be null");
-  *module = nullptr;
-  const char *types[] = {"f32", "f16", "bf16", "tf32"};
-  if (dtype == GEMMC_E4M3 || dtype == GEMMC_E5M2)
-    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      std::string(caller) +
-                          ": gemmc ships no FP8 family (load an FP8 kernel "
-                          "with gemmc_module_load)");
-  if (int(dtype) < 0 || int(dtype) > 3 ||
-      (aLayout != GEMMC_ROW && aLayout != GEMMC_COL) ||
-      (bLayout != GEMMC_ROW && bLayout != GEMMC_COL))
-    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      std::string(caller) + ": unknown element type or layout");
+/// Loads the shipped family `name` (ARCH/NAME.ptx) for `arch` (null: the
+/// current device's), once per process; `caller` names the entry point
+/// in errors.
+static gemmc_status loadShipped(const char *caller, const char *arch,
+                                const std::string &name,
+                                gemmc_module *module) {
   if (arch && std::strcmp(arch, "sm_90a") && std::strcmp(arch, "sm_80"))
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      std::string("gemmc ships families for sm_90a and sm_80, "
-                                  "not ") +
+                      std::string(caller) +
+                          ": gemmc ships families for sm_90a and sm_80, "
+                          "not " +
                           arch);
   return guarded([&] {
     std::string target = arch ? arch : currentArch();
-    std::string name = std::string(types[int(dtype)]) + "_" +
-                       (aLayout == GEMMC_ROW ? "r" : "c") +
-                       (bLayout == GEMMC_ROW ? "r" : "c") + "r" + suffix;
     std::string path = familyDirectory() + "/" + target + "/" + name + ".ptx";
     // One module per family and process, loaded again if destroyed.
     static std::mutex mutex;
@@ -120,6 +99,81 @@ static gemmc_status loadFamily(gemmc_dtype dtype, gemmc_layout aLayout,
       (*loaded)[path] = *module;
     return status;
   });
+}
+
+/// Loads the shipped family of `dtype` and the layouts for `arch` (null:
+/// the current device's), of one GEMM (`suffix` empty), batched (`_batched`)
+/// or grouped (`_grouped`), once per process.
+static gemmc_status loadFamily(gemmc_dtype dtype, gemmc_layout aLayout,
+                               gemmc_layout bLayout, const char *arch,
+                               const std::string &suffix,
+                               gemmc_module *module) {
+  const char *caller = suffix == "_batched"   ? "gemmc_batched_family_load"
+                       : suffix == "_grouped" ? "gemmc_grouped_family_load"
+                                              : "gemmc_family_load";
+  if (!module)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      std::string(caller) + ": module must not be null");
+  *module = nullptr;
+  const char *types[] = {"f32", "f16", "bf16", "tf32"};
+  if (dtype == GEMMC_E4M3 || dtype == GEMMC_E5M2)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      std::string(caller) +
+                          ": FP8's shipped families are scaled products: "
+                          "gemmc_scaled_family_load");
+  if (int(dtype) < 0 || int(dtype) > 3 ||
+      (aLayout != GEMMC_ROW && aLayout != GEMMC_COL) ||
+      (bLayout != GEMMC_ROW && bLayout != GEMMC_COL))
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      std::string(caller) + ": unknown element type or layout");
+  std::string name = std::string(types[int(dtype)]) + "_" +
+                     (aLayout == GEMMC_ROW ? "r" : "c") +
+                     (bLayout == GEMMC_ROW ? "r" : "c") + "r" + suffix;
+  return loadShipped(caller, arch, name, module);
+}
+
+extern "C" gemmc_status
+gemmc_scaled_family_load(gemmc_dtype aType, gemmc_dtype bType,
+                         gemmc_dtype cType, gemmc_scales scales,
+                         int fastAccumulate, const char *arch,
+                         gemmc_module *module) {
+  const char *caller = "gemmc_scaled_family_load";
+  if (!module)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      std::string(caller) + ": module must not be null");
+  *module = nullptr;
+  auto fp8 = [](gemmc_dtype t) -> const char * {
+    return t == GEMMC_E4M3 ? "e4m3" : t == GEMMC_E5M2 ? "e5m2" : nullptr;
+  };
+  const char *a = fp8(aType), *b = fp8(bType);
+  if (!a || !b || (aType == GEMMC_E5M2 && bType == GEMMC_E5M2))
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      std::string(caller) +
+                          ": A and B must be GEMMC_E4M3 or GEMMC_E5M2, not "
+                          "both GEMMC_E5M2 (as torch._scaled_mm takes them)");
+  const char *c = cType == GEMMC_BF16  ? "bf16"
+                  : cType == GEMMC_F16 ? "f16"
+                  : cType == GEMMC_F32 ? "f32"
+                                       : nullptr;
+  if (!c)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      std::string(caller) +
+                          ": gemmc ships FP8 products into bf16, f16 or f32");
+  if (scales != GEMMC_SCALES_TENSOR && scales != GEMMC_SCALES_ROWWISE)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      std::string(caller) +
+                          ": the shipped FP8 families take per-tensor or "
+                          "rowwise scales (block scales: compile a schedule, "
+                          "examples/hopper-fp8-block.gemm)");
+  if (arch && std::strcmp(arch, "sm_90a"))
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      std::string(caller) +
+                          ": FP8's families are sm_90a's (wgmma), not " +
+                          arch);
+  std::string name = std::string("fp8_") + a + "_" + b + "_" + c + "_" +
+                     (scales == GEMMC_SCALES_TENSOR ? "tensor" : "rowwise") +
+                     (fastAccumulate ? "_fast" : "");
+  return loadShipped(caller, arch, name, module);
 }
 
 extern "C" gemmc_status

@@ -154,6 +154,54 @@ TEST(CApi, LoadsTheShippedFamilies) {
   EXPECT_EQ(gemmc_batched_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, "sm_80",
                                       &again),
             GEMMC_ERROR_IO);
+  // FP8 (sm_90a): every pair torch._scaled_mm takes, into bf16, f16 or
+  // f32, per-tensor or rowwise scales, promoted or fast sums; the rule of
+  // choice by the contracts: an N that TMA cannot store C at on the
+  // catch-all, which stores C without it.
+  for (gemmc_dtype a : {GEMMC_E4M3, GEMMC_E5M2})
+    for (gemmc_dtype b : {GEMMC_E4M3, GEMMC_E5M2})
+      for (gemmc_dtype c : {GEMMC_BF16, GEMMC_F16, GEMMC_F32})
+        for (gemmc_scales scales : {GEMMC_SCALES_TENSOR, GEMMC_SCALES_ROWWISE})
+          for (int fast : {0, 1}) {
+            gemmc_module fp8 = nullptr;
+            gemmc_status loaded =
+                gemmc_scaled_family_load(a, b, c, scales, fast, "sm_90a", &fp8);
+            if (a == GEMMC_E5M2 && b == GEMMC_E5M2) {
+              EXPECT_EQ(loaded, GEMMC_ERROR_INVALID_ARGUMENT);
+              continue;
+            }
+            ASSERT_EQ(loaded, GEMMC_SUCCESS) << gemmc_last_error();
+            ASSERT_EQ(gemmc_module_info(fp8, &info), GEMMC_SUCCESS);
+            EXPECT_EQ(info.a, a);
+            EXPECT_EQ(info.b, b);
+            EXPECT_EQ(info.c, c);
+            EXPECT_EQ(info.scales, scales);
+            EXPECT_EQ(info.b_layout, GEMMC_COL);
+          }
+  gemmc_module fp8 = nullptr;
+  ASSERT_EQ(gemmc_scaled_family_load(GEMMC_E4M3, GEMMC_E4M3, GEMMC_BF16,
+                                     GEMMC_SCALES_ROWWISE, 0, "sm_90a", &fp8),
+            GEMMC_SUCCESS);
+  gemmc_problem_init(&p, 4096, 4100, 4096);
+  p.a = p.b = p.c = p.scale_a = p.scale_b = 0x1000;
+  ASSERT_EQ(gemmc_select(fp8, &p, &variant), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  ASSERT_EQ(gemmc_module_variant(fp8, variant, &v), GEMMC_SUCCESS);
+  EXPECT_STREQ(v.entry, "fp8_e4m3_e4m3_bf16_rowwise_any");
+  p.k = 4100; // A's rows 4,100 bytes apart: TMA cannot read them
+  EXPECT_NE(gemmc_select(fp8, &p, &variant), GEMMC_SUCCESS);
+  expectFailure(gemmc_scaled_family_load(GEMMC_E4M3, GEMMC_E4M3, GEMMC_E4M3,
+                                         GEMMC_SCALES_TENSOR, 0, "sm_90a",
+                                         &fp8),
+                GEMMC_ERROR_INVALID_ARGUMENT, "bf16, f16 or f32");
+  expectFailure(gemmc_scaled_family_load(GEMMC_E4M3, GEMMC_E4M3, GEMMC_BF16,
+                                         GEMMC_SCALES_BLOCK, 0, "sm_90a",
+                                         &fp8),
+                GEMMC_ERROR_INVALID_ARGUMENT, "per-tensor or rowwise");
+  expectFailure(gemmc_scaled_family_load(GEMMC_E4M3, GEMMC_E4M3, GEMMC_BF16,
+                                         GEMMC_SCALES_TENSOR, 0, "sm_80",
+                                         &fp8),
+                GEMMC_ERROR_INVALID_ARGUMENT, "sm_90a's");
   // Misuse: an arch gemmc ships nothing for, a folder without families.
   EXPECT_EQ(gemmc_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, "sm_70", &again),
             GEMMC_ERROR_INVALID_ARGUMENT);
@@ -218,10 +266,10 @@ TEST(CApi, DescribesActivationsFloat8AndScales) {
   expectSelectedWithScalesOnly(module, problem,
                                "the kernel multiplies by tensor scales");
   EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
-  // No family ships for FP8.
+  // FP8's shipped families are scaled products, loaded by their types.
   expectFailure(gemmc_family_load(GEMMC_E4M3, GEMMC_ROW, GEMMC_COL, "sm_90a",
                                   &module),
-                GEMMC_ERROR_INVALID_ARGUMENT, "ships no FP8 family");
+                GEMMC_ERROR_INVALID_ARGUMENT, "gemmc_scaled_family_load");
   // Scales of f32 inputs and R: described, and their pointers required.
   const char *scaled = R"(
 // gemmc-contract-begin v13

@@ -344,9 +344,15 @@ int64_t blockScaleIndex(bool ofA, int64_t row, int64_t col, int64_t m,
 /// The depth along K of a block of `scales = block`.
 inline constexpr int64_t kScaleBlock = 128;
 
-/// Whether the kernel takes every problem its sizes allow: no `when`, no
-/// leading-dimension or size multiple, C not stored by TMA (a family needs
-/// such a variant, so that no valid problem is refused).
+/// The multiple of an operand's leading dimension that every kernel of
+/// its type may ask: 1, but 16 for FP8, which only TMA copies (rows 16
+/// bytes apart).
+int64_t everyLdMultiple(DType operand);
+
+/// Whether the kernel takes every problem its sizes and types allow: no
+/// `when`, no leading-dimension multiple beyond everyLdMultiple's, no
+/// size multiple, C not stored by TMA (a family needs such a variant, so
+/// that no valid problem is refused).
 bool takesEveryProblem(const Contract &contract);
 
 /// Whether the contract's kernel can compute `problem`; if not, `why` says

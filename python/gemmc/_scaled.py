@@ -1,0 +1,86 @@
+"""gemmc.scaled_mm: torch._scaled_mm's FP8 products on the families gemmc
+ships (``gemmc_scaled_family_load``; sm_90a), on torch's current stream.
+
+``a`` (M x K, row-major) and ``b`` (K x N, column-major: the transposed
+view of an N x K row-major weight, as torch._scaled_mm takes it) in
+float8_e4m3fn or float8_e5m2 (not both e5m2); ``scale_a`` and ``scale_b``
+float32, one each (per tensor) or M x 1 and 1 x N (rowwise); the result
+``scale_a * scale_b * (a @ b)`` (per row of A and column of B where
+rowwise) in ``out_dtype`` (bfloat16, float16 or float32), the products of
+each k tile summed in f32, or over all of K on the tensor cores with
+``use_fast_accum``. A call is a planned Kernel call (docs/library.md):
+checked once per signature, then one ``gemmc_plan_launch_operands``.
+
+Not shipped (refused with the reason): an FP8 result (torch's default
+``out_dtype``, with ``scale_result``) and a fused ``bias``; DeepSeek-V3's
+block scales run on a compiled schedule (examples/hopper-fp8-block.gemm).
+"""
+
+import torch
+
+from . import scaled_family
+from ._torch import one_device
+
+_FP8 = {torch.float8_e4m3fn: "float8_e4m3fn", torch.float8_e5m2: "float8_e5m2"}
+_OUT = {torch.bfloat16: "bfloat16", torch.float16: "float16",
+        torch.float32: "float32"}
+_kernels = {}  # (A's, B's, C's dtype, scales, fast) -> gemmc.Kernel
+
+
+def _kernel(a, b, out_dtype, scales, fast):
+    key = (a, b, out_dtype, scales, fast)
+    kernel = _kernels.get(key)
+    if kernel is None:
+        kernel = scaled_family(_FP8[a], _FP8[b], _OUT[out_dtype],
+                                     scales, fast)
+        _kernels[key] = kernel
+    return kernel
+
+
+def scaled_mm(a, b, scale_a, scale_b, bias=None, scale_result=None,
+              out_dtype=None, use_fast_accum=False, out=None):
+    """torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=...,
+    use_fast_accum=...) on gemmc's shipped FP8 families; `out` (optional)
+    receives the result. Returns it."""
+    for name, t in (("a", a), ("b", b), ("scale_a", scale_a),
+                    ("scale_b", scale_b)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"gemmc.scaled_mm: {name} must be a torch.Tensor")
+    if a.dtype not in _FP8 or b.dtype not in _FP8 or \
+            a.dtype == b.dtype == torch.float8_e5m2:
+        raise TypeError(f"gemmc.scaled_mm takes float8_e4m3fn and "
+                        f"float8_e5m2 operands (not both e5m2), got "
+                        f"{a.dtype} and {b.dtype}")
+    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
+        raise ValueError(f"gemmc.scaled_mm takes 2-D operands of matching "
+                         f"sizes, got {tuple(a.shape)} and {tuple(b.shape)}")
+    out_dtype = a.dtype if out_dtype is None else out_dtype
+    if out_dtype not in _OUT:
+        raise TypeError(f"gemmc.scaled_mm writes bfloat16, float16 or "
+                        f"float32 (pass out_dtype=), not {out_dtype}")
+    if bias is not None or scale_result is not None:
+        raise ValueError("gemmc.scaled_mm fuses no bias and no scale_result "
+                         "yet: add the bias to the result")
+    if scale_a.dtype != torch.float32 or scale_b.dtype != torch.float32:
+        raise TypeError(f"gemmc.scaled_mm's scales are float32, got "
+                        f"{scale_a.dtype} and {scale_b.dtype}")
+    m, k = a.shape
+    n = b.shape[1]
+    tensor = scale_a.numel() == 1 and scale_b.numel() == 1
+    if not tensor and (tuple(scale_a.shape) != (m, 1) or
+                       tuple(scale_b.shape) != (1, n)):
+        raise ValueError(f"gemmc.scaled_mm's scales are one each (per "
+                         f"tensor) or {m} x 1 and 1 x {n} (rowwise), got "
+                         f"{tuple(scale_a.shape)} and "
+                         f"{tuple(scale_b.shape)}")
+    if not (a.is_cuda and b.is_cuda and a.device == b.device ==
+            scale_a.device == scale_b.device):
+        raise ValueError("gemmc.scaled_mm takes tensors on one CUDA device")
+    if m == 0 or n == 0 or k == 0:
+        result = out if out is not None else torch.empty(
+            m, n, dtype=out_dtype, device=a.device)
+        return result.zero_() if k == 0 else result
+    one_device(a.device)
+    kernel = _kernel(a.dtype, b.dtype, out_dtype,
+                     "tensor" if tensor else "rowwise", bool(use_fast_accum))
+    return kernel(a, b, out=out, scale_a=scale_a, scale_b=scale_b)
