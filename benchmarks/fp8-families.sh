@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Writes the FP8 families gemmc ships for torch._scaled_mm's products
+# The FP8 families gemmc ships for torch._scaled_mm's products
 # (families/sm_90a/fp8_A_B_C_SCALES[_fast].gemm; gemmc.scaled_mm and
 # gemmc_scaled_family_load run them): A row-major and B column-major (K
 # contiguous in both, as wgmma reads FP8), in e4m3 or e5m2 (not both e5m2,
@@ -7,77 +7,123 @@
 # rowwise scales, each k tile's sums promoted to f32 or (`_fast`,
 # torch's use_fast_accum) summed on the tensor cores over all of K.
 #
-# Not tuned: the same four schedules in each, chosen among by the cost
-# model's default constants (docs/selection.md) until FP8 measurements fit
-# them: a 128 x 192 tile (128 x 256 with fast accumulation, where the
-# promoted sums leave no registers for it), 128 x 128, a 64 x 128
-# stream-K tile for skinny problems, and a 128 x 128 tile that stores C
-# without TMA for any N (the family's catch-all: FP8's A and B are read by
-# TMA, rows 16 bytes apart). The defaults take the 64 x 128 tile, one
-# consumer warpgroup, for as fast as two: it runs M of 256 or less alone,
-# an explicit override (`when`), where it ran 4096x7168x16384 at half the
-# 128-row tiles' speed (H200, results/h100-issue33/scaled-mm-h200.txt).
+#   benchmarks/fp8-families.sh candidates DIR   the candidate schedules,
+#       compiled: DIR/p (promoted sums), DIR/f (fast), e4m3 x e4m3 -> bf16,
+#       per tensor; measured on the GPU by runtime/scripts/tune-gpu.sh on
+#       the training problems whose K is a multiple of 16
+#   benchmarks/fp8-families.sh                  the 36 families, from the
+#       committed measurements (benchmarks/tuning/h200/fp8-promoted- and
+#       fp8-fast-results.tsv): gemmc-tune select chooses the variants and
+#       fits their constants for e4m3 x e4m3 -> bf16 per tensor, and every
+#       other family takes the same variants and constants (their
+#       measurements stand in, as a retargeted family's do; docs/tuning.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build=${GEMMC_BUILD_DIR:-build}
+
+# Each candidate's schedule (the schedule section's directives).
+schedules() { # promoted|fast
+  local wide=192
+  [ "$1" = promoted ] || wide=256
+  python3 - "$wide" "$1" <<'PY'
+import sys
+wide, mode = int(sys.argv[1]), sys.argv[2]
+def s(tile, n, ws, stages, *extra, tma="tma a b c"):
+    lines = [f"tile {tile}", f"wgmma m64n{n}k32", tma,
+             f"pipeline stages {stages}", f"warp-specialize {ws}", *extra]
+    if any(e.startswith("persistent") for e in extra):
+        lines.append("raster 8")
+    return lines
+c = {
+    "w0": s(f"128x{wide}x128", wide, 2, 4, "persistent"),
+    "w1": s(f"128x{wide}x128", wide, 2, 4, "persistent stream-k"),
+    "w2": s(f"128x{wide}x128", wide, 2, 4, "persistent", "cluster 2x1"),
+    "m0": s("128x128x128", 128, 2, 5, "persistent"),
+    "m1": s("128x128x128", 128, 2, 5, "persistent stream-k"),
+    "m2": s("128x128x128", 128, 2, 5),
+    "m3": s("128x128x128", 128, 2, 5, "split-k ?"),
+    "n0": s("64x128x128", 128, 1, 6, "persistent"),
+    "n1": s("64x128x128", 128, 1, 6, "persistent stream-k"),
+    "n2": s("64x128x128", 128, 1, 6, "split-k ?"),
+    "n3": s("64x64x128", 64, 1, 8, "split-k ?"),
+    # The catch-all: C stored without TMA, any N.
+    "any": s("128x128x128", 128, 2, 4, tma="tma a b"),
+}
+if mode == "fast":  # 64 x 256: the promoted sums leave no registers for it
+    c["n4"] = s("64x256x128", 256, 1, 5, "persistent stream-k")
+for name, lines in c.items():
+    print(name + "\t" + ";".join(lines))
+PY
+}
+
+# DIR/p or DIR/f: each candidate's schedule file and PTX, and the list
+# gemmc-tune select reads.
+candidates() { # DIR promoted|fast
+  local dir=$1 mode=$2 prefix=fp8${2:0:1}
+  mkdir -p "$dir"
+  printf 'name\tthreads\tshared_bytes\tregisters\tld_multiple\n' > "$dir/candidates.tsv"
+  while IFS=$'\t' read -r name directives; do
+    {
+      echo "kernel ${prefix}_$name {"
+      echo "  problem {"
+      echo "    m = ?"
+      echo "    n = ?"
+      echo "    k = ?"
+      echo "    a = e4m3 row"
+      echo "    b = e4m3 col"
+      echo "    c = bf16 row"
+      echo "    scales = tensor"
+      [ "$mode" = promoted ] || echo "    math = fast-accumulate"
+      echo "  }"
+      echo "  schedule {"
+      tr ';' '\n' <<< "$directives" | sed 's/^/    /'
+      echo "  }"
+      echo "}"
+    } > "$dir/${prefix}_$name.gemm"
+    "$build/bin/gemmc" --arch=sm_90a "$dir/${prefix}_$name.gemm" \
+      -o "$dir/${prefix}_$name.ptx"
+    printf '%s\t0\t0\t0\t-\n' "${prefix}_$name" >> "$dir/candidates.tsv"
+  done < <(schedules "$mode")
+}
+
+if [ "${1:-}" = candidates ]; then
+  candidates "${2:?folder}/p" promoted
+  candidates "$2/f" fast
+  exit 0
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for mode in promoted fast; do
+  dir=$work/${mode:0:1}
+  candidates "$dir" "$mode"
+  cp "benchmarks/tuning/h200/fp8-$mode-results.tsv" "$dir/results.tsv"
+  cut -f1 "$dir/results.tsv" | sort -u > "$dir/shapes.txt"
+  "$build/bin/gemmc-tune" select "$dir" --shapes "$dir/shapes.txt" \
+    --device-model h200 -o "$work/$mode.gemm" |
+    grep -E '^gemmc-tune: [0-9]+ training' | sed "s|^gemmc-tune|fp8 $mode|"
+done
 rm -f families/sm_90a/fp8_*.gemm
 for pair in "e4m3 e4m3" "e4m3 e5m2" "e5m2 e4m3"; do
   set -- $pair
-  a=$1 b=$2
   for c in bf16 f16 f32; do
     for scales in tensor rowwise; do
-      for fast in "" _fast; do
-        name=fp8_${a}_${b}_${c}_$scales$fast
-        wide=192
-        [ -z "$fast" ] || wide=256
-        {
-          echo "# Written by benchmarks/fp8-families.sh: do not edit."
-          echo "kernel $name {"
-          echo "  problem {"
-          echo "    m = ?"
-          echo "    n = ?"
-          echo "    k = ?"
-          echo "    a = $a row"
-          echo "    b = $b col"
-          echo "    c = $c row"
-          echo "    scales = $scales"
-          [ -z "$fast" ] || echo "    math = fast-accumulate"
-          echo "  }"
-          echo "  variant big {"
-          echo "    tile 128x${wide}x128"
-          echo "    wgmma m64n${wide}k32"
-          echo "    tma a b c"
-          echo "    pipeline stages 4"
-          echo "    warp-specialize 2"
-          echo "    persistent"
-          echo "    raster 8"
-          echo "  }"
-          echo "  variant mid {"
-          echo "    tile 128x128x128"
-          echo "    wgmma m64n128k32"
-          echo "    tma a b c"
-          echo "    pipeline stages 5"
-          echo "    warp-specialize 2"
-          echo "    persistent"
-          echo "    raster 8"
-          echo "  }"
-          echo "  variant skinny when m <= 256 {"
-          echo "    tile 64x128x128"
-          echo "    wgmma m64n128k32"
-          echo "    tma a b c"
-          echo "    pipeline stages 6"
-          echo "    warp-specialize 1"
-          echo "    persistent stream-k"
-          echo "    raster 8"
-          echo "  }"
-          echo "  variant any {"
-          echo "    tile 128x128x128"
-          echo "    wgmma m64n128k32"
-          echo "    tma a b"
-          echo "    pipeline stages 4"
-          echo "    warp-specialize 2"
-          echo "  }"
-          echo "}"
-        } > families/sm_90a/$name.gemm
+      for mode in promoted fast; do
+        name=fp8_$1_$2_${c}_$scales$([ $mode = promoted ] || echo _fast)
+        out=families/sm_90a/$name.gemm
+        # The selected family, its problem's types and scales those of this
+        # one, its data the committed file's.
+        sed -e "s|^kernel [a-z0-9_]* {|kernel $name {|" \
+            -e "s|^    a = e4m3 row|    a = $1 row|" \
+            -e "s|^    b = e4m3 col|    b = $2 col|" \
+            -e "s|^    c = bf16 row|    c = $c row|" \
+            -e "s|^    scales = tensor|    scales = $scales|" \
+            -e "s|from $work/[pf]/results.tsv|from benchmarks/tuning/h200/fp8-$mode-results.tsv|" \
+            -e "s|over \([0-9]*\) training problems of $work/[pf]/shapes.txt|over \1 training problems (its measured ones)|" \
+            "$work/$mode.gemm" > "$out"
+        [ "$name" = fp8_e4m3_e4m3_bf16_tensor$([ $mode = promoted ] || echo _fast) ] ||
+          sed -i '2a # Its variants and constants are those of e4m3 x e4m3 -> bf16 per tensor, measured: they stand in for this type'"'"'s.' "$out"
+        "$build/bin/gemmc" --arch=sm_90a "$out" -o /dev/null
       done
     done
   done
