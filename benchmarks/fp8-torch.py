@@ -7,13 +7,13 @@ launch included; medians of 30 after 5 warm-ups, three rounds) and 50
 calls back to back (the host's cost a call, and the throughput).
 Results: benchmarks/results/h100-issue33/fp8-python-h200.txt."""
 
-import statistics
 import sys
 import time
 
 import torch
 
 import gemmc
+from torch_timing import event_ms
 
 torch.manual_seed(0)
 k = gemmc.load(sys.argv[1] if len(sys.argv) > 1 else "hopper-fp8.ptx")
@@ -41,23 +41,8 @@ diff = ((c.float() - ref.float()).norm() / ref.float().norm()).item()
 print(f"relative difference from torch._scaled_mm: {diff}")
 
 
-def timed(f):
-    for _ in range(5):
-        f()
-    times = []
-    for _ in range(30):
-        s = torch.cuda.Event(enable_timing=True)
-        e = torch.cuda.Event(enable_timing=True)
-        s.record()
-        f()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    return statistics.median(times)
-
-
 for _ in range(3):
-    tg, tt = timed(ours), timed(torchs)
+    tg, tt = event_ms(ours), event_ms(torchs)
     print(f"gemmc {tg:.4f} ms ({2 * m * n * kk / tg / 1e9:.0f} TFLOP/s), "
           f"torch._scaled_mm {tt:.4f} ms; torch/gemmc {tt / tg:.3f}")
 for f, name in ((ours, "gemmc"), (torchs, "torch")):

@@ -11,13 +11,13 @@ signature is checked and planned; the ones timed here launch the plan.
 
 Results: benchmarks/results/h100-issue31/kernel-call-cost-h200.txt."""
 
-import statistics
 import sys
 import time
 
 import torch
 
 import gemmc
+from torch_timing import event_ms
 
 
 def host_us(f, calls=200):
@@ -29,21 +29,6 @@ def host_us(f, calls=200):
     t1 = time.perf_counter()
     torch.cuda.synchronize()
     return 1e6 * (t1 - t0) / calls
-
-
-def event_ms(f):
-    for _ in range(10):
-        f()
-    times = []
-    for _ in range(50):
-        s = torch.cuda.Event(enable_timing=True)
-        e = torch.cuda.Event(enable_timing=True)
-        s.record()
-        f()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    return statistics.median(times)
 
 
 print(torch.cuda.get_device_name(), "torch", torch.__version__)
@@ -61,7 +46,7 @@ for spec in sys.argv[1:]:
     rows = []
     for name, f in (("gemmc.Kernel", lambda: kernel(a, b)),
                     ("torch.mm", lambda: torch.mm(a, b))):
-        rows.append((name, host_us(f), event_ms(f)))
+        rows.append((name, host_us(f), event_ms(f, warmup=10, runs=50)))
     print(f"{path} {dtype} {size} (error against fp64 {err:.1e}, "
           f"{len(getattr(kernel, '_plans', {}))} plans):")
     for name, host, ms in rows:

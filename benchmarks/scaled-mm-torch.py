@@ -16,6 +16,7 @@ import statistics
 import torch
 
 import gemmc
+from torch_timing import event_ms
 
 SHAPES = [(8192, 8192, 8192), (4096, 4096, 4096), (2048, 2048, 2048),
           (4096, 7168, 16384), (4096, 14336, 4096), (4096, 4096, 14336),
@@ -24,21 +25,8 @@ SHAPES = [(8192, 8192, 8192), (4096, 4096, 4096), (2048, 2048, 2048),
 
 
 def median_ms(f):
-    rounds = []
-    for _ in range(3):
-        for _ in range(5):
-            f()
-        times = []
-        for _ in range(30):
-            s = torch.cuda.Event(enable_timing=True)
-            e = torch.cuda.Event(enable_timing=True)
-            s.record()
-            f()
-            e.record()
-            e.synchronize()
-            times.append(s.elapsed_time(e))
-        rounds.append(statistics.median(times))
-    return statistics.median(rounds)
+    """The median of three rounds of event_ms."""
+    return statistics.median(event_ms(f) for _ in range(3))
 
 
 def main():
