@@ -340,6 +340,16 @@ gemmc_status gemmc_scaled_family_load(gemmc_dtype a_type, gemmc_dtype b_type,
                                       int fast_accumulate, const char *arch,
                                       gemmc_module *module);
 
+/* One call: torch._scaled_mm's C = scale_a * scale_b * A * B (per tensor
+   or per row of A and column of B) with the shipped FP8 family of these
+   types, scales and sums (gemmc_scaled_family_load's terms, the current
+   device's) for `problem` (its sizes, A, B, C, the leading dimensions and
+   scale_a, scale_b), on `stream`, asynchronously. */
+gemmc_status gemmc_scaled_matmul(gemmc_dtype a_type, gemmc_dtype b_type,
+                                 gemmc_dtype c_type, gemmc_scales scales,
+                                 int fast_accumulate,
+                                 const gemmc_problem *problem, void *stream);
+
 /* One call: C = A * B with the shipped family for the layouts (a
    column-major C runs as the transposed problem, C^T = B^T A^T, on the
    family of those layouts) on `stream`, asynchronously. A batch

@@ -1,8 +1,8 @@
 //===- CApiFamilies.cpp - the C API's shipped families --------------------===//
 //
-// gemmc_family_load, gemmc_batched_family_load and gemmc_grouped_family_load
-// find the families gemmc
-// ships; gemmc_matmul runs a problem on them in one call, a batch in one
+// gemmc_family_load, gemmc_batched_family_load, gemmc_grouped_family_load
+// and gemmc_scaled_family_load find the families gemmc ships; gemmc_matmul
+// and gemmc_scaled_matmul run a problem on them in one call, a batch in one
 // launch of the batched family where gemmc_prefer_batched says so. Built on
 // the rest of the C API (CApi.cpp).
 //
@@ -174,6 +174,24 @@ gemmc_scaled_family_load(gemmc_dtype aType, gemmc_dtype bType,
                      (scales == GEMMC_SCALES_TENSOR ? "tensor" : "rowwise") +
                      (fastAccumulate ? "_fast" : "");
   return loadShipped(caller, arch, name, module);
+}
+
+extern "C" gemmc_status gemmc_scaled_matmul(gemmc_dtype aType,
+                                            gemmc_dtype bType,
+                                            gemmc_dtype cType,
+                                            gemmc_scales scales,
+                                            int fastAccumulate,
+                                            const gemmc_problem *problem,
+                                            void *stream) {
+  if (!problem)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_scaled_matmul: the problem must not be null");
+  gemmc_module module = nullptr;
+  gemmc_status status = gemmc_scaled_family_load(
+      aType, bType, cType, scales, fastAccumulate, nullptr, &module);
+  if (status != GEMMC_SUCCESS)
+    return status;
+  return gemmc_launch(module, problem, stream);
 }
 
 extern "C" gemmc_status

@@ -202,6 +202,15 @@ TEST(CApi, LoadsTheShippedFamilies) {
                                          GEMMC_SCALES_TENSOR, 0, "sm_80",
                                          &fp8),
                 GEMMC_ERROR_INVALID_ARGUMENT, "sm_90a's");
+  // Its one call, refused before any GPU is asked: no problem, a type
+  // gemmc ships no FP8 family of.
+  gemmc_problem_init(&p, 64, 64, 64);
+  expectFailure(gemmc_scaled_matmul(GEMMC_E4M3, GEMMC_E4M3, GEMMC_BF16,
+                                    GEMMC_SCALES_TENSOR, 0, nullptr, nullptr),
+                GEMMC_ERROR_INVALID_ARGUMENT, "the problem must not be null");
+  expectFailure(gemmc_scaled_matmul(GEMMC_F16, GEMMC_E4M3, GEMMC_BF16,
+                                    GEMMC_SCALES_TENSOR, 0, &p, nullptr),
+                GEMMC_ERROR_INVALID_ARGUMENT, "must be GEMMC_E4M3");
   // Misuse: an arch gemmc ships nothing for, a folder without families.
   EXPECT_EQ(gemmc_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, "sm_70", &again),
             GEMMC_ERROR_INVALID_ARGUMENT);
