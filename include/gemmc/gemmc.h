@@ -89,8 +89,8 @@ typedef enum gemmc_dtype {
   GEMMC_TF32 = 3,
   /* FP8 (OCP e4m3 and e5m2, torch's float8_e4m3fn and float8_e5m2): the
      operand types of FP8 kernels (gemmc_kernel_info), and C's where a
-     kernel stores e4m3; loaded with gemmc_module_load (no family ships
-     for them). */
+     kernel stores e4m3; their shipped families are scaled products
+     (gemmc_scaled_family_load, gemmc_scaled_matmul). */
   GEMMC_E4M3 = 4,
   GEMMC_E5M2 = 5
 } gemmc_dtype;

@@ -24,7 +24,7 @@ import math
 
 import torch
 
-from . import _capi
+from . import _capi, _like
 
 _CODES = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2}
 _ROW, _COL = 0, 1
@@ -399,11 +399,7 @@ class KernelPlan:
 
     def __call__(self, a, b, out, bias, residual, scale_a, scale_b):
         if out is None:
-            out = torch.empty(self.shape if self.layout == "row" else
-                              self.shape[:-2] + self.shape[-1:-3:-1],
-                              dtype=self.dtype, device=a.device)
-            if self.layout != "row":
-                out = out.transpose(-1, -2)
+            out = _like(a, self.shape, self.dtype, self.layout)
         ops = _capi.Operands(
             a.data_ptr(), b.data_ptr(), out.data_ptr(),
             0 if bias is None else bias.data_ptr(),
@@ -424,7 +420,7 @@ def plan_call(kernel_handle, problem, a, b, dtype, layout):
     if _capi.runtime().plan_create(kernel_handle, ctypes.byref(problem),
                                    ctypes.byref(handle)):
         return None
-    return KernelPlan(handle.value, a, b, getattr(torch, dtype), layout)
+    return KernelPlan(handle.value, a, b, dtype, layout)
 
 
 def _check_operands(a, b, batched):

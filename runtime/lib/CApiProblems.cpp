@@ -18,7 +18,9 @@ using namespace gemmc::rt::capi_internal;
 /// epilogue.
 Problem capi_internal::toProblem(const Contract &contract,
                                  const gemmc_problem &given) {
-  Problem p = contract.problem;
+  // R and the scales, as the kernel takes them (checkPointers requires
+  // their pointers).
+  Problem p = contract.problemWithEpilogue();
   p.m = given.m;
   p.n = given.n;
   p.k = given.k;
@@ -27,12 +29,6 @@ Problem capi_internal::toProblem(const Contract &contract,
   p.ldc = given.ldc;
   p.alpha = given.alpha;
   p.beta = given.beta;
-  p.bias = contract.bias;
-  p.activation = contract.activation;
-  // R and the scales, as the kernel takes them (checkPointers requires
-  // their pointers).
-  p.residual = contract.residual;
-  p.scales = contract.scales;
   p.batch = given.batch > 0 ? given.batch : 1;
   p.strideA = given.stride_a;
   p.strideB = given.stride_b;

@@ -408,10 +408,10 @@ static int runSelect() {
   std::optional<std::string> resultsText = readText(dir + "/results.tsv");
   if (!resultsText)
     return fail("cannot read " + dir + "/results.tsv");
-  // The problem the candidates compute, their scales (FP8's) included:
-  // each training problem asks for them.
-  ct::Problem tuned = candidates.front().contract.problem;
-  tuned.scales = candidates.front().contract.scales;
+  // The problem the candidates compute, their epilogue (FP8's scales)
+  // included: each training problem asks for it.
+  const ct::Problem tuned =
+      candidates.front().contract.problemWithEpilogue();
   tuning::TrainingData training = tuning::readTraining(
       candidates, tuned, shapes, ct::parseResults(*resultsText));
   std::vector<tuning::ProblemRecord> &measured = training.problems;

@@ -224,6 +224,16 @@ struct Contract {
   /// dequantises A * B with them; a problem must ask for the same.
   std::string scales;
   Problem problem;
+  /// `problem` with the epilogue this contract states (bias, activation,
+  /// R, scales): what a problem the kernel takes asks for.
+  Problem problemWithEpilogue() const {
+    Problem p = problem;
+    p.bias = bias;
+    p.activation = activation;
+    p.residual = residual;
+    p.scales = scales;
+    return p;
+  }
   /// Sizes given at launch must be multiples of these.
   int64_t multipleM = 1, multipleN = 1, multipleK = 1;
   /// `leading-dim-multiple: a=… b=… c=…`: leading dimensions (and batch

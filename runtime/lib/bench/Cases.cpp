@@ -72,7 +72,7 @@ static std::vector<Case> sweepCases(const BenchOptions &o,
     Case cs;
     cs.splitsDraw = splitsRng();
     Problem &p = cs.p;
-    p = c.problem;
+    p = c.problemWithEpilogue();
     // Sizes at launch, rounded up to the multiples the contract asks for.
     auto draw = [&](int64_t fixed, int64_t multiple) {
       return fixed ? fixed : (drawSize() + multiple - 1) / multiple * multiple;
@@ -80,10 +80,6 @@ static std::vector<Case> sweepCases(const BenchOptions &o,
     p.m = draw(c.problem.m, c.multipleM);
     p.n = draw(c.problem.n, c.multipleN);
     p.k = draw(c.problem.k, c.multipleK);
-    p.bias = c.bias;
-    p.activation = c.activation;
-    p.scales = c.scales;
-    p.residual = c.residual;
     if (p.batch == 0) // `batch=?`
       p.batch = uniform(1, 4);
     if (c.alphaBeta) {
