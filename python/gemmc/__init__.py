@@ -310,8 +310,12 @@ class Kernel:
         ops = self._operands(a, b, out, handle)
         p = self._problem(*ops, alpha, beta, bias, handle, residual, scale_a,
                           scale_b)
-        _check(_capi.runtime().launch(self._handle, ctypes.byref(p),
-                                      ctypes.c_void_p(handle)))
+        if key is not None:
+            _check(_torch_calls.checked_launch(self._handle, p, handle,
+                                               a.device))
+        else:
+            _check(_capi.runtime().launch(self._handle, ctypes.byref(p),
+                                          ctypes.c_void_p(handle)))
         if key is not None and key not in self._plans and \
                 len(self._plans) < _PLAN_LIMIT:
             self._plans[key] = _torch_calls.plan_call(

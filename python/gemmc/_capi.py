@@ -153,6 +153,13 @@ class Runtime:
                                [p, ctypes.POINTER(Problem), p])
         size = ctypes.c_size_t
         u64 = ctypes.c_uint64
+        self.workspace_size = _declare(lib, "gemmc_workspace_size",
+                                       [p, ctypes.POINTER(Problem),
+                                        ctypes.POINTER(size),
+                                        ctypes.POINTER(size)])
+        self.launch_workspace = _declare(lib, "gemmc_launch_workspace",
+                                         [p, ctypes.POINTER(Problem), p, u64,
+                                          size, u64, size])
         self.plan_create = _declare(lib, "gemmc_plan_create",
                                     [p, ctypes.POINTER(Problem),
                                      ctypes.POINTER(p)])

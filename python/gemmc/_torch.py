@@ -140,6 +140,37 @@ class _ZeroBlocks:
 _zero_blocks = _ZeroBlocks()
 
 
+def plan_workspace(handle, device):
+    """The bytes of partials and of counters plan `handle` takes where it
+    splits K (0 and 0 where not), with room for its counters in a zero
+    block made now, before any capture needs one."""
+    partials, counters = ctypes.c_size_t(), ctypes.c_size_t()
+    _check(_capi.runtime().plan_workspace_size(handle, ctypes.byref(partials),
+                                               ctypes.byref(counters)))
+    if partials.value:
+        _zero_blocks.reserve(device, counters.value)
+    return partials.value, counters.value
+
+
+def capture_workspace(device, partial_bytes, counter_bytes):
+    """A split-K launch's workspace where torch's current stream is
+    capturing a CUDA graph: the graph owns it, the partials from the
+    graph's pool, the counters a zero block of their own (else zeroed by a
+    captured memset at each replay). Returns (what the caller holds until
+    the launch is captured, lest another launch reuse the memory, the
+    partials' address, the counters'); outside a capture, or where the
+    launch splits nothing, (None, 0, 0): the runtime's own workspace for
+    the stream (whose first use allocates, which a capture refuses)."""
+    if not partial_bytes or not torch.cuda.is_current_stream_capturing():
+        return None, 0, 0
+    work = torch.empty(partial_bytes, dtype=torch.uint8, device=device)
+    counters = _zero_blocks.take(device, counter_bytes)
+    if counters:
+        return work, work.data_ptr(), counters
+    zeros = torch.zeros(counter_bytes, dtype=torch.uint8, device=device)
+    return (work, zeros), work.data_ptr(), zeros.data_ptr()
+
+
 def _k_major(t, operand):
     """A copy of a 2-D operand in which K is contiguous (A row-major, B
     column-major), as tf32 wgmma reads both, through TMA."""
@@ -228,13 +259,7 @@ class _Plan:
                                    ctypes.byref(handle)))
         self.family, self.problem = family, p
         self.handle = handle.value
-        partials, counters = ctypes.c_size_t(), ctypes.c_size_t()
-        _check(runtime.plan_workspace_size(self.handle,
-                                           ctypes.byref(partials),
-                                           ctypes.byref(counters)))
-        self.partials, self.counters = partials.value, counters.value
-        if self.partials:
-            _zero_blocks.reserve(a.device, self.counters)
+        self.partials, self.counters = plan_workspace(self.handle, a.device)
 
     def __call__(self, a, b, a_ptr, b_ptr):
         out = a.new_empty(self.shape)
@@ -254,24 +279,11 @@ class _Plan:
     def launch(self, a_ptr, b_ptr, c_ptr, device):
         """C = A B at these addresses on torch's current stream."""
         stream = _raw_stream(self.index)
-        work = zeros = None
-        counters = 0
-        if self.partials and torch.cuda.is_current_stream_capturing():
-            # The graph owns its workspace: the partials from its pool (held
-            # until the launch is captured, lest one reuse the other's
-            # memory), the counters a zero block of their own (else zeroed
-            # by a captured memset at each replay). Outside a capture, the
-            # runtime's own, per stream.
-            work = torch.empty(self.partials, dtype=torch.uint8,
-                               device=device)
-            counters = _zero_blocks.take(device, self.counters)
-            if not counters:
-                zeros = torch.zeros(self.counters, dtype=torch.uint8,
-                                    device=device)
-                counters = zeros.data_ptr()
+        held, partials, counters = capture_workspace(device, self.partials,
+                                                     self.counters)
         status = _capi.runtime().plan_launch(
-            self.handle, a_ptr, b_ptr, c_ptr, 0, stream,
-            work.data_ptr() if work is not None else 0, counters)
+            self.handle, a_ptr, b_ptr, c_ptr, 0, stream, partials, counters)
+        del held
         if status:
             _check(status)
 
@@ -384,18 +396,45 @@ def call_signature(tensors, alpha, beta):
     return tuple(key)
 
 
+def checked_launch(module, problem, stream, device):
+    """gemmc_launch of a Kernel's checked call on torch's current stream
+    (`stream`, its handle); where the stream is capturing a CUDA graph and
+    the variant splits K, with the graph's own workspace
+    (capture_workspace). Returns the status."""
+    runtime = _capi.runtime()
+    if torch.cuda.is_current_stream_capturing():
+        partials, counters = ctypes.c_size_t(), ctypes.c_size_t()
+        status = runtime.workspace_size(module, ctypes.byref(problem),
+                                        ctypes.byref(partials),
+                                        ctypes.byref(counters))
+        if status:
+            return status
+        held, work, zeros = capture_workspace(device, partials.value,
+                                              counters.value)
+        if work:
+            status = runtime.launch_workspace(
+                module, ctypes.byref(problem), ctypes.c_void_p(stream), work,
+                partials.value, zeros, counters.value)
+            del held  # captured: the graph's pool holds the memory now
+            return status
+    return runtime.launch(module, ctypes.byref(problem),
+                          ctypes.c_void_p(stream))
+
+
 class KernelPlan:
     """A Kernel's call of one signature (``call_signature``), planned after
     its first call passed the contract's checks: later calls of the
     signature allocate out where none is given and launch the C API's plan
     on torch's current stream, no DLPack export, no checks repeated."""
 
-    __slots__ = ("handle", "index", "shape", "dtype", "layout")
+    __slots__ = ("handle", "index", "shape", "dtype", "layout", "partials",
+                 "counters")
 
     def __init__(self, handle, a, b, dtype, layout):
         self.handle, self.index = handle, a.device.index
         self.shape = a.shape[:-2] + (a.shape[-2], b.shape[-1])
         self.dtype, self.layout = dtype, layout
+        self.partials, self.counters = plan_workspace(handle, a.device)
 
     def __call__(self, a, b, out, bias, residual, scale_a, scale_b):
         if out is None:
@@ -406,8 +445,12 @@ class KernelPlan:
             0 if residual is None else residual.data_ptr(),
             0 if scale_a is None else scale_a.data_ptr(),
             0 if scale_b is None else scale_b.data_ptr())
+        held, partials, counters = capture_workspace(a.device, self.partials,
+                                                     self.counters)
         status = _capi.runtime().plan_launch_operands(
-            self.handle, ctypes.byref(ops), _raw_stream(self.index), 0, 0)
+            self.handle, ctypes.byref(ops), _raw_stream(self.index), partials,
+            counters)
+        del held
         if status:
             _check(status)
         return out

@@ -277,6 +277,30 @@ class TorchTest(unittest.TestCase):
         k.close()
         self.assertEqual(k._plans, {})
 
+    def test_split_k_calls_in_cuda_graphs(self):
+        # A Kernel that splits K, called first inside a capture (the
+        # checked call) and then again in a second one (the planned call):
+        # each launch takes the graph's own workspace, none is allocated
+        # while capturing, and the replays give eager's result bit for bit.
+        k = kernel("sgemm-split-k-small")
+        a = torch.randn(16, 20000, device="cuda")
+        b = torch.randn(20000, 16, device="cuda")
+        graphs, outputs = [], []
+        for _ in range(2):
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                outputs.append(k(a, b))
+            graphs.append(graph)
+        self.assertEqual(len(k._plans), 1)
+        eager = k(a, b)
+        for graph in graphs:
+            graph.replay()
+        torch.cuda.synchronize()
+        for c in outputs:
+            self.assertTrue(torch.equal(c, eager))
+        self.assertMatches(eager, a.double() @ b.double(), 1e-5)
+        k.close()
+
     def test_a_padded_view(self):
         k = kernel("sgemm-dynamic")
         big = torch.randn(256, 136, device="cuda")
