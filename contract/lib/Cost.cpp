@@ -130,6 +130,38 @@ int64_t gemmc::contract::streamKPieces(int64_t tiles, int64_t steps,
   return ceilDiv(steps, ceilDiv(steps, split));
 }
 
+/// The share of its multiprocessor's part of the bandwidth that one SIMT
+/// block resident there draws: its loads through registers keep few bytes
+/// in flight (H200, f32 GEMV 1x22016x4096 on `tile 1x2048x1`: one block a
+/// multiprocessor streamed B at 3.0 TB/s, two at 4.0).
+static constexpr double kSimtBlockDraw = 0.75;
+
+/// The part of a wave's time a SIMT kernel takes over the compulsory
+/// traffic at full bandwidth: each multiprocessor draws
+/// min(1, kSimtBlockDraw x its resident blocks) of its share, the blocks of
+/// a wave spread evenly (some one more); full waves of `sms` x `occupancy`
+/// blocks, then what is left.
+static double waveDraw(int64_t blocks, int64_t sms, int64_t occupancy) {
+  int64_t each = blocks / sms, more = blocks % sms;
+  auto draw = [&](int64_t resident) {
+    return std::min(1.0, kSimtBlockDraw * double(std::min(resident, occupancy)));
+  };
+  return (double(more) * draw(each + 1) + double(sms - more) * draw(each)) /
+         double(sms);
+}
+
+double gemmc::contract::simtMemoryFactor(int64_t units, int64_t sms,
+                                         int64_t occupancy) {
+  if (units <= 0)
+    return 1.0;
+  int64_t wave = sms * std::max<int64_t>(occupancy, 1);
+  int64_t full = units / wave, rest = units % wave;
+  double time = double(full) * double(wave) / waveDraw(wave, sms, occupancy);
+  if (rest)
+    time += double(rest) / waveDraw(rest, sms, occupancy);
+  return time / double(units);
+}
+
 CostFeatures gemmc::contract::costFeatures(const Contract &c, const Problem &p,
                                            const DeviceModel &device,
                                            int64_t launchSplits) {
@@ -157,15 +189,12 @@ CostFeatures gemmc::contract::costFeatures(const Contract &c, const Problem &p,
   double bytes = double(m) * double(k) * sizeOf(p.a) +
                  double(k) * double(n) * sizeOf(p.b) +
                  double(m) * double(n) * sizeOf(p.c) * (p.beta != 0 ? 2 : 1);
-  // The compulsory traffic over the bandwidth. A SIMT kernel's loads
-  // through registers keep few bytes in flight: each multiprocessor it
-  // keeps busy draws about its share of the bandwidth, no more (a GEMV of
-  // a few tiles needs its K split to reach the memory); TMA's and the
-  // tensor-core kernels' deep pipelines let fewer draw all of it.
-  double busy = unit == Unit::Simt
-                    ? double(std::min(f.units, sms)) / double(sms)
-                    : 1.0;
-  f.memory = bytes * double(batch) / (device.memoryBandwidth * busy);
+  // The compulsory traffic over the bandwidth; a SIMT kernel's over the
+  // part of it its waves draw (simtMemoryFactor). TMA's and the
+  // tensor-core kernels' deep pipelines let few blocks draw all of it.
+  double factor =
+      unit == Unit::Simt ? simtMemoryFactor(f.units, sms, occupancy) : 1.0;
+  f.memory = bytes * double(batch) * factor / device.memoryBandwidth;
   if (c.streamK) {
     // The kernel's share of the work (docs/selection.md): whole tiles for
     // the grid's full rounds, then each tile left cut along K into

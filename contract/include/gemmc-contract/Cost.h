@@ -18,6 +18,7 @@
 //   Tc = rounds x max(2 BM BN kU / peak FLOP/s of an SM,
 //                     (BM + BN) kU e / operand feed of an SM)
 //   Tm = (M K eA + K N eB + M N eC (2 with beta)) b / memory bandwidth
+//        (a SIMT kernel's x simtMemoryFactor: the bandwidth its waves draw)
 //   Tr = max(S M N b 8 / memory bandwidth,      (split-K's partials)
 //            ceil(tiles / SMs) S min(BM, M) min(BN, N) 4
 //              / operand feed of an SM)         (the last block's sum)
@@ -87,6 +88,15 @@ struct CostFeatures {
   /// The predicted time, in seconds.
   double predict(const CostConstants &constants) const;
 };
+
+/// A SIMT kernel's memory time over the compulsory traffic at full
+/// bandwidth, for `units` blocks on `sms` multiprocessors of `occupancy`
+/// blocks each: each wave's share of the bytes over the part of the
+/// bandwidth its blocks draw (a multiprocessor with one block resident
+/// draws three quarters of its share, with two or more all of it; one
+/// left idle, none). 1 for full waves of two or more blocks a
+/// multiprocessor; 132 x 4/3 for one block on an H200.
+double simtMemoryFactor(int64_t units, int64_t sms, int64_t occupancy);
 
 /// Stream-K (`persistent stream-k`): the pieces along K that each of the
 /// `tiles` tiles left after the grid's full rounds is cut into, a block
