@@ -31,6 +31,7 @@ import torch
 import gemmc
 from gemmc import _capi
 from gemmc import _torch as gemmc_torch
+from torch_timing import event_ms
 
 SIZES = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192),
          (1, 4096, 4096), (16, 4096, 4096), (128, 4096, 4096),
@@ -44,20 +45,6 @@ BATCHED = [(32, 2048, 2048, 128, True), (32, 2048, 128, 2048, False),
            (16, 1024, 1024, 1024, False), (4, 4096, 4096, 4096, False),
            (128, 256, 256, 256, False), (8, 1000, 1000, 1000, True)]
 TOLERANCE = {torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 1.5e-2}
-
-
-def event_median(fn, runs, warmup):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(runs):
-        start, end = torch.cuda.Event(True), torch.cuda.Event(True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
 
 
 def graphed(fn):
@@ -113,10 +100,10 @@ def batched(args):
                 print(f"  {label} {dtype}: WRONG (error {err:.2e})")
                 continue
             for mode in ("eager", "graph"):
-                g = event_median(in_mode(mode, gemmc.bmm, a, b), args.runs,
-                                 args.warmup)
-                t = event_median(in_mode(mode, torch.bmm, a, b), args.runs,
-                                 args.warmup)
+                g = event_ms(in_mode(mode, gemmc.bmm, a, b), runs=args.runs,
+                             warmup=args.warmup)
+                t = event_ms(in_mode(mode, torch.bmm, a, b), runs=args.runs,
+                             warmup=args.warmup)
                 logs.setdefault((mode, dtype), []).append(t / g)
                 print(f"  {mode} {label} {str(dtype)[6:]} {g:.4f} {t:.4f} "
                       f"{t / g:.3f}", flush=True)
@@ -191,10 +178,10 @@ def speed(args, rows, kinds):
                 rows.append(("wrong", f"{m}x{n}x{k}", label, err, 0))
                 continue
             for mode in args.modes.split(","):
-                g = event_median(in_mode(mode, gemmc.mm, a, b), args.runs,
-                                 args.warmup)
-                t = event_median(in_mode(mode, torch.matmul, a, b),
-                                 args.runs, args.warmup)
+                g = event_ms(in_mode(mode, gemmc.mm, a, b), runs=args.runs,
+                             warmup=args.warmup)
+                t = event_ms(in_mode(mode, torch.matmul, a, b),
+                             runs=args.runs, warmup=args.warmup)
                 logs.setdefault((mode, label), []).append(t / g)
                 print(f"  {mode} {m}x{n}x{k} {label} {g:.4f} "
                       f"{t:.4f} {t / g:.3f}", flush=True)
