@@ -1,6 +1,7 @@
 """The timing the benchmark scripts beside torch share (fp8-torch.py,
-kernel-call-cost.py, scaled-mm-torch.py, torch-ops.py): a call's time with CUDA events
-around it, what a caller waits for, the host's launch included."""
+kernel-call-cost.py, scaled-mm-torch.py, torch-ops.py): a call's time
+with CUDA events around it, what a caller waits for, the host's launch
+included."""
 
 import statistics
 
