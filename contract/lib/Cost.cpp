@@ -136,11 +136,9 @@ int64_t gemmc::contract::streamKPieces(int64_t tiles, int64_t steps,
 /// multiprocessor streamed B at 3.0 TB/s, two at 4.0).
 static constexpr double kSimtBlockDraw = 0.75;
 
-/// The part of a wave's time a SIMT kernel takes over the compulsory
-/// traffic at full bandwidth: each multiprocessor draws
-/// min(1, kSimtBlockDraw x its resident blocks) of its share, the blocks of
-/// a wave spread evenly (some one more); full waves of `sms` x `occupancy`
-/// blocks, then what is left.
+/// The part of the bandwidth a wave of `blocks` SIMT blocks draws: each
+/// multiprocessor min(1, kSimtBlockDraw x its resident blocks) of its
+/// share, the blocks spread evenly (some one more than others).
 static double waveDraw(int64_t blocks, int64_t sms, int64_t occupancy) {
   int64_t each = blocks / sms, more = blocks % sms;
   auto draw = [&](int64_t resident) {
@@ -150,6 +148,8 @@ static double waveDraw(int64_t blocks, int64_t sms, int64_t occupancy) {
          double(sms);
 }
 
+/// Full waves of `sms` x `occupancy` blocks, then what is left, each over
+/// the bandwidth it draws.
 double gemmc::contract::simtMemoryFactor(int64_t units, int64_t sms,
                                          int64_t occupancy) {
   if (units <= 0)
