@@ -225,7 +225,11 @@ gemmc_status gemmc_prefer_batched(gemmc_module single, gemmc_module batched,
    asynchronously. The pointers must be device memory of the module's
    context. A split-K kernel's workspace is the runtime's, one per context
    and stream, shared by every module (launches on a stream run in its
-   order). */
+   order). On a stream capturing a CUDA graph such a launch is refused
+   (GEMMC_ERROR_INVALID_ARGUMENT, the remedy in gemmc_last_error): the
+   graph would share the workspace with the stream's later launches, so a
+   capture gives one of its own (gemmc_launch_workspace,
+   gemmc_plan_launch). */
 gemmc_status gemmc_launch(gemmc_module module, const gemmc_problem *problem,
                           void *stream);
 

@@ -301,6 +301,24 @@ class TorchTest(unittest.TestCase):
         self.assertMatches(eager, a.double() @ b.double(), 1e-5)
         k.close()
 
+    def test_split_k_capture_without_a_workspace_is_refused(self):
+        # Given a stream, a Kernel call is the C API's gemmc_launch, whose
+        # workspace is the runtime's own for the stream: in a capture the
+        # runtime refuses it, naming the remedy, before any CUDA call can
+        # fail (the capture stays valid: its graph is empty).
+        k = kernel("sgemm-split-k-small")
+        a = torch.randn(16, 20000, device="cuda")
+        b = torch.randn(20000, 16, device="cuda")
+        k(a, b, stream=torch.cuda.current_stream())  # its stream's made
+        side = torch.cuda.Stream()
+        graph = torch.cuda.CUDAGraph()
+        with self.assertRaisesRegex(gemmc.GemmcError,
+                                    "capturing a CUDA graph: give the "
+                                    "launch a workspace"):
+            with torch.cuda.graph(graph, stream=side):
+                k(a, b, stream=side)
+        k.close()
+
     def test_a_padded_view(self):
         k = kernel("sgemm-dynamic")
         big = torch.randn(256, 136, device="cuda")

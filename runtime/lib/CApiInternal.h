@@ -34,6 +34,8 @@ template <typename Body> gemmc_status guarded(Body &&body) {
     return capi::fail(GEMMC_ERROR_NO_GPU, e.what());
   } catch (const CudaError &e) {
     return capi::fail(GEMMC_ERROR_CUDA, e.what());
+  } catch (const UsageError &e) {
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT, e.what());
   } catch (const std::bad_alloc &) {
     return capi::fail(GEMMC_ERROR_INTERNAL, "out of host memory");
   } catch (const std::exception &e) {

@@ -172,9 +172,21 @@ ContractKernel::reserveWorkspace(const Problem &problem, int64_t splits,
   static std::mutex mutex;
   // Never destroyed: the driver may be gone when statics are.
   static auto *pool = new std::map<std::pair<CUcontext, CUstream>, Workspace>;
+  // A graph captured on the stream would hold the runtime's workspace,
+  // which every later launch on the stream shares (and the capture cannot
+  // allocate it): a capture gives its own.
+  const DriverApi &api = DriverApi::get();
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  GEMMC_CU(api.cuStreamIsCapturing(stream, &capture));
+  if (capture != CU_STREAM_CAPTURE_STATUS_NONE)
+    throw UsageError(
+        "kernel '" + spec.entry + "' splits K for " + problem.str() +
+        " on a stream capturing a CUDA graph: give the launch a workspace "
+        "of its own (gemmc_launch_workspace, or gemmc_plan_launch's "
+        "partials and counters), which the graph keeps");
   WorkspaceBytes need = workspaceBytes(problem, splits);
   CUcontext context = nullptr;
-  GEMMC_CU(DriverApi::get().cuCtxGetCurrent(&context));
+  GEMMC_CU(api.cuCtxGetCurrent(&context));
   std::lock_guard<std::mutex> lock(mutex);
   Workspace &w = (*pool)[{context, stream}];
   if (!w.partials || w.partials->size() < need.partials)

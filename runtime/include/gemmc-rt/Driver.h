@@ -72,6 +72,7 @@ struct DriverApi {
   X(cuMemHostGetDevicePointer)                                                 \
   X(cuMemFreeHost)                                                             \
   X(cuStreamWaitValue32)                                                       \
+  X(cuStreamIsCapturing)                                                       \
   X(cuEventCreate)                                                             \
   X(cuEventRecord)                                                             \
   X(cuEventSynchronize)                                                        \

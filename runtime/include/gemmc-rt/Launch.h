@@ -9,10 +9,18 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace gemmc::rt {
+
+/// A launch that cannot be made as asked, whatever the driver would say:
+/// the C API's GEMMC_ERROR_INVALID_ARGUMENT.
+class UsageError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
 
 /// Device pointers of the operands.
 struct Operands {
