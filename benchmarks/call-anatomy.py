@@ -12,13 +12,12 @@ replayed in a CUDA graph, and each kernel's own time on the GPU
 Results: benchmarks/results/h100-issue31/call-anatomy-h200.txt."""
 
 import statistics
-import time
 
 import torch
 from torch.profiler import ProfilerActivity, profile
 
 import gemmc
-from torch_timing import event_ms
+from torch_timing import event_ms, graphed, host_us
 
 DENSE = [(torch.float16, 128, 4096, 4096), (torch.bfloat16, 128, 4096, 4096),
          (torch.float32, 1, 4096, 4096), (torch.float16, 2048, 11008, 4096)]
@@ -35,30 +34,6 @@ def back_to_back_ms(f, calls=50):
     end.record()
     end.synchronize()
     return start.elapsed_time(end) / calls
-
-
-def host_us(f, calls=200):
-    f()
-    torch.cuda.synchronize()
-    begin = time.perf_counter()
-    for _ in range(calls):
-        f()
-    seconds = time.perf_counter() - begin
-    torch.cuda.synchronize()
-    return seconds / calls * 1e6
-
-
-def graphed(f):
-    """A function that replays a CUDA graph of one call of f."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        f()  # warm-up outside the capture
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        f()
-    return graph.replay
 
 
 def kernels(f, calls=10):

@@ -7,10 +7,11 @@ First the host time of one call on a small problem (calls back to back);
 then one line a shape: the label gemm-bench prints, torch's milliseconds
 and TFLOP/s, then gemmc's and torch's time over gemmc's."""
 import sys
-import time
 
 import numpy as np
 import torch
+
+from torch_timing import event_ms, host_us
 
 
 def route(tokens, groups, routing, seed=1):
@@ -23,48 +24,21 @@ def route(tokens, groups, routing, seed=1):
     return sizes.tolist()
 
 
-def median_ms(fn, runs=20, warmup=5):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(runs):
-        start, stop = torch.cuda.Event(True), torch.cuda.Event(True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return float(np.median(times))
-
-
-def per_call_us(fn, calls=2000):
-    """Host time of one call, calls back to back (what a user's Python
-    pays for each launch; the GPU's work is smaller than that here)."""
-    for _ in range(50):
-        fn()
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    elapsed = time.perf_counter() - start
-    torch.cuda.synchronize()
-    return elapsed / calls * 1e6
-
-
 def call_costs(ours):
     """Per-call cost on a small problem: 8 groups of 8 rows, 128 x 128."""
     a = torch.randn(64, 128, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(8, 128, 128, device="cuda",
                     dtype=torch.bfloat16).transpose(-2, -1)
     offs = torch.arange(8, 72, 8, device="cuda", dtype=torch.int32)
-    line = (f"per call, g=8 t=64 128x128: torch._grouped_mm "
-            f"{per_call_us(lambda: torch._grouped_mm(a, b, offs=offs)):.1f} us")
+    # The host's time of a call: 2,000 back to back after 50.
+    theirs = host_us(lambda: torch._grouped_mm(a, b, offs=offs), 2000, 50)
+    line = f"per call, g=8 t=64 128x128: torch._grouped_mm {theirs:.1f} us"
     if ours is not None:
         out = torch.empty(64, 128, device="cuda", dtype=torch.bfloat16)
-        line += (f", gemmc.grouped_mm {per_call_us(lambda: ours(a, b, offs)):.1f}"
-                 f" us, with out= "
-                 f"{per_call_us(lambda: ours(a, b, offs, out=out)):.1f} us")
+        alone = host_us(lambda: ours(a, b, offs), 2000, 50)
+        given = host_us(lambda: ours(a, b, offs, out=out), 2000, 50)
+        line += (f", gemmc.grouped_mm {alone:.1f} us, with out= "
+                 f"{given:.1f} us")
     print(line)
 
 
@@ -94,7 +68,8 @@ def main(path):
         b = w.transpose(-2, -1)
         label = f"{f.get('name', '')} g={g} t={t} {n}x{k} {f['routing']}"
         try:
-            ms = median_ms(lambda: torch._grouped_mm(a, b, offs=offs))
+            ms = event_ms(lambda: torch._grouped_mm(a, b, offs=offs),
+                          runs=20)
             line = f"{label:44s} {ms:9.4f} {2 * t * n * k / ms / 1e9:8.1f}"
             if ours is not None:
                 want = torch._grouped_mm(a, b, offs=offs).double()
@@ -103,7 +78,7 @@ def main(path):
                 if not err < 1e-2:
                     line += f"  gemmc FAIL (relative error {err:.1e})"
                 else:
-                    mine = median_ms(lambda: ours(a, b, offs))
+                    mine = event_ms(lambda: ours(a, b, offs), runs=20)
                     ratios.append(ms / mine)
                     line += f" {mine:9.4f} {ms / mine:6.2f}x ({err:.0e})"
             print(line)

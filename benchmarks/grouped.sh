@@ -20,7 +20,7 @@ if [ "$mode" = prepare ]; then
   mkdir -p "$dir/v" "$dir/bin"
   cp build/bin/gemm-bench "$dir/bin/"
   cp "$0" benchmarks/moe-shapes.txt benchmarks/moe-shapes-heldout.txt \
-    benchmarks/grouped-torch.py "$dir/"
+    benchmarks/grouped-torch.py benchmarks/torch_timing.py "$dir/"
   # The Python package with the runtime and the shipped grouped kernels,
   # for gemmc.grouped_mm beside torch._grouped_mm in one process.
   bash scripts/python-package.sh build "$dir/pkg" > /dev/null || exit 1

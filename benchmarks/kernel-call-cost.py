@@ -12,23 +12,11 @@ signature is checked and planned; the ones timed here launch the plan.
 Results: benchmarks/results/h100-issue31/kernel-call-cost-h200.txt."""
 
 import sys
-import time
 
 import torch
 
 import gemmc
-from torch_timing import event_ms
-
-
-def host_us(f, calls=200):
-    f()
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(calls):
-        f()
-    t1 = time.perf_counter()
-    torch.cuda.synchronize()
-    return 1e6 * (t1 - t0) / calls
+from torch_timing import event_ms, host_us
 
 
 print(torch.cuda.get_device_name(), "torch", torch.__version__)

@@ -31,7 +31,7 @@ import torch
 import gemmc
 from gemmc import _capi
 from gemmc import _torch as gemmc_torch
-from torch_timing import event_ms
+from torch_timing import event_ms, graphed
 
 SIZES = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192),
          (1, 4096, 4096), (16, 4096, 4096), (128, 4096, 4096),
@@ -45,19 +45,6 @@ BATCHED = [(32, 2048, 2048, 128, True), (32, 2048, 128, 2048, False),
            (16, 1024, 1024, 1024, False), (4, 4096, 4096, 4096, False),
            (128, 256, 256, 256, False), (8, 1000, 1000, 1000, True)]
 TOLERANCE = {torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 1.5e-2}
-
-
-def graphed(fn):
-    """A function that replays a CUDA graph of one call of fn."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        fn()  # warm-up outside the capture
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        fn()
-    return graph.replay
 
 
 def in_mode(mode, fn, a, b):
