@@ -11,13 +11,11 @@ replayed in a CUDA graph, and each kernel's own time on the GPU
 
 Results: benchmarks/results/h100-issue31/call-anatomy-h200.txt."""
 
-import statistics
-
 import torch
 from torch.profiler import ProfilerActivity, profile
 
 import gemmc
-from torch_timing import event_ms, graphed, host_us
+from torch_timing import event_ms, graphed, host_us, rounds_ms
 
 DENSE = [(torch.float16, 128, 4096, 4096), (torch.bfloat16, 128, 4096, 4096),
          (torch.float32, 1, 4096, 4096), (torch.float16, 2048, 11008, 4096)]
@@ -50,7 +48,7 @@ def kernels(f, calls=10):
 
 
 def report(name, f):
-    one = statistics.median(event_ms(f) for _ in range(3))
+    one = rounds_ms(f)
     try:
         graph = f"{event_ms(graphed(f)) * 1e3:.1f}"
     except Exception as e:  # a capture refused: its reason

@@ -16,17 +16,12 @@ import statistics
 import torch
 
 import gemmc
-from torch_timing import event_ms
+from torch_timing import rounds_ms
 
 SHAPES = [(8192, 8192, 8192), (4096, 4096, 4096), (2048, 2048, 2048),
           (4096, 7168, 16384), (4096, 14336, 4096), (4096, 4096, 14336),
           (1024, 4096, 4096), (128, 4096, 4096), (16, 8192, 8192),
           (16, 4096, 14336), (1, 8192, 8192)]
-
-
-def median_ms(f):
-    """The median of three rounds of event_ms."""
-    return statistics.median(event_ms(f) for _ in range(3))
 
 
 def main():
@@ -63,11 +58,11 @@ def main():
                     t = theirs()
                     diff = ((c.float() - t.float()).norm() /
                             t.float().norm()).item()
-                    tt = median_ms(theirs)
+                    tt = rounds_ms(theirs)
                 except RuntimeError as e:  # a mode torch does not take
                     diff, tt = float("nan"), float("nan")
                     print(f"  torch refuses: {str(e).splitlines()[0]}")
-                tg = median_ms(ours)
+                tg = rounds_ms(ours)
                 if tt == tt:
                     ratios.append(tt / tg)
                 print(f"{m} {n} {k} {'rowwise' if rowwise else 'tensor'} "

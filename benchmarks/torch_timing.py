@@ -27,6 +27,11 @@ def event_ms(f, warmup=5, runs=30):
     return statistics.median(times)
 
 
+def rounds_ms(f, rounds=3):
+    """The median of `rounds` rounds of event_ms (ms)."""
+    return statistics.median(event_ms(f) for _ in range(rounds))
+
+
 def host_us(f, calls=200, warmup=1):
     """The host's time of one call (us): `calls` calls back to back after
     `warmup`, the clock stopped before waiting for the GPU (what a user's
