@@ -125,9 +125,48 @@ Value EpilogueValues::applyActivation(
     return arith::AddFOp::create(b, loc, l, r);
   };
   auto tanhOf = [&](Value v) -> Value {
-    arith::FastMathFlags flags = approximateTanh ? arith::FastMathFlags::afn
-                                                 : arith::FastMathFlags::none;
+    arith::FastMathFlags flags = approximate ? arith::FastMathFlags::afn
+                                             : arith::FastMathFlags::none;
     return math::TanhOp::create(b, loc, v, flags);
+  };
+  // 1 + erf(z) = erfc(-z) to within C's rounding: for t = |z|, erfc(t) =
+  // r exp(-t^2 - 1.26551223 + r P(r)) with r = 1 / (1 + t / 2) (Numerical
+  // Recipes' erfcc, relative error below 1.2e-7; P of degree 8 by Horner's
+  // rule in fma.rn.f32), the reciprocal and the exponential the GPU's
+  // approximate ones (`afn`: rcp.approx.f32, ex2.approx.f32 of the argument
+  // times log2(e)); then 2 - erfc(t) where z >= 0. GELU's relative error
+  // (emulated in f32, the approximations exact): at most 1.6e-5 (near
+  // x = -11.5, the exponent's rounding), 2.5e-6 for |x| < 5, where 1 + erf
+  // from erf's polynomial loses every digit below x = -5.5. NaN stays NaN.
+  auto onePlusErfApproximate = [&](Value z) -> Value {
+    auto fast = arith::FastMathFlags::afn;
+    Value t = math::AbsFOp::create(b, loc, z);
+    Value halfT = mul(constant(0.5), t);
+    Value denominator = add(constant(1.0), halfT);
+    Value one = constant(1.0);
+    Value r = arith::DivFOp::create(b, loc, one, denominator, fast);
+    static constexpr double kCoefficients[] = {
+        1.00002368,  0.37409196, 0.09678418,  -0.18628806, 0.27886807,
+        -1.13520398, 1.48851587, -0.82215223, 0.17087277};
+    auto fma = [&](Value l, Value r, Value c) -> Value {
+      return math::FmaOp::create(b, loc, l, r, c);
+    };
+    Value poly = constant(kCoefficients[8]);
+    for (int i = 7; i >= 0; --i)
+      poly = fma(r, poly, constant(kCoefficients[i]));
+    // -t^2 - 1.26551223 + r P(r), times log2(e) for ex2.
+    Value sum = fma(r, poly, constant(-1.26551223));
+    Value negative = arith::NegFOp::create(b, loc, t);
+    Value exponent = fma(negative, t, sum);
+    Value power = mul(exponent, constant(M_LOG2E));
+    Value exp = math::Exp2Op::create(b, loc, power, fast);
+    Value erfc = mul(r, exp);
+    Value zero = constant(0.0);
+    Value nonNegative = arith::CmpFOp::create(
+        b, loc, arith::CmpFPredicate::OGE, z, zero);
+    Value two = constant(2.0);
+    Value upper = arith::SubFOp::create(b, loc, two, erfc);
+    return arith::SelectOp::create(b, loc, nonNegative, upper, erfc);
   };
   switch (activation) {
   case gemmc::Activation::None:
@@ -139,8 +178,13 @@ Value EpilogueValues::applyActivation(
   case gemmc::Activation::GELU: {
     // x * Phi(x) = 0.5 x (1 + erf(x / sqrt(2))).
     Value scaled = mul(x, constant(M_SQRT1_2));
-    Value erf = math::ErfOp::create(b, loc, scaled);
-    Value onePlus = add(constant(1.0), erf);
+    Value onePlus;
+    if (approximate) {
+      onePlus = onePlusErfApproximate(scaled);
+    } else {
+      Value erf = math::ErfOp::create(b, loc, scaled);
+      onePlus = add(constant(1.0), erf);
+    }
     Value half = mul(constant(0.5), x);
     return mul(half, onePlus);
   }
@@ -201,7 +245,7 @@ LogicalResult mlir::gemm::buildEpilogue(
     plain.activation = gemmc::activationNamed(activation.getValue())
                            .value_or(gemmc::Activation::None);
   if (auto cType = dyn_cast<MemRefType>(c.getType()))
-    plain.approximateTanh = cType.getElementTypeBitWidth() <= 16;
+    plain.approximate = cType.getElementTypeBitWidth() <= 16;
   // Block scales were applied to each k tile's sum as the consumers added
   // it to the accumulators (Warpgroup/Consumer.cpp).
   auto scales = func->getAttrOfType<StringAttr>(kScalesAttr);

@@ -21,8 +21,9 @@ namespace mlir::gemm {
 /// read) or `alpha * acc + beta * C` where there is an alpha, then plus a
 /// bias (a 1 x N row or an M x 1 column of C's type), then the activation
 /// (GELU's erf and tanh and SiLU's tanh as math ops, which
-/// gemm-approximate-math turns into polynomials, or tanh into
-/// `tanh.approx.f32` where `approximateTanh`), then plus R (`residual`).
+/// gemm-approximate-math turns into polynomials; where `approximate`, tanh
+/// into `tanh.approx.f32` and GELU's 1 + erf built from erfc's rational
+/// form on `ex2.approx.f32`), then plus R (`residual`).
 struct EpilogueValues {
   /// `scales = tensor`: scale_a * scale_b (f32); `scales = rowwise`: the
   /// 1-D memrefs of A's scales (M) and B's (N).
@@ -36,11 +37,16 @@ struct EpilogueValues {
   /// (R has C's type and strides): the stores read R where they would read
   /// C, and pass its values to `apply`.
   Value residual;
-  /// Whether the activation's tanh may be the GPU's `tanh.approx.f32`
-  /// (relative error at most 2^-11): where C is of 16 bits or fewer, whose
-  /// rounding is of that size. `math.tanh` then carries `afn`, which
-  /// gemm-approximate-math keeps for NVPTX (f32 C keeps the polynomial).
-  bool approximateTanh = false;
+  /// Whether the activation may be computed to within C's rounding rather
+  /// than to a few ulp of f32: where C is of 16 bits or fewer. The tanh is
+  /// then the GPU's `tanh.approx.f32` (relative error at most 2^-11;
+  /// `math.tanh` carries `afn`, which gemm-approximate-math keeps for
+  /// NVPTX), and GELU's 1 + erf(z) is erfc(-z) in Numerical Recipes'
+  /// rational form on `rcp.approx` and `ex2.approx` (GELU's relative error
+  /// at most 1.6e-5 everywhere: the negative tail keeps its digits, which
+  /// 1 + erf loses) in place of the polynomial's division and 21 selects.
+  /// An f32 C keeps the polynomials.
+  bool approximate = false;
 
   /// The value to store for the f32 accumulators `acc` (a scalar, or a
   /// vector along a row of C), given C's old values `old` as f32 where

@@ -5,7 +5,8 @@
 // of libdevice's __nv_erff and the like, which gemmc does not link; upstream
 // MLIR's polynomial approximations rewrite them into arith ops, math.fma
 // and math.absf (f32 to a few ulp); a tanh marked `afn` (C of 16 bits or
-// fewer) becomes tanh.approx.f32 instead. fma and absf would become
+// fewer) becomes tanh.approx.f32 instead, and GELU's exp2 there (marked
+// `afn` too) NVVM's ex2.approx.f32. fma and absf would become
 // libdevice calls too (the conversion marks llvm.intr.fabs illegal): fma
 // becomes LLVM's intrinsic (fma.rn.f32), the absolute value its sign bit
 // cleared.
@@ -16,6 +17,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::gemm {
@@ -57,6 +59,45 @@ struct ApproximateTanhToIntrinsic : public OpRewritePattern<math::TanhOp> {
   }
 };
 
+/// math.exp2 of f32 (or a vector of them) with `afn` (GELU's erfc where
+/// C's rounding is as coarse) as NVVM's ex2.approx.f32 (relative error
+/// about 2^-22), an element at a time: the conversion to NVVM takes
+/// llvm.intr.exp2 for libdevice's, which gemmc does not link.
+struct ApproximateExp2ToNvvm : public OpRewritePattern<math::Exp2Op> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::Exp2Op op,
+                                PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!getElementTypeOrSelf(type).isF32())
+      return rewriter.notifyMatchFailure(op, "not f32");
+    if (!arith::bitEnumContainsAll(op.getFastmath(),
+                                   arith::FastMathFlags::afn))
+      return rewriter.notifyMatchFailure(op, "not approximate");
+    Location loc = op.getLoc();
+    StringAttr name = rewriter.getStringAttr("llvm.nvvm.ex2.approx");
+    Type f32 = rewriter.getF32Type();
+    auto vector = dyn_cast<VectorType>(type);
+    if (!vector) {
+      rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+          op, f32, name, ValueRange{op.getOperand()});
+      return success();
+    }
+    if (vector.getRank() != 1)
+      return rewriter.notifyMatchFailure(op, "not a 1-D vector");
+    SmallVector<Value> elements;
+    for (int64_t i = 0; i < vector.getNumElements(); ++i) {
+      Value element =
+          vector::ExtractOp::create(rewriter, loc, op.getOperand(), i);
+      elements.push_back(
+          LLVM::CallIntrinsicOp::create(rewriter, loc, f32, name,
+                                        ValueRange{element})
+              .getResult(0));
+    }
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, vector, elements);
+    return success();
+  }
+};
+
 /// math.absf of f32 (or a vector of them) as its bits with the sign
 /// cleared: exact, NaN included.
 struct AbsToSignMask : public OpRewritePattern<math::AbsFOp> {
@@ -93,7 +134,8 @@ struct GemmApproximateMathPass
           return name == math::ErfOp::getOperationName() ||
                  name == math::TanhOp::getOperationName();
         });
-    patterns.add<FmaToIntrinsic, AbsToSignMask>(&getContext());
+    patterns.add<FmaToIntrinsic, AbsToSignMask, ApproximateExp2ToNvvm>(
+        &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
