@@ -63,6 +63,8 @@ static void printDirective(llvm::raw_ostream &os, const Directive &d) {
   case DirectiveKind::Mma:
   case DirectiveKind::Wgmma:
     os << " m" << d.shape[0] << "n" << d.shape[1] << "k" << d.shape[2];
+    if (d.registersA)
+      os << " registers";
     break;
   case DirectiveKind::Tma:
     printOperands(os, d);

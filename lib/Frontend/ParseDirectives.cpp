@@ -120,6 +120,7 @@ bool Parser::parseWgmma(Directive &d) {
           d, "a wgmma shape (m64nNk16, or m64nNk8 for tf32)"))
     return false;
   consume();
+  d.registersA = consumeIf("registers");
   return true;
 }
 

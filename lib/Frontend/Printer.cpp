@@ -94,7 +94,7 @@ void gemmc::printDirectives(llvm::raw_ostream &os, const Schedule &s,
        << (*s.mma)[2] << "\n";
   if (s.wgmma)
     os << indent << "wgmma m" << (*s.wgmma)[0] << "n" << (*s.wgmma)[1] << "k"
-       << (*s.wgmma)[2] << "\n";
+       << (*s.wgmma)[2] << (s.wgmmaRegistersA ? " registers" : "") << "\n";
   if (s.hasPromotion()) {
     os << indent << "promote" << (s.promoteA ? " a" : "")
        << (s.promoteB ? " b" : "");

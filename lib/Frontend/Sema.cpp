@@ -115,6 +115,7 @@ static Schedule buildSchedule(const ScheduleDecl &decl) {
       break;
     case DirectiveKind::Wgmma:
       s.wgmma = {d.shape[0], d.shape[1], d.shape[2]};
+      s.wgmmaRegistersA = d.registersA;
       break;
     case DirectiveKind::Tma:
       s.tmaA = d.operandA;

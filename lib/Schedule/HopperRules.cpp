@@ -92,6 +92,15 @@ bool Rules::checkWarpgroup() {
   if (tf32 && !p.tf32)
     return error(DirectiveKind::Wgmma, "wgmma takes f32 inputs as tf32: opt "
                                        "in with 'math = tf32' in the problem");
+  // The consumers load A's fragments an element at a time, for tf32's
+  // M-major A, which wgmma cannot read from shared memory.
+  if (s.wgmmaRegistersA && (!tf32 || p.tf32x3)) {
+    std::string inputs =
+        p.tf32x3 ? "math = tf32x3" : (stringify(p.a) + " inputs").str();
+    return notYet(DirectiveKind::Wgmma,
+                  "wgmma's A from registers ('registers') with " + inputs +
+                      " (it takes tf32's)");
+  }
   // FP8 wgmma reads both operands K-major from shared memory; the
   // producer's threads' copies realign elements of 2 bytes and more, not
   // FP8's single bytes: TMA copies them.
@@ -134,6 +143,11 @@ bool Rules::checkWarpgroup() {
   if (!checkCluster() || !checkStreamK())
     return false;
   WarpgroupKernel kernel = getWarpgroupKernel(p, s);
+  if (kernel.a.inRegisters && kernel.a.kMajor)
+    return error(DirectiveKind::Wgmma,
+                 "'registers' loads an M-major A into wgmma's registers (a "
+                 "column-major A, or with 'transpose' a row-major B); this "
+                 "A is K-major, which wgmma reads from shared memory itself");
   int64_t elementBytes = kernel.elementBytes;
   int64_t rowElements = kSwizzleBytes / elementBytes;
   if (s.bm() % (64 * consumers))
@@ -262,7 +276,11 @@ bool Rules::checkWarpgroup() {
       kernel.consumerRegisters ? kernel.consumerRegisters : kMaxRegistersPerThread;
   // Accumulators (and tf32x3's sums) plus descriptors, addresses and the
   // epilogue's values.
-  facts.registers = satAdd(kernel.accumulators + kernel.sums, 40);
+  facts.registers = satAdd(kernel.liveValues(), 40);
+  std::string fragmentsText =
+      kernel.fragments ? " and " + std::to_string(kernel.fragments) +
+                             " registers of A's fragments"
+                       : "";
   facts.registerCap = budget;
   facts.registerPressure = facts.registers;
   if (facts.registers > budget)
@@ -273,6 +291,7 @@ bool Rules::checkWarpgroup() {
                      (kernel.sums ? " and as many sums of a k tile's "
                                     "products (promoted in f32)"
                                   : "") +
+                     fragmentsText +
                      ", and needs about " + Twine(facts.registers) +
                      " registers, more than the " + Twine(budget) +
                      " it can have");
@@ -307,7 +326,7 @@ bool Rules::checkWarpgroup() {
   // * C none spilled more than 20. (As a loop of one trip, 64 values had
   // spilled 408-504 bytes, the schedule fuzzer's s37_491, and 128 in 224
   // registers 124, s42_3569: none now.)
-  int64_t held = kernel.accumulators + kernel.sums;
+  int64_t held = kernel.liveValues();
   // Both warnings: what the consumers do beside `held` values for C's TMA
   // store.
   auto warnBesideTmaStore = [&](DirectiveKind kind, const char *work) {

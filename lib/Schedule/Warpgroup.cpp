@@ -68,7 +68,7 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   bool f32 = p.a == ElementType::F32;
   bool aKMajor = p.aLayout == MatrixLayout::Row;
   bool bKMajor = p.bLayout == MatrixLayout::Col;
-  bool transposeA = f32 && !aKMajor;
+  bool transposeA = f32 && !aKMajor && !s.wgmmaRegistersA;
   bool transposeB = f32 && !bKMajor;
   k.a =
       layOut(Operand::A, aKMajor || transposeA, s.bk(), s.bm(), k.elementBytes);
@@ -76,6 +76,7 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
       layOut(Operand::B, bKMajor || transposeB, s.bk(), s.bn(), k.elementBytes);
   k.a.transposed = transposeA;
   k.b.transposed = transposeB;
+  k.a.inRegisters = s.wgmmaRegistersA;
   // Without `tma a` (`tma b`) the producer's threads copy the operand in
   // pieces of its global-load width (`vectorize global-load`, one element
   // by default), with tf32x3 splitting each element.
@@ -252,6 +253,9 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
     k.producerRegisters = 240;
   k.accumulators = k.mTiles * s.bn() / 2;
   k.sums = k.promotes ? k.accumulators : 0;
+  // A fragment is 64 x instK elements over the warpgroup's 128 threads.
+  if (k.a.inRegisters)
+    k.fragments = k.mTiles * k.kSteps * k.instM * k.instK / kWarpgroupSize;
   // ptxas honours `setmaxnreg` only where it knows what a thread has at
   // entry; without `.minnctapersm 1` (CUTLASS's launch bounds of one block)
   // it ignored the split (C7508) in 122 of the 234 shipped variants that
@@ -263,7 +267,7 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   // of 128 x 208 to 128 x 256 or 256 x 128 tiles, `split-k` 2, 4 or ?:
   // 76-256 bytes, 0-32 without; 128 x 192, 96 values: none either way).
   bool splitSumsBesideTile =
-      s.splitsK() && k.consumers > 1 && k.accumulators + k.sums > 96;
+      s.splitsK() && k.consumers > 1 && k.liveValues() > 96;
   k.minBlocksPerSM = splitSumsBesideTile ? 0 : 1;
   return k;
 }

@@ -284,6 +284,36 @@ TEST(Warpgroup, ClusterAndTmaStoreLayout) {
   EXPECT_EQ(k.c->sizeMultiple(), 4);
 }
 
+TEST(Warpgroup, RegisterFragmentsOfAnMMajorA) {
+  // tf32 with A column-major: wgmma's A from registers (`registers`) is
+  // copied as it lies (M-major, not transposed, so no staging tile) and
+  // each consumer thread holds a k tile's fragments: 4 K steps of 8 by
+  // one wgmma tile of 64 rows, 4 values each.
+  Problem p = squareF32(4096);
+  p.tf32 = true;
+  p.aLayout = MatrixLayout::Col;
+  Schedule s = hopperF16();
+  s.tile = {128, 256, 32};
+  s.wgmma = {{64, 256, 8}};
+  s.cluster.reset();
+  s.wgmmaRegistersA = true;
+  WarpgroupKernel k = getWarpgroupKernel(p, s);
+  EXPECT_TRUE(k.a.inRegisters);
+  EXPECT_FALSE(k.a.kMajor);
+  EXPECT_FALSE(k.a.transposed);
+  EXPECT_FALSE(k.a.staged());
+  EXPECT_EQ(k.a.stageStride(), 128 * 32 * 4);
+  EXPECT_EQ(k.fragments, 16);
+  EXPECT_EQ(k.liveValues(), 128 + 16);
+  EXPECT_TRUE(k.drainsEachStage());
+  // Without it the same A is transposed, by TMA into a staging tile.
+  s.wgmmaRegistersA = false;
+  k = getWarpgroupKernel(p, s);
+  EXPECT_TRUE(k.a.staged());
+  EXPECT_EQ(k.fragments, 0);
+  EXPECT_FALSE(k.drainsEachStage());
+}
+
 TEST(Warpgroup, EdgeTilesIncludeAClustersPadding) {
   Problem p = squareF32(8192);
   p.a = p.b = p.c = ElementType::F16;

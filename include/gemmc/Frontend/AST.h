@@ -139,6 +139,10 @@ struct Directive {
   /// persistent: `stream-k`, the K steps of the tiles spread evenly over
   /// the grid's blocks.
   bool streamK = false;
+
+  /// wgmma: `registers`, A's fragments loaded from shared memory into the
+  /// consumers' registers.
+  bool registersA = false;
 };
 
 struct ScheduleDecl {

@@ -170,6 +170,10 @@ struct Schedule {
   /// `wgmma mMnNkK`: Hopper's warpgroup MMA of this shape (sm_90a), reading
   /// A and B from shared memory (gemmc/Schedule/Warpgroup.h).
   std::optional<std::array<int64_t, 3>> wgmma;
+  /// `wgmma ... registers`: the consumers load their rows of A's tile from
+  /// shared memory into registers, which wgmma reads; A's tile lies as the
+  /// matrix holds it, M-major too (tf32).
+  bool wgmmaRegistersA = false;
   /// `tma a b [c]`: tiles of A and B copied by the tensor memory
   /// accelerator into 128-byte-swizzled shared memory, completing on
   /// mbarriers; with `c`, C stored through shared memory by TMA.
@@ -370,6 +374,7 @@ void visitScheduleFields(Visitor &&visit, S &...s) {
   visit(optional("split_k", s.splitK, "?")...);
   visit(flag("split_edges", s.splitEdges)...);
   visit(shape("wgmma", s.wgmma)...);
+  visit(flag("wgmma_registers", s.wgmmaRegistersA)...);
   visit(operands("tma", s.tmaA, s.tmaB, &s.tmaC)...);
   visit(optional("warp_specialize", s.consumers)...);
   visit(flag("persistent", s.persistent)...);

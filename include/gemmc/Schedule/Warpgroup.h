@@ -73,6 +73,11 @@ struct TmaOperand {
   /// stage's (`staged()`) and the threads write each block's columns into
   /// its units.
   bool transposed = false;
+  /// `wgmma ... registers` (A only): the consumers load the tile's
+  /// elements into wgmma's register fragments (ld.shared, an element at a
+  /// time), so it lies as the matrix holds it, M-major too, and is never
+  /// transposed.
+  bool inRegisters = false;
   /// math = tf32x3: each element the producer's threads copy is stored as
   /// its tf32 part, in place, and the remainder, `remainderOffset()` bytes
   /// further (the same layout), for the consumers' three products. Copies
@@ -292,6 +297,16 @@ struct WarpgroupKernel {
   /// f32 accumulators per consumer thread, and where the kernel promotes
   /// as many for a k tile's sums (live in the loop, not in the epilogue).
   int64_t accumulators = 0, sums = 0;
+  /// A's register fragments a consumer thread holds (`a.inRegisters`):
+  /// a k tile's.
+  int64_t fragments = 0;
+  /// Whether the consumers wait for each stage's wgmma to complete before
+  /// the next (and release the stage then): to add a k tile's promoted
+  /// sums, or where wgmma reads A's fragments from registers, which the
+  /// next stage's would overwrite.
+  bool drainsEachStage() const { return promotes || a.inRegisters; }
+  /// The values a consumer thread keeps live across the k loop.
+  int64_t liveValues() const { return accumulators + sums + fragments; }
 
   /// Whether the producer's threads copy some operand (not TMA).
   bool copiesByThreads() const { return !a.byTma || !b.byTma; }

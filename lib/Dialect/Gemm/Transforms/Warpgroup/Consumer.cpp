@@ -79,6 +79,71 @@ static NVVM::WGMMATypes getWgmmaType(gemmc::ElementType type) {
   llvm_unreachable("unknown element type");
 }
 
+/// wgmma.mma_async with A's fragment in registers (tf32: four .b32 a
+/// thread) and B at descriptor `descB`, into the accumulators `acc`.
+/// MLIR 22's NVVM dialect has the instruction only with both operands in
+/// shared memory; this is the inline PTX its ops lower to themselves
+/// (NVVM's BasicPtxBuilder): the accumulators written and read (tied), the
+/// fragment, the descriptor, and scale-d as a predicate (0: D = A * B).
+static Value createRegisterWgmma(OpBuilder &b, Location loc, Type accType,
+                                 Value acc, ArrayRef<Value> fragment,
+                                 Value descB, int64_t instN, int64_t instK,
+                                 bool accumulate) {
+  int64_t count = cast<LLVM::LLVMStructType>(accType).getBody().size();
+  int64_t firstA = 2 * count, descriptor = firstA + 4;
+  std::string text, constraints;
+  llvm::raw_string_ostream os(text), cs(constraints);
+  os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << descriptor + 1
+     << ", 0;\nwgmma.mma_async.sync.aligned.m64n" << instN << "k" << instK
+     << ".f32.tf32.tf32 {";
+  for (int64_t i = 0; i < count; ++i)
+    os << (i ? ", $" : "$") << i;
+  os << "}, {$" << firstA << ", $" << firstA + 1 << ", $" << firstA + 2
+     << ", $" << firstA + 3 << "}, $" << descriptor << ", p, 1, 1;\n}";
+  SmallVector<Value> operands;
+  for (int64_t i = 0; i < count; ++i) {
+    cs << "=f,";
+    operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
+  }
+  for (int64_t i = 0; i < count; ++i)
+    cs << i << ",";
+  cs << "r,r,r,r,l,n";
+  operands.append(fragment.begin(), fragment.end());
+  operands.push_back(descB);
+  operands.push_back(arith::ConstantIntOp::create(b, loc, accumulate ? 1 : 0,
+                                                  /*width=*/32));
+  return LLVM::InlineAsmOp::create(
+             b, loc, accType, operands, text, constraints,
+             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None,
+             LLVM::AsmDialectAttr::get(b.getContext(),
+                                       LLVM::AsmDialect::AD_ATT),
+             /*operand_attrs=*/ArrayAttr())
+      .getResult(0);
+}
+
+SmallVector<Value> KernelBuilder::loadFragments(const ConsumerSetup &cs,
+                                                Value aStage) {
+  // Of the tile's M-major lines (TmaOperand: line k of a chunk of 128
+  // bytes of M), the thread's elements of wgmma tile mt and K step kk lie
+  // 2 * mt chunks (64 rows) and kk * instK lines past its first fragment's.
+  SmallVector<Value> fragments;
+  for (int64_t kk = 0; kk < k.kSteps; ++kk) {
+    for (int64_t mt = 0; mt < k.mTiles; ++mt) {
+      int64_t step = mt * k.instM * k.elementBytes / gemmc::kSwizzleBytes *
+                         k.a.chunkBytes +
+                     kk * k.instK * gemmc::kSwizzleBytes;
+      Value base = arith::AddIOp::create(b, loc, aStage, i32(step));
+      for (Value offset : cs.fragmentOffsets) {
+        Value at = arith::AddIOp::create(b, loc, base, offset);
+        fragments.push_back(LLVM::LoadOp::create(b, loc, b.getI32Type(),
+                                                 sharedPointer(at), 4));
+      }
+    }
+  }
+  return fragments;
+}
+
 KernelBuilder::ConsumerSetup KernelBuilder::buildConsumerSetup() {
   MLIRContext *ctx = b.getContext();
   ConsumerSetup cs;
@@ -98,6 +163,39 @@ KernelBuilder::ConsumerSetup KernelBuilder::buildConsumerSetup() {
   Value rowsField = arith::IndexCastOp::create(b, loc, b.getI64Type(), rowsOffset);
   cs.descA = arith::AddIOp::create(b, loc, descA, rowsField);
   cs.descB = baseDescriptor(k.b, k.bOffset);
+  if (k.a.inRegisters) {
+    // wgmma's fragment of A (tf32): the thread's row r = 16 * warp + lane
+    // / 4 of the 64 and column c = lane % 4 of the 8 of K (elements 0 and
+    // 2; 1 and 3 at r + 8; 2 and 3 at c + 4). In the M-major tile, byte x
+    // = 4 * (row % 32) of a 128-byte chunk of M lies in line c at
+    // ((x / 16) ^ (c % 8)) * 16 + x % 16 (c < 8), chunk row / 32.
+    auto [threadRow, laneCol] = accumulatorPosition();
+    Value quad = arith::DivUIOp::create(b, loc, laneCol, index(2));
+    Value ownRows =
+        arith::MulIOp::create(b, loc, cs.consumer, index(k.rowsPerConsumer));
+    Value firstRow = arith::AddIOp::create(b, loc, ownRows, threadRow);
+    int64_t rowsPerChunk = gemmc::kSwizzleBytes / k.elementBytes;
+    for (int64_t element = 0; element < 4; ++element) {
+      Value row = addOffset(b, loc, firstRow, 8 * (element % 2));
+      Value line = addOffset(b, loc, quad, 4 * (element / 2));
+      Value chunk = arith::DivUIOp::create(b, loc, row, index(rowsPerChunk));
+      Value chunkOffset =
+          arith::MulIOp::create(b, loc, chunk, index(k.a.chunkBytes));
+      Value inChunk = arith::RemUIOp::create(b, loc, row, index(rowsPerChunk));
+      Value x = arith::MulIOp::create(b, loc, inChunk, index(k.elementBytes));
+      Value unit = arith::DivUIOp::create(b, loc, x, index(gemmc::kWindowBytes));
+      Value swizzled = arith::XOrIOp::create(b, loc, unit, line);
+      Value unitOffset =
+          arith::MulIOp::create(b, loc, swizzled, index(gemmc::kWindowBytes));
+      Value inUnit = arith::RemUIOp::create(b, loc, x, index(gemmc::kWindowBytes));
+      Value lineOffset =
+          arith::MulIOp::create(b, loc, line, index(gemmc::kSwizzleBytes));
+      Value sum = arith::AddIOp::create(b, loc, chunkOffset, lineOffset);
+      sum = arith::AddIOp::create(b, loc, sum, unitOffset);
+      sum = arith::AddIOp::create(b, loc, sum, inUnit);
+      cs.fragmentOffsets.push_back(toI32(sum));
+    }
+  }
 
   cs.accType = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(k.instN / 2, b.getF32Type()));
@@ -111,7 +209,8 @@ KernelBuilder::ConsumerSetup KernelBuilder::buildConsumerSetup() {
 }
 
 void KernelBuilder::issueWgmma(const ConsumerSetup &cs, Value stageDescA,
-                               Value stageDescB, SmallVectorImpl<Value> &into) {
+                               Value stageDescB, ArrayRef<Value> fragments,
+                               SmallVectorImpl<Value> &into) {
   int64_t e = k.elementBytes;
   // tf32x3's products of a step: A's remainder times B, A times B's
   // remainder (the small ones first, while the sum is small), A times B.
@@ -126,9 +225,12 @@ void KernelBuilder::issueWgmma(const ConsumerSetup &cs, Value stageDescA,
   for (int64_t kk = 0; kk < k.kSteps; ++kk) {
     for (auto [pi, product] : llvm::enumerate(products)) {
       for (int64_t mt = 0; mt < k.mTiles; ++mt) {
-        int64_t offsetA =
-            k.a.offsetOf(mt * k.instM, kk * k.instK, e) + product.aOffset;
-        Value opA = arith::AddIOp::create(b, loc, stageDescA, i64(offsetA >> 4));
+        Value opA;
+        if (!k.a.inRegisters) {
+          int64_t offsetA =
+              k.a.offsetOf(mt * k.instM, kk * k.instK, e) + product.aOffset;
+          opA = arith::AddIOp::create(b, loc, stageDescA, i64(offsetA >> 4));
+        }
         for (int64_t nt = 0; nt < k.nTiles; ++nt) {
           int64_t offsetB =
               k.b.offsetOf(nt * k.instN, kk * k.instK, e) + product.bOffset;
@@ -136,6 +238,13 @@ void KernelBuilder::issueWgmma(const ConsumerSetup &cs, Value stageDescA,
               arith::AddIOp::create(b, loc, stageDescB, i64(offsetB >> 4));
           Value &d = into[mt * k.nTiles + nt];
           bool fromZero = k.promotes && kk == 0 && pi == 0;
+          if (k.a.inRegisters) {
+            ArrayRef<Value> fragment =
+                fragments.slice((kk * k.mTiles + mt) * 4, 4);
+            d = createRegisterWgmma(b, loc, cs.accType, d, fragment, opB,
+                                    k.instN, k.instK, !fromZero);
+            continue;
+          }
           d = NVVM::WgmmaMmaAsyncOp::create(
               b, loc, cs.accType, d, opA, opB, cs.shape, cs.inputTypeA,
               cs.inputTypeB, NVVM::WGMMATypes::f32,
@@ -177,23 +286,33 @@ void KernelBuilder::multiplyStage(const ConsumerSetup &cs, scf::ForOp steps,
   if (k.promotes)
     for (size_t i = 0; i < acc.size(); ++i)
       sums.push_back(LLVM::PoisonOp::create(b, loc, cs.accType));
-  issueWgmma(cs, stageDescA, stageDescB, k.promotes ? sums : acc);
+  // A's fragments are loaded before wgmma's fence, which orders them
+  // before the wgmma that read them.
+  SmallVector<Value> fragments;
+  if (k.a.inRegisters)
+    fragments = loadFragments(cs, stageBaseOf(k.aOffset, k.aStageStride, stage));
+  issueWgmma(cs, stageDescA, stageDescB, fragments, k.promotes ? sums : acc);
   // Block scales: the k tile's, which the producer's threads copied into
   // the stage, read as its wgmma run.
   std::optional<TileScales> scales;
   if (k.blockScales)
     scales = tileScales(readScales(cs, stage), col0);
-  if (k.promotes) {
+  if (k.drainsEachStage()) {
     // The tensor cores round their sums toward zero (and keep about 14
     // bits of FP8's): the k tile's sum is added to the accumulators in f32
     // (rounded to nearest; with block scales, times them), once its wgmma
-    // completed, which frees the stage too.
+    // completed, which frees the stage too. wgmma reads A's registers as
+    // it runs: the next stage's fragments, which go into the same
+    // registers, wait for it too (loaded while it ran, the third k tile's
+    // rows of the second consumer came out wrong on an H200).
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-    for (auto [position, d] : llvm::enumerate(acc)) {
-      int64_t mt = int64_t(position) / k.nTiles;
-      int64_t nt = int64_t(position) % k.nTiles;
-      d = addAccumulators(d, sums[position], scales ? &*scales : nullptr, mt,
-                          nt);
+    if (k.promotes) {
+      for (auto [position, d] : llvm::enumerate(acc)) {
+        int64_t mt = int64_t(position) / k.nTiles;
+        int64_t nt = int64_t(position) % k.nTiles;
+        d = addAccumulators(d, sums[position], scales ? &*scales : nullptr,
+                            mt, nt);
+      }
     }
     Value next = arith::AddIOp::create(b, loc, it, index(1));
     releaseStageBefore(next, cs.leader);
@@ -296,7 +415,7 @@ FailureOr<Value> KernelBuilder::consumeTileAt(const ConsumerSetup &cs,
     multiplyStage(cs, steps, kBegin, col0);
   }
   Value end = steps.getResult(0);
-  if (!k.promotes) {
+  if (!k.drainsEachStage()) {
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
     // The last stage this tile used, once its wgmma completed.
     Value any =

@@ -229,6 +229,10 @@ private:
     NVVM::MMAShapeAttr shape;
     NVVM::WGMMATypes inputTypeA, inputTypeB;
     NVVM::MMALayout layoutA, layoutB;
+    /// With A in registers (`a.inRegisters`): the byte offsets (i32), from
+    /// a stage's tile of A, of the thread's four elements of its first
+    /// fragment (its rows' first wgmma tile, K step 0).
+    SmallVector<Value, 4> fragmentOffsets;
   };
   /// The consumers' register budget, index, leader and descriptors.
   ConsumerSetup buildConsumerSetup();
@@ -271,10 +275,15 @@ private:
   /// `scales` the factor of each element's row and column, else 1.
   Value addAccumulators(Value acc, Value sum, const TileScales *scales,
                         int64_t mt, int64_t nt);
+  /// A's register fragments of a stage (`a.inRegisters`), whose tile of A
+  /// starts `aStage` bytes (i32) into the shared memory: K step by K
+  /// step, wgmma tile by tile, four values each.
+  SmallVector<Value> loadFragments(const ConsumerSetup &cs, Value aStage);
   /// The wgmma of one stage at descriptors `stageDescA` and `stageDescB`
-  /// into `into` (tf32x3: its three products a step), in one group.
+  /// (or A's `fragments`, loadFragments) into `into` (tf32x3: its three
+  /// products a step), in one group.
   void issueWgmma(const ConsumerSetup &cs, Value stageDescA, Value stageDescB,
-                  SmallVectorImpl<Value> &into);
+                  ArrayRef<Value> fragments, SmallVectorImpl<Value> &into);
   /// A tile's `accumulators` stored as C at the tile whose rows start at
   /// `firstRow` (index) in tile column `tileCol`: at once, or by the last
   /// of the blocks that share it (split-K, or stream-K's `unit`) from
