@@ -384,7 +384,8 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
       {tf32Only(enumerateWarpgroupTf32StreamK), "_wfs", 0},
       {tf32Only(enumerateWarpgroupTf32AtLaunch), "_wfz", 0},
       {tf32Only(enumerateWarpgroupTf32Transposed), "_wft", 0},
-      {tf32Only(enumerateWarpgroupTf32Staged), "_wfb", 0}};
+      {tf32Only(enumerateWarpgroupTf32Staged), "_wfb", 0},
+      {tf32Only(enumerateWarpgroupTf32Registers), "_wfr", 0}};
   std::string type = tf32 ? "tf32" : stringify(problem.a).str();
   std::vector<SpaceCandidate> candidates;
   for (const auto &[space, prefix, count, tf32x3] : parts) {

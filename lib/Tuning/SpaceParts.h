@@ -44,6 +44,9 @@ std::vector<Schedule> enumerateWarpgroupStreamK(bool halves);
 /// an M- or N-major one.
 std::vector<Schedule> enumerateWarpgroupTf32();
 std::vector<Schedule> enumerateWarpgroupTf32Staged();
+/// `_wfr`: the transposed problem's tiles with wgmma's A (B^T) from
+/// registers, loaded as it lies where B is row-major.
+std::vector<Schedule> enumerateWarpgroupTf32Registers();
 std::vector<Schedule> enumerateWarpgroupTf32StreamK();
 std::vector<Schedule> enumerateWarpgroupTf32AtLaunch();
 std::vector<Schedule> enumerateWarpgroupTf32Transposed();

@@ -417,6 +417,40 @@ std::vector<Schedule> tuning::enumerateWarpgroupTf32Staged() {
   return space;
 }
 
+/// tf32's register part (`_wfr`): the transposed problem C^T = B^T * A^T
+/// of `_wf`'s, `_wfs`'s and `_wfz`'s TMA tiles (BM along N, BN along M)
+/// and `_wft`'s, with wgmma's A (B^T) from registers, which the consumers
+/// load from its tile as TMA copied it where B is row-major (M-major
+/// there): no staging tile, no transposition. The larger tiles in 4
+/// stages (128 x 128 x 32 ran 4096^3 0.81x cuBLAS in 4, 0.75x in 6, an
+/// H200) and in as many as shared memory holds; the narrow ones as
+/// `_wft`'s. The checks leave them out where B is column-major (B^T is
+/// K-major: wgmma reads it from shared memory itself).
+std::vector<Schedule> tuning::enumerateWarpgroupTf32Registers() {
+  std::vector<Schedule> space;
+  for (auto part : {enumerateWarpgroupTf32, enumerateWarpgroupTf32StreamK,
+                    enumerateWarpgroupTf32AtLaunch,
+                    enumerateWarpgroupTf32Transposed})
+    for (Schedule s : part()) {
+      if (!s.tmaA || !s.tmaB)
+        continue;
+      s.wgmmaRegistersA = true;
+      if (s.transpose) {
+        space.push_back(s);
+        continue;
+      }
+      s.transpose = true;
+      int64_t most = s.stages;
+      s.stages = std::min<int64_t>(4, most);
+      space.push_back(s);
+      if (most > 4) {
+        s.stages = most;
+        space.push_back(s);
+      }
+    }
+  return space;
+}
+
 /// tf32's stream-K part (`_wfs`): `_wf`'s 128 x 256 and 128 x 128 TMA tiles
 /// with `persistent stream-k`.
 std::vector<Schedule> tuning::enumerateWarpgroupTf32StreamK() {
