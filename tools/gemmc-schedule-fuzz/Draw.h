@@ -55,7 +55,7 @@ inline const char *elementName(Kind kind) {
 /// (FP8, the activations' kinds), and the epilogue's R (`residual = add`)
 /// and scales of 16- and 32-bit inputs.
 struct SideDraws {
-  Draw &side, &deep, &batch, &extra, &groups, &epilogue;
+  Draw &side, &deep, &batch, &extra, &groups, &epilogue, &registers;
 };
 
 /// An activation: ReLU half the time, else GELU (either form) or SiLU.

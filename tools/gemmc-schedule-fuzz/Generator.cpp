@@ -200,12 +200,18 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   std::mt19937_64 epilogueCopy = rng;
   std::seed_seq epilogueSeed{epilogueCopy(), epilogueCopy(), uint64_t(0x7e51)};
   std::mt19937_64 epilogueRng(epilogueSeed);
+  std::mt19937_64 registersCopy = rng;
+  std::seed_seq registersSeed{registersCopy(), registersCopy(),
+                              uint64_t(0x8e95)};
+  std::mt19937_64 registersRng(registersSeed);
   Draw d(rng), side(sideRng), deepSide(deepRng), batchSide(batchRng),
-      extra(extraRng), groupsSide(groupsRng), epilogueSide(epilogueRng);
+      extra(extraRng), groupsSide(groupsRng), epilogueSide(epilogueRng),
+      registersSide(registersRng);
   if (options.hopper && (d.chance(0.2) || options.hopperOnly))
-    return generateHopper(
-        d, {side, deepSide, batchSide, extra, groupsSide, epilogueSide}, name,
-        options);
+    return generateHopper(d,
+                          {side, deepSide, batchSide, extra, groupsSide,
+                           epilogueSide, registersSide},
+                          name, options);
   Plan p;
   p.kind = d.pick({Kind::Simt, Kind::Simt, Kind::F16, Kind::BF16, Kind::TF32});
   p.mma = p.kind != Kind::Simt;

@@ -14,7 +14,9 @@ using namespace gemmc::fuzz;
 /// schedule is what earlier seeds drew), `fp8` a fifth of them with
 /// e4m3 and e5m2 operands (their scales, fast accumulation), and `groups`
 /// a fifth of the others grouped GEMMs (A row-major, A copied by TMA or in
-/// pieces of 4 bytes or more, a column-major C by the threads: mostly).
+/// pieces of 4 bytes or more, a column-major C by the threads: mostly),
+/// and `registers` a third of tf32's with wgmma's A from registers (A
+/// column-major then, or B row-major under `transpose`: mostly).
 std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
                                         const std::string &name,
                                         const GeneratorOptions &options) {
@@ -66,6 +68,17 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
     aRow = side.chance(0.7);
     bRow = side.chance(0.6);
   }
+  // wgmma's A from registers (`registers`): a third of tf32's schedules,
+  // A then column-major, M-major as it takes it (a few not, and a few
+  // with tf32x3 or other types, to be refused). It changes those
+  // problems; the other streams' draws stay as earlier seeds drew them.
+  Draw &registersSide = sides.registers;
+  bool registers =
+      registersSide.chance(kind == Kind::TF32 && !fp8 ? 0.3 : 0.01);
+  if (registers && x3)
+    registers = registersSide.chance(0.05);
+  if (registers && kind == Kind::TF32 && !fp8)
+    aRow = registersSide.chance(0.05);
   // tf32x3's sums double the consumers' accumulators: tiles of 128 columns
   // at most, mostly.
   if (x3 && bn > 128 && side.chance(0.9)) {
@@ -182,6 +195,8 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
             std::to_string(bk));
   directive("wgmma m64n" + std::to_string(n) + "k" +
             std::to_string(fp8 ? 32 : kind == Kind::TF32 ? 8 : 16));
+  // Where `registers` goes, once `transpose` is drawn (below).
+  size_t wgmmaEnd = schedule.size() - 1;
   bool tma = d.chance(0.98);
   bool tmaC = tma && d.chance(0.4);
   // A grouped kernel's A by TMA or in pieces of 4 bytes or more, and a
@@ -277,8 +292,14 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
               std::string(d.pick({"2", "3", "4", "8", "16", "64", "?"})));
   // A fifth transposed (C^T = B^T * A^T), from the side stream: the draws
   // above stay as earlier seeds drew them.
-  if (keep(side.chance(0.2)))
+  bool transposed = keep(side.chance(0.2));
+  if (transposed)
     directive("transpose");
+  // Transposed, wgmma's A is B^T: M-major where B is row-major.
+  if (registers && transposed && !bRow)
+    registers = registersSide.chance(0.05);
+  if (registers)
+    schedule.insert(wgmmaEnd, " registers");
   return "kernel " + name + " {\n  problem {\n" + problem +
          "  }\n  schedule {\n" + schedule + "  }\n}\n";
 }
