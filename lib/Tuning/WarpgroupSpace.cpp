@@ -393,6 +393,20 @@ std::vector<Schedule> tuning::enumerateWarpgroupTf32() {
   return space;
 }
 
+/// The tiles of `_wf`, `_wfs`, `_wfz` and `_wft` that TMA copies both
+/// operands of: what `_wfb` and `_wfr` start from.
+static std::vector<Schedule> tf32TmaTiles() {
+  std::vector<Schedule> tiles;
+  for (auto part :
+       {tuning::enumerateWarpgroupTf32, tuning::enumerateWarpgroupTf32StreamK,
+        tuning::enumerateWarpgroupTf32AtLaunch,
+        tuning::enumerateWarpgroupTf32Transposed})
+    for (const Schedule &s : part())
+      if (s.tmaA && s.tmaB)
+        tiles.push_back(s);
+  return tiles;
+}
+
 /// tf32's staged part (`_wfb`): `_wf`'s TMA tiles, then `_wfs`'s, `_wfz`'s
 /// and `_wft`'s, with as many stages as hold the staging tile of an M- or
 /// N-major operand beside them (TMA copies it as the matrix holds it and
@@ -400,20 +414,15 @@ std::vector<Schedule> tuning::enumerateWarpgroupTf32() {
 /// of BM and BN by BK more a stage.
 std::vector<Schedule> tuning::enumerateWarpgroupTf32Staged() {
   std::vector<Schedule> space;
-  for (auto part : {enumerateWarpgroupTf32, enumerateWarpgroupTf32StreamK,
-                    enumerateWarpgroupTf32AtLaunch,
-                    enumerateWarpgroupTf32Transposed})
-    for (Schedule s : part()) {
-      if (!s.tmaA || !s.tmaB)
-        continue;
-      int64_t stageBytes = (s.bm() + s.bn() + std::max(s.bm(), s.bn())) *
-                           s.bk() * 4;
-      int64_t cBytes = s.tmaC ? *s.consumers * 16 * 1024 : 0;
-      int64_t room = 227 * 1024 - 1024 - cBytes;
-      s.stages = std::min<int64_t>(s.stages, room / stageBytes);
-      if (s.stages >= 2)
-        space.push_back(s);
-    }
+  for (Schedule s : tf32TmaTiles()) {
+    int64_t stageBytes =
+        (s.bm() + s.bn() + std::max(s.bm(), s.bn())) * s.bk() * 4;
+    int64_t cBytes = s.tmaC ? *s.consumers * 16 * 1024 : 0;
+    int64_t room = 227 * 1024 - 1024 - cBytes;
+    s.stages = std::min<int64_t>(s.stages, room / stageBytes);
+    if (s.stages >= 2)
+      space.push_back(s);
+  }
   return space;
 }
 
@@ -428,26 +437,21 @@ std::vector<Schedule> tuning::enumerateWarpgroupTf32Staged() {
 /// K-major: wgmma reads it from shared memory itself).
 std::vector<Schedule> tuning::enumerateWarpgroupTf32Registers() {
   std::vector<Schedule> space;
-  for (auto part : {enumerateWarpgroupTf32, enumerateWarpgroupTf32StreamK,
-                    enumerateWarpgroupTf32AtLaunch,
-                    enumerateWarpgroupTf32Transposed})
-    for (Schedule s : part()) {
-      if (!s.tmaA || !s.tmaB)
-        continue;
-      s.wgmmaRegistersA = true;
-      if (s.transpose) {
-        space.push_back(s);
-        continue;
-      }
-      s.transpose = true;
-      int64_t most = s.stages;
-      s.stages = std::min<int64_t>(4, most);
+  for (Schedule s : tf32TmaTiles()) {
+    s.wgmmaRegistersA = true;
+    if (s.transpose) {
       space.push_back(s);
-      if (most > 4) {
-        s.stages = most;
-        space.push_back(s);
-      }
+      continue;
     }
+    s.transpose = true;
+    int64_t most = s.stages;
+    s.stages = std::min<int64_t>(4, most);
+    space.push_back(s);
+    if (most > 4) {
+      s.stages = most;
+      space.push_back(s);
+    }
+  }
   return space;
 }
 
