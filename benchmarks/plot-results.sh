@@ -11,7 +11,8 @@ out=benchmarks/plots
 mkdir -p "$out"
 $py $plot --title "Held-out workload problems (never tuned or fitted on), H200, GPU time alone" \
   --ylim 0.1,4 "$out/issue30-heldout.png" \
-  f16=$r/heldout-f16.csv bf16=$r/heldout-bf16.csv f32=$r/heldout-f32.csv
+  f16=$r/heldout-f16.csv bf16=$r/heldout-bf16.csv f32=$r/heldout-f32.csv \
+  "tf32 (x @ W, W row-major)=$r/heldout-tf32-rrr.csv"
 $py $plot --title "Training workload problems (f16, H100): the rule of choice on the tuning measurements" \
   --ylim 0.1,4 "$out/issue30-train-f16.png" f16=$r/train-f16.csv
 $py $plot --title "The issue-15 shape set: the new families beside the issue-15 families, H100" \
