@@ -10,6 +10,9 @@
 using namespace gemmc;
 using namespace gemmc::rules;
 
+/// The most k tiles of a static K whose loop LLVM unrolls whole.
+static constexpr int64_t kUnrolledKTiles = 4;
+
 bool Rules::checkRegisters() {
   int64_t acc, fragments;
   DirectiveKind at;
@@ -131,6 +134,21 @@ void Rules::warnOfSpills(Part at, int64_t acc, int64_t fragments) {
     unrolled = *s.unroll > 0 ? *s.unroll : s.innerSteps();
   if (unrolled > 1)
     fragments = satAdd(fragments, fragments / 2);
+  // A static K of at most 4 k tiles: LLVM unrolls the loop over them whole
+  // (or drops a loop of one trip), and in that straight code ptxas reads
+  // the fragments of every step ahead. The schedule fuzzer's s72_164 (f32
+  // SIMT, a 16x32x32 tile of one element a thread, 512 threads, capped at
+  // 64 registers, 4 cp-async stages) spilled 64 bytes at K = 32, 388 at
+  // 64 and 1,048 at 128, about 2.5 registers a step past the cap (2
+  // fragments a step), and none from 5 k tiles on (LLVM unrolled 3 and 4
+  // only from 4 stages on: this may warn there without a spill, which
+  // ptxas, where gemmc asks it, then leaves unsaid).
+  if (p.k && !s.hasMma()) {
+    int64_t kTiles = (*p.k + s.bk() - 1) / s.bk();
+    if (kTiles <= kUnrolledKTiles)
+      fragments = satAdd(
+          fragments, satMul(fragments, satMul(kTiles, s.innerSteps()) - 1));
+  }
   // (A value an element and an address a read: one address for W elements
   // where a register tile without `promote` reads W-wide.)
   auto reads = [&](Operand operand, int64_t elements) {
