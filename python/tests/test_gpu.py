@@ -70,6 +70,19 @@ class TorchTest(unittest.TestCase):
         torch.cuda.synchronize()
         self.assertMatches(c, a.float() @ b.float(), 2e-3)
 
+    def test_tf32_with_a_row_major_b(self):
+        # x @ W with W row-major in tf32: the transposed problem, whose A
+        # (W^T) wgmma takes from registers (hopper-tf32-registers.gemm),
+        # at sizes that leave partial tiles and several k tiles.
+        k = kernel("hopper-tf32-registers")
+        for m, n, kk in [(1000, 776, 520), (64, 256, 96), (3, 4096, 4096)]:
+            a = torch.randn(m, kk, device="cuda")
+            b = torch.randn(kk, n, device="cuda")
+            c = k(a, b)
+            torch.cuda.synchronize()
+            # tf32's 10-bit mantissa: about 2^-11 relative a product.
+            self.assertMatches(c, a.double() @ b.double(), 2e-3)
+
     def test_fused_epilogue_with_residual(self):
         # The Hopper example: C = gelu_tanh(alpha A B + beta C + bias[col])
         # + R, B column-major (x @ W.T), odd sizes.
