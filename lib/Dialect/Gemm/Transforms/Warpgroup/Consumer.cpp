@@ -164,9 +164,9 @@ KernelBuilder::ConsumerSetup KernelBuilder::buildConsumerSetup() {
   cs.descA = arith::AddIOp::create(b, loc, descA, rowsField);
   cs.descB = baseDescriptor(k.b, k.bOffset);
   if (k.a.inRegisters) {
-    // wgmma's fragment of A (tf32): the thread's row r = 16 * warp + lane
-    // / 4 of the 64 and column c = lane % 4 of the 8 of K (elements 0 and
-    // 2; 1 and 3 at r + 8; 2 and 3 at c + 4). In the M-major tile, byte x
+    // wgmma's fragment of A (tf32): element 0 at the thread's row r = 16
+    // * warp + lane / 4 of the 64 and column c = lane % 4 of the 8 of K,
+    // element 1 at r + 8, 2 at c + 4, 3 at both. In the M-major tile, byte x
     // = 4 * (row % 32) of a 128-byte chunk of M lies in line c at
     // ((x / 16) ^ (c % 8)) * 16 + x % 16 (c < 8), chunk row / 32.
     auto [threadRow, laneCol] = accumulatorPosition();
