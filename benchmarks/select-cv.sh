@@ -9,16 +9,18 @@
 # half run, on paper, on the variant the family's fitted model picks
 # (gemm-bench --explain), at the time measured for that candidate there.
 # No GPU. Prints, per --min-gain, the variants and the other half's
-# geometric mean x cuBLAS.
+# geometric mean x cuBLAS. TYPE=tf32 (LIMIT=4) takes the tf32 rrr
+# measurements instead (62 of the training problems measured).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${GEMMC_BUILD_DIR:-build}
 device=${GEMMC_TUNING_DEVICE:-h200}
+type=${TYPE:-f16} limit=${LIMIT:-16}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$build/bin/gemmc-tune" candidates --type f16 --layout rrr --limit 16 \
+"$build/bin/gemmc-tune" candidates --type "$type" --layout rrr --limit "$limit" \
   --arch sm_90a -o "$work/c" > /dev/null 2>&1
-cp "benchmarks/tuning/$device/f16-rrr-results.tsv" "$work/c/results.tsv"
+cp "benchmarks/tuning/$device/$type-rrr-results.tsv" "$work/c/results.tsv"
 python3 - "$work" <<'PY'
 import os, random, sys
 w = sys.argv[1]
@@ -54,9 +56,9 @@ for gain in ${GAINS:-0.002 0.0003}; do
       --device-model "$device" "$f.ptx" > "$f.explain" 2>&1
   done
 done
-python3 - "$work" "benchmarks/tuning/$device/f16-rrr-results.tsv" <<'PY'
+python3 - "$work" "benchmarks/tuning/$device/$type-rrr-results.tsv" "$type" <<'PY'
 import collections, glob, math, re, sys
-w, results = sys.argv[1], sys.argv[2]
+w, results, kind = sys.argv[1:4]
 first, times = {}, collections.defaultdict(dict)
 for line in open(results):
     r = line.rstrip('\n').split('\t')
@@ -75,10 +77,10 @@ for f in sorted(glob.glob(f'{w}/fam-*.explain')):
         m = re.search(r'\.ptx: (\S+) \(m=', block)
         top = [l for l in block.split('\n') if re.match(r'^1\s+\S', l)]
         if m and top:
-            v = top[0].split()[1].replace('f16_rrr_', 'f16_')
+            v = top[0].split()[1].replace(f'{kind}_rrr_', f'{kind}_')
             if v in times[m.group(1)]:
                 ratios.append(first[m.group(1)] / times[m.group(1)][v])
-    names = ['f16_' + n for n in
+    names = [f'{kind}_' + n for n in
              re.findall(r'^  variant (\w+)', open(f[:-8] + '.gemm').read(), re.M)]
     g = math.exp(sum(map(math.log, ratios)) / len(ratios))
     # Each of the other half's problems on the family's fastest variant
