@@ -69,16 +69,24 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
     bRow = side.chance(0.6);
   }
   // wgmma's A from registers (`registers`): a third of tf32's schedules,
-  // A then column-major, M-major as it takes it (a few not, and a few
-  // with tf32x3 or other types, to be refused). It changes those
-  // problems; the other streams' draws stay as earlier seeds drew them.
+  // half of them transposed with B row-major (x @ W, as the tuner's `_wfr`
+  // candidates: wgmma's A is B^T), the others with A column-major, M-major
+  // as it takes it (a few not, and a few with tf32x3 or other types, to be
+  // refused). It changes those problems; the other streams' draws stay as
+  // earlier seeds drew them.
   Draw &registersSide = sides.registers;
   bool registers =
       registersSide.chance(kind == Kind::TF32 && !fp8 ? 0.3 : 0.01);
   if (registers && x3)
     registers = registersSide.chance(0.05);
-  if (registers && kind == Kind::TF32 && !fp8)
-    aRow = registersSide.chance(0.05);
+  bool registersTransposed = false;
+  if (registers && kind == Kind::TF32 && !fp8) {
+    registersTransposed = registersSide.chance(0.5);
+    if (registersTransposed)
+      bRow = registersSide.chance(0.95);
+    else
+      aRow = registersSide.chance(0.05);
+  }
   // tf32x3's sums double the consumers' accumulators: tiles of 128 columns
   // at most, mostly.
   if (x3 && bn > 128 && side.chance(0.9)) {
@@ -293,6 +301,7 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
   // A fifth transposed (C^T = B^T * A^T), from the side stream: the draws
   // above stay as earlier seeds drew them.
   bool transposed = keep(side.chance(0.2));
+  transposed = transposed || registersTransposed;
   if (transposed)
     directive("transpose");
   // Transposed, wgmma's A is B^T: M-major where B is row-major.
