@@ -274,8 +274,8 @@ bool Rules::checkWarpgroup() {
   facts.sharedBytes = kernel.sharedBytes;
   int64_t budget =
       kernel.consumerRegisters ? kernel.consumerRegisters : kMaxRegistersPerThread;
-  // Accumulators (and tf32x3's sums) plus descriptors, addresses and the
-  // epilogue's values.
+  // Accumulators (and tf32x3's sums, or A's fragments in registers) plus
+  // descriptors, addresses and the epilogue's values.
   facts.registers = satAdd(kernel.liveValues(), 40);
   std::string fragmentsText =
       kernel.fragments ? " and " + std::to_string(kernel.fragments) +
