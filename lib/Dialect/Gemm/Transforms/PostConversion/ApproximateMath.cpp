@@ -27,6 +27,19 @@ namespace mlir::gemm {
 
 using namespace mlir;
 
+/// Whether `op`, a math op of `type` with fast-math `flags`, is an f32 one
+/// marked `afn`: the epilogue's, where C's rounding is as coarse as the
+/// GPU's approximate instructions.
+static LogicalResult matchApproximateF32(Operation *op, Type type,
+                                         arith::FastMathFlags flags,
+                                         PatternRewriter &rewriter) {
+  if (!getElementTypeOrSelf(type).isF32())
+    return rewriter.notifyMatchFailure(op, "not f32");
+  if (!arith::bitEnumContainsAll(flags, arith::FastMathFlags::afn))
+    return rewriter.notifyMatchFailure(op, "not approximate");
+  return success();
+}
+
 namespace {
 /// math.fma as llvm.intr.fma, which NVPTX selects as fma.rn.f32.
 struct FmaToIntrinsic : public OpRewritePattern<math::FmaOp> {
@@ -46,11 +59,9 @@ struct ApproximateTanhToIntrinsic : public OpRewritePattern<math::TanhOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(math::TanhOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!getElementTypeOrSelf(op.getType()).isF32())
-      return rewriter.notifyMatchFailure(op, "not f32");
-    if (!arith::bitEnumContainsAll(op.getFastmath(),
-                                   arith::FastMathFlags::afn))
-      return rewriter.notifyMatchFailure(op, "not approximate");
+    if (failed(matchApproximateF32(op, op.getType(), op.getFastmath(),
+                                   rewriter)))
+      return failure();
     auto flags = LLVM::FastmathFlagsAttr::get(rewriter.getContext(),
                                               LLVM::FastmathFlags::afn);
     rewriter.replaceOpWithNewOp<LLVM::TanhOp>(op, op.getType(),
@@ -68,11 +79,8 @@ struct ApproximateExp2ToNvvm : public OpRewritePattern<math::Exp2Op> {
   LogicalResult matchAndRewrite(math::Exp2Op op,
                                 PatternRewriter &rewriter) const override {
     Type type = op.getType();
-    if (!getElementTypeOrSelf(type).isF32())
-      return rewriter.notifyMatchFailure(op, "not f32");
-    if (!arith::bitEnumContainsAll(op.getFastmath(),
-                                   arith::FastMathFlags::afn))
-      return rewriter.notifyMatchFailure(op, "not approximate");
+    if (failed(matchApproximateF32(op, type, op.getFastmath(), rewriter)))
+      return failure();
     Location loc = op.getLoc();
     StringAttr name = rewriter.getStringAttr("llvm.nvvm.ex2.approx");
     Type f32 = rewriter.getF32Type();
