@@ -93,14 +93,12 @@ bool Rules::checkWarpgroup() {
     return error(DirectiveKind::Wgmma, "wgmma takes f32 inputs as tf32: opt "
                                        "in with 'math = tf32' in the problem");
   // The consumers load A's fragments an element at a time, for tf32's
-  // M-major A, which wgmma cannot read from shared memory.
-  if (s.wgmmaRegistersA && (!tf32 || p.tf32x3)) {
-    std::string inputs =
-        p.tf32x3 ? "math = tf32x3" : (stringify(p.a) + " inputs").str();
+  // M-major A, which wgmma cannot read from shared memory (under tf32x3
+  // they split them into tf32 parts and remainders too).
+  if (s.wgmmaRegistersA && !tf32)
     return notYet(DirectiveKind::Wgmma,
-                  "wgmma's A from registers ('registers') with " + inputs +
-                      " (it takes tf32's)");
-  }
+                  "wgmma's A from registers ('registers') with " +
+                      stringify(p.a) + " inputs (it takes tf32's)");
   // FP8 wgmma reads both operands K-major from shared memory; the
   // producer's threads' copies realign elements of 2 bytes and more, not
   // FP8's single bytes: TMA copies them.
@@ -114,11 +112,17 @@ bool Rules::checkWarpgroup() {
     return error(DirectiveKind::Tma, "FP8 operands are copied by TMA: write "
                                      "'tma a b'");
   // tf32x3 splits each element into its tf32 part and the remainder as the
-  // producer's threads copy it; TMA copies bytes as they are.
-  if (p.tf32x3 && s.hasTma())
+  // producer's threads copy it; TMA copies bytes as they are. A's
+  // fragments in registers are split by the consumers that load them.
+  if (p.tf32x3 && (s.tmaB || (s.tmaA && !s.wgmmaRegistersA)))
     return error(DirectiveKind::Tma,
-                 "math = tf32x3 splits each element of A and B as the "
-                 "producer's threads copy it: leave 'a' and 'b' out of 'tma'");
+                 s.wgmmaRegistersA
+                     ? "math = tf32x3 splits each element of B as the "
+                       "producer's threads copy it: leave 'b' out of 'tma' "
+                       "(A's fragments are split in registers)"
+                     : "math = tf32x3 splits each element of A and B as the "
+                       "producer's threads copy it: leave 'a' and 'b' out "
+                       "of 'tma'");
 
   int64_t consumers = s.consumers.value_or(1);
   if (consumers < 1 || consumers > 2)
@@ -356,6 +360,17 @@ bool Rules::checkWarpgroup() {
                        (biasIntoColumns || kernel.copiesByThreads()))))
     warnBesideTmaStore(DirectiveKind::SplitK,
                        "split-K's consumers sum the partial tiles");
+  // Without `tma c` too where A's fragments in registers take a share of
+  // `held`: two consumers of tf32x3 (a k tile's fragments split into parts
+  // and remainders) spilled beside 128 values a thread (128 x 64 x 64
+  // tiles: 120 bytes; 128 x 8 x 128: 640) and not beside 96 (128 x 32 x
+  // 64), nor at 128 without split-K.
+  if (s.splitsK() && !kernel.c && kernel.fragments && kernel.consumers == 2 &&
+      held >= 128)
+    warnOfSpill(DirectiveKind::SplitK,
+                "split-K's consumers sum the partial tiles beside " +
+                    Twine(held) + " values a thread, " +
+                    Twine(kernel.fragments) + " of them A's fragments");
   if (arch && facts.sharedBytes > arch->sharedMemoryLimit)
     return error(DirectiveKind::Pipeline,
                  "the tiles need " + Twine(facts.sharedBytes) +

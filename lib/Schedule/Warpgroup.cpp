@@ -89,7 +89,9 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
     int64_t latestStart = kScaleBlock - std::gcd(s.bn(), kScaleBlock);
     k.scaleBlocks = (latestStart + s.bn() - 1) / kScaleBlock + 1;
   }
-  k.a.split = p.tf32x3 && !s.tmaA;
+  // tf32x3: the producer's threads split what they copy; A's fragments in
+  // registers are split by the consumers as they load them.
+  k.a.split = p.tf32x3 && !s.tmaA && !k.a.inRegisters;
   k.b.split = p.tf32x3 && !s.tmaB;
   k.a.pieceBytes = s.globalLoadWidth(Operand::A) * k.elementBytes;
   k.b.pieceBytes = s.globalLoadWidth(Operand::B) * k.elementBytes;
@@ -253,9 +255,11 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
     k.producerRegisters = 240;
   k.accumulators = k.mTiles * s.bn() / 2;
   k.sums = k.promotes ? k.accumulators : 0;
-  // A fragment is 64 x instK elements over the warpgroup's 128 threads.
+  // A fragment is 64 x instK elements over the warpgroup's 128 threads;
+  // tf32x3 holds each as its tf32 part and remainder.
   if (k.a.inRegisters)
-    k.fragments = k.mTiles * k.kSteps * k.instM * k.instK / kWarpgroupSize;
+    k.fragments = k.mTiles * k.kSteps * k.instM * k.instK / kWarpgroupSize *
+                  (p.tf32x3 ? 2 : 1);
   // ptxas honours `setmaxnreg` only where it knows what a thread has at
   // entry; without `.minnctapersm 1` (CUTLASS's launch bounds of one block)
   // it ignored the split (C7508) in 122 of the 234 shipped variants that

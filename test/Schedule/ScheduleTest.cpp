@@ -314,6 +314,32 @@ TEST(Warpgroup, RegisterFragmentsOfAnMMajorA) {
   EXPECT_FALSE(k.drainsEachStage());
 }
 
+TEST(Warpgroup, Tf32x3SplitsRegisterFragmentsInTheConsumers) {
+  // math = tf32x3 with wgmma's A from registers: TMA copies A as it lies
+  // and the consumers split its fragments (a k tile's 16 words into as
+  // many tf32 parts and remainders); the producer's threads split B as
+  // they copy it, its stage holding both.
+  Problem p = squareF32(4096);
+  p.tf32 = p.tf32x3 = true;
+  p.aLayout = MatrixLayout::Col;
+  Schedule s = hopperF16();
+  s.tile = {128, 64, 32};
+  s.wgmma = {{64, 64, 8}};
+  s.cluster.reset();
+  s.tmaB = s.tmaC = false;
+  s.wgmmaRegistersA = true;
+  WarpgroupKernel k = getWarpgroupKernel(p, s);
+  EXPECT_TRUE(k.a.inRegisters);
+  EXPECT_TRUE(k.a.byTma);
+  EXPECT_FALSE(k.a.split);
+  EXPECT_EQ(k.a.stageStride(), 128 * 32 * 4);
+  EXPECT_TRUE(k.b.split);
+  EXPECT_EQ(k.b.stageStride(), 2 * 64 * 32 * 4);
+  EXPECT_EQ(k.fragments, 32);
+  EXPECT_EQ(k.liveValues(), 32 + 32 + 32);
+  EXPECT_TRUE(k.drainsEachStage());
+}
+
 TEST(Warpgroup, EdgeTilesIncludeAClustersPadding) {
   Problem p = squareF32(8192);
   p.a = p.b = p.c = ElementType::F16;

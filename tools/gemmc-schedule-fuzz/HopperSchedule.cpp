@@ -70,15 +70,17 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
   }
   // wgmma's A from registers (`registers`): a third of tf32's schedules,
   // half of them transposed with B row-major (x @ W, as the tuner's `_wfr`
-  // candidates: wgmma's A is B^T), the others with A column-major, M-major
-  // as it takes it (a few not, and a few with tf32x3 or other types, to be
-  // refused). It changes those problems; the other streams' draws stay as
-  // earlier seeds drew them.
+  // and `_wxr` candidates: wgmma's A is B^T), the others with A
+  // column-major, M-major as it takes it (a few not, and a few with other
+  // types, to be refused); half of tf32x3's, whose A then goes by TMA half
+  // the time (the consumers split its fragments). It changes those
+  // problems; the other streams' draws stay as earlier seeds drew them.
   Draw &registersSide = sides.registers;
   bool registers =
       registersSide.chance(kind == Kind::TF32 && !fp8 ? 0.3 : 0.01);
   if (registers && x3)
-    registers = registersSide.chance(0.05);
+    registers = registersSide.chance(0.5);
+  bool splitInRegisters = registers && x3 && registersSide.chance(0.5);
   bool registersTransposed = false;
   if (registers && kind == Kind::TF32 && !fp8) {
     registersTransposed = registersSide.chance(0.5);
@@ -248,7 +250,7 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
         widths += std::string(" global-load ") + name + " " +
                   std::to_string(side.pick({1, 2, 4, 4}));
     };
-    leave(tmaA, x3 || !aRow, "a");
+    leave(tmaA, !splitInRegisters && (x3 || !aRow), "a");
     leave(tmaB, x3 || bRow, "b");
   }
   // FP8 is copied by TMA (a few schedules leave an operand to the

@@ -83,7 +83,8 @@ struct TmaOperand {
   /// further (the same layout), for the consumers' three products. Copies
   /// through registers split their elements on the way; cp.async copies
   /// are split in shared memory once the stage's have landed
-  /// (`splitsInShared`).
+  /// (`splitsInShared`). Not an A in registers: the consumers split its
+  /// fragments as they load them.
   bool split = false;
   /// The blocks of a cluster that share this tile (1 without multicast):
   /// each copies `sliceRows()` of every box's rows and TMA multicasts them
@@ -298,7 +299,7 @@ struct WarpgroupKernel {
   /// as many for a k tile's sums (live in the loop, not in the epilogue).
   int64_t accumulators = 0, sums = 0;
   /// A's register fragments a consumer thread holds (`a.inRegisters`):
-  /// a k tile's.
+  /// a k tile's, under tf32x3 each as its tf32 part and remainder.
   int64_t fragments = 0;
   /// Whether the consumers wait for each stage's wgmma to complete before
   /// the next (and release the stage then): to add a k tile's promoted

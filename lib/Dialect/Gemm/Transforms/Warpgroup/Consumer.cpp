@@ -214,33 +214,36 @@ void KernelBuilder::issueWgmma(const ConsumerSetup &cs, Value stageDescA,
   int64_t e = k.elementBytes;
   // tf32x3's products of a step: A's remainder times B, A times B's
   // remainder (the small ones first, while the sum is small), A times B.
+  // The remainders lie remainderOffset() bytes past the tiles, or for A's
+  // fragments in registers in the second half of `fragments`.
   struct Product {
-    int64_t aOffset, bOffset;
+    bool aRemainder, bRemainder;
   };
-  SmallVector<Product, 3> products = {{0, 0}};
+  SmallVector<Product, 3> products = {{false, false}};
   if (k.tf32x3)
-    products = {
-        {k.a.remainderOffset(), 0}, {0, k.b.remainderOffset()}, {0, 0}};
+    products = {{true, false}, {false, true}, {false, false}};
+  int64_t fragmentCount = k.tf32x3 ? fragments.size() / 2 : fragments.size();
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t kk = 0; kk < k.kSteps; ++kk) {
     for (auto [pi, product] : llvm::enumerate(products)) {
       for (int64_t mt = 0; mt < k.mTiles; ++mt) {
         Value opA;
         if (!k.a.inRegisters) {
-          int64_t offsetA =
-              k.a.offsetOf(mt * k.instM, kk * k.instK, e) + product.aOffset;
+          int64_t offsetA = k.a.offsetOf(mt * k.instM, kk * k.instK, e) +
+                            (product.aRemainder ? k.a.remainderOffset() : 0);
           opA = arith::AddIOp::create(b, loc, stageDescA, i64(offsetA >> 4));
         }
         for (int64_t nt = 0; nt < k.nTiles; ++nt) {
-          int64_t offsetB =
-              k.b.offsetOf(nt * k.instN, kk * k.instK, e) + product.bOffset;
+          int64_t offsetB = k.b.offsetOf(nt * k.instN, kk * k.instK, e) +
+                            (product.bRemainder ? k.b.remainderOffset() : 0);
           Value opB =
               arith::AddIOp::create(b, loc, stageDescB, i64(offsetB >> 4));
           Value &d = into[mt * k.nTiles + nt];
           bool fromZero = k.promotes && kk == 0 && pi == 0;
           if (k.a.inRegisters) {
-            ArrayRef<Value> fragment =
-                fragments.slice((kk * k.mTiles + mt) * 4, 4);
+            int64_t first = (kk * k.mTiles + mt) * 4 +
+                            (product.aRemainder ? fragmentCount : 0);
+            ArrayRef<Value> fragment = fragments.slice(first, 4);
             d = createRegisterWgmma(b, loc, cs.accType, d, fragment, opB,
                                     k.instN, k.instK, !fromZero);
             continue;
@@ -287,10 +290,19 @@ void KernelBuilder::multiplyStage(const ConsumerSetup &cs, scf::ForOp steps,
     for (size_t i = 0; i < acc.size(); ++i)
       sums.push_back(LLVM::PoisonOp::create(b, loc, cs.accType));
   // A's fragments are loaded before wgmma's fence, which orders them
-  // before the wgmma that read them.
+  // before the wgmma that read them; tf32x3 splits them into their tf32
+  // parts, then the remainders.
   SmallVector<Value> fragments;
   if (k.a.inRegisters)
     fragments = loadFragments(cs, stageBaseOf(k.aOffset, k.aStageStride, stage));
+  if (k.a.inRegisters && k.tf32x3) {
+    size_t count = fragments.size();
+    for (size_t i = 0; i < count; ++i) {
+      auto [part, remainder] = splitWord(b, loc, fragments[i]);
+      fragments[i] = part;
+      fragments.push_back(remainder);
+    }
+  }
   issueWgmma(cs, stageDescA, stageDescB, fragments, k.promotes ? sums : acc);
   // Block scales: the k tile's, which the producer's threads copied into
   // the stage, read as its wgmma run.
