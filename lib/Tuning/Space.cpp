@@ -350,6 +350,10 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
   auto tf32Only = [&](std::vector<Schedule> (*part)()) {
     return tf32 ? part() : std::vector<Schedule>();
   };
+  // f32 at f32's accuracy (tf32x3) alone.
+  auto splitOnly = [&](std::vector<Schedule> (*part)()) {
+    return !halves && !tf32 ? part() : std::vector<Schedule>();
+  };
   std::set<std::string> seen;
   struct Part {
     std::vector<Schedule> space;
@@ -385,7 +389,9 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
       {tf32Only(enumerateWarpgroupTf32AtLaunch), "_wfz", 0},
       {tf32Only(enumerateWarpgroupTf32Transposed), "_wft", 0},
       {tf32Only(enumerateWarpgroupTf32Staged), "_wfb", 0},
-      {tf32Only(enumerateWarpgroupTf32Registers), "_wfr", 0}};
+      {tf32Only(enumerateWarpgroupTf32Registers), "_wfr", 0},
+      {splitOnly(enumerateWarpgroupSplitTf32Registers), "_wxr", 0,
+       /*tf32x3=*/true}};
   std::string type = tf32 ? "tf32" : stringify(problem.a).str();
   std::vector<SpaceCandidate> candidates;
   for (const auto &[space, prefix, count, tf32x3] : parts) {

@@ -47,6 +47,9 @@ std::vector<Schedule> enumerateWarpgroupTf32Staged();
 /// `_wfr`: the transposed problem's tiles with wgmma's A (B^T) from
 /// registers, loaded as it lies where B is row-major.
 std::vector<Schedule> enumerateWarpgroupTf32Registers();
+/// `_wxr`: f32 as tf32x3 on `_wfr`'s tiles, A's fragments split in the
+/// consumers' registers, B split by the producer's threads.
+std::vector<Schedule> enumerateWarpgroupSplitTf32Registers();
 std::vector<Schedule> enumerateWarpgroupTf32StreamK();
 std::vector<Schedule> enumerateWarpgroupTf32AtLaunch();
 std::vector<Schedule> enumerateWarpgroupTf32Transposed();

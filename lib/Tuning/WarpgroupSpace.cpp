@@ -455,6 +455,31 @@ std::vector<Schedule> tuning::enumerateWarpgroupTf32Registers() {
   return space;
 }
 
+/// Hopper's f32 register part (`_wxr`, math = tf32x3): `_wfr`'s tiles,
+/// wgmma's A (B^T where B is row-major) copied by TMA and split into tf32
+/// parts and remainders in the consumers' registers as they load it, the
+/// transposed problem's B (A^T) split by the producer's threads as they
+/// copy it in pieces of 4 elements; each stage holds B's parts and
+/// remainders, so as many stages as shared memory holds, at most `_wfr`'s.
+/// Where the producer's threads split both operands (`_wx`), their copies
+/// fall behind memory on the skinny problems (`_wxt`: 0.51-0.58x cuBLAS at
+/// M of 17-64, docs/tuning.md).
+std::vector<Schedule> tuning::enumerateWarpgroupSplitTf32Registers() {
+  std::vector<Schedule> space;
+  for (Schedule s : enumerateWarpgroupTf32Registers()) {
+    s.tmaB = false;
+    s.vectorize = std::array<int64_t, 4>{1, 1, 1, 1};
+    s.globalLoadB = 4;
+    int64_t stageBytes = (s.bm() + 2 * s.bn()) * s.bk() * 4;
+    int64_t cBytes = s.tmaC ? *s.consumers * 16 * 1024 : 0;
+    int64_t room = 227 * 1024 - 1024 - cBytes;
+    s.stages = std::min<int64_t>(s.stages, room / stageBytes);
+    if (s.stages >= 2)
+      space.push_back(s);
+  }
+  return space;
+}
+
 /// tf32's stream-K part (`_wfs`): `_wf`'s 128 x 256 and 128 x 128 TMA tiles
 /// with `persistent stream-k`.
 std::vector<Schedule> tuning::enumerateWarpgroupTf32StreamK() {
