@@ -29,15 +29,22 @@ tune="$build/bin/gemmc-tune"
 # then shipped and the others nearest the fastest there), once the timing
 # left the host's launch cost out (docs/tuning.md); those choose sm_90a's
 # f16 and bf16 families of a K-major A (rrr, rcr); f32's and the batched
-# rcr's on an H100; tf32's on an H200.
+# rcr's on an H100, and f32's again on an H200 for 30 candidates (the
+# variants of the rrr family then shipped and `_wxr`, whose tf32x3 splits
+# wgmma's A in registers), which choose sm_90a's f32 rrr family; tf32's on
+# an H200.
 device_of() { # the folder of measured candidates (under $work)
   case "$1" in
-    f16-h200 | tf32-*) echo h200 ;;
+    f16-h200 | f32-h200 | tf32-*) echo h200 ;;
     *) echo h100 ;;
   esac
 }
 cp "benchmarks/tuning/$(device_of f16)/f16-rrr-results.tsv" "$work/f16/results.tsv"
 cp "benchmarks/tuning/$(device_of f32)/f32-rrr-results.tsv" "$work/f32/results.tsv"
+mkdir -p "$work/f32-h200"
+cp "$work"/f32/f32_* "$work/f32/candidates.tsv" "$work/f32-h200/"
+cp "benchmarks/tuning/$(device_of f32-h200)/f32-rrr-results.tsv" \
+  "$work/f32-h200/results.tsv"
 mkdir -p "$work/f16-h200"
 cp "$work"/f16/f16_* "$work/f16/candidates.tsv" "$work/f16-h200/"
 cp "benchmarks/tuning/$(device_of f16-h200)/f16-rrr-results.tsv" \
@@ -74,6 +81,8 @@ write_family() { # ARCH LAYOUT TYPE [--batch]
   elif [ -z "$batch" ] && [ "$measured$arch" = f16sm_90a ] &&
     [ "${layout:0:1}" = r ]; then
     measured=f16-h200
+  elif [ -z "$batch" ] && [ "$measured$arch$layout" = f32sm_90arrr ]; then
+    measured=f32-h200
   fi
   if [ "$type" = tf32 ]; then
     # B column-major from its own measurements; the other layouts from
