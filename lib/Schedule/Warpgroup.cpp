@@ -255,6 +255,9 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
     k.producerRegisters = 240;
   k.accumulators = k.mTiles * s.bn() / 2;
   k.sums = k.promotes ? k.accumulators : 0;
+  k.promoteSteps = k.kSteps;
+  if (p.tf32x3 && k.instK)
+    k.promoteSteps = std::min<int64_t>(k.kSteps, kTf32x3PromoteK / k.instK);
   // A fragment is 64 x instK elements over the warpgroup's 128 threads;
   // tf32x3 holds each as its tf32 part and remainder.
   if (k.a.inRegisters)

@@ -316,14 +316,15 @@ TEST(Warpgroup, RegisterFragmentsOfAnMMajorA) {
 
 TEST(Warpgroup, Tf32x3SplitsRegisterFragmentsInTheConsumers) {
   // math = tf32x3 with wgmma's A from registers: TMA copies A as it lies
-  // and the consumers split its fragments (a k tile's 16 words into as
+  // and the consumers split its fragments (a k tile's 32 words into as
   // many tf32 parts and remainders); the producer's threads split B as
-  // they copy it, its stage holding both.
+  // they copy it, its stage holding both. The 64-deep k tile's products
+  // go into two promoted sums of 32 elements of K (4 steps).
   Problem p = squareF32(4096);
   p.tf32 = p.tf32x3 = true;
   p.aLayout = MatrixLayout::Col;
   Schedule s = hopperF16();
-  s.tile = {128, 64, 32};
+  s.tile = {128, 64, 64};
   s.wgmma = {{64, 64, 8}};
   s.cluster.reset();
   s.tmaB = s.tmaC = false;
@@ -332,12 +333,19 @@ TEST(Warpgroup, Tf32x3SplitsRegisterFragmentsInTheConsumers) {
   EXPECT_TRUE(k.a.inRegisters);
   EXPECT_TRUE(k.a.byTma);
   EXPECT_FALSE(k.a.split);
-  EXPECT_EQ(k.a.stageStride(), 128 * 32 * 4);
+  EXPECT_EQ(k.a.stageStride(), 128 * 64 * 4);
   EXPECT_TRUE(k.b.split);
-  EXPECT_EQ(k.b.stageStride(), 2 * 64 * 32 * 4);
-  EXPECT_EQ(k.fragments, 32);
-  EXPECT_EQ(k.liveValues(), 32 + 32 + 32);
+  EXPECT_EQ(k.b.stageStride(), 2 * 64 * 64 * 4);
+  EXPECT_EQ(k.fragments, 64);
+  EXPECT_EQ(k.liveValues(), 32 + 32 + 64);
   EXPECT_TRUE(k.drainsEachStage());
+  EXPECT_EQ(k.kSteps, 8);
+  EXPECT_EQ(k.promoteSteps, 4);
+  // tf32 alone sums the whole k tile on the tensor cores.
+  p.tf32x3 = false;
+  k = getWarpgroupKernel(p, s);
+  EXPECT_FALSE(k.promotes);
+  EXPECT_EQ(k.fragments, 32);
 }
 
 TEST(Warpgroup, EdgeTilesIncludeAClustersPadding) {

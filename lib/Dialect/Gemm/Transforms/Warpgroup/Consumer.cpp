@@ -210,6 +210,7 @@ KernelBuilder::ConsumerSetup KernelBuilder::buildConsumerSetup() {
 
 void KernelBuilder::issueWgmma(const ConsumerSetup &cs, Value stageDescA,
                                Value stageDescB, ArrayRef<Value> fragments,
+                               int64_t firstStep, int64_t endStep,
                                SmallVectorImpl<Value> &into) {
   int64_t e = k.elementBytes;
   // tf32x3's products of a step: A's remainder times B, A times B's
@@ -224,7 +225,7 @@ void KernelBuilder::issueWgmma(const ConsumerSetup &cs, Value stageDescA,
     products = {{true, false}, {false, true}, {false, false}};
   int64_t fragmentCount = k.tf32x3 ? fragments.size() / 2 : fragments.size();
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  for (int64_t kk = 0; kk < k.kSteps; ++kk) {
+  for (int64_t kk = firstStep; kk < endStep; ++kk) {
     for (auto [pi, product] : llvm::enumerate(products)) {
       for (int64_t mt = 0; mt < k.mTiles; ++mt) {
         Value opA;
@@ -239,7 +240,7 @@ void KernelBuilder::issueWgmma(const ConsumerSetup &cs, Value stageDescA,
           Value opB =
               arith::AddIOp::create(b, loc, stageDescB, i64(offsetB >> 4));
           Value &d = into[mt * k.nTiles + nt];
-          bool fromZero = k.promotes && kk == 0 && pi == 0;
+          bool fromZero = k.promotes && kk == firstStep && pi == 0;
           if (k.a.inRegisters) {
             int64_t first = (kk * k.mTiles + mt) * 4 +
                             (product.aRemainder ? fragmentCount : 0);
@@ -303,29 +304,41 @@ void KernelBuilder::multiplyStage(const ConsumerSetup &cs, scf::ForOp steps,
       fragments.push_back(remainder);
     }
   }
-  issueWgmma(cs, stageDescA, stageDescB, fragments, k.promotes ? sums : acc);
   // Block scales: the k tile's, which the producer's threads copied into
   // the stage, read as its wgmma run.
   std::optional<TileScales> scales;
-  if (k.blockScales)
-    scales = tileScales(readScales(cs, stage), col0);
-  if (k.drainsEachStage()) {
-    // The tensor cores round their sums toward zero (and keep about 14
-    // bits of FP8's): the k tile's sum is added to the accumulators in f32
-    // (rounded to nearest; with block scales, times them), once its wgmma
-    // completed, which frees the stage too. wgmma reads A's registers as
-    // it runs: the next stage's fragments, which go into the same
-    // registers, wait for it too (loaded while it ran, the third k tile's
-    // rows of the second consumer came out wrong on an H200).
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-    if (k.promotes) {
-      for (auto [position, d] : llvm::enumerate(acc)) {
-        int64_t mt = int64_t(position) / k.nTiles;
-        int64_t nt = int64_t(position) % k.nTiles;
-        d = addAccumulators(d, sums[position], scales ? &*scales : nullptr,
-                            mt, nt);
-      }
+  // The tensor cores round their sums toward zero (and keep about 14 bits
+  // of FP8's): each promoted sum (the k tile's, or tf32x3's 32 elements of
+  // K) is added to the accumulators in f32 (rounded to nearest; with block
+  // scales, times them) once its wgmma completed; the last frees the stage
+  // too. wgmma reads A's registers as it runs: the next stage's fragments,
+  // which go into the same registers, wait for it too (loaded while it
+  // ran, the third k tile's rows of the second consumer came out wrong on
+  // an H200).
+  auto promote = [&]() {
+    for (auto [position, d] : llvm::enumerate(acc)) {
+      int64_t mt = int64_t(position) / k.nTiles;
+      int64_t nt = int64_t(position) % k.nTiles;
+      d = addAccumulators(d, sums[position], scales ? &*scales : nullptr, mt,
+                          nt);
     }
+  };
+  int64_t interval = k.promotes ? k.promoteSteps : k.kSteps;
+  for (int64_t first = 0; first < k.kSteps; first += interval) {
+    int64_t end = std::min(first + interval, k.kSteps);
+    issueWgmma(cs, stageDescA, stageDescB, fragments, first, end,
+               k.promotes ? sums : acc);
+    if (first == 0 && k.blockScales)
+      scales = tileScales(readScales(cs, stage), col0);
+    if (end == k.kSteps)
+      break;
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    promote();
+  }
+  if (k.drainsEachStage()) {
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    if (k.promotes)
+      promote();
     Value next = arith::AddIOp::create(b, loc, it, index(1));
     releaseStageBefore(next, cs.leader);
   } else {

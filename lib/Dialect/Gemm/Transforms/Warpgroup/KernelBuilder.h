@@ -279,11 +279,13 @@ private:
   /// starts `aStage` bytes (i32) into the shared memory: K step by K
   /// step, wgmma tile by tile, four values each.
   SmallVector<Value> loadFragments(const ConsumerSetup &cs, Value aStage);
-  /// The wgmma of one stage at descriptors `stageDescA` and `stageDescB`
-  /// (or A's `fragments`, loadFragments) into `into` (tf32x3: its three
-  /// products a step), in one group.
+  /// The wgmma of K steps [`firstStep`, `endStep`) of one stage at
+  /// descriptors `stageDescA` and `stageDescB` (or A's `fragments`,
+  /// loadFragments) into `into` (tf32x3: its three products a step), in
+  /// one group; where the kernel promotes, `into` starts from zero.
   void issueWgmma(const ConsumerSetup &cs, Value stageDescA, Value stageDescB,
-                  ArrayRef<Value> fragments, SmallVectorImpl<Value> &into);
+                  ArrayRef<Value> fragments, int64_t firstStep,
+                  int64_t endStep, SmallVectorImpl<Value> &into);
   /// A tile's `accumulators` stored as C at the tile whose rows start at
   /// `firstRow` (index) in tile column `tileCol`: at once, or by the last
   /// of the blocks that share it (split-K, or stream-K's `unit`) from
