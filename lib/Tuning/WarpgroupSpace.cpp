@@ -13,6 +13,14 @@
 using namespace gemmc;
 using namespace gemmc::tuning;
 
+/// The shared memory a Hopper block's stages may take: 227 KB, less 1 KB
+/// for the mbarriers and the tiles' alignment, less C's two TMA store
+/// buffers of 8 KB a consumer where `tma c`.
+static int64_t roomForStages(const Schedule &s) {
+  int64_t cBytes = s.tmaC ? *s.consumers * 16 * 1024 : 0;
+  return 227 * 1024 - 1024 - cBytes;
+}
+
 /// A 16-bit wgmma tile of BM x BN x 64 with TMA for A, B and C, one
 /// consumer warpgroup per 64 rows, and as many stages of A and B (64
 /// columns of 2 bytes each row) as 227 KB hold beside C's two store buffers
@@ -24,8 +32,7 @@ static Schedule warpgroupTmaTile(int64_t bm, int64_t bn) {
   s.tmaA = s.tmaB = s.tmaC = true;
   s.consumers = bm / 64;
   int64_t stageBytes = (bm + bn) * 64 * 2;
-  int64_t room = 227 * 1024 - 1024 - *s.consumers * 16 * 1024;
-  s.stages = std::min<int64_t>(8, room / stageBytes);
+  s.stages = std::min<int64_t>(8, roomForStages(s) / stageBytes);
   return s;
 }
 
@@ -61,7 +68,7 @@ std::vector<Schedule> tuning::enumerateWarpgroup(bool halves) {
         registers.tmaC = false;
         int64_t stageBytes = (bm + bn) * 64 * 2;
         registers.stages =
-            std::min<int64_t>(8, (227 * 1024 - 1024) / stageBytes);
+            std::min<int64_t>(8, roomForStages(registers) / stageBytes);
         space.push_back(registers);
       }
   return space;
@@ -150,7 +157,7 @@ std::vector<Schedule> tuning::enumerateWarpgroupSplitTf32(bool halves,
     s.consumers = t.consumers;
     // Each stage holds the tiles' tf32 parts and remainders (tf32x3).
     int64_t stageBytes = (t.bm + t.bn) * 32 * 4 * (split ? 2 : 1);
-    s.stages = std::min<int64_t>(4, (227 * 1024 - 1024) / stageBytes);
+    s.stages = std::min<int64_t>(4, roomForStages(s) / stageBytes);
     if (splits) {
       s.splitK = splits;
     } else {
@@ -333,8 +340,7 @@ static Schedule warpgroupTf32Tile(int64_t bm, int64_t bn, int64_t bk) {
   s.tmaA = s.tmaB = s.tmaC = true;
   s.consumers = bm / 64;
   int64_t stageBytes = (bm + bn) * bk * 4;
-  int64_t room = 227 * 1024 - 1024 - *s.consumers * 16 * 1024;
-  s.stages = std::min<int64_t>(8, room / stageBytes);
+  s.stages = std::min<int64_t>(8, roomForStages(s) / stageBytes);
   return s;
 }
 
@@ -383,8 +389,7 @@ std::vector<Schedule> tuning::enumerateWarpgroupTf32() {
         s.globalLoadB = piece;
       else
         s.vectorize.reset();
-      int64_t room = piece == 1 ? 160 * 1024
-                                : 227 * 1024 - 1024 - (s.tmaC ? 32 * 1024 : 0);
+      int64_t room = piece == 1 ? 160 * 1024 : roomForStages(s);
       s.stages = std::min<int64_t>(8, room / ((128 + bn) * 32 * 4));
       s.persistent = true;
       s.raster = 8;
@@ -417,9 +422,7 @@ std::vector<Schedule> tuning::enumerateWarpgroupTf32Staged() {
   for (Schedule s : tf32TmaTiles()) {
     int64_t stageBytes =
         (s.bm() + s.bn() + std::max(s.bm(), s.bn())) * s.bk() * 4;
-    int64_t cBytes = s.tmaC ? *s.consumers * 16 * 1024 : 0;
-    int64_t room = 227 * 1024 - 1024 - cBytes;
-    s.stages = std::min<int64_t>(s.stages, room / stageBytes);
+    s.stages = std::min<int64_t>(s.stages, roomForStages(s) / stageBytes);
     if (s.stages >= 2)
       space.push_back(s);
   }
@@ -471,9 +474,7 @@ std::vector<Schedule> tuning::enumerateWarpgroupSplitTf32Registers() {
     s.vectorize = std::array<int64_t, 4>{1, 1, 1, 1};
     s.globalLoadB = 4;
     int64_t stageBytes = (s.bm() + 2 * s.bn()) * s.bk() * 4;
-    int64_t cBytes = s.tmaC ? *s.consumers * 16 * 1024 : 0;
-    int64_t room = 227 * 1024 - 1024 - cBytes;
-    s.stages = std::min<int64_t>(s.stages, room / stageBytes);
+    s.stages = std::min<int64_t>(s.stages, roomForStages(s) / stageBytes);
     if (s.stages >= 2)
       space.push_back(s);
   }
@@ -513,7 +514,7 @@ std::vector<Schedule> tuning::enumerateWarpgroupTf32Transposed() {
         s.transpose = true;
         s.tmaC = false;
         s.stages = std::min<int64_t>(
-            8, (227 * 1024 - 1024) / ((s.bm() + s.bn()) * s.bk() * 4));
+            8, roomForStages(s) / ((s.bm() + s.bn()) * s.bk() * 4));
         s.splitK = 0;
       });
 }
