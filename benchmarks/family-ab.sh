@@ -14,7 +14,8 @@
 # model itself changed since REV, GEMMC_OLD_BENCH names a gemm-bench built
 # at REV: the old families then choose by their own model, each family in
 # its own process beside its own cuBLAS (each ratio against the cuBLAS of
-# its run).
+# its run). Where the compiler changed (the same family, new code),
+# GEMMC_OLD_GEMMC names a gemmc built at REV, which compiles REV's family.
 # summary.txt gives each family's geometric mean over each list and the
 # problems whose choice changed, with both ratios.
 set -uo pipefail
@@ -35,7 +36,8 @@ if [ "$mode" = compile ]; then
     "$build/bin/gemmc" --arch=sm_90a "$here/families/sm_90a/${t}_rrr.gemm" \
       -o "$dir/fam/${t}_rrr.ptx" || exit 1
     git -C "$here" show "$rev:families/sm_90a/${t}_rrr.gemm" > "$dir/old.gemm" || exit 1
-    "$build/bin/gemmc" --arch=sm_90a "$dir/old.gemm" -o "$dir/old.ptx" || exit 1
+    "${GEMMC_OLD_GEMMC:-$build/bin/gemmc}" --arch=sm_90a "$dir/old.gemm" \
+      -o "$dir/old.ptx" || exit 1
     sed "s/\b${t}_rrr_/${o}_rrr_/g" "$dir/old.ptx" > "$dir/fam/${o}_rrr.ptx"
     rm "$dir/old.gemm" "$dir/old.ptx"
     # The issue-15 problems whose first-ranked variant changed.
