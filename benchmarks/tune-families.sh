@@ -41,21 +41,19 @@ device_of() { # the folder of measured candidates (under $work)
 }
 cp "benchmarks/tuning/$(device_of f16)/f16-rrr-results.tsv" "$work/f16/results.tsv"
 cp "benchmarks/tuning/$(device_of f32)/f32-rrr-results.tsv" "$work/f32/results.tsv"
-mkdir -p "$work/f32-h200"
-cp "$work"/f32/f32_* "$work/f32/candidates.tsv" "$work/f32-h200/"
-cp "benchmarks/tuning/$(device_of f32-h200)/f32-rrr-results.tsv" \
-  "$work/f32-h200/results.tsv"
-mkdir -p "$work/f16-h200"
-cp "$work"/f16/f16_* "$work/f16/candidates.tsv" "$work/f16-h200/"
-cp "benchmarks/tuning/$(device_of f16-h200)/f16-rrr-results.tsv" \
-  "$work/f16-h200/results.tsv"
+# A second set of measurements of a precision's candidates: the
+# candidates of FROM beside DATA's results (benchmarks/tuning/DEVICE/).
+measured_again() { # NAME FROM DATA
+  mkdir -p "$work/$1"
+  cp "$work/$2/$2"_* "$work/$2/candidates.tsv" "$work/$1/"
+  cp "benchmarks/tuning/$(device_of "$1")/$3-results.tsv" "$work/$1/results.tsv"
+}
+measured_again f32-h200 f32 f32-rrr
+measured_again f16-h200 f16 f16-rrr
 # The batched rcr families' own measurements: the f16 candidates with B
 # column-major and `batch = ?` (those that take a batch), on attention's
 # score products (benchmarks/attention-scores-train.txt).
-mkdir -p "$work/f16-rcr-batched"
-cp "$work"/f16/f16_* "$work/f16/candidates.tsv" "$work/f16-rcr-batched/"
-cp "benchmarks/tuning/$(device_of f16-rcr-batched)/f16-rcr-batched-results.tsv" \
-  "$work/f16-rcr-batched/results.tsv"
+measured_again f16-rcr-batched f16 f16-rcr-batched
 
 # tf32 (f32 under `math = tf32`, torch's allow_tf32): its own candidates,
 # measured on an H200 with A and B row-major and with B column-major, where

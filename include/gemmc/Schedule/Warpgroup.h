@@ -302,12 +302,13 @@ struct WarpgroupKernel {
   /// f32 accumulators per consumer thread, and where the kernel promotes
   /// as many for a k tile's sums (live in the loop, not in the epilogue).
   int64_t accumulators = 0, sums = 0;
-  /// The K steps of each promoted sum (`promotes`): the k tile's, but
-  /// tf32x3's every 32 elements of K (4 steps), where a deeper tile gets
-  /// two or more sums a stage, each waited for and added in f32 before the
-  /// next: the tensor cores truncate their sums, and with a sum over 64 or
-  /// 128 of K the error against fp64 was 0.70x and 2.8x cuBLAS SGEMM's
-  /// (median, an H200) where 32 gave 0.42x.
+  /// The K steps of each wgmma group a stage issues, and so of each
+  /// promoted sum (`promotes`): the k tile's, but tf32x3's every 32
+  /// elements of K (4 steps), where a deeper tile gets two or more sums a
+  /// stage, each waited for and added in f32 before the next: the tensor
+  /// cores truncate their sums, and with a sum over 64 or 128 of K the
+  /// error against fp64 was 0.70x and 2.8x cuBLAS SGEMM's (median, an
+  /// H200) where 32 gave 0.42x.
   int64_t promoteSteps = 0;
   /// A's register fragments a consumer thread holds (`a.inRegisters`):
   /// a k tile's, under tf32x3 each as its tf32 part and remainder.

@@ -323,9 +323,8 @@ void KernelBuilder::multiplyStage(const ConsumerSetup &cs, scf::ForOp steps,
                           nt);
     }
   };
-  int64_t interval = k.promotes ? k.promoteSteps : k.kSteps;
-  for (int64_t first = 0; first < k.kSteps; first += interval) {
-    int64_t end = std::min(first + interval, k.kSteps);
+  for (int64_t first = 0; first < k.kSteps; first += k.promoteSteps) {
+    int64_t end = std::min(first + k.promoteSteps, k.kSteps);
     issueWgmma(cs, stageDescA, stageDescB, fragments, first, end,
                k.promotes ? sums : acc);
     if (first == 0 && k.blockScales)
