@@ -223,6 +223,15 @@ void Contract::tile(int64_t &bm, int64_t &bn, int64_t &bk) const {
   bk = sizes[2];
 }
 
+int64_t Contract::stages() const {
+  for (const std::string &word : splitWords(schedule)) {
+    int64_t stages;
+    if (word.rfind("stages=", 0) == 0 && parseInt(word.substr(7), stages))
+      return std::max<int64_t>(stages, 0);
+  }
+  return 0;
+}
+
 static Layout flip(Layout layout) {
   return layout == Layout::Row ? Layout::Col : Layout::Row;
 }

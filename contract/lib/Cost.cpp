@@ -94,7 +94,8 @@ CostConstants CostConstants::fromArray(const double in[kCount]) {
 
 double CostFeatures::predict(const CostConstants &c) const {
   return (c.fixed + c.latency * double(waves)) * 1e-6 +
-         std::max(c.compute * compute, c.memory * memory) + c.reduce * reduce;
+         std::max({c.compute * compute, c.memory * memory, pipeline}) +
+         c.reduce * reduce;
 }
 
 static int64_t ceilDiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
@@ -195,6 +196,26 @@ CostFeatures gemmc::contract::costFeatures(const Contract &c, const Problem &p,
   double factor =
       unit == Unit::Simt ? simtMemoryFactor(f.units, sms, occupancy) : 1.0;
   f.memory = bytes * double(batch) * factor / device.memoryBandwidth;
+  // A kernel staging its operands in shared memory waits, each K step, for
+  // a stage's tiles, with stages - 1 more in flight behind it: on a long K
+  // a shallow pipeline is bound by the latency, not the bandwidth (f32
+  // 4096x1x4096 on a 32 x 32 x 16 tile in 2 stages: 256 steps, 0.27 ms on
+  // an H200, where the bytes take 0.02). The tiles come from memory in the
+  // share of the compulsory bytes in all the blocks' loads, from L2 in the
+  // rest (tiles of A and B read by several blocks).
+  double stepLatency = 0;
+  if (int64_t stages = c.stages()) {
+    double loaded = double(f.units) * double(kUnit) *
+                    (double(std::min(bm, m)) * sizeOf(p.a) +
+                     double(std::min(bn, n)) * sizeOf(p.b));
+    double compulsory = (double(m) * sizeOf(p.a) + double(n) * sizeOf(p.b)) *
+                        double(k) * double(batch);
+    double fromMemory = loaded > 0 ? std::min(1.0, compulsory / loaded) : 1.0;
+    stepLatency = (device.l2Latency +
+                   fromMemory * (device.memoryLatency - device.l2Latency)) /
+                  double(std::max<int64_t>(stages - 1, 1));
+  }
+  f.pipeline = double(kUnit / bk) * stepLatency;
   if (c.streamK) {
     // The kernel's share of the work (docs/selection.md): whole tiles for
     // the grid's full rounds, then each tile left cut along K into
@@ -211,6 +232,7 @@ CostFeatures gemmc::contract::costFeatures(const Contract &c, const Problem &p,
     f.units = tiles;
     f.rounds = full + (rest ? 1 : 0);
     f.waves = f.rounds;
+    f.pipeline = double((full ? steps : 0)) * stepLatency;
     if (rest == 0) {
       f.compute = double(full) * tileSeconds;
       return f;
@@ -218,6 +240,7 @@ CostFeatures gemmc::contract::costFeatures(const Contract &c, const Problem &p,
     int64_t pieces = streamKPieces(rest, steps, sms);
     int64_t perPiece = std::max<int64_t>(ceilDiv(steps, pieces), 1);
     f.compute = (double(full) + double(perPiece) / double(steps)) * tileSeconds;
+    f.pipeline = std::max(f.pipeline, double(perPiece) * stepLatency);
     if (pieces > 1) {
       double partial = double(std::min(bm, m)) * double(std::min(bn, n)) * 4;
       double traffic =

@@ -829,6 +829,53 @@ TEST(Cost, SimtMemoryFactorFollowsTheWavesDraw) {
   EXPECT_NEAR(f8 / f16, 1.13, 0.01);
 }
 
+TEST(Cost, BoundsAShallowPipelineByTheMemorysLatency) {
+  // The split-K contract staging its tiles in 2 stages, then in 8.
+  std::string two = replace(
+      splitsAtLaunch(), "wgmma=m64n64k16\n",
+      "wgmma=m64n64k16 stages=2\n// cost: unit=wgmma occupancy=1\n");
+  std::string eight = replace(two, "stages=2", "stages=8");
+  std::string none = replace(two, " stages=2", "");
+  Contract c2, c8, c0;
+  std::string error;
+  ASSERT_TRUE(parseContract(two, c2, error)) << error;
+  ASSERT_TRUE(parseContract(eight, c8, error)) << error;
+  ASSERT_TRUE(parseContract(none, c0, error)) << error;
+  EXPECT_EQ(c2.stages(), 2);
+  EXPECT_EQ(c8.stages(), 8);
+  EXPECT_EQ(c0.stages(), 0);
+  DeviceModel h200;
+  ASSERT_TRUE(DeviceModel::named("h200", h200));
+  Problem p = c2.problem;
+  // One tile of C, K of 16384 / 32 = 512 steps: each waits for its
+  // stage's tiles from memory (no tile read twice), one in flight behind
+  // it in 2 stages, 7 in 8.
+  p.m = p.n = 64;
+  p.k = 16384;
+  EXPECT_DOUBLE_EQ(costFeatures(c2, p, h200, 1).pipeline,
+                   512 * h200.memoryLatency);
+  EXPECT_DOUBLE_EQ(costFeatures(c8, p, h200, 1).pipeline,
+                   512 * h200.memoryLatency / 7);
+  // Split 4 ways, a block takes 128 of them.
+  EXPECT_DOUBLE_EQ(costFeatures(c2, p, h200, 4).pipeline,
+                   128 * h200.memoryLatency);
+  // 64 tiles along N read A's 64 rows each: A's tiles come from L2 but
+  // once, B's from memory; the step's latency lies between the two.
+  Problem wide = p;
+  wide.n = 64 * 64;
+  double step = costFeatures(c2, wide, h200, 1).pipeline / 512;
+  EXPECT_GT(step, h200.l2Latency);
+  EXPECT_LT(step, h200.memoryLatency);
+  // Without stages stated (operands not staged), no bound.
+  EXPECT_EQ(costFeatures(c0, p, h200, 1).pipeline, 0);
+  // The bound holds the prediction up where the bytes and the work would
+  // not: 0.28 ms where a tile's feed and bytes take under 0.1.
+  CostConstants k = CostConstants::defaults(Unit::Wgmma);
+  CostFeatures f = costFeatures(c2, p, h200, 1);
+  EXPECT_LT(std::max(k.compute * f.compute, k.memory * f.memory), 0.1e-3);
+  EXPECT_GT(f.predict(k), 0.28e-3);
+}
+
 TEST(Cost, ChoosesTheSplitsOfTheLowestPredictedTime) {
   Contract c;
   std::string error;

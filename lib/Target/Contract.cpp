@@ -229,6 +229,10 @@ gemmc::contract::Contract mlir::gemm::toContract(const KernelContract &kc) {
   llvm::interleave(model.tile, os, "x");
   if (model.coalesce)
     os << " coalesce";
+  // The cost model's pipeline bound (docs/selection.md): the stages of the
+  // operands' tiles where the kernel copies them to shared memory.
+  if (model.hasPromotion() || model.hasWgmma())
+    os << " stages=" << model.stages;
   c.schedule = schedule;
   // What the cost model needs beyond the rest (docs/selection.md), and a
   // family's fitted constants.

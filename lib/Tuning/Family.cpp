@@ -152,7 +152,8 @@ std::string tuning::featureTable(const std::vector<Candidate> &candidates,
                                  const ct::DeviceModel &device) {
   std::string out = "problem\tm\tn\tk\tcandidate\tbm\tbn\tbk\ttransposed\t"
                     "stream_k\tsplits\toccupancy\tunits\twaves\trounds\t"
-                    "compute_s\tmemory_s\treduce_s\tmeasured_s\tcublas_s\n";
+                    "compute_s\tmemory_s\treduce_s\tpipeline_s\tmeasured_s\t"
+                    "cublas_s\n";
   for (const ProblemRecord &r : problems)
     for (size_t c = 0; c < candidates.size(); ++c) {
       if (!(r.seconds[c] > 0))
@@ -163,13 +164,13 @@ std::string tuning::featureTable(const std::vector<Candidate> &candidates,
       ct::CostFeatures f = ct::costFeatures(k, r.problem, device, r.splits[c]);
       out += llvm::formatv("{0}\t{1}\t{2}\t{3}\t{4}\t{5}\t{6}\t{7}\t{8}\t"
                            "{9}\t{10}\t{11}\t{12}\t{13}\t{14}\t{15:e6}\t"
-                           "{16:e6}\t{17:e6}\t{18:e6}\t{19:e6}\n",
+                           "{16:e6}\t{17:e6}\t{18:e6}\t{19:e6}\t{20:e6}\n",
                            r.label, r.problem.m, r.problem.n, r.problem.k,
                            candidates[c].name, bm, bn, bk, int(k.transposed),
                            int(k.streamK), r.splits[c],
                            k.hasCost ? k.cost.occupancy : 1, f.units, f.waves,
                            f.rounds, f.compute, f.memory, f.reduce,
-                           r.seconds[c], r.cublasSeconds)
+                           f.pipeline, r.seconds[c], r.cublasSeconds)
                  .str();
     }
   return out;

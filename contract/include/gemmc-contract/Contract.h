@@ -315,8 +315,9 @@ struct Contract {
   std::string family;
   int variant = 1, variants = 1;
   SizeRange when;
-  /// `schedule: tile=BMxBNxBK ...`: the schedule's tile, which the cost
-  /// model reads (tile()).
+  /// `schedule: tile=BMxBNxBK ... [stages=N]`: the schedule's tile, and
+  /// the stages of the operands' tiles in shared memory where it copies
+  /// them there, which the cost model reads (tile(), stages()).
   std::string schedule;
   std::string source;
   /// `cost:` (optional): the cost model's facts and constants.
@@ -325,6 +326,9 @@ struct Contract {
 
   /// The block tile BM x BN x BK of `schedule` (zeros if it has none).
   void tile(int64_t &bm, int64_t &bn, int64_t &bk) const;
+  /// The shared-memory stages of `schedule` (`stages=N`); 0 where it
+  /// states none (its operands not staged there, or a contract before).
+  int64_t stages() const;
 };
 
 /// `C = A * B`, `C = alpha * A * B + beta * C`, with ` + bias[row]` and

@@ -55,6 +55,11 @@ struct DeviceModel {
   double clockGHz = 1.98;
   /// Memory bandwidth, bytes per second (the datasheet's).
   double memoryBandwidth = 4.8e12;
+  /// The least time, in seconds, between a stage's loads leaving a block
+  /// and its tiles landing in shared memory, under load, where they come
+  /// from memory and where L2 holds them: the lower envelopes of the
+  /// measured times over the pipelines' stages (docs/selection.md).
+  double memoryLatency = 0.55e-6, l2Latency = 0.4e-6;
 
   /// The devices `gemm-bench --explain --device-model NAME` knows: `h200`,
   /// `h100` (SXM), `a100`. False for another name.
@@ -84,6 +89,9 @@ struct CostConstants {
 struct CostFeatures {
   int64_t units = 0, waves = 0, rounds = 0;
   double compute = 0, memory = 0, reduce = 0;
+  /// The pipeline's bound, in seconds (no constant scales it): each wave's
+  /// blocks wait for their K steps' tiles, stages - 1 of them in flight.
+  double pipeline = 0;
 
   /// The predicted time, in seconds.
   double predict(const CostConstants &constants) const;

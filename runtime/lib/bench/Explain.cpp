@@ -39,10 +39,10 @@ int gemmc::rt::explainBench(BenchOptions &o) {
       Problem p = problemOf(o, shape);
       std::printf("\n%s: %s (%s)\n", path.c_str(), shape.label().c_str(),
                   p.str().c_str());
-      std::printf("%-4s %-32s %10s %6s %7s %6s %6s %10s %10s %10s  %s\n",
+      std::printf("%-4s %-32s %10s %6s %7s %6s %6s %10s %10s %10s %11s  %s\n",
                   "rank", "variant", "pred. ms", "splits", "units", "waves",
-                  "rounds",
-                  "compute ms", "memory ms", "reduce ms",
+                  "rounds", "compute ms", "memory ms", "reduce ms",
+                  "pipeline ms",
                   "constants (fixed us, latency us, compute, memory, "
                   "reduce)");
       int rank = 0;
@@ -61,12 +61,13 @@ int gemmc::rt::explainBench(BenchOptions &o) {
                       k.compute, k.memory, k.reduce,
                       c.hasCost && c.cost.fitted ? "" : " (defaults)",
                       r.overrides ? "; override: " : "");
-        std::printf("%-4d %-32s %10s %6lld %7lld %6lld %6lld %10s %10s %10s  "
-                    "%s%s\n",
+        std::printf("%-4d %-32s %10s %6lld %7lld %6lld %6lld %10s %10s %10s "
+                    "%11s  %s%s\n",
                     ++rank, c.entry.c_str(), ms(r.seconds).c_str(),
-                    (long long)r.splits, (long long)f.units, (long long)f.waves, (long long)f.rounds,
-                    ms(f.compute).c_str(), ms(f.memory).c_str(),
-                    ms(f.reduce).c_str(), constants,
+                    (long long)r.splits, (long long)f.units, (long long)f.waves,
+                    (long long)f.rounds, ms(f.compute).c_str(),
+                    ms(f.memory).c_str(), ms(f.reduce).c_str(),
+                    ms(f.pipeline).c_str(), constants,
                     r.overrides ? c.when.str().c_str() : "");
       }
     }
