@@ -17,7 +17,9 @@
 # its run). Where the compiler changed (the same family, new code),
 # GEMMC_OLD_GEMMC names a gemmc built at REV, which compiles REV's family.
 # summary.txt gives each family's geometric mean over each list and the
-# problems whose choice changed, with both ratios.
+# problems whose choice changed, with both ratios. GEMMC_AB_CHANGED=1 (at
+# compile) runs only the held-out problems whose choice changed too.
+# A choice is the variant and its splits of K.
 set -uo pipefail
 mode=${1:?compile or run} dir=${2:?folder}
 if [ "$mode" = compile ]; then
@@ -40,18 +42,22 @@ if [ "$mode" = compile ]; then
       -o "$dir/old.ptx" || exit 1
     sed "s/\b${t}_rrr_/${o}_rrr_/g" "$dir/old.ptx" > "$dir/fam/${o}_rrr.ptx"
     rm "$dir/old.gemm" "$dir/old.ptx"
-    # The issue-15 problems whose first-ranked variant changed.
-    for f in "$o" "$t"; do
-      bench=$dir/bin/gemm-bench
-      [ "$f" = "$t" ] || [ ! -x "$dir/bin/gemm-bench-old" ] || bench=$dir/bin/gemm-bench-old
-      "$bench" --explain --device-model "${GEMMC_DEVICE_MODEL:-h200}" --shapes "$dir/shapes.txt" \
-        "$dir/fam/${f}_rrr.ptx" | awk '/ \(m=/{p=$2} /^1 /{v=$2; sub(/^[a-z0-9]+_rrr_/, "", v); print p, v}' \
-        > "$dir/choice-$f.txt"
+    # The problems whose first-ranked variant, or its splits, changed.
+    for list in shapes workloads-heldout; do
+      for f in "$o" "$t"; do
+        bench=$dir/bin/gemm-bench
+        [ "$f" = "$t" ] || [ ! -x "$dir/bin/gemm-bench-old" ] || bench=$dir/bin/gemm-bench-old
+        "$bench" --explain --device-model "${GEMMC_DEVICE_MODEL:-h200}" --shapes "$dir/$list.txt" \
+          "$dir/fam/${f}_rrr.ptx" | awk '/ \(m=/{p=$2} /^1 /{v=$2; sub(/^[a-z0-9]+_rrr_/, "", v); print p, v, $4}' \
+          > "$dir/choice-$list-$f.txt"
+      done
+      paste -d' ' "$dir/choice-$list-$o.txt" "$dir/choice-$list-$t.txt" |
+        awk '$2 != $5 || $3 != $6 {print $1}' > "$dir/$list-changed-$t.txt"
     done
-    paste -d' ' "$dir/choice-$o.txt" "$dir/choice-$t.txt" |
-      awk '$2 != $4 {print $1}' > "$dir/shapes-changed-$t.txt"
     wc -l < "$dir/shapes-changed-$t.txt" | sed "s/^/$t: issue-15 problems changed: /"
+    wc -l < "$dir/workloads-heldout-changed-$t.txt" | sed "s/^/$t: held-out problems changed: /"
   done
+  [ -z "${GEMMC_AB_CHANGED:-}" ] || touch "$dir/changed-only"
   exit 0
 fi
 cd "$dir"
@@ -90,6 +96,7 @@ for t in $(cat types.txt); do
   echo "sweep $t t=$((SECONDS - start)): $(grep -E '^sweep:' "$o/sweep-$t.log")" | tee -a "$o/summary.txt"
   for list in heldout shapes; do
     shapes=$([ $list = heldout ] && echo workloads-heldout.txt || echo shapes-changed-$t.txt)
+    [ $list = shapes ] || [ ! -f changed-only ] || shapes=workloads-heldout-changed-$t.txt
     [ -s "$shapes" ] || continue
     csvs=("$o/$list-$t.csv")
     if [ -x bin/gemm-bench-old ]; then
