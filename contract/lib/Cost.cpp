@@ -202,7 +202,9 @@ CostFeatures gemmc::contract::costFeatures(const Contract &c, const Problem &p,
   // 4096x1x4096 on a 32 x 32 x 16 tile in 2 stages: 256 steps, 0.27 ms on
   // an H200, where the bytes take 0.02). The tiles come from memory in the
   // share of the compulsory bytes in all the blocks' loads, from L2 in the
-  // rest (tiles of A and B read by several blocks).
+  // rest (tiles of A and B read by several blocks). One block's steps: the
+  // estimate of the blocks resident together is not exact enough to count
+  // waves by.
   double stepLatency = 0;
   if (int64_t stages = c.stages()) {
     double loaded = double(f.units) * double(kUnit) *
@@ -232,7 +234,7 @@ CostFeatures gemmc::contract::costFeatures(const Contract &c, const Problem &p,
     f.units = tiles;
     f.rounds = full + (rest ? 1 : 0);
     f.waves = f.rounds;
-    f.pipeline = double((full ? steps : 0)) * stepLatency;
+    f.pipeline = full ? double(steps) * stepLatency : 0.0;
     if (rest == 0) {
       f.compute = double(full) * tileSeconds;
       return f;

@@ -89,8 +89,8 @@ struct CostConstants {
 struct CostFeatures {
   int64_t units = 0, waves = 0, rounds = 0;
   double compute = 0, memory = 0, reduce = 0;
-  /// The pipeline's bound, in seconds (no constant scales it): each wave's
-  /// blocks wait for their K steps' tiles, stages - 1 of them in flight.
+  /// The pipeline's bound, in seconds (no constant scales it): one block's
+  /// K steps, each waiting for its tiles, stages - 1 of them in flight.
   double pipeline = 0;
 
   /// The predicted time, in seconds.
