@@ -523,6 +523,15 @@ static std::string splitsAtLaunch() {
                  "acc=f32\n// schedule: tile=64x64x32 wgmma=m64n64k16\n");
 }
 
+/// One 64 x 64 tile of C and a K of 16384 (512 of `splitsAtLaunch`'s
+/// steps), of `c`'s types.
+static Problem oneTileLongK(const Contract &c) {
+  Problem p = c.problem;
+  p.m = p.n = 64;
+  p.k = 16384;
+  return p;
+}
+
 TEST(Contract, ReadsSplitsChosenAtLaunch) {
   Contract c;
   std::string error;
@@ -784,9 +793,7 @@ TEST(Cost, SimtMemoryTimeIsTheBusyMultiprocessorsShare) {
   ASSERT_TRUE(parseContract(wgmma, w, error)) << error;
   DeviceModel h100;
   ASSERT_TRUE(DeviceModel::named("h100", h100));
-  Problem p = s.problem;
-  p.m = p.n = 64;
-  p.k = 16384;
+  Problem p = oneTileLongK(s);
   // A SIMT block draws three quarters of its multiprocessor's share of
   // the bandwidth (one block a multiprocessor, occupancy 1 here): 1 unit
   // of 132 takes 132 x 4/3 times the compulsory time, 66 units 2 x 4/3;
@@ -846,12 +853,10 @@ TEST(Cost, BoundsAShallowPipelineByTheMemorysLatency) {
   EXPECT_EQ(c0.stages(), 0);
   DeviceModel h200;
   ASSERT_TRUE(DeviceModel::named("h200", h200));
-  Problem p = c2.problem;
   // One tile of C, K of 16384 / 32 = 512 steps: each waits for its
   // stage's tiles from memory (no tile read twice), one in flight behind
   // it in 2 stages, 7 in 8.
-  p.m = p.n = 64;
-  p.k = 16384;
+  Problem p = oneTileLongK(c2);
   EXPECT_DOUBLE_EQ(costFeatures(c2, p, h200, 1).pipeline,
                    512 * h200.memoryLatency);
   EXPECT_DOUBLE_EQ(costFeatures(c8, p, h200, 1).pipeline,
@@ -883,11 +888,9 @@ TEST(Cost, ChoosesTheSplitsOfTheLowestPredictedTime) {
   DeviceModel h100;
   ASSERT_TRUE(DeviceModel::named("h100", h100));
   CostConstants constants = CostConstants::defaults(Unit::Wgmma);
-  Problem p = c.problem;
   // One tile of C and a long K: many splits, each a run of K's steps
   // (16384 / 32 = 512 of them: never a split without one).
-  p.m = p.n = 64;
-  p.k = 16384;
+  Problem p = oneTileLongK(c);
   int64_t many = chooseSplits(c, p, h100, constants);
   EXPECT_GT(many, 16);
   EXPECT_LE(many, 256);
