@@ -48,11 +48,14 @@ if [ "$mode" = compile ]; then
         bench=$dir/bin/gemm-bench
         [ "$f" = "$t" ] || [ ! -x "$dir/bin/gemm-bench-old" ] || bench=$dir/bin/gemm-bench-old
         "$bench" --explain --device-model "${GEMMC_DEVICE_MODEL:-h200}" --shapes "$dir/$list.txt" \
-          "$dir/fam/${f}_rrr.ptx" | awk '/ \(m=/{p=$2} /^1 /{v=$2; sub(/^[a-z0-9]+_rrr_/, "", v); print p, v, $4}' \
+          "$dir/fam/${f}_rrr.ptx" |
+          awk '/ \(m=/{p=$0; sub(/^[^:]*: /, "", p); sub(/ \(m=.*/, "", p); gsub(/ /, "_", p)}
+               /^1 /{v=$2; sub(/^[a-z0-9]+_rrr_/, "", v); print p, v, $4}' \
           > "$dir/choice-$list-$f.txt"
       done
+      # (A problem's leading dimensions kept: its label's spaces as _.)
       paste -d' ' "$dir/choice-$list-$o.txt" "$dir/choice-$list-$t.txt" |
-        awk '$2 != $5 || $3 != $6 {print $1}' > "$dir/$list-changed-$t.txt"
+        awk '$2 != $5 || $3 != $6 {print $1}' | tr _ ' ' > "$dir/$list-changed-$t.txt"
     done
     wc -l < "$dir/shapes-changed-$t.txt" | sed "s/^/$t: issue-15 problems changed: /"
     wc -l < "$dir/workloads-heldout-changed-$t.txt" | sed "s/^/$t: held-out problems changed: /"
