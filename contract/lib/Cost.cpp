@@ -187,8 +187,9 @@ CostFeatures gemmc::contract::costFeatures(const Contract &c, const Problem &p,
   f.compute = double(f.rounds) *
               std::max(flops / device.peakPerMultiprocessor(unit, c.problem),
                        feed / device.feedPerMultiprocessor());
-  double bytes = double(m) * double(k) * sizeOf(p.a) +
-                 double(k) * double(n) * sizeOf(p.b) +
+  double operandBytes =
+      double(m) * double(k) * sizeOf(p.a) + double(k) * double(n) * sizeOf(p.b);
+  double bytes = operandBytes +
                  double(m) * double(n) * sizeOf(p.c) * (p.beta != 0 ? 2 : 1);
   // The compulsory traffic over the bandwidth; a SIMT kernel's over the
   // part of it its waves draw (simtMemoryFactor). TMA's and the
@@ -210,8 +211,7 @@ CostFeatures gemmc::contract::costFeatures(const Contract &c, const Problem &p,
     double loaded = double(f.units) * double(kUnit) *
                     (double(std::min(bm, m)) * sizeOf(p.a) +
                      double(std::min(bn, n)) * sizeOf(p.b));
-    double compulsory = (double(m) * sizeOf(p.a) + double(n) * sizeOf(p.b)) *
-                        double(k) * double(batch);
+    double compulsory = operandBytes * double(batch);
     double fromMemory = loaded > 0 ? std::min(1.0, compulsory / loaded) : 1.0;
     stepLatency = (device.l2Latency +
                    fromMemory * (device.memoryLatency - device.l2Latency)) /
