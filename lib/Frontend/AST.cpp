@@ -87,6 +87,7 @@ static void printDirective(llvm::raw_ostream &os, const Directive &d) {
     }
     [[fallthrough]];
   case DirectiveKind::Raster:
+  case DirectiveKind::SliceK:
   case DirectiveKind::WarpSpecialize:
     os << " " << d.count;
     break;

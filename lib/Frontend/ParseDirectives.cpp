@@ -224,6 +224,9 @@ bool Parser::parseDirective(ScheduleDecl &schedule) {
     }
     ok = parsePositive(d.count, "a number of K splits or '?'");
     break;
+  case DirectiveKind::SliceK:
+    ok = parsePositive(d.count, "a number of K slices");
+    break;
   case DirectiveKind::Unroll:
     ok = parseUnroll(d);
     break;

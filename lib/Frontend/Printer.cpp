@@ -149,6 +149,8 @@ void gemmc::printDirectives(llvm::raw_ostream &os, const Schedule &s,
     os << indent << "split-k ?\n";
   else if (s.splitK)
     os << indent << "split-k " << *s.splitK << "\n";
+  if (s.sliceK)
+    os << indent << "slice-k " << *s.sliceK << "\n";
 }
 
 void gemmc::printKernel(llvm::raw_ostream &os, llvm::StringRef name,

@@ -107,6 +107,9 @@ static Schedule buildSchedule(const ScheduleDecl &decl) {
     case DirectiveKind::SplitK:
       s.splitK = d.count;
       break;
+    case DirectiveKind::SliceK:
+      s.sliceK = d.count;
+      break;
     case DirectiveKind::Edges:
       s.splitEdges = d.splitEdges;
       break;

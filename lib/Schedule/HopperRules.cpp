@@ -34,6 +34,7 @@ bool Rules::checkHopperDirectives() {
       {s.hasPromotion(), DirectiveKind::Promote},
       {s.registerDoubleBuffer || s.cpAsync, DirectiveKind::Pipeline},
       {s.unroll.has_value(), DirectiveKind::Unroll},
+      {s.sliceK.has_value(), DirectiveKind::SliceK},
       {s.splitEdges, DirectiveKind::Edges}};
   for (auto [given, directive] : others)
     if (given)

@@ -172,7 +172,7 @@ std::optional<ScheduleFacts> Rules::run() {
       return std::nullopt;
     return facts;
   }
-  if (!checkProblem() || !checkTypes() || !checkThreads() ||
+  if (!checkProblem() || !checkTypes() || !checkSliceK() || !checkThreads() ||
       !checkPromoteAndPipeline() || !checkVectorize() ||
       !checkCooperativeLoads() || !checkSizes() || !checkSharedMemory() ||
       !checkSharedRows() || !checkRegisters())

@@ -69,6 +69,10 @@ private:
   /// combine with.
   bool checkGroups();
   bool checkThreads();
+  /// `slice-k`: the slices of a register tile that reads global memory
+  /// itself, whole warps each, their sums within shared memory's static
+  /// limit.
+  bool checkSliceK();
   bool checkPromoteAndPipeline();
   bool checkVectorize();
   /// A register tile's own reads of global memory at `width`.
@@ -103,6 +107,8 @@ private:
   /// The directive that makes the threads: the warp tile with mma, else the
   /// register tile, else the tile.
   DirectiveKind threadsPart() const {
+    if (s.sliceK)
+      return DirectiveKind::SliceK;
     if (s.hasMma())
       return DirectiveKind::WarpTile;
     return s.registerTile ? DirectiveKind::RegisterTile : DirectiveKind::Tile;

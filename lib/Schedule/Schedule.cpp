@@ -216,6 +216,10 @@ int64_t Schedule::threadsPerBlock() const {
     return satMul(kWarpgroupSize, satAdd(consumers.value_or(1), 1));
   if (hasMma())
     return satMul(kWarpSize, satMul(bm() / wm(), bn() / wn()));
+  return satMul(threadsPerSlice(), slices());
+}
+
+int64_t Schedule::threadsPerSlice() const {
   return satMul(bm() / tm(), bn() / tn());
 }
 
@@ -269,6 +273,11 @@ SharedMemory gemmc::getSharedMemory(const Schedule &s, ElementType a,
                               s.transposeA ? s.bm() : s.bk(), s.pad, a});
   if (s.promoteB)
     shared.buffers.push_back({Operand::B, s.stages, s.bk(), s.bn(), s.pad, b});
+  // The sums of slices 1 to S - 1 (`slice-k`), which slice 0 adds to its
+  // own: a BM x BN f32 tile each.
+  if (s.slices() > 1)
+    shared.buffers.push_back(
+        {Operand::C, s.slices() - 1, s.bm(), s.bn(), 0, ElementType::F32});
   return shared;
 }
 

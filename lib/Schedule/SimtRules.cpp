@@ -74,6 +74,8 @@ bool Rules::checkThreads() {
   else if (s.registerTile)
     text +=
         " with register tile " + std::to_string(tm) + "x" + std::to_string(tn);
+  if (s.sliceK)
+    text += " in " + std::to_string(s.slices()) + " slices";
   if (threads > kMaxThreadsPerBlock)
     return error(threadsPart(),
                  text + " needs " + Twine(threads) +
@@ -82,6 +84,52 @@ bool Rules::checkThreads() {
     return error(threadsPart(), text + " needs " + Twine(threads) +
                                     " threads per block, not a multiple of "
                                     "the warp size 32");
+  return true;
+}
+
+bool Rules::checkSliceK() {
+  if (!s.sliceK)
+    return true;
+  if (*s.sliceK < 2)
+    return error(DirectiveKind::SliceK,
+                 "slice-k needs at least 2 slices, got " + Twine(*s.sliceK));
+  // The slices split a loop over K that each thread steps itself.
+  if (s.hasMma())
+    return conflict(DirectiveKind::SliceK, DirectiveKind::Mma,
+                    "slices split a register tile's own loop over K");
+  if (s.warpTile)
+    return conflict(DirectiveKind::SliceK, DirectiveKind::WarpTile,
+                    "slices split a register tile's own loop over K, where "
+                    "the block's threads are its register tiles");
+  if (!s.registerTile)
+    return error(DirectiveKind::SliceK,
+                 "'slice-k' splits a register tile's loop over K: add "
+                 "'register-tile'");
+  if (s.hasPromotion())
+    return conflict(DirectiveKind::SliceK, DirectiveKind::Promote,
+                    "slices split the loop over K of a register tile that "
+                    "reads global memory itself, not a block's staged "
+                    "tiles");
+  // A slice is whole warps: its threads meet at a barrier of their own
+  // (split-K's count), which counts warps.
+  int64_t perSlice = s.threadsPerSlice();
+  if (perSlice % kWarpSize)
+    return error(DirectiveKind::SliceK,
+                 "tile " + Twine(s.bm()) + "x" + Twine(s.bn()) +
+                     " with register tile " + Twine(s.tm()) + "x" +
+                     Twine(s.tn()) + " has " + Twine(perSlice) +
+                     " threads per slice, not a multiple of the warp size "
+                     "32");
+  SharedMemory shared = getSharedMemory(s, p.a, p.b);
+  facts.sharedBytes = shared.totalBytes();
+  if (facts.sharedBytes > kStaticSharedMemoryLimit)
+    return error(DirectiveKind::SliceK,
+                 Twine(s.slices() - 1) + " slices' sums of the " +
+                     Twine(s.bm()) + "x" + Twine(s.bn()) + " tile take " +
+                     Twine(facts.sharedBytes) +
+                     " bytes of shared memory, more than the static limit "
+                     "of " +
+                     Twine(kStaticSharedMemoryLimit));
   return true;
 }
 

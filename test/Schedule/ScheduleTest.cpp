@@ -212,6 +212,49 @@ TEST(ScheduleModel, SplitKWorkspace) {
   EXPECT_EQ(s.workspaceFloatsPerTile(), 4 * s.bm() * s.bn());
 }
 
+TEST(ScheduleModel, SlicesMultiplyTheThreadsAndStageTheirSums) {
+  // f32's decode tile: 1 x 128 in 1 x 4 register tiles, 32 threads a
+  // slice, 8 slices.
+  Schedule s;
+  s.tile = {1, 128, 1};
+  s.registerTile = {{1, 4}};
+  s.vectorize = {{4, 1, 1, 4}};
+  s.splitK = 0;
+  EXPECT_EQ(s.slices(), 1);
+  s.sliceK = 8;
+  EXPECT_EQ(s.slices(), 8);
+  EXPECT_EQ(s.threadsPerSlice(), 32);
+  EXPECT_EQ(s.threadsPerBlock(), 256);
+  // Slices 1 to 7 stage a 1 x 128 f32 tile each; split-K's partial tile
+  // is still the block tile's.
+  SharedMemory shared = getSharedMemory(s, ElementType::F32, ElementType::F32);
+  ASSERT_EQ(shared.buffers.size(), 1u);
+  EXPECT_EQ(shared.buffers[0].operand, Operand::C);
+  EXPECT_EQ(shared.totalBytes(), 7 * 128 * 4);
+  EXPECT_EQ(s.partialFloats(), 128);
+
+  Problem p;
+  std::optional<Arch> arch = lookupArch("sm_90a");
+  ASSERT_TRUE(arch);
+  Collected diagnostics;
+  std::optional<ScheduleFacts> facts =
+      checkSchedule(p, s, &*arch, std::ref(diagnostics));
+  ASSERT_TRUE(facts);
+  EXPECT_EQ(facts->threadsPerBlock, 256);
+  EXPECT_EQ(facts->sharedBytes, 7 * 128 * 4);
+  // Fewer blocks a multiprocessor than without slices: its threads.
+  Schedule unsliced = s;
+  unsliced.sliceK.reset();
+  EXPECT_LT(estimateOccupancy(p, s), estimateOccupancy(p, unsliced));
+
+  // A slice of 16 threads would meet at a barrier that counts warps.
+  s.tile = {1, 64, 1};
+  Collected refused;
+  EXPECT_FALSE(checkSchedule(p, s, &*arch, std::ref(refused)));
+  ASSERT_TRUE(refused.firstError());
+  EXPECT_EQ(refused.firstError()->part, Part(DirectiveKind::SliceK));
+}
+
 TEST(ScheduleModel, StructureAndEquality) {
   Schedule s = sgemmBest();
   Collected ok;

@@ -128,8 +128,9 @@ struct Directive {
   bool registerDoubleBuffer = false;
   bool cpAsync = false;
 
-  /// raster: group size; split-k: number of splits; unroll: factor (0 means
-  /// full); warp-specialize: consumer warpgroups.
+  /// raster: group size; split-k: number of splits; slice-k: number of
+  /// slices; unroll: factor (0 means full); warp-specialize: consumer
+  /// warpgroups.
   int64_t count = 0;
 
   /// edges: `split` (copies of tiles inside the matrix unguarded) or

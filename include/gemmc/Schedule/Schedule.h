@@ -163,6 +163,9 @@ struct Schedule {
   /// `raster G`, `unroll N` (0: full), `split-k S` (0: `split-k ?`, the
   /// splits chosen at launch).
   std::optional<int64_t> raster, unroll, splitK;
+  /// `slice-k S`: S groups of the block's threads (slices) each take every
+  /// S-th step of its loop over K, their sums added in shared memory.
+  std::optional<int64_t> sliceK;
   /// `mma mMnNkK`: tensor-core mma.sync of this shape.
   std::optional<std::array<int64_t, 3>> mma;
   /// `edges split`: guarded copies lowered twice, unguarded inside.
@@ -222,6 +225,11 @@ struct Schedule {
   int64_t splits() const { return splitK.value_or(1); }
   bool splitsK() const { return splitK.has_value(); }
   bool splitsAtLaunch() const { return splitK == 0; }
+  /// The slices of a block that share its tile of C along K (`slice-k S`):
+  /// S, 1 without.
+  int64_t slices() const { return sliceK.value_or(1); }
+  /// The threads of one slice: one per register tile of the block tile.
+  int64_t threadsPerSlice() const;
   /// Whether the kernel takes split-K's (or stream-K's) workspace of
   /// partial tiles and their counters.
   bool usesWorkspace() const { return splitK.has_value() || streamK; }
@@ -266,9 +274,10 @@ struct Schedule {
   int64_t sharedStoreWidth() const { return vectorize ? (*vectorize)[2] : 1; }
   int64_t globalStoreWidth() const { return vectorize ? (*vectorize)[3] : 1; }
 
-  /// Threads per block: one per register tile of the block tile, a warp
-  /// per warp tile with mma, or a warpgroup of 128 per consumer and one for
-  /// the producer with wgmma. Saturates rather than overflows.
+  /// Threads per block: one per register tile of the block tile in each
+  /// K slice, a warp per warp tile with mma, or a warpgroup of 128 per
+  /// consumer and one for the producer with wgmma. Saturates rather than
+  /// overflows.
   int64_t threadsPerBlock() const;
   /// Steps of the inner loop over BK: BK, or BK / K of the mma shape.
   int64_t innerSteps() const;
@@ -372,6 +381,7 @@ void visitScheduleFields(Visitor &&visit, S &...s) {
   visit(optional("unroll", s.unroll, "full")...);
   visit(shape("mma", s.mma)...);
   visit(optional("split_k", s.splitK, "?")...);
+  visit(optional("slice_k", s.sliceK)...);
   visit(flag("split_edges", s.splitEdges)...);
   visit(shape("wgmma", s.wgmma)...);
   visit(flag("wgmma_registers", s.wgmmaRegistersA)...);
@@ -387,7 +397,8 @@ void visitScheduleFields(Visitor &&visit, S &...s) {
 void printScheduleFields(llvm::raw_ostream &os, const Schedule &schedule);
 
 /// A promoted operand's shared-memory buffer: `stages` tiles of
-/// rows x (cols + pad) elements.
+/// rows x (cols + pad) elements; for C, the sums of the K slices but the
+/// first (`slice-k`), one tile a slice.
 struct SharedBuffer {
   Operand operand;
   int64_t stages, rows, cols, pad;
@@ -398,7 +409,8 @@ struct SharedBuffer {
 };
 
 /// The shared memory of a block: one buffer per promoted operand (A first),
-/// each starting at a multiple of kSharedBufferAlignment.
+/// or the K slices' sums, each starting at a multiple of
+/// kSharedBufferAlignment.
 struct SharedMemory {
   llvm::SmallVector<SharedBuffer, 2> buffers;
 

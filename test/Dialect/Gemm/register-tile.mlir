@@ -1,6 +1,6 @@
 // RUN: gemmc-opt %s -split-input-file -verify-diagnostics \
 // RUN:   -pass-pipeline='builtin.module(gpu.module(gpu.func(gemm-register-tile)))' \
-// RUN: | gemmc-opt -cse | FileCheck %s
+// RUN: | gemmc-opt -split-input-file -cse | FileCheck %s
 
 // A warp's 32x32 tile in 8x4 register tiles (4 x 8 lanes): a thread's 8 rows
 // are two 4-row chunks 16 apart (shared-load width 4), its 4 columns one
@@ -45,6 +45,51 @@ gpu.module @m {
   gpu.func @f16(%a: memref<64x8xf16>, %b: memref<8x32xf16>, %c: memref<64x32xf16>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x4>} {
     // expected-error @+1 {{register tiles of f32 only are implemented}}
     gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<64x8xf16>, memref<8x32xf16>, memref<64x32xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+// slice-k 8: 8 slices of 32 threads (a 1x128 tile of 1x4 register tiles).
+// Slice s runs K from s in steps of 8; slices 1 to 7 store their sums into
+// a workgroup buffer of 7 x 128 floats (slice s's strip at (s - 1) x 128,
+// a thread's 4 floats at 4 x its index), and after the barrier every
+// thread adds the 7 strips in slice order; slice 0 alone writes C.
+// CHECK-LABEL: gpu.func @slices
+// CHECK-SAME: workgroup(%[[SUMS:.*]] : memref<896xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK: %[[K:.*]] = memref.dim %arg0, %c1
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[SLICE:.*]] = arith.divui %[[TID]], %c32
+// CHECK: %[[THREAD:.*]] = arith.remui %[[TID]], %c32
+// CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %[[SLICE]] to %[[K]] step %c8 iter_args({{.*}}) -> (vector<4xf32>) {
+// CHECK: } {gemm.k_loop}
+// CHECK: %[[LATER:.*]] = arith.cmpi ne, %[[SLICE]], %c0
+// CHECK: scf.if %[[LATER]] {
+// CHECK:   vector.store %[[ACC]], %[[SUMS]]
+// CHECK: }
+// CHECK: gpu.barrier
+// CHECK: %[[S1:.*]] = vector.load %[[SUMS]]
+// CHECK: %[[SUM1:.*]] = arith.addf %[[ACC]], %[[S1]] : vector<4xf32>
+// CHECK-COUNT-6: arith.addf
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[SLICE]], %c0
+// CHECK: scf.if %[[FIRST]] {
+// CHECK:   vector.transfer_write
+// CHECK: } else {
+// CHECK-NEXT: }
+gpu.module @m {
+  gpu.func @slices(%a: memref<1x?xf32>, %b: memref<?x128xf32>, %c: memref<1x128xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 1x128x1, register_tile = 1x4, vectorize = [4, 1, 1, 4], slice_k = 8>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<1x?xf32>, memref<?x128xf32>, memref<1x128xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @warpSlices(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<32x32xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x4, warp_tile = 32x32, slice_k = 2>} {
+    // expected-error @+1 {{slice-k splits a block's register tiles, not a warp's}}
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level warp>} : memref<32x8xf32>, memref<8x32xf32>, memref<32x32xf32>
     gpu.return
   }
 }

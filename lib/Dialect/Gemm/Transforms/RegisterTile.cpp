@@ -42,10 +42,11 @@ static Operand throughWarpView(OpBuilder &b, Location loc, Value value) {
 }
 
 /// Places the threads that share `matmul`'s tile of C: the 32 lanes of a
-/// warp for a warp-level op, the block's threads for a block-level one.
+/// warp for a warp-level op, the threads of a K slice (the block's, without
+/// `slice-k`) for a block-level one, `thread` this one's index among them.
 /// `origin` is where that tile starts in the memref C is addressed through.
 static ThreadPlacement placeThread(OpBuilder &b, Location loc, MatmulOp matmul,
-                                   const Operand &origin) {
+                                   Value thread, const Operand &origin) {
   const gemmc::Schedule &s = getKernelSchedule(matmul);
   auto cType = cast<MemRefType>(matmul.getC().getType());
   int64_t tm = s.tm(), tn = s.tn();
@@ -53,7 +54,7 @@ static ThreadPlacement placeThread(OpBuilder &b, Location loc, MatmulOp matmul,
   int64_t width = s.registerLoadWidth();
 
   auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
-  Value lane = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value lane = thread;
   if (matmul.getLevel() == Level::Warp)
     lane = arith::RemUIOp::create(b, loc, lane, c(32));
   Value laneRow = arith::DivUIOp::create(b, loc, lane, c(lanesN));
@@ -88,6 +89,86 @@ static Value readChunk(OpBuilder &b, Location loc, Value source, Value row,
       ValueRange{row, col}, pad, map, ArrayRef<bool>(inBounds));
 }
 
+/// The named barrier at which slice 0's threads meet (split-K's count).
+static constexpr int64_t kSliceBarrier = 1;
+
+namespace {
+/// `slice-k`: where the K slices' sums lie in shared memory, slice 1's
+/// first: each of a slice's `pieces` accumulators (vectors of `width`) in a
+/// strip of the slice's threads side by side, so that a warp's accesses
+/// are whole lines.
+struct SliceSums {
+  Value buffer;
+  int64_t pieces, width, threads;
+
+  /// Where `thread` of `slice` (1 to S - 1) keeps accumulator `piece`:
+  /// ((slice - 1) x pieces + piece) x threads x width + thread x width.
+  Value slot(OpBuilder &b, Location loc, Value slice, int64_t piece,
+             Value thread) const {
+    Value one = indexConstant(b, loc, 1);
+    Value before = arith::SubIOp::create(b, loc, slice, one);
+    Value strips = arith::MulIOp::create(b, loc, before,
+                                         indexConstant(b, loc, pieces));
+    Value strip = addOffset(b, loc, strips, piece);
+    Value start = arith::MulIOp::create(
+        b, loc, strip, indexConstant(b, loc, threads * width));
+    Value mine =
+        arith::MulIOp::create(b, loc, thread, indexConstant(b, loc, width));
+    return arith::AddIOp::create(b, loc, start, mine);
+  }
+};
+} // namespace
+
+/// Adds the sums of the K slices (`slice-k`) into slice 0's `accs`, in
+/// slice order: slices 1 to S - 1 store theirs in a shared buffer (the
+/// schedule model's), and after the block's barrier every thread adds its
+/// tile's up (slice 0's are the ones kept).
+static void sumSlices(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
+                      const gemmc::Schedule &s, Value slice, Value thread,
+                      SmallVectorImpl<Value> &accs) {
+  MLIRContext *ctx = b.getContext();
+  auto vectorType = cast<VectorType>(accs.front().getType());
+  SliceSums sums;
+  sums.pieces = int64_t(accs.size());
+  sums.width = vectorType.getNumElements();
+  sums.threads = s.threadsPerSlice();
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
+  int64_t floats = (s.slices() - 1) * s.bm() * s.bn();
+  BlockArgument buffer = func.addWorkgroupAttribution(
+      MemRefType::get({floats}, b.getF32Type(), AffineMap(), workgroup), loc);
+  func.setWorkgroupAttributionAttr(
+      buffer.getArgNumber() - func.getNumArguments(), "llvm.align",
+      IntegerAttr::get(IntegerType::get(ctx, 64), 16));
+  sums.buffer = buffer;
+  llvm::MaybeAlign alignment(
+      std::min<int64_t>(16, sums.width * int64_t(sizeof(float))));
+
+  Value zero = indexConstant(b, loc, 0);
+  Value later =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, slice, zero);
+  auto ifLater = scf::IfOp::create(b, loc, later, /*withElseRegion=*/false);
+  {
+    OpBuilder tb = ifLater.getThenBodyBuilder();
+    for (auto [i, acc] : llvm::enumerate(accs)) {
+      Value at = sums.slot(tb, loc, slice, int64_t(i), thread);
+      vector::StoreOp::create(tb, loc, acc, sums.buffer, ValueRange{at},
+                              /*nontemporal=*/false, alignment);
+    }
+  }
+  gpu::BarrierOp::create(b, loc);
+  for (int64_t from = 1; from < s.slices(); ++from) {
+    Value other = indexConstant(b, loc, from);
+    for (auto [i, acc] : llvm::enumerate(accs)) {
+      Value at = sums.slot(b, loc, other, int64_t(i), thread);
+      Value partial = vector::LoadOp::create(
+          b, loc, cast<VectorType>(acc.getType()), sums.buffer,
+          ValueRange{at}, /*nontemporal=*/false, alignment);
+      acc = arith::AddFOp::create(b, loc, acc, partial);
+    }
+  }
+}
+
 static LogicalResult registerTile(MatmulOp matmul) {
   const gemmc::Schedule &s = getKernelSchedule(matmul);
   auto aType = cast<MemRefType>(matmul.getA().getType());
@@ -95,8 +176,13 @@ static LogicalResult registerTile(MatmulOp matmul) {
   int64_t bm = cType.getDimSize(0), bn = cType.getDimSize(1);
   int64_t tm = s.tm(), tn = s.tn();
   int64_t threads = (bm / tm) * (bn / tn);
+  int64_t slices = s.slices();
+  if (slices > 1 && matmul.getLevel() == Level::Warp)
+    return matmul.emitOpError("slice-k splits a block's register tiles, "
+                              "not a warp's");
   if (bm % tm || bn % tn ||
-      threads != (matmul.getLevel() == Level::Warp ? 32 : s.threadsPerBlock()))
+      threads * slices !=
+          (matmul.getLevel() == Level::Warp ? 32 : s.threadsPerBlock()))
     return matmul.emitOpError("a ")
            << bm << "x" << bn << " tile of " << tm << "x" << tn
            << " register tiles does not match the "
@@ -117,15 +203,24 @@ static LogicalResult registerTile(MatmulOp matmul) {
   Operand a = throughWarpView(b, loc, matmul.getA());
   Operand bOperand = throughWarpView(b, loc, matmul.getB());
   Operand cOperand = throughWarpView(b, loc, matmul.getC());
-  ThreadPlacement p = placeThread(b, loc, matmul, cOperand);
+  // With `slice-k`, slice `slice` of the block's threads takes K's steps
+  // slice, slice + S, ...: the slices read neighbouring rows of B at once.
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value slice = indexConstant(b, loc, 0);
+  if (slices > 1) {
+    Value perSlice = indexConstant(b, loc, threads);
+    slice = arith::DivUIOp::create(b, loc, thread, perSlice);
+    thread = arith::RemUIOp::create(b, loc, thread, perSlice);
+  }
+  ThreadPlacement p = placeThread(b, loc, matmul, thread, cOperand);
   int64_t rowChunks = tm / p.rowChunk, colChunks = tn / p.colChunk;
   auto accVector = VectorType::get({p.colChunk}, accType);
   Value zero = arith::ConstantOp::create(
       b, loc, accVector, DenseElementsAttr::get(accVector, 0.0f));
   SmallVector<Value> inits(tm * colChunks, zero);
 
-  Value lower = indexConstant(b, loc, 0);
-  Value step = indexConstant(b, loc, 1);
+  Value lower = slice;
+  Value step = indexConstant(b, loc, slices);
   auto loop = scf::ForOp::create(
       b, loc, lower, k, step, inits,
       [&](OpBuilder &lb, Location l, Value kk, ValueRange acc) {
@@ -153,7 +248,24 @@ static LogicalResult registerTile(MatmulOp matmul) {
   loop->setAttr(kKLoopAttr, b.getUnitAttr());
 
   SmallVector<Value> accs(loop.getResults());
-  if (failed(reduceSplits(b, loc, matmul, accs)))
+  // Slice 0 holds the sums and goes on alone: the other slices join only
+  // split-K's count, the block's bar.red.or.
+  std::optional<SplitParticipants> sliceZero;
+  if (slices > 1) {
+    auto func = matmul->getParentOfType<gpu::GPUFuncOp>();
+    sumSlices(b, loc, func, s, slice, thread, accs);
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        slice, indexConstant(b, loc, 0));
+    auto ifFirst = scf::IfOp::create(b, loc, first, /*withElseRegion=*/true);
+    if (s.splitsK()) {
+      OpBuilder eb = ifFirst.getElseBodyBuilder();
+      joinSplitCount(eb, loc, getSplitCount(eb, loc, s));
+    }
+    b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
+    sliceZero = SplitParticipants{thread, threads, kSliceBarrier, Value()};
+  }
+  if (failed(reduceSplits(b, loc, matmul, accs,
+                          sliceZero ? &*sliceZero : nullptr)))
     return failure();
 
   MLIRContext *ctx = b.getContext();

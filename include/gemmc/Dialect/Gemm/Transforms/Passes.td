@@ -156,11 +156,22 @@ def GemmRegisterTile : Pass<"gemm-register-tile", "::mlir::gpu::GPUFuncOp"> {
     lanes' chunks are adjacent, which keeps a warp's 128-bit shared loads
     free of bank conflicts. Reads and writes are `vector.transfer_read` and
     `vector.transfer_write` of those chunks, lowered by `gemm-vectorize`.
+
+    With `slice-k S` (block-level, no warp tiles) the block's threads are S
+    slices of BM/TM x BN/TN: slice s runs the loop over K from s in steps
+    of S, slices 1 to S - 1 store their accumulators in a workgroup buffer
+    (a strip per slice and accumulator, the slice's threads side by side),
+    and after a `gpu.barrier` slice 0 adds them in slice order and alone
+    goes on to split-K's reduction (its threads at named barrier 1; the
+    other slices join the block's count) and the writes of C.
   }];
   let dependentDialects = [
     "::mlir::math::MathDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
   ];

@@ -447,7 +447,8 @@ LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
 
 LogicalResult mlir::gemm::reduceSplits(OpBuilder &b, Location loc,
                                        MatmulOp matmul,
-                                       SmallVectorImpl<Value> &accs) {
+                                       SmallVectorImpl<Value> &accs,
+                                       const SplitParticipants *who) {
   const gemmc::Schedule &s = getKernelSchedule(matmul);
   if (!s.splitsK())
     return success();
@@ -478,11 +479,14 @@ LogicalResult mlir::gemm::reduceSplits(OpBuilder &b, Location loc,
       pointInMatrix(b, loc, matmul.getA(), zeroIndex, zeroIndex);
   OpFoldResult splits = getSplitCount(b, loc, s);
   Value empty = getSplitRange(b, loc, origin.cols, splits, s.bk()).empty;
-  SplitParticipants who;
-  who.thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  who.threads = s.threadsPerBlock();
+  SplitParticipants block;
+  if (!who) {
+    block.thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    block.threads = s.threadsPerBlock();
+    who = &block;
+  }
   if (failed(reducePartials(b, loc, matmul, splits, s.bm() * s.bn(), tile,
-                            split, empty, who, pieces)))
+                            split, empty, *who, pieces)))
     return failure();
   size_t next = 0;
   for (Value &acc : accs)

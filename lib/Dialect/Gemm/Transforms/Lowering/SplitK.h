@@ -104,9 +104,12 @@ void joinSplitCount(OpBuilder &b, Location loc, OpFoldResult splits);
 /// the S partials in split order (0, 1, ..., S - 1, whichever block came
 /// last) and resets the counter to zero. Leaves `b` inside that block's
 /// branch with `accs` replaced by the sums, where the caller builds the
-/// epilogue. Does nothing without `split-k`.
+/// epilogue. Does nothing without `split-k`. The participants are the
+/// block's threads, or `who` (`slice-k`'s slice 0; the others join the
+/// count with joinSplitCount).
 LogicalResult reduceSplits(OpBuilder &b, Location loc, MatmulOp matmul,
-                           SmallVectorImpl<Value> &accs);
+                           SmallVectorImpl<Value> &accs,
+                           const SplitParticipants *who = nullptr);
 
 } // namespace mlir::gemm
 
