@@ -204,9 +204,12 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   std::seed_seq registersSeed{registersCopy(), registersCopy(),
                               uint64_t(0x8e95)};
   std::mt19937_64 registersRng(registersSeed);
+  std::mt19937_64 slicesCopy = rng;
+  std::seed_seq slicesSeed{slicesCopy(), slicesCopy(), uint64_t(0x511c)};
+  std::mt19937_64 slicesRng(slicesSeed);
   Draw d(rng), side(sideRng), deepSide(deepRng), batchSide(batchRng),
       extra(extraRng), groupsSide(groupsRng), epilogueSide(epilogueRng),
-      registersSide(registersRng);
+      registersSide(registersRng), slices(slicesRng);
   if (options.hopper && (d.chance(0.2) || options.hopperOnly))
     return generateHopper(d,
                           {side, deepSide, batchSide, extra, groupsSide,
@@ -424,6 +427,11 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   // A tenth transposed (C^T = B^T * A^T), from the side stream.
   if (side.chance(0.1))
     directive("transpose");
+  // The loop over K of a register tile from global memory split among
+  // slices of the block, from a stream of its own; now and then a schedule
+  // that cannot take slices, which must be refused.
+  if ((p.readsGlobal() && slices.chance(0.4)) || slices.chance(0.01))
+    directive("slice-k " + std::to_string(slices.pick({2, 4, 8, 16})));
 
   return "kernel " + name + " {\n  problem {\n" + problem +
          "  }\n  schedule {\n" + schedule + "  }\n}\n";
