@@ -31,8 +31,10 @@ tune="$build/bin/gemmc-tune"
 # f16 and bf16 families of a K-major A (rrr, rcr); f32's and the batched
 # rcr's on an H100, and f32's again on an H200 for 30 candidates (the
 # variants of the rrr family then shipped and `_wxr`, whose tf32x3 splits
-# wgmma's A in registers), which choose sm_90a's f32 rrr family; tf32's on
-# an H200.
+# wgmma's A in registers) and the sliced decode tiles `_gs`, which choose
+# sm_90a's f32 rrr family (the 37 decode problems that data lacks are
+# measured apart, h200/f32-rrr-decode-results.tsv, docs/tuning.md); tf32's
+# on an H200.
 device_of() { # the folder of measured candidates (under $work)
   case "$1" in
     f16-h200 | f32-h200 | tf32-*) echo h200 ;;

@@ -273,6 +273,35 @@ static std::vector<Schedule> enumerateRegisterTilesFromGlobal(bool halves) {
   return space;
 }
 
+/// f32's sliced decode part (`_gs`, M of 1 to 4): `_gv`'s register tiles
+/// from global memory in narrow block tiles of 128 or 256 columns whose
+/// warps split K among them (`slice-k`), so that split-K needs fewer
+/// blocks a tile and its last block sums fewer columns. (Blocks of 512
+/// threads, capped at 64 registers, unroll 2 ways: their estimate comes
+/// near the cap at 4, where ptxas fits them without spilling.)
+static std::vector<Schedule> enumerateSlicedRegisterTiles(bool halves) {
+  std::vector<Schedule> space;
+  if (halves)
+    return space;
+  struct Shape {
+    int64_t tm, threads, unroll, slices;
+  };
+  const Shape shapes[] = {{1, 32, 8, 8}, {1, 32, 4, 8}, {1, 32, 2, 16},
+                          {1, 64, 8, 4}, {1, 64, 2, 8},  {2, 32, 4, 8},
+                          {4, 32, 4, 8}};
+  for (const Shape &shape : shapes) {
+    Schedule s;
+    s.tile = {shape.tm, 4 * shape.threads, 1};
+    s.registerTile = std::array<int64_t, 2>{shape.tm, 4};
+    s.vectorize = std::array<int64_t, 4>{4, 1, 1, 4};
+    s.unroll = shape.unroll;
+    s.splitK = 0;
+    s.sliceK = shape.slices;
+    space.push_back(s);
+  }
+  return space;
+}
+
 /// The schedules of `space` that the model accepts for `problem` without a
 /// warning (a likely spill) and that are implemented, each once (`seen`).
 /// With `withinCap`, an mma.sync schedule whose register estimate comes
@@ -384,6 +413,7 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
       {enumerateWarpgroupTransposedDeep(halves), "_wd", 0},
       {enumerateWarpgroupTransposedWide(halves), "_wn", 0},
       {enumerateRegisterTilesFromGlobal(halves), "_gv", 0},
+      {enumerateSlicedRegisterTiles(halves), "_gs", 0},
       {tf32Only(enumerateWarpgroupTf32), "_wf", 0},
       {tf32Only(enumerateWarpgroupTf32StreamK), "_wfs", 0},
       {tf32Only(enumerateWarpgroupTf32AtLaunch), "_wfz", 0},
