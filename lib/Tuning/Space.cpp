@@ -246,11 +246,26 @@ static std::vector<Schedule> enumerateSplitsAtLaunch(bool halves) {
   return space;
 }
 
-/// f32's decode part (`_gv`, M of 1 to 8): register tiles that read global
-/// memory themselves (no `promote`), B's rows in 16-byte loads, C's in
-/// 16-byte stores, the loop over K unrolled so that a thread's reads are
-/// in flight together, and K split at launch. SIMT register tiles are
-/// f32's alone.
+/// A decode tile (`_gv`, `_gs`): TM x TN register tiles, `threads` of them
+/// a slice, that read global memory themselves (no `promote`), B's rows in
+/// 16-byte loads, C's in 16-byte stores, the loop over K unrolled so that a
+/// thread's reads are in flight together, and K split at launch; its K
+/// split among `slices` slices of the block too where more than one.
+static Schedule decodeTile(int64_t tm, int64_t tn, int64_t threads,
+                           int64_t unroll, int64_t slices) {
+  Schedule s;
+  s.tile = {tm, tn * threads, 1};
+  s.registerTile = std::array<int64_t, 2>{tm, tn};
+  s.vectorize = std::array<int64_t, 4>{4, 1, 1, 4};
+  s.unroll = unroll;
+  s.splitK = 0;
+  if (slices > 1)
+    s.sliceK = slices;
+  return s;
+}
+
+/// f32's decode part (`_gv`, M of 1 to 8): decode tiles of 512 to 2048
+/// columns. SIMT register tiles are f32's alone.
 static std::vector<Schedule> enumerateRegisterTilesFromGlobal(bool halves) {
   std::vector<Schedule> space;
   if (halves)
@@ -261,24 +276,18 @@ static std::vector<Schedule> enumerateRegisterTilesFromGlobal(bool halves) {
   const Shape shapes[] = {{1, 4, 256, 8}, {1, 8, 256, 4}, {1, 4, 128, 8},
                           {2, 4, 256, 8}, {2, 4, 128, 8}, {4, 4, 128, 4},
                           {8, 4, 128, 4}, {8, 4, 64, 8}};
-  for (const Shape &shape : shapes) {
-    Schedule s;
-    s.tile = {shape.tm, shape.tn * shape.threads, 1};
-    s.registerTile = std::array<int64_t, 2>{shape.tm, shape.tn};
-    s.vectorize = std::array<int64_t, 4>{4, 1, 1, 4};
-    s.unroll = shape.unroll;
-    s.splitK = 0;
-    space.push_back(s);
-  }
+  for (const Shape &shape : shapes)
+    space.push_back(decodeTile(shape.tm, shape.tn, shape.threads,
+                               shape.unroll, /*slices=*/1));
   return space;
 }
 
-/// f32's sliced decode part (`_gs`, M of 1 to 4): `_gv`'s register tiles
-/// from global memory in narrow block tiles of 128 or 256 columns whose
-/// warps split K among them (`slice-k`), so that split-K needs fewer
-/// blocks a tile and its last block sums fewer columns. (Blocks of 512
-/// threads, capped at 64 registers, unroll 2 ways: their estimate comes
-/// near the cap at 4, where ptxas fits them without spilling.)
+/// f32's sliced decode part (`_gs`, M of 1 to 4): decode tiles of 128 or
+/// 256 columns whose warps split K among them (`slice-k`), so that split-K
+/// needs fewer blocks a tile and its last block sums fewer columns.
+/// (Blocks of 512 threads, capped at 64 registers, unroll 2 ways: their
+/// estimate comes near the cap at 4, where ptxas fits them without
+/// spilling.)
 static std::vector<Schedule> enumerateSlicedRegisterTiles(bool halves) {
   std::vector<Schedule> space;
   if (halves)
@@ -289,16 +298,9 @@ static std::vector<Schedule> enumerateSlicedRegisterTiles(bool halves) {
   const Shape shapes[] = {{1, 32, 8, 8}, {1, 32, 4, 8}, {1, 32, 2, 16},
                           {1, 64, 8, 4}, {1, 64, 2, 8},  {2, 32, 4, 8},
                           {4, 32, 4, 8}};
-  for (const Shape &shape : shapes) {
-    Schedule s;
-    s.tile = {shape.tm, 4 * shape.threads, 1};
-    s.registerTile = std::array<int64_t, 2>{shape.tm, 4};
-    s.vectorize = std::array<int64_t, 4>{4, 1, 1, 4};
-    s.unroll = shape.unroll;
-    s.splitK = 0;
-    s.sliceK = shape.slices;
-    space.push_back(s);
-  }
+  for (const Shape &shape : shapes)
+    space.push_back(decodeTile(shape.tm, /*tn=*/4, shape.threads,
+                               shape.unroll, shape.slices));
   return space;
 }
 
