@@ -246,40 +246,49 @@ static std::vector<Schedule> enumerateSplitsAtLaunch(bool halves) {
   return space;
 }
 
+namespace {
 /// A decode tile (`_gv`, `_gs`): TM x TN register tiles, `threads` of them
 /// a slice, that read global memory themselves (no `promote`), B's rows in
 /// 16-byte loads, C's in 16-byte stores, the loop over K unrolled so that a
 /// thread's reads are in flight together, and K split at launch; its K
 /// split among `slices` slices of the block too where more than one.
-static Schedule decodeTile(int64_t tm, int64_t tn, int64_t threads,
-                           int64_t unroll, int64_t slices) {
-  Schedule s;
-  s.tile = {tm, tn * threads, 1};
-  s.registerTile = std::array<int64_t, 2>{tm, tn};
-  s.vectorize = std::array<int64_t, 4>{4, 1, 1, 4};
-  s.unroll = unroll;
-  s.splitK = 0;
-  if (slices > 1)
-    s.sliceK = slices;
-  return s;
-}
+struct DecodeTile {
+  int64_t tm, tn, threads, unroll, slices;
+};
+} // namespace
 
-/// f32's decode part (`_gv`, M of 1 to 8): decode tiles of 512 to 2048
-/// columns. SIMT register tiles are f32's alone.
-static std::vector<Schedule> enumerateRegisterTilesFromGlobal(bool halves) {
+/// The schedules of `tiles`; none for f16 and bf16 (`halves`): SIMT
+/// register tiles are f32's alone.
+static std::vector<Schedule> decodeTiles(bool halves,
+                                         llvm::ArrayRef<DecodeTile> tiles) {
   std::vector<Schedule> space;
   if (halves)
     return space;
-  struct Shape {
-    int64_t tm, tn, threads, unroll;
-  };
-  const Shape shapes[] = {{1, 4, 256, 8}, {1, 8, 256, 4}, {1, 4, 128, 8},
-                          {2, 4, 256, 8}, {2, 4, 128, 8}, {4, 4, 128, 4},
-                          {8, 4, 128, 4}, {8, 4, 64, 8}};
-  for (const Shape &shape : shapes)
-    space.push_back(decodeTile(shape.tm, shape.tn, shape.threads,
-                               shape.unroll, /*slices=*/1));
+  for (const DecodeTile &t : tiles) {
+    Schedule s;
+    s.tile = {t.tm, t.tn * t.threads, 1};
+    s.registerTile = std::array<int64_t, 2>{t.tm, t.tn};
+    s.vectorize = std::array<int64_t, 4>{4, 1, 1, 4};
+    s.unroll = t.unroll;
+    s.splitK = 0;
+    if (t.slices > 1)
+      s.sliceK = t.slices;
+    space.push_back(s);
+  }
   return space;
+}
+
+/// f32's decode part (`_gv`, M of 1 to 8): decode tiles of 512 to 2048
+/// columns.
+static std::vector<Schedule> enumerateRegisterTilesFromGlobal(bool halves) {
+  return decodeTiles(halves, {{1, 4, 256, 8, 1},
+                              {1, 8, 256, 4, 1},
+                              {1, 4, 128, 8, 1},
+                              {2, 4, 256, 8, 1},
+                              {2, 4, 128, 8, 1},
+                              {4, 4, 128, 4, 1},
+                              {8, 4, 128, 4, 1},
+                              {8, 4, 64, 8, 1}});
 }
 
 /// f32's sliced decode part (`_gs`, M of 1 to 4): decode tiles of 128 or
@@ -289,19 +298,13 @@ static std::vector<Schedule> enumerateRegisterTilesFromGlobal(bool halves) {
 /// estimate comes near the cap at 4, where ptxas fits them without
 /// spilling.)
 static std::vector<Schedule> enumerateSlicedRegisterTiles(bool halves) {
-  std::vector<Schedule> space;
-  if (halves)
-    return space;
-  struct Shape {
-    int64_t tm, threads, unroll, slices;
-  };
-  const Shape shapes[] = {{1, 32, 8, 8}, {1, 32, 4, 8}, {1, 32, 2, 16},
-                          {1, 64, 8, 4}, {1, 64, 2, 8},  {2, 32, 4, 8},
-                          {4, 32, 4, 8}};
-  for (const Shape &shape : shapes)
-    space.push_back(decodeTile(shape.tm, /*tn=*/4, shape.threads,
-                               shape.unroll, shape.slices));
-  return space;
+  return decodeTiles(halves, {{1, 4, 32, 8, 8},
+                              {1, 4, 32, 4, 8},
+                              {1, 4, 32, 2, 16},
+                              {1, 4, 64, 8, 4},
+                              {1, 4, 64, 2, 8},
+                              {2, 4, 32, 4, 8},
+                              {4, 4, 32, 4, 8}});
 }
 
 /// The schedules of `space` that the model accepts for `problem` without a

@@ -107,11 +107,11 @@ struct SliceSums {
              Value thread) const {
     Value one = indexConstant(b, loc, 1);
     Value before = arith::SubIOp::create(b, loc, slice, one);
-    Value strips = arith::MulIOp::create(b, loc, before,
-                                         indexConstant(b, loc, pieces));
+    Value strips =
+        arith::MulIOp::create(b, loc, before, indexConstant(b, loc, pieces));
     Value strip = addOffset(b, loc, strips, piece);
-    Value start = arith::MulIOp::create(
-        b, loc, strip, indexConstant(b, loc, threads * width));
+    Value start = arith::MulIOp::create(b, loc, strip,
+                                        indexConstant(b, loc, threads * width));
     Value mine =
         arith::MulIOp::create(b, loc, thread, indexConstant(b, loc, width));
     return arith::AddIOp::create(b, loc, start, mine);
@@ -162,8 +162,8 @@ static void sumSlices(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
     for (auto [i, acc] : llvm::enumerate(accs)) {
       Value at = sums.slot(b, loc, other, int64_t(i), thread);
       Value partial = vector::LoadOp::create(
-          b, loc, cast<VectorType>(acc.getType()), sums.buffer,
-          ValueRange{at}, /*nontemporal=*/false, alignment);
+          b, loc, cast<VectorType>(acc.getType()), sums.buffer, ValueRange{at},
+          /*nontemporal=*/false, alignment);
       acc = arith::AddFOp::create(b, loc, acc, partial);
     }
   }
@@ -254,8 +254,8 @@ static LogicalResult registerTile(MatmulOp matmul) {
   if (slices > 1) {
     auto func = matmul->getParentOfType<gpu::GPUFuncOp>();
     sumSlices(b, loc, func, s, slice, thread, accs);
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        slice, indexConstant(b, loc, 0));
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slice,
+                                        indexConstant(b, loc, 0));
     auto ifFirst = scf::IfOp::create(b, loc, first, /*withElseRegion=*/true);
     if (s.splitsK()) {
       OpBuilder eb = ifFirst.getElseBodyBuilder();
