@@ -104,8 +104,9 @@ private:
   bool checkHopperGroups(const WarpgroupKernel &kernel);
   void warnOfSpills(Part at, int64_t acc, int64_t fragments);
 
-  /// The directive that makes the threads: the warp tile with mma, else the
-  /// register tile, else the tile.
+  /// The directive that makes the threads: `slice-k` where given (it
+  /// multiplies them), the warp tile with mma, else the register tile, else
+  /// the tile.
   DirectiveKind threadsPart() const {
     if (s.sliceK)
       return DirectiveKind::SliceK;
