@@ -12,20 +12,22 @@
 # `run` writes $OUT/mid/: kernels.txt (ncu: each kernel's grid, cluster and
 # time, cuBLAS's and the family's, over problems-ncu.txt), tiles.tsv (each
 # tile and the family beside cuBLAS over the training problems of
-# train-mid.txt, gemm-bench --results) and clusters.log (three problems,
-# each tile with and without its cluster).
+# train-mid.txt, gemm-bench --results), clusters.log (three problems,
+# each tile with and without its cluster) and skinny-*.tsv (transposed
+# tiles of BN 32-128 over M, 64 or 128 rows over N, splits of K at launch
+# or stream-K, on the training problems of M 17-128: the model's splits,
+# then 2 and 4; results/h100-issue30/skinny-transposed-tiles.txt).
 set -euo pipefail
 mode=$1 dir=$2
 here=$(cd "$(dirname "$0")" && pwd)
 build=${GEMMC_BUILD_DIR:-$here/../build}
-tile() { # NAME BN [CLUSTER [STAGES]]
-  cat > "$dir/$1.gemm" <<GEMM
-kernel $1 {
-  problem { m = ? n = ? k = ?  a = f16 row  b = f16 row  c = f16 row }
-  schedule { transpose  tile 128x${2}x64  wgmma m64n${2}k16  tma a b c  pipeline stages ${4:-6}  warp-specialize 2  persistent ${3:+cluster $3}  raster 8 }
-}
-GEMM
+compile() { # PATH SCHEDULE (the kernel named as the file)
+  printf 'kernel %s {\n  problem { m = ? n = ? k = ?  a = f16 row  b = f16 row  c = f16 row }\n  schedule { %s }\n}\n' \
+    "${1##*/}" "$2" > "$dir/$1.gemm"
   "$build/bin/gemmc" "$dir/$1.gemm" --arch sm_90a -o "$dir/$1.ptx"
+}
+tile() { # NAME BN [CLUSTER [STAGES]]
+  compile "$1" "transpose  tile 128x${2}x64  wgmma m64n${2}k16  tma a b c  pipeline stages ${4:-6}  warp-specialize 2  persistent ${3:+cluster $3}  raster 8"
 }
 if [ "$mode" = compile ]; then
   mkdir -p "$dir/bin" "$dir/fam"
@@ -35,6 +37,16 @@ if [ "$mode" = compile ]; then
   # rows whole swizzle atoms), 2 x 1 the BN rows' (80 / 2 = 40 rows).
   for bn in 72 104 120 152; do tile "d$bn" "$bn" 1x2; done
   tile c80 80 2x1
+  # The skinny probe's tiles (skinny/): 64 or 128 rows over N, one or two
+  # consumer warpgroups, 8 or 6 stages, no TMA store.
+  mkdir -p "$dir/skinny"
+  for bm in 64 128; do
+    for bn in 32 48 64 80 96 128; do
+      for walk in "s:split-k ?" "p:persistent stream-k"; do
+        compile "skinny/m${bm}n${bn}${walk%%:*}" "transpose  tile ${bm}x${bn}x64  wgmma m64n${bn}k16  tma a b  pipeline stages $((bm == 64 ? 8 : 6))  warp-specialize $((bm / 64))  ${walk#*:}"
+      done
+    done
+  done
   cp "$build/bin/gemm-bench" "$dir/bin/"
   cp "$build/share/gemmc/families/sm_90a/f16_rrr.ptx" "$dir/fam/"
   printf '%s\n' 300x3584x3584 1576x768x3072 2048x640x2560 300x4608x3584 \
@@ -45,6 +57,9 @@ if [ "$mode" = compile ]; then
   awk '!/^#/ && NF { split($1, s, "x"); small = s[1] < s[2] ? s[1] : s[2];
          if (small >= 17 && small <= 2048 && s[1] * s[2] * s[3] >= 2e8) print }' \
     "$here/workloads-train.txt" > "$dir/train-mid.txt"
+  awk '!/^#/ && NF { split($1, s, "x");
+         if (s[1] >= 17 && s[1] <= 128 && s[2] > 256) print }' \
+    "$here/workloads-train.txt" > "$dir/train-skinny.txt"
   exit 0
 fi
 cd "$dir"
@@ -64,4 +79,12 @@ bin/gemm-bench --shapes train-mid.txt --prune 3 --runs 3 --warmup 1 \
   fam/f16_rrr.ptx > "$o/tiles.log" 2>&1
 bin/gemm-bench --size 1024x1600x6400,300x3584x3584,640x2560x2560 --runs 20 \
   --warmup 5 m104.ptx d104.ptx m80.ptx c80.ptx > "$o/clusters.log" 2>&1
+bin/gemm-bench --shapes train-skinny.txt --runs 5 --warmup 2 \
+  --results "$o/skinny-model.tsv" skinny/*.ptx fam/f16_rrr.ptx \
+  > "$o/skinny-model.log" 2>&1
+for splits in 2 4; do
+  bin/gemm-bench --shapes train-skinny.txt --runs 5 --warmup 2 \
+    --splits "$splits" --results "$o/skinny-$splits.tsv" skinny/*s.ptx \
+    > "$o/skinny-$splits.log" 2>&1
+done
 cat "$o/kernels.txt"
