@@ -389,12 +389,6 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
   b.setInsertionPointToStart(&roles.getElseRegion().front());
   if (failed(buildConsumer(tileStart, tileStep)))
     return failure();
-  // No block leaves while its peers may still copy into it or arrive on
-  // its barriers.
-  if (s.cluster) {
-    b.setInsertionPointAfter(roles);
-    clusterBarrier();
-  }
   matmul.erase();
   return success();
 }

@@ -198,6 +198,11 @@ private:
   /// All threads of the cluster's blocks meet (a cluster kernel only).
   void clusterBarrier();
   void buildProducer(Value tileStart, Value tileStep);
+  /// A cluster's producer, its copies issued: waits until the consumers of
+  /// every block that shares its stages released their last uses, `end`
+  /// being the iteration after its last (so that no peer arrives on its
+  /// barriers once it left).
+  void waitForLastReleases(Value end);
   /// Stream-K's producer: the issuer (all threads where they copy an
   /// operand) copies the block's whole tiles, then its shared units.
   void buildStreamKProducer(Value issuer, bool allThreads);
