@@ -49,6 +49,18 @@ c = {
     # The catch-all: C stored without TMA, any N.
     "any": s("128x128x128", 128, 2, 4, tma="tma a b"),
 }
+# Transposed (C^T = B^T A^T: M along wgmma's N, both operands still
+# K-major): decode tiles 8 to 64 wide along M with K split at launch, deep
+# K steps as f16's `_wd`, and persistent tiles 32 to 128 wide for M up to
+# a few hundred, as f16's `_wn`.
+for n in (8, 16, 32, 64):
+    c[f"d{n}"] = ["transpose"] + s(f"64x{n}x256", n, 1, 4, "split-k ?",
+                                   tma="tma a b")
+for n in (16, 32):
+    c[f"t{n}"] = ["transpose"] + s(f"64x{n}x128", n, 1, 8, "split-k ?",
+                                   tma="tma a b")
+for n, stages in ((32, 8), (64, 6), (128, 5)):
+    c[f"p{n}"] = ["transpose"] + s(f"128x{n}x128", n, 2, stages, "persistent")
 if mode == "fast":  # 64 x 256: the promoted sums leave no registers for it
     c["n4"] = s("64x256x128", 256, 1, 5, "persistent stream-k")
 for name, lines in c.items():
