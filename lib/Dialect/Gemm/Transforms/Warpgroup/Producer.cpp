@@ -150,8 +150,6 @@ void KernelBuilder::buildStreamKProducer(Value issuer, bool allThreads) {
   }
   if (allThreads)
     signalCopies(units.getResult(0), /*drain=*/true);
-  if (s.cluster)
-    waitForLastReleases(units.getResult(0));
 }
 
 void KernelBuilder::waitForLastReleases(Value end) {
