@@ -23,3 +23,9 @@ g=benchmarks/results/h100-issue34
 $py $plot --title "gemmc.grouped_mm beside torch._grouped_mm in its process (bf16, MoE shapes), H100" \
   --ylim 0.5,2 --ylabel "x torch._grouped_mm (same process; higher is better)" \
   "$out/issue34-grouped-torch.png" "gemmc.grouped_mm=$g/grouped-torch.csv"
+f=benchmarks/results/h100-issue33
+$py $plot --title "FP8 families on held-out problems before and after their transposed variants, H200" \
+  --ylim 0.2,4 --ylabel "x cuBLASLt FP8 (same process; higher is better)" \
+  "$out/issue33-fp8-heldout.png" \
+  "per tensor, before=$f/fp8-heldout-tensor-old.csv" "per tensor, after=$f/fp8-heldout-tensor-new.csv" \
+  "rowwise, before=$f/fp8-heldout-rowwise-old.csv" "rowwise, after=$f/fp8-heldout-rowwise-new.csv"
