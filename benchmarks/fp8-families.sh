@@ -17,6 +17,12 @@
 #       fits their constants for e4m3 x e4m3 -> bf16 per tensor, and every
 #       other family takes the same variants and constants (their
 #       measurements stand in, as a retargeted family's do; docs/tuning.md)
+#   benchmarks/fp8-families.sh heldout DIR REV  an A/B on held-out problems:
+#       the shipped e4m3 x e4m3 -> bf16 families (per tensor, fast, rowwise)
+#       as built and as of git revision REV, gemm-bench, and the held-out
+#       problems whose K is a multiple of 16 (shuffled, seed 3) into DIR;
+#       on the GPU machine `bash DIR/run.sh` writes $OUT/fp8-heldout/
+#       (results/h100-issue33/fp8-transposed-heldout.txt)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${GEMMC_BUILD_DIR:-build}
@@ -97,6 +103,39 @@ candidates() { # DIR promoted|fast
     printf '%s\t0\t0\t0\t-\n' "${prefix}_$name" >> "$dir/candidates.tsv"
   done < <(schedules "$mode")
 }
+
+if [ "${1:-}" = heldout ]; then
+  dir=${2:?folder} rev=${3:?git revision}
+  mkdir -p "$dir"
+  cp "$build/bin/gemm-bench" "$dir/"
+  for f in fp8_e4m3_e4m3_bf16_tensor fp8_e4m3_e4m3_bf16_tensor_fast \
+      fp8_e4m3_e4m3_bf16_rowwise; do
+    cp "$build/share/gemmc/families/sm_90a/$f.ptx" "$dir/"
+    git show "$rev:families/sm_90a/$f.gemm" |
+      sed "s/^kernel $f {/kernel ${f}_old {/" > "$dir/${f}_old.gemm"
+    "$build/bin/gemmc" --arch=sm_90a "$dir/${f}_old.gemm" -o "$dir/${f}_old.ptx"
+  done
+  awk '!/^#/ && NF { split($1, s, "x"); if (s[3] % 16 == 0) print $1 }' \
+    benchmarks/workloads-heldout.txt |
+    python3 -c 'import random, sys
+lines = sys.stdin.readlines(); random.Random(3).shuffle(lines)
+sys.stdout.writelines(lines)' > "$dir/heldout.txt"
+  cat > "$dir/run.sh" <<'RUN'
+#!/usr/bin/env bash
+# Each family's new and old PTX in one process, beside cuBLASLt's FP8;
+# BUDGET seconds a family (a run cut short resumes from its results).
+cd "$(dirname "$0")"
+o=${OUT:-/tmp}/fp8-heldout; mkdir -p "$o"
+for f in fp8_e4m3_e4m3_bf16_tensor fp8_e4m3_e4m3_bf16_tensor_fast \
+    fp8_e4m3_e4m3_bf16_rowwise; do
+  ./gemm-bench --shapes heldout.txt --runs 5 --warmup 2 \
+    --budget "${BUDGET:-600}" --results "$o/$f.tsv" "$f.ptx" "${f}_old.ptx" \
+    > "$o/$f.log" 2>&1
+  echo "$f exit $?"; tail -2 "$o/$f.log"
+done
+RUN
+  exit 0
+fi
 
 if [ "${1:-}" = candidates ]; then
   candidates "${2:?folder}/p" promoted
