@@ -76,6 +76,9 @@
 // multicasting them to the row; likewise B in a column. A stage is free
 // once the consumers of every block that writes into it have released it:
 // they arrive on the "empty" barriers of their row's and column's blocks.
+// The cluster's blocks meet once, their barriers set up; a block leaves
+// once its producer saw the last uses of its stages released (no cluster
+// barrier closes the kernel: it held the producer's idle warps).
 //
 //
 // The builder's parts live beside this header: Kernel.cpp (the kernel's
