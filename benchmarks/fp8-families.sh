@@ -108,13 +108,14 @@ if [ "${1:-}" = heldout ]; then
   dir=${2:?folder} rev=${3:?git revision}
   mkdir -p "$dir"
   cp "$build/bin/gemm-bench" "$dir/"
-  for f in fp8_e4m3_e4m3_bf16_tensor fp8_e4m3_e4m3_bf16_tensor_fast \
-      fp8_e4m3_e4m3_bf16_rowwise; do
+  printf '%s\n' fp8_e4m3_e4m3_bf16_tensor fp8_e4m3_e4m3_bf16_tensor_fast \
+    fp8_e4m3_e4m3_bf16_rowwise > "$dir/families.txt"
+  while read -r f; do
     cp "$build/share/gemmc/families/sm_90a/$f.ptx" "$dir/"
     git show "$rev:families/sm_90a/$f.gemm" |
       sed "s/^kernel $f {/kernel ${f}_old {/" > "$dir/${f}_old.gemm"
     "$build/bin/gemmc" --arch=sm_90a "$dir/${f}_old.gemm" -o "$dir/${f}_old.ptx"
-  done
+  done < "$dir/families.txt"
   awk '!/^#/ && NF { split($1, s, "x"); if (s[3] % 16 == 0) print $1 }' \
     benchmarks/workloads-heldout.txt |
     python3 -c 'import random, sys
@@ -126,13 +127,12 @@ sys.stdout.writelines(lines)' > "$dir/heldout.txt"
 # BUDGET seconds a family (a run cut short resumes from its results).
 cd "$(dirname "$0")"
 o=${OUT:-/tmp}/fp8-heldout; mkdir -p "$o"
-for f in fp8_e4m3_e4m3_bf16_tensor fp8_e4m3_e4m3_bf16_tensor_fast \
-    fp8_e4m3_e4m3_bf16_rowwise; do
+while read -r f; do
   ./gemm-bench --shapes heldout.txt --runs 5 --warmup 2 \
     --budget "${BUDGET:-600}" --results "$o/$f.tsv" "$f.ptx" "${f}_old.ptx" \
     > "$o/$f.log" 2>&1
   echo "$f exit $?"; tail -2 "$o/$f.log"
-done
+done < families.txt
 RUN
   exit 0
 fi
