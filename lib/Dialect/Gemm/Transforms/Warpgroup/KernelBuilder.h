@@ -206,6 +206,9 @@ private:
   /// being the iteration after its last (so that no peer arrives on its
   /// barriers once it left).
   void waitForLastReleases(Value end);
+  /// The producer's wait until pipeline iteration `it`'s stage is free (its
+  /// use S iterations before released); returns the stage (index).
+  Value waitUntilStageFree(Value it);
   /// Stream-K's producer: the issuer (all threads where they copy an
   /// operand) copies the block's whole tiles, then its shared units.
   void buildStreamKProducer(Value issuer, bool allThreads);

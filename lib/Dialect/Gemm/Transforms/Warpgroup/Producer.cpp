@@ -162,14 +162,19 @@ void KernelBuilder::waitForLastReleases(Value end) {
   // clusters of 2 at 0.81-0.90x the speed of the same tiles without a
   // cluster on an H200, with or without the multicast; these waits, at
   // 0.97-1.02x.)
-  for (int64_t next = 0; next < k.stages; ++next) {
-    Value it = arith::AddIOp::create(b, loc, end, index(next));
-    auto [stage, parity] = stageAndPhase(it);
-    Value previous = arith::XOrIOp::create(b, loc, parity, i32(1));
-    Value empty = barrier(k.emptyBarrierOffset, stage);
-    NVVM::MBarrierTryWaitParityOp::create(b, loc, empty, previous,
-                                          i32(kWaitHintNs));
-  }
+  for (int64_t next = 0; next < k.stages; ++next)
+    waitUntilStageFree(arith::AddIOp::create(b, loc, end, index(next)));
+}
+
+Value KernelBuilder::waitUntilStageFree(Value it) {
+  auto [stage, parity] = stageAndPhase(it);
+  // A fresh barrier completes the phase before its first: the first
+  // round of waits on "empty" passes at once.
+  Value previous = arith::XOrIOp::create(b, loc, parity, i32(1));
+  Value empty = barrier(k.emptyBarrierOffset, stage);
+  NVVM::MBarrierTryWaitParityOp::create(b, loc, empty, previous,
+                                        i32(kWaitHintNs));
+  return stage;
 }
 
 Value KernelBuilder::produceTile(Value tile, Value tileKBegin, Value tileKEnd,
@@ -196,13 +201,7 @@ Value KernelBuilder::produceTileAt(const TilePosition &at, Value tileKBegin,
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(steps.getBody());
     Value it = steps.getRegionIterArg(0);
-    auto [stage, parity] = stageAndPhase(it);
-    // A fresh barrier completes the phase before its first: the first
-    // round of waits on "empty" passes at once.
-    Value previous = arith::XOrIOp::create(b, loc, parity, i32(1));
-    Value empty = barrier(k.emptyBarrierOffset, stage);
-    NVVM::MBarrierTryWaitParityOp::create(b, loc, empty, previous,
-                                          i32(kWaitHintNs));
+    Value stage = waitUntilStageFree(it);
     Value full = barrier(k.fullBarrierOffset, stage);
     Value kIndex =
         arith::MulIOp::create(b, loc, steps.getInductionVar(), index(s.bk()));
