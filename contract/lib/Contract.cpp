@@ -170,13 +170,15 @@ static int64_t blocksOf(int64_t extent) {
 }
 
 int64_t gemmc::contract::scaleCount(const std::string &scales, bool ofA,
-                                    int64_t m, int64_t n, int64_t k) {
+                                    int64_t m, int64_t n, int64_t k,
+                                    int64_t groups) {
+  int64_t perGroup = ofA ? 1 : groups;
   if (scales == "tensor")
-    return 1;
+    return perGroup;
   if (scales == "rowwise")
-    return ofA ? m : n;
+    return ofA ? m : n * perGroup;
   if (scales == "block")
-    return (ofA ? m : blocksOf(n)) * blocksOf(k);
+    return (ofA ? m : blocksOf(n) * perGroup) * blocksOf(k);
   return 0;
 }
 

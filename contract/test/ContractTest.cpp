@@ -1353,6 +1353,13 @@ TEST(Contract, ReadsBlockScales) {
   EXPECT_EQ(scaleCount("rowwise", false, 300, 520, 1000), 520);
   EXPECT_EQ(scaleCount("tensor", true, 300, 520, 1000), 1);
   EXPECT_EQ(scaleCount("", true, 300, 520, 1000), 0);
+  // A grouped problem's B has its scales a group; A's are its rows'.
+  EXPECT_EQ(scaleCount("tensor", false, 300, 520, 1000, 6), 6);
+  EXPECT_EQ(scaleCount("tensor", true, 300, 520, 1000, 6), 1);
+  EXPECT_EQ(scaleCount("rowwise", false, 300, 520, 1000, 6), 6 * 520);
+  EXPECT_EQ(scaleCount("rowwise", true, 300, 520, 1000, 6), 300);
+  EXPECT_EQ(scaleCount("block", false, 300, 520, 1000, 6), 6 * 5 * 8);
+  EXPECT_EQ(scaleCount("block", true, 300, 520, 1000, 6), 300 * 8);
   // A(299, 999) lies in block (299, 7); B(999, 519) in block (4, 7).
   EXPECT_EQ(blockScaleIndex(true, 299, 999, 300, 520, 1000), 7 * 300 + 299);
   EXPECT_EQ(blockScaleIndex(false, 999, 519, 300, 520, 1000), 4 * 8 + 7);

@@ -155,12 +155,8 @@ bool Rules::checkGroups() {
     return notYet(DirectiveKind::Cluster, "'cluster' with 'groups'");
   if (s.transpose)
     return notYet(DirectiveKind::Transpose, "'transpose' with 'groups'");
-  if (isFloat8(p.a))
-    return notYet(Part::Kind::AType, "FP8 inputs with 'groups'");
   if (p.bias)
     return notYet(Part::Kind::Groups, "a bias with 'groups'");
-  if (p.scales)
-    return notYet(Part::Kind::Scales, "'scales' with 'groups'");
   return true;
 }
 

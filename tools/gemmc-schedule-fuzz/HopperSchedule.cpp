@@ -167,7 +167,7 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
   statement("a = " + aElement + layout(aRow));
   statement("b = " + bElement + layout(bRow));
   statement("c = " + cElement + layout(cRow));
-  if (fp8 && keep(fp8Side.chance(0.7))) {
+  if (fp8 && fp8Side.chance(0.7)) {
     // Block scales take a k tile one block (128) deep and promoted sums:
     // now and then not, to be refused.
     std::string scales = fp8Side.pick({"tensor", "rowwise", "block"});
@@ -192,8 +192,9 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
     statement(std::string("activation = ") + drawActivation(fp8Side));
   if (sides.epilogue.chance(0.2) && !fp8Out)
     statement("residual = add");
-  // Scales of 16- and 32-bit inputs, applied in the epilogue.
-  if (!fp8 && !grouped && sides.epilogue.chance(0.15))
+  // Scales of 16- and 32-bit inputs, applied in the epilogue (a grouped
+  // problem's B's a group).
+  if (!fp8 && sides.epilogue.chance(0.15))
     statement(std::string("scales = ") +
               (sides.epilogue.chance(0.5) ? "tensor" : "rowwise"));
 

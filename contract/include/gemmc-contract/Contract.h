@@ -347,9 +347,11 @@ bool isScaleKind(const std::string &name);
 /// How many f32 scales of A (`ofA`) or of B an M x N x K problem with
 /// `scales` takes: 1 each (tensor); M and N (rowwise); M x ceil(K/128) and
 /// ceil(N/128) x ceil(K/128) (block: A's 1 x 128 blocks M-major, B's
-/// 128 x 128 blocks K-major); 0 without scales.
+/// 128 x 128 blocks K-major); 0 without scales. A grouped problem's B
+/// (`groups` K x N matrices) has its own scales a group, one group's after
+/// the other's: `groups` times B's count (A's rows are all groups' rows).
 int64_t scaleCount(const std::string &scales, bool ofA, int64_t m, int64_t n,
-                   int64_t k);
+                   int64_t k, int64_t groups = 1);
 /// `scales = block`: the block of the scales that element (`row`, `col`)
 /// of A (`ofA`: row of M, col of K) or of B (row of K, col of N) lies in,
 /// as an index into the scales.

@@ -55,15 +55,19 @@ static MemRefType getBatchType(MemRefType type, int64_t count, int64_t stride) {
 /// A or column of B (`rowwise`), or per 1 x 128 block of A and 128 x 128
 /// block of B (`block`); dynamic where a size it depends on is.
 static int64_t scaleExtent(gemmc::ScaleKind kind, bool ofA,
-                           ProblemAttr problem) {
+                           ProblemAttr problem, std::optional<int64_t> groups) {
   int64_t m = problem.getM(), n = problem.getN(), k = problem.getK();
   bool dependsOnK = kind == gemmc::ScaleKind::Block;
-  if (kind != gemmc::ScaleKind::Tensor &&
-      (ShapedType::isDynamic(ofA ? m : n) ||
-       (dependsOnK && ShapedType::isDynamic(k))))
+  // A grouped problem's B has its scales a group (`groups = ?`: given at
+  // launch).
+  int64_t count = ofA ? 1 : groups.value_or(1);
+  if (ShapedType::isDynamic(count) ||
+      (kind != gemmc::ScaleKind::Tensor &&
+       (ShapedType::isDynamic(ofA ? m : n) ||
+        (dependsOnK && ShapedType::isDynamic(k)))))
     return ShapedType::kDynamic;
   return gemmc::contract::scaleCount(gemmc::stringify(kind).str(), ofA, m, n,
-                                     k);
+                                     k, count);
 }
 
 static void outlineKernel(KernelOp kernel) {
@@ -166,7 +170,7 @@ static void outlineKernel(KernelOp kernel) {
     case KernelArg::ScaleA:
     case KernelArg::ScaleB: {
       int64_t extent =
-          scaleExtent(*scaleKind, role == KernelArg::ScaleA, problem);
+          scaleExtent(*scaleKind, role == KernelArg::ScaleA, problem, groups);
       argTypes.push_back(MemRefType::get({extent}, builder.getF32Type()));
       pointers.push_back(i);
       break;

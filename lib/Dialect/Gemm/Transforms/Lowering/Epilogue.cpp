@@ -47,6 +47,8 @@ Value EpilogueValues::apply(
     auto colScaleAt = [&](int64_t e) -> Value {
       Value at = addOffset(b, loc, p.col, e);
       Value inside = arith::MinUIOp::create(b, loc, at, lastCol);
+      if (scaleBOffset)
+        inside = arith::AddIOp::create(b, loc, scaleBOffset, inside);
       return memref::LoadOp::create(b, loc, scaleB, ValueRange{inside});
     };
     Value colScale;
@@ -214,7 +216,8 @@ Value EpilogueValues::applyActivation(
 
 LogicalResult mlir::gemm::buildEpilogue(
     OpBuilder &b, Location loc, Operation *at, Value c,
-    function_ref<void(OpBuilder &, const EpilogueValues &)> stores) {
+    function_ref<void(OpBuilder &, const EpilogueValues &)> stores,
+    Value group) {
   auto func = at->getParentOfType<gpu::GPUFuncOp>();
   EpilogueValues plain;
   if (!func) {
@@ -261,10 +264,16 @@ LogicalResult mlir::gemm::buildEpilogue(
                                "view of a matrix");
       plain.scaleA = scaleA;
       plain.scaleB = scaleB;
+      // A group's B has N column scales of its own.
+      if (group) {
+        Value cols = memref::DimOp::create(b, loc, c, 1);
+        plain.scaleBOffset = arith::MulIOp::create(b, loc, group, cols);
+      }
     } else {
       Value zero = indexConstant(b, loc, 0);
       Value a = memref::LoadOp::create(b, loc, scaleA, ValueRange{zero});
-      Value bScale = memref::LoadOp::create(b, loc, scaleB, ValueRange{zero});
+      Value bAt = group ? group : zero;
+      Value bScale = memref::LoadOp::create(b, loc, scaleB, ValueRange{bAt});
       plain.scale = arith::MulFOp::create(b, loc, a, bScale);
     }
   }

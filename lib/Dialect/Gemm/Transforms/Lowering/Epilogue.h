@@ -26,8 +26,9 @@ namespace mlir::gemm {
 /// form on `ex2.approx.f32`), then plus R (`residual`).
 struct EpilogueValues {
   /// `scales = tensor`: scale_a * scale_b (f32); `scales = rowwise`: the
-  /// 1-D memrefs of A's scales (M) and B's (N).
-  Value scale, scaleA, scaleB;
+  /// 1-D memrefs of A's scales (M) and B's (N; a grouped GEMM's, N a
+  /// group, `scaleBOffset` the first of the stores' group, index).
+  Value scale, scaleA, scaleB, scaleBOffset;
   Value alpha, beta;
   bool readsC = false;
   Value bias;
@@ -66,10 +67,12 @@ struct EpilogueValues {
 /// `gemm.alpha_beta` (alpha and beta its arguments by the kernel ABI) twice,
 /// under one branch on beta != 0: C is read only on that side.
 /// Fails where a bias or R cannot be placed: C (`c`) is not a view of a
-/// matrix (for R: of the kernel's C argument).
+/// matrix (for R: of the kernel's C argument). A grouped GEMM's stores lie
+/// in group `group` (index; else null), whose B has its own scales.
 LogicalResult
 buildEpilogue(OpBuilder &b, Location loc, Operation *at, Value c,
-              function_ref<void(OpBuilder &, const EpilogueValues &)> stores);
+              function_ref<void(OpBuilder &, const EpilogueValues &)> stores,
+              Value group = nullptr);
 
 } // namespace mlir::gemm
 

@@ -69,7 +69,7 @@ Value KernelBuilder::tileFirstRow(const TilePosition &at) {
 }
 
 KernelBuilder::TileScope::TileScope(KernelBuilder &kb, const TilePosition &at)
-    : kb(kb), saved{kb.a, kb.bMatrix, kb.c, kb.tmaBatch, kb.m} {
+    : kb(kb), saved{kb.a, kb.bMatrix, kb.c, kb.tmaBatch, kb.m, kb.group} {
   if (!at.batch)
     return;
   if (kb.batchCount) {
@@ -80,6 +80,7 @@ KernelBuilder::TileScope::TileScope(KernelBuilder &kb, const TilePosition &at)
   kb.bMatrix = createBatchMatrixView(kb.b, kb.loc, kb.batchB, at.batch);
   kb.tmaBatch = kb.toI32(at.batch);
   kb.m = at.rowEnd;
+  kb.group = at.batch;
 }
 
 KernelBuilder::TileScope::~TileScope() {
@@ -88,6 +89,7 @@ KernelBuilder::TileScope::~TileScope() {
   kb.c = saved[2];
   kb.tmaBatch = saved[3];
   kb.m = saved[4];
+  kb.group = saved[5];
 }
 
 std::pair<Value, Value> KernelBuilder::stageAndPhase(Value it) {
@@ -312,6 +314,7 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
     bMatrix = createBatchMatrixView(b, loc, batchB, index(0));
   }
   m = extent(c, 0);
+  rowsOfA = m;
   n = extent(c, 1);
   kExtent = extent(a, 1);
   auto ceilDiv = [&](Value x, int64_t y) -> Value {

@@ -310,7 +310,7 @@ private:
   /// With a batch, the matrices of the batch `at.batch` that a tile reads
   /// and writes: `a`, `bMatrix` and `c` view them, and TMA copies at
   /// `tmaBatch`, until the scope ends; of a grouped GEMM, its group's B,
-  /// and `m` the end of its rows. Otherwise, nothing.
+  /// `group`, and `m` the end of its rows. Otherwise, nothing.
   class TileScope {
   public:
     TileScope(KernelBuilder &kb, const TilePosition &at);
@@ -318,7 +318,7 @@ private:
 
   private:
     KernelBuilder &kb;
-    Value saved[5];
+    Value saved[6];
   };
   /// Groups.cpp: the end of group `g`'s rows (index), offsets[g] clamped
   /// into [0, M].
@@ -550,8 +550,11 @@ private:
   /// With a batch: the matrices it holds (index), and the TMA coordinate
   /// (i32) of the tile at hand's (with groups, its group's).
   Value batchCount, tmaBatch;
-  /// A grouped GEMM: the offsets (i32, one a group) and the groups (index).
-  Value offsets, groupCount;
+  /// A grouped GEMM: the offsets (i32, one a group) and the groups (index);
+  /// the group of the tile at hand (TileScope; index), whose B's scales
+  /// the copies and the epilogue read; A's rows (index: all groups', `m`
+  /// being the group's end in a TileScope).
+  Value offsets, groupCount, group, rowsOfA;
   Value m, n, kExtent, tilesM, tilesN, numTiles, kTiles;
   /// The K tiles of this block, [kBegin, kEnd): all of them, or with
   /// `split-k` those of split blockIdx.z (`split`) of `splitCount`.

@@ -198,7 +198,7 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
   };
 
   Operation *at = b.getInsertionBlock()->getParentOp();
-  return buildEpilogue(b, loc, at, c, stores);
+  return buildEpilogue(b, loc, at, c, stores, group);
 }
 
 std::pair<Value, Value> KernelBuilder::accumulatorPosition() {
@@ -423,5 +423,6 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
               stores(eb, epilogue, /*guarded=*/true);
               scf::YieldOp::create(eb, loc);
             });
-      });
+      },
+      group);
 }
