@@ -378,12 +378,17 @@ gemmc_status gemmc_matmul(gemmc_dtype dtype, gemmc_layout a_layout,
    included; rows past offsets[groups-1] are left as they are. The sizes
    of the groups are read on the device only: a launch needs no
    synchronisation, and a CUDA graph replays it with new offsets.
-   C = alpha * A * B where the kernel takes alpha (else alpha is 1). */
+   C = alpha * A * B where the kernel takes alpha (else alpha is 1).
+   `scale_a` and `scale_b`, where the kernel takes scales (else 0): f32 on
+   the device, A's over all its rows (1 value, or m) and B's a group
+   (groups values, or groups x n, group g's n from g * n: torch's
+   _scaled_grouped_mm's (G, N)). */
 typedef struct gemmc_grouped_problem {
   int64_t m, n, k, groups;
   uint64_t a, b, c, offsets;
   int64_t lda, ldb, ldc, stride_b;
   float alpha;
+  uint64_t scale_a, scale_b;
 } gemmc_grouped_problem;
 
 /* Fills `problem`: null pointers, dense leading dimensions and B, alpha
@@ -412,6 +417,14 @@ gemmc_status gemmc_grouped_plan_launch(gemmc_plan plan, uint64_t a,
                                        uint64_t b, uint64_t c,
                                        uint64_t offsets, void *stream);
 
+/* Launches a grouped plan whose kernel takes scales or R:
+   gemmc_grouped_plan_launch with `operands` (A, B, C, R and the scales;
+   R is m x n as C). */
+gemmc_status gemmc_grouped_plan_launch_operands(gemmc_plan plan,
+                                                const gemmc_operands *operands,
+                                                uint64_t offsets,
+                                                void *stream);
+
 /* The shipped grouped kernel (ARCH/TYPE_ABr_grouped.ptx: f16 or bf16, A
    row-major, B of `b_layout`, C row-major) as gemmc_family_load loads a
    family; sm_90a only (GEMMC_ERROR_IO where there is none). */
@@ -419,6 +432,19 @@ gemmc_status gemmc_grouped_family_load(gemmc_dtype dtype,
                                        gemmc_layout b_layout,
                                        const char *arch,
                                        gemmc_module *module);
+
+/* The shipped grouped FP8 kernel (ARCH/fp8_e4m3_e4m3_bf16_SCALES[_fast]
+   _grouped.ptx, sm_90a): torch._scaled_grouped_mm's 2-D x 3-D product in
+   gemmc_scaled_family_load's terms, B column-major (each group's N x K
+   weight), C in GEMMC_BF16; A and B GEMMC_E4M3 (GEMMC_ERROR_IO for types
+   gemmc does not ship). */
+gemmc_status gemmc_scaled_grouped_family_load(gemmc_dtype a_type,
+                                              gemmc_dtype b_type,
+                                              gemmc_dtype c_type,
+                                              gemmc_scales scales,
+                                              int fast_accumulate,
+                                              const char *arch,
+                                              gemmc_module *module);
 
 /* Releases what gemmc allocated for the caller (gemmc_compile's PTX). */
 void gemmc_free(void *pointer);

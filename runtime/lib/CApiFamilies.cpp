@@ -132,12 +132,13 @@ static gemmc_status loadFamily(gemmc_dtype dtype, gemmc_layout aLayout,
   return loadShipped(caller, arch, name, module);
 }
 
-extern "C" gemmc_status
-gemmc_scaled_family_load(gemmc_dtype aType, gemmc_dtype bType,
-                         gemmc_dtype cType, gemmc_scales scales,
-                         int fastAccumulate, const char *arch,
-                         gemmc_module *module) {
-  const char *caller = "gemmc_scaled_family_load";
+/// Loads the shipped FP8 family of these types, scales and sums for
+/// `caller`: of one GEMM (`suffix` empty) or grouped (`_grouped`).
+static gemmc_status loadScaled(const char *caller, gemmc_dtype aType,
+                               gemmc_dtype bType, gemmc_dtype cType,
+                               gemmc_scales scales, int fastAccumulate,
+                               const char *arch, const std::string &suffix,
+                               gemmc_module *module) {
   if (!module)
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                       std::string(caller) + ": module must not be null");
@@ -172,8 +173,25 @@ gemmc_scaled_family_load(gemmc_dtype aType, gemmc_dtype bType,
                           arch);
   std::string name = std::string("fp8_") + a + "_" + b + "_" + c + "_" +
                      (scales == GEMMC_SCALES_TENSOR ? "tensor" : "rowwise") +
-                     (fastAccumulate ? "_fast" : "");
+                     (fastAccumulate ? "_fast" : "") + suffix;
   return loadShipped(caller, arch, name, module);
+}
+
+extern "C" gemmc_status
+gemmc_scaled_family_load(gemmc_dtype aType, gemmc_dtype bType,
+                         gemmc_dtype cType, gemmc_scales scales,
+                         int fastAccumulate, const char *arch,
+                         gemmc_module *module) {
+  return loadScaled("gemmc_scaled_family_load", aType, bType, cType, scales,
+                    fastAccumulate, arch, "", module);
+}
+
+extern "C" gemmc_status gemmc_scaled_grouped_family_load(
+    gemmc_dtype aType, gemmc_dtype bType, gemmc_dtype cType,
+    gemmc_scales scales, int fastAccumulate, const char *arch,
+    gemmc_module *module) {
+  return loadScaled("gemmc_scaled_grouped_family_load", aType, bType, cType,
+                    scales, fastAccumulate, arch, "_grouped", module);
 }
 
 extern "C" gemmc_status gemmc_scaled_matmul(gemmc_dtype aType,

@@ -71,9 +71,10 @@ std::string checkBuffers(const Contract &contract, const Problem &p,
                          const gemmc_problem &given);
 
 /// Why a grouped launch's buffers cannot hold its problem `p`: A, C,
-/// B's matrices and the offsets (`groups` int32).
+/// B's matrices, the scales (B's a group) and the offsets (`groups`
+/// int32).
 std::string checkGroupedBuffers(const Contract &contract, const Problem &p,
-                                uint64_t a, uint64_t b, uint64_t c,
+                                const gemmc_operands &given,
                                 uint64_t offsets);
 
 /// A module's contracts, read at load; its kernels, JIT-compiled into a

@@ -190,12 +190,15 @@ static gemmc_status prepareGrouped(LoadedModule &module,
 }
 
 /// The operands of a grouped launch.
-static Operands groupedOperands(uint64_t a, uint64_t b, uint64_t c,
+static Operands groupedOperands(const gemmc_operands &given,
                                 uint64_t offsets) {
   Operands operands;
-  operands.a = CUdeviceptr(a);
-  operands.b = CUdeviceptr(b);
-  operands.c = CUdeviceptr(c);
+  operands.a = CUdeviceptr(given.a);
+  operands.b = CUdeviceptr(given.b);
+  operands.c = CUdeviceptr(given.c);
+  operands.scaleA = CUdeviceptr(given.scale_a);
+  operands.scaleB = CUdeviceptr(given.scale_b);
+  operands.residual = CUdeviceptr(given.residual);
   operands.offsets = CUdeviceptr(offsets);
   return operands;
 }
@@ -212,19 +215,20 @@ gemmc_grouped_launch(gemmc_module handle, const gemmc_grouped_problem *given,
     if (status != GEMMC_SUCCESS)
       return status;
     const Contract &contract = plan->kernel().contract();
-    std::string why =
-        checkPointers(contract, {given->a, given->b, given->c, 0, 0, 0, 0});
+    gemmc_operands operands = {given->a, given->b,       given->c,
+                               0,        0,              given->scale_a,
+                               given->scale_b};
+    std::string why = checkPointers(contract, operands);
     if (why.empty() && !given->offsets)
       why = "the offsets must not be null";
     if (why.empty())
-      why = checkGroupedBuffers(contract, plan->problem(), given->a, given->b,
-                                given->c, given->offsets);
+      why = checkGroupedBuffers(contract, plan->problem(), operands,
+                                given->offsets);
     if (!why.empty())
       return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                         module->name + ": " + why);
-    plan->launch(
-        groupedOperands(given->a, given->b, given->c, given->offsets),
-        static_cast<CUstream>(stream));
+    plan->launch(groupedOperands(operands, given->offsets),
+                 static_cast<CUstream>(stream));
     return capi::succeed();
   });
 }
@@ -240,13 +244,14 @@ gemmc_grouped_plan_create(gemmc_module handle,
       });
 }
 
-extern "C" gemmc_status gemmc_grouped_plan_launch(gemmc_plan plan, uint64_t a,
-                                                  uint64_t b, uint64_t c,
-                                                  uint64_t offsets,
-                                                  void *stream) {
+/// Launches grouped plan `plan` with `operands` (their pointers checked
+/// for null and alignment) for `caller`.
+static gemmc_status launchGroupedPlan(const char *caller, gemmc_plan plan,
+                                      const gemmc_operands &operands,
+                                      uint64_t offsets, void *stream) {
   if (!plan)
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                      "gemmc_grouped_plan_launch: the plan must not be null");
+                      std::string(caller) + ": the plan must not be null");
   return guarded([&] {
     LoadedModule &module = *plan->module;
     const Contract &contract = plan->plan->kernel().contract();
@@ -254,17 +259,37 @@ extern "C" gemmc_status gemmc_grouped_plan_launch(gemmc_plan plan, uint64_t a,
       return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                         module.name + ": the plan is of one GEMM: launch it "
                                       "with gemmc_plan_launch");
-    std::string why = checkPointers(contract, {a, b, c, 0, 0, 0, 0},
-                                    contract.alignment);
+    std::string why = checkPointers(contract, operands, contract.alignment);
     if (why.empty() && (!offsets || offsets % 4))
       why = "the offsets must not be null, and 4-byte aligned";
     if (!why.empty())
       return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                         module.name + ": " + why);
     module.kernels(); // its context current
-    plan->plan->launch(groupedOperands(a, b, c, offsets),
+    plan->plan->launch(groupedOperands(operands, offsets),
                        static_cast<CUstream>(stream));
     return capi::succeed();
   });
+}
+
+extern "C" gemmc_status gemmc_grouped_plan_launch(gemmc_plan plan, uint64_t a,
+                                                  uint64_t b, uint64_t c,
+                                                  uint64_t offsets,
+                                                  void *stream) {
+  gemmc_operands operands = {a, b, c, 0, 0, 0, 0};
+  return launchGroupedPlan("gemmc_grouped_plan_launch", plan, operands,
+                           offsets, stream);
+}
+
+extern "C" gemmc_status
+gemmc_grouped_plan_launch_operands(gemmc_plan plan,
+                                   const gemmc_operands *operands,
+                                   uint64_t offsets, void *stream) {
+  if (!operands)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_grouped_plan_launch_operands: the operands must "
+                      "not be null");
+  return launchGroupedPlan("gemmc_grouped_plan_launch_operands", plan,
+                           *operands, offsets, stream);
 }
 

@@ -158,19 +158,28 @@ std::string capi_internal::checkBuffers(const Contract &contract,
 }
 
 std::string capi_internal::checkGroupedBuffers(const Contract &contract,
-                                               const Problem &p, uint64_t a,
-                                               uint64_t b, uint64_t c,
+                                               const Problem &p,
+                                               const gemmc_operands &given,
                                                uint64_t offsets) {
   int64_t bBytes = ((p.groups - 1) * p.strideOfB() + p.spanOfB()) *
                    int64_t(sizeOf(p.b));
   std::string why = checkBuffer(
-      "A", a, p.spanOfA() * int64_t(sizeOf(p.a)), contract.alignment);
+      "A", given.a, p.spanOfA() * int64_t(sizeOf(p.a)), contract.alignment);
   if (why.empty())
-    why = checkBuffer("B", b, bBytes, contract.alignment);
+    why = checkBuffer("B", given.b, bBytes, contract.alignment);
   if (why.empty())
-    why = checkBuffer("C", c, p.spanOfC() * int64_t(sizeOf(p.c)),
+    why = checkBuffer("C", given.c, p.spanOfC() * int64_t(sizeOf(p.c)),
                       contract.alignment);
   if (why.empty())
     why = checkBuffer("the offsets", offsets, p.groups * 4, 4);
+  for (bool ofA : {true, false}) {
+    uint64_t scale = ofA ? given.scale_a : given.scale_b;
+    if (why.empty() && scale)
+      why = checkBuffer(ofA ? "A's scales" : "B's scales", scale,
+                        scaleCount(p.scales, ofA, p.m, p.n, p.k,
+                                   ofA ? 1 : p.groups) *
+                            4,
+                        4);
+  }
   return why;
 }

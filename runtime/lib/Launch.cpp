@@ -296,8 +296,10 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
       return spec.counters(p);
     if (name == "offsets")
       return p.groups;
-    return scaleCount(spec.scales, name == "scale-A", p.m, p.n,
-                                p.k);
+    // (A grouped problem's B has its scales a group.)
+    bool ofA = name == "scale-A";
+    return scaleCount(spec.scales, ofA, p.m, p.n, p.k,
+                      p.grouped && !ofA ? p.groups : 1);
   };
   for (const Param &param : spec.params) {
     const std::string &name = param.name;

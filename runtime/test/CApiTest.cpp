@@ -356,6 +356,39 @@ TEST(CApi, GroupedEntriesCheckTheirArguments) {
   EXPECT_NE(std::string(gemmc_last_error()).find("f32_rcr_grouped"),
             std::string::npos)
       << gemmc_last_error();
+  // FP8's (e4m3 into bf16, torch._scaled_grouped_mm's): per-tensor or
+  // rowwise scales, promoted or fast sums; other types are not shipped.
+  for (gemmc_scales scales : {GEMMC_SCALES_TENSOR, GEMMC_SCALES_ROWWISE})
+    for (int fast : {0, 1}) {
+      gemmc_module fp8 = nullptr;
+      ASSERT_EQ(gemmc_scaled_grouped_family_load(GEMMC_E4M3, GEMMC_E4M3,
+                                                 GEMMC_BF16, scales, fast,
+                                                 "sm_90a", &fp8),
+                GEMMC_SUCCESS)
+          << gemmc_last_error();
+      ASSERT_EQ(gemmc_module_info(fp8, &info), GEMMC_SUCCESS);
+      EXPECT_EQ(info.grouped, 1);
+      EXPECT_EQ(info.a, GEMMC_E4M3);
+      EXPECT_EQ(info.c, GEMMC_BF16);
+      EXPECT_EQ(info.scales, scales);
+    }
+  expectFailure(gemmc_scaled_grouped_family_load(GEMMC_E4M3, GEMMC_E4M3,
+                                                 GEMMC_F16, GEMMC_SCALES_TENSOR,
+                                                 0, "sm_90a", &none),
+                GEMMC_ERROR_IO, "fp8_e4m3_e4m3_f16_tensor_grouped");
+  expectFailure(gemmc_scaled_grouped_family_load(GEMMC_E5M2, GEMMC_E5M2,
+                                                 GEMMC_BF16, GEMMC_SCALES_TENSOR,
+                                                 0, "sm_90a", &none),
+                GEMMC_ERROR_INVALID_ARGUMENT,
+                "gemmc_scaled_grouped_family_load");
+  gemmc_operands operands = {256, 256, 256, 0, 0, 256, 256};
+  expectFailure(
+      gemmc_grouped_plan_launch_operands(nullptr, &operands, 256, nullptr),
+      GEMMC_ERROR_INVALID_ARGUMENT,
+      "gemmc_grouped_plan_launch_operands: the plan must not be null");
+  expectFailure(gemmc_grouped_plan_launch_operands(nullptr, nullptr, 256,
+                                                   nullptr),
+                GEMMC_ERROR_INVALID_ARGUMENT, "the operands must not be null");
 }
 
 TEST(CApi, PlanEntriesCheckTheirArguments) {

@@ -123,12 +123,37 @@ static std::vector<GroupedCase> groupedCases(const BenchOptions &o,
   return cases;
 }
 
-/// The fp64 value of row `row`, column `col` of C: its group's B.
+/// The fp64 value of A * B at row `row`, column `col` of C (`b` its
+/// group's B), times the scales (`scales`): A's at the row, B's of group
+/// `g` (contract::scaleCount's layout, a group's B's after the other's).
 static double exactAt(const HostMatrix &a, const HostMatrix &b, int64_t row,
-                          int64_t col) {
-  double sum = 0;
-  for (int64_t x = 0; x < a.cols; ++x)
-    sum += double(a.at(row, x)) * double(b.at(x, col));
+                      int64_t col, int64_t g, const std::string &scales,
+                      const std::vector<float> &scaleA,
+                      const std::vector<float> &scaleB) {
+  int64_t m = a.rows, n = b.cols, k = a.cols;
+  int64_t ofB = scaleCount(scales, false, m, n, k);
+  auto sumOf = [&](int64_t from, int64_t to) {
+    double sum = 0;
+    for (int64_t x = from; x < to; ++x)
+      sum += double(a.at(row, x)) * double(b.at(x, col));
+    return sum;
+  };
+  if (scales == "block") {
+    double sum = 0;
+    for (int64_t x = 0; x < k; x += kScaleBlock) {
+      double sa = scaleA[size_t(blockScaleIndex(true, row, x, m, n, k))];
+      double sb =
+          scaleB[size_t(g * ofB + blockScaleIndex(false, x, col, m, n, k))];
+      sum += sa * sb * sumOf(x, std::min(x + kScaleBlock, k));
+    }
+    return sum;
+  }
+  double sum = sumOf(0, k);
+  if (scales == "tensor")
+    return sum * double(scaleA[0]) * double(scaleB[size_t(g)]);
+  if (scales == "rowwise")
+    return sum * double(scaleA[size_t(row)]) *
+           double(scaleB[size_t(g * n + col)]);
   return sum;
 }
 
@@ -177,7 +202,13 @@ private:
   /// What cuBLAS leaves to the host, and the fp64 reference's epilogue.
   Epilogue epilogue;
   std::unique_ptr<DeviceBuffer> da, db, dc, dRef, dOffsets, dResidual;
+  /// The scales (`scales`): A's, and B's a group.
+  std::vector<float> scaleA, scaleB;
+  std::unique_ptr<DeviceBuffer> dScaleA, dScaleB;
   std::vector<std::pair<Problem, Operands>> calls;
+  /// Whether cuBLAS's loop is the kernels' baseline (not for FP8: the
+  /// kernels are checked against fp64 alone).
+  bool baseline = false;
   /// fp64 at the samples (row, column, value), and cuBLAS's error there.
   std::vector<std::tuple<int64_t, int64_t, double>> samples;
   /// tf32 kernels are compared with cuBLAS in tf32, at its tolerance.
@@ -232,6 +263,23 @@ GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
   da->upload(a->pack().data());
   db->upload(bBytes.data());
   dOffsets->upload(offsets.data());
+  // The scales, random in [0.5, 2): A's over all rows, B's a group.
+  if (!p.scales.empty()) {
+    auto scales = [&](bool ofA, uint64_t seed,
+                      std::unique_ptr<DeviceBuffer> &device) {
+      std::vector<float> values(size_t(scaleCount(
+          p.scales, ofA, p.m, p.n, p.k, ofA ? 1 : p.groups)));
+      std::mt19937_64 gen(seed);
+      std::uniform_real_distribution<float> dist(0.5f, 2.0f);
+      for (float &value : values)
+        value = dist(gen);
+      device = std::make_unique<DeviceBuffer>(values.size() * 4);
+      device->upload(values.data());
+      return values;
+    };
+    scaleA = scales(true, o.seed + 15, dScaleA);
+    scaleB = scales(false, o.seed + 16, dScaleB);
+  }
   // cuBLAS, one call a non-empty group, on its rows of A and C.
   size_t aBytes = sizeOf(p.a), cBytes = sizeOf(p.c), bElement = sizeOf(p.b);
   auto rowOffset = [](Layout layout, int64_t ld, int64_t row) {
@@ -256,9 +304,11 @@ GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
     first += rows;
   }
   poison(*dRef, p.c);
-  // Without cuBLAS (--no-cublas) the kernels are checked against fp64
-  // alone.
-  if (!bench.cublas)
+  // Without cuBLAS (--no-cublas), and for FP8 inputs (whose cuBLASLt
+  // calls would take a group's rows at any 16 bytes, not at its
+  // algorithms' alignment), the kernels are checked against fp64 alone.
+  baseline = bench.cublas && !isFloat8(p.a);
+  if (!baseline)
     calls.clear();
   auto loop = [&] {
     for (const auto &[sub, so] : calls)
@@ -285,14 +335,18 @@ GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
     int64_t j = std::uniform_int_distribution<int64_t>(0, p.n - 1)(gen);
     size_t g = size_t(std::upper_bound(offsets.begin(), offsets.end(), i) -
                       offsets.begin());
-    double exact =
-        epilogue.finish(p.alpha * exactAt(*a, bs[g], i, j), i, j);
+    double exact = epilogue.finish(
+        p.alpha * exactAt(*a, bs[g], i, j, int64_t(g), p.scales, scaleA,
+                          scaleB),
+        i, j);
     samples.emplace_back(i, j, exact);
     err += (ref->at(i, j) - exact) * (ref->at(i, j) - exact);
     norm += exact * exact;
   }
   cublasToFp64 = norm > 0 ? std::sqrt(err / norm) : std::sqrt(err);
-  if (o.sweep || !bench.cublas)
+  if (!baseline)
+    cublasToFp64 = NAN;
+  if (o.sweep || !baseline)
     return;
   // On the GPU alone (the host's launches hidden), and as a host pays:
   // the loop first copies the offsets to the host to learn the sizes.
@@ -335,6 +389,10 @@ GroupedOutcome GroupedRun::run(const KernelFamily &family) {
   ops.offsets = dOffsets->ptr();
   if (dResidual)
     ops.residual = dResidual->ptr();
+  if (dScaleA) {
+    ops.scaleA = dScaleA->ptr();
+    ops.scaleB = dScaleB->ptr();
+  }
   LaunchPlan plan(kernel, p);
   plan.launch(ops);
   GEMMC_CU(DriverApi::get().cuCtxSynchronize());
@@ -352,13 +410,15 @@ GroupedOutcome GroupedRun::run(const KernelFamily &family) {
         touched += !std::isnan(x);
         continue;
       }
-      double y = ref->at(i, j);
       nonFinite += !std::isfinite(x);
+      if (!baseline)
+        continue;
+      double y = ref->at(i, j);
       diff += (double(x) - y) * (double(x) - y);
       norm += y * y;
     }
   out.relToCublas = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
-  if (!bench.cublas)
+  if (!baseline)
     out.relToCublas = 0;
   double err = 0, exactNorm = 0;
   for (const auto &[i, j, exact] : samples) {
@@ -398,6 +458,8 @@ int gemmc::rt::runGroupedBench(const BenchOptions &o, Bench &bench,
     if (kernel.contract().activation != firstSpec.activation ||
         kernel.contract().residual != firstSpec.residual ||
         kernel.contract().alphaBeta != firstSpec.alphaBeta ||
+        kernel.contract().scales != firstSpec.scales ||
+        kp.fastAccumulate != first.fastAccumulate ||
         !kp.grouped || kp.a != first.a || kp.b != first.b || kp.c != first.c ||
         kp.aLayout != first.aLayout || kp.bLayout != first.bLayout ||
         kp.cLayout != first.cLayout)
@@ -420,6 +482,7 @@ int gemmc::rt::runGroupedBench(const BenchOptions &o, Bench &bench,
   Problem kind = first.problem;
   kind.activation = first.activation;
   kind.residual = first.residual;
+  kind.scales = first.scales;
   if (!first.alphaBeta && o.alpha != 1)
     throw std::runtime_error("--alpha: the grouped kernels take no alpha");
   for (const GroupedCase &gc : cases) {
