@@ -529,6 +529,6 @@ def matmul(a, b, out=None, family=None, stream=None):
 if _torch_module is not None:
     from ._torch import bmm, mm  # noqa: E402,F401  (registers the ops)
     from . import _torch as _torch_calls  # noqa: E402
-    from ._grouped import grouped_mm  # noqa: E402,F401
+    from ._grouped import grouped_mm, scaled_grouped_mm  # noqa: E402,F401
     from ._scaled import scaled_mm  # noqa: E402,F401
-    __all__ += ["mm", "bmm", "grouped_mm", "scaled_mm"]
+    __all__ += ["mm", "bmm", "grouped_mm", "scaled_grouped_mm", "scaled_mm"]

@@ -88,6 +88,7 @@ class GroupedProblem(ctypes.Structure):
         ("c", ctypes.c_uint64), ("offsets", ctypes.c_uint64),
         ("lda", c_int64), ("ldb", c_int64), ("ldc", c_int64),
         ("stride_b", c_int64), ("alpha", ctypes.c_float),
+        ("scale_a", ctypes.c_uint64), ("scale_b", ctypes.c_uint64),
     ]
 
 
@@ -201,6 +202,13 @@ class Runtime:
         self.grouped_family_load = _declare(
             lib, "gemmc_grouped_family_load",
             [ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(p)])
+        self.grouped_plan_launch_operands = _declare(
+            lib, "gemmc_grouped_plan_launch_operands",
+            [p, ctypes.POINTER(Operands), u64, p])
+        self.scaled_grouped_family_load = _declare(
+            lib, "gemmc_scaled_grouped_family_load",
+            [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+             ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(p)])
         self.matmul = _declare(lib, "gemmc_matmul",
                                [ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                 ctypes.c_int, ctypes.POINTER(Problem), p])

@@ -15,6 +15,15 @@ synchronisation and no allocation beyond the result, and a CUDA graph
 replays it with new values written into ``offs``. It runs the grouped
 kernel gemmc ships for the dtype (f16, bf16) and B's layout
 (``gemmc_grouped_family_load``; sm_90a).
+
+gemmc.scaled_grouped_mm: torch._scaled_grouped_mm's 2-D x 3-D form, the
+same in FP8 (``torch.ops.gemmc.scaled_grouped_mm``): ``a`` and ``b`` in
+float8_e4m3fn, ``b`` column-major (G x K x N, the transposed view of
+G x N x K weights), the result ``scale_a * scale_b * (a @ b[g])`` in
+bfloat16 with rowwise scales (``scale_a`` of M, ``scale_b`` of G x N: each
+group's columns' own) or per tensor (``scale_a`` of one value, ``scale_b``
+of one a group), each k tile's sums added in f32, or over all of K on the
+tensor cores with ``use_fast_accum`` (``gemmc_scaled_grouped_family_load``).
 """
 
 import ctypes
@@ -26,32 +35,45 @@ from ._torch import _check, _raw_stream
 
 _CODES = {torch.float16: 1, torch.bfloat16: 2}
 _ROW, _COL = 0, 1
+_E4M3, _BF16 = 4, 2
+_TENSOR, _ROWWISE = 1, 2
 
-_modules = {}  # (dtype code, B's layout) -> module handle
+# (dtype code, B's layout), or ("scaled", scales code, fast) -> module
+# handle.
+_modules = {}
 # The plans, per (shapes and strides of a, b and offs, dtypes, devices, and
 # whether a and b are 16-byte aligned): a call looks its plan up and
 # launches it, nothing checked or decided twice.
 _plans = {}
 
 
-def _module(code, b_layout):
-    handle = _modules.get((code, b_layout))
+def _module(key):
+    handle = _modules.get(key)
     if handle is None:
         handle = ctypes.c_void_p()
-        _check(_capi.runtime().grouped_family_load(code, b_layout, None,
-                                                   ctypes.byref(handle)))
-        _modules[(code, b_layout)] = handle
+        if key[0] == "scaled":
+            _check(_capi.runtime().scaled_grouped_family_load(
+                _E4M3, _E4M3, _BF16, key[1], key[2], None,
+                ctypes.byref(handle)))
+        else:
+            _check(_capi.runtime().grouped_family_load(
+                key[0], key[1], None, ctypes.byref(handle)))
+        _modules[key] = handle
     return handle
 
 
 def _check_operands(a, b, offs):
-    if a.dim() != 2 or b.dim() != 3:
-        raise ValueError(f"gemmc.grouped_mm takes a 2-D a and a 3-D b, got "
-                         f"{a.dim()}-D and {b.dim()}-D")
+    _check_shapes(a, b, offs, "gemmc.grouped_mm")
     if a.dtype != b.dtype or a.dtype not in _CODES:
         raise TypeError(f"gemmc.grouped_mm takes float16 or bfloat16 "
                         f"operands of one dtype, got {a.dtype} and "
                         f"{b.dtype}")
+
+
+def _check_shapes(a, b, offs, caller):
+    if a.dim() != 2 or b.dim() != 3:
+        raise ValueError(f"{caller} takes a 2-D a and a 3-D b, got "
+                         f"{a.dim()}-D and {b.dim()}-D")
     if offs.dim() != 1 or offs.dtype != torch.int32:
         raise TypeError(f"offs must be a 1-D int32 tensor, got "
                         f"{offs.dim()}-D {offs.dtype}")
@@ -63,7 +85,7 @@ def _check_operands(a, b, offs):
                          f"{tuple(b.shape)}")
     devices = {a.device, b.device, offs.device}
     if len(devices) != 1 or not a.is_cuda:
-        raise ValueError(f"gemmc.grouped_mm takes tensors on one CUDA "
+        raise ValueError(f"{caller} takes tensors on one CUDA "
                          f"device, got {sorted(map(str, devices))}")
 
 
@@ -98,18 +120,57 @@ def _dense(t):
     return t.clone(memory_format=torch.contiguous_format)
 
 
+def _dense_col(b):
+    """B's matrices copied column-major (K contiguous), at a new address."""
+    return _dense(b.transpose(1, 2)).transpose(1, 2)
+
+
+def _scaled_kind(a, b, scale_a, scale_b, offs, out_dtype):
+    """The scales' code of a scaled grouped product, its operands checked."""
+    _check_shapes(a, b, offs, "gemmc.scaled_grouped_mm")
+    if a.dtype != torch.float8_e4m3fn or b.dtype != torch.float8_e4m3fn:
+        raise TypeError(f"gemmc.scaled_grouped_mm takes float8_e4m3fn "
+                        f"operands, got {a.dtype} and {b.dtype}")
+    if out_dtype != torch.bfloat16:
+        raise TypeError(f"gemmc.scaled_grouped_mm writes bfloat16 (as "
+                        f"torch._scaled_grouped_mm), not {out_dtype}")
+    if scale_a.dtype != torch.float32 or scale_b.dtype != torch.float32:
+        raise TypeError(f"gemmc.scaled_grouped_mm's scales are float32, got "
+                        f"{scale_a.dtype} and {scale_b.dtype}")
+    m, groups, n = a.shape[0], b.shape[0], b.shape[2]
+    if scale_a.numel() == 1 and scale_b.numel() == groups and \
+            scale_b.shape[0] == groups and (scale_b.dim() == 1 or
+                                            tuple(scale_b.shape[1:]) == (1,)):
+        kind = _TENSOR
+    elif tuple(scale_a.shape) == (m,) and tuple(scale_b.shape) == (groups, n):
+        kind = _ROWWISE
+    else:
+        raise ValueError(f"gemmc.scaled_grouped_mm's scales are one for a and "
+                         f"one a group for b (per tensor), or {m} and "
+                         f"{groups} x {n} (rowwise), got "
+                         f"{tuple(scale_a.shape)} and {tuple(scale_b.shape)}")
+    if {scale_a.device, scale_b.device} != {a.device}:
+        raise ValueError("gemmc.scaled_grouped_mm takes tensors on one CUDA "
+                         "device")
+    return kind
+
+
 class _Plan:
     """One shape's launch: what was decided about a, b and offs (read in
-    place or copied) and the C API's plan, made on the first call."""
+    place or copied) and the C API's plan, made on the first call. `scaled`:
+    a scaled product's (scales code, fast sums), its operands checked."""
 
     __slots__ = ("shape", "handle", "copy_a", "copy_b", "copy_offs", "zero",
-                 "index")
+                 "index", "dtype", "scaled")
 
-    def __init__(self, a, b, offs):
-        _check_operands(a, b, offs)
+    def __init__(self, a, b, offs, scaled=None):
+        if scaled is None:
+            _check_operands(a, b, offs)
         m, k = a.shape
         groups, _, n = b.shape
         self.shape = (m, n)
+        self.dtype = torch.bfloat16 if scaled else a.dtype
+        self.scaled = scaled
         self.handle = None
         self.index = a.device.index
         self.zero = k == 0 and m > 0 and n > 0
@@ -119,21 +180,25 @@ class _Plan:
             return
         lda = _a_in_place(a)
         b_read = _b_in_place(b)
+        # FP8 is read K-major only: B column-major.
+        if scaled and b_read and b_read[0] != _COL:
+            b_read = None
         self.copy_a, self.copy_b = lda is None, b_read is None
         if self.copy_a:
             lda = k
-        b_layout, ldb, stride_b = b_read or (_ROW, n, k * n)
+        dense_b = (_COL, k, k * n) if scaled else (_ROW, n, k * n)
+        b_layout, ldb, stride_b = b_read or dense_b
         p = _capi.GroupedProblem(m, n, k, groups, 0, 0, 0, 0, lda, ldb, n,
                                  stride_b, 1.0)
+        key = ("scaled",) + scaled if scaled else (_CODES[a.dtype], b_layout)
         made = ctypes.c_void_p()
         _check(_capi.runtime().grouped_plan_create(
-            _module(_CODES[a.dtype], b_layout), ctypes.byref(p),
-            ctypes.byref(made)))
+            _module(key), ctypes.byref(p), ctypes.byref(made)))
         self.handle = made.value
 
-    def __call__(self, a, b, offs, out):
+    def __call__(self, a, b, offs, out, scales=None):
         if out is None:
-            out = a.new_empty(self.shape)
+            out = a.new_empty(self.shape, dtype=self.dtype)
         if self.handle is None:
             return out.zero_() if self.zero else out
         # The copies stay alive until the launch is enqueued: torch's
@@ -141,12 +206,21 @@ class _Plan:
         if self.copy_a:
             a = _dense(a)
         if self.copy_b:
-            b = _dense(b)
+            b = _dense_col(b) if self.scaled else _dense(b)
         if self.copy_offs:
             offs = offs.contiguous()
-        status = _capi.runtime().grouped_plan_launch(
-            self.handle, a.data_ptr(), b.data_ptr(), out.data_ptr(),
-            offs.data_ptr(), _raw_stream(self.index))
+        if self.scaled:
+            scale_a, scale_b = (t.contiguous() for t in scales)
+            operands = _capi.Operands(a.data_ptr(), b.data_ptr(),
+                                      out.data_ptr(), 0, 0,
+                                      scale_a.data_ptr(), scale_b.data_ptr())
+            status = _capi.runtime().grouped_plan_launch_operands(
+                self.handle, ctypes.byref(operands), offs.data_ptr(),
+                _raw_stream(self.index))
+        else:
+            status = _capi.runtime().grouped_plan_launch(
+                self.handle, a.data_ptr(), b.data_ptr(), out.data_ptr(),
+                offs.data_ptr(), _raw_stream(self.index))
         if status:
             _check(status)
         return out
@@ -189,3 +263,50 @@ def grouped_mm(a, b, offs, out=None):
         out.copy_(result)
         return out
     return result
+
+
+def _scaled_grouped_mm(a, b, scale_a, scale_b, offs, use_fast_accum=False):
+    key = ("scaled", a.shape, a.stride(), b.shape, b.stride(), scale_a.shape,
+           scale_b.shape, offs.shape, offs.stride(), a.dtype, b.dtype,
+           scale_a.dtype, scale_b.dtype, offs.dtype, a.device, b.device,
+           scale_a.device, scale_b.device, offs.device, bool(use_fast_accum),
+           not a.data_ptr() & 15, not b.data_ptr() & 15)
+    plan = _plans.get(key)
+    if plan is None:
+        kind = _scaled_kind(a, b, scale_a, scale_b, offs, torch.bfloat16)
+        plan = _plans[key] = _Plan(a, b, offs,
+                                   scaled=(kind, int(bool(use_fast_accum))))
+    return plan(a, b, offs, None, scales=(scale_a, scale_b))
+
+
+def _fake_scaled_grouped_mm(a, b, scale_a, scale_b, offs,
+                            use_fast_accum=False):
+    _scaled_kind(a, b, scale_a, scale_b, offs, torch.bfloat16)
+    return a.new_empty((a.shape[0], b.shape[2]), dtype=torch.bfloat16)
+
+
+_lib.define("scaled_grouped_mm(Tensor a, Tensor b, Tensor scale_a, "
+            "Tensor scale_b, Tensor offs, bool use_fast_accum=False) "
+            "-> Tensor")
+_lib.impl("scaled_grouped_mm", _scaled_grouped_mm, "CUDA")
+_lib.impl("scaled_grouped_mm", _scaled_grouped_mm, "CPU")  # refused
+torch.library.register_fake("gemmc::scaled_grouped_mm",
+                            _fake_scaled_grouped_mm, lib=_lib)
+
+
+def scaled_grouped_mm(a, b, scale_a, scale_b, offs, bias=None,
+                      scale_result=None, out_dtype=torch.bfloat16,
+                      use_fast_accum=False):
+    """torch._scaled_grouped_mm(a, b, scale_a, scale_b, offs=offs,
+    out_dtype=torch.bfloat16, use_fast_accum=...) for a 2-D ``a`` and a
+    3-D ``b``: torch.ops.gemmc.scaled_grouped_mm (module docstring)."""
+    if bias is not None or scale_result is not None:
+        raise ValueError("gemmc.scaled_grouped_mm fuses no bias and no "
+                         "scale_result")
+    if out_dtype != torch.bfloat16:
+        raise TypeError(f"gemmc.scaled_grouped_mm writes bfloat16 (as "
+                        f"torch._scaled_grouped_mm), not {out_dtype}")
+    if torch.compiler.is_compiling():
+        return torch.ops.gemmc.scaled_grouped_mm(a, b, scale_a, scale_b,
+                                                 offs, bool(use_fast_accum))
+    return _scaled_grouped_mm(a, b, scale_a, scale_b, offs, use_fast_accum)

@@ -1,7 +1,8 @@
 """gemmc.grouped_mm (torch.ops.gemmc.grouped_mm) against fp64 and
 torch._grouped_mm: groups empty, of one row, of any size; B of either
-layout; CUDA graphs replayed with new offsets; torch.compile. Skipped
-without PyTorch or a GPU."""
+layout; CUDA graphs replayed with new offsets; torch.compile. And
+gemmc.scaled_grouped_mm (FP8) against the dequantised product in fp64
+and torch._scaled_grouped_mm. Skipped without PyTorch or a GPU."""
 
 import unittest
 
@@ -124,6 +125,117 @@ class GroupedMM(unittest.TestCase):
         f = torch.compile(lambda x, w, o: torch.ops.gemmc.grouped_mm(x, w, o),
                           fullgraph=True)
         self.check(f(a, b, offsets(sizes)), a, b, sizes)
+
+
+def scaled_reference(a8, b8, scale_a, scale_b, sizes):
+    """The dequantised product in fp64, scale_a per row (or one) and
+    scale_b per group and column (or one a group)."""
+    out = torch.zeros(sum(sizes), b8.shape[2], dtype=torch.float64,
+                      device="cuda")
+    start = 0
+    for g, size in enumerate(sizes):
+        part = a8[start:start + size].double() @ b8[g].double()
+        sa = scale_a.double().reshape(-1)
+        sa = sa[start:start + size, None] if sa.numel() > 1 else sa
+        sb = scale_b[g].double().reshape(1, -1)
+        out[start:start + size] = part * sa * sb
+        start += size
+    return out
+
+
+@unittest.skipUnless(HAVE_GPU and hasattr(torch, "float8_e4m3fn"),
+                     "needs PyTorch with FP8 and a GPU")
+class ScaledGroupedMM(unittest.TestCase):
+    def operands(self, sizes, k, n, rowwise=True, seed=4):
+        torch.manual_seed(seed)
+        g, rows = len(sizes), sum(sizes)
+        a8 = torch.randn(rows + 5, k, device="cuda").to(torch.float8_e4m3fn)
+        b8 = torch.randn(g, n, k, device="cuda").to(
+            torch.float8_e4m3fn).transpose(1, 2)
+        if rowwise:
+            sa = torch.rand(rows + 5, device="cuda") + 0.5
+            sb = torch.rand(g, n, device="cuda") + 0.5
+        else:
+            sa = torch.rand(1, device="cuda") + 0.5
+            sb = torch.rand(g, device="cuda") + 0.5
+        return a8, b8, sa, sb
+
+    def check(self, c, a8, b8, sa, sb, sizes):
+        rows = sum(sizes)
+        self.assertEqual(c.dtype, torch.bfloat16)
+        got = c[:rows].double()
+        want = scaled_reference(a8, b8, sa, sb, sizes)
+        self.assertFalse(torch.isnan(got).any().item(), "C has NaNs")
+        err = (got - want).norm() / max(want.norm().item(), 1e-30)
+        self.assertLess(err.item(), 1e-2)
+
+    def test_every_group_size_both_scales_and_sums(self):
+        for sizes in ([0, 1, 127, 128, 129, 0, 300], [5], [1] * 20):
+            for rowwise in (True, False):
+                for fast in (False, True):
+                    a8, b8, sa, sb = self.operands(sizes, 256, 272, rowwise)
+                    c = gemmc.scaled_grouped_mm(a8, b8, sa, sb,
+                                                offsets(sizes),
+                                                use_fast_accum=fast)
+                    self.check(c, a8, b8, sa, sb, sizes)
+
+    def test_matches_torch_scaled_grouped_mm(self):
+        if not hasattr(torch, "_scaled_grouped_mm"):
+            self.skipTest("torch has no _scaled_grouped_mm")
+        sizes = [200, 0, 31, 1024, 7, 0, 0, 512]
+        a8, b8, sa, sb = self.operands(sizes, 512, 1024)
+        a8, sa = a8[:sum(sizes)], sa[:sum(sizes)]
+        offs = offsets(sizes)
+        ours = gemmc.scaled_grouped_mm(a8, b8, sa, sb, offs).double()
+        theirs = torch._scaled_grouped_mm(
+            a8, b8, sa, sb, offs=offs, out_dtype=torch.bfloat16).double()
+        err = (ours - theirs).norm() / theirs.norm()
+        self.assertLess(err.item(), 1e-2)
+
+    def test_graph_replays_with_new_offsets(self):
+        rows, g = 1024, 8
+        a8, b8, sa, sb = self.operands([rows // g] * g, 256, 512)
+        offs = offsets([rows // g] * g)
+        gemmc.scaled_grouped_mm(a8, b8, sa, sb, offs)  # planned outside
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            out = gemmc.scaled_grouped_mm(a8, b8, sa, sb, offs)
+        for sizes in ([rows] + [0] * (g - 1), [0, 1, 2, 3] * 2, [100, 0] * 4):
+            offs.copy_(offsets(sizes))
+            out.fill_(float("nan"))
+            graph.replay()
+            eager = gemmc.scaled_grouped_mm(a8, b8, sa, sb, offs)
+            used = sum(sizes)
+            self.assertTrue(torch.equal(out[:used], eager[:used]))
+            self.check(out, a8, b8, sa, sb, sizes)
+
+    def test_b_copied_column_major_where_it_must_be(self):
+        sizes = [40, 0, 77]
+        a8, b8, sa, sb = self.operands(sizes, 128, 256)
+        row_major = b8.contiguous()  # (G, K, N), N contiguous
+        c = gemmc.scaled_grouped_mm(a8, row_major, sa, sb, offsets(sizes))
+        self.check(c, a8, b8, sa, sb, sizes)
+
+    def test_refuses_what_it_cannot_take(self):
+        sizes = [4, 4]
+        a8, b8, sa, sb = self.operands(sizes, 64, 64)
+        with self.assertRaisesRegex(ValueError, "per tensor"):
+            gemmc.scaled_grouped_mm(a8, b8, sa[:3], sb, offsets(sizes))
+        with self.assertRaisesRegex(TypeError, "float8_e4m3fn"):
+            gemmc.scaled_grouped_mm(a8.to(torch.float8_e5m2), b8, sa, sb,
+                                    offsets(sizes))
+        with self.assertRaisesRegex(TypeError, "writes bfloat16"):
+            gemmc.scaled_grouped_mm(a8, b8, sa, sb, offsets(sizes),
+                                    out_dtype=torch.float16)
+
+    def test_compiles_fullgraph(self):
+        sizes = [100, 0, 150, 50]
+        a8, b8, sa, sb = self.operands(sizes, 128, 256)
+        f = torch.compile(
+            lambda x, w, s, t, o: torch.ops.gemmc.scaled_grouped_mm(
+                x, w, s, t, o), fullgraph=True)
+        self.check(f(a8, b8, sa, sb, offsets(sizes)), a8, b8, sa, sb, sizes)
 
 
 if __name__ == "__main__":
