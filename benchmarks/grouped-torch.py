@@ -5,7 +5,14 @@ each first checked against torch's result; timed with CUDA events: median
 of 20 calls after 5, each call as a user pays for it (launch included).
 First the host time of one call on a small problem (calls back to back);
 then one line a shape: the label gemm-bench prints, torch's milliseconds
-and TFLOP/s, then gemmc's and torch's time over gemmc's."""
+and TFLOP/s, then gemmc's and torch's time over gemmc's.
+
+With --fp8 (`grouped-torch.py --fp8 [--fast] SHAPES`): torch._scaled_grouped_mm
+and gemmc.scaled_grouped_mm instead, the same products in float8_e4m3fn
+with rowwise scales (A's per row, B's per group and column, random in
+[0.5, 2)), bf16 results, each k tile's sums in f32 (with --fast, both
+with use_fast_accum); each checked against torch's and against the
+dequantised product in fp32."""
 import sys
 
 import numpy as np
@@ -42,18 +49,40 @@ def call_costs(ours):
     print(line)
 
 
-def main(path):
-    if not hasattr(torch, "_grouped_mm"):
-        print("torch", torch.__version__, "has no _grouped_mm")
+def fp8_operands(a, w, sizes, seed=2):
+    """The FP8 form of a bf16 case: e4m3 operands (B column-major, as
+    torch._scaled_grouped_mm takes it), rowwise scales, and the
+    dequantised product in fp32 (the reference)."""
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    g, n, _ = w.shape
+    a8 = a.to(torch.float8_e4m3fn)
+    b8 = w.to(torch.float8_e4m3fn).transpose(-2, -1)
+    scale_a = torch.rand(a.shape[0], device="cuda", generator=gen) * 1.5 + 0.5
+    scale_b = torch.rand(g, n, device="cuda", generator=gen) * 1.5 + 0.5
+    want = torch.empty(a.shape[0], n, device="cuda")
+    first = 0
+    for e, rows in enumerate(sizes):
+        part = a8[first:first + rows].float() @ b8[e].float()
+        want[first:first + rows] = (part * scale_a[first:first + rows, None] *
+                                    scale_b[e][None, :])
+        first += rows
+    return a8, b8, scale_a, scale_b, want
+
+
+def main(path, fp8=False, fast=False):
+    theirs_name = "_scaled_grouped_mm" if fp8 else "_grouped_mm"
+    if not hasattr(torch, theirs_name):
+        print("torch", torch.__version__, "has no", theirs_name)
         return
     try:
         import gemmc
-        ours = gemmc.grouped_mm
+        ours = gemmc.scaled_grouped_mm if fp8 else gemmc.grouped_mm
     except (ImportError, AttributeError, OSError) as e:
-        print("gemmc.grouped_mm not timed:", e)
+        print("gemmc not timed:", e)
         ours = None
     print("torch", torch.__version__, torch.cuda.get_device_name())
-    call_costs(ours)
+    if not fp8:
+        call_costs(ours)
     ratios = []
     for line in open(path):
         line = line.split("#")[0].split()
@@ -67,29 +96,58 @@ def main(path):
         offs = torch.tensor(np.cumsum(sizes), device="cuda", dtype=torch.int32)
         b = w.transpose(-2, -1)
         label = f"{f.get('name', '')} g={g} t={t} {n}x{k} {f['routing']}"
+        if fp8:
+            a8, b8, sa, sb, exact = fp8_operands(a, w, sizes)
+            del w, a, b
+
+            def theirs():
+                return torch._scaled_grouped_mm(
+                    a8, b8, sa, sb, offs=offs, out_dtype=torch.bfloat16,
+                    use_fast_accum=fast)
+
+            def mine():
+                return ours(a8, b8, sa, sb, offs, use_fast_accum=fast)
+        else:
+            exact = None
+
+            def theirs():
+                return torch._grouped_mm(a, b, offs=offs)
+
+            def mine():
+                return ours(a, b, offs)
         try:
-            ms = event_ms(lambda: torch._grouped_mm(a, b, offs=offs),
-                          runs=20)
+            ms = event_ms(theirs, runs=20)
             line = f"{label:44s} {ms:9.4f} {2 * t * n * k / ms / 1e9:8.1f}"
             if ours is not None:
-                want = torch._grouped_mm(a, b, offs=offs).double()
-                got = ours(a, b, offs).double()
+                want = theirs().double()
+                got = mine().double()
                 err = ((got - want).norm() / want.norm()).item()
+                if exact is not None:
+                    # Both against the dequantised product.
+                    exact = exact.double()
+                    mine_err = ((got - exact).norm() / exact.norm()).item()
+                    their_err = ((want - exact).norm() / exact.norm()).item()
+                    err = max(err, mine_err)
+                    line += f" [fp32: gemmc {mine_err:.1e} torch {their_err:.1e}]"
                 if not err < 1e-2:
                     line += f"  gemmc FAIL (relative error {err:.1e})"
                 else:
-                    mine = event_ms(lambda: ours(a, b, offs), runs=20)
-                    ratios.append(ms / mine)
-                    line += f" {mine:9.4f} {ms / mine:6.2f}x ({err:.0e})"
+                    mine_ms = event_ms(mine, runs=20)
+                    ratios.append(ms / mine_ms)
+                    line += f" {mine_ms:9.4f} {ms / mine_ms:6.2f}x ({err:.0e})"
             print(line)
         except RuntimeError as e:
             print(f"{label:44s} error: {str(e).splitlines()[0]}")
         sys.stdout.flush()
     if ratios:
         mean = float(np.exp(np.mean(np.log(ratios))))
-        print(f"gemmc.grouped_mm over torch._grouped_mm: {mean:.3f}x "
+        ours_name = "scaled_grouped_mm" if fp8 else "grouped_mm"
+        print(f"gemmc.{ours_name} over torch.{theirs_name}: {mean:.3f}x "
               f"(geometric mean of {len(ratios)}), lowest {min(ratios):.2f}x")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    args = sys.argv[1:]
+    fast = "--fast" in args
+    fp8 = "--fp8" in args or fast
+    main([a for a in args if not a.startswith("--")][0], fp8=fp8, fast=fast)
