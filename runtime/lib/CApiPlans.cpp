@@ -192,13 +192,7 @@ static gemmc_status prepareGrouped(LoadedModule &module,
 /// The operands of a grouped launch.
 static Operands groupedOperands(const gemmc_operands &given,
                                 uint64_t offsets) {
-  Operands operands;
-  operands.a = CUdeviceptr(given.a);
-  operands.b = CUdeviceptr(given.b);
-  operands.c = CUdeviceptr(given.c);
-  operands.scaleA = CUdeviceptr(given.scale_a);
-  operands.scaleB = CUdeviceptr(given.scale_b);
-  operands.residual = CUdeviceptr(given.residual);
+  Operands operands = toOperands(given);
   operands.offsets = CUdeviceptr(offsets);
   return operands;
 }

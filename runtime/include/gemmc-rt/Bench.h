@@ -122,6 +122,10 @@ double medianOf(std::vector<double> values);
 unsigned poisonWord(DType type);
 /// Fills `buffer` with poisonWord(type): C before a kernel writes it.
 void poison(DeviceBuffer &buffer, DType type);
+/// `p`'s scales of A (`ofA`) or of B (a grouped problem's, a group),
+/// random in [0.5, 2) from `seed`, uploaded to a new `device` buffer.
+std::vector<float> randomScales(const Problem &p, bool ofA, uint64_t seed,
+                                std::unique_ptr<DeviceBuffer> &device);
 
 /// The whole run on the GPU: every case, cuBLAS and each kernel, the
 /// report. The exit status: 0 all verified, 1 a failure or an error, 3 no

@@ -265,20 +265,8 @@ GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
   dOffsets->upload(offsets.data());
   // The scales, random in [0.5, 2): A's over all rows, B's a group.
   if (!p.scales.empty()) {
-    auto scales = [&](bool ofA, uint64_t seed,
-                      std::unique_ptr<DeviceBuffer> &device) {
-      std::vector<float> values(size_t(scaleCount(
-          p.scales, ofA, p.m, p.n, p.k, ofA ? 1 : p.groups)));
-      std::mt19937_64 gen(seed);
-      std::uniform_real_distribution<float> dist(0.5f, 2.0f);
-      for (float &value : values)
-        value = dist(gen);
-      device = std::make_unique<DeviceBuffer>(values.size() * 4);
-      device->upload(values.data());
-      return values;
-    };
-    scaleA = scales(true, o.seed + 15, dScaleA);
-    scaleB = scales(false, o.seed + 16, dScaleB);
+    scaleA = randomScales(p, true, o.seed + 15, dScaleA);
+    scaleB = randomScales(p, false, o.seed + 16, dScaleB);
   }
   // cuBLAS, one call a non-empty group, on its rows of A and C.
   size_t aBytes = sizeOf(p.a), cBytes = sizeOf(p.c), bElement = sizeOf(p.b);

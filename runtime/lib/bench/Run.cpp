@@ -80,6 +80,20 @@ double gemmc::rt::medianOf(std::vector<double> values) {
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
+std::vector<float>
+gemmc::rt::randomScales(const Problem &p, bool ofA, uint64_t seed,
+                        std::unique_ptr<DeviceBuffer> &device) {
+  std::vector<float> values(size_t(scaleCount(
+      p.scales, ofA, p.m, p.n, p.k, p.grouped && !ofA ? p.groups : 1)));
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<float> dist(0.5f, 2.0f);
+  for (float &value : values)
+    value = dist(gen);
+  device = std::make_unique<DeviceBuffer>(values.size() * 4);
+  device->upload(values.data());
+  return values;
+}
+
 void gemmc::rt::poison(DeviceBuffer &buffer, DType type) {
   // Each element's size: a matrix of an odd count of bytes is poisoned to
   // its last byte (an FP8 C's last padding entry was left as it was).
@@ -274,20 +288,8 @@ CaseRun::CaseRun(Bench &bench, const Case &cs)
     ops.residual = dResidual->ptr();
   }
   if (!p.scales.empty()) {
-    auto scales = [&](bool ofA, uint64_t seed,
-                      std::unique_ptr<DeviceBuffer> &device) {
-      std::vector<float> values(
-          size_t(scaleCount(p.scales, ofA, p.m, p.n, p.k)));
-      std::mt19937_64 gen(seed);
-      std::uniform_real_distribution<float> dist(0.5f, 2.0f);
-      for (float &value : values)
-        value = dist(gen);
-      device = std::make_unique<DeviceBuffer>(values.size() * 4);
-      device->upload(values.data());
-      return values;
-    };
-    scaleA = scales(true, o.seed + 5, dScaleA);
-    scaleB = scales(false, o.seed + 6, dScaleB);
+    scaleA = randomScales(p, true, o.seed + 5, dScaleA);
+    scaleB = randomScales(p, false, o.seed + 6, dScaleB);
     ops.scaleA = dScaleA->ptr();
     ops.scaleB = dScaleB->ptr();
   }
