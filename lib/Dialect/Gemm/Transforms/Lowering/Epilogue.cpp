@@ -264,7 +264,8 @@ LogicalResult mlir::gemm::buildEpilogue(
                                "view of a matrix");
       plain.scaleA = scaleA;
       plain.scaleB = scaleB;
-      // A group's B has N column scales of its own.
+      // A group's B has N column scales of its own (a grouped kernel's
+      // stores take C whole: its columns are N).
       if (group) {
         Value cols = memref::DimOp::create(b, loc, c, 1);
         plain.scaleBOffset = arith::MulIOp::create(b, loc, group, cols);
