@@ -21,7 +21,7 @@ import os
 from . import _capi, _dlpack
 
 __all__ = ["GemmcError", "Kernel", "compile", "family", "grouped_family",
-           "load", "matmul", "scaled_family"]
+           "load", "matmul", "scaled_family", "scaled_grouped_family"]
 
 try:  # torch.ops.gemmc.mm and .bmm, where PyTorch is installed
     import torch as _torch_module  # noqa: F401
@@ -471,6 +471,25 @@ def grouped_family(dtype, b_layout="col", arch=None):
     handle = ctypes.c_void_p()
     _check(_capi.runtime().grouped_family_load(
         codes[dtype], 0 if b_layout == "row" else 1,
+        arch.encode() if arch else None, ctypes.byref(handle)))
+    return Kernel(None, handle=handle)
+
+
+def scaled_grouped_family(scales="rowwise", fast_accumulate=False,
+                          arch=None):
+    """The grouped FP8 kernel gemmc ships for torch._scaled_grouped_mm's
+    products (float8_e4m3fn operands, B column-major, bfloat16 result;
+    `scales` "tensor" or "rowwise", B's a group; `fast_accumulate` as
+    torch's use_fast_accum), as `family` loads a family: what
+    gemmc.scaled_grouped_mm runs."""
+    kinds = {"tensor": 1, "rowwise": 2}
+    if scales not in kinds:
+        raise ValueError(f"gemmc's grouped FP8 kernels take 'tensor' or "
+                         f"'rowwise' scales, not {scales!r}")
+    handle = ctypes.c_void_p()
+    _check(_capi.runtime().scaled_grouped_family_load(
+        _CODES["float8_e4m3fn"], _CODES["float8_e4m3fn"], _CODES["bfloat16"],
+        kinds[scales], int(bool(fast_accumulate)),
         arch.encode() if arch else None, ctypes.byref(handle)))
     return Kernel(None, handle=handle)
 

@@ -30,16 +30,14 @@ import ctypes
 
 import torch
 
-from . import _capi
+from . import _capi, scaled_grouped_family
 from ._torch import _check, _raw_stream
 
 _CODES = {torch.float16: 1, torch.bfloat16: 2}
 _ROW, _COL = 0, 1
-_E4M3, _BF16 = 4, 2
-_TENSOR, _ROWWISE = 1, 2
 
-# (dtype code, B's layout), or ("scaled", scales code, fast) -> module
-# handle.
+# (dtype code, B's layout) -> module handle, or ("scaled", scales, fast)
+# -> the gemmc.Kernel of the module.
 _modules = {}
 # The plans, per (shapes and strides of a, b and offs, dtypes, devices, and
 # whether a and b are 16-byte aligned): a call looks its plan up and
@@ -50,16 +48,14 @@ _plans = {}
 def _module(key):
     handle = _modules.get(key)
     if handle is None:
-        handle = ctypes.c_void_p()
         if key[0] == "scaled":
-            _check(_capi.runtime().scaled_grouped_family_load(
-                _E4M3, _E4M3, _BF16, key[1], key[2], None,
-                ctypes.byref(handle)))
+            handle = scaled_grouped_family(key[1], key[2])
         else:
+            handle = ctypes.c_void_p()
             _check(_capi.runtime().grouped_family_load(
                 key[0], key[1], None, ctypes.byref(handle)))
         _modules[key] = handle
-    return handle
+    return handle._handle if key[0] == "scaled" else handle
 
 
 def _check_operands(a, b, offs):
@@ -126,7 +122,8 @@ def _dense_col(b):
 
 
 def _scaled_kind(a, b, scale_a, scale_b, offs, out_dtype):
-    """The scales' code of a scaled grouped product, its operands checked."""
+    """The scales ("tensor", "rowwise") of a scaled grouped product, its
+    operands checked."""
     _check_shapes(a, b, offs, "gemmc.scaled_grouped_mm")
     if a.dtype != torch.float8_e4m3fn or b.dtype != torch.float8_e4m3fn:
         raise TypeError(f"gemmc.scaled_grouped_mm takes float8_e4m3fn "
@@ -141,9 +138,9 @@ def _scaled_kind(a, b, scale_a, scale_b, offs, out_dtype):
     if scale_a.numel() == 1 and scale_b.numel() == groups and \
             scale_b.shape[0] == groups and (scale_b.dim() == 1 or
                                             tuple(scale_b.shape[1:]) == (1,)):
-        kind = _TENSOR
+        kind = "tensor"
     elif tuple(scale_a.shape) == (m,) and tuple(scale_b.shape) == (groups, n):
-        kind = _ROWWISE
+        kind = "rowwise"
     else:
         raise ValueError(f"gemmc.scaled_grouped_mm's scales are one for a and "
                          f"one a group for b (per tensor), or {m} and "
@@ -158,7 +155,7 @@ def _scaled_kind(a, b, scale_a, scale_b, offs, out_dtype):
 class _Plan:
     """One shape's launch: what was decided about a, b and offs (read in
     place or copied) and the C API's plan, made on the first call. `scaled`:
-    a scaled product's (scales code, fast sums), its operands checked."""
+    a scaled product's (scales, fast sums), its operands checked."""
 
     __slots__ = ("shape", "handle", "copy_a", "copy_b", "copy_offs", "zero",
                  "index", "dtype", "scaled")

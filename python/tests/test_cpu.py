@@ -105,6 +105,20 @@ class ShippedFamilyTest(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "float16 and bfloat16"):
             gemmc.grouped_family("float32")
 
+    def test_loads_the_shipped_grouped_fp8_kernels(self):
+        # torch._scaled_grouped_mm's: e4m3 into bf16, B's scales a group.
+        for scales in ("tensor", "rowwise"):
+            for fast in (False, True):
+                g = gemmc.scaled_grouped_family(scales, fast, arch="sm_90a")
+                self.assertTrue(g.grouped)
+                self.assertEqual(g.dtypes, ("float8_e4m3fn", "float8_e4m3fn",
+                                            "bfloat16"))
+                self.assertEqual(g.layouts, ("row", "col", "row"))
+                self.assertEqual(g.scales, scales)
+                self.assertEqual(g.name.endswith("_fast_grouped"), fast)
+        with self.assertRaisesRegex(ValueError, "'tensor' or 'rowwise'"):
+            gemmc.scaled_grouped_family("block")
+
     def test_loads_the_shipped_fp8_families(self):
         # torch._scaled_mm's products: A row-major, B column-major, each
         # pair of FP8 types but e5m2 x e5m2, three result types, two kinds
