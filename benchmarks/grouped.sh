@@ -8,6 +8,8 @@
 #   bash DIR/grouped.sh shapes            # there: results under $OUT (~6 min)
 #   bash DIR/grouped.sh checks            # there: Python, torch, sweep (~8 min)
 #   bash DIR/grouped.sh heldout           # there: both beside it (~6 min)
+#   bash DIR/grouped.sh fp8               # there: FP8 beside torch (~5 min)
+#   bash DIR/grouped.sh fp8-tiles         # there: the FP8 tile candidates
 # (separate commands: each fits the lent machine's 10 minutes a command)
 # Results: benchmarks/results/h100-issue34/.
 set -uo pipefail
@@ -24,7 +26,10 @@ if [ "$mode" = prepare ]; then
   # The Python package with the runtime and the shipped grouped kernels,
   # for gemmc.grouped_mm beside torch._grouped_mm in one process.
   bash scripts/python-package.sh build "$dir/pkg" > /dev/null || exit 1
+  # (the grouped kernels only: the package's other families are not run)
+  find "$dir/pkg" -name '*.ptx' ! -name '*_grouped.ptx' -delete
   cp python/tests/test_grouped.py "$dir/"
+  cp build/share/gemmc/families/sm_90a/fp8_*_grouped.ptx "$dir/v/"
   "$gemmc" --arch=sm_90a examples/hopper-moe-grouped.gemm \
     -o "$dir/hopper-moe-grouped.ptx" 2>/dev/null || exit 1
   # name, tile BMxBN, wgmma's N, stages, consumers, what TMA copies
@@ -41,6 +46,31 @@ GEMM
   }
   mk g128x256 128x256 256 4 2 "a b"
   mk g128x128c 128x128 128 6 2 "a b c"
+  # The rowwise FP8 kernels' tile candidates (fp8-tiles), each a family
+  # folder with the shipped names: candidate, tile of the promoted sums'
+  # kernel and of the fast one, what TMA copies.
+  fp8() { # folder name scales-and-sums tile what-TMA-copies
+    local math=""
+    [ "${3#*fast}" = "$3" ] || math="math = fast-accumulate"
+    mkdir -p "$dir/c/$1/sm_90a"
+    cat > "$dir/c/$1/$2.gemm" <<GEMM
+kernel fp8_e4m3_e4m3_bf16_$2_grouped {
+  problem { m = ? n = ? k = ? a = e4m3 row b = e4m3 col c = bf16 row
+            groups = ? scales = rowwise $math }
+  schedule { tile $4x128 wgmma m64n${4#*x}k32 tma $5 pipeline stages $6
+             warp-specialize 2 persistent raster 8 }
+}
+GEMM
+    "$gemmc" --arch=sm_90a "$dir/c/$1/$2.gemm" \
+      -o "$dir/c/$1/sm_90a/fp8_e4m3_e4m3_bf16_$2_grouped.ptx" 2>/dev/null ||
+      exit 1
+  }
+  fp8 tma-c rowwise rowwise 128x192 "a b c" 4
+  fp8 tma-c rowwise_fast rowwise_fast 128x256 "a b c" 4
+  fp8 no-tma-c rowwise rowwise 128x192 "a b" 4
+  fp8 no-tma-c rowwise_fast rowwise_fast 128x256 "a b" 4
+  fp8 n128 rowwise rowwise 128x128 "a b c" 6
+  fp8 n128 rowwise_fast rowwise_fast 128x128 "a b c" 6
   du -sh "$dir"
   exit 0
 fi
@@ -65,7 +95,37 @@ if [ "$mode" = heldout ]; then
   tail -1 "$O/grouped-torch-heldout.txt"
   exit 0
 fi
-[ "$mode" = checks ] || { echo "grouped.sh: prepare, shapes, heldout or checks" >&2; exit 2; }
+if [ "$mode" = fp8 ]; then
+  # gemmc.scaled_grouped_mm (the shipped rowwise kernels) beside
+  # torch._scaled_grouped_mm on both shape sets, promoted and fast sums;
+  # random grouped FP8 problems through the four shipped kernels.
+  for shapes in moe-shapes moe-shapes-heldout; do
+    for fast in "" --fast; do
+      PYTHONPATH=$PWD/pkg timeout 100 python3 grouped-torch.py --fp8 $fast \
+        $shapes.txt > "$O/fp8-torch-$shapes$fast.txt" 2>&1
+      tail -1 "$O/fp8-torch-$shapes$fast.txt"
+    done
+  done
+  for f in v/fp8_*_grouped.ptx; do
+    timeout 40 $B --sweep random --count 100 --max-size 256 --seed 47 "$f" \
+      > "$O/fp8-sweep-$(basename "$f" .ptx).log" 2>&1
+    grep "cases," "$O/fp8-sweep-$(basename "$f" .ptx).log"
+  done
+  exit 0
+fi
+if [ "$mode" = fp8-tiles ]; then
+  # Each candidate folder loaded as the shipped families (GEMMC_FAMILY_DIR).
+  for c in c/*/; do
+    for fast in "" --fast; do
+      GEMMC_FAMILY_DIR=$PWD/$c PYTHONPATH=$PWD/pkg timeout 100 python3 \
+        grouped-torch.py --fp8 $fast moe-shapes.txt \
+        > "$O/fp8-tiles-$(basename "$c")$fast.txt" 2>&1
+      echo "$(basename "$c") $fast: $(tail -1 "$O/fp8-tiles-$(basename "$c")$fast.txt")"
+    done
+  done
+  exit 0
+fi
+[ "$mode" = checks ] || { echo "grouped.sh: prepare, shapes, heldout, fp8, fp8-tiles or checks" >&2; exit 2; }
 # gemmc.grouped_mm beside torch._grouped_mm in one process, the Python
 # tests, random grouped problems (verified only), compute-sanitizer.
 PYTHONPATH=$PWD/pkg timeout 200 python3 grouped-torch.py moe-shapes.txt \
