@@ -431,6 +431,15 @@ def family(dtype, a_layout="row", b_layout="row", arch=None):
     return Kernel(None, handle=handle)
 
 
+def _scales_code(scales, kernels):
+    """gemmc_scales' code of the shipped FP8 `kernels`' `scales`."""
+    codes = {"tensor": 1, "rowwise": 2}
+    if scales not in codes:
+        raise ValueError(f"gemmc's {kernels} take 'tensor' or 'rowwise' "
+                         f"scales, not {scales!r}")
+    return codes[scales]
+
+
 def scaled_family(a_dtype, b_dtype, out_dtype, scales="tensor",
                   fast_accumulate=False, arch=None):
     """The FP8 family gemmc ships for torch._scaled_mm's products
@@ -446,15 +455,11 @@ def scaled_family(a_dtype, b_dtype, out_dtype, scales="tensor",
     if out_dtype not in ("bfloat16", "float16", "float32"):
         raise TypeError(f"gemmc's scaled families write bfloat16, float16 "
                         f"or float32, not {out_dtype}")
-    kinds = {"tensor": 1, "rowwise": 2}
-    if scales not in kinds:
-        raise ValueError(f"gemmc's scaled families take 'tensor' or "
-                         f"'rowwise' scales, not {scales!r}")
     handle = ctypes.c_void_p()
     _check(_capi.runtime().scaled_family_load(
-        _CODES[a_dtype], _CODES[b_dtype], _CODES[out_dtype], kinds[scales],
-        int(bool(fast_accumulate)), arch.encode() if arch else None,
-        ctypes.byref(handle)))
+        _CODES[a_dtype], _CODES[b_dtype], _CODES[out_dtype],
+        _scales_code(scales, "scaled families"), int(bool(fast_accumulate)),
+        arch.encode() if arch else None, ctypes.byref(handle)))
     return Kernel(None, handle=handle)
 
 
@@ -482,15 +487,12 @@ def scaled_grouped_family(scales="rowwise", fast_accumulate=False,
     `scales` "tensor" or "rowwise", B's a group; `fast_accumulate` as
     torch's use_fast_accum), as `family` loads a family: what
     gemmc.scaled_grouped_mm runs."""
-    kinds = {"tensor": 1, "rowwise": 2}
-    if scales not in kinds:
-        raise ValueError(f"gemmc's grouped FP8 kernels take 'tensor' or "
-                         f"'rowwise' scales, not {scales!r}")
     handle = ctypes.c_void_p()
     _check(_capi.runtime().scaled_grouped_family_load(
         _CODES["float8_e4m3fn"], _CODES["float8_e4m3fn"], _CODES["bfloat16"],
-        kinds[scales], int(bool(fast_accumulate)),
-        arch.encode() if arch else None, ctypes.byref(handle)))
+        _scales_code(scales, "grouped FP8 kernels"),
+        int(bool(fast_accumulate)), arch.encode() if arch else None,
+        ctypes.byref(handle)))
     return Kernel(None, handle=handle)
 
 
