@@ -23,6 +23,10 @@ g=benchmarks/results/h100-issue34
 $py $plot --title "gemmc.grouped_mm beside torch._grouped_mm in its process (bf16, MoE shapes), H100" \
   --ylim 0.5,2 --ylabel "x torch._grouped_mm (same process; higher is better)" \
   "$out/issue34-grouped-torch.png" "gemmc.grouped_mm=$g/grouped-torch.csv"
+$py $plot --title "gemmc.scaled_grouped_mm beside torch._scaled_grouped_mm in its process (FP8 rowwise, MoE shapes, then held-out models), H200" \
+  --ylim 0.4,3 --ylabel "x torch._scaled_grouped_mm (same process; higher is better)" \
+  "$out/issue34-fp8-grouped-torch.png" "promoted sums=$g/fp8-grouped-torch-promoted.csv" \
+  "use_fast_accum=$g/fp8-grouped-torch-fast.csv"
 f=benchmarks/results/h100-issue33
 $py $plot --title "FP8 families on held-out problems before and after their transposed variants, H200" \
   --ylim 0.2,4 --ylabel "x cuBLASLt FP8 (same process; higher is better)" \
