@@ -182,6 +182,10 @@ int64_t gemmc::contract::scaleCount(const std::string &scales, bool ofA,
   return 0;
 }
 
+int64_t gemmc::contract::scaleCount(const Problem &p, bool ofA) {
+  return scaleCount(p.scales, ofA, p.m, p.n, p.k, p.grouped ? p.groups : 1);
+}
+
 int64_t gemmc::contract::blockScaleIndex(bool ofA, int64_t row, int64_t col,
                                          int64_t m, int64_t n, int64_t k) {
   // A's: (row, col / 128) at (col / 128) * M + row. B's, for (k, n) at

@@ -125,6 +125,21 @@ static std::string checkBuffer(const char *name, uint64_t pointer,
   return "";
 }
 
+/// Why the scales' buffers `given` (where not null) cannot hold `p`'s.
+static std::string checkScaleBuffers(const Problem &p,
+                                     const gemmc_operands &given) {
+  for (bool ofA : {true, false}) {
+    uint64_t scale = ofA ? given.scale_a : given.scale_b;
+    if (!scale)
+      continue;
+    std::string why = checkBuffer(ofA ? "A's scales" : "B's scales", scale,
+                                  scaleCount(p, ofA) * 4, 4);
+    if (!why.empty())
+      return why;
+  }
+  return "";
+}
+
 std::string capi_internal::checkBuffers(const Contract &contract,
                                         const Problem &p,
                                         const gemmc_problem &given) {
@@ -148,13 +163,7 @@ std::string capi_internal::checkBuffers(const Contract &contract,
     why = checkBuffer("R", given.residual,
                       extent(p.strideOfC(), p.spanOfC(), p.c),
                       contract.alignment);
-  for (bool ofA : {true, false}) {
-    uint64_t scale = ofA ? given.scale_a : given.scale_b;
-    if (why.empty() && scale)
-      why = checkBuffer(ofA ? "A's scales" : "B's scales", scale,
-                        scaleCount(p.scales, ofA, p.m, p.n, p.k) * 4, 4);
-  }
-  return why;
+  return why.empty() ? checkScaleBuffers(p, operandsOf(given)) : why;
 }
 
 std::string capi_internal::checkGroupedBuffers(const Contract &contract,
@@ -172,14 +181,5 @@ std::string capi_internal::checkGroupedBuffers(const Contract &contract,
                       contract.alignment);
   if (why.empty())
     why = checkBuffer("the offsets", offsets, p.groups * 4, 4);
-  for (bool ofA : {true, false}) {
-    uint64_t scale = ofA ? given.scale_a : given.scale_b;
-    if (why.empty() && scale)
-      why = checkBuffer(ofA ? "A's scales" : "B's scales", scale,
-                        scaleCount(p.scales, ofA, p.m, p.n, p.k,
-                                   ofA ? 1 : p.groups) *
-                            4,
-                        4);
-  }
-  return why;
+  return why.empty() ? checkScaleBuffers(p, given) : why;
 }

@@ -297,9 +297,8 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
     if (name == "offsets")
       return p.groups;
     // (A grouped problem's B has its scales a group.)
-    bool ofA = name == "scale-A";
-    return scaleCount(spec.scales, ofA, p.m, p.n, p.k,
-                      p.grouped && !ofA ? p.groups : 1);
+    return scaleCount(spec.scales, name == "scale-A", p.m, p.n, p.k,
+                      p.grouped ? p.groups : 1);
   };
   for (const Param &param : spec.params) {
     const std::string &name = param.name;

@@ -352,6 +352,9 @@ bool isScaleKind(const std::string &name);
 /// the other's: `groups` times B's count (A's rows are all groups' rows).
 int64_t scaleCount(const std::string &scales, bool ofA, int64_t m, int64_t n,
                    int64_t k, int64_t groups = 1);
+/// Problem `p`'s count of A's (`ofA`) or B's scales (its `scales`; a
+/// grouped problem's B's a group).
+int64_t scaleCount(const Problem &p, bool ofA);
 /// `scales = block`: the block of the scales that element (`row`, `col`)
 /// of A (`ofA`: row of M, col of K) or of B (row of K, col of N) lies in,
 /// as an index into the scales.

@@ -83,8 +83,7 @@ double gemmc::rt::medianOf(std::vector<double> values) {
 std::vector<float>
 gemmc::rt::randomScales(const Problem &p, bool ofA, uint64_t seed,
                         std::unique_ptr<DeviceBuffer> &device) {
-  std::vector<float> values(size_t(scaleCount(
-      p.scales, ofA, p.m, p.n, p.k, p.grouped && !ofA ? p.groups : 1)));
+  std::vector<float> values(size_t(scaleCount(p, ofA)));
   std::mt19937_64 gen(seed);
   std::uniform_real_distribution<float> dist(0.5f, 2.0f);
   for (float &value : values)
