@@ -44,11 +44,15 @@ Value EpilogueValues::apply(
     Value scaleRow = arith::MinUIOp::create(b, loc, p.row, lastRow);
     Value rowScale =
         memref::LoadOp::create(b, loc, scaleA, ValueRange{scaleRow});
+    // (A group's: offset before the clamp, the clamp's bound offset too.)
+    Value colBase = p.col, colLast = lastCol;
+    if (scaleBOffset) {
+      colBase = arith::AddIOp::create(b, loc, scaleBOffset, p.col);
+      colLast = arith::AddIOp::create(b, loc, scaleBOffset, lastCol);
+    }
     auto colScaleAt = [&](int64_t e) -> Value {
-      Value at = addOffset(b, loc, p.col, e);
-      Value inside = arith::MinUIOp::create(b, loc, at, lastCol);
-      if (scaleBOffset)
-        inside = arith::AddIOp::create(b, loc, scaleBOffset, inside);
+      Value at = addOffset(b, loc, colBase, e);
+      Value inside = arith::MinUIOp::create(b, loc, at, colLast);
       return memref::LoadOp::create(b, loc, scaleB, ValueRange{inside});
     };
     Value colScale;
