@@ -157,8 +157,6 @@ bool Rules::checkGroups() {
     return notYet(DirectiveKind::Transpose, "'transpose' with 'groups'");
   if (p.bias)
     return notYet(Part::Kind::Groups, "a bias with 'groups'");
-  if (p.scales == ScaleKind::Block)
-    return notYet(Part::Kind::Scales, "'scales = block' with 'groups'");
   return true;
 }
 

@@ -124,20 +124,36 @@ static std::vector<GroupedCase> groupedCases(const BenchOptions &o,
 }
 
 /// The fp64 value of A * B at row `row`, column `col` of C (`b` its
-/// group's B), times the scales (`scales`, tensor or rowwise): A's at the
-/// row, B's of group `g` (a group's after the other's).
+/// group's B), times the scales (`scales`): A's at the row, B's of group
+/// `g` (contract::scaleCount's layout, a group's B's after the other's).
 static double exactAt(const HostMatrix &a, const HostMatrix &b, int64_t row,
                       int64_t col, int64_t g, const std::string &scales,
                       const std::vector<float> &scaleA,
                       const std::vector<float> &scaleB) {
-  double sum = 0;
-  for (int64_t x = 0; x < a.cols; ++x)
-    sum += double(a.at(row, x)) * double(b.at(x, col));
+  int64_t m = a.rows, n = b.cols, k = a.cols;
+  int64_t ofB = scaleCount(scales, false, m, n, k);
+  auto sumOf = [&](int64_t from, int64_t to) {
+    double sum = 0;
+    for (int64_t x = from; x < to; ++x)
+      sum += double(a.at(row, x)) * double(b.at(x, col));
+    return sum;
+  };
+  if (scales == "block") {
+    double sum = 0;
+    for (int64_t x = 0; x < k; x += kScaleBlock) {
+      double sa = scaleA[size_t(blockScaleIndex(true, row, x, m, n, k))];
+      double sb =
+          scaleB[size_t(g * ofB + blockScaleIndex(false, x, col, m, n, k))];
+      sum += sa * sb * sumOf(x, std::min(x + kScaleBlock, k));
+    }
+    return sum;
+  }
+  double sum = sumOf(0, k);
   if (scales == "tensor")
     return sum * double(scaleA[0]) * double(scaleB[size_t(g)]);
   if (scales == "rowwise")
     return sum * double(scaleA[size_t(row)]) *
-           double(scaleB[size_t(g * b.cols + col)]);
+           double(scaleB[size_t(g * n + col)]);
   return sum;
 }
 

@@ -28,13 +28,14 @@ void KernelBuilder::copyScales(Value stage, Value row0, Value col0,
                                Value kTile) {
   MLIRContext *ctx = b.getContext();
   Value block = index(gemmc::kScaleBlock);
-  // A's lie M-major (K tile kTile's at kTile * M), B's K-major (block
-  // column nb's at nb * kTiles: BK is 128); rows past M and blocks past N
-  // copy the last one (nothing stores there).
+  // A's lie M-major (K tile kTile's at kTile * M, M all groups' rows),
+  // B's K-major (block column nb's at nb * kTiles: BK is 128), a grouped
+  // GEMM's group after group; rows past M (a group's end) and blocks past
+  // N copy the last one (nothing stores there).
   Value baseA = baseAddress(b, loc, getKernelArgument(func, KernelArg::ScaleA));
   Value baseB = baseAddress(b, loc, getKernelArgument(func, KernelArg::ScaleB));
   Value lastRow = arith::SubIOp::create(b, loc, m, index(1));
-  Value kTileRows = arith::MulIOp::create(b, loc, kTile, m);
+  Value kTileRows = arith::MulIOp::create(b, loc, kTile, rowsOfA);
   Value nBlocks = arith::CeilDivUIOp::create(b, loc, n, block);
   Value lastBlock = arith::SubIOp::create(b, loc, nBlocks, index(1));
   Value firstBlock = arith::DivUIOp::create(b, loc, col0, block);
@@ -59,6 +60,10 @@ void KernelBuilder::copyScales(Value stage, Value row0, Value col0,
     Value blockIndex = arith::SubIOp::create(b, loc, i, index(s.bm()));
     Value nb = arith::AddIOp::create(b, loc, firstBlock, blockIndex);
     Value clampedBlock = arith::MinUIOp::create(b, loc, nb, lastBlock);
+    if (group) {
+      Value groupBlocks = arith::MulIOp::create(b, loc, group, nBlocks);
+      clampedBlock = arith::AddIOp::create(b, loc, groupBlocks, clampedBlock);
+    }
     Value blockRow = arith::MulIOp::create(b, loc, clampedBlock, kTiles);
     Value ofB = arith::AddIOp::create(b, loc, blockRow, kTile);
     Value isA =

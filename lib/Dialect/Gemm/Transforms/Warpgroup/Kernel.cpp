@@ -314,6 +314,7 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
     bMatrix = createBatchMatrixView(b, loc, batchB, index(0));
   }
   m = extent(c, 0);
+  rowsOfA = m;
   n = extent(c, 1);
   kExtent = extent(a, 1);
   auto ceilDiv = [&](Value x, int64_t y) -> Value {

@@ -552,8 +552,9 @@ private:
   Value batchCount, tmaBatch;
   /// A grouped GEMM: the offsets (i32, one a group) and the groups (index);
   /// the group of the tile at hand (TileScope; index), whose B's scales
-  /// the epilogue reads.
-  Value offsets, groupCount, group;
+  /// the copies and the epilogue read; A's rows (index: all groups', `m`
+  /// being the group's end in a TileScope).
+  Value offsets, groupCount, group, rowsOfA;
   Value m, n, kExtent, tilesM, tilesN, numTiles, kTiles;
   /// The K tiles of this block, [kBegin, kEnd): all of them, or with
   /// `split-k` those of split blockIdx.z (`split`) of `splitCount`.
