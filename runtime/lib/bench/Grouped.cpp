@@ -123,6 +123,20 @@ static std::vector<GroupedCase> groupedCases(const BenchOptions &o,
   return cases;
 }
 
+/// The product of the scales (`scales`, tensor or rowwise; 1 without) at
+/// row `row`, column `col` of C, `n` wide, in group `g`: A's at the row,
+/// B's of the group (a group's after the other's).
+static double scaleProduct(int64_t row, int64_t col, int64_t g, int64_t n,
+                           const std::string &scales,
+                           const std::vector<float> &scaleA,
+                           const std::vector<float> &scaleB) {
+  if (scales == "tensor")
+    return double(scaleA[0]) * double(scaleB[size_t(g)]);
+  if (scales == "rowwise")
+    return double(scaleA[size_t(row)]) * double(scaleB[size_t(g * n + col)]);
+  return 1;
+}
+
 /// The fp64 value of A * B at row `row`, column `col` of C (`b` its
 /// group's B), times the scales (`scales`): A's at the row, B's of group
 /// `g` (contract::scaleCount's layout, a group's B's after the other's).
@@ -148,13 +162,7 @@ static double exactAt(const HostMatrix &a, const HostMatrix &b, int64_t row,
     }
     return sum;
   }
-  double sum = sumOf(0, k);
-  if (scales == "tensor")
-    return sum * double(scaleA[0]) * double(scaleB[size_t(g)]);
-  if (scales == "rowwise")
-    return sum * double(scaleA[size_t(row)]) *
-           double(scaleB[size_t(g * n + col)]);
-  return sum;
+  return sumOf(0, k) * scaleProduct(row, col, g, n, scales, scaleA, scaleB);
 }
 
 /// Median of `runs` wall-clock times of `call`, each ended by a
@@ -308,13 +316,24 @@ GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
   std::vector<unsigned char> bytes(c.bytes());
   dRef->download(bytes.data());
   ref->unpack(bytes);
-  // cuBLAS has no activation or R: the host applies them to the groups'
-  // rows.
-  if (!p.activation.empty() || p.residual)
-    for (int64_t i = 0; i < tokens; ++i)
-      for (int64_t j = 0; j < p.n; ++j)
+  // cuBLAS has no activation or R, nor the scales of 16- and 32-bit
+  // inputs (beta is 0): the host applies them to the groups' rows.
+  bool scalesOnHost = baseline && !p.scales.empty();
+  if (!p.activation.empty() || p.residual || scalesOnHost) {
+    size_t g = 0;
+    for (int64_t i = 0; i < tokens; ++i) {
+      while (offsets[g] <= i)
+        ++g;
+      for (int64_t j = 0; j < p.n; ++j) {
+        double value = ref->at(i, j);
+        if (scalesOnHost)
+          value *= scaleProduct(i, j, int64_t(g), p.n, p.scales, scaleA,
+                                scaleB);
         ref->data[ref->index(i, j)] =
-            roundTo(p.c, float(epilogue.finish(ref->at(i, j), i, j)));
+            roundTo(p.c, float(epilogue.finish(value, i, j)));
+      }
+    }
+  }
   // fp64 at samples: each row's group by the offsets.
   std::mt19937_64 gen(o.seed + 13);
   double err = 0, norm = 0;
