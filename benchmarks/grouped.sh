@@ -10,6 +10,7 @@
 #   bash DIR/grouped.sh heldout           # there: both beside it (~6 min)
 #   bash DIR/grouped.sh fp8               # there: FP8 beside torch (~5 min)
 #   bash DIR/grouped.sh fp8-tiles         # there: the FP8 tile candidates
+#   bash DIR/grouped.sh bf16-tiles        # there: bf16 tiles beside torch (~7 min)
 # (separate commands: each fits the lent machine's 10 minutes a command)
 # Results: benchmarks/results/h100-issue34/.
 set -uo pipefail
@@ -71,6 +72,23 @@ GEMM
   fp8 no-tma-c rowwise_fast rowwise_fast 128x256 "a b" 4
   fp8 n128 rowwise rowwise 128x128 "a b c" 6
   fp8 n128 rowwise_fast rowwise_fast 128x128 "a b c" 6
+  # bf16_rcr_grouped's tile candidates (bf16-tiles), each a family folder
+  # with the shipped name (the shipped tile: 128x256x64, 4 stages, tma a b
+  # c): folder, tile BMxBN, stages.
+  bf16() {
+    mkdir -p "$dir/b/$1/sm_90a"
+    cat > "$dir/b/$1/bf16_rcr_grouped.gemm" <<GEMM
+kernel bf16_rcr_grouped {
+  problem { m = ? n = ? k = ? a = bf16 row b = bf16 col c = bf16 row groups = ? }
+  schedule { tile $2x64 wgmma m64n${2#*x}k16 tma a b c pipeline stages $3
+             warp-specialize 2 persistent raster 8 }
+}
+GEMM
+    "$gemmc" --arch=sm_90a "$dir/b/$1/bf16_rcr_grouped.gemm" \
+      -o "$dir/b/$1/sm_90a/bf16_rcr_grouped.ptx" 2>/dev/null || exit 1
+  }
+  bf16 n192 128x192 4
+  bf16 n128 128x128 6
   du -sh "$dir"
   exit 0
 fi
@@ -125,7 +143,21 @@ if [ "$mode" = fp8-tiles ]; then
   done
   exit 0
 fi
-[ "$mode" = checks ] || { echo "grouped.sh: prepare, shapes, heldout, fp8, fp8-tiles or checks" >&2; exit 2; }
+if [ "$mode" = bf16-tiles ]; then
+  # gemmc.grouped_mm beside torch._grouped_mm with the shipped bf16 kernel
+  # and each candidate folder (GEMMC_FAMILY_DIR), on both shape sets.
+  for c in shipped b/*/; do
+    for shapes in moe-shapes moe-shapes-heldout; do
+      name=$(basename "$c")
+      (if [ "$c" != shipped ]; then export GEMMC_FAMILY_DIR=$PWD/$c; fi
+       PYTHONPATH=$PWD/pkg timeout 75 python3 grouped-torch.py \
+         $shapes.txt > "$O/bf16-tiles-$name-$shapes.txt" 2>&1)
+      echo "$name $shapes: $(tail -1 "$O/bf16-tiles-$name-$shapes.txt")"
+    done
+  done
+  exit 0
+fi
+[ "$mode" = checks ] || { echo "grouped.sh: prepare, shapes, heldout, fp8, fp8-tiles, bf16-tiles or checks" >&2; exit 2; }
 # gemmc.grouped_mm beside torch._grouped_mm in one process, the Python
 # tests, random grouped problems (verified only), compute-sanitizer.
 PYTHONPATH=$PWD/pkg timeout 200 python3 grouped-torch.py moe-shapes.txt \
