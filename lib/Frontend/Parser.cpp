@@ -276,6 +276,9 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
     decl.count.loc = tok.getLoc();
     if (!parseSize(decl.count, "groups"))
       return false;
+    SMLoc form = tok.getLoc();
+    if (consumeIf("ptr-array"))
+      decl.ptrArray = form;
     problem.groups = decl;
     return true;
   }

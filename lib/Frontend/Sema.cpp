@@ -56,6 +56,7 @@ static Problem buildProblem(const ProblemDecl &p) {
   if (p.groups) {
     problem.grouped = true;
     problem.groupCount = p.groups->count.value;
+    problem.groupTable = p.groups->ptrArray.has_value();
   }
   return problem;
 }

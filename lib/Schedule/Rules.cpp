@@ -157,7 +157,35 @@ bool Rules::checkGroups() {
     return notYet(DirectiveKind::Transpose, "'transpose' with 'groups'");
   if (p.bias)
     return notYet(Part::Kind::Groups, "a bias with 'groups'");
-  return true;
+  return !p.groupTable || checkGroupTable();
+}
+
+bool Rules::checkGroupTable() {
+  // The general form: each group's sizes, matrices and leading dimensions
+  // come from the group table on the device.
+  if (!p.isDynamic() || p.m || p.n || p.k)
+    return error(Part::Kind::Groups,
+                 "with 'ptr-array' each group has its own sizes, read from "
+                 "the group table: write 'm = ?', 'n = ?' and 'k = ?'");
+  // No tensor map describes a matrix whose address is read on the device
+  // (tensormap.replace could make one there): the producer's threads copy
+  // A and B, and the consumers store C.
+  if (s.hasTma() || s.tmaC)
+    return notYet(DirectiveKind::Tma,
+                  "'tma' with 'ptr-array' (the groups' matrices lie at "
+                  "addresses read on the device: leave out 'tma', and the "
+                  "producer's threads copy them)");
+  if (isFloat8(p.a) || isFloat8(p.b))
+    return notYet(Part::Kind::AType, "FP8 inputs with 'ptr-array' (TMA "
+                                     "copies FP8)");
+  if (p.scales)
+    return notYet(Part::Kind::Scales, "'scales' with 'ptr-array'");
+  if (p.residual)
+    return notYet(Part::Kind::Groups, "'residual' with 'ptr-array'");
+  // (wip: the kernel that reads the table is not built yet; until it is,
+  // no general form is accepted.)
+  return notYet(Part::Kind::Groups, "'ptr-array' (the general form's "
+                                    "kernel)");
 }
 
 std::optional<ScheduleFacts> Rules::run() {

@@ -68,6 +68,8 @@ private:
   /// finds each tile's group on the device, without what it cannot yet
   /// combine with.
   bool checkGroups();
+  /// The general form's (`groups = G ptr-array`) own rules.
+  bool checkGroupTable();
   bool checkThreads();
   /// `slice-k`: the slices of a register tile that reads global memory
   /// itself, whole warps each, their sums within shared memory's static

@@ -363,6 +363,15 @@ int64_t blockScaleIndex(bool ofA, int64_t row, int64_t col, int64_t m,
 /// The depth along K of a block of `scales = block`.
 inline constexpr int64_t kScaleBlock = 128;
 
+/// The general form of a grouped GEMM (`groups = G ptr-array`): the
+/// kernel's group table holds a row of kGroupTableColumns i64 values a
+/// group, in this order: its M, N and K, the leading dimensions of its A,
+/// B and C (elements), and the addresses of its A, B and C (device
+/// pointers, 16-byte aligned). A group of M, N or K 0 computes nothing
+/// (K 0: C is alpha * 0, beta * C).
+enum class GroupColumn : int64_t { M, N, K, Lda, Ldb, Ldc, A, B, C };
+inline constexpr int64_t kGroupTableColumns = 9;
+
 /// The multiple of an operand's leading dimension that every kernel of
 /// its type may ask: 1, but 16 for FP8, which only TMA copies (rows 16
 /// bytes apart).

@@ -80,10 +80,13 @@ struct BatchDecl {
   llvm::SMLoc loc;
 };
 
-/// `groups = 8` or `groups = ?`: a grouped GEMM (Problem::grouped).
+/// `groups = 8` or `groups = ?`: a grouped GEMM (Problem::grouped), and
+/// with `ptr-array` its general form (Problem::groupTable).
 struct GroupsDecl {
   SizeDecl count;
   llvm::SMLoc loc;
+  /// Where `ptr-array` was written, if it was.
+  std::optional<llvm::SMLoc> ptrArray;
 };
 
 struct ProblemDecl {

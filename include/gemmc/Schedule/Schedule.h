@@ -107,6 +107,13 @@ struct Problem {
   /// C (from 0 for the first); rows past the last are left as they are.
   bool grouped = false;
   std::optional<int64_t> groupCount;
+  /// The general form (`groups = G ptr-array`, CUTLASS's pointer-array
+  /// grouped GEMM): each group its own M, N and K, matrices and leading
+  /// dimensions, read on the device from the kernel's group table (i64,
+  /// kGroupTableColumns a group: gemmc-contract/Contract.h) in place of the
+  /// offsets; the problem's sizes are `?` and A, B and C stand for their
+  /// types and layouts alone.
+  bool groupTable = false;
 
   bool isDynamic() const { return !m || !n || !k; }
   MatrixLayout layoutOf(Operand operand) const;

@@ -48,6 +48,10 @@ enum class ScaleKind { Tensor, Rowwise, Block };
 /// The depth along K of a block of `scales = block` (the contract
 /// library's, which also holds the scales' layout: scaleCount).
 using contract::kScaleBlock;
+/// The group table's columns (`groups = G ptr-array`; the contract
+/// library's).
+using contract::GroupColumn;
+using contract::kGroupTableColumns;
 
 /// The directives of a schedule, as the language spells them (stringify).
 enum class DirectiveKind {
