@@ -11,6 +11,7 @@
 #   bash DIR/grouped.sh fp8               # there: FP8 beside torch (~5 min)
 #   bash DIR/grouped.sh fp8-tiles         # there: the FP8 tile candidates
 #   bash DIR/grouped.sh bf16-tiles        # there: bf16 tiles beside torch (~7 min)
+#   bash DIR/grouped.sh table             # there: the general form (~5 min)
 # (separate commands: each fits the lent machine's 10 minutes a command)
 # Results: benchmarks/results/h100-issue34/.
 set -uo pipefail
@@ -33,6 +34,8 @@ if [ "$mode" = prepare ]; then
   cp build/share/gemmc/families/sm_90a/fp8_*_grouped.ptx "$dir/v/"
   "$gemmc" --arch=sm_90a examples/hopper-moe-grouped.gemm \
     -o "$dir/hopper-moe-grouped.ptx" 2>/dev/null || exit 1
+  "$gemmc" --arch=sm_90a examples/hopper-grouped-ptr-array.gemm \
+    -o "$dir/hopper-grouped-ptr-array.ptx" 2>/dev/null || exit 1
   # name, tile BMxBN, wgmma's N, stages, consumers, what TMA copies
   mk() {
     cat > "$dir/v/$1.gemm" <<GEMM
@@ -143,6 +146,22 @@ if [ "$mode" = fp8-tiles ]; then
   done
   exit 0
 fi
+if [ "$mode" = table ]; then
+  # The general form (each group its own sizes, matrices apart, padded
+  # leading dimensions): random cases verified against cuBLAS and fp64,
+  # compute-sanitizer on a few, then the MoE shapes timed (each group's
+  # matrices apart), the offsets' kernel beside it in its own run.
+  timeout 200 $B --sweep random --count 300 --max-size 512 \
+    hopper-grouped-ptr-array.ptx > "$O/table-sweep.log" 2>&1
+  grep "cases," "$O/table-sweep.log"
+  timeout 60 compute-sanitizer --tool memcheck $B --sweep random --count 4 \
+    --seed 7 hopper-grouped-ptr-array.ptx > "$O/table-memcheck.txt" 2>&1
+  tail -1 "$O/table-memcheck.txt"
+  timeout 200 $B --grouped moe-shapes.txt --runs 10 \
+    hopper-grouped-ptr-array.ptx > "$O/table-shapes.txt" 2>&1
+  grep "geomean\|cases," "$O/table-shapes.txt"
+  exit 0
+fi
 if [ "$mode" = bf16-tiles ]; then
   # gemmc.grouped_mm beside torch._grouped_mm with the shipped bf16 kernel
   # and each candidate folder (GEMMC_FAMILY_DIR), on both shape sets.
@@ -157,7 +176,7 @@ if [ "$mode" = bf16-tiles ]; then
   done
   exit 0
 fi
-[ "$mode" = checks ] || { echo "grouped.sh: prepare, shapes, heldout, fp8, fp8-tiles, bf16-tiles or checks" >&2; exit 2; }
+[ "$mode" = checks ] || { echo "grouped.sh: prepare, shapes, heldout, fp8, fp8-tiles, bf16-tiles, table or checks" >&2; exit 2; }
 # gemmc.grouped_mm beside torch._grouped_mm in one process, the Python
 # tests, random grouped problems (verified only), compute-sanitizer.
 PYTHONPATH=$PWD/pkg timeout 200 python3 grouped-torch.py moe-shapes.txt \

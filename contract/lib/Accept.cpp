@@ -104,11 +104,16 @@ bool gemmc::contract::takesEveryProblem(const Contract &c) {
 bool gemmc::contract::accepts(const Contract &contract, const Problem &p,
                               std::string &why) {
   const Problem &k = contract.problem;
+  // The general form's sizes and leading dimensions are its table's, on the
+  // device: the caller keeps each group's to the contract's multiples.
+  bool table = k.groupTable && p.groupTable;
   const std::tuple<int64_t, int64_t, int64_t, const char *> dims[] = {
       {k.m, p.m, contract.multipleM, "M"},
       {k.n, p.n, contract.multipleN, "N"},
       {k.k, p.k, contract.multipleK, "K"}};
   for (auto [fixed, want, multiple, name] : dims) {
+    if (table)
+      break;
     if (want < 1) {
       why = std::string(name) + " = " + std::to_string(want) +
             ": sizes must be at least 1";
@@ -155,6 +160,13 @@ bool gemmc::contract::accepts(const Contract &contract, const Problem &p,
                           (k.groups ? std::to_string(k.groups) : "?") + ")";
     return false;
   }
+  if (p.groupTable != k.groupTable) {
+    why = p.groupTable ? "the problem is a grouped GEMM's general form "
+                         "(group-form=ptr-array); the kernel reads offsets"
+                       : "the kernel reads a group table "
+                         "(group-form=ptr-array)";
+    return false;
+  }
   if (p.grouped && (p.groups < 1 || (k.groups != 0 && p.groups != k.groups))) {
     why = "groups = " + std::to_string(p.groups) +
           ": the kernel computes " + k.str();
@@ -164,7 +176,7 @@ bool gemmc::contract::accepts(const Contract &contract, const Problem &p,
     why = "the kernel takes its groups' B dense, one after the other";
     return false;
   }
-  if (!acceptsLeadingDims(contract, p, why))
+  if (!table && !acceptsLeadingDims(contract, p, why))
     return false;
   // Split-K's workspace is indexed like the matrices, in 32 bits (with
   // the splits chosen at launch, one split's).

@@ -42,6 +42,8 @@ std::string Problem::str() const {
        << "," << sizeStr(strideOfB()) << "," << sizeStr(strideOfC());
   if (grouped)
     os << " groups=" << sizeStr(groups);
+  if (groupTable)
+    os << " group-form=ptr-array";
   return os.str();
 }
 
@@ -73,6 +75,8 @@ static std::string problemLine(const Problem &p) {
        << "," << sizeStr(p.strideB) << "," << sizeStr(p.strideC);
   if (p.grouped)
     os << " groups=" << (p.groups ? std::to_string(p.groups) : "?");
+  if (p.groupTable)
+    os << " group-form=ptr-array";
   return os.str();
 }
 
@@ -92,10 +96,12 @@ std::string gemmc::contract::formatContract(const Contract &c) {
   // version 7 stream-K, version 8 a transposed kernel, version 9 a batch
   // copied by TMA (3-D tensor maps), version 10 multiples of the batch
   // strides, version 11 FP8 operands and their scales, version 12 a grouped
-  // GEMM and its offsets, version 13 a residual R: a reader of an older
+  // GEMM and its offsets, version 13 a residual R, version 14 a grouped
+  // GEMM's general form and its table: a reader of an older
   // version refuses such a kernel rather than launch it wrongly (or for
   // problems it is not for).
-  int version = c.residual                                 ? 13
+  int version = c.problem.groupTable                       ? 14
+                : c.residual                               ? 13
                 : c.problem.grouped                        ? 12
                 : needsVersion11(c)                        ? 11
                 : c.hasStrideMultiples()                   ? 10

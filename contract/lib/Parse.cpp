@@ -45,7 +45,7 @@ struct Block {
 } // namespace
 
 /// The newest contract version this library reads.
-static constexpr int kLatestVersion = 13;
+static constexpr int kLatestVersion = 14;
 
 /// How many of `contract`'s parameters satisfy `pred`.
 static int countParams(const Contract &contract,
@@ -77,7 +77,8 @@ static bool readBlock(std::istringstream &is, unsigned &lineNo, Block &block,
   // version 6 split-K's splits chosen at launch, version 7 stream-K,
   // version 8 a transposed kernel, version 9 a batch copied by TMA,
   // version 10 multiples of the batch strides, version 11 FP8 operands and
-  // their scales, version 12 grouped GEMMs (docs/contract.md).
+  // their scales, version 12 grouped GEMMs, version 13 R, version 14 a
+  // grouped GEMM's general form (docs/contract.md).
   const std::string begin = "// gemmc-contract-begin v1";
   const std::string prefix = "// gemmc-contract-begin v";
   const std::string end = "// gemmc-contract-end";
@@ -245,7 +246,7 @@ static bool parseParams(Block &b, Contract &contract) {
          param.name == "R" || (param.name == "bias" && param.kind[6] == '2'));
     pointer = pointer || descriptor;
     bool buffer = (isScaleParam(param) || isWorkspaceParam(param) ||
-                   param.name == "offsets") &&
+                   param.name == "offsets" || param.name == "table") &&
                   isBufferKind(param.kind);
     pointer = pointer || buffer;
     bool scalar =
@@ -407,6 +408,9 @@ static bool parseProblemFields(Block &b, Contract &contract) {
   // Grouped GEMMs, from version 12; never a batch besides.
   if (p.grouped && (b.version < 12 || p.batched))
     return b.bad("problem");
+  // Its general form, from version 14.
+  if (p.groupTable && b.version < 14)
+    return b.bad("problem");
   contract.hasCost = b.has("cost");
   contract.cost = CostFacts();
   if (contract.hasCost && !parseCost(b["cost"], contract.cost))
@@ -463,11 +467,17 @@ static bool checkMatrixParams(Block &b, const Contract &contract) {
   if (contract.transposed && contract.scales == "block")
     return b.fail("transposed", "block scales cannot be transposed");
   int scaleParams = countParams(contract, isScaleParam);
-  int offsetsParams = countParams(
-      contract, [](const Param &p) { return p.name == "offsets"; });
-  if (offsetsParams != int(contract.problem.grouped))
+  int offsetsParams = countParams(contract, [](const Param &p) {
+    return p.name == "offsets" || p.name == "table";
+  });
+  int tableParams = countParams(
+      contract, [](const Param &p) { return p.name == "table"; });
+  if (offsetsParams != int(contract.problem.grouped) ||
+      tableParams != int(contract.problem.groupTable))
     return b.fail("params", "a grouped problem ('groups=') takes one offsets "
-                            "parameter, and only it does");
+                            "parameter (its general form, "
+                            "'group-form=ptr-array', one table parameter), "
+                            "and only it does");
   if (descriptors != 0 &&
       descriptors != 3 + !contract.bias.empty() + contract.residual +
                           workspaceParams + scaleParams + offsetsParams)

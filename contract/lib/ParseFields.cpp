@@ -172,6 +172,11 @@ bool gemmc::contract::detail::parseProblem(const std::string &text,
   if (problem.grouped && fields["groups"] != "?" &&
       (!parseInt(fields["groups"], problem.groups) || problem.groups <= 0))
     return false;
+  // `group-form=ptr-array`: the general form (of a grouped problem only).
+  problem.groupTable = fields.count("group-form") != 0;
+  if (problem.groupTable &&
+      (!problem.grouped || fields["group-form"] != "ptr-array"))
+    return false;
   problem.tf32 = fields.count("math") && fields["math"] == "tf32";
   problem.tf32x3 = fields.count("math") && fields["math"] == "tf32x3";
   problem.fastAccumulate =

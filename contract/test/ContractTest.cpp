@@ -1434,6 +1434,42 @@ TEST(Contract, ReadsGroups) {
       parseContract(replace(kGrouped, " groups=?", " groups=0"), again, error));
 }
 
+TEST(Contract, ReadsAGroupTable) {
+  // Version 14: the general form, `group-form=ptr-array`, with a table
+  // parameter in place of the offsets; the sizes and leading dimensions
+  // are the table's (not checked on the host).
+  std::string text = replace(
+      replace(replace(replace(kGrouped, "begin v12", "begin v14"),
+                      " offsets:memref1.i64", " table:memref1.i64"),
+              " B:memref3.i64", " B:memref2.i64"),
+      " groups=?", " groups=? group-form=ptr-array");
+  text = replace(replace(text, " tmap-A:tensormap tmap-B:tensormap", ""),
+                 "// tensor-maps: A=64x128 B=64x256 swizzle=128\n", "");
+  Contract c, again;
+  std::string error, why;
+  ASSERT_TRUE(parseContract(text, c, error)) << error;
+  EXPECT_TRUE(c.problem.grouped);
+  EXPECT_TRUE(c.problem.groupTable);
+  ASSERT_TRUE(parseContract(formatContract(c), again, error)) << error;
+  EXPECT_EQ(formatContract(again), formatContract(c));
+  EXPECT_NE(formatContract(c).find("v14\n"), std::string::npos);
+  Problem p = c.problem;
+  p.m = p.n = p.k = 1, p.groups = 5;
+  EXPECT_TRUE(accepts(c, p, why)) << why;
+  // The offsets' form is not the table's, nor the other way.
+  Problem moe = p;
+  moe.groupTable = false;
+  EXPECT_FALSE(accepts(c, moe, why));
+  EXPECT_NE(why.find("group table"), std::string::npos) << why;
+  // From version 14, with its table parameter.
+  EXPECT_FALSE(
+      parseContract(replace(text, "begin v14", "begin v13"), again, error));
+  EXPECT_FALSE(parseContract(
+      replace(text, " table:memref1.i64", " offsets:memref1.i64"), again,
+      error));
+  EXPECT_NE(error.find("table parameter"), std::string::npos) << error;
+}
+
 TEST(Contract, ReadsAResidual) {
   // Version 13: `residual=add` with an R parameter, shaped as C.
   std::string text =

@@ -53,6 +53,7 @@ FailureOr<KernelContract> mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel,
     contract.batch.assign(batch.asArrayRef().begin(), batch.asArrayRef().end());
   if (auto groups = kernel->getAttrOfType<IntegerAttr>(kGroupsAttr))
     contract.groups = groups.getInt();
+  contract.groupTable = kernel->hasAttr(kGroupTableAttr);
   if (!contract.problem || !contract.schedule || !contract.launch)
     return kernel.emitError("kernel lacks the gemm.problem, gemm.schedule or "
                             "gemm.launch attribute of its contract");
@@ -222,6 +223,7 @@ gemmc::contract::Contract mlir::gemm::toContract(const KernelContract &kc) {
   if (kc.groups) {
     p.grouped = true;
     p.groups = toSize(*kc.groups);
+    p.groupTable = kc.groupTable;
   }
   std::string schedule;
   llvm::raw_string_ostream os(schedule);

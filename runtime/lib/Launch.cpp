@@ -274,6 +274,7 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
     return name == "A" || name == "tmap-A"   ? Source::A
            : name == "B" || name == "tmap-B" ? Source::B
            : name == "offsets"               ? Source::Offsets
+           : name == "table"                 ? Source::Table
            : name == "bias"                  ? Source::Bias
            : name == "R"                     ? Source::Residual
            : name == "scale-A"               ? Source::ScaleA
@@ -296,6 +297,8 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
       return spec.counters(p);
     if (name == "offsets")
       return p.groups;
+    if (name == "table")
+      return p.groups * kGroupTableColumns;
     // (A grouped problem's B has its scales a group.)
     return scaleCount(spec.scales, name == "scale-A", p.m, p.n, p.k,
                       p.grouped ? p.groups : 1);
@@ -366,6 +369,7 @@ void LaunchPlan::launch(const Operands &operands, CUstream stream) const {
     CUdeviceptr address = patch.source == Source::A          ? operands.a
                           : patch.source == Source::B        ? operands.b
                           : patch.source == Source::Offsets  ? operands.offsets
+                          : patch.source == Source::Table    ? operands.table
                           : patch.source == Source::Bias     ? operands.bias
                           : patch.source == Source::Residual ? operands.residual
                           : patch.source == Source::ScaleA   ? operands.scaleA

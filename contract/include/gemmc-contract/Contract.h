@@ -102,6 +102,12 @@ struct Problem {
   /// left as they are.
   bool grouped = false;
   int64_t groups = 0;
+  /// Its general form (`group-form=ptr-array`, version 14): each group its
+  /// own M, N and K, matrices and leading dimensions, in the kernel's
+  /// `table` parameter (i64, kGroupTableColumns a group: GroupColumn) in
+  /// place of the offsets; m, n and k are '?', and A, B and C give the
+  /// types and layouts.
+  bool groupTable = false;
   /// The matrices B holds: a batch's, or a grouped GEMM's groups.
   int64_t countOfB() const { return grouped ? groups : batch; }
   /// Leading dimensions (elements between consecutive rows of a row-major

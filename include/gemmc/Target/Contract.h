@@ -45,6 +45,8 @@ struct KernelContract {
   SmallVector<int64_t, 4> batch;
   /// A grouped GEMM's group count (ShapedType::kDynamic: given at launch).
   std::optional<int64_t> groups;
+  /// The general form's group table (`groups = G ptr-array`).
+  bool groupTable = false;
   /// Sizes given at launch: A, B, C (and the bias) are memref descriptors
   /// whose index fields have the launch attribute's index width, and the
   /// leading dimensions of A, B and C must be multiples of its

@@ -100,9 +100,11 @@ static void outlineKernel(KernelOp kernel) {
           getBatchType(cast<MemRefType>(matrixTypes[i]), (*batch)[0],
                        dynamic ? ShapedType::kDynamic : (*batch)[i + 1]);
   // A grouped GEMM: B holds a K x N matrix a group, dense one after the
-  // other; A and C hold all groups' rows.
+  // other; A and C hold all groups' rows. (The general form's matrices are
+  // the table's: A, B and C stand for their types and layouts.)
   std::optional<int64_t> groups = kernel.getGroups();
-  if (groups) {
+  bool groupTable = kernel.getGroupTable();
+  if (groups && !groupTable) {
     auto bType = cast<MemRefType>(matrixTypes[1]);
     int64_t span = ShapedType::kDynamic;
     if (!dynamic)
@@ -119,6 +121,7 @@ static void outlineKernel(KernelOp kernel) {
   const gemmc::Schedule &schedule = kernel.getSchedule().getValue();
   ProblemArgs problemArgs;
   problemArgs.groups = groups.has_value();
+  problemArgs.groupTable = groupTable;
   problemArgs.alphaBeta = kernel.getAlphaBeta();
   problemArgs.bias = bias.has_value();
   problemArgs.residual = kernel.getResidual();
@@ -156,6 +159,14 @@ static void outlineKernel(KernelOp kernel) {
       // a slice of a caller's tensor may be).
       argTypes.push_back(MemRefType::get({*groups}, builder.getI32Type()));
       break;
+    case KernelArg::GroupTable: {
+      // A row of GroupColumn's i64 values a group.
+      int64_t extent = ShapedType::isDynamic(*groups)
+                           ? ShapedType::kDynamic
+                           : *groups * gemmc::kGroupTableColumns;
+      argTypes.push_back(MemRefType::get({extent}, builder.getI64Type()));
+      break;
+    }
     case KernelArg::Alpha:
     case KernelArg::Beta:
       argTypes.push_back(builder.getF32Type());
@@ -235,8 +246,11 @@ static void outlineKernel(KernelOp kernel) {
   // takes each tile's group's in turn.
   if (groups) {
     func->setAttr(kGroupsAttr, builder.getI64IntegerAttr(*groups));
-    matrices[1] = createBatchMatrixView(builder, loc, matrices[1],
-                                        builder.getIndexAttr(0));
+    if (groupTable)
+      func->setAttr(kGroupTableAttr, builder.getUnitAttr());
+    else
+      matrices[1] = createBatchMatrixView(builder, loc, matrices[1],
+                                          builder.getIndexAttr(0));
   }
   MatmulOp::create(builder, loc, matrices[0], matrices[1], matrices[2],
                    TypeAttr::get(problem.getAccType()),

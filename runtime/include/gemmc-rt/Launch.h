@@ -34,6 +34,8 @@ struct Operands {
   CUdeviceptr scaleA = 0, scaleB = 0;
   /// A grouped GEMM's offsets (i32, one a group: where its rows end).
   CUdeviceptr offsets = 0;
+  /// Its general form's group table (i64, a row a group: GroupColumn).
+  CUdeviceptr table = 0;
   /// Split-K's partial tiles and counters where the caller gives them (of
   /// ContractKernel::workspaceBytes; the counters zero, as the kernel
   /// leaves them), so that a launch allocates nothing (a CUDA graph's
@@ -143,6 +145,7 @@ private:
     B,
     C,
     Offsets,
+    Table,
     Bias,
     Residual,
     ScaleA,

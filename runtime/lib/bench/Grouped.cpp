@@ -14,6 +14,7 @@
 #include "gemmc-rt/Bench.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -34,6 +35,10 @@ struct GroupedCase {
   int64_t n = 0, k = 0, extraRows = 0;
   std::string routing;
   std::vector<int64_t> sizes;
+  /// The general form's (`group-form=ptr-array`) groups each their own N
+  /// and K (a sweep's; else all `n` and `k`), and their leading dimensions'
+  /// padding (elements past the dense ones, multiples of the kernel's).
+  std::vector<int64_t> ns, ks, pads;
 
   int64_t tokens() const {
     return std::accumulate(sizes.begin(), sizes.end(), int64_t(0));
@@ -108,6 +113,18 @@ static std::vector<GroupedCase> groupedCases(const BenchOptions &o,
     } else {
       c.sizes = routeTokens(draw(0, std::min<int64_t>(3000, 3 * o.maxSize)),
                             groups, c.routing, gen());
+    }
+    if (kp.groupTable) {
+      // The general form: each group its own N, K and padded leading
+      // dimensions, its matrices apart (no rows past the last group).
+      c.extraRows = 0;
+      for (size_t g = 0; g < c.sizes.size(); ++g) {
+        c.ns.push_back(nMultiple *
+                       draw(1, std::max<int64_t>(1, most / nMultiple)));
+        c.ks.push_back(kMultiple *
+                       draw(1, std::max<int64_t>(1, most / kMultiple)));
+        c.pads.push_back(draw(0, 2));
+      }
     }
     if (kp.m) {
       // A static M: the rows given out up to it, the rest past the last
@@ -184,17 +201,25 @@ static double wallMedian(const BenchOptions &o, Call call) {
 }
 
 namespace {
+/// One case on the GPU, made once: each kernel (a family's variant its
+/// rule picks) verified on it and timed.
+class CaseRun {
+public:
+  virtual ~CaseRun() = default;
+  virtual GroupedOutcome run(const KernelFamily &family) = 0;
+};
+
 /// One case on the GPU: its inputs and cuBLAS's loop (one call a
 /// non-empty group, on its rows of A and C) made, verified and timed once;
 /// then each kernel verified against both and timed.
-class GroupedRun {
+class GroupedRun : public CaseRun {
 public:
   /// `kind`: the types, layouts and epilogue of the kernels (alpha from
   /// the options where the kernels take it; beta 0, C poisoned).
   GroupedRun(const BenchOptions &o, Bench &bench, const Problem &kind,
              const GroupedCase &gc);
   /// The kernel (a family's variant its rule picks) on the case.
-  GroupedOutcome run(const KernelFamily &family);
+  GroupedOutcome run(const KernelFamily &family) override;
 
 private:
   GroupedOutcome outcome() const;
@@ -454,6 +479,203 @@ GroupedOutcome GroupedRun::run(const KernelFamily &family) {
   return out;
 }
 
+namespace {
+/// The general form (`group-form=ptr-array`): each group's A, B and C
+/// allocated apart at its own sizes and padded leading dimensions, listed
+/// in the group table; cuBLAS on each group, fp64 at samples of each.
+class TableRun : public CaseRun {
+public:
+  /// `ldMultiple`: the multiples of A's, B's and C's leading dimensions
+  /// the kernels take (the groups' are padded by multiples of them).
+  TableRun(const BenchOptions &o, Bench &bench, const Problem &kind,
+           const GroupedCase &gc, const std::array<int64_t, 3> &ldMultiple);
+  GroupedOutcome run(const KernelFamily &family) override;
+
+private:
+  struct Group {
+    Problem p;
+    HostMatrix a, b, ref;
+    std::unique_ptr<DeviceBuffer> da, db, dc;
+    std::vector<std::tuple<int64_t, int64_t, double>> samples;
+  };
+  const BenchOptions &o;
+  Bench &bench;
+  const GroupedCase &gc;
+  Problem p;
+  MathMode math = MathMode::Exact;
+  Epilogue epilogue;
+  std::vector<Group> groups;
+  std::unique_ptr<DeviceBuffer> dTable;
+  double cublasToFp64 = NAN, flops = 0;
+};
+} // namespace
+
+/// A device buffer of `bytes`, at least one 16-byte unit (an empty group's
+/// matrix still has an address).
+static std::unique_ptr<DeviceBuffer> deviceBufferOf(size_t bytes) {
+  return std::make_unique<DeviceBuffer>(std::max<size_t>(bytes, 16));
+}
+
+TableRun::TableRun(const BenchOptions &o, Bench &bench, const Problem &kind,
+                   const GroupedCase &gc,
+                   const std::array<int64_t, 3> &ldMultiple)
+    : o(o), bench(bench), gc(gc) {
+  p = kind;
+  math = p.tf32 ? MathMode::TF32 : MathMode::Exact;
+  p.alpha = o.alpha;
+  p.beta = 0;
+  epilogue.alpha = p.alpha;
+  epilogue.activation = p.activation;
+  p.grouped = p.groupTable = true;
+  p.groups = int64_t(gc.sizes.size());
+  // (The sizes are the table's: these stand for them on the host.)
+  p.m = p.n = p.k = 1;
+  std::vector<int64_t> table;
+  double err = 0, norm = 0;
+  std::mt19937_64 gen(o.seed + 13);
+  for (size_t g = 0; g < gc.sizes.size(); ++g) {
+    Problem sub = kind;
+    sub.alpha = p.alpha;
+    sub.beta = 0;
+    sub.m = gc.sizes[g];
+    sub.n = gc.ns.empty() ? gc.n : gc.ns[g];
+    sub.k = gc.ks.empty() ? gc.k : gc.ks[g];
+    int64_t pad = gc.pads.empty() ? 0 : gc.pads[g];
+    auto padded = [&](Layout layout, int64_t rows, int64_t cols,
+                      int64_t multiple) {
+      return (layout == Layout::Row ? cols : rows) + pad * multiple;
+    };
+    // (Dense leading dimensions rounded up to the kernels' multiples.)
+    auto roundUp = [](int64_t x, int64_t multiple) {
+      return (std::max<int64_t>(x, 1) + multiple - 1) / multiple * multiple;
+    };
+    sub.lda = roundUp(padded(sub.aLayout, sub.m, sub.k, ldMultiple[0]),
+                      ldMultiple[0]);
+    sub.ldb = roundUp(padded(sub.bLayout, sub.k, sub.n, ldMultiple[1]),
+                      ldMultiple[1]);
+    sub.ldc = roundUp(padded(sub.cLayout, sub.m, sub.n, ldMultiple[2]),
+                      ldMultiple[2]);
+    Group grp{sub,
+              HostMatrix(sub.m, sub.k, sub.aLayout, sub.a, sub.lda),
+              HostMatrix(sub.k, sub.n, sub.bLayout, sub.b, sub.ldb),
+              HostMatrix(sub.m, sub.n, sub.cLayout, sub.c, sub.ldc),
+              nullptr, nullptr, nullptr, {}};
+    fillRandom(grp.a, o.seed + 11 + 2 * uint64_t(g));
+    fillRandom(grp.b, o.seed + 12 + 2 * uint64_t(g));
+    grp.da = deviceBufferOf(grp.a.bytes());
+    grp.db = deviceBufferOf(grp.b.bytes());
+    grp.dc = deviceBufferOf(grp.ref.bytes());
+    if (grp.a.bytes())
+      grp.da->upload(grp.a.pack().data());
+    if (grp.b.bytes())
+      grp.db->upload(grp.b.pack().data());
+    table.insert(table.end(),
+                 {sub.m, sub.n, sub.k, sub.lda, sub.ldb, sub.ldc,
+                  int64_t(grp.da->ptr()), int64_t(grp.db->ptr()),
+                  int64_t(grp.dc->ptr())});
+    flops += 2.0 * double(sub.m) * double(sub.n) * double(sub.k);
+    if (sub.m > 0 && sub.n > 0 && sub.k > 0) {
+      // cuBLAS on the group (the host applies the activation), and fp64
+      // at its share of the samples.
+      poison(*grp.dc, sub.c);
+      Operands so{grp.da->ptr(), grp.db->ptr(), grp.dc->ptr()};
+      bench.cublas->gemm(sub, math, so);
+      GEMMC_CU(DriverApi::get().cuCtxSynchronize());
+      std::vector<unsigned char> bytes(grp.ref.bytes());
+      grp.dc->download(bytes.data());
+      grp.ref.unpack(bytes);
+      if (!p.activation.empty())
+        for (int64_t i = 0; i < sub.m; ++i)
+          for (int64_t j = 0; j < sub.n; ++j)
+            grp.ref.data[grp.ref.index(i, j)] = roundTo(
+                sub.c, float(epilogue.finish(grp.ref.at(i, j), i, j)));
+      int64_t share = std::max<int64_t>(1, o.samples / p.groups);
+      for (int64_t s = 0; s < share; ++s) {
+        int64_t i = std::uniform_int_distribution<int64_t>(0, sub.m - 1)(gen);
+        int64_t j = std::uniform_int_distribution<int64_t>(0, sub.n - 1)(gen);
+        double sum = 0;
+        for (int64_t x = 0; x < sub.k; ++x)
+          sum += double(grp.a.at(i, x)) * double(grp.b.at(x, j));
+        double exact = epilogue.finish(p.alpha * sum, i, j);
+        grp.samples.emplace_back(i, j, exact);
+        err += (grp.ref.at(i, j) - exact) * (grp.ref.at(i, j) - exact);
+        norm += exact * exact;
+      }
+    }
+    groups.push_back(std::move(grp));
+  }
+  cublasToFp64 = norm > 0 ? std::sqrt(err / norm) : std::sqrt(err);
+  dTable = deviceBufferOf(table.size() * sizeof(int64_t));
+  dTable->upload(table.data());
+}
+
+GroupedOutcome TableRun::run(const KernelFamily &family) {
+  GroupedOutcome out;
+  out.label = gc.label;
+  out.empty = gc.empty();
+  out.cublasToFp64 = cublasToFp64;
+  std::string why;
+  const ContractKernel *chosen = family.select(p, why);
+  if (!chosen) {
+    out.status = "SKIP";
+    out.note = why;
+    return out;
+  }
+  for (Group &grp : groups)
+    poison(*grp.dc, grp.p.c);
+  Operands ops;
+  ops.table = dTable->ptr();
+  LaunchPlan plan(*chosen, p);
+  plan.launch(ops);
+  GEMMC_CU(DriverApi::get().cuCtxSynchronize());
+  // Each group against cuBLAS over all its C, and against fp64 at its
+  // samples.
+  double diff = 0, norm = 0, err = 0, exactNorm = 0;
+  int64_t nonFinite = 0;
+  for (Group &grp : groups) {
+    const Problem &sub = grp.p;
+    if (sub.m == 0 || sub.n == 0)
+      continue;
+    HostMatrix c = grp.ref;
+    std::vector<unsigned char> bytes(c.bytes());
+    grp.dc->download(bytes.data());
+    c.unpack(bytes);
+    for (int64_t i = 0; i < sub.m; ++i)
+      for (int64_t j = 0; j < sub.n; ++j) {
+        float x = c.at(i, j);
+        nonFinite += !std::isfinite(x);
+        double y = sub.k > 0 ? grp.ref.at(i, j) : 0.0;
+        diff += (double(x) - y) * (double(x) - y);
+        norm += y * y;
+      }
+    for (const auto &[i, j, exact] : grp.samples) {
+      err += (c.at(i, j) - exact) * (c.at(i, j) - exact);
+      exactNorm += exact * exact;
+    }
+  }
+  out.relToCublas = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+  out.relToFp64 = exactNorm > 0 ? std::sqrt(err / exactNorm) : std::sqrt(err);
+  int64_t deepest = 1;
+  for (const Group &grp : groups)
+    deepest = std::max(deepest, grp.p.k);
+  double tolerance = o.tolerance > 0
+                         ? o.tolerance
+                         : toleranceFor(p.a, p.c, math, deepest);
+  bool pass = nonFinite == 0 && out.relToCublas <= tolerance &&
+              out.relToFp64 <= tolerance;
+  out.status = pass ? "PASS" : "FAIL";
+  if (nonFinite)
+    out.note = std::to_string(nonFinite) + " entries not finite";
+  if (o.sweep)
+    out.note += (out.note.empty() ? "" : "; ") + p.str() + " " + gc.routing;
+  if (!pass || o.sweep)
+    return out;
+  out.ms = timeMedian(o, bench.flush, [&] { plan.launch(ops); });
+  out.wallMs = wallMedian(o, [&] { plan.launch(ops); });
+  out.tflops = flops / (out.ms * 1e-3) / 1e12;
+  return out;
+}
+
 int gemmc::rt::runGroupedBench(const BenchOptions &o, Bench &bench,
                                const std::vector<Loaded> &kernels) {
   std::vector<const KernelFamily *> grouped;
@@ -467,7 +689,7 @@ int gemmc::rt::runGroupedBench(const BenchOptions &o, Bench &bench,
         kernel.contract().alphaBeta != firstSpec.alphaBeta ||
         kernel.contract().scales != firstSpec.scales ||
         kp.fastAccumulate != first.fastAccumulate ||
-        !kp.grouped || kp.a != first.a || kp.b != first.b || kp.c != first.c ||
+        !kp.grouped || kp.groupTable != first.groupTable || kp.a != first.a || kp.b != first.b || kp.c != first.c ||
         kp.aLayout != first.aLayout || kp.bLayout != first.bLayout ||
         kp.cLayout != first.cLayout)
       throw std::runtime_error(l.file + ": not a grouped kernel of the first "
@@ -492,10 +714,18 @@ int gemmc::rt::runGroupedBench(const BenchOptions &o, Bench &bench,
   kind.scales = first.scales;
   if (!first.alphaBeta && o.alpha != 1)
     throw std::runtime_error("--alpha: the grouped kernels take no alpha");
+  kind.groupTable = first.problem.groupTable;
   for (const GroupedCase &gc : cases) {
-    GroupedRun run(o, bench, kind, gc);
+    std::unique_ptr<CaseRun> run;
+    if (kind.groupTable)
+      run = std::make_unique<TableRun>(
+          o, bench, kind, gc,
+          std::array<int64_t, 3>{first.ldMultiple[0], first.ldMultiple[1],
+                                 first.ldMultiple[2]});
+    else
+      run = std::make_unique<GroupedRun>(o, bench, kind, gc);
     for (size_t i = 0; i < grouped.size(); ++i) {
-      GroupedOutcome r = run.run(*grouped[i]);
+      GroupedOutcome r = run->run(*grouped[i]);
       if (r.status == "FAIL")
         ++bench.failures;
       else if (r.status == "PASS")

@@ -364,8 +364,10 @@ void mlir::gemm::setBatchModel(gemmc::Problem &problem,
     problem.batchStrides = {batch[1], batch[2], batch[3]};
 }
 
-void mlir::gemm::setGroupsModel(gemmc::Problem &problem, int64_t groups) {
+void mlir::gemm::setGroupsModel(gemmc::Problem &problem, int64_t groups,
+                                bool groupTable) {
   problem.grouped = true;
+  problem.groupTable = groupTable;
   if (!ShapedType::isDynamic(groups))
     problem.groupCount = groups;
 }

@@ -77,6 +77,9 @@ LogicalResult GemmDialect::verifyOperationAttribute(Operation *op,
                   "must be a positive group count (or dynamic) on a "
                   "function");
   }
+  if (name == getGroupTableAttrHelper().getName())
+    return expect(unit && onFunction && op->hasAttr(getGroupsAttrHelper().getName()),
+                  "must be a unit attribute on a grouped function");
   if (name == getBatchAttrHelper().getName()) {
     auto batch = dyn_cast<DenseI64ArrayAttr>(value);
     return expect(batch && batch.size() == 4 && onFunction,

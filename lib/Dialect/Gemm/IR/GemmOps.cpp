@@ -40,11 +40,14 @@ static gemmc::Problem getKernelProblem(KernelOp kernel) {
   if (std::optional<ArrayRef<int64_t>> batch = kernel.getBatch())
     setBatchModel(problem, *batch);
   if (std::optional<int64_t> groups = kernel.getGroups())
-    setGroupsModel(problem, *groups);
+    setGroupsModel(problem, *groups, kernel.getGroupTable());
   return problem;
 }
 
 LogicalResult KernelOp::verify() {
+  if (getGroupTable() && !getGroups())
+    return emitOpError("group_table is the general form of 'groups', which "
+                       "it lacks");
   if (std::optional<int64_t> groups = getGroups();
       groups && !ShapedType::isDynamic(*groups) && *groups < 1)
     return emitOpError("groups must be positive (or dynamic), got ")

@@ -18,6 +18,8 @@ StringRef mlir::gemm::stringifyKernelArg(KernelArg role) {
     return "C";
   case KernelArg::Offsets:
     return "offsets";
+  case KernelArg::GroupTable:
+    return "table";
   case KernelArg::Alpha:
     return "alpha";
   case KernelArg::Beta:
@@ -48,7 +50,8 @@ KernelABI::KernelABI(const ProblemArgs &problem, bool workspace,
                      bool tensorMapA, bool tensorMapB, bool tensorMapC)
     : roles({KernelArg::A, KernelArg::B, KernelArg::C}) {
   if (problem.groups)
-    roles.push_back(KernelArg::Offsets);
+    roles.push_back(problem.groupTable ? KernelArg::GroupTable
+                                       : KernelArg::Offsets);
   if (problem.alphaBeta)
     roles.append({KernelArg::Alpha, KernelArg::Beta});
   if (problem.bias)
@@ -77,6 +80,7 @@ KernelABI KernelABI::of(Operation *kernel) {
   auto schedule = kernel->getAttrOfType<ScheduleAttr>(kScheduleAttr);
   ProblemArgs problem;
   problem.groups = kernel->hasAttr(kGroupsAttr);
+  problem.groupTable = kernel->hasAttr(kGroupTableAttr);
   problem.alphaBeta = kernel->hasAttr(kAlphaBetaAttr);
   problem.bias = kernel->hasAttr(kBiasAttr);
   problem.residual = kernel->hasAttr(kResidualAttr);

@@ -55,7 +55,8 @@ gemmc::Problem getProblemModel(ProblemAttr problem);
 void setBatchModel(gemmc::Problem &problem, ArrayRef<int64_t> batch);
 /// Makes the model's problem grouped: `groups` GEMMs (dynamic: given at
 /// launch).
-void setGroupsModel(gemmc::Problem &problem, int64_t groups);
+void setGroupsModel(gemmc::Problem &problem, int64_t groups,
+                    bool groupTable = false);
 
 /// Reports a schedule model diagnostic through `emitError` (errors only;
 /// notes become notes of the error before them, warnings are dropped).

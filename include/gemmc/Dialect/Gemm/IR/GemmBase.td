@@ -45,6 +45,7 @@ def Gemm_Dialect : Dialect {
     "::mlir::UnitAttr":$residual,
     "::mlir::DenseI64ArrayAttr":$batch,
     "::mlir::IntegerAttr":$groups,
+    "::mlir::UnitAttr":$group_table,
     "::mlir::UnitAttr":$tails,
     // Markers between passes.
     "::mlir::UnitAttr":$k_loop,

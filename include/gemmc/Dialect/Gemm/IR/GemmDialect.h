@@ -41,6 +41,8 @@ inline constexpr llvm::StringLiteral kBatchAttr =
     GemmDialect::BatchAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kGroupsAttr =
     GemmDialect::GroupsAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kGroupTableAttr =
+    GemmDialect::GroupTableAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kTailsAttr =
     GemmDialect::TailsAttrHelper::getNameStr();
 

@@ -23,7 +23,10 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
     batch of `count` GEMMs whose A, B and C lie SA, SB and SC elements apart.
     `groups = G` (the dynamic size for a count given at launch) makes it a
     grouped GEMM: G GEMMs sharing N and K, A's and C's rows split among them
-    by offsets given at launch on the device, B one K x N matrix a group.
+    by offsets given at launch on the device, B one K x N matrix a group;
+    with `group_table` its general form (`groups = G ptr-array`): each
+    group its own sizes, matrices and leading dimensions, read from a table
+    given at launch on the device (gemmc-contract/Contract.h, GroupColumn).
 
     ```mlir
     gemm.kernel @sgemm_naive
@@ -42,13 +45,15 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
     OptionalAttr<StrAttr>:$activation,
     UnitAttr:$residual,
     OptionalAttr<DenseI64ArrayAttr>:$batch,
-    OptionalAttr<I64Attr>:$groups
+    OptionalAttr<I64Attr>:$groups,
+    UnitAttr:$group_table
   );
   let assemblyFormat = [{
     $sym_name `problem` $problem `schedule` $schedule
     (`alpha_beta` $alpha_beta^)? (`bias` $bias^)?
     (`scales` $scales^)? (`activation` $activation^)?
-    (`residual` $residual^)? (`batch` $batch^)? (`groups` $groups^)? attr-dict
+    (`residual` $residual^)? (`batch` $batch^)? (`groups` $groups^)?
+    (`group_table` $group_table^)? attr-dict
   }];
   let hasVerifier = 1;
 }

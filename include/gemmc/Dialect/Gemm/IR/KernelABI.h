@@ -1,7 +1,9 @@
 //===- KernelABI.h - the roles of a gemmc kernel's arguments ----*- C++ -*-===//
 //
 // A kernel's arguments, in order: the matrices A, B and C, then with
-// `groups` the groups' offsets (i32, one a group: where its rows end), then alpha and
+// `groups` the groups' offsets (i32, one a group: where its rows end), or
+// with `groups = G ptr-array` the group table (i64, a row a group:
+// gemmc-contract/Contract.h's GroupColumn), then alpha and
 // beta (f32) with `epilogue = alpha-beta`, then the bias vector, then
 // with `residual = add` the matrix R (C's type and strides), then with
 // `scales` A's and B's scales (f32: one each, or one per row of A and per
@@ -37,6 +39,7 @@ enum class KernelArg {
   B,
   C,
   Offsets,
+  GroupTable,
   Alpha,
   Beta,
   Bias,
@@ -50,16 +53,17 @@ enum class KernelArg {
   TensorMapC
 };
 
-/// The name of a role in the contract's `params:` line: A, B, C, offsets, alpha,
+/// The name of a role in the contract's `params:` line: A, B, C, offsets,
+/// table, alpha,
 /// beta, bias, R, scale-A, scale-B, workspace, counters, tmap-A, tmap-B,
 /// tmap-C.
 StringRef stringifyKernelArg(KernelArg role);
 
-/// The arguments the problem adds to the matrices: the groups' offsets,
-/// and the epilogue's.
+/// The arguments the problem adds to the matrices: the groups' offsets
+/// (or, `groupTable`, their table), and the epilogue's.
 struct ProblemArgs {
-  bool groups = false, alphaBeta = false, bias = false, residual = false,
-       scales = false;
+  bool groups = false, groupTable = false, alphaBeta = false, bias = false,
+       residual = false, scales = false;
 };
 
 /// The argument list of a kernel.

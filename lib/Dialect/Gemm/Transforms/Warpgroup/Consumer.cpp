@@ -425,6 +425,11 @@ FailureOr<Value> KernelBuilder::consumeTileAt(const ConsumerSetup &cs,
                                               Value kEnd, Value it0,
                                               const WorkUnit *unit) {
   TileScope inTile(*this, at);
+  // The general form's group: its own K.
+  if (table) {
+    kBegin = index(0);
+    kEnd = kTiles;
+  }
   SmallVector<Value> inits = {it0};
   for (int64_t i = 0, e = k.mTiles * k.nTiles; i < e; ++i)
     inits.push_back(LLVM::ZeroOp::create(b, loc, cs.accType));

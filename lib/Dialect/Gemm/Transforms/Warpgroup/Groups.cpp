@@ -55,20 +55,20 @@ std::pair<Value, Value> KernelBuilder::groupExtent(Value g, Value rowStart) {
 }
 
 SmallVector<Value> KernelBuilder::walkInits(Value it0) {
-  if (!offsets)
+  if (!offsets && !table)
     return {it0};
   Value zero = index(0);
   return {it0, zero, zero, zero};
 }
 
 SmallVector<Value> KernelBuilder::walkYields(Value it) {
-  if (!offsets)
+  if (!offsets && !table)
     return {it};
   return {it, cursor.group, cursor.tilesBefore, cursor.rowStart};
 }
 
 void KernelBuilder::enterWalk(scf::ForOp tiles) {
-  if (!offsets)
+  if (!offsets && !table)
     return;
   cursor = {tiles.getRegionIterArg(1), tiles.getRegionIterArg(2),
             tiles.getRegionIterArg(3)};
@@ -128,6 +128,161 @@ void KernelBuilder::locateGroup(TilePosition &at, Value tile) {
   at.batch = group;
   at.firstRow = arith::AddIOp::create(b, loc, rowStart, rowsBefore);
   at.rowEnd = rowEnd;
+}
+
+//===----------------------------------------------------------------------===//
+// The general form: the group table
+//===----------------------------------------------------------------------===//
+
+Value KernelBuilder::tableEntry(Value g, gemmc::GroupColumn column) {
+  Value row =
+      arith::MulIOp::create(b, loc, g, index(gemmc::kGroupTableColumns));
+  Value at = addOffset(b, loc, row, static_cast<int64_t>(column));
+  return memref::LoadOp::create(b, loc, table, ValueRange{at});
+}
+
+Value KernelBuilder::tableSize(Value g, gemmc::GroupColumn column) {
+  Value value = tableEntry(g, column);
+  Value zero = i64(0);
+  Value size = arith::MaxSIOp::create(b, loc, value, zero);
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), size);
+}
+
+std::pair<Value, Value> KernelBuilder::tableGroupTiles(Value g) {
+  Value rows = tableSize(g, gemmc::GroupColumn::M);
+  Value cols = tableSize(g, gemmc::GroupColumn::N);
+  Value tileRows = arith::CeilDivUIOp::create(b, loc, rows, index(s.bm()));
+  Value tileCols = arith::CeilDivUIOp::create(b, loc, cols, index(s.bn()));
+  return {tileRows, tileCols};
+}
+
+Value KernelBuilder::tableTileCount() {
+  // Every thread sums the groups' tiles (a few loads a group, from L2 once
+  // the first block read them); a group of no rows or columns has none.
+  Value zero = index(0);
+  Value one = index(1);
+  auto groups = scf::ForOp::create(b, loc, zero, groupCount, one,
+                                   ValueRange{zero});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(groups.getBody());
+    auto [tileRows, tileCols] = tableGroupTiles(groups.getInductionVar());
+    Value tiles = arith::MulIOp::create(b, loc, tileRows, tileCols);
+    Value sum =
+        arith::AddIOp::create(b, loc, groups.getRegionIterArg(0), tiles);
+    scf::YieldOp::create(b, loc, sum);
+  }
+  return groups.getResult(0);
+}
+
+void KernelBuilder::locateTableGroup(TilePosition &at, Value tile) {
+  // On past every group whose tiles end at or before this one, as
+  // locateGroup (the cursor's row start unused).
+  SmallVector<Type, 3> types(3, b.getIndexType());
+  SmallVector<Value, 3> from = {cursor.group, cursor.tilesBefore,
+                                cursor.rowStart};
+  auto tilesOf = [&](Value g) {
+    Value last = arith::SubIOp::create(b, loc, groupCount, index(1));
+    Value group = arith::MinUIOp::create(b, loc, g, last);
+    auto [tileRows, tileCols] = tableGroupTiles(group);
+    return arith::MulIOp::create(b, loc, tileRows, tileCols).getResult();
+  };
+  auto moveOn = scf::WhileOp::create(
+      b, loc, types, from,
+      [&](OpBuilder &ob, Location l, ValueRange state) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+        Value inGroups = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ult, state[0], groupCount);
+        Value tiles = tilesOf(state[0]);
+        Value after = arith::AddIOp::create(b, loc, state[1], tiles);
+        Value passed = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ule, after, tile);
+        Value go = arith::AndIOp::create(b, loc, inGroups, passed);
+        scf::ConditionOp::create(b, loc, go, state);
+      },
+      [&](OpBuilder &ob, Location l, ValueRange state) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+        Value tiles = tilesOf(state[0]);
+        Value next = arith::AddIOp::create(b, loc, state[0], index(1));
+        Value after = arith::AddIOp::create(b, loc, state[1], tiles);
+        scf::YieldOp::create(b, loc, ValueRange{next, after, state[2]});
+      });
+  cursor = {moveOn.getResult(0), moveOn.getResult(1), moveOn.getResult(2)};
+  at.present = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     cursor.group, groupCount);
+  Value last = arith::SubIOp::create(b, loc, groupCount, index(1));
+  Value group = arith::MinUIOp::create(b, loc, cursor.group, last);
+  auto [tileRows, tileCols] = tableGroupTiles(group);
+  // (A tile past the groups: a grid of one tile to place it.)
+  Value walkedRows = arith::MaxUIOp::create(b, loc, tileRows, index(1));
+  Value walkedCols = arith::MaxUIOp::create(b, loc, tileCols, index(1));
+  Value inGroup = arith::SubIOp::create(b, loc, tile, cursor.tilesBefore);
+  if (s.raster) {
+    std::tie(at.row, at.col) =
+        rasterize(b, loc, inGroup, walkedRows, walkedCols, *s.raster);
+  } else {
+    at.row = arith::DivUIOp::create(b, loc, inGroup, walkedCols);
+    at.col = arith::RemUIOp::create(b, loc, inGroup, walkedCols);
+  }
+  at.batch = group;
+}
+
+void KernelBuilder::viewTableGroup(Value g) {
+  using gemmc::GroupColumn;
+  m = tableSize(g, GroupColumn::M);
+  n = tableSize(g, GroupColumn::N);
+  kExtent = tableSize(g, GroupColumn::K);
+  kTiles = arith::CeilDivUIOp::create(b, loc, kExtent, index(s.bk()));
+  Value lda = tableEntry(g, GroupColumn::Lda);
+  Value ldb = tableEntry(g, GroupColumn::Ldb);
+  Value ldc = tableEntry(g, GroupColumn::Ldc);
+  Value addressA = tableEntry(g, GroupColumn::A);
+  Value addressB = tableEntry(g, GroupColumn::B);
+  Value addressC = tableEntry(g, GroupColumn::C);
+  a = viewAt(addressA, m, kExtent, lda, cast<MemRefType>(a.getType()));
+  bMatrix =
+      viewAt(addressB, kExtent, n, ldb, cast<MemRefType>(bMatrix.getType()));
+  c = viewAt(addressC, m, n, ldc, cast<MemRefType>(c.getType()));
+  group = g;
+}
+
+Value KernelBuilder::viewAt(Value address, Value rows, Value cols, Value ld,
+                            MemRefType type) {
+  // The memref descriptor that the conversion to LLVM makes of `type`
+  // (allocated and aligned pointers, offset, sizes, strides), built here
+  // and cast to the memref: no view of another matrix's address stands in
+  // (its GEPs may claim to stay inside that matrix).
+  MLIRContext *ctx = b.getContext();
+  auto [strides, offset] = type.getStridesAndOffset();
+  bool rowMajor = strides[1] == 1;
+  auto pointerType = LLVM::LLVMPointerType::get(ctx);
+  Type i64Type = b.getI64Type();
+  auto pairType = LLVM::LLVMArrayType::get(i64Type, 2);
+  auto descriptorType = LLVM::LLVMStructType::getLiteral(
+      ctx, {pointerType, pointerType, i64Type, pairType, pairType});
+  Value pointer = LLVM::IntToPtrOp::create(b, loc, pointerType, address);
+  Value rows64 = arith::IndexCastUIOp::create(b, loc, i64Type, rows);
+  Value cols64 = arith::IndexCastUIOp::create(b, loc, i64Type, cols);
+  Value unit = i64(1);
+  Value zero = i64(0);
+  Value rowStride = rowMajor ? ld : unit;
+  Value colStride = rowMajor ? unit : ld;
+  Value descriptor = LLVM::PoisonOp::create(b, loc, descriptorType);
+  auto insert = [&](Value value, ArrayRef<int64_t> position) {
+    descriptor =
+        LLVM::InsertValueOp::create(b, loc, descriptor, value, position);
+  };
+  insert(pointer, {0});
+  insert(pointer, {1});
+  insert(zero, {2});
+  insert(rows64, {3, 0});
+  insert(cols64, {3, 1});
+  insert(rowStride, {4, 0});
+  insert(colStride, {4, 1});
+  return UnrealizedConversionCastOp::create(b, loc, type, descriptor)
+      .getResult(0);
 }
 
 FailureOr<Value>

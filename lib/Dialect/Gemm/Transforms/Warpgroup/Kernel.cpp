@@ -33,6 +33,10 @@ KernelBuilder::TilePosition KernelBuilder::tileCoordinates(Value tile) {
     locateGroup(at, tile);
     return at;
   }
+  if (table) {
+    locateTableGroup(at, tile);
+    return at;
+  }
   // A batch's matrices one after the other: tile t of the grid's walk is
   // tile t % T of matrix t / T, T tiles a matrix.
   if (batchCount) {
@@ -69,9 +73,15 @@ Value KernelBuilder::tileFirstRow(const TilePosition &at) {
 }
 
 KernelBuilder::TileScope::TileScope(KernelBuilder &kb, const TilePosition &at)
-    : kb(kb), saved{kb.a, kb.bMatrix, kb.c, kb.tmaBatch, kb.m, kb.group} {
+    : kb(kb), saved{kb.a, kb.bMatrix, kb.c,       kb.tmaBatch, kb.m,
+                    kb.group, kb.n, kb.kExtent, kb.kTiles} {
   if (!at.batch)
     return;
+  // The general form's group: its own matrices and sizes.
+  if (kb.table) {
+    kb.viewTableGroup(at.batch);
+    return;
+  }
   if (kb.batchCount) {
     kb.viewBatch(at.batch);
     return;
@@ -90,6 +100,9 @@ KernelBuilder::TileScope::~TileScope() {
   kb.tmaBatch = saved[3];
   kb.m = saved[4];
   kb.group = saved[5];
+  kb.n = saved[6];
+  kb.kExtent = saved[7];
+  kb.kTiles = saved[8];
 }
 
 std::pair<Value, Value> KernelBuilder::stageAndPhase(Value it) {
@@ -304,7 +317,16 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
     // Outside a tile's scope, the first matrix (its extents are all's).
     viewBatch(index(0));
   }
-  if (p.grouped) {
+  if (p.groupTable) {
+    // The general form: a row of the table a group.
+    table = getKernelArgument(func, KernelArg::GroupTable);
+    if (!table)
+      return func.emitOpError("of a grouped GEMM's general form lacks its "
+                              "group table");
+    Value entries = extent(table, 0);
+    groupCount = arith::DivUIOp::create(b, loc, entries,
+                                        index(gemmc::kGroupTableColumns));
+  } else if (p.grouped) {
     offsets = getKernelArgument(func, KernelArg::Offsets);
     if (!offsets || cast<MemRefType>(bMatrix.getType()).getRank() != 3)
       return func.emitOpError("of a grouped GEMM lacks its offsets or its "
@@ -326,6 +348,9 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
   numTiles = arith::MulIOp::create(b, loc, tilesM, tilesN);
   if (batchCount)
     numTiles = arith::MulIOp::create(b, loc, numTiles, batchCount);
+  // The general form's walk: every group's tiles, counted on the device.
+  if (table)
+    numTiles = tableTileCount();
   kTiles = ceilDiv(kExtent, s.bk());
   kBegin = index(0);
   kEnd = kTiles;

@@ -318,7 +318,7 @@ private:
 
   private:
     KernelBuilder &kb;
-    Value saved[6];
+    Value saved[9];
   };
   /// Groups.cpp: the end of group `g`'s rows (index), offsets[g] clamped
   /// into [0, M].
@@ -335,6 +335,25 @@ private:
   /// group's rows, and whether it is a tile (`present`: the walk's bound
   /// counts slots). Moves `cursor` on to its group.
   void locateGroup(TilePosition &at, Value tile);
+  /// The general form (`groups = G ptr-array`; Groups.cpp): entry
+  /// `column` of group `g`'s row of the table (i64), and a size of it
+  /// (index; a negative one taken as 0).
+  Value tableEntry(Value g, gemmc::GroupColumn column);
+  Value tableSize(Value g, gemmc::GroupColumn column);
+  /// Group `g`'s tile rows and columns (index values).
+  std::pair<Value, Value> tableGroupTiles(Value g);
+  /// The tiles of all groups (index): a pass over the table.
+  Value tableTileCount();
+  /// locateGroup for the general form: each group's own tile columns.
+  void locateTableGroup(TilePosition &at, Value tile);
+  /// The general form's group `g` in `a`, `bMatrix`, `c`, `m`, `n`,
+  /// `kExtent` and `kTiles` (TileScope): views of its matrices at the
+  /// table's addresses.
+  void viewTableGroup(Value g);
+  /// A `type` view (2-D, strided, offset 0) of the matrix at `address`
+  /// (i64) of `rows` x `cols` (index) and leading dimension `ld` (i64).
+  Value viewAt(Value address, Value rows, Value cols, Value ld,
+               MemRefType type);
   /// A block's place in a grouped GEMM's walk, carried from tile to tile
   /// (its tiles come in order): the group of its last tile, the tiles of
   /// the groups before it, and where that group's rows start.
@@ -555,6 +574,9 @@ private:
   /// the copies and the epilogue read; A's rows (index: all groups', `m`
   /// being the group's end in a TileScope).
   Value offsets, groupCount, group, rowsOfA;
+  /// The general form's group table (i64, kGroupTableColumns a group), in
+  /// place of the offsets.
+  Value table;
   Value m, n, kExtent, tilesM, tilesN, numTiles, kTiles;
   /// The K tiles of this block, [kBegin, kEnd): all of them, or with
   /// `split-k` those of split blockIdx.z (`split`) of `splitCount`.

@@ -87,7 +87,7 @@ struct GemmWarpgroupPass
     if (auto batch = func->getAttrOfType<DenseI64ArrayAttr>(kBatchAttr))
       setBatchModel(p, batch.asArrayRef());
     if (auto groups = func->getAttrOfType<IntegerAttr>(kGroupsAttr))
-      setGroupsModel(p, groups.getInt());
+      setGroupsModel(p, groups.getInt(), func->hasAttr(kGroupTableAttr));
     // And its scales (block scales are applied as the k tiles' sums are).
     if (auto scales = func->getAttrOfType<StringAttr>(kScalesAttr))
       p.scales = gemmc::scaleKindNamed(scales.getValue());

@@ -190,6 +190,11 @@ Value KernelBuilder::produceTileAt(const TilePosition &at, Value tileKBegin,
                                    Value tileKEnd, Value it0, Value issuer,
                                    bool allThreads) {
   TileScope inTile(*this, at);
+  // The general form's group: its own K.
+  if (table) {
+    tileKBegin = index(0);
+    tileKEnd = kTiles;
+  }
   Value rowIndex = tileFirstRow(at);
   Value colIndex = arith::MulIOp::create(b, loc, at.col, index(s.bn()));
   Value row0 = toI32(rowIndex);
