@@ -333,9 +333,9 @@ TEST(Contract, RejectsMalformedContracts) {
   // families, splits at launch, stream-K, transposed kernels, batches
   // copied by TMA, batch-stride multiples, FP8, groups, R) are read; a
   // later one is not.
-  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v14"), c, error));
+  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v15"), c, error));
   EXPECT_EQ(error, "line 6: unsupported contract version: "
-                   "// gemmc-contract-begin v14");
+                   "// gemmc-contract-begin v15");
   EXPECT_FALSE(parseContract(replace(kFixed, "// entry: sgemm_coalesced\n", ""),
                              c, error));
   EXPECT_EQ(error, "the kernel contract has no 'entry' field");
