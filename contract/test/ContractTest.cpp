@@ -329,10 +329,10 @@ TEST(Contract, RejectsMalformedContracts) {
   EXPECT_FALSE(parseContract(replace(kFixed, "m=1024", "m=?"), c, error));
   EXPECT_EQ(error, "the problem's size M is given at launch but is not a "
                    "kernel parameter");
-  // Versions 2 to 13 (tensor maps, persistent grids, clusters, split-K,
+  // Versions 2 to 14 (tensor maps, persistent grids, clusters, split-K,
   // families, splits at launch, stream-K, transposed kernels, batches
-  // copied by TMA, batch-stride multiples, FP8, groups, R) are read; a
-  // later one is not.
+  // copied by TMA, batch-stride multiples, FP8, groups, R, the groups'
+  // table) are read; a later one is not.
   EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v15"), c, error));
   EXPECT_EQ(error, "line 6: unsupported contract version: "
                    "// gemmc-contract-begin v15");

@@ -56,6 +56,8 @@ inline const char *elementName(Kind kind) {
 /// and scales of 16- and 32-bit inputs.
 struct SideDraws {
   Draw &side, &deep, &batch, &extra, &groups, &epilogue, &registers;
+  /// The general form of a grouped GEMM (`ptr-array`).
+  Draw &table;
 };
 
 /// An activation: ReLU half the time, else GELU (either form) or SiLU.

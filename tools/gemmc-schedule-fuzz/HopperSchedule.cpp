@@ -140,8 +140,14 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
   // ?` with sizes given at launch, else 1 to 4 groups; mostly without what
   // groups do not take yet (below), now and then with it, to be refused.
   bool grouped = !batched && groupSide.chance(0.2);
+  // Two in five grouped kernels of sizes given at launch take the general
+  // form (`ptr-array`, a stream of its own): the producer's threads copy
+  // their operands (a few ask TMA, to be refused).
+  Draw &tableSide = sides.table;
+  bool ptrArray = grouped && dynamic && tableSide.chance(0.4);
   if (grouped)
-    statement(dynamic || groupSide.chance(0.05)
+    statement(ptrArray ? "groups = ? ptr-array"
+              : dynamic || groupSide.chance(0.05)
                   ? "groups = ?"
                   : "groups = " + std::to_string(groupSide.uniform(1, 4)));
   auto keep = [&](bool drawn) {
@@ -216,6 +222,8 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
     tma = !groupSide.chance(0.05);
   if (grouped && tmaC && !cRow)
     tmaC = groupSide.chance(0.05);
+  if (ptrArray && tableSide.chance(0.95))
+    tma = tmaC = false;
   // A third of the schedules copy A, B or both with the producer's threads,
   // in pieces of 1 to 8 elements (cp.async from 4 bytes on; 2-byte pieces
   // through registers); a few ask for pieces TMA copies or of 32 bytes.
