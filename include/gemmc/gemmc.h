@@ -139,6 +139,8 @@ typedef struct gemmc_kernel_info {
   int grouped; /* a grouped GEMM: launched with gemmc_grouped_problem */
   int residual; /* adds R last: C = act(...) + R (`residual = add`) */
   gemmc_scales scales;
+  int group_table; /* a grouped GEMM's general form: launched with
+                      gemmc_grouped_table_plan_create */
 } gemmc_kernel_info;
 
 /* One variant of a family (or the one kernel). */
@@ -424,6 +426,27 @@ gemmc_status gemmc_grouped_plan_launch_operands(gemmc_plan plan,
                                                 const gemmc_operands *operands,
                                                 uint64_t offsets,
                                                 void *stream);
+
+/* A grouped GEMM's general form, CUTLASS's pointer-array grouped GEMM,
+   for a module whose kernels read a group table
+   (gemmc_kernel_info.group_table): `groups` GEMMs each of its own sizes,
+   matrices and leading dimensions, listed in `table`, `groups` rows of 9
+   int64 on the device: m, n, k, lda, ldb, ldc (elements; each leading
+   dimension at least the dense one and a multiple of the kernel's
+   leading-dim-multiple), then the device addresses of A, B and C (each
+   aligned to the kernel's alignment), the caller's word: read on the
+   device only, so that a CUDA graph replays a launch with new rows
+   written into the table. A group of m or n 0 computes nothing. C =
+   alpha * A * B + beta * C where the kernel takes alpha and beta (else 1
+   and 0). The plan holds the group count and the scalars. */
+gemmc_status gemmc_grouped_table_plan_create(gemmc_module module,
+                                             int64_t groups, float alpha,
+                                             float beta, gemmc_plan *plan);
+
+/* Launches a group-table plan on `stream` with the table at this device
+   address (checked for null and 8-byte alignment only). */
+gemmc_status gemmc_grouped_table_plan_launch(gemmc_plan plan, uint64_t table,
+                                             void *stream);
 
 /* The shipped grouped kernel (ARCH/TYPE_ABr_grouped.ptx: f16 or bf16, A
    row-major, B of `b_layout`, C row-major) as gemmc_family_load loads a

@@ -44,6 +44,7 @@ class KernelInfo(ctypes.Structure):
         ("relu", ctypes.c_int), ("batched", ctypes.c_int),
         ("activation", ctypes.c_int), ("grouped", ctypes.c_int),
         ("residual", ctypes.c_int), ("scales", ctypes.c_int),
+        ("group_table", ctypes.c_int),
     ]
 
 
@@ -199,6 +200,11 @@ class Runtime:
             [p, ctypes.POINTER(GroupedProblem), ctypes.POINTER(p)])
         self.grouped_plan_launch = _declare(
             lib, "gemmc_grouped_plan_launch", [p, u64, u64, u64, u64, p])
+        self.grouped_table_plan_create = _declare(
+            lib, "gemmc_grouped_table_plan_create",
+            [p, c_int64, ctypes.c_float, ctypes.c_float, ctypes.POINTER(p)])
+        self.grouped_table_plan_launch = _declare(
+            lib, "gemmc_grouped_table_plan_launch", [p, u64, p])
         self.grouped_family_load = _declare(
             lib, "gemmc_grouped_family_load",
             [ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(p)])

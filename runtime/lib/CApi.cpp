@@ -291,6 +291,7 @@ extern "C" gemmc_status gemmc_module_info(gemmc_module handle,
   info->relu = info->activation == GEMMC_ACTIVATION_RELU;
   info->batched = p.batch != 1;
   info->grouped = p.grouped;
+  info->group_table = p.groupTable;
   info->residual = c.residual;
   info->scales = c.scales == "tensor"    ? GEMMC_SCALES_TENSOR
                  : c.scales == "rowwise" ? GEMMC_SCALES_ROWWISE

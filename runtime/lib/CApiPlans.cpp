@@ -287,3 +287,62 @@ gemmc_grouped_plan_launch_operands(gemmc_plan plan,
                            *operands, offsets, stream);
 }
 
+extern "C" gemmc_status
+gemmc_grouped_table_plan_create(gemmc_module handle, int64_t groups,
+                                float alpha, float beta, gemmc_plan *plan) {
+  return createPlan(
+      handle, /*given=*/true, "gemmc_grouped_table_plan_create", plan,
+      [&](LoadedModule &module, std::shared_ptr<const LaunchPlan> &out) {
+        const Contract &contract = module.contracts.front();
+        if (!contract.problem.groupTable)
+          return capi::fail(GEMMC_ERROR_UNSUPPORTED_PROBLEM,
+                            module.name + " reads no group table: launch it "
+                                          "with gemmc_grouped_launch or "
+                                          "gemmc_launch");
+        if (groups < 1 || groups > INT32_MAX)
+          return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                            module.name + ": groups must be at least 1 (and "
+                                          "below 2^31), got " +
+                                std::to_string(groups));
+        // The sizes are the table's, on the device: these stand for them.
+        gemmc_problem shape;
+        gemmc_problem_init(&shape, 1, 1, 1);
+        shape.alpha = alpha;
+        shape.beta = beta;
+        Problem problem = toProblem(contract, shape);
+        problem.grouped = problem.groupTable = true;
+        problem.groups = groups;
+        std::string why;
+        const ContractKernel *kernel = module.kernels().select(problem, why);
+        if (!kernel)
+          return capi::fail(GEMMC_ERROR_UNSUPPORTED_PROBLEM,
+                            module.name + " cannot compute " + problem.str() +
+                                ": " + why);
+        out = std::make_shared<const LaunchPlan>(*kernel, problem);
+        return GEMMC_SUCCESS;
+      });
+}
+
+extern "C" gemmc_status gemmc_grouped_table_plan_launch(gemmc_plan plan,
+                                                        uint64_t table,
+                                                        void *stream) {
+  if (!plan)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_grouped_table_plan_launch: the plan must not be "
+                      "null");
+  return guarded([&] {
+    LoadedModule &module = *plan->module;
+    if (!plan->plan->kernel().contract().problem.groupTable)
+      return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                        module.name + ": the plan reads no group table");
+    if (!table || table % 8)
+      return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                        module.name + ": the table must not be null, and "
+                                      "8-byte aligned");
+    module.kernels(); // its context current
+    Operands operands;
+    operands.table = CUdeviceptr(table);
+    plan->plan->launch(operands, static_cast<CUstream>(stream));
+    return capi::succeed();
+  });
+}

@@ -305,6 +305,52 @@ TEST(CApi, DescribesActivationsFloat8AndScales) {
   EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
 }
 
+TEST(CApi, GroupTableEntriesCheckTheirArguments) {
+  // A grouped GEMM's general form says it reads a group table; its plan's
+  // checks come before the JIT.
+  const char *table = R"(
+// gemmc-contract-begin v14
+// entry: k
+// arch: sm_90a
+// block: 384 1 1
+// grid: SM 1 1
+// dynamic-shared-bytes: 131136
+// params: A:memref2.i64 B:memref2.i64 C:memref2.i64 table:memref1.i64 alpha:f32 beta:f32
+// alignment: 16
+// leading-dim-multiple: a=8 b=8 c=1
+// semantics: C = alpha * A * B + beta * C
+// problem: m=? n=? k=? a=bf16:row b=bf16:col c=bf16:row acc=f32 groups=? group-form=ptr-array
+// schedule: tile=128x128x64 stages=4
+// gemmc-contract-end
+)";
+  gemmc_module module = nullptr;
+  ASSERT_EQ(gemmc_module_load(table, "table", &module), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  gemmc_kernel_info info;
+  ASSERT_EQ(gemmc_module_info(module, &info), GEMMC_SUCCESS);
+  EXPECT_EQ(info.grouped, 1);
+  EXPECT_EQ(info.group_table, 1);
+  gemmc_plan plan = nullptr;
+  expectFailure(gemmc_grouped_table_plan_create(module, 0, 1, 0, &plan),
+                GEMMC_ERROR_INVALID_ARGUMENT, "groups must be at least 1");
+  EXPECT_EQ(gemmc_grouped_table_plan_create(module, 4, 1, 0, nullptr),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gemmc_grouped_table_plan_launch(nullptr, 256, nullptr),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  // The offsets' form reads no table.
+  gemmc_module grouped = nullptr;
+  ASSERT_EQ(gemmc_grouped_family_load(GEMMC_BF16, GEMMC_COL, "sm_90a",
+                                      &grouped),
+            GEMMC_SUCCESS)
+      << gemmc_last_error();
+  ASSERT_EQ(gemmc_module_info(grouped, &info), GEMMC_SUCCESS);
+  EXPECT_EQ(info.group_table, 0);
+  expectFailure(gemmc_grouped_table_plan_create(grouped, 4, 1, 0, &plan),
+                GEMMC_ERROR_UNSUPPORTED_PROBLEM, "reads no group table");
+  EXPECT_EQ(gemmc_module_destroy(grouped), GEMMC_SUCCESS);
+  EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
+}
+
 TEST(CApi, GroupedEntriesCheckTheirArguments) {
   // The shipped grouped kernels load without a GPU and say they are
   // grouped; their checks come before the JIT.
