@@ -138,7 +138,11 @@ Value KernelBuilder::tableEntry(Value g, gemmc::GroupColumn column) {
   Value row =
       arith::MulIOp::create(b, loc, g, index(gemmc::kGroupTableColumns));
   Value at = addOffset(b, loc, row, static_cast<int64_t>(column));
-  return memref::LoadOp::create(b, loc, table, ValueRange{at});
+  // The table's i64 entries are 8-byte aligned (the contract's): one load
+  // each, where MLIR's default data layout would give i64 4 bytes and LLVM
+  // two 32-bit loads.
+  return memref::LoadOp::create(b, loc, table, ValueRange{at},
+                                /*nontemporal=*/false, llvm::Align(8));
 }
 
 Value KernelBuilder::tableSize(Value g, gemmc::GroupColumn column) {
