@@ -506,7 +506,10 @@ private:
   Epilogue epilogue;
   std::vector<Group> groups;
   std::unique_ptr<DeviceBuffer> dTable;
-  double cublasToFp64 = NAN, flops = 0;
+  std::vector<int64_t> table;
+  double cublasToFp64 = NAN, flops = 0, loopMs = NAN, syncLoopMs = NAN;
+  /// The groups' largest M, N and K, for a sweep's note.
+  int64_t maxM = 0, maxN = 0, maxK = 0;
 };
 } // namespace
 
@@ -530,7 +533,6 @@ TableRun::TableRun(const BenchOptions &o, Bench &bench, const Problem &kind,
   p.groups = int64_t(gc.sizes.size());
   // (The sizes are the table's: these stand for them on the host.)
   p.m = p.n = p.k = 1;
-  std::vector<int64_t> table;
   double err = 0, norm = 0;
   std::mt19937_64 gen(o.seed + 13);
   for (size_t g = 0; g < gc.sizes.size(); ++g) {
@@ -574,6 +576,9 @@ TableRun::TableRun(const BenchOptions &o, Bench &bench, const Problem &kind,
                   int64_t(grp.da->ptr()), int64_t(grp.db->ptr()),
                   int64_t(grp.dc->ptr())});
     flops += 2.0 * double(sub.m) * double(sub.n) * double(sub.k);
+    maxM = std::max(maxM, sub.m);
+    maxN = std::max(maxN, sub.n);
+    maxK = std::max(maxK, sub.k);
     if (sub.m > 0 && sub.n > 0 && sub.k > 0) {
       // cuBLAS on the group (the host applies the activation), and fp64
       // at its share of the samples.
@@ -607,6 +612,23 @@ TableRun::TableRun(const BenchOptions &o, Bench &bench, const Problem &kind,
   cublasToFp64 = norm > 0 ? std::sqrt(err / norm) : std::sqrt(err);
   dTable = deviceBufferOf(table.size() * sizeof(int64_t));
   dTable->upload(table.data());
+  if (o.sweep)
+    return;
+  // cuBLAS's loop, one call a non-empty group: on the GPU alone, and as a
+  // host pays, which first copies the table back to learn the sizes.
+  auto loop = [&] {
+    for (Group &grp : groups)
+      if (grp.p.m > 0 && grp.p.n > 0 && grp.p.k > 0) {
+        Operands so{grp.da->ptr(), grp.db->ptr(), grp.dc->ptr()};
+        bench.cublas->gemm(grp.p, math, so);
+      }
+  };
+  loopMs = timeMedian(o, bench.flush, loop);
+  std::vector<int64_t> seen(table.size());
+  syncLoopMs = wallMedian(o, [&] {
+    dTable->download(seen.data());
+    loop();
+  });
 }
 
 GroupedOutcome TableRun::run(const KernelFamily &family) {
@@ -614,6 +636,8 @@ GroupedOutcome TableRun::run(const KernelFamily &family) {
   out.label = gc.label;
   out.empty = gc.empty();
   out.cublasToFp64 = cublasToFp64;
+  out.loopMs = loopMs;
+  out.syncLoopMs = syncLoopMs;
   std::string why;
   const ContractKernel *chosen = family.select(p, why);
   if (!chosen) {
@@ -666,8 +690,14 @@ GroupedOutcome TableRun::run(const KernelFamily &family) {
   out.status = pass ? "PASS" : "FAIL";
   if (nonFinite)
     out.note = std::to_string(nonFinite) + " entries not finite";
-  if (o.sweep)
-    out.note += (out.note.empty() ? "" : "; ") + p.str() + " " + gc.routing;
+  if (o.sweep) {
+    Problem shown = p; // (the sizes are the table's)
+    shown.m = shown.n = shown.k = 0;
+    out.note += (out.note.empty() ? "" : "; ") + shown.str() +
+                " each group's m <= " +
+                std::to_string(maxM) + ", n <= " + std::to_string(maxN) +
+                ", k <= " + std::to_string(maxK) + " " + gc.routing;
+  }
   if (!pass || o.sweep)
     return out;
   out.ms = timeMedian(o, bench.flush, [&] { plan.launch(ops); });
