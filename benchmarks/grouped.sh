@@ -11,7 +11,8 @@
 #   bash DIR/grouped.sh fp8               # there: FP8 beside torch (~5 min)
 #   bash DIR/grouped.sh fp8-tiles         # there: the FP8 tile candidates
 #   bash DIR/grouped.sh bf16-tiles        # there: bf16 tiles beside torch (~7 min)
-#   bash DIR/grouped.sh table             # there: the general form (~5 min)
+#   bash DIR/grouped.sh table             # there: the general form's checks
+#   bash DIR/grouped.sh table-shapes      # there: and its speed (~9 min)
 # (separate commands: each fits the lent machine's 10 minutes a command)
 # Results: benchmarks/results/h100-issue34/.
 set -uo pipefail
@@ -36,6 +37,17 @@ if [ "$mode" = prepare ]; then
     -o "$dir/hopper-moe-grouped.ptx" 2>/dev/null || exit 1
   "$gemmc" --arch=sm_90a examples/hopper-grouped-ptr-array.gemm \
     -o "$dir/hopper-grouped-ptr-array.ptx" 2>/dev/null || exit 1
+  # The general form's tile candidates (table-shapes): name, tile, wgmma's
+  # N, stages.
+  pa() {
+    sed -e "s/hopper_grouped_ptr_array/$1/" -e "s/tile 128x128x64/tile $2/" \
+      -e "s/m64n128k16/m64n$3k16/" -e "s/stages 4/stages $4/" \
+      examples/hopper-grouped-ptr-array.gemm > "$dir/v/$1.gemm"
+    "$gemmc" --arch=sm_90a "$dir/v/$1.gemm" -o "$dir/v/$1.ptx" 2>/dev/null ||
+      exit 1
+  }
+  pa pa128x192 128x192x64 192 4
+  pa pa128x128s5 128x128x64 128 5
   # name, tile BMxBN, wgmma's N, stages, consumers, what TMA copies
   mk() {
     cat > "$dir/v/$1.gemm" <<GEMM
@@ -149,16 +161,21 @@ fi
 if [ "$mode" = table ]; then
   # The general form (each group its own sizes, matrices apart, padded
   # leading dimensions): random cases verified against cuBLAS and fp64,
-  # compute-sanitizer on a few, then the MoE shapes timed (each group's
-  # matrices apart), the offsets' kernel beside it in its own run.
+  # compute-sanitizer on a few.
   timeout 200 $B --sweep random --count 300 --max-size 512 \
     hopper-grouped-ptr-array.ptx > "$O/table-sweep.log" 2>&1
   grep "cases," "$O/table-sweep.log"
   timeout 60 compute-sanitizer --tool memcheck $B --sweep random --count 4 \
     --seed 7 hopper-grouped-ptr-array.ptx > "$O/table-memcheck.txt" 2>&1
   tail -1 "$O/table-memcheck.txt"
-  timeout 200 $B --grouped moe-shapes.txt --runs 10 \
-    hopper-grouped-ptr-array.ptx > "$O/table-shapes.txt" 2>&1
+  exit 0
+fi
+if [ "$mode" = table-shapes ]; then
+  # The MoE shapes through the general form (each group's matrices apart)
+  # beside the loop of cuBLAS calls, the example and its tile candidates.
+  timeout 560 $B --grouped moe-shapes.txt --runs 10 \
+    hopper-grouped-ptr-array.ptx v/pa128x192.ptx v/pa128x128s5.ptx \
+    > "$O/table-shapes.txt" 2>&1
   grep "geomean\|cases," "$O/table-shapes.txt"
   exit 0
 fi
@@ -176,7 +193,7 @@ if [ "$mode" = bf16-tiles ]; then
   done
   exit 0
 fi
-[ "$mode" = checks ] || { echo "grouped.sh: prepare, shapes, heldout, fp8, fp8-tiles, bf16-tiles, table or checks" >&2; exit 2; }
+[ "$mode" = checks ] || { echo "grouped.sh: prepare, shapes, heldout, fp8, fp8-tiles, bf16-tiles, table, table-shapes or checks" >&2; exit 2; }
 # gemmc.grouped_mm beside torch._grouped_mm in one process, the Python
 # tests, random grouped problems (verified only), compute-sanitizer.
 PYTHONPATH=$PWD/pkg timeout 200 python3 grouped-torch.py moe-shapes.txt \
