@@ -30,7 +30,8 @@ if [ "$mode" = prepare ]; then
   # for gemmc.grouped_mm beside torch._grouped_mm in one process.
   bash scripts/python-package.sh build "$dir/pkg" > /dev/null || exit 1
   # (the grouped kernels only: the package's other families are not run)
-  find "$dir/pkg" -name '*.ptx' ! -name '*_grouped.ptx' -delete
+  find "$dir/pkg" -name '*.ptx' ! -name '*_grouped.ptx' \
+    ! -name '*_ptr_array.ptx' -delete
   cp python/tests/test_grouped.py "$dir/"
   cp build/share/gemmc/families/sm_90a/fp8_*_grouped.ptx "$dir/v/"
   "$gemmc" --arch=sm_90a examples/hopper-moe-grouped.gemm \
@@ -160,14 +161,24 @@ if [ "$mode" = fp8-tiles ]; then
 fi
 if [ "$mode" = table ]; then
   # The general form (each group its own sizes, matrices apart, padded
-  # leading dimensions): random cases verified against cuBLAS and fp64,
-  # compute-sanitizer on a few.
+  # leading dimensions): random cases verified against cuBLAS and fp64
+  # through the example and the four shipped kernels, compute-sanitizer on
+  # a few, then gemmc.grouped_gemm's Python tests.
   timeout 200 $B --sweep random --count 300 --max-size 512 \
     hopper-grouped-ptr-array.ptx > "$O/table-sweep.log" 2>&1
   grep "cases," "$O/table-sweep.log"
+  for f in pkg/gemmc/share/gemmc/families/sm_90a/*_ptr_array.ptx; do
+    timeout 60 $B --sweep random --count 100 --max-size 384 --seed 41 "$f" \
+      > "$O/table-sweep-$(basename "$f" .ptx).log" 2>&1
+    echo "$(basename "$f"): $(grep "cases," \
+      "$O/table-sweep-$(basename "$f" .ptx).log")"
+  done
   timeout 60 compute-sanitizer --tool memcheck $B --sweep random --count 4 \
     --seed 7 hopper-grouped-ptr-array.ptx > "$O/table-memcheck.txt" 2>&1
   tail -1 "$O/table-memcheck.txt"
+  PYTHONPATH=$PWD/pkg timeout 120 python3 -m unittest -v \
+    test_grouped.GroupedGemm > "$O/table-python-tests.txt" 2>&1
+  tail -1 "$O/table-python-tests.txt"
   exit 0
 fi
 if [ "$mode" = table-shapes ]; then

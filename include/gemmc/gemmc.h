@@ -469,6 +469,16 @@ gemmc_status gemmc_scaled_grouped_family_load(gemmc_dtype a_type,
                                               const char *arch,
                                               gemmc_module *module);
 
+/* The shipped grouped kernel of the general form (ARCH/TYPE_ABr_ptr_array
+   .ptx: f16 or bf16, each group's A row-major, B of `b_layout`, C
+   row-major; its plans gemmc_grouped_table_plan_create's), as
+   gemmc_grouped_family_load; sm_90a only (GEMMC_ERROR_IO where there is
+   none). */
+gemmc_status gemmc_grouped_table_family_load(gemmc_dtype dtype,
+                                             gemmc_layout b_layout,
+                                             const char *arch,
+                                             gemmc_module *module);
+
 /* Releases what gemmc allocated for the caller (gemmc_compile's PTX). */
 void gemmc_free(void *pointer);
 

@@ -128,6 +128,9 @@ class Kernel:
         self.batched = bool(info.batched)
         # A grouped GEMM's kernel (grouped_mm runs the shipped ones).
         self.grouped = bool(info.grouped)
+        # The general form's: its groups listed in a table on the device
+        # (grouped_gemm runs the shipped ones).
+        self.group_table = bool(info.group_table)
         # R added last (`residual = add`), and the scales of A and B.
         self.residual = bool(info.residual)
         self.scales = (None, "tensor", "rowwise", "block")[info.scales]
@@ -463,10 +466,11 @@ def scaled_family(a_dtype, b_dtype, out_dtype, scales="tensor",
     return Kernel(None, handle=handle)
 
 
-def grouped_family(dtype, b_layout="col", arch=None):
+def grouped_family(dtype, b_layout="col", arch=None, ptr_array=False):
     """The grouped GEMM kernel gemmc ships for `dtype` ("float16",
     "bfloat16") and B's layout (A and C row-major; docs/library.md), as
-    `family` loads a family: what gemmc.grouped_mm runs."""
+    `family` loads a family: what gemmc.grouped_mm runs, or with
+    `ptr_array` the general form's, what gemmc.grouped_gemm runs."""
     codes = {"float16": 1, "bfloat16": 2}
     if dtype not in codes:
         raise TypeError(f"gemmc ships grouped kernels for float16 and "
@@ -474,9 +478,10 @@ def grouped_family(dtype, b_layout="col", arch=None):
     if b_layout not in ("row", "col"):
         raise ValueError("the layouts are 'row' or 'col'")
     handle = ctypes.c_void_p()
-    _check(_capi.runtime().grouped_family_load(
-        codes[dtype], 0 if b_layout == "row" else 1,
-        arch.encode() if arch else None, ctypes.byref(handle)))
+    load = (_capi.runtime().grouped_table_family_load if ptr_array else
+            _capi.runtime().grouped_family_load)
+    _check(load(codes[dtype], 0 if b_layout == "row" else 1,
+                arch.encode() if arch else None, ctypes.byref(handle)))
     return Kernel(None, handle=handle)
 
 
@@ -550,6 +555,9 @@ def matmul(a, b, out=None, family=None, stream=None):
 if _torch_module is not None:
     from ._torch import bmm, mm  # noqa: E402,F401  (registers the ops)
     from . import _torch as _torch_calls  # noqa: E402
-    from ._grouped import grouped_mm, scaled_grouped_mm  # noqa: E402,F401
+    from ._grouped import (grouped_gemm, grouped_gemm_table,  # noqa: E402
+                           grouped_mm, group_table,
+                           scaled_grouped_mm)  # noqa: F401
     from ._scaled import scaled_mm  # noqa: E402,F401
-    __all__ += ["mm", "bmm", "grouped_mm", "scaled_grouped_mm", "scaled_mm"]
+    __all__ += ["mm", "bmm", "grouped_gemm", "grouped_gemm_table",
+                "grouped_mm", "group_table", "scaled_grouped_mm", "scaled_mm"]

@@ -208,6 +208,9 @@ class Runtime:
         self.grouped_family_load = _declare(
             lib, "gemmc_grouped_family_load",
             [ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(p)])
+        self.grouped_table_family_load = _declare(
+            lib, "gemmc_grouped_table_family_load",
+            [ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(p)])
         self.grouped_plan_launch_operands = _declare(
             lib, "gemmc_grouped_plan_launch_operands",
             [p, ctypes.POINTER(Operands), u64, p])

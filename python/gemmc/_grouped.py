@@ -24,6 +24,15 @@ bfloat16 with rowwise scales (``scale_a`` of M, ``scale_b`` of G x N: each
 group's columns' own) or per tensor (``scale_a`` of one value, ``scale_b``
 of one a group), each k tile's sums added in f32, or over all of K on the
 tensor cores with ``use_fast_accum`` (``gemmc_scaled_grouped_family_load``).
+
+gemmc.grouped_gemm: the general form, CUTLASS's pointer-array grouped
+GEMM: ``[a[g] @ b[g] for g]`` in one launch for lists of 2-D tensors, each
+group of its own M, N and K (0 included) and at its own address (``torch.ops.gemmc.grouped_gemm``).
+Each group's sizes, leading dimensions and addresses go to the device in
+a table (``gemmc.group_table`` makes its rows) that the kernel reads there;
+``gemmc.grouped_gemm_table`` launches on a table already on the device,
+which a CUDA graph replays with new rows written into it
+(``gemmc_grouped_table_family_load``; sm_90a).
 """
 
 import ctypes
@@ -31,7 +40,7 @@ import ctypes
 import torch
 
 from . import _capi, scaled_grouped_family
-from ._torch import _check, _raw_stream
+from ._torch import _check, _raw_stream, one_device
 
 _CODES = {torch.float16: 1, torch.bfloat16: 2}
 _ROW, _COL = 0, 1
@@ -50,6 +59,10 @@ def _module(key):
     if handle is None:
         if key[0] == "scaled":
             handle = scaled_grouped_family(key[1], key[2])
+        elif key[-1] == "ptr-array":
+            handle = ctypes.c_void_p()
+            _check(_capi.runtime().grouped_table_family_load(
+                key[0], key[1], None, ctypes.byref(handle)))
         else:
             handle = ctypes.c_void_p()
             _check(_capi.runtime().grouped_family_load(
@@ -307,3 +320,220 @@ def scaled_grouped_mm(a, b, scale_a, scale_b, offs, bias=None,
         return torch.ops.gemmc.scaled_grouped_mm(a, b, scale_a, scale_b,
                                                  offs, bool(use_fast_accum))
     return _scaled_grouped_mm(a, b, scale_a, scale_b, offs, use_fast_accum)
+
+
+# The general form: each group its own sizes and matrices, listed in a
+# table on the device, a row a group (gemmc-contract's GroupColumn).
+_TABLE_COLUMNS = 9  # m n k lda ldb ldc, then the addresses of A, B and C
+# (dtype, B's layout, groups, device index) -> the C API's plan.
+_table_plans = {}
+
+
+def _b_2d_in_place(b):
+    """(layout, leading dimension) of one group's B read in place, else
+    None: each leading dimension a 16-byte multiple, its address 16-byte
+    aligned."""
+    k, n = b.shape
+    size = b.element_size()
+    if b.data_ptr() % 16:
+        return None
+    s0, s1 = b.stride()
+    if (s1 == 1 or n == 1) and s0 >= n and (s0 * size) % 16 == 0:
+        return _ROW, s0
+    if (s0 == 1 or k == 1) and s1 >= k and (s1 * size) % 16 == 0:
+        return _COL, s1
+    return None
+
+
+def _c_in_place(c):
+    """C's leading dimension where written in place (row-major, its address
+    16-byte aligned; any leading dimension), else None."""
+    m, n = c.shape
+    if (c.stride(1) == 1 or n == 1) and c.stride(0) >= n and \
+            c.data_ptr() % 16 == 0:
+        return max(c.stride(0), 1)
+    return None
+
+
+def _padded(t):
+    """A row-major copy of 2-D ``t`` whose rows start at 16-byte multiples
+    (a view into a wider, aligned tensor)."""
+    rows, cols = t.shape
+    step = 16 // t.element_size()
+    wide = t.new_empty((rows, (cols + step - 1) // step * step))
+    wide[:, :cols].copy_(t)
+    return wide[:, :cols]
+
+
+def _check_groups(a, b, out, caller):
+    """The lists' lengths, shapes, dtypes and devices checked: the groups'
+    dtype and device."""
+    if not isinstance(a, (list, tuple)) or not isinstance(b, (list, tuple)):
+        raise TypeError(f"{caller} takes lists of tensors, a group each")
+    if len(a) != len(b) or not a:
+        raise ValueError(f"{caller} takes one b a group: got {len(a)} a "
+                         f"and {len(b)} b")
+    if out is not None and len(out) != len(a):
+        raise ValueError(f"{caller}: out has {len(out)} tensors for "
+                         f"{len(a)} groups")
+    dtype, device = a[0].dtype, a[0].device
+    if dtype not in _CODES:
+        raise TypeError(f"{caller} takes float16 or bfloat16, got {dtype}")
+    if not a[0].is_cuda:
+        raise ValueError(f"{caller} takes CUDA tensors, got {device}")
+    for g, (x, y) in enumerate(zip(a, b)):
+        if x.dim() != 2 or y.dim() != 2:
+            raise ValueError(f"{caller}: group {g} is {x.dim()}-D @ "
+                             f"{y.dim()}-D, not 2-D @ 2-D")
+        if x.shape[1] != y.shape[0]:
+            raise ValueError(f"{caller}: group {g}'s sizes do not match: "
+                             f"{tuple(x.shape)} @ {tuple(y.shape)}")
+        if x.dtype != dtype or y.dtype != dtype:
+            raise TypeError(f"{caller}: group {g} is {x.dtype} @ {y.dtype}; "
+                            f"every group's operands are {dtype}")
+        if x.device != device or y.device != device:
+            raise ValueError(f"{caller} takes tensors on one CUDA device: "
+                             f"group {g} has {x.device} and {y.device}, "
+                             f"group 0 {device}")
+        if out is not None:
+            c = out[g]
+            if (c.shape != (x.shape[0], y.shape[1]) or c.dtype != dtype or
+                    c.device != device):
+                raise ValueError(f"{caller}: out[{g}] must be "
+                                 f"{x.shape[0]} x {y.shape[1]} {dtype} on "
+                                 f"{device}, got {tuple(c.shape)} {c.dtype} "
+                                 f"on {c.device}")
+    return dtype, device
+
+
+def group_table(a, b, out):
+    """The group table's rows for lists of 2-D tensors, ``out[g] = a[g] @
+    b[g]``, as a G x 9 int64 tensor on the host (each group's m, n, k,
+    lda, ldb, ldc and the addresses of its A, B and C), and B's layout
+    ("row" or "col", one for all groups). Each tensor is read where it
+    lies: A and C row-major, B either way, each leading dimension a
+    multiple of 8 elements and each address 16-byte aligned (else a
+    ValueError: gemmc.grouped_gemm copies such operands). Copy the rows to
+    the device for gemmc.grouped_gemm_table; the tensors must outlive its
+    launches."""
+    _check_groups(a, b, out, "gemmc.group_table")
+    rows, layouts = [], set()
+    for g, (x, y, c) in enumerate(zip(a, b, out)):
+        m, k = x.shape
+        n = y.shape[1]
+        # An operand with no element is never read.
+        lda = _a_in_place(x) if x.numel() else 8
+        b_read = _b_2d_in_place(y) if y.numel() else None
+        ldc = _c_in_place(c) if c.numel() else 8
+        if lda is None or ldc is None or (y.numel() and b_read is None):
+            raise ValueError(
+                f"gemmc.group_table: group {g}'s A and C must be row-major "
+                f"and B either way, A's and B's leading dimensions multiples "
+                f"of 8 elements, each address 16-byte aligned (gemmc."
+                f"grouped_gemm copies what is not)")
+        if b_read:
+            layouts.add(b_read[0])
+        ldb = b_read[1] if b_read else 8
+        rows.append([m, n, k, lda, ldb, ldc, x.data_ptr(), y.data_ptr(),
+                     c.data_ptr()])
+    if len(layouts) > 1:
+        raise ValueError("gemmc.group_table: every group's B must be of one "
+                         "layout, row- or column-major")
+    layout = "row" if layouts == {_ROW} else "col"
+    return torch.tensor(rows, dtype=torch.int64), layout
+
+
+def grouped_gemm_table(table, dtype=torch.bfloat16, b_layout="col"):
+    """Launches the general form on torch's current stream with the group
+    table on the device: ``table`` a contiguous G x 9 int64 CUDA tensor
+    (gemmc.group_table's rows), its groups' A, B and C of ``dtype`` (A and
+    C row-major, B of ``b_layout``). The table is read on the device only:
+    no synchronisation, nothing allocated, and a CUDA graph captures the
+    launch once and replays it with new rows written into the table (the
+    caller keeps them to group_table's rules: nothing checks them)."""
+    if (not isinstance(table, torch.Tensor) or table.dtype != torch.int64
+            or table.dim() != 2 or table.shape[1] != _TABLE_COLUMNS or
+            not table.is_cuda or not table.is_contiguous()):
+        raise ValueError(f"gemmc.grouped_gemm_table takes a contiguous "
+                         f"G x {_TABLE_COLUMNS} int64 CUDA tensor")
+    if dtype not in _CODES:
+        raise TypeError(f"gemmc.grouped_gemm_table takes float16 or "
+                        f"bfloat16, not {dtype}")
+    if b_layout not in ("row", "col"):
+        raise ValueError("B's layout is 'row' or 'col'")
+    groups = table.shape[0]
+    if groups == 0:
+        return
+    layout = _ROW if b_layout == "row" else _COL
+    key = (dtype, layout, groups, table.device.index)
+    plan = _table_plans.get(key)
+    if plan is None:
+        one_device(table.device)
+        made = ctypes.c_void_p()
+        _check(_capi.runtime().grouped_table_plan_create(
+            _module((_CODES[dtype], layout, "ptr-array")), groups, 1.0, 0.0,
+            ctypes.byref(made)))
+        plan = _table_plans[key] = made.value
+    status = _capi.runtime().grouped_table_plan_launch(
+        plan, table.data_ptr(), _raw_stream(table.device.index))
+    if status:
+        _check(status)
+
+
+def _grouped_gemm(a, b, out=None):
+    dtype, device = _check_groups(a, b, out, "gemmc.grouped_gemm")
+    if torch.cuda.is_current_stream_capturing():
+        raise RuntimeError(
+            "gemmc.grouped_gemm copies its group table from the host, which "
+            "a CUDA graph would not replay: capture gemmc.grouped_gemm_table "
+            "on a table made before the capture")
+    if out is None:
+        out = [x.new_empty((x.shape[0], y.shape[1])) for x, y in zip(a, b)]
+    # B's layout: the first readable group's; the others copied to it.
+    first = next((r for r in map(_b_2d_in_place, b) if r), (_ROW, 0))[0]
+    a = [x if not x.numel() or _a_in_place(x) is not None else _padded(x)
+         for x in a]
+    b = [y if not y.numel() or (_b_2d_in_place(y) or (None,))[0] == first
+         else (_padded(y) if first == _ROW else _padded(y.t()).t())
+         for y in b]
+    rows, layout = group_table(a, b, out)
+    # (The pinned rows live until the copy is done: torch's host allocator
+    # holds them behind it on the stream.)
+    table = rows.pin_memory().to(device, non_blocking=True)
+    grouped_gemm_table(table, dtype, layout)
+    return out
+
+
+def _fake_grouped_gemm(a, b):
+    _check_groups(a, b, None, "gemmc.grouped_gemm")
+    return [x.new_empty((x.shape[0], y.shape[1])) for x, y in zip(a, b)]
+
+
+_lib.define("grouped_gemm(Tensor[] a, Tensor[] b) -> Tensor[]")
+_lib.impl("grouped_gemm", _grouped_gemm, "CUDA")
+_lib.impl("grouped_gemm", _grouped_gemm, "CPU")  # refused
+torch.library.register_fake("gemmc::grouped_gemm", _fake_grouped_gemm,
+                            lib=_lib)
+
+
+def grouped_gemm(a, b, out=None):
+    """``[a[g] @ b[g] for g in range(len(a))]`` in one launch, for lists of
+    2-D float16 or bfloat16 CUDA tensors, each group of its own sizes
+    (torch.ops.gemmc.grouped_gemm; module docstring). Operands are read in
+    place where the kernel can (A row-major, B either way, 16-byte
+    aligned rows), else copied. ``out``: a list of the results' tensors
+    to write into (each copied into where it is not row-major and
+    aligned)."""
+    if torch.compiler.is_compiling():
+        result = torch.ops.gemmc.grouped_gemm(a, b)
+    elif out is not None and all(not c.numel() or _c_in_place(c) is not None
+                                 for c in out):
+        return _grouped_gemm(a, b, out)  # straight into out
+    else:
+        result = _grouped_gemm(a, b)
+    if out is None:
+        return result
+    _check_groups(a, b, out, "gemmc.grouped_gemm")
+    for c, r in zip(out, result):
+        c.copy_(r)
+    return out

@@ -101,9 +101,18 @@ class ShippedFamilyTest(unittest.TestCase):
         g = gemmc.grouped_family("bfloat16", "col", arch="sm_90a")
         self.assertTrue(g.grouped)
         self.assertEqual(g.layouts, ("row", "col", "row"))
+        self.assertFalse(g.group_table)
         self.assertFalse(gemmc.family("bfloat16", arch="sm_90a").grouped)
         with self.assertRaisesRegex(TypeError, "float16 and bfloat16"):
             gemmc.grouped_family("float32")
+        # The general form's: f16 and bf16, B either way.
+        for dtype in ("float16", "bfloat16"):
+            for b in ("row", "col"):
+                t = gemmc.grouped_family(dtype, b, arch="sm_90a",
+                                         ptr_array=True)
+                self.assertTrue(t.grouped and t.group_table)
+                self.assertEqual(t.layouts, ("row", b, "row"))
+                self.assertEqual(t.dtypes, (dtype,) * 3)
 
     def test_loads_the_shipped_grouped_fp8_kernels(self):
         # torch._scaled_grouped_mm's: e4m3 into bf16, B's scales a group.

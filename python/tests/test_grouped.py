@@ -2,7 +2,9 @@
 torch._grouped_mm: groups empty, of one row, of any size; B of either
 layout; CUDA graphs replayed with new offsets; torch.compile. And
 gemmc.scaled_grouped_mm (FP8) against the dequantised product in fp64
-and torch._scaled_grouped_mm. Skipped without PyTorch or a GPU."""
+and torch._scaled_grouped_mm. And gemmc.grouped_gemm, the general form
+(lists of groups each of its own sizes), against fp64, its table
+replayed by a CUDA graph with new rows. Skipped without PyTorch or a GPU."""
 
 import unittest
 
@@ -125,6 +127,126 @@ class GroupedMM(unittest.TestCase):
         f = torch.compile(lambda x, w, o: torch.ops.gemmc.grouped_mm(x, w, o),
                           fullgraph=True)
         self.check(f(a, b, offsets(sizes)), a, b, sizes)
+
+
+def each(dtype, shapes, b_col, seed):
+    """Lists of A (m x k) and B (k x n, a transposed view where b_col) a
+    group of `shapes` (m, n, k)."""
+    torch.manual_seed(seed)
+    a = [torch.randn(m, k, device="cuda", dtype=dtype) for m, n, k in shapes]
+    b = [torch.randn(n, k, device="cuda", dtype=dtype).t() if b_col else
+         torch.randn(k, n, device="cuda", dtype=dtype)
+         for m, n, k in shapes]
+    return a, b
+
+
+@unittest.skipUnless(HAVE_GPU, "needs PyTorch and a GPU")
+class GroupedGemm(unittest.TestCase):
+    SHAPES = [(0, 64, 64), (5, 0, 32), (7, 9, 0), (1, 1, 1),
+              (129, 257, 300), (64, 128, 64), (300, 136, 520), (33, 8, 8)]
+
+    def check(self, out, a, b):
+        self.assertEqual(len(out), len(a))
+        for g, (c, x, y) in enumerate(zip(out, a, b)):
+            want = x.double() @ y.double()
+            self.assertEqual(tuple(c.shape), tuple(want.shape))
+            if not want.numel():
+                continue
+            got = c.double()
+            self.assertFalse(torch.isnan(got).any().item(), f"group {g}")
+            err = (got - want).norm() / max(want.norm().item(), 1e-30)
+            self.assertLess(err.item(), 1e-2, f"group {g}")
+
+    def test_each_group_its_own_sizes(self):
+        for dtype in (torch.bfloat16, torch.float16):
+            for b_col in (False, True):
+                a, b = each(dtype, self.SHAPES, b_col, 4)
+                self.check(gemmc.grouped_gemm(a, b), a, b)
+
+    def test_views_in_place_or_copied(self):
+        torch.manual_seed(5)
+        dt = torch.bfloat16
+        wide = torch.randn(96, 200, device="cuda", dtype=dt)
+        # A: a padded view (read in place), an odd leading dimension and a
+        # column-major view (copied); B: row-major, and a column-major one
+        # among them (copied to the first's layout).
+        a = [wide[:50, :136], torch.randn(40, 13, device="cuda", dtype=dt),
+             torch.randn(24, 70, device="cuda", dtype=dt).t()]
+        b = [torch.randn(136, 72, device="cuda", dtype=dt),
+             torch.randn(40, 13, device="cuda", dtype=dt).t(),
+             torch.randn(24, 100, device="cuda", dtype=dt)]
+        self.check(gemmc.grouped_gemm(a, b), a, b)
+        out = [torch.empty(x.shape[0], y.shape[1], device="cuda", dtype=dt)
+               for x, y in zip(a, b)]
+        self.assertIs(gemmc.grouped_gemm(a, b, out=out), out)
+        self.check(out, a, b)
+
+    def test_graph_replays_with_new_rows(self):
+        dt = torch.float16
+        # Buffers at the largest sizes; each replay's rows take views of
+        # them at new sizes.
+        big = [(256, 256, 256), (128, 512, 64), (64, 64, 512)]
+        a, b = each(dt, big, True, 6)
+        out = [torch.empty(m, n, device="cuda", dtype=dt) for m, n, k in big]
+
+        def rows(shapes):
+            sub_a = [x[:m, :k] for x, (m, n, k) in zip(a, shapes)]
+            sub_b = [y[:k, :n] for y, (m, n, k) in zip(b, shapes)]
+            sub_c = [c[:m, :n] for c, (m, n, k) in zip(out, shapes)]
+            table, layout = gemmc.group_table(sub_a, sub_b, sub_c)
+            self.assertEqual(layout, "col")
+            return table, sub_a, sub_b, sub_c
+
+        table = rows(big)[0].cuda()
+        gemmc.grouped_gemm_table(table, dt)  # plans outside the capture
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            gemmc.grouped_gemm_table(table, dt)
+        for shapes in (big, [(0, 256, 256), (1, 8, 8), (64, 64, 0)],
+                       [(200, 136, 248), (128, 512, 64), (3, 40, 16)]):
+            host, sub_a, sub_b, sub_c = rows(shapes)
+            table.copy_(host)
+            for c in out:
+                c.fill_(float("nan"))
+            graph.replay()
+            replayed = [c.clone() for c in sub_c]
+            eager = gemmc.grouped_gemm(sub_a, sub_b)
+            for r, e in zip(replayed, eager):
+                self.assertTrue(torch.equal(r, e))
+            self.check(replayed, sub_a, sub_b)
+
+    def test_refuses_what_it_cannot_take(self):
+        a, b = each(torch.bfloat16, [(8, 16, 16), (4, 8, 32)], False, 7)
+        with self.assertRaisesRegex(ValueError, "one b a group"):
+            gemmc.grouped_gemm(a, b[:1])
+        with self.assertRaisesRegex(ValueError, "sizes do not match"):
+            gemmc.grouped_gemm(a, b[::-1])
+        with self.assertRaisesRegex(TypeError, "every group's operands"):
+            gemmc.grouped_gemm(a, [b[0], b[1].half()])
+        with self.assertRaisesRegex(TypeError, "float16 or bfloat16"):
+            gemmc.grouped_gemm([x.float() for x in a], [y.float() for y in b])
+        with self.assertRaisesRegex(ValueError, "one CUDA device"):
+            gemmc.grouped_gemm(a, [b[0], b[1].cpu()])
+        odd = [torch.randn(8, 13, device="cuda", dtype=torch.bfloat16)]
+        with self.assertRaisesRegex(ValueError, "copies what is not"):
+            gemmc.group_table(odd, [torch.randn(13, 8, device="cuda",
+                                                dtype=torch.bfloat16)],
+                              [torch.empty(8, 8, device="cuda",
+                                           dtype=torch.bfloat16)])
+        with self.assertRaisesRegex(ValueError, "int64 CUDA tensor"):
+            gemmc.grouped_gemm_table(torch.zeros(2, 8, dtype=torch.int64,
+                                                 device="cuda"))
+        graph = torch.cuda.CUDAGraph()
+        with self.assertRaisesRegex(RuntimeError, "grouped_gemm_table"):
+            with torch.cuda.graph(graph):
+                gemmc.grouped_gemm(a, b)
+
+    def test_compiles_fullgraph(self):
+        a, b = each(torch.float16, self.SHAPES[3:6], False, 8)
+        f = torch.compile(lambda x, w: torch.ops.gemmc.grouped_gemm(x, w),
+                          fullgraph=True)
+        self.check(f(a, b), a, b)
 
 
 def scaled_reference(a8, b8, scale_a, scale_b, sizes):

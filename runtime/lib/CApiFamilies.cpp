@@ -1,7 +1,7 @@
 //===- CApiFamilies.cpp - the C API's shipped families --------------------===//
 //
-// gemmc_family_load, gemmc_batched_family_load, gemmc_grouped_family_load
-// and gemmc_scaled_family_load find the families gemmc ships; gemmc_matmul
+// gemmc_family_load, gemmc_batched_family_load, gemmc_grouped_family_load,
+// gemmc_grouped_table_family_load and gemmc_scaled_family_load find the families gemmc ships; gemmc_matmul
 // and gemmc_scaled_matmul run a problem on them in one call, a batch in one
 // launch of the batched family where gemmc_prefer_batched says so. Built on
 // the rest of the C API (CApi.cpp).
@@ -103,14 +103,17 @@ static gemmc_status loadShipped(const char *caller, const char *arch,
 
 /// Loads the shipped family of `dtype` and the layouts for `arch` (null:
 /// the current device's), of one GEMM (`suffix` empty), batched (`_batched`)
-/// or grouped (`_grouped`), once per process.
+/// or grouped (`_grouped`, or `_ptr_array` for the general form), once per
+/// process.
 static gemmc_status loadFamily(gemmc_dtype dtype, gemmc_layout aLayout,
                                gemmc_layout bLayout, const char *arch,
                                const std::string &suffix,
                                gemmc_module *module) {
   const char *caller = suffix == "_batched"   ? "gemmc_batched_family_load"
                        : suffix == "_grouped" ? "gemmc_grouped_family_load"
-                                              : "gemmc_family_load";
+                       : suffix == "_ptr_array"
+                           ? "gemmc_grouped_table_family_load"
+                           : "gemmc_family_load";
   if (!module)
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                       std::string(caller) + ": module must not be null");
@@ -231,6 +234,13 @@ extern "C" gemmc_status gemmc_grouped_family_load(gemmc_dtype dtype,
                                                   const char *arch,
                                                   gemmc_module *module) {
   return loadFamily(dtype, GEMMC_ROW, bLayout, arch, "_grouped", module);
+}
+
+extern "C" gemmc_status gemmc_grouped_table_family_load(gemmc_dtype dtype,
+                                                        gemmc_layout bLayout,
+                                                        const char *arch,
+                                                        gemmc_module *module) {
+  return loadFamily(dtype, GEMMC_ROW, bLayout, arch, "_ptr_array", module);
 }
 
 /// A batch of `run` (a row-major C) on a family of single GEMMs: one

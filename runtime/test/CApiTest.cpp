@@ -348,6 +348,23 @@ TEST(CApi, GroupTableEntriesCheckTheirArguments) {
   expectFailure(gemmc_grouped_table_plan_create(grouped, 4, 1, 0, &plan),
                 GEMMC_ERROR_UNSUPPORTED_PROBLEM, "reads no group table");
   EXPECT_EQ(gemmc_module_destroy(grouped), GEMMC_SUCCESS);
+  // The shipped kernels of the general form: f16 and bf16, B either way.
+  for (gemmc_dtype dtype : {GEMMC_F16, GEMMC_BF16})
+    for (gemmc_layout b : {GEMMC_ROW, GEMMC_COL}) {
+      gemmc_module shipped = nullptr;
+      ASSERT_EQ(gemmc_grouped_table_family_load(dtype, b, "sm_90a", &shipped),
+                GEMMC_SUCCESS)
+          << gemmc_last_error();
+      ASSERT_EQ(gemmc_module_info(shipped, &info), GEMMC_SUCCESS);
+      EXPECT_EQ(info.grouped, 1);
+      EXPECT_EQ(info.group_table, 1);
+      EXPECT_EQ(info.b_layout, b);
+      EXPECT_EQ(gemmc_module_destroy(shipped), GEMMC_SUCCESS);
+    }
+  gemmc_module none = nullptr;
+  expectFailure(gemmc_grouped_table_family_load(GEMMC_F32, GEMMC_COL,
+                                                "sm_90a", &none),
+                GEMMC_ERROR_IO, "no shipped family sm_90a/f32_rcr_ptr_array");
   EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
 }
 
