@@ -200,6 +200,32 @@ static double wallMedian(const BenchOptions &o, Call call) {
   return medianOf(std::move(times));
 }
 
+/// `p`, `math` and `epilogue` of a grouped case of the kernels' `kind`:
+/// alpha from the options, beta 0 (C poisoned).
+static void setUpCase(const BenchOptions &o, const Problem &kind, Problem &p,
+                      MathMode &math, Epilogue &epilogue) {
+  p = kind;
+  math = p.tf32 ? MathMode::TF32 : MathMode::Exact;
+  p.alpha = o.alpha;
+  p.beta = 0;
+  epilogue.alpha = p.alpha;
+  epilogue.activation = p.activation;
+}
+
+/// The loop of cuBLAS calls `loop` timed on the GPU alone (the host's
+/// launches hidden), and as a host pays: first copying the group sizes
+/// back (`learnSizes`) to make its calls.
+template <typename Loop, typename Learn>
+static std::pair<double, double> timeLoop(const BenchOptions &o, Bench &bench,
+                                          Loop loop, Learn learnSizes) {
+  double onGpu = timeMedian(o, bench.flush, loop);
+  double synchronised = wallMedian(o, [&] {
+    learnSizes();
+    loop();
+  });
+  return {onGpu, synchronised};
+}
+
 namespace {
 /// One case on the GPU, made once: each kernel (a family's variant its
 /// rule picks) verified on it and timed.
@@ -253,12 +279,7 @@ private:
 GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
                        const Problem &kind, const GroupedCase &gc)
     : o(o), bench(bench), gc(gc), tokens(gc.tokens()) {
-  p = kind;
-  math = p.tf32 ? MathMode::TF32 : MathMode::Exact;
-  p.alpha = o.alpha;
-  p.beta = 0;
-  epilogue.alpha = p.alpha;
-  epilogue.activation = p.activation;
+  setUpCase(o, kind, p, math, epilogue);
   p.m = tokens + gc.extraRows;
   p.n = gc.n;
   p.k = gc.k;
@@ -380,14 +401,10 @@ GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
     cublasToFp64 = NAN;
   if (o.sweep || !baseline)
     return;
-  // On the GPU alone (the host's launches hidden), and as a host pays:
-  // the loop first copies the offsets to the host to learn the sizes.
-  loopMs = timeMedian(o, bench.flush, loop);
+  // (The host learns the sizes from the offsets.)
   std::vector<int32_t> seen(offsets.size());
-  syncLoopMs = wallMedian(o, [&] {
-    dOffsets->download(seen.data());
-    loop();
-  });
+  std::tie(loopMs, syncLoopMs) =
+      timeLoop(o, bench, loop, [&] { dOffsets->download(seen.data()); });
 }
 
 GroupedOutcome GroupedRun::outcome() const {
@@ -523,12 +540,7 @@ TableRun::TableRun(const BenchOptions &o, Bench &bench, const Problem &kind,
                    const GroupedCase &gc,
                    const std::array<int64_t, 3> &ldMultiple)
     : o(o), bench(bench), gc(gc) {
-  p = kind;
-  math = p.tf32 ? MathMode::TF32 : MathMode::Exact;
-  p.alpha = o.alpha;
-  p.beta = 0;
-  epilogue.alpha = p.alpha;
-  epilogue.activation = p.activation;
+  setUpCase(o, kind, p, math, epilogue);
   p.grouped = p.groupTable = true;
   p.groups = int64_t(gc.sizes.size());
   // (The sizes are the table's: these stand for them on the host.)
@@ -623,12 +635,9 @@ TableRun::TableRun(const BenchOptions &o, Bench &bench, const Problem &kind,
         bench.cublas->gemm(grp.p, math, so);
       }
   };
-  loopMs = timeMedian(o, bench.flush, loop);
   std::vector<int64_t> seen(table.size());
-  syncLoopMs = wallMedian(o, [&] {
-    dTable->download(seen.data());
-    loop();
-  });
+  std::tie(loopMs, syncLoopMs) =
+      timeLoop(o, bench, loop, [&] { dTable->download(seen.data()); });
 }
 
 GroupedOutcome TableRun::run(const KernelFamily &family) {

@@ -74,9 +74,7 @@ void KernelBuilder::enterWalk(scf::ForOp tiles) {
             tiles.getRegionIterArg(3)};
 }
 
-void KernelBuilder::locateGroup(TilePosition &at, Value tile) {
-  // On past every group whose tiles end at or before this one (which
-  // comes after the block's last).
+void KernelBuilder::moveCursor(Value tile, GroupStep step) {
   SmallVector<Type, 3> types(3, b.getIndexType());
   SmallVector<Value, 3> from = {cursor.group, cursor.tilesBefore,
                                 cursor.rowStart};
@@ -88,7 +86,7 @@ void KernelBuilder::locateGroup(TilePosition &at, Value tile) {
         Value g = state[0], before = state[1], start = state[2];
         Value inGroups = arith::CmpIOp::create(
             b, loc, arith::CmpIPredicate::ult, g, groupCount);
-        Value tiles = groupExtent(g, start).second;
+        Value tiles = step(g, start).second;
         Value after = arith::AddIOp::create(b, loc, before, tiles);
         Value passed = arith::CmpIOp::create(
             b, loc, arith::CmpIPredicate::ule, after, tile);
@@ -99,12 +97,18 @@ void KernelBuilder::locateGroup(TilePosition &at, Value tile) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
         Value g = state[0], before = state[1], start = state[2];
-        auto [end, tiles] = groupExtent(g, start);
+        auto [end, tiles] = step(g, start);
         Value next = arith::AddIOp::create(b, loc, g, index(1));
         Value after = arith::AddIOp::create(b, loc, before, tiles);
         scf::YieldOp::create(b, loc, ValueRange{next, after, end});
       });
   cursor = {moveOn.getResult(0), moveOn.getResult(1), moveOn.getResult(2)};
+}
+
+void KernelBuilder::locateGroup(TilePosition &at, Value tile) {
+  // On past every group whose tiles end at or before this one (which
+  // comes after the block's last).
+  moveCursor(tile, [&](Value g, Value start) { return groupExtent(g, start); });
   // Past the last group, no tile (the walk's bound counts slots).
   Value rowStart = cursor.rowStart;
   at.present = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
@@ -182,38 +186,13 @@ Value KernelBuilder::tableTileCount() {
 void KernelBuilder::locateTableGroup(TilePosition &at, Value tile) {
   // On past every group whose tiles end at or before this one, as
   // locateGroup (the cursor's row start unused).
-  SmallVector<Type, 3> types(3, b.getIndexType());
-  SmallVector<Value, 3> from = {cursor.group, cursor.tilesBefore,
-                                cursor.rowStart};
-  auto tilesOf = [&](Value g) {
+  moveCursor(tile, [&](Value g, Value start) {
     Value last = arith::SubIOp::create(b, loc, groupCount, index(1));
     Value group = arith::MinUIOp::create(b, loc, g, last);
     auto [tileRows, tileCols] = tableGroupTiles(group);
-    return arith::MulIOp::create(b, loc, tileRows, tileCols).getResult();
-  };
-  auto moveOn = scf::WhileOp::create(
-      b, loc, types, from,
-      [&](OpBuilder &ob, Location l, ValueRange state) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
-        Value inGroups = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::ult, state[0], groupCount);
-        Value tiles = tilesOf(state[0]);
-        Value after = arith::AddIOp::create(b, loc, state[1], tiles);
-        Value passed = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::ule, after, tile);
-        Value go = arith::AndIOp::create(b, loc, inGroups, passed);
-        scf::ConditionOp::create(b, loc, go, state);
-      },
-      [&](OpBuilder &ob, Location l, ValueRange state) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
-        Value tiles = tilesOf(state[0]);
-        Value next = arith::AddIOp::create(b, loc, state[0], index(1));
-        Value after = arith::AddIOp::create(b, loc, state[1], tiles);
-        scf::YieldOp::create(b, loc, ValueRange{next, after, state[2]});
-      });
-  cursor = {moveOn.getResult(0), moveOn.getResult(1), moveOn.getResult(2)};
+    Value tiles = arith::MulIOp::create(b, loc, tileRows, tileCols);
+    return std::make_pair(start, tiles);
+  });
   at.present = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                      cursor.group, groupCount);
   Value last = arith::SubIOp::create(b, loc, groupCount, index(1));

@@ -335,6 +335,11 @@ private:
   /// group's rows, and whether it is a tile (`present`: the walk's bound
   /// counts slots). Moves `cursor` on to its group.
   void locateGroup(TilePosition &at, Value tile);
+  /// Group `g`'s next row start and its tiles, from its row start.
+  using GroupStep = llvm::function_ref<std::pair<Value, Value>(Value, Value)>;
+  /// Moves `cursor` on past every group whose tiles end at or before
+  /// `tile`, each group's tiles and the next one's row start by `step`.
+  void moveCursor(Value tile, GroupStep step);
   /// The general form (`groups = G ptr-array`; Groups.cpp): entry
   /// `column` of group `g`'s row of the table (i64), and a size of it
   /// (index; a negative one taken as 0).
