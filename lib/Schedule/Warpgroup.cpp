@@ -3,6 +3,7 @@
 #include "gemmc/Schedule/Warpgroup.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <numeric>
 
 using namespace gemmc;
@@ -263,6 +264,29 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   if (k.a.inRegisters)
     k.fragments = k.mTiles * k.kSteps * k.instM * k.instK / kWarpgroupSize *
                   (p.tf32x3 ? 2 : 1);
+  // The producer's threads copying operands spilled at 56 where their
+  // rounds are long (a grid of 42 kernels, bf16 and tf32, tiles 128x64 to
+  // 256x128, A in pieces of 4 to 16 bytes, B by the threads or TMA, ptxas
+  // -v at each split: both operands by the threads spilled up to 184
+  // bytes at 56, 104 at 88, 24 at 104, none at 120; one of them, 16 at
+  // 56, none at 72; the schedule fuzzer's s80_1945, 76 at 56). So the
+  // producer takes 120 or 72 where the consumers keep what they hold and
+  // 96 more (their addresses and the epilogue's values: a grouped kernel
+  // of 128 values, A copied by the threads, alpha, beta and scales at the
+  // edges, spilled 48 bytes at 56 / 224 and 84 at 72 / 216), at least its
+  // 56: so consumers of 128 values or more keep 224.
+  if (k.consumers > 1 && k.copiesByThreads() && !throughRegisters &&
+      !transforms) {
+    int64_t wanted = !k.a.byTma && !k.b.byTma ? 120 : 72;
+    int64_t consumersNeed = llvm::alignTo(k.liveValues() + 96, 8);
+    int64_t room =
+        (65536 / kWarpgroupSize - 8 - k.consumers * consumersNeed) / 8 * 8;
+    k.producerRegisters = std::clamp<int64_t>(room, 56, wanted);
+    k.consumerRegisters = std::min<int64_t>(
+        (65536 / kWarpgroupSize - 8 - k.producerRegisters) / k.consumers / 8 *
+            8,
+        256);
+  }
   // ptxas honours `setmaxnreg` only where it knows what a thread has at
   // entry; without `.minnctapersm 1` (CUTLASS's launch bounds of one block)
   // it ignored the split (C7508) in 122 of the 234 shipped variants that

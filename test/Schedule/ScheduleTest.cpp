@@ -424,8 +424,21 @@ TEST(Warpgroup, RegisterSplitLeavesEightAThread) {
   };
   check(40, 232); // TMA alone
   s.tmaB = false;
-  s.globalLoadB = 4; // B in cp.async pieces of 8 bytes
-  check(56, 224);
+  s.globalLoadB = 4; // B in cp.async pieces of 8 bytes: the consumers'
+  check(56, 224);    // 128 values need the room, 56
+  s.tile = {128, 128, 64}; // of 64 values: 72
+  s.wgmma = {{64, 128, 16}};
+  check(72, 216);
+  s.tmaA = false; // both operands by the threads: 120
+  s.vectorize = {{8, 1, 1, 1}};
+  check(120, 192);
+  s.tile = {128, 192, 64}; // of 96: 120 still (192 = 96 + 96)
+  s.wgmma = {{64, 192, 16}};
+  check(120, 192);
+  s.tile = {128, 256, 64};
+  s.wgmma = {{64, 256, 16}};
+  s.tmaA = true;
+  s.vectorize.reset();
   s.globalLoadB = 1; // B in 2-byte pieces, realigned in shared memory
   check(152, 176);
   s.tile = {128, 128, 64};
