@@ -271,14 +271,19 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   // bytes at 56, 104 at 88, 24 at 104, none at 120; one of them, 16 at
   // 56, none at 72; the schedule fuzzer's s80_1945, 76 at 56). So the
   // producer takes 120 or 72 where the consumers keep what they hold and
-  // 96 more (their addresses and the epilogue's values: a grouped kernel
-  // of 128 values, A copied by the threads, alpha, beta and scales at the
-  // edges, spilled 48 bytes at 56 / 224 and 84 at 72 / 216), at least its
-  // 56: so consumers of 128 values or more keep 224.
+  // 56 more (their addresses and the epilogue's values; the grid's 128
+  // values a thread spilled nothing at 120 / 192), at least its 56. Where
+  // the consumers store or read C or R element by element at the edges, 96
+  // more (a grouped kernel of 128 values, A copied by the threads, alpha,
+  // beta and scales, spilled 48 bytes at 56 / 224 and 84 at 72 / 216): so
+  // such consumers of 128 values keep 224.
   if (k.consumers > 1 && k.copiesByThreads() && !throughRegisters &&
       !transforms) {
     int64_t wanted = !k.a.byTma && !k.b.byTma ? 120 : 72;
-    int64_t consumersNeed = llvm::alignTo(k.liveValues() + 96, 8);
+    bool elementwiseEdges =
+        hasEdgeTiles(p, s) && (!k.c || p.alphaBeta || p.residual);
+    int64_t consumersNeed =
+        llvm::alignTo(k.liveValues() + (elementwiseEdges ? 96 : 56), 8);
     int64_t room =
         (65536 / kWarpgroupSize - 8 - k.consumers * consumersNeed) / 8 * 8;
     k.producerRegisters = std::clamp<int64_t>(room, 56, wanted);

@@ -425,7 +425,13 @@ TEST(Warpgroup, RegisterSplitLeavesEightAThread) {
   check(40, 232); // TMA alone
   s.tmaB = false;
   s.globalLoadB = 4; // B in cp.async pieces of 8 bytes: the consumers'
-  check(56, 224);    // 128 values need the room, 56
+  check(56, 224);    // 128 values, stored element by element at the
+  s.tmaC = true;     // edges, need the room (56); by TMA, 72
+  check(72, 216);
+  p.alphaBeta = true; // reading C element by element: 56
+  check(56, 224);
+  p.alphaBeta = false;
+  s.tmaC = false;
   s.tile = {128, 128, 64}; // of 64 values: 72
   s.wgmma = {{64, 128, 16}};
   check(72, 216);
