@@ -407,7 +407,10 @@ GroupedRun::GroupedRun(const BenchOptions &o, Bench &bench,
       timeLoop(o, bench, loop, [&] { dOffsets->download(seen.data()); });
 }
 
-GroupedOutcome GroupedRun::outcome() const {
+/// A case's outcome before any kernel ran: its label, empty groups and
+/// cuBLAS's figures.
+static GroupedOutcome outcomeOf(const GroupedCase &gc, double cublasToFp64,
+                                double loopMs, double syncLoopMs) {
   GroupedOutcome out;
   out.label = gc.label;
   out.empty = gc.empty();
@@ -415,6 +418,10 @@ GroupedOutcome GroupedRun::outcome() const {
   out.loopMs = loopMs;
   out.syncLoopMs = syncLoopMs;
   return out;
+}
+
+GroupedOutcome GroupedRun::outcome() const {
+  return outcomeOf(gc, cublasToFp64, loopMs, syncLoopMs);
 }
 
 GroupedOutcome GroupedRun::run(const KernelFamily &family) {
@@ -641,12 +648,7 @@ TableRun::TableRun(const BenchOptions &o, Bench &bench, const Problem &kind,
 }
 
 GroupedOutcome TableRun::run(const KernelFamily &family) {
-  GroupedOutcome out;
-  out.label = gc.label;
-  out.empty = gc.empty();
-  out.cublasToFp64 = cublasToFp64;
-  out.loopMs = loopMs;
-  out.syncLoopMs = syncLoopMs;
+  GroupedOutcome out = outcomeOf(gc, cublasToFp64, loopMs, syncLoopMs);
   std::string why;
   const ContractKernel *chosen = family.select(p, why);
   if (!chosen) {

@@ -105,6 +105,18 @@ void KernelBuilder::moveCursor(Value tile, GroupStep step) {
   cursor = {moveOn.getResult(0), moveOn.getResult(1), moveOn.getResult(2)};
 }
 
+void KernelBuilder::placeInGroup(TilePosition &at, Value tile, Value rows,
+                                 Value cols) {
+  Value inGroup = arith::SubIOp::create(b, loc, tile, cursor.tilesBefore);
+  if (s.raster) {
+    std::tie(at.row, at.col) =
+        rasterize(b, loc, inGroup, rows, cols, *s.raster);
+    return;
+  }
+  at.row = arith::DivUIOp::create(b, loc, inGroup, cols);
+  at.col = arith::RemUIOp::create(b, loc, inGroup, cols);
+}
+
 void KernelBuilder::locateGroup(TilePosition &at, Value tile) {
   // On past every group whose tiles end at or before this one (which
   // comes after the block's last).
@@ -120,14 +132,7 @@ void KernelBuilder::locateGroup(TilePosition &at, Value tile) {
   Value tileRows = arith::CeilDivUIOp::create(b, loc, rows, index(s.bm()));
   // (A tile past the groups: a grid of one tile row to place it.)
   Value walked = arith::MaxUIOp::create(b, loc, tileRows, index(1));
-  Value inGroup = arith::SubIOp::create(b, loc, tile, cursor.tilesBefore);
-  if (s.raster) {
-    std::tie(at.row, at.col) =
-        rasterize(b, loc, inGroup, walked, tilesN, *s.raster);
-  } else {
-    at.row = arith::DivUIOp::create(b, loc, inGroup, tilesN);
-    at.col = arith::RemUIOp::create(b, loc, inGroup, tilesN);
-  }
+  placeInGroup(at, tile, walked, tilesN);
   Value rowsBefore = arith::MulIOp::create(b, loc, at.row, index(s.bm()));
   at.batch = group;
   at.firstRow = arith::AddIOp::create(b, loc, rowStart, rowsBefore);
@@ -201,14 +206,7 @@ void KernelBuilder::locateTableGroup(TilePosition &at, Value tile) {
   // (A tile past the groups: a grid of one tile to place it.)
   Value walkedRows = arith::MaxUIOp::create(b, loc, tileRows, index(1));
   Value walkedCols = arith::MaxUIOp::create(b, loc, tileCols, index(1));
-  Value inGroup = arith::SubIOp::create(b, loc, tile, cursor.tilesBefore);
-  if (s.raster) {
-    std::tie(at.row, at.col) =
-        rasterize(b, loc, inGroup, walkedRows, walkedCols, *s.raster);
-  } else {
-    at.row = arith::DivUIOp::create(b, loc, inGroup, walkedCols);
-    at.col = arith::RemUIOp::create(b, loc, inGroup, walkedCols);
-  }
+  placeInGroup(at, tile, walkedRows, walkedCols);
   at.batch = group;
 }
 

@@ -340,6 +340,10 @@ private:
   /// Moves `cursor` on past every group whose tiles end at or before
   /// `tile`, each group's tiles and the next one's row start by `step`.
   void moveCursor(Value tile, GroupStep step);
+  /// Tile `tile`'s row and column (`at`) in its group's grid of `rows` x
+  /// `cols` tiles, from the cursor's tiles before the group, rastered as
+  /// the schedule says.
+  void placeInGroup(TilePosition &at, Value tile, Value rows, Value cols);
   /// The general form (`groups = G ptr-array`; Groups.cpp): entry
   /// `column` of group `g`'s row of the table (i64), and a size of it
   /// (index; a negative one taken as 0).
