@@ -88,8 +88,10 @@ static void printDirective(llvm::raw_ostream &os, const Directive &d) {
     [[fallthrough]];
   case DirectiveKind::Raster:
   case DirectiveKind::SliceK:
-  case DirectiveKind::WarpSpecialize:
     os << " " << d.count;
+    break;
+  case DirectiveKind::WarpSpecialize:
+    os << " " << d.count << (d.pingPong ? " ping-pong" : "");
     break;
   case DirectiveKind::Unroll:
     if (d.count == 0)

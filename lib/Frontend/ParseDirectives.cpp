@@ -241,6 +241,7 @@ bool Parser::parseDirective(ScheduleDecl &schedule) {
     break;
   case DirectiveKind::WarpSpecialize:
     ok = parsePositive(d.count, "a number of consumer warpgroups");
+    d.pingPong = ok && consumeIf("ping-pong");
     break;
   case DirectiveKind::Persistent:
     d.streamK = consumeIf("stream-k");

@@ -125,7 +125,8 @@ void gemmc::printDirectives(llvm::raw_ostream &os, const Schedule &s,
        << (s.registerDoubleBuffer ? " registers" : "")
        << (s.cpAsync ? " cp-async" : "") << "\n";
   if (s.consumers)
-    os << indent << "warp-specialize " << *s.consumers << "\n";
+    os << indent << "warp-specialize " << *s.consumers
+       << (s.pingPong ? " ping-pong" : "") << "\n";
   if (s.persistent)
     os << indent << "persistent" << (s.streamK ? " stream-k" : "") << "\n";
   if (s.cluster) {

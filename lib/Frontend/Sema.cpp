@@ -128,6 +128,7 @@ static Schedule buildSchedule(const ScheduleDecl &decl) {
       break;
     case DirectiveKind::WarpSpecialize:
       s.consumers = d.count;
+      s.pingPong = d.pingPong;
       break;
     case DirectiveKind::Persistent:
       s.persistent = true;

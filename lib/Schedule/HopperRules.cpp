@@ -145,7 +145,7 @@ bool Rules::checkWarpgroup() {
                  "at most " + Twine(kMaxWarpgroupStages) +
                      " pipeline stages in a wgmma kernel, got " +
                      Twine(s.stages));
-  if (!checkCluster() || !checkStreamK())
+  if (!checkCluster() || !checkStreamK() || !checkPingPong())
     return false;
   WarpgroupKernel kernel = getWarpgroupKernel(p, s);
   if (kernel.a.inRegisters && kernel.a.kMajor)
@@ -155,10 +155,11 @@ bool Rules::checkWarpgroup() {
                  "A is K-major, which wgmma reads from shared memory itself");
   int64_t elementBytes = kernel.elementBytes;
   int64_t rowElements = kSwizzleBytes / elementBytes;
-  if (s.bm() % (64 * consumers))
+  if (s.bm() % (64 * kernel.stageConsumers()))
     return error(DirectiveKind::Tile,
                  "BM = " + Twine(s.bm()) + " is not a multiple of 64 rows per "
-                 "consumer warpgroup (" + Twine(consumers) + ")");
+                 "consumer warpgroup (" + Twine(consumers) +
+                     (s.pingPong ? ", each computing whole tiles" : "") + ")");
   if (s.bn() % n)
     return error(DirectiveKind::Tile, "BN = " + Twine(s.bn()) +
                                           " is not a multiple of the wgmma N = " +
@@ -393,6 +394,32 @@ bool Rules::checkStreamK() {
   if (s.cluster)
     return notYet(DirectiveKind::Persistent,
                   "'persistent stream-k' with 'cluster'");
+  return true;
+}
+
+bool Rules::checkPingPong() {
+  if (!s.pingPong)
+    return true;
+  // The consumers take turns at the tiles a block walks, and each finds
+  // its next stage by counting the other's tile's K tiles: the same for
+  // every tile of the walk.
+  if (s.consumers.value_or(1) != 2)
+    return error(DirectiveKind::WarpSpecialize,
+                 "'ping-pong' alternates the tiles between two consumer "
+                 "warpgroups: write 'warp-specialize 2 ping-pong'");
+  if (!s.persistent)
+    return error(DirectiveKind::WarpSpecialize,
+                 "'ping-pong' consumers take turns at the tiles a block "
+                 "walks: it needs 'persistent'");
+  if (s.streamK)
+    return notYet(DirectiveKind::Persistent,
+                  "'persistent stream-k' with 'ping-pong'");
+  if (s.splitsK())
+    return notYet(DirectiveKind::SplitK, "'split-k' with 'ping-pong'");
+  if (p.grouped)
+    return notYet(Part::Kind::Groups,
+                  "'groups' with 'ping-pong' (a group's tiles may be none, "
+                  "or differ in K)");
   return true;
 }
 

@@ -369,9 +369,13 @@ bool gemmc::verifyScheduleStructure(const Schedule &s,
   if (s.wgmma && (s.mma || s.hasPromotion() || s.warpTile || s.registerTile))
     return error("wgmma excludes mma, promote, warp_tile and register_tile");
   if (s.consumers && (*s.consumers < 1 || *s.consumers > 2 ||
-                      s.bm() % (64 * *s.consumers)))
+                      s.bm() % (64 * (s.pingPong ? 1 : *s.consumers))))
     return error("warp_specialize must be 1 or 2 dividing the tile's rows in "
                  "64s");
+  if (s.pingPong && (s.consumers != 2 || !s.persistent || s.streamK ||
+                     s.splitsK()))
+    return error("ping_pong needs warp_specialize 2 and persistent, without "
+                 "stream_k or split_k");
   if (!s.wgmma &&
       (s.hasTma() || s.tmaC || s.consumers || s.persistent || s.cluster))
     return error("tma, warp_specialize, persistent and cluster need wgmma");

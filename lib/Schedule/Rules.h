@@ -97,6 +97,7 @@ private:
   bool checkWarpgroup();
   bool checkCluster();
   bool checkStreamK();
+  bool checkPingPong();
   /// A batch on the warpgroup kernel: batch strides at the leading
   /// dimensions' `multiples`, and at 16 bytes for a realigned operand.
   bool checkHopperBatch(const WarpgroupKernel &kernel,

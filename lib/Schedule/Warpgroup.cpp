@@ -60,7 +60,8 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
     k.instK = (*s.wgmma)[2];
   }
   k.elementBytes = sizeInBytes(p.a);
-  k.rowsPerConsumer = s.bm() / k.consumers;
+  k.pingPong = s.pingPong;
+  k.rowsPerConsumer = k.pingPong ? s.bm() : s.bm() / k.consumers;
   k.mTiles = k.rowsPerConsumer / std::max<int64_t>(k.instM, 1);
   k.nTiles = k.instN ? s.bn() / k.instN : 0;
   k.kSteps = k.instK ? s.bk() / k.instK : 0;
@@ -124,7 +125,7 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   // (A staged operand is not multicast: each block stages its own.)
   k.a.multicast = k.a.staged() ? 1 : k.clusterN;
   k.b.multicast = k.b.staged() ? 1 : k.clusterM;
-  k.emptyArrivals = k.consumers * (k.clusterM + k.clusterN - 1);
+  k.emptyArrivals = k.stageConsumers() * (k.clusterM + k.clusterN - 1);
   if (s.tmaC) {
     TmaStore c;
     c.rowMajor = p.cLayout == MatrixLayout::Row;

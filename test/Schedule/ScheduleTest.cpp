@@ -327,6 +327,37 @@ TEST(Warpgroup, ClusterAndTmaStoreLayout) {
   EXPECT_EQ(k.c->sizeMultiple(), 4);
 }
 
+TEST(Warpgroup, PingPongConsumersHoldWholeTiles) {
+  Problem p = squareF32(8192);
+  p.a = p.b = p.c = ElementType::F16;
+  Schedule s = hopperF16();
+  s.tile = {128, 128, 64};
+  s.wgmma = {{64, 128, 16}};
+  s.pingPong = true;
+  WarpgroupKernel k = getWarpgroupKernel(p, s);
+  // Each consumer computes the whole 128 x 128 tile: two wgmma tiles of
+  // rows, 128 accumulators a thread, its rows from the tile's first.
+  EXPECT_EQ(k.rowsPerConsumer, 128);
+  EXPECT_EQ(k.mTiles, 2);
+  EXPECT_EQ(k.accumulators, 128);
+  EXPECT_EQ(k.consumerRowStride(), 0);
+  // A stage is one consumer's in each of the cluster's 2 blocks.
+  EXPECT_EQ(k.stageConsumers(), 1);
+  EXPECT_EQ(k.emptyArrivals, 2);
+  // Each consumer stores its tile's 2 x 2 groups through its own buffers.
+  ASSERT_TRUE(k.c);
+  EXPECT_EQ(k.c->groupsPerTile, 4);
+  // The turn's barriers come after the others'.
+  EXPECT_EQ(k.turnBarrier(), k.producerBarrier() + 1);
+  // Shared by the consumers, the same tile is 64 rows each.
+  s.pingPong = false;
+  k = getWarpgroupKernel(p, s);
+  EXPECT_EQ(k.rowsPerConsumer, 64);
+  EXPECT_EQ(k.accumulators, 64);
+  EXPECT_EQ(k.consumerRowStride(), 64);
+  EXPECT_EQ(k.emptyArrivals, 4);
+}
+
 TEST(Warpgroup, RegisterFragmentsOfAnMMajorA) {
   // tf32 with A column-major: wgmma's A from registers (`registers`) is
   // copied as it lies (M-major, not transposed, so no staging tile) and

@@ -58,6 +58,8 @@ struct SideDraws {
   Draw &side, &deep, &batch, &extra, &groups, &epilogue, &registers;
   /// The general form of a grouped GEMM (`ptr-array`).
   Draw &table;
+  /// Ping-pong consumers (`warp-specialize 2 ping-pong`).
+  Draw &pingPong;
 };
 
 /// An activation: ReLU half the time, else GELU (either form) or SiLU.

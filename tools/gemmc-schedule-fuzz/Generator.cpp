@@ -207,16 +207,21 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   std::mt19937_64 tableCopy = rng;
   std::seed_seq tableSeed{tableCopy(), tableCopy(), uint64_t(0x7ab1)};
   std::mt19937_64 tableRng(tableSeed);
+  std::mt19937_64 pingPongCopy = rng;
+  std::seed_seq pingPongSeed{pingPongCopy(), pingPongCopy(), uint64_t(0x9090)};
+  std::mt19937_64 pingPongRng(pingPongSeed);
   std::mt19937_64 slicesCopy = rng;
   std::seed_seq slicesSeed{slicesCopy(), slicesCopy(), uint64_t(0x511c)};
   std::mt19937_64 slicesRng(slicesSeed);
   Draw d(rng), side(sideRng), deepSide(deepRng), batchSide(batchRng),
       extra(extraRng), groupsSide(groupsRng), epilogueSide(epilogueRng),
-      registersSide(registersRng), slices(slicesRng), tableSide(tableRng);
+      registersSide(registersRng), slices(slicesRng), tableSide(tableRng),
+      pingPongSide(pingPongRng);
   if (options.hopper && (d.chance(0.2) || options.hopperOnly))
     return generateHopper(d,
                           {side, deepSide, batchSide, extra, groupsSide,
-                           epilogueSide, registersSide, tableSide},
+                           epilogueSide, registersSide, tableSide,
+                           pingPongSide},
                           name, options);
   Plan p;
   p.kind = d.pick({Kind::Simt, Kind::Simt, Kind::F16, Kind::BF16, Kind::TF32});

@@ -37,6 +37,12 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
       d.chance(0.8) ? d.pick({64, 128, 128, 256}) : 8 * d.uniform(1, 32);
   int64_t bn = n * d.pick({1, 1, 2});
   int64_t bm = 64 * consumers * d.pick({1, 1, 2});
+  // A fifth of two consumers take turns at whole tiles (`ping-pong`), of
+  // 64 or 128 rows each, mostly (from a stream of their own, as below).
+  Draw &pingPongSide = sides.pingPong;
+  bool pingPong = consumers == 2 && pingPongSide.chance(0.2);
+  if (pingPong && pingPongSide.chance(0.9))
+    bm = 64 * pingPongSide.pick({1, 2, 2});
   int64_t bk = 128 / bytes * d.pick({1, 1, 2});
   // Now and then a deep K step (BK of 256 bytes or 512), as the tuner's
   // decode tiles take, and a deep pipeline (below), mostly on a tile 8 to
@@ -286,15 +292,23 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
   if (stages > 1)
     directive("pipeline stages " + std::to_string(stages));
   if (d.chance(0.98))
-    directive("warp-specialize " + std::to_string(consumers));
+    directive("warp-specialize " + std::to_string(consumers) +
+              (pingPong ? " ping-pong" : ""));
   // A persistent grid, a third of them stream-K (refused with static sizes
   // and in a cluster).
   bool persistent = d.chance(0.5);
   // A grouped kernel's blocks walk every group's tiles: persistent, mostly.
   if (grouped)
     persistent = groupSide.chance(0.95);
-  if (persistent)
-    directive(keep(d.chance(0.35)) ? "persistent stream-k" : "persistent");
+  // Ping-pong walks a persistent grid's tiles (a few not, to be refused).
+  if (pingPong && !persistent)
+    persistent = pingPongSide.chance(0.9);
+  if (persistent) {
+    bool streamK = keep(d.chance(0.35));
+    if (pingPong && streamK)
+      streamK = pingPongSide.chance(0.05);
+    directive(streamK ? "persistent stream-k" : "persistent");
+  }
   if (d.chance(0.4))
     directive("raster " + std::to_string(d.pick({1, 2, 4, 8})));
   // Clusters need a persistent grid (mostly given) and sizes of powers of

@@ -144,6 +144,10 @@ struct Directive {
   /// the grid's blocks.
   bool streamK = false;
 
+  /// warp-specialize: `ping-pong`, each consumer warpgroup computing whole
+  /// tiles of its own, in turn.
+  bool pingPong = false;
+
   /// wgmma: `registers`, A's fragments loaded from shared memory into the
   /// consumers' registers.
   bool registersA = false;

@@ -189,8 +189,13 @@ struct Schedule {
   /// mbarriers; with `c`, C stored through shared memory by TMA.
   bool tmaA = false, tmaB = false, tmaC = false;
   /// `warp-specialize N`: a producer warpgroup issues the copies, N consumer
-  /// warpgroups the wgmma.
+  /// warpgroups the wgmma. With `ping-pong` each consumer computes whole
+  /// tiles of the block's walk, in turn (the first consumer the block's
+  /// first tile, the second its second, ...): one's epilogue runs while
+  /// the other's wgmma do; otherwise they share each tile, BM / N rows
+  /// each.
   std::optional<int64_t> consumers;
+  bool pingPong = false;
   /// `persistent`: one block per multiprocessor, looping over the tiles;
   /// with `stream-k` the blocks share out the tiles' K steps evenly, a
   /// tile's pieces summed by the block that finishes it last.
@@ -394,6 +399,7 @@ void visitScheduleFields(Visitor &&visit, S &...s) {
   visit(flag("wgmma_registers", s.wgmmaRegistersA)...);
   visit(operands("tma", s.tmaA, s.tmaB, &s.tmaC)...);
   visit(optional("warp_specialize", s.consumers)...);
+  visit(flag("ping_pong", s.pingPong)...);
   visit(flag("persistent", s.persistent)...);
   visit(flag("stream_k", s.streamK)...);
   visit(shape("cluster", s.cluster)...);

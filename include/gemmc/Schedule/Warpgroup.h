@@ -221,21 +221,33 @@ struct TmaStore {
 /// The Hopper kernel of a wgmma schedule.
 struct WarpgroupKernel {
   int64_t consumers = 1;
+  /// `warp-specialize 2 ping-pong`: each consumer computes whole tiles,
+  /// the block's even tiles the first, its odd ones the second, each
+  /// stage used (and released) by one of them; otherwise they share each
+  /// tile, `rowsPerConsumer` rows each.
+  bool pingPong = false;
   int64_t threads = 0;
   int64_t stages = 1;
   /// wgmma's shape: 64 x N x K.
   int64_t instM = 64, instN = 0, instK = 0;
   int64_t elementBytes = 2;
-  /// Rows of C per consumer warpgroup, and the wgmma tiles it covers.
+  /// Rows of C per consumer warpgroup (the tile's BM with `ping-pong`),
+  /// and the wgmma tiles it covers.
   int64_t rowsPerConsumer = 0, mTiles = 0, nTiles = 0, kSteps = 0;
+  /// Where consumer i's rows start in the tile: i times this.
+  int64_t consumerRowStride() const { return pingPong ? 0 : rowsPerConsumer; }
+  /// The consumers that use each stage: all of them, or with `ping-pong`
+  /// the one whose tile it holds.
+  int64_t stageConsumers() const { return pingPong ? 1 : consumers; }
   TmaOperand a, b;
   /// With `tma c`: how C is stored.
   std::optional<TmaStore> c;
   /// The cluster: tile rows by tile columns of blocks.
   int64_t clusterM = 1, clusterN = 1;
-  /// Arrivals that release a stage: each consumer warpgroup of every
-  /// block whose producer writes into it (the block itself, the blocks of
-  /// its cluster row and those of its cluster column).
+  /// Arrivals that release a stage: each consumer warpgroup that uses it
+  /// (stageConsumers) of every block whose producer writes into it (the
+  /// block itself, the blocks of its cluster row and those of its cluster
+  /// column).
   int64_t emptyArrivals = 1;
   /// The shared-memory map: A's stages, B's stages, C's store buffers (two
   /// per consumer), then the mbarriers (full, then empty, then where TMA
@@ -339,9 +351,11 @@ struct WarpgroupKernel {
   /// Named barriers: 0 is the block's; consumer warpgroup i stores C with
   /// TMA at 1 + i; the consumers reduce split-K's partials at
   /// splitKBarrier(), and the producer's threads meet before tf32x3's
-  /// split at producerBarrier().
+  /// split at producerBarrier(); ping-pong consumer i passes the turn to
+  /// the other at turnBarrier() + i.
   int64_t splitKBarrier() const { return consumers + 1; }
   int64_t producerBarrier() const { return consumers + 2; }
+  int64_t turnBarrier() const { return consumers + 3; }
   bool usesTma() const { return a.byTma || b.byTma; }
 };
 

@@ -92,7 +92,7 @@ SmallVector<Value> KernelBuilder::readScales(const ConsumerSetup &cs,
   Value stageBase = stageBaseOf(k.scaleOffset, k.scaleStageStride, stage);
   auto [threadRow, laneCol] = accumulatorPosition();
   Value ownRows =
-      arith::MulIOp::create(b, loc, cs.consumer, index(k.rowsPerConsumer));
+      arith::MulIOp::create(b, loc, cs.consumer, index(k.consumerRowStride()));
   Value rowBase = arith::AddIOp::create(b, loc, ownRows, threadRow);
   auto load = [&](Value entry) -> Value {
     Value entry32 = toI32(entry);

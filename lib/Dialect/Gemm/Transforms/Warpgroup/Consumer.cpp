@@ -151,6 +151,19 @@ KernelBuilder::ConsumerSetup KernelBuilder::buildConsumerSetup() {
     NVVM::SetMaxRegisterOp::create(b, loc, k.consumerRegisters,
                                    NVVM::SetMaxRegisterAction::increase);
   cs.consumer = arith::SubIOp::create(b, loc, warpgroup, index(1));
+  if (k.pingPong) {
+    // The consumers' walks differ by their index, which ptxas must see
+    // uniform in a warp (as lane 0's, like CUTLASS's warp-group index):
+    // wgmma on a path that depends on the thread serialises (C7520).
+    Value all = i32(-1);
+    Value lane0 = i32(0);
+    Value clamp = i32(0x1f);
+    Value own = toI32(cs.consumer);
+    Value uniform = NVVM::ShflOp::create(b, loc, b.getI32Type(), all, own,
+                                         lane0, clamp, NVVM::ShflKind::idx,
+                                         /*return_value_and_is_valid=*/nullptr);
+    cs.consumer = toIndex(uniform);
+  }
   Value laneInGroup =
       arith::RemUIOp::create(b, loc, threadId, index(gemmc::kWarpgroupSize));
   cs.leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -158,8 +171,9 @@ KernelBuilder::ConsumerSetup KernelBuilder::buildConsumerSetup() {
   // The descriptors of this warpgroup's rows of A in stage 0, and of B.
   int64_t e = k.elementBytes;
   Value descA = baseDescriptor(k.a, k.aOffset);
-  Value rowsOffset = arith::MulIOp::create(
-      b, loc, cs.consumer, index(k.a.offsetOf(k.rowsPerConsumer, 0, e) >> 4));
+  int64_t rowsIn16Bytes = k.a.offsetOf(k.consumerRowStride(), 0, e) >> 4;
+  Value rowsOffset =
+      arith::MulIOp::create(b, loc, cs.consumer, index(rowsIn16Bytes));
   Value rowsField = arith::IndexCastOp::create(b, loc, b.getI64Type(), rowsOffset);
   cs.descA = arith::AddIOp::create(b, loc, descA, rowsField);
   cs.descB = baseDescriptor(k.b, k.bOffset);
@@ -172,7 +186,8 @@ KernelBuilder::ConsumerSetup KernelBuilder::buildConsumerSetup() {
     auto [threadRow, laneCol] = accumulatorPosition();
     Value quad = arith::DivUIOp::create(b, loc, laneCol, index(2));
     Value ownRows =
-        arith::MulIOp::create(b, loc, cs.consumer, index(k.rowsPerConsumer));
+        arith::MulIOp::create(b, loc, cs.consumer,
+                              index(k.consumerRowStride()));
     Value firstRow = arith::AddIOp::create(b, loc, ownRows, threadRow);
     int64_t rowsPerChunk = gemmc::kSwizzleBytes / k.elementBytes;
     for (int64_t element = 0; element < 4; ++element) {
@@ -357,7 +372,7 @@ LogicalResult KernelBuilder::finishTile(const ConsumerSetup &cs, Value tile,
                                         ArrayRef<Value> accumulators, Value one,
                                         const WorkUnit *unit) {
   Value ownRows =
-      arith::MulIOp::create(b, loc, cs.consumer, index(k.rowsPerConsumer));
+      arith::MulIOp::create(b, loc, cs.consumer, index(k.consumerRowStride()));
   Value row0 = arith::AddIOp::create(b, loc, tileRow0, ownRows);
   Value col0 = arith::MulIOp::create(b, loc, tileCol, index(s.bn()));
   SmallVector<Value> results(accumulators);
@@ -419,6 +434,67 @@ FailureOr<Value> KernelBuilder::consumeTile(const ConsumerSetup &cs, Value tile,
   });
 }
 
+/// Zeros of `accType` (a struct of f32) in registers of their own, which
+/// LLVM cannot see are zeros: where it saw them (a tile's first k tile
+/// peeled off its loop) it copied the zeros into wgmma's accumulators
+/// between its instructions, and ptxas waited for the wgmma before
+/// (C7517, C7519).
+static Value createOpaqueZeros(OpBuilder &b, Location loc, Type accType) {
+  int64_t count = cast<LLVM::LLVMStructType>(accType).getBody().size();
+  std::string text, constraints;
+  llvm::raw_string_ostream os(text), cs(constraints);
+  for (int64_t i = 0; i < count; ++i) {
+    os << "mov.b32 $" << i << ", 0;\n";
+    cs << (i ? ",=f" : "=f");
+  }
+  return LLVM::InlineAsmOp::create(
+             b, loc, accType, ValueRange(), text, constraints,
+             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None,
+             LLVM::AsmDialectAttr::get(b.getContext(),
+                                       LLVM::AsmDialect::AD_ATT),
+             /*operand_attrs=*/ArrayAttr())
+      .getResult(0);
+}
+
+/// Named barrier `id` (i32) of both consumers' 256 threads: this
+/// warpgroup's arrival (`wait`: and its wait for the other's).
+static void meetAtTurn(OpBuilder &b, Location loc, Value id, bool wait) {
+  Value threads = arith::ConstantIntOp::create(
+      b, loc, 2 * gemmc::kWarpgroupSize, /*width=*/32);
+  if (wait) {
+    NVVM::BarrierOp::create(b, loc, Type(), id, threads,
+                            /*reductionOp=*/nullptr,
+                            /*reductionPredicate=*/Value());
+    return;
+  }
+  NVVM::BarrierArriveOp::create(b, loc, id, threads);
+}
+
+void KernelBuilder::awaitTurn(const ConsumerSetup &cs, Value tile) {
+  Value later = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, tile,
+                                      walkStart);
+  auto ifLater = scf::IfOp::create(b, loc, later, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifLater.thenBlock());
+  // The other consumer's: turnBarrier() + (1 - consumer).
+  Value other = arith::SubIOp::create(b, loc, index(k.turnBarrier() + 1),
+                                      cs.consumer);
+  meetAtTurn(b, loc, toI32(other), /*wait=*/true);
+}
+
+void KernelBuilder::passTurn(const ConsumerSetup &cs, Value tile) {
+  Value next = arith::AddIOp::create(b, loc, tile, walkStep);
+  Value more = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next,
+                                     numTiles);
+  auto ifMore = scf::IfOp::create(b, loc, more, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifMore.thenBlock());
+  Value own = arith::AddIOp::create(b, loc, cs.consumer,
+                                    index(k.turnBarrier()));
+  meetAtTurn(b, loc, toI32(own), /*wait=*/false);
+}
+
 FailureOr<Value> KernelBuilder::consumeTileAt(const ConsumerSetup &cs,
                                               const TilePosition &at,
                                               Value tile, Value kBegin,
@@ -432,17 +508,22 @@ FailureOr<Value> KernelBuilder::consumeTileAt(const ConsumerSetup &cs,
   }
   SmallVector<Value> inits = {it0};
   for (int64_t i = 0, e = k.mTiles * k.nTiles; i < e; ++i)
-    inits.push_back(LLVM::ZeroOp::create(b, loc, cs.accType));
+    inits.push_back(k.pingPong ? createOpaqueZeros(b, loc, cs.accType)
+                               : LLVM::ZeroOp::create(b, loc, cs.accType));
   Value one = index(1);
   Value col0;
   if (k.blockScales)
     col0 = arith::MulIOp::create(b, loc, at.col, index(s.bn()));
+  if (k.pingPong)
+    awaitTurn(cs, tile);
   auto steps = scf::ForOp::create(b, loc, kBegin, kEnd, one, inits);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(steps.getBody());
     multiplyStage(cs, steps, kBegin, col0);
   }
+  if (k.pingPong)
+    passTurn(cs, tile);
   Value end = steps.getResult(0);
   if (!k.drainsEachStage()) {
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
@@ -497,7 +578,20 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
     b.setInsertionPointToStart(ifShares.elseBlock());
     scf::YieldOp::create(b, loc, whole.getResult(0));
   } else {
-    SmallVector<Value> inits = walkInits(index(0));
+    // Ping-pong: consumer i takes the block's tiles i, i + 2, ...; the
+    // producer fills the stages of every tile in the walk's order, each
+    // tile's kEnd - kBegin of them, so a consumer's next tile starts
+    // that many pipeline iterations after its last tile's end.
+    Value it0 = index(0);
+    Value skip;
+    if (k.pingPong) {
+      skip = arith::SubIOp::create(b, loc, kEnd, kBegin);
+      it0 = arith::MulIOp::create(b, loc, cs.consumer, skip);
+      Value before = arith::MulIOp::create(b, loc, cs.consumer, tileStep);
+      tileStart = arith::AddIOp::create(b, loc, tileStart, before);
+      tileStep = arith::MulIOp::create(b, loc, tileStep, index(2));
+    }
+    SmallVector<Value> inits = walkInits(it0);
     auto tiles =
         scf::ForOp::create(b, loc, tileStart, numTiles, tileStep, inits);
     walk = tiles;
@@ -508,7 +602,10 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
                     tiles.getRegionIterArg(0), /*unit=*/nullptr);
     if (failed(end))
       return failure();
-    scf::YieldOp::create(b, loc, walkYields(*end));
+    Value next = *end;
+    if (skip)
+      next = arith::AddIOp::create(b, loc, next, skip);
+    scf::YieldOp::create(b, loc, walkYields(next));
   }
   if (!k.c)
     return success();

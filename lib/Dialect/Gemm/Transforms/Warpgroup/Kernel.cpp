@@ -408,6 +408,8 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
     tileStep = numTiles;
   }
 
+  walkStart = tileStart;
+  walkStep = tileStep;
   buildPrologue();
   Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                            warpgroup, index(0));

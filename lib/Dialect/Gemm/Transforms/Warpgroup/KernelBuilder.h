@@ -37,6 +37,13 @@
 //     two shared-memory buffers per warpgroup that TMA stores (one group
 //     of 64 rows x 128 bytes at a time; the matrix's edges clip them)
 //
+// With `warp-specialize 2 ping-pong` the consumers take turns at whole
+// tiles instead: consumer i computes the block's tiles i, i + 2, ... (its
+// rows the tile's, from its first), each stage released by the one that
+// used it; a consumer's wgmma of a tile wait at a named barrier until the
+// other's of the tile before are issued, so that one's epilogue runs
+// beside the other's wgmma (awaitTurn, passTurn).
+//
 // With `split-k S` (one block per tile and split, the split blockIdx.z)
 // each block covers ceil(K tiles / S) of K; the consumers store their
 // partials, and the tile's last block sums them in split order and stores
@@ -253,6 +260,14 @@ private:
   FailureOr<Value> consumeTile(const ConsumerSetup &cs, Value tile,
                                Value kBegin, Value kEnd, Value it0,
                                const WorkUnit *unit);
+  /// Ping-pong: before a consumer's wgmma of linear tile `tile` (but the
+  /// block's first), it waits until the other consumer has waited for
+  /// every stage of the tile before; once its own are issued, it passes
+  /// the turn on (where the block has a tile after it). A consumer's
+  /// waits then stay within a round of the stages' barriers, whose
+  /// parity would not tell two rounds apart.
+  void awaitTurn(const ConsumerSetup &cs, Value tile);
+  void passTurn(const ConsumerSetup &cs, Value tile);
   /// The same for the tile at `at`, which exists.
   FailureOr<Value> consumeTileAt(const ConsumerSetup &cs,
                                  const TilePosition &at, Value tile,
@@ -592,6 +607,9 @@ private:
   Value kBegin, kEnd, split;
   OpFoldResult splitCount;
   Value threadId, warpgroup;
+  /// The block's walk of the tiles: its first and the step to the next
+  /// (index).
+  Value walkStart, walkStep;
   /// Stream-K (buildStreamKShare), i32 values: the block; the tiles of
   /// the full rounds, [0, dpTiles), computed whole in steps of the grid;
   /// the pieces each later tile is cut into; and this block's piece: K
