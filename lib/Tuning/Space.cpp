@@ -426,7 +426,8 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
       {tf32Only(enumerateWarpgroupTf32Staged), "_wfb", 0},
       {tf32Only(enumerateWarpgroupTf32Registers), "_wfr", 0},
       {splitOnly(enumerateWarpgroupSplitTf32Registers), "_wxr", 0,
-       /*tf32x3=*/true}};
+       /*tf32x3=*/true},
+      {enumerateWarpgroupPingPong(halves), "_wp", 0}};
   std::string type = tf32 ? "tf32" : stringify(problem.a).str();
   std::vector<SpaceCandidate> candidates;
   for (const auto &[space, prefix, count, tf32x3] : parts) {

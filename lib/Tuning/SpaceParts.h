@@ -36,6 +36,7 @@ std::vector<Schedule> enumerateWarpgroupTransposedDeep(bool halves);
 std::vector<Schedule> enumerateWarpgroupTransposedWide(bool halves);
 /// `_ws`: stream-K of the last round.
 std::vector<Schedule> enumerateWarpgroupStreamK(bool halves);
+std::vector<Schedule> enumerateWarpgroupPingPong(bool halves);
 /// tf32's own parts (`--type tf32`, f32 inputs under `math = tf32`):
 /// `_wf` persistent tiles, TMA where an operand is K-major and the
 /// producer's threads elsewhere; `_wfs` stream-K; `_wfz` split-K chosen at
