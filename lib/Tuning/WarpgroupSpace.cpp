@@ -21,6 +21,13 @@ static int64_t roomForStages(const Schedule &s) {
   return 227 * 1024 - 1024 - cBytes;
 }
 
+/// The stages of a 16-bit tile of BK = 64 (A's and B's, 2 bytes each) that
+/// the shared memory holds beside C's store buffers, at most 8.
+static int64_t sixteenBitStages(const Schedule &s) {
+  int64_t stageBytes = (s.bm() + s.bn()) * 64 * 2;
+  return std::min<int64_t>(8, roomForStages(s) / stageBytes);
+}
+
 /// A 16-bit wgmma tile of BM x BN x 64 with TMA for A, B and C, one
 /// consumer warpgroup per 64 rows, and as many stages of A and B (64
 /// columns of 2 bytes each row) as 227 KB hold beside C's two store buffers
@@ -31,8 +38,7 @@ static Schedule warpgroupTmaTile(int64_t bm, int64_t bn) {
   s.wgmma = std::array<int64_t, 3>{64, bn, 16};
   s.tmaA = s.tmaB = s.tmaC = true;
   s.consumers = bm / 64;
-  int64_t stageBytes = (bm + bn) * 64 * 2;
-  s.stages = std::min<int64_t>(8, roomForStages(s) / stageBytes);
+  s.stages = sixteenBitStages(s);
   return s;
 }
 
@@ -66,9 +72,7 @@ std::vector<Schedule> tuning::enumerateWarpgroup(bool halves) {
           continue;
         Schedule registers = s;
         registers.tmaC = false;
-        int64_t stageBytes = (bm + bn) * 64 * 2;
-        registers.stages =
-            std::min<int64_t>(8, roomForStages(registers) / stageBytes);
+        registers.stages = sixteenBitStages(registers);
         space.push_back(registers);
       }
   return space;
@@ -350,8 +354,7 @@ std::vector<Schedule> tuning::enumerateWarpgroupPingPong(bool halves) {
     Schedule s = warpgroupTmaTile(bm, bn);
     s.consumers = 2;
     s.pingPong = true;
-    int64_t stageBytes = (bm + bn) * 64 * 2;
-    s.stages = std::min<int64_t>(8, roomForStages(s) / stageBytes);
+    s.stages = sixteenBitStages(s);
     s.persistent = true;
     s.raster = 8;
     space.push_back(s);
