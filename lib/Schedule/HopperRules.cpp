@@ -312,8 +312,8 @@ bool Rules::checkWarpgroup() {
   // warning").
   bool oneTileOfRows = kernel.mTiles == 1 && kernel.a.byTma &&
                        kernel.b.byTma && !s.splitsK() && !s.streamK;
-  if (hasEdgeTiles(p, s) && kernel.accumulators >= 128 &&
-      (!kernel.c || p.alphaBeta || p.residual) && !oneTileOfRows)
+  if (elementwiseAtEdges(p, s, kernel) && kernel.accumulators >= 128 &&
+      !oneTileOfRows)
     warnOfSpill(DirectiveKind::Tile,
                 Twine("at the matrix's edges it ") +
                     (!kernel.c     ? "stores C element by element"

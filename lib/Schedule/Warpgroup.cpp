@@ -281,10 +281,8 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   if (k.consumers > 1 && k.copiesByThreads() && !throughRegisters &&
       !transforms) {
     int64_t wanted = !k.a.byTma && !k.b.byTma ? 120 : 72;
-    bool elementwiseEdges =
-        hasEdgeTiles(p, s) && (!k.c || p.alphaBeta || p.residual);
-    int64_t consumersNeed =
-        llvm::alignTo(k.liveValues() + (elementwiseEdges ? 96 : 56), 8);
+    int64_t consumersNeed = llvm::alignTo(
+        k.liveValues() + (elementwiseAtEdges(p, s, k) ? 96 : 56), 8);
     int64_t room =
         (65536 / kWarpgroupSize - 8 - k.consumers * consumersNeed) / 8 * 8;
     k.producerRegisters = std::clamp<int64_t>(room, 56, wanted);
@@ -311,6 +309,11 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
 
 int64_t gemmc::leadingDimMultiple(const TmaOperand &t, int64_t elementBytes) {
   return (t.byTma ? 16 : t.pieceBytes) / elementBytes;
+}
+
+bool gemmc::elementwiseAtEdges(const Problem &p, const Schedule &s,
+                               const WarpgroupKernel &k) {
+  return hasEdgeTiles(p, s) && (!k.c || p.alphaBeta || p.residual);
 }
 
 bool gemmc::hasEdgeTiles(const Problem &p, const Schedule &s) {

@@ -374,6 +374,12 @@ int64_t leadingDimMultiple(const TmaOperand &operand, int64_t elementBytes);
 /// row or column): their stores must be guarded or clipped.
 bool hasEdgeTiles(const Problem &problem, const Schedule &schedule);
 
+/// Whether `kernel`'s consumers go element by element at the matrix's
+/// edges: tiles there, and C stored from registers (no `tma c`), or C
+/// (beta) or R read beside TMA's stores.
+bool elementwiseAtEdges(const Problem &problem, const Schedule &schedule,
+                        const WarpgroupKernel &kernel);
+
 } // namespace gemmc
 
 #endif // GEMMC_SCHEDULE_WARPGROUP_H
