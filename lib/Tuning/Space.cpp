@@ -427,7 +427,8 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
       {tf32Only(enumerateWarpgroupTf32Registers), "_wfr", 0},
       {splitOnly(enumerateWarpgroupSplitTf32Registers), "_wxr", 0,
        /*tf32x3=*/true},
-      {enumerateWarpgroupPingPong(halves), "_wp", 0}};
+      {enumerateWarpgroupPingPong(halves), "_wp", 0},
+      {enumerateWarpgroupTransposedStreaming(halves), "_wm", 0}};
   std::string type = tf32 ? "tf32" : stringify(problem.a).str();
   std::vector<SpaceCandidate> candidates;
   for (const auto &[space, prefix, count, tf32x3] : parts) {

@@ -34,6 +34,9 @@ std::vector<Schedule> enumerateWarpgroupSplitTf32AtLaunch(bool halves,
 std::vector<Schedule> enumerateWarpgroupTransposed(bool halves);
 std::vector<Schedule> enumerateWarpgroupTransposedDeep(bool halves);
 std::vector<Schedule> enumerateWarpgroupTransposedWide(bool halves);
+/// `_wm`: transposed tiles that take a short M whole and stream B through
+/// every multiprocessor (split-K at launch, or stream-K).
+std::vector<Schedule> enumerateWarpgroupTransposedStreaming(bool halves);
 /// `_ws`: stream-K of the last round.
 std::vector<Schedule> enumerateWarpgroupStreamK(bool halves);
 std::vector<Schedule> enumerateWarpgroupPingPong(bool halves);

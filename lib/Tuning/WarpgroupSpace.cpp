@@ -367,6 +367,51 @@ std::vector<Schedule> tuning::enumerateWarpgroupPingPong(bool halves) {
   return space;
 }
 
+/// Hopper's transposed streaming part (`_wm`, 16-bit inputs): where M is
+/// short (tens of rows) and N and K long, the problem is B's bytes streamed
+/// once, and it runs at memory's speed only if every multiprocessor
+/// streams. cuBLAS's kernels there (ncu, H200) take M whole as wgmma's N
+/// (64 x 56 tiles for 50x7680x2560, 192 x 40 for 40x18176x4544) in one
+/// round of 96-120 blocks with ~220 KB of stages each; `_wd`'s narrow tiles
+/// cut M in two or three, `_w`'s 64 x 128 leave half the multiprocessors
+/// idle. Transposed tiles (C^T = B^T * A^T) of BK = 128 in as many stages
+/// as shared memory holds (at most 8): 128 rows along N (two consumers) by
+/// 32, 48, 64 or 96 along M and 64 by 48, 64 or 128, `split-k ?`; and
+/// persistent stream-K, TMA for C, of 64 x 32 and 64 x 64 at BK 128 and 128
+/// x 64, 128 x 128 at BK 64. Tried by hand on an H200 (f16 rrr, beside the
+/// family then shipped): 40x4544x4544 0.68 -> 0.98x cuBLAS and
+/// 40x4544x18176 0.83 -> 0.98x on 128 x 48 (3 and 2 splits), 64x8192x4096
+/// 0.82 -> 0.98x on 64 x 64 stream-K, 40x18176x4544 0.86 -> 0.95x on 128 x
+/// 64 stream-K, 50x7680x2560 0.68 -> 0.85x on 64 x 56 (one split).
+std::vector<Schedule> tuning::enumerateWarpgroupTransposedStreaming(
+    bool halves) {
+  std::vector<Schedule> space;
+  if (!halves)
+    return space;
+  auto add = [&](int64_t bm, int64_t bn, int64_t bk, bool streamK) {
+    Schedule s = warpgroupTransposedTile(bm, bn, bk, 1);
+    if (streamK) {
+      s.tmaC = true;
+      s.persistent = true;
+      s.streamK = true;
+      s.raster = 8;
+      s.splitK.reset();
+    }
+    s.stages =
+        std::min<int64_t>(8, roomForStages(s) / ((bm + bn) * bk * 2));
+    space.push_back(s);
+  };
+  for (int64_t bn : {32, 48, 64, 96})
+    add(128, bn, 128, /*streamK=*/false);
+  for (int64_t bn : {48, 64, 128})
+    add(64, bn, 128, /*streamK=*/false);
+  for (int64_t bn : {32, 64})
+    add(64, bn, 128, /*streamK=*/true);
+  for (int64_t bn : {64, 128})
+    add(128, bn, 64, /*streamK=*/true);
+  return space;
+}
+
 /// A tf32 wgmma tile of BM x BN x BK (f32 inputs under `math = tf32`): one
 /// consumer warpgroup per 64 rows, A and B by TMA (legal where both are
 /// K-major, as tf32 wgmma reads them), C stored by TMA, and as many stages
