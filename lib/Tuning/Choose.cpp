@@ -15,15 +15,23 @@ constexpr double kUnmeasuredPenalty = 1.25;
 
 /// Each candidate's predicted time on each problem (infinity where its
 /// contract refuses it), with the splits of K the runtime would choose
-/// where it takes them at launch.
-using Predictions = std::vector<std::vector<double>>;
+/// where it takes them at launch (`splits`).
+struct Predictions {
+  std::vector<std::vector<double>> seconds;
+  std::vector<std::vector<int64_t>> splits;
+  const std::vector<double> &operator[](size_t c) const { return seconds[c]; }
+};
 
 Predictions predictAll(const std::vector<Candidate> &candidates,
                        const std::vector<ProblemRecord> &problems,
                        const contract::DeviceModel &device) {
-  Predictions out(candidates.size(),
-                  std::vector<double>(problems.size(),
-                                      std::numeric_limits<double>::infinity()));
+  Predictions out;
+  out.seconds.assign(candidates.size(),
+                     std::vector<double>(
+                         problems.size(),
+                         std::numeric_limits<double>::infinity()));
+  out.splits.assign(candidates.size(),
+                    std::vector<int64_t>(problems.size(), 1));
   for (size_t c = 0; c < candidates.size(); ++c)
     for (size_t p = 0; p < problems.size(); ++p) {
       if (problems[p].refused[c])
@@ -34,7 +42,8 @@ Predictions predictAll(const std::vector<Candidate> &candidates,
                                               device, candidate.constants);
       contract::CostFeatures f =
           contract::costFeatures(candidate.contract, problem, device, splits);
-      out[c][p] = f.predict(candidate.constants);
+      out.seconds[c][p] = f.predict(candidate.constants);
+      out.splits[c][p] = splits;
     }
   return out;
 }
@@ -63,7 +72,8 @@ FamilyScore score(const std::vector<ProblemRecord> &problems,
       ++s.refused;
       continue;
     }
-    double seconds = problems[p].seconds[size_t(best)];
+    double seconds = problems[p].measuredAt(size_t(best),
+                                            predicted.splits[size_t(best)][p]);
     if (!(seconds > 0)) {
       // Not measured there (gemm-bench --prune left it out): the
       // prediction, a quarter slower for the doubt.
@@ -115,15 +125,37 @@ tuning::measurementsOf(const std::vector<ProblemRecord> &problems,
   for (const ProblemRecord &r : problems) {
     if (!(r.seconds[candidate] > 0))
       continue;
-    double fastest = r.seconds[candidate];
+    // Each candidate's fastest measurement, at any count of splits.
+    auto fastestOf = [&](size_t c) {
+      double fastest = r.seconds[c];
+      if (c < r.atSplits.size())
+        for (const auto &[count, seconds] : r.atSplits[c])
+          fastest = std::min(fastest, seconds);
+      return fastest;
+    };
+    double fastest = fastestOf(candidate);
     for (size_t c = 0; c < r.seconds.size(); ++c)
       if (r.seconds[c] > 0 && !(c < failing.size() && failing[c]) &&
           !(c < r.refused.size() && r.refused[c]))
-        fastest = std::min(fastest, r.seconds[c]);
+        fastest = std::min(fastest, fastestOf(c));
+    // One measurement a count of splits it ran at.
+    if (candidate < r.atSplits.size() && !r.atSplits[candidate].empty()) {
+      for (const auto &[count, seconds] : r.atSplits[candidate])
+        out.push_back({r.problem, seconds, count, fastest});
+      continue;
+    }
     int64_t splits = candidate < r.splits.size() ? r.splits[candidate] : 1;
     out.push_back({r.problem, r.seconds[candidate], splits, fastest});
   }
   return out;
+}
+
+double ProblemRecord::measuredAt(size_t c, int64_t count) const {
+  if (c < atSplits.size() && atSplits[c].size() > 1) {
+    auto at = atSplits[c].find(count);
+    return at == atSplits[c].end() ? NAN : at->second;
+  }
+  return seconds[c];
 }
 
 FamilyScore tuning::scoreFamily(const std::vector<Candidate> &candidates,

@@ -29,6 +29,7 @@ ProblemRecord tuning::recordOf(const std::vector<Candidate> &candidates,
   r.seconds.assign(candidates.size(), NAN);
   r.splits.assign(candidates.size(), 1);
   r.refused.assign(candidates.size(), false);
+  r.atSplits.assign(candidates.size(), {});
   r.failed.assign(candidates.size(), false);
   for (size_t c = 0; c < candidates.size(); ++c) {
     std::string why;
@@ -72,8 +73,12 @@ TrainingData tuning::readTraining(const std::vector<Candidate> &candidates,
     else if (row.status == "SKIP")
       r.refused[c->second] = true;
     else if (row.passed()) {
-      r.seconds[c->second] = row.ms * 1e-3 * scale;
-      r.splits[c->second] = std::max<int64_t>(row.splits, 1);
+      double seconds = row.ms * 1e-3 * scale;
+      int64_t splits = std::max<int64_t>(row.splits, 1);
+      // A later row stands for an earlier one (a candidate measured again).
+      r.seconds[c->second] = seconds;
+      r.splits[c->second] = splits;
+      r.atSplits[c->second].insert_or_assign(splits, seconds);
     }
   }
   // Problems cuBLAS did not time (not measured at all) are left out.

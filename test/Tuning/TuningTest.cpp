@@ -416,3 +416,66 @@ TEST(Training, ReadsEachProblemsOutcomesScaledToItsFirstCuBLASTime) {
   EXPECT_TRUE(padded.failed[1]);
   EXPECT_TRUE(std::isnan(padded.seconds[1]));
 }
+
+TEST(Training, KeepsEachCountOfSplitsACandidateRanAt) {
+  // A split-K-at-launch candidate timed at 1, 2 and 3 splits (gemm-bench
+  // --splits), 2 twice: each count keeps its last time, and the fit sees
+  // one measurement a count.
+  std::vector<Candidate> candidates;
+  Contract z = kernel("z", "64x64x64", "wgmma");
+  z.splits = 0;
+  candidates.push_back({"z", z, false, {}});
+  std::vector<Shape> shapes(1);
+  shapes[0].size = {64, 64, 16384};
+  auto row = [](double ms, int64_t splits) {
+    ResultRow r;
+    r.problem = "64x64x16384", r.file = "dir/z.ptx", r.status = "PASS";
+    r.kernel = fileNameOf(r.file);
+    r.ms = ms, r.cublasMs = 0.1, r.splits = splits;
+    return r;
+  };
+  std::vector<ResultRow> results = {row(0.4, 1), row(0.3, 2), row(0.2, 3),
+                                    row(0.25, 2)};
+  TrainingData data =
+      readTraining(candidates, problemOf(0, 0, 0), shapes, results);
+  ASSERT_EQ(data.problems.size(), 1u);
+  const ProblemRecord &r = data.problems[0];
+  ASSERT_EQ(r.atSplits[0].size(), 3u);
+  EXPECT_DOUBLE_EQ(r.measuredAt(0, 1), 0.4e-3);
+  EXPECT_DOUBLE_EQ(r.measuredAt(0, 2), 0.25e-3);
+  EXPECT_DOUBLE_EQ(r.measuredAt(0, 3), 0.2e-3);
+  // A count it never ran at has no time: the family's score predicts it.
+  EXPECT_TRUE(std::isnan(r.measuredAt(0, 4)));
+  std::vector<Measurement> ms = measurementsOf(data.problems, 0);
+  ASSERT_EQ(ms.size(), 3u);
+  for (const Measurement &m : ms) {
+    EXPECT_DOUBLE_EQ(m.fastest, 0.2e-3);
+    EXPECT_DOUBLE_EQ(m.seconds, r.measuredAt(0, m.splits));
+  }
+}
+
+TEST(Choose, ScoresTheTimeAtTheSplitsTheModelChooses) {
+  // Timed at one split and at the count the model chooses: the family is
+  // scored by the time at the model's count, not the first one read.
+  DeviceModel device;
+  Contract z = kernel("z", "64x64x64", "wgmma");
+  z.splits = 0;
+  z.partialFloats = 64 * 64;
+  z.grid[2] = GridExpr{'Z', 1};
+  Candidate c{"z", z, true, CostConstants::defaults(Unit::Wgmma)};
+  ProblemRecord r;
+  r.label = "64x64x65536";
+  r.problem = problemOf(64, 64, 65536);
+  int64_t chosen = chooseSplits(z, r.problem, device, c.constants);
+  ASSERT_GT(chosen, 1);
+  r.cublasSeconds = 1e-4;
+  r.seconds = {8e-4};
+  r.splits = {1};
+  r.refused = {false};
+  r.failed = {false};
+  r.atSplits = {{{1, 8e-4}, {chosen, 1e-4}}};
+  FamilyScore s = scoreFamily({c}, {r}, {0}, device, {});
+  EXPECT_DOUBLE_EQ(s.seconds[0], 1e-4);
+  EXPECT_DOUBLE_EQ(s.ratio[0], 1.0);
+  EXPECT_EQ(s.predictedOnly, 0u);
+}

@@ -18,6 +18,7 @@
 #include "gemmc-contract/Cost.h"
 #include "gemmc/Tuning/Fit.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,15 @@ struct ProblemRecord {
   std::vector<double> seconds;
   std::vector<int64_t> splits;
   std::vector<bool> refused, failed;
+  /// Per candidate that takes its splits at launch and was measured at
+  /// several counts of them (gemm-bench --splits): the time at each count.
+  /// `seconds` and `splits` hold the last measurement read.
+  std::vector<std::map<int64_t, double>> atSplits;
+
+  /// The time measured for candidate `c` at `count` splits: at that count,
+  /// else the one measurement where there is one (a count the model moved
+  /// since), else NaN.
+  double measuredAt(size_t c, int64_t count) const;
 };
 
 struct ChooseOptions {
