@@ -9,7 +9,8 @@
 # half run, on paper, on the variant the family's fitted model picks
 # (gemm-bench --explain), at the time measured for that candidate there.
 # No GPU. Prints, per --min-gain, the variants and the other half's
-# geometric mean x cuBLAS. TYPE=tf32 (LIMIT=4) takes the tf32 rrr
+# geometric mean x cuBLAS (GAINS: the --min-gain values, MAX_VARIANTS the
+# cap, default 24). TYPE=tf32 (LIMIT=4) takes the tf32 rrr
 # measurements instead (62 of the training problems measured).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,7 +49,7 @@ for gain in ${GAINS:-0.002 0.0003}; do
     other=$([ $fold = A ] && echo B || echo A)
     f=$work/fam-$gain-$fold
     "$build/bin/gemmc-tune" select "$work/c" --shapes "$work/$fold.txt" \
-      --device-model "$device" --max-variants 24 --min-gain "$gain" ${SELECT_ARGS:-} \
+      --device-model "$device" --max-variants "${MAX_VARIANTS:-24}" --min-gain "$gain" ${SELECT_ARGS:-} \
       -o "$f.gemm" \
       > /dev/null 2>&1
     "$build/bin/gemmc" --arch=sm_90a "$f.gemm" -o "$f.ptx" 2> /dev/null

@@ -62,6 +62,15 @@ static std::vector<Problem> spread() {
   return problems;
 }
 
+/// A 64 x 64 x 64 wgmma kernel whose splits of K the launch chooses.
+static Contract splitsAtLaunch(const std::string &name) {
+  Contract c = kernel(name, "64x64x64", "wgmma");
+  c.splits = 0;
+  c.partialFloats = 64 * 64;
+  c.grid[2] = GridExpr{'Z', 1};
+  return c;
+}
+
 /// Constants away from every default, for a fit to find.
 static CostConstants madeUpConstants() {
   CostConstants c;
@@ -98,10 +107,7 @@ TEST(Fit, UsesTheSplitsEachMeasurementRanWith) {
   // small tiles of C and a long K: the fit recovers `reduce` from the
   // counts each time ran with.
   DeviceModel device;
-  Contract c = kernel("z", "64x64x64", "wgmma");
-  c.splits = 0;
-  c.partialFloats = 64 * 64;
-  c.grid[2] = GridExpr{'Z', 1};
+  Contract c = splitsAtLaunch("z");
   CostConstants truth = CostConstants::defaults(Unit::Wgmma);
   truth.fixed = 8;
   truth.reduce = 3;
@@ -422,9 +428,7 @@ TEST(Training, KeepsEachCountOfSplitsACandidateRanAt) {
   // --splits), 2 twice: each count keeps its last time, and the fit sees
   // one measurement a count.
   std::vector<Candidate> candidates;
-  Contract z = kernel("z", "64x64x64", "wgmma");
-  z.splits = 0;
-  candidates.push_back({"z", z, false, {}});
+  candidates.push_back({"z", splitsAtLaunch("z"), false, {}});
   std::vector<Shape> shapes(1);
   shapes[0].size = {64, 64, 16384};
   auto row = [](double ms, int64_t splits) {
@@ -458,10 +462,7 @@ TEST(Choose, ScoresTheTimeAtTheSplitsTheModelChooses) {
   // Timed at one split and at the count the model chooses: the family is
   // scored by the time at the model's count, not the first one read.
   DeviceModel device;
-  Contract z = kernel("z", "64x64x64", "wgmma");
-  z.splits = 0;
-  z.partialFloats = 64 * 64;
-  z.grid[2] = GridExpr{'Z', 1};
+  Contract z = splitsAtLaunch("z");
   Candidate c{"z", z, true, CostConstants::defaults(Unit::Wgmma)};
   ProblemRecord r;
   r.label = "64x64x65536";
