@@ -47,9 +47,9 @@ struct ProblemRecord {
   std::vector<double> seconds;
   std::vector<int64_t> splits;
   std::vector<bool> refused, failed;
-  /// Per candidate that takes its splits at launch and was measured at
-  /// several counts of them (gemm-bench --splits): the time at each count.
-  /// `seconds` and `splits` hold the last measurement read.
+  /// Per candidate: its time at each count of splits it ran at (several
+  /// where it takes its splits at launch and was measured with gemm-bench
+  /// --splits). `seconds` and `splits` hold the last measurement read.
   std::vector<std::map<int64_t, double>> atSplits;
 
   /// The time measured for candidate `c` at `count` splits: at that count,
