@@ -21,10 +21,10 @@ static int64_t roomForStages(const Schedule &s) {
   return 227 * 1024 - 1024 - cBytes;
 }
 
-/// The stages of a 16-bit tile of BK = 64 (A's and B's, 2 bytes each) that
-/// the shared memory holds beside C's store buffers, at most 8.
+/// The stages of a 16-bit tile (A's and B's, BK columns of 2 bytes each a
+/// row) that the shared memory holds beside C's store buffers, at most 8.
 static int64_t sixteenBitStages(const Schedule &s) {
-  int64_t stageBytes = (s.bm() + s.bn()) * 64 * 2;
+  int64_t stageBytes = (s.bm() + s.bn()) * s.bk() * 2;
   return std::min<int64_t>(8, roomForStages(s) / stageBytes);
 }
 
@@ -397,8 +397,7 @@ std::vector<Schedule> tuning::enumerateWarpgroupTransposedStreaming(
       s.raster = 8;
       s.splitK.reset();
     }
-    s.stages =
-        std::min<int64_t>(8, roomForStages(s) / ((bm + bn) * bk * 2));
+    s.stages = sixteenBitStages(s);
     space.push_back(s);
   };
   for (int64_t bn : {32, 48, 64, 96})
