@@ -158,6 +158,18 @@ static bool writeFile(const std::string &path, llvm::StringRef text) {
   return true;
 }
 
+/// The architecture a PTX module's `.target` directive names ("sm_90a"),
+/// or "" without one.
+static std::string ptxTarget(llvm::StringRef ptx) {
+  size_t at = ptx.find("\n.target ");
+  if (at == llvm::StringRef::npos)
+    return "";
+  llvm::StringRef rest = ptx.drop_front(at + 9);
+  return rest.take_until([](char c) { return c == ',' || c == '\n' ||
+                                             c == ' ' || c == '\r'; })
+      .str();
+}
+
 static std::optional<std::string> readText(const std::string &path) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
@@ -373,8 +385,15 @@ static int runSelect() {
     std::optional<std::string> ptx = readText(dir + "/" + name + ".ptx");
     if (!text || !ptx)
       return fail("cannot read the files of candidate " + name);
-    if (retargeting) {
-      *text = tuning::retargetSchedule(*text, typeArg, layoutArg, batchArg);
+    std::string retargeted =
+        retargeting
+            ? tuning::retargetSchedule(*text, typeArg, layoutArg, batchArg)
+            : *text;
+    // A candidate retargeted to its own problem and arch (`--type f16
+    // --layout rrr` of f16 rrr candidates) keeps the contract it was
+    // compiled with.
+    if (retargeting && (retargeted != *text || ptxTarget(*ptx) != arch)) {
+      *text = std::move(retargeted);
       CompileOptions options;
       options.arch = arch;
       options.sourceName = name + ".gemm";
