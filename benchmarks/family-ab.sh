@@ -6,7 +6,8 @@
 # whose choice changed, a random sweep through each new family.
 #
 #   benchmarks/family-ab.sh compile DIR REV [TYPES]   (here: the families
-#       of the tree and of git REV, sm_90a, rrr; TYPES defaults to "f32")
+#       of the tree and of git REV, sm_90a, rrr, or GEMMC_AB_LAYOUT's
+#       layouts (rcr: B column-major); TYPES defaults to "f32")
 #   DIR/family-ab.sh run DIR                          (there; to $OUT/ab)
 #
 # The kernels of REV are renamed o32_rrr_* (f32), o16_* (f16), ob16_*
@@ -22,6 +23,7 @@
 # A choice is the variant and its splits of K.
 set -uo pipefail
 mode=${1:?compile or run} dir=${2:?folder}
+L=${GEMMC_AB_LAYOUT:-rrr}
 if [ "$mode" = compile ]; then
   rev=${3:?a git revision} types=${4:-f32}
   here=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,14 +35,15 @@ if [ "$mode" = compile ]; then
   [ -z "${GEMMC_OLD_BENCH:-}" ] || cp "$GEMMC_OLD_BENCH" "$dir/bin/gemm-bench-old"
   cp "$here/benchmarks/workloads-heldout.txt" "$here/benchmarks/shapes.txt" "$dir/"
   echo "$types" > "$dir/types.txt"
+  echo "${GEMMC_AB_LAYOUT:-rrr}" > "$dir/layout.txt"
   for t in $types; do
     o=${t/f/o}; o=${o/bo/ob}
-    "$build/bin/gemmc" --arch=sm_90a "$here/families/sm_90a/${t}_rrr.gemm" \
-      -o "$dir/fam/${t}_rrr.ptx" || exit 1
-    git -C "$here" show "$rev:families/sm_90a/${t}_rrr.gemm" > "$dir/old.gemm" || exit 1
+    "$build/bin/gemmc" --arch=sm_90a "$here/families/sm_90a/${t}_${L}.gemm" \
+      -o "$dir/fam/${t}_${L}.ptx" || exit 1
+    git -C "$here" show "$rev:families/sm_90a/${t}_${L}.gemm" > "$dir/old.gemm" || exit 1
     "${GEMMC_OLD_GEMMC:-$build/bin/gemmc}" --arch=sm_90a "$dir/old.gemm" \
       -o "$dir/old.ptx" || exit 1
-    sed "s/\b${t}_rrr_/${o}_rrr_/g" "$dir/old.ptx" > "$dir/fam/${o}_rrr.ptx"
+    sed "s/\b${t}_${L}_/${o}_${L}_/g" "$dir/old.ptx" > "$dir/fam/${o}_${L}.ptx"
     rm "$dir/old.gemm" "$dir/old.ptx"
     # The problems whose first-ranked variant, or its splits, changed.
     for list in shapes workloads-heldout; do
@@ -48,9 +51,9 @@ if [ "$mode" = compile ]; then
         bench=$dir/bin/gemm-bench
         [ "$f" = "$t" ] || [ ! -x "$dir/bin/gemm-bench-old" ] || bench=$dir/bin/gemm-bench-old
         "$bench" --explain --device-model "${GEMMC_DEVICE_MODEL:-h200}" --shapes "$dir/$list.txt" \
-          "$dir/fam/${f}_rrr.ptx" |
+          "$dir/fam/${f}_${L}.ptx" |
           awk '/ \(m=/{p=$0; sub(/^[^:]*: /, "", p); sub(/ \(m=.*/, "", p); gsub(/ /, "_", p)}
-               /^1 /{v=$2; sub(/^[a-z0-9]+_rrr_/, "", v); print p, v, $4}' \
+               /^1 /{v=$2; sub(/^[a-z0-9]+_'"$L"'_/, "", v); print p, v, $4}' \
           > "$dir/choice-$list-$f.txt"
       done
       # (A problem's leading dimensions kept: its label's spaces as _.)
@@ -64,6 +67,7 @@ if [ "$mode" = compile ]; then
   exit 0
 fi
 cd "$dir"
+L=$(cat layout.txt 2>/dev/null || echo rrr)
 o=${OUT:-out}/ab; mkdir -p "$o"
 trap 'tar -C "$(dirname "$o")" -czf "$(dirname "$o")/ab.tgz" ab' EXIT
 B=bin/gemm-bench
@@ -72,16 +76,16 @@ start=$SECONDS
 # Each family's geometric mean over one CSV, and the problems where the
 # two ran different variants.
 summarize() { # NEW OLD CSV...
-  python3 - "$@" <<'EOF'
+  python3 - "$L" "$@" <<'EOF'
 import csv, math, sys
-new, old = sys.argv[1:3]
+layout, new, old = sys.argv[1:4]
 runs = {}
-for r in (r for path in sys.argv[3:] for r in csv.DictReader(open(path))):
+for r in (r for path in sys.argv[4:] for r in csv.DictReader(open(path))):
     if r["status"] != "PASS":
         continue
     fam = new if r["kernel"].startswith(new + "_") else old
     runs.setdefault((r["m"], r["n"], r["k"]), {})[fam] = (
-        r["kernel"].split("_rrr_")[-1], float(r["x_cublas"]))
+        r["kernel"].split(f"_{layout}_")[-1], float(r["x_cublas"]))
 both = [v for v in runs.values() if len(v) == 2]
 for fam in (old, new):
     logs = [math.log(v[fam][1]) for v in both]
@@ -95,7 +99,7 @@ EOF
 }
 for t in $(cat types.txt); do
   ot=${t/f/o}; ot=${ot/bo/ob}
-  $B --sweep random --count 300 --max-size 1500 --seed 33 fam/${t}_rrr.ptx > "$o/sweep-$t.log" 2>&1
+  $B --sweep random --count 300 --max-size 1500 --seed 33 fam/${t}_${L}.ptx > "$o/sweep-$t.log" 2>&1
   echo "sweep $t t=$((SECONDS - start)): $(grep -E '^sweep:' "$o/sweep-$t.log")" | tee -a "$o/summary.txt"
   for list in heldout shapes; do
     shapes=$([ $list = heldout ] && echo workloads-heldout.txt || echo shapes-changed-$t.txt)
@@ -105,13 +109,13 @@ for t in $(cat types.txt); do
     if [ -x bin/gemm-bench-old ]; then
       # Each family chooses by its own model, in its own process.
       $B --shapes "$shapes" --runs 10 --warmup 3 --csv "$o/$list-$t.csv" \
-        fam/${t}_rrr.ptx > "$o/$list-$t.log" 2>&1
+        fam/${t}_${L}.ptx > "$o/$list-$t.log" 2>&1
       bin/gemm-bench-old --shapes "$shapes" --runs 10 --warmup 3 \
-        --csv "$o/$list-$ot.csv" fam/${ot}_rrr.ptx > "$o/$list-$ot.log" 2>&1
+        --csv "$o/$list-$ot.csv" fam/${ot}_${L}.ptx > "$o/$list-$ot.log" 2>&1
       csvs+=("$o/$list-$ot.csv")
     else
       $B --shapes "$shapes" --runs 10 --warmup 3 --csv "$o/$list-$t.csv" \
-        fam/${ot}_rrr.ptx fam/${t}_rrr.ptx > "$o/$list-$t.log" 2>&1
+        fam/${ot}_${L}.ptx fam/${t}_${L}.ptx > "$o/$list-$t.log" 2>&1
     fi
     echo "$([ $list = heldout ] && echo held-out || echo 'issue-15 set, changed choices,') $t t=$((SECONDS - start)):" | tee -a "$o/summary.txt"
     summarize $t $ot "${csvs[@]}" | tee -a "$o/summary.txt"
