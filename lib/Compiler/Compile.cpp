@@ -333,7 +333,8 @@ LogicalResult gemmc::compileSchedule(MLIRContext &ctx,
 
   std::string ptx;
   for (auto gpuModule : module->getOps<gpu::GPUModuleOp>()) {
-    FailureOr<gemm::DeviceCode> code = gemm::serializeToPTX(gpuModule);
+    FailureOr<gemm::DeviceCode> code =
+        gemm::serializeToPTX(gpuModule, options.emit == EmitKind::LLVM);
     if (failed(code))
       return failure();
     if (options.emit == EmitKind::LLVM) {

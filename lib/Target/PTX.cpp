@@ -21,7 +21,8 @@ void mlir::gemm::registerPTXTranslation(DialectRegistry &registry) {
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
 }
 
-FailureOr<DeviceCode> mlir::gemm::serializeToPTX(gpu::GPUModuleOp module) {
+FailureOr<DeviceCode> mlir::gemm::serializeToPTX(gpu::GPUModuleOp module,
+                                                bool keepLLVMIR) {
   ArrayAttr targets = module.getTargetsAttr();
   if (!targets || targets.size() != 1)
     return module.emitError("expected exactly one target on the gpu.module");
@@ -31,10 +32,13 @@ FailureOr<DeviceCode> mlir::gemm::serializeToPTX(gpu::GPUModuleOp module) {
            << targets[0] << " cannot serialize a gpu.module";
 
   DeviceCode code;
-  auto keepOptimizedIR = [&](llvm::Module &llvmModule) {
+  auto printOptimizedIR = [&](llvm::Module &llvmModule) {
     llvm::raw_string_ostream os(code.llvmIR);
     llvmModule.print(os, /*AAW=*/nullptr);
   };
+  function_ref<void(llvm::Module &)> keepOptimizedIR;
+  if (keepLLVMIR)
+    keepOptimizedIR = printOptimizedIR;
   gpu::TargetOptions options(
       /*toolkitPath=*/{}, /*librariesToLink=*/{}, /*cmdOptions=*/{},
       /*elfSection=*/{}, gpu::CompilationTarget::Assembly,

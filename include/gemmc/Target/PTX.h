@@ -19,7 +19,8 @@ void registerPTXTranslation(DialectRegistry &registry);
 
 /// Output of serializing one gpu.module with its NVVM target.
 struct DeviceCode {
-  /// The LLVM IR module handed to the NVPTX back-end, after optimisation.
+  /// The LLVM IR module handed to the NVPTX back-end, after optimisation
+  /// (where asked for: printing it costs time).
   std::string llvmIR;
   /// The PTX the NVPTX back-end produced.
   std::string ptx;
@@ -27,8 +28,9 @@ struct DeviceCode {
 
 /// Serializes `module`, which must be fully lowered to the llvm and nvvm
 /// dialects and carry exactly one `#nvvm.target`, with LLVM's NVPTX back-end,
-/// in process.
-FailureOr<DeviceCode> serializeToPTX(gpu::GPUModuleOp module);
+/// in process; with `keepLLVMIR`, the optimised LLVM IR too.
+FailureOr<DeviceCode> serializeToPTX(gpu::GPUModuleOp module,
+                                     bool keepLLVMIR = false);
 
 } // namespace mlir::gemm
 
