@@ -161,10 +161,11 @@ static bool writeFile(const std::string &path, llvm::StringRef text) {
 /// The architecture a PTX module's `.target` directive names ("sm_90a"),
 /// or "" without one.
 static std::string ptxTarget(llvm::StringRef ptx) {
-  size_t at = ptx.find("\n.target ");
+  constexpr llvm::StringLiteral directive("\n.target ");
+  size_t at = ptx.find(directive);
   if (at == llvm::StringRef::npos)
     return "";
-  llvm::StringRef rest = ptx.drop_front(at + 9);
+  llvm::StringRef rest = ptx.drop_front(at + directive.size());
   return rest.take_until([](char c) { return c == ',' || c == '\n' ||
                                              c == ' ' || c == '\r'; })
       .str();
@@ -385,15 +386,17 @@ static int runSelect() {
     std::optional<std::string> ptx = readText(dir + "/" + name + ".ptx");
     if (!text || !ptx)
       return fail("cannot read the files of candidate " + name);
-    std::string retargeted =
-        retargeting
-            ? tuning::retargetSchedule(*text, typeArg, layoutArg, batchArg)
-            : *text;
     // A candidate retargeted to its own problem and arch (`--type f16
     // --layout rrr` of f16 rrr candidates) keeps the contract it was
     // compiled with.
-    if (retargeting && (retargeted != *text || ptxTarget(*ptx) != arch)) {
+    bool recompile = false;
+    if (retargeting) {
+      std::string retargeted =
+          tuning::retargetSchedule(*text, typeArg, layoutArg, batchArg);
+      recompile = retargeted != *text || ptxTarget(*ptx) != arch;
       *text = std::move(retargeted);
+    }
+    if (recompile) {
       CompileOptions options;
       options.arch = arch;
       options.sourceName = name + ".gemm";
