@@ -88,6 +88,7 @@ static void printDirective(llvm::raw_ostream &os, const Directive &d) {
     [[fallthrough]];
   case DirectiveKind::Raster:
   case DirectiveKind::SliceK:
+  case DirectiveKind::BlocksPerSM:
     os << " " << d.count;
     break;
   case DirectiveKind::WarpSpecialize:

@@ -230,6 +230,9 @@ bool Parser::parseDirective(ScheduleDecl &schedule) {
   case DirectiveKind::Unroll:
     ok = parseUnroll(d);
     break;
+  case DirectiveKind::BlocksPerSM:
+    ok = parsePositive(d.count, "a number of blocks a multiprocessor");
+    break;
   case DirectiveKind::Edges:
     ok = parseEdges(d);
     break;

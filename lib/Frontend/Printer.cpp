@@ -152,6 +152,8 @@ void gemmc::printDirectives(llvm::raw_ostream &os, const Schedule &s,
     os << indent << "split-k " << *s.splitK << "\n";
   if (s.sliceK)
     os << indent << "slice-k " << *s.sliceK << "\n";
+  if (s.blocksPerSM)
+    os << indent << "blocks-per-sm " << *s.blocksPerSM << "\n";
 }
 
 void gemmc::printKernel(llvm::raw_ostream &os, llvm::StringRef name,

@@ -105,6 +105,9 @@ static Schedule buildSchedule(const ScheduleDecl &decl) {
     case DirectiveKind::Unroll:
       s.unroll = d.count;
       break;
+    case DirectiveKind::BlocksPerSM:
+      s.blocksPerSM = d.count;
+      break;
     case DirectiveKind::SplitK:
       s.splitK = d.count;
       break;

@@ -26,6 +26,10 @@ bool Rules::checkHopperDirectives() {
                                     "add 'wgmma'");
     return true;
   }
+  if (s.blocksPerSM)
+    return conflict(DirectiveKind::BlocksPerSM, DirectiveKind::Wgmma,
+                    "a wgmma kernel is one block a multiprocessor, its "
+                    "warpgroups' registers set by 'setmaxnreg'");
   const std::pair<bool, DirectiveKind> others[] = {
       {s.hasMma(), DirectiveKind::Mma},
       {s.registerTile.has_value(), DirectiveKind::RegisterTile},

@@ -223,6 +223,14 @@ int64_t Schedule::threadsPerSlice() const {
   return satMul(bm() / tm(), bn() / tn());
 }
 
+int64_t Schedule::slicesPerWarp() const {
+  int64_t perSlice = threadsPerSlice();
+  if (slices() < 2 || perSlice <= 0 || perSlice >= kWarpSize ||
+      kWarpSize % perSlice)
+    return 1;
+  return kWarpSize / perSlice;
+}
+
 int64_t Schedule::innerSteps() const {
   if (hasWgmma())
     return bk() / (*wgmma)[2];
@@ -234,6 +242,8 @@ int64_t Schedule::tileRegisters() const {
 }
 
 int64_t Schedule::registerCap() const {
+  if (blocksPerSM)
+    return gemmc::registerCapFor(threadsPerBlock(), *blocksPerSM);
   return gemmc::registerCap(threadsPerBlock(), tileRegisters());
 }
 
@@ -274,16 +284,17 @@ SharedMemory gemmc::getSharedMemory(const Schedule &s, ElementType a,
   if (s.promoteB)
     shared.buffers.push_back({Operand::B, s.stages, s.bk(), s.bn(), s.pad, b});
   // The sums of slices 1 to S - 1 (`slice-k`), which slice 0 adds to its
-  // own: a BM x BN f32 tile each.
-  if (s.slices() > 1)
+  // own: a BM x BN f32 tile each, or each warp's but the first where a
+  // warp's slices add theirs up by shuffles.
+  if (s.sliceSums() > 1)
     shared.buffers.push_back(
-        {Operand::C, s.slices() - 1, s.bm(), s.bn(), 0, ElementType::F32});
+        {Operand::C, s.sliceSums() - 1, s.bm(), s.bn(), 0, ElementType::F32});
   return shared;
 }
 
 int64_t gemmc::estimateOccupancy(const Problem &p, const Schedule &s) {
-  constexpr int64_t kThreadsPerSM = 2048, kBlocksPerSM = 32,
-                    kSharedPerSM = 233472, kReservedPerBlock = 1024;
+  constexpr int64_t kBlocksPerSM = 32, kSharedPerSM = 233472,
+                    kReservedPerBlock = 1024;
   int64_t threads = std::max<int64_t>(s.threadsPerBlock(), 1);
   int64_t shared, registers;
   if (s.hasWgmma()) {
@@ -297,7 +308,7 @@ int64_t gemmc::estimateOccupancy(const Problem &p, const Schedule &s) {
     shared = getSharedMemory(s, p.a, p.b).totalBytes();
     registers = s.registerCap();
   }
-  int64_t blocks = std::min(kThreadsPerSM / threads, kBlocksPerSM);
+  int64_t blocks = std::min(kMaxThreadsPerSM / threads, kBlocksPerSM);
   blocks = std::min(blocks, kRegistersPerSM / (threads * registers));
   blocks = std::min(blocks, kSharedPerSM / (shared + kReservedPerBlock));
   return std::max<int64_t>(blocks, 1);

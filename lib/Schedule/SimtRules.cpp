@@ -84,6 +84,11 @@ bool Rules::checkThreads() {
     return error(threadsPart(), text + " needs " + Twine(threads) +
                                     " threads per block, not a multiple of "
                                     "the warp size 32");
+  if (s.blocksPerSM && *s.blocksPerSM * threads > kMaxThreadsPerSM)
+    return error(DirectiveKind::BlocksPerSM,
+                 Twine(*s.blocksPerSM) + " blocks of " + Twine(threads) +
+                     " threads are more than the " + Twine(kMaxThreadsPerSM) +
+                     " threads a multiprocessor holds");
   return true;
 }
 
@@ -110,21 +115,37 @@ bool Rules::checkSliceK() {
                     "slices split the loop over K of a register tile that "
                     "reads global memory itself, not a block's staged "
                     "tiles");
-  // A slice is whole warps: its threads meet at a barrier of their own
-  // (split-K's count), which counts warps.
+  // A slice is whole warps, or a part of one warp that its other slices
+  // fill: a warp's slices add their sums up by shuffles.
   int64_t perSlice = s.threadsPerSlice();
-  if (perSlice % kWarpSize)
+  std::string tile = "tile " + std::to_string(s.bm()) + "x" +
+                     std::to_string(s.bn()) + " with register tile " +
+                     std::to_string(s.tm()) + "x" + std::to_string(s.tn());
+  if (perSlice % kWarpSize && kWarpSize % perSlice)
     return error(DirectiveKind::SliceK,
-                 "tile " + Twine(s.bm()) + "x" + Twine(s.bn()) +
-                     " with register tile " + Twine(s.tm()) + "x" +
-                     Twine(s.tn()) + " has " + Twine(perSlice) +
-                     " threads per slice, not a multiple of the warp size "
-                     "32");
+                 tile + " has " + Twine(perSlice) +
+                     " threads per slice, neither a multiple of the warp "
+                     "size 32 nor a divisor of it");
+  if (s.slicesPerWarp() > 1) {
+    if (*s.sliceK % s.slicesPerWarp())
+      return error(DirectiveKind::SliceK,
+                   tile + " has " + Twine(perSlice) +
+                       " threads per slice, so slices fill whole warps in "
+                       "multiples of " +
+                       Twine(s.slicesPerWarp()) + ", got " +
+                       Twine(*s.sliceK));
+    // Slice 0 alone goes on after the sums, part of a warp: split-K's
+    // participants meet at a barrier that counts whole warps.
+    if (s.splitsK())
+      return notYet(DirectiveKind::SplitK,
+                    "'split-k' with slices of fewer than 32 threads (" +
+                        tile + ")");
+  }
   SharedMemory shared = getSharedMemory(s, p.a, p.b);
   facts.sharedBytes = shared.totalBytes();
   if (facts.sharedBytes > kStaticSharedMemoryLimit)
     return error(DirectiveKind::SliceK,
-                 Twine(s.slices() - 1) + " slices' sums of the " +
+                 Twine(s.sliceSums() - 1) + " slices' sums of the " +
                      Twine(s.bm()) + "x" + Twine(s.bn()) + " tile take " +
                      Twine(facts.sharedBytes) +
                      " bytes of shared memory, more than the static limit "

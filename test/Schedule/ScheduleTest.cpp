@@ -247,12 +247,61 @@ TEST(ScheduleModel, SlicesMultiplyTheThreadsAndStageTheirSums) {
   unsliced.sliceK.reset();
   EXPECT_LT(estimateOccupancy(p, s), estimateOccupancy(p, unsliced));
 
-  // A slice of 16 threads would meet at a barrier that counts warps.
+  // Slices of 16 threads, two a warp: the warp adds its two slices' sums
+  // by shuffles, and 3 of the 4 warps' sums meet in shared memory.
   s.tile = {1, 64, 1};
+  EXPECT_EQ(s.threadsPerSlice(), 16);
+  EXPECT_EQ(s.slicesPerWarp(), 2);
+  EXPECT_EQ(s.sliceSums(), 4);
+  EXPECT_EQ(getSharedMemory(s, ElementType::F32, ElementType::F32)
+                .totalBytes(),
+            3 * 64 * 4);
+  // Split-K's participants, slice 0 alone, would meet at a barrier that
+  // counts warps.
   Collected refused;
   EXPECT_FALSE(checkSchedule(p, s, &*arch, std::ref(refused)));
   ASSERT_TRUE(refused.firstError());
-  EXPECT_EQ(refused.firstError()->part, Part(DirectiveKind::SliceK));
+  EXPECT_EQ(refused.firstError()->part, Part(DirectiveKind::SplitK));
+  s.splitK.reset();
+  Collected subWarp;
+  facts = checkSchedule(p, s, &*arch, std::ref(subWarp));
+  ASSERT_TRUE(facts);
+  EXPECT_EQ(facts->threadsPerBlock, 128);
+  // Slices that leave part of a warp empty are refused.
+  s.sliceK = 3;
+  Collected partWarp;
+  EXPECT_FALSE(checkSchedule(p, s, &*arch, std::ref(partWarp)));
+  ASSERT_TRUE(partWarp.firstError());
+  EXPECT_EQ(partWarp.firstError()->part, Part(DirectiveKind::SliceK));
+}
+
+TEST(ScheduleModel, BlocksPerSMSetTheRegisterCap) {
+  // 512 threads of small register tiles: two blocks' worth by default.
+  Schedule s;
+  s.tile = {1, 32, 1};
+  s.registerTile = {{1, 4}};
+  s.sliceK = 64;
+  EXPECT_EQ(s.threadsPerBlock(), 512);
+  EXPECT_EQ(s.registerCap(), 64);
+  s.blocksPerSM = 1;
+  EXPECT_EQ(s.registerCap(), 128);
+  // Fewer blocks than the default take fewer blocks a multiprocessor.
+  Problem p;
+  Schedule two = s;
+  two.blocksPerSM.reset();
+  EXPECT_LT(estimateOccupancy(p, s), estimateOccupancy(p, two));
+  // At most 255, and no more threads than a multiprocessor holds.
+  s.tile = {1, 4, 1};
+  EXPECT_EQ(s.threadsPerBlock(), 64);
+  EXPECT_EQ(s.registerCap(), 255);
+  s.tile = {1, 32, 1};
+  s.blocksPerSM = 5;
+  std::optional<Arch> arch = lookupArch("sm_90a");
+  ASSERT_TRUE(arch);
+  Collected refused;
+  EXPECT_FALSE(checkSchedule(p, s, &*arch, std::ref(refused)));
+  ASSERT_TRUE(refused.firstError());
+  EXPECT_EQ(refused.firstError()->part, Part(DirectiveKind::BlocksPerSM));
 }
 
 TEST(ScheduleModel, StructureAndEquality) {

@@ -439,7 +439,11 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   // slices of the block, from a stream of its own; now and then a schedule
   // that cannot take slices, which must be refused.
   if ((p.readsGlobal() && slices.chance(0.4)) || slices.chance(0.01))
-    directive("slice-k " + std::to_string(slices.pick({2, 4, 8, 16})));
+    directive("slice-k " + std::to_string(slices.pick({2, 4, 8, 16, 32})));
+  // The register cap of 1, 2 or 3 blocks a multiprocessor, from the same
+  // stream (more threads than a multiprocessor holds must be refused).
+  if (slices.chance(0.1))
+    directive("blocks-per-sm " + std::to_string(slices.pick({1, 2, 3})));
 
   return "kernel " + name + " {\n  problem {\n" + problem +
          "  }\n  schedule {\n" + schedule + "  }\n}\n";

@@ -132,8 +132,8 @@ struct Directive {
   bool cpAsync = false;
 
   /// raster: group size; split-k: number of splits; slice-k: number of
-  /// slices; unroll: factor (0 means full); warp-specialize: consumer
-  /// warpgroups.
+  /// slices; unroll: factor (0 means full); blocks-per-sm: blocks;
+  /// warp-specialize: consumer warpgroups.
   int64_t count = 0;
 
   /// edges: `split` (copies of tiles inside the matrix unguarded) or

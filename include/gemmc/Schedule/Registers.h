@@ -22,6 +22,13 @@ inline constexpr int64_t kMaxRegistersPerThread = 255;
 /// counters.
 inline constexpr int64_t kAddressingRegisters = 24;
 
+/// The registers a thread of a block of `threads` may use where `blocks`
+/// such blocks share a multiprocessor: at most 255.
+inline int64_t registerCapFor(int64_t threads, int64_t blocks) {
+  return std::min(kMaxRegistersPerThread,
+                  kRegistersPerSM / std::max<int64_t>(threads * blocks, 1));
+}
+
 /// The registers a thread of a block of `threads` may use: enough for two
 /// blocks per SM when the thread's accumulators and fragments (`tiles`
 /// registers) and the addressing registers fit that, else enough for one
@@ -31,7 +38,7 @@ inline int64_t registerCap(int64_t threads, int64_t tiles) {
   int64_t twoBlocks = kRegistersPerSM / (2 * threads);
   if (tiles + kAddressingRegisters <= twoBlocks)
     return std::min(twoBlocks, kMaxRegistersPerThread);
-  return std::min(kMaxRegistersPerThread, kRegistersPerSM / threads);
+  return registerCapFor(threads, 1);
 }
 
 /// The registers of the accumulators and of one step's operand fragments

@@ -50,8 +50,10 @@ llvm::StringRef getSupportedArchList();
 /// Above this, a block's shared memory is dynamic and requested at launch.
 inline constexpr int64_t kStaticSharedMemoryLimit = 48 * 1024;
 
-/// Threads a block may have, and lanes of a warp.
+/// Threads a block may have, a multiprocessor may hold, and lanes of a
+/// warp.
 inline constexpr int64_t kMaxThreadsPerBlock = 1024;
+inline constexpr int64_t kMaxThreadsPerSM = 2048;
 inline constexpr int64_t kWarpSize = 32;
 /// Four consecutive warps that issue wgmma together.
 inline constexpr int64_t kWarpgroupSize = 128;
@@ -173,6 +175,10 @@ struct Schedule {
   /// `slice-k S`: S groups of the block's threads (slices) each take every
   /// S-th step of its loop over K, their sums added in shared memory.
   std::optional<int64_t> sliceK;
+  /// `blocks-per-sm N`: the register cap gives N blocks of the kernel a
+  /// multiprocessor (Schedule::registerCap), where the model's own choice
+  /// is two blocks' worth when the tiles fit that, else one.
+  std::optional<int64_t> blocksPerSM;
   /// `mma mMnNkK`: tensor-core mma.sync of this shape.
   std::optional<std::array<int64_t, 3>> mma;
   /// `edges split`: guarded copies lowered twice, unguarded inside.
@@ -242,6 +248,14 @@ struct Schedule {
   int64_t slices() const { return sliceK.value_or(1); }
   /// The threads of one slice: one per register tile of the block tile.
   int64_t threadsPerSlice() const;
+  /// The slices that share a warp: 32 / threadsPerSlice() where a slice is
+  /// fewer threads than a warp (they add their sums up by shuffles), 1
+  /// where it is whole warps.
+  int64_t slicesPerWarp() const;
+  /// The sums that meet in shared memory after the loop over K: one per
+  /// warp's worth of slices (slices() / slicesPerWarp()), slice 0's among
+  /// them; 1 without `slice-k`.
+  int64_t sliceSums() const { return slices() / slicesPerWarp(); }
   /// Whether the kernel takes split-K's (or stream-K's) workspace of
   /// partial tiles and their counters.
   bool usesWorkspace() const { return splitK.has_value() || streamK; }
@@ -394,6 +408,7 @@ void visitScheduleFields(Visitor &&visit, S &...s) {
   visit(shape("mma", s.mma)...);
   visit(optional("split_k", s.splitK, "?")...);
   visit(optional("slice_k", s.sliceK)...);
+  visit(optional("blocks_per_sm", s.blocksPerSM)...);
   visit(flag("split_edges", s.splitEdges)...);
   visit(shape("wgmma", s.wgmma)...);
   visit(flag("wgmma_registers", s.wgmmaRegistersA)...);

@@ -86,6 +86,62 @@ gpu.module @m {
 
 // -----
 
+// slice-k 64 of 8 threads (a 1x32 tile of 1x4 register tiles): a warp holds
+// 4 slices, which add their sums up by butterfly shuffles (lane ^ 8, then
+// lane ^ 16), element by element. Then the first slice of each warp but the
+// first (slice % 4 == 0, slice / 4 != 0) stores the warp's sums into a
+// buffer of 15 x 32 floats, and after the barrier every thread adds the 15
+// strips in warp order; slice 0 alone writes C.
+// CHECK-LABEL: gpu.func @subWarpSlices
+// CHECK-SAME: workgroup(%[[SUMS:.*]] : memref<480xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK: %[[SLICE:.*]] = arith.divui %{{.*}}, %c8
+// CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %[[SLICE]] to %{{.*}} step %c64 iter_args({{.*}}) -> (vector<4xf32>) {
+// CHECK: } {gemm.k_loop}
+// CHECK: %[[E0:.*]] = vector.extract %[[ACC]][0]
+// CHECK: %[[SH0:.*]], %{{.*}} = gpu.shuffle  xor %[[E0]], %c8_i32, %c32_i32 : f32
+// CHECK: arith.addf %[[E0]], %[[SH0]] : f32
+// CHECK-COUNT-3: gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
+// CHECK-COUNT-4: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK: %[[GROUP:.*]] = arith.divui %[[SLICE]], %c4
+// CHECK: %[[WITHIN:.*]] = arith.remui %[[SLICE]], %c4
+// CHECK: %[[LATER:.*]] = arith.cmpi ne, %[[GROUP]], %c0
+// CHECK: %[[FIRSTIN:.*]] = arith.cmpi eq, %[[WITHIN]], %c0
+// CHECK: %[[STORES:.*]] = arith.andi %[[LATER]], %[[FIRSTIN]]
+// CHECK: scf.if %[[STORES]] {
+// CHECK:   vector.store %{{.*}}, %[[SUMS]]
+// CHECK: }
+// CHECK: gpu.barrier
+// CHECK-COUNT-15: arith.addf %{{.*}} : vector<4xf32>
+// CHECK-NOT: arith.addf
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[SLICE]], %c0
+// CHECK: scf.if %[[FIRST]] {
+// CHECK:   vector.transfer_write
+gpu.module @m {
+  gpu.func @subWarpSlices(%a: memref<1x?xf32>, %b: memref<?x32xf32>, %c: memref<1x32xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 1x32x1, register_tile = 1x4, vectorize = [4, 1, 1, 4], slice_k = 64>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<1x?xf32>, memref<?x32xf32>, memref<1x32xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// slice-k 4 of 8 threads: the block is one warp, whose shuffles leave
+// slice 0 every sum; no shared memory, no barrier.
+// CHECK-LABEL: gpu.func @oneWarpOfSlices
+// CHECK-NOT: workgroup
+// CHECK-COUNT-8: gpu.shuffle  xor
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.if
+// CHECK:   vector.transfer_write
+gpu.module @m {
+  gpu.func @oneWarpOfSlices(%a: memref<1x?xf32>, %b: memref<?x32xf32>, %c: memref<1x32xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 1x32x1, register_tile = 1x4, vectorize = [4, 1, 1, 4], slice_k = 4>} {
+    gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level block>} : memref<1x?xf32>, memref<?x32xf32>, memref<1x32xf32>
+    gpu.return
+  }
+}
+
+// -----
+
 gpu.module @m {
   gpu.func @warpSlices(%a: memref<32x8xf32>, %b: memref<8x32xf32>, %c: memref<32x32xf32>) kernel attributes {gemm.schedule = #gemm.schedule<tile = 64x32x8, register_tile = 8x4, warp_tile = 32x32, slice_k = 2>} {
     // expected-error @+1 {{slice-k splits a block's register tiles, not a warp's}}

@@ -93,20 +93,21 @@ static Value readChunk(OpBuilder &b, Location loc, Value source, Value row,
 static constexpr int64_t kSliceBarrier = 1;
 
 namespace {
-/// `slice-k`: where the K slices' sums lie in shared memory, slice 1's
-/// first: each of a slice's `pieces` accumulators (vectors of `width`) in a
+/// `slice-k`: where the K slices' sums lie in shared memory, those of
+/// slice 1 (or of the second warp's slices) first: each of a slice's `pieces` accumulators (vectors of `width`) in a
 /// strip of the slice's threads side by side, so that a warp's accesses
 /// are whole lines.
 struct SliceSums {
   Value buffer;
   int64_t pieces, width, threads;
 
-  /// Where `thread` of `slice` (1 to S - 1) keeps accumulator `piece`:
-  /// ((slice - 1) x pieces + piece) x threads x width + thread x width.
-  Value slot(OpBuilder &b, Location loc, Value slice, int64_t piece,
+  /// Where `thread` of sums `group` (1 to Schedule::sliceSums() - 1)
+  /// keeps accumulator `piece`: ((group - 1) x pieces + piece) x threads x
+  /// width + thread x width.
+  Value slot(OpBuilder &b, Location loc, Value group, int64_t piece,
              Value thread) const {
     Value one = indexConstant(b, loc, 1);
-    Value before = arith::SubIOp::create(b, loc, slice, one);
+    Value before = arith::SubIOp::create(b, loc, group, one);
     Value strips =
         arith::MulIOp::create(b, loc, before, indexConstant(b, loc, pieces));
     Value strip = addOffset(b, loc, strips, piece);
@@ -119,13 +120,49 @@ struct SliceSums {
 };
 } // namespace
 
-/// Adds the sums of the K slices (`slice-k`) into slice 0's `accs`, in
-/// slice order: slices 1 to S - 1 store theirs in a shared buffer (the
-/// schedule model's), and after the block's barrier every thread adds its
-/// tile's up (slice 0's are the ones kept).
+/// `acc` (f32 or a vector of f32) plus the same value of the lane `offset`
+/// away (lane ^ offset): shuffles of the whole warp, element by element.
+static Value addAcrossLanes(OpBuilder &b, Location loc, Value acc,
+                            int64_t offset) {
+  Value offsetValue = arith::ConstantIntOp::create(b, loc, offset, 32);
+  Value width = arith::ConstantIntOp::create(b, loc, kWarpSize, 32);
+  auto other = [&](Value element) {
+    return gpu::ShuffleOp::create(b, loc, element, offsetValue, width,
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  };
+  auto vectorType = dyn_cast<VectorType>(acc.getType());
+  if (!vectorType)
+    return arith::AddFOp::create(b, loc, acc, other(acc));
+  Value sum = acc;
+  for (int64_t i = 0; i < vectorType.getNumElements(); ++i) {
+    Value element = vector::ExtractOp::create(b, loc, acc, i);
+    Value theirs = other(element);
+    Value added = arith::AddFOp::create(b, loc, element, theirs);
+    sum = vector::InsertOp::create(b, loc, added, sum, i);
+  }
+  return sum;
+}
+
+/// Adds the sums of the K slices (`slice-k`) into slice 0's `accs`, in a
+/// fixed order. Where a warp holds several slices (fewer than 32 threads
+/// each), they first add theirs up by butterfly shuffles (lane ^ T, lane ^
+/// 2T, ..., T the threads of a slice), which leave every slice of the warp
+/// the same sums, bit for bit. Then each warp's worth of slices but the
+/// first (its first slice's threads) stores its sums in a shared buffer
+/// (the schedule model's), and after the block's barrier every thread adds
+/// those up in warp order (slice 0's are the ones kept).
 static void sumSlices(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
                       const gemmc::Schedule &s, Value slice, Value thread,
                       SmallVectorImpl<Value> &accs) {
+  int64_t perWarp = s.slicesPerWarp();
+  for (int64_t offset = s.threadsPerSlice(); perWarp > 1 && offset < gemmc::kWarpSize;
+       offset *= 2)
+    for (Value &acc : accs)
+      acc = addAcrossLanes(b, loc, acc, offset);
+  if (s.sliceSums() == 1)
+    return;
+
   MLIRContext *ctx = b.getContext();
   auto vectorType = cast<VectorType>(accs.front().getType());
   SliceSums sums;
@@ -134,7 +171,7 @@ static void sumSlices(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
   sums.threads = s.threadsPerSlice();
   auto workgroup = gpu::AddressSpaceAttr::get(
       ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
-  int64_t floats = (s.slices() - 1) * s.bm() * s.bn();
+  int64_t floats = (s.sliceSums() - 1) * s.bm() * s.bn();
   BlockArgument buffer = func.addWorkgroupAttribution(
       MemRefType::get({floats}, b.getF32Type(), AffineMap(), workgroup), loc);
   func.setWorkgroupAttributionAttr(
@@ -144,20 +181,33 @@ static void sumSlices(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
   llvm::MaybeAlign alignment(
       std::min<int64_t>(16, sums.width * int64_t(sizeof(float))));
 
+  // The sums' index among the warps' worth of slices, and whether this
+  // slice is its warp's first (the one that stores them).
   Value zero = indexConstant(b, loc, 0);
-  Value later =
+  Value group = slice;
+  Value stores =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, slice, zero);
-  auto ifLater = scf::IfOp::create(b, loc, later, /*withElseRegion=*/false);
+  if (perWarp > 1) {
+    Value perWarpValue = indexConstant(b, loc, perWarp);
+    group = arith::DivUIOp::create(b, loc, slice, perWarpValue);
+    Value within = arith::RemUIOp::create(b, loc, slice, perWarpValue);
+    Value laterGroup =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, group, zero);
+    Value firstInWarp =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, within, zero);
+    stores = arith::AndIOp::create(b, loc, laterGroup, firstInWarp);
+  }
+  auto ifStores = scf::IfOp::create(b, loc, stores, /*withElseRegion=*/false);
   {
-    OpBuilder tb = ifLater.getThenBodyBuilder();
+    OpBuilder tb = ifStores.getThenBodyBuilder();
     for (auto [i, acc] : llvm::enumerate(accs)) {
-      Value at = sums.slot(tb, loc, slice, int64_t(i), thread);
+      Value at = sums.slot(tb, loc, group, int64_t(i), thread);
       vector::StoreOp::create(tb, loc, acc, sums.buffer, ValueRange{at},
                               /*nontemporal=*/false, alignment);
     }
   }
   gpu::BarrierOp::create(b, loc);
-  for (int64_t from = 1; from < s.slices(); ++from) {
+  for (int64_t from = 1; from < s.sliceSums(); ++from) {
     Value other = indexConstant(b, loc, from);
     for (auto [i, acc] : llvm::enumerate(accs)) {
       Value at = sums.slot(b, loc, other, int64_t(i), thread);
