@@ -240,6 +240,20 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
     p.promoteB = which != 2;
   }
   bool promoted = p.promoteA || p.promoteB;
+  // Now and then a register tile that reads global memory of fewer threads
+  // than a warp (a tile of 32 or 64 shrunk), whose slices (`slice-k`, then
+  // always drawn) share warps: from the slices' stream.
+  if (p.readsGlobal() && p.threads <= 64 && slices.chance(0.25)) {
+    int64_t f = slices.pick({2, 4, 8, 16, 32});
+    int64_t rows = p.bm / p.tm, cols = p.bn / p.tn;
+    if (f < p.threads && (cols % f == 0 || rows % f == 0)) {
+      if (cols % f == 0)
+        p.bn /= f;
+      else
+        p.bm /= f;
+      p.threads /= f;
+    }
+  }
   if (promoted) {
     p.transposeA = !p.mma && p.promoteA && d.chance(0.3);
     p.swizzle = p.mma && d.chance(0.35);
@@ -438,7 +452,10 @@ std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
   // The loop over K of a register tile from global memory split among
   // slices of the block, from a stream of its own; now and then a schedule
   // that cannot take slices, which must be refused.
-  if ((p.readsGlobal() && slices.chance(0.4)) || slices.chance(0.01))
+  if (p.threads < 32)
+    directive("slice-k " + std::to_string(32 / p.threads *
+                                          slices.pick({1, 2, 4, 8})));
+  else if ((p.readsGlobal() && slices.chance(0.4)) || slices.chance(0.01))
     directive("slice-k " + std::to_string(slices.pick({2, 4, 8, 16, 32})));
   // The register cap of 1, 2 or 3 blocks a multiprocessor, from the same
   // stream (more threads than a multiprocessor holds must be refused).
