@@ -5,9 +5,11 @@ pays for it (issue 31):
   back, then one synchronisation; the GPU's work is tiny, so the host's
   cost is what is measured), for gemmc.mm and torch.mm;
 - speed: each call timed with CUDA events around the whole call (median of
-  --runs after --warmup), the ratio torch time / gemmc time; in each of
-  --modes: eager calls, the replay of a CUDA graph that captured one call,
-  and a function compiled by torch.compile(fullgraph=True).
+  --runs after --warmup; the median of --rounds such, gemmc's and torch's
+  in turn, so that neither gains by its place), the ratio torch time /
+  gemmc time; in each of --modes: eager calls, the replay of a CUDA graph
+  that captured one call, and a function compiled by
+  torch.compile(fullgraph=True).
 
 With --bmm, batched products instead (gemmc.bmm beside torch.bmm, eager
 and graph): attention's score and value products (B transposed for the
@@ -18,7 +20,8 @@ tf32 family), B row-major (`tf32-rr`) and column-major as nn.Linear's
 x @ W.T (`tf32-rc`), speed alone.
 
 Every gemmc result is checked against torch.matmul in fp64 first.
-    python3 benchmarks/torch-ops.py [--runs 20] [--modes eager,graph,compile]
+    python3 benchmarks/torch-ops.py [--runs 20] [--rounds 3]
+        [--modes eager,graph,compile]
         [--csv FILE] [--bmm | --tf32]
 """
 
@@ -87,10 +90,8 @@ def batched(args):
                 print(f"  {label} {dtype}: WRONG (error {err:.2e})")
                 continue
             for mode in ("eager", "graph"):
-                g = event_ms(in_mode(mode, gemmc.bmm, a, b), runs=args.runs,
-                             warmup=args.warmup)
-                t = event_ms(in_mode(mode, torch.bmm, a, b), runs=args.runs,
-                             warmup=args.warmup)
+                g, t = alternated(args, in_mode(mode, gemmc.bmm, a, b),
+                                  in_mode(mode, torch.bmm, a, b))
                 logs.setdefault((mode, dtype), []).append(t / g)
                 print(f"  {mode} {label} {str(dtype)[6:]} {g:.4f} {t:.4f} "
                       f"{t / g:.3f}", flush=True)
@@ -104,6 +105,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--modes", default="eager,graph,compile")
     parser.add_argument("--csv")
     parser.add_argument("--bmm", action="store_true")
@@ -146,6 +148,16 @@ def main():
     write_csv(args, rows)
 
 
+def alternated(args, gemmc_call, torch_call):
+    """The medians (ms) of --rounds rounds of event_ms of each call, gemmc's
+    and torch's in turn, so that neither gains by its place."""
+    g, t = [], []
+    for _ in range(args.rounds):
+        g.append(event_ms(gemmc_call, runs=args.runs, warmup=args.warmup))
+        t.append(event_ms(torch_call, runs=args.runs, warmup=args.warmup))
+    return statistics.median(g), statistics.median(t)
+
+
 def speed(args, rows, kinds):
     """Each size of SIZES per (dtype, B column-major, label, tolerance) of
     `kinds`: checked, then timed in each mode beside torch.matmul."""
@@ -165,10 +177,8 @@ def speed(args, rows, kinds):
                 rows.append(("wrong", f"{m}x{n}x{k}", label, err, 0))
                 continue
             for mode in args.modes.split(","):
-                g = event_ms(in_mode(mode, gemmc.mm, a, b), runs=args.runs,
-                             warmup=args.warmup)
-                t = event_ms(in_mode(mode, torch.matmul, a, b),
-                             runs=args.runs, warmup=args.warmup)
+                g, t = alternated(args, in_mode(mode, gemmc.mm, a, b),
+                                  in_mode(mode, torch.matmul, a, b))
                 logs.setdefault((mode, label), []).append(t / g)
                 print(f"  {mode} {m}x{n}x{k} {label} {g:.4f} "
                       f"{t:.4f} {t / g:.3f}", flush=True)

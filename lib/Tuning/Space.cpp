@@ -247,13 +247,16 @@ static std::vector<Schedule> enumerateSplitsAtLaunch(bool halves) {
 }
 
 namespace {
-/// A decode tile (`_gv`, `_gs`): TM x TN register tiles, `threads` of them
-/// a slice, that read global memory themselves (no `promote`), B's rows in
-/// 16-byte loads, C's in 16-byte stores, the loop over K unrolled so that a
-/// thread's reads are in flight together, and K split at launch; its K
-/// split among `slices` slices of the block too where more than one.
+/// A decode tile (`_gv`, `_gs`, `_gw`): TM x TN register tiles, `threads`
+/// of them a slice, that read global memory themselves (no `promote`), B's
+/// rows in 16-byte loads, C's in 16-byte stores, the loop over K unrolled
+/// so that a thread's reads are in flight together, and K split at launch
+/// (but for slices of fewer threads than a warp, which do not take
+/// split-K); its K split among `slices` slices of the block too where more
+/// than one; `blocksPerSM` where given (`blocks-per-sm`).
 struct DecodeTile {
   int64_t tm, tn, threads, unroll, slices;
+  std::optional<int64_t> blocksPerSM = std::nullopt;
 };
 } // namespace
 
@@ -270,9 +273,11 @@ static std::vector<Schedule> decodeTiles(bool halves,
     s.registerTile = std::array<int64_t, 2>{t.tm, t.tn};
     s.vectorize = std::array<int64_t, 4>{4, 1, 1, 4};
     s.unroll = t.unroll;
-    s.splitK = 0;
+    if (t.threads >= kWarpSize)
+      s.splitK = 0;
     if (t.slices > 1)
       s.sliceK = t.slices;
+    s.blocksPerSM = t.blocksPerSM;
     space.push_back(s);
   }
   return space;
@@ -305,6 +310,20 @@ static std::vector<Schedule> enumerateSlicedRegisterTiles(bool halves) {
                               {1, 4, 64, 2, 8},
                               {2, 4, 32, 4, 8},
                               {4, 4, 32, 4, 8}});
+}
+
+/// f32's GEMV part in cuBLAS's shape (`_gw`, M of 1 or 2): tiles of 32
+/// columns in slices of 8 threads, a warp's 4 slices reading 4 rows of B
+/// 128 bytes each, K whole in 64 slices of a block of 512 threads, one
+/// block a multiprocessor (its cap of 128 registers holds a deeper unroll;
+/// at 16 the register estimate comes within the tuner's margin, where
+/// ptxas fits it in 127 without a spill, results/h100-issue31/
+/// sub-warp-slices-h200.txt). No split-K: a GEMV of N columns has N / 32
+/// blocks.
+static std::vector<Schedule> enumerateSubWarpSlicedTiles(bool halves) {
+  return decodeTiles(halves, {{1, 4, 8, 8, 64, 1},
+                              {1, 4, 8, 4, 64, 1},
+                              {2, 4, 8, 4, 64, 1}});
 }
 
 /// The schedules of `space` that the model accepts for `problem` without a
@@ -428,7 +447,8 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
       {splitOnly(enumerateWarpgroupSplitTf32Registers), "_wxr", 0,
        /*tf32x3=*/true},
       {enumerateWarpgroupPingPong(halves), "_wp", 0},
-      {enumerateWarpgroupTransposedStreaming(halves), "_wm", 0}};
+      {enumerateWarpgroupTransposedStreaming(halves), "_wm", 0},
+      {enumerateSubWarpSlicedTiles(halves), "_gw", 0}};
   std::string type = tf32 ? "tf32" : stringify(problem.a).str();
   std::vector<SpaceCandidate> candidates;
   for (const auto &[space, prefix, count, tf32x3] : parts) {
