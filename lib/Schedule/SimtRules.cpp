@@ -132,14 +132,13 @@ bool Rules::checkSliceK() {
                    tile + " has " + Twine(perSlice) +
                        " threads per slice, so slices fill whole warps in "
                        "multiples of " +
-                       Twine(s.slicesPerWarp()) + ", got " +
-                       Twine(*s.sliceK));
+                       Twine(s.slicesPerWarp()) + ", got " + Twine(*s.sliceK));
     // Slice 0 alone goes on after the sums, part of a warp: split-K's
     // participants meet at a barrier that counts whole warps.
     if (s.splitsK())
       return notYet(DirectiveKind::SplitK,
-                    "'split-k' with slices of fewer than 32 threads (" +
-                        tile + ")");
+                    "'split-k' with slices of fewer than 32 threads (" + tile +
+                        ")");
   }
   SharedMemory shared = getSharedMemory(s, p.a, p.b);
   facts.sharedBytes = shared.totalBytes();

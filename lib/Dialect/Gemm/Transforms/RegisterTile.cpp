@@ -94,9 +94,9 @@ static constexpr int64_t kSliceBarrier = 1;
 
 namespace {
 /// `slice-k`: where the K slices' sums lie in shared memory, those of
-/// slice 1 (or of the second warp's slices) first: each of a slice's `pieces` accumulators (vectors of `width`) in a
-/// strip of the slice's threads side by side, so that a warp's accesses
-/// are whole lines.
+/// slice 1 (or of the second warp's slices) first: each of a slice's `pieces`
+/// accumulators (vectors of `width`) in a strip of the slice's threads side by
+/// side, so that a warp's accesses are whole lines.
 struct SliceSums {
   Value buffer;
   int64_t pieces, width, threads;
@@ -156,8 +156,8 @@ static void sumSlices(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
                       const gemmc::Schedule &s, Value slice, Value thread,
                       SmallVectorImpl<Value> &accs) {
   int64_t perWarp = s.slicesPerWarp();
-  for (int64_t offset = s.threadsPerSlice(); perWarp > 1 && offset < gemmc::kWarpSize;
-       offset *= 2)
+  for (int64_t offset = s.threadsPerSlice();
+       perWarp > 1 && offset < gemmc::kWarpSize; offset *= 2)
     for (Value &acc : accs)
       acc = addAcrossLanes(b, loc, acc, offset);
   if (s.sliceSums() == 1)
