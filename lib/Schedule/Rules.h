@@ -72,8 +72,8 @@ private:
   bool checkGroupTable();
   bool checkThreads();
   /// `slice-k`: the slices of a register tile that reads global memory
-  /// itself, whole warps each, their sums within shared memory's static
-  /// limit.
+  /// itself, whole warps each or parts of one warp that fill it (without
+  /// split-K), their sums within shared memory's static limit.
   bool checkSliceK();
   bool checkPromoteAndPipeline();
   bool checkVectorize();

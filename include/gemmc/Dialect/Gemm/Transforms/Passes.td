@@ -163,7 +163,10 @@ def GemmRegisterTile : Pass<"gemm-register-tile", "::mlir::gpu::GPUFuncOp"> {
     (a strip per slice and accumulator, the slice's threads side by side),
     and after a `gpu.barrier` slice 0 adds them in slice order and alone
     goes on to split-K's reduction (its threads at named barrier 1; the
-    other slices join the block's count) and the writes of C.
+    other slices join the block's count) and the writes of C. Slices of
+    fewer threads than a warp first add a warp's sums up by `gpu.shuffle
+    xor` (lane ^ T, ^ 2T, ...); the first slice of each warp but the first
+    then stores them, and slice 0 adds them in warp order.
   }];
   let dependentDialects = [
     "::mlir::math::MathDialect",
