@@ -132,8 +132,10 @@ static Value addAcrossLanes(OpBuilder &b, Location loc, Value acc,
         .getShuffleResult();
   };
   auto vectorType = dyn_cast<VectorType>(acc.getType());
-  if (!vectorType)
-    return arith::AddFOp::create(b, loc, acc, other(acc));
+  if (!vectorType) {
+    Value theirs = other(acc);
+    return arith::AddFOp::create(b, loc, acc, theirs);
+  }
   Value sum = acc;
   for (int64_t i = 0; i < vectorType.getNumElements(); ++i) {
     Value element = vector::ExtractOp::create(b, loc, acc, i);
