@@ -315,27 +315,44 @@ static std::vector<Schedule> enumerateSlicedRegisterTiles(bool halves) {
 /// f32's GEMV part in cuBLAS's shape (`_gw`, M of 1 or 2): tiles of 32
 /// columns in slices of 8 threads, a warp's 4 slices reading 4 rows of B
 /// 128 bytes each, K whole in 64 slices of a block of 512 threads, one
-/// block a multiprocessor (its cap of 128 registers holds a deeper unroll;
-/// at 16 the register estimate comes within the tuner's margin, where
-/// ptxas fits it in 127 without a spill, results/h100-issue31/
-/// sub-warp-slices-h200.txt). No split-K: a GEMV of N columns has N / 32
-/// blocks.
+/// block a multiprocessor (its cap of 128 registers holds a deeper
+/// unroll). No split-K: a GEMV of N columns has N / 32 blocks. Unroll 16,
+/// last so that the others keep their names, is cuBLAS's own kernel: its
+/// register estimate (147) passes the cap, where ptxas fits it in 127
+/// without a spill (results/h100-issue31/sub-warp-slices-h200.txt), so the
+/// part keeps schedules near the cap for ptxas to judge (NearCap::Ptxas);
+/// of 2 x 32 tiles at unroll 16 it spills 8 bytes (left out).
 static std::vector<Schedule> enumerateSubWarpSlicedTiles(bool halves) {
   return decodeTiles(halves, {{1, 4, 8, 8, 64, 1},
                               {1, 4, 8, 4, 64, 1},
-                              {2, 4, 8, 4, 64, 1}});
+                              {2, 4, 8, 4, 64, 1},
+                              {1, 4, 8, 16, 64, 1},
+                              {2, 4, 8, 16, 64, 1}});
 }
 
+/// Which schedules whose register estimate comes near the cap (or past
+/// it: the spill warning) a part keeps. The estimate is not ptxas's
+/// allocation; most parts leave them out, so that the names the tuning
+/// measurements give their candidates stay.
+enum class NearCap {
+  /// None: they may spill.
+  Refused,
+  /// mma.sync schedules whose estimate is not over the cap (tf32x3's
+  /// kernels need nearly all 255 registers: 128 accumulators and both
+  /// parts of each fragment).
+  UnderCap,
+  /// All, each marked SpaceCandidate::nearCap: gemmc-tune keeps those
+  /// that ptxas assembles without a spill.
+  Ptxas,
+};
+
 /// The schedules of `space` that the model accepts for `problem` without a
-/// warning (a likely spill) and that are implemented, each once (`seen`).
-/// With `withinCap`, an mma.sync schedule whose register estimate comes
-/// within the warning's margin but not over the cap is kept too (tf32x3's
-/// kernels need nearly all 255 registers: 128 accumulators and both parts
-/// of each fragment).
+/// warning (a likely spill, but as `nearCap` allows) and that are
+/// implemented, each once (`seen`).
 static std::vector<SpaceCandidate>
 legalCandidates(const std::vector<Schedule> &space, const Problem &problem,
                 const Arch &target, std::set<std::string> &seen,
-                bool withinCap = false) {
+                NearCap nearCap) {
   std::vector<SpaceCandidate> legal;
   for (const Schedule &s : space) {
     int warnings = 0;
@@ -344,16 +361,19 @@ legalCandidates(const std::vector<Schedule> &space, const Problem &problem,
         checkSchedule(computed, s, &target, [&](const gemmc::Diagnostic &d) {
           warnings += d.severity != gemmc::Diagnostic::Severity::Note;
         });
+    if (!facts)
+      continue;
     // Schedules whose register estimate comes near the cap are left out
-    // (they may spill), whether or not the spill warning came: the
-    // candidates the tuning measurements name were chosen so. The only
-    // other warning of an mma.sync schedule would be that one.
-    int others = warnings - (facts && facts->spillWarned ? 1 : 0);
-    int near = facts && facts->registersNearCap ? 1 : 0;
-    bool clean = others + near == 0 ||
-                 (withinCap && others == 0 && facts && s.hasMma() &&
-                  facts->registerPressure <= facts->registerCap);
-    if (!facts || !clean ||
+    // (they may spill), whether or not the spill warning came, but as
+    // `nearCap` allows. The only other warning of a SIMT or mma.sync
+    // schedule would be that one.
+    int others = warnings - (facts->spillWarned ? 1 : 0);
+    bool near = facts->registersNearCap || facts->spillWarned;
+    bool kept =
+        others == 0 && (!near || nearCap == NearCap::Ptxas ||
+                        (nearCap == NearCap::UnderCap && s.hasMma() &&
+                         facts->registerPressure <= facts->registerCap));
+    if (!kept ||
         !checkImplemented(computed, s, [](const gemmc::Diagnostic &) {}))
       continue;
     std::string key;
@@ -364,6 +384,7 @@ legalCandidates(const std::vector<Schedule> &space, const Problem &problem,
     SpaceCandidate c;
     c.schedule = s;
     c.facts = *facts;
+    c.nearCap = near && nearCap == NearCap::Ptxas;
     legal.push_back(std::move(c));
   }
   return legal;
@@ -413,6 +434,8 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
     const char *prefix;
     size_t count;
     bool tf32x3 = false;
+    /// Kept for ptxas to judge where near the register cap.
+    bool nearCapByPtxas = false;
   };
   size_t third = limit ? std::max<size_t>(2, limit / 3) : 0;
   size_t half = limit ? std::max<size_t>(2, limit / 2) : 0;
@@ -428,8 +451,8 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
       {enumerateWarpgroupSplitTf32(halves, /*split=*/!tf32), "_wx", 0,
        /*tf32x3=*/true},
       {enumerateWarpgroupSplitsAtLaunch(halves), "_wz", 0},
-      {enumerateWarpgroupSplitTf32AtLaunch(halves, /*split=*/!tf32), "_wxz",
-       0, /*tf32x3=*/true},
+      {enumerateWarpgroupSplitTf32AtLaunch(halves, /*split=*/!tf32), "_wxz", 0,
+       /*tf32x3=*/true},
       {enumerateSplitsAtLaunch(halves), "_kz", half},
       {enumerateSkinnyRastered(halves), "_gr", 2 * limit},
       {enumerateWarpgroupTransposed(halves), "_wt", 0},
@@ -448,10 +471,11 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
        /*tf32x3=*/true},
       {enumerateWarpgroupPingPong(halves), "_wp", 0},
       {enumerateWarpgroupTransposedStreaming(halves), "_wm", 0},
-      {enumerateSubWarpSlicedTiles(halves), "_gw", 0}};
+      {enumerateSubWarpSlicedTiles(halves), "_gw", 0, /*tf32x3=*/false,
+       /*nearCapByPtxas=*/true}};
   std::string type = tf32 ? "tf32" : stringify(problem.a).str();
   std::vector<SpaceCandidate> candidates;
-  for (const auto &[space, prefix, count, tf32x3] : parts) {
+  for (const auto &[space, prefix, count, tf32x3, nearCapByPtxas] : parts) {
     // Hopper's parts on an arch with wgmma only.
     if (llvm::StringRef(prefix).starts_with("_w") && target.name != "sm_90a")
       continue;
@@ -461,7 +485,10 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
     partProblem.tf32 = tf32 || split;
     partProblem.tf32x3 = split;
     std::vector<SpaceCandidate> part =
-        legalCandidates(space, partProblem, target, seen, /*withinCap=*/split);
+        legalCandidates(space, partProblem, target, seen,
+                        nearCapByPtxas ? NearCap::Ptxas
+                        : split        ? NearCap::UnderCap
+                                       : NearCap::Refused);
     counts.drawn += space.size();
     counts.legal += part.size();
     part = spreadOver(std::move(part), count);

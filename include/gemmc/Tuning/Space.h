@@ -5,7 +5,8 @@
 // of block, warp and register tiles; skinny tiles; a narrow B; long K;
 // split tf32; Hopper's warp-specialised kernel at every tile and split;
 // kernels whose splits of K the launch chooses),
-// each kept where checkSchedule accepts it without a warning.
+// each kept where checkSchedule accepts it without a warning (a part may
+// keep schedules near the register cap for ptxas to judge).
 // docs/tuning.md lists the parts.
 //
 //===----------------------------------------------------------------------===//
@@ -28,6 +29,10 @@ struct SpaceCandidate {
   ScheduleFacts facts;
   /// The candidate computes f32 as tf32x3 (the split-tf32 part).
   bool tf32x3 = false;
+  /// Its register estimate comes within the tuner's margin of the cap, in
+  /// a part that keeps such schedules for ptxas to judge (`_gw`):
+  /// gemmc-tune keeps it only where ptxas assembles it without a spill.
+  bool nearCap = false;
 };
 
 /// The tuned problem: sizes at launch, A, B and C of `type` in `layouts`
