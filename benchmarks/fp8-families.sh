@@ -69,6 +69,10 @@ for n, stages in ((32, 8), (64, 6), (128, 5)):
     c[f"p{n}"] = ["transpose"] + s(f"128x{n}x128", n, 2, stages, "persistent")
 if mode == "fast":  # 64 x 256: the promoted sums leave no registers for it
     c["n4"] = s("64x256x128", 256, 1, 5, "persistent stream-k")
+    # Ping-pong consumers, a whole 128 x 192 tile each (192 accumulators:
+    # promoted sums would need as many again): one's epilogue runs while
+    # the other's wgmma do.
+    c["w3"] = s("128x192x128", 192, "2 ping-pong", 4, "persistent")
 for name, lines in c.items():
     print(name + "\t" + ";".join(lines))
 PY
@@ -154,7 +158,9 @@ for mode in promoted fast; do
     --device-model h200 -o "$work/$mode.gemm" |
     grep -E '^gemmc-tune: [0-9]+ training' | sed "s|^gemmc-tune|fp8 $mode|"
 done
-rm -f families/sm_90a/fp8_*.gemm
+# (Not the grouped FP8 families: benchmarks/grouped.sh writes those.)
+rm -f families/sm_90a/fp8_*_tensor.gemm families/sm_90a/fp8_*_rowwise.gemm \
+  families/sm_90a/fp8_*_fast.gemm
 for pair in "e4m3 e4m3" "e4m3 e5m2" "e5m2 e4m3"; do
   set -- $pair
   for c in bf16 f16 f32; do
