@@ -4,6 +4,7 @@
 #include "SpaceParts.h"
 #include "gemmc/Frontend/Printer.h"
 #include "gemmc/Schedule/Warpgroup.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <set>
@@ -489,8 +490,11 @@ std::vector<SpaceCandidate> tuning::enumerateCandidates(const Problem &problem,
                         nearCapByPtxas ? NearCap::Ptxas
                         : split        ? NearCap::UnderCap
                                        : NearCap::Refused);
+    size_t nearCap =
+        llvm::count_if(part, [](const SpaceCandidate &c) { return c.nearCap; });
     counts.drawn += space.size();
-    counts.legal += part.size();
+    counts.legal += part.size() - nearCap;
+    counts.nearCap += nearCap;
     part = spreadOver(std::move(part), count);
     for (size_t i = 0; i < part.size(); ++i) {
       SpaceCandidate &c = part[i];

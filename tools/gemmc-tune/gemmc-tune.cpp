@@ -320,17 +320,16 @@ static int runCandidates() {
                              entry.candidate.schedule, entry.candidate.tf32x3);
     compiled.push_back(std::move(entry));
   }
-  size_t nearCap = llvm::count_if(
-      compiled, [](const Compiled &c) { return c.candidate.nearCap; });
   llvm::outs() << "gemmc-tune: " << counts.drawn << " schedules enumerated, "
-               << counts.legal - nearCap << " legal without a warning";
-  if (nearCap)
-    llvm::outs() << " and " << nearCap
+               << counts.legal << " legal without a warning";
+  if (counts.nearCap)
+    llvm::outs() << " and " << counts.nearCap
                  << " near the register cap for ptxas to judge";
   llvm::outs() << ", ";
   if (schedulesOnly) {
     llvm::outs() << "writing " << compiled.size() << " schedule files"
-                 << (nearCap ? ", those near the cap unjudged" : "") << "\n";
+                 << (counts.nearCap ? ", those near the cap unjudged" : "")
+                 << "\n";
     for (const Compiled &c : compiled)
       if (!writeFile(output + "/" + c.candidate.name + ".gemm", c.text))
         return fail("cannot write into " + output);

@@ -40,7 +40,9 @@ struct SpaceCandidate {
 Problem tunedProblem(ElementType type, llvm::StringRef layouts);
 
 struct SpaceCounts {
-  size_t drawn = 0, legal = 0;
+  /// Schedules drawn; legal without a warning, their register estimate
+  /// clear of the cap; kept near the cap for ptxas to judge.
+  size_t drawn = 0, legal = 0, nearCap = 0;
 };
 
 /// The candidates for `problem` on `target`: a spread of `limit` over the
