@@ -16,7 +16,8 @@
 #       fp8-fast-results.tsv): gemmc-tune select chooses the variants and
 #       fits their constants for e4m3 x e4m3 -> bf16 per tensor, and every
 #       other family takes the same variants and constants (their
-#       measurements stand in, as a retargeted family's do; docs/tuning.md)
+#       measurements stand in, as a retargeted family's do; docs/tuning.md),
+#       but the rowwise fast ones, chosen without `w3` (below)
 #   benchmarks/fp8-families.sh heldout DIR REV  an A/B on held-out problems:
 #       the shipped e4m3 x e4m3 -> bf16 families (per tensor, fast, rowwise)
 #       as built and as of git revision REV, gemm-bench, and the held-out
