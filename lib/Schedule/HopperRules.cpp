@@ -293,6 +293,7 @@ bool Rules::checkWarpgroup() {
                        : "";
   facts.registerCap = budget;
   facts.registerPressure = facts.registers;
+  facts.registerSplit = kernel.consumerRegisters > 0;
   if (facts.registers > budget)
     return error(DirectiveKind::Tile,
                  "a consumer thread holds " + Twine(kernel.accumulators) +
@@ -348,6 +349,18 @@ bool Rules::checkWarpgroup() {
       held >= 128)
     warnBesideTmaStore(DirectiveKind::Persistent,
                        "stream-K's consumers add the column bias and beta * C");
+  // Ping-pong consumers hold a whole tile; given 8 more registers (the
+  // producer's 24, Warpgroup.cpp), they read rowwise scales, R or beta * C
+  // beside 192 values a thread with 20 bytes spilled at most, but a
+  // column bias into an f32 C spilled 168 (e4m3 and f16, 128 x 192 tiles;
+  // into C of 16 bits 8): ptxas keeps the bias values a thread reads for
+  // both halves of its tile's rows.
+  if (s.pingPong && p.bias == BiasKind::Col && sizeInBytes(p.c) == 4 &&
+      held >= 192)
+    warnOfSpill(DirectiveKind::WarpSpecialize,
+                "a ping-pong consumer adds the column bias to " + Twine(held) +
+                    " values a thread in f32 (with C of 16 bits, or 'bias = "
+                    "row', it does not)");
   // Split-K's consumers sum the partial tiles beside their accumulators;
   // with `tma c` they stage C in shared memory too. ptxas spilled beside
   // 192 values a thread (one consumer: 340-464 bytes with any epilogue,

@@ -231,11 +231,22 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
     return operand.byTma && !operand.kMajor && operand.multicast > 1;
   };
   bool slicesBoth = multicastMN(k.a) && multicastMN(k.b);
-  k.producerRegisters = throughRegisters                         ? 160
-                        : transforms                             ? 152
-                        : k.copiesByThreads() || slicesBoth      ? 56
-                        : s.streamK && !k.blockScales            ? 24
-                                                                 : 40;
+  // Ping-pong consumers hold a whole tile each; reading a vector of the
+  // epilogue element by element beside 192 accumulators (rowwise scales,
+  // a column bias, R or beta * C), they spilled 36-460 bytes at 232 (a
+  // grid of e4m3 and f16 128 x 192 tiles, C bf16 and f32), at 240 none
+  // with rowwise scales and 8-20 with the others, but for a column bias
+  // into an f32 C (168 bytes; HopperRules.cpp warns of it).
+  bool vectorsBesideTile =
+      s.pingPong && k.mTiles * s.bn() / 2 >= 192 &&
+      (p.scales == ScaleKind::Rowwise || p.bias == BiasKind::Col ||
+       p.residual || p.alphaBeta);
+  k.producerRegisters = throughRegisters                    ? 160
+                        : transforms                        ? 152
+                        : k.copiesByThreads() || slicesBoth ? 56
+                        : (s.streamK || vectorsBesideTile) && !k.blockScales
+                            ? 24
+                            : 40;
   // The split must leave 8 a thread unallocated: at 160 + 2 x 176, the
   // whole 512, the kernels hung on an H100 (the consumers' setmaxnreg
   // waited for ever); every split that ran leaves 8 (CUTLASS's 40 + 2 x 232

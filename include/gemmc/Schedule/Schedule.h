@@ -530,6 +530,10 @@ struct ScheduleFacts {
   /// The estimate passes the cap by the spill warning's margin: the
   /// warning was given (docs/dsl.md, "Registers").
   bool spillWarned = false;
+  /// Two consumer warpgroups take their registers from the producer's with
+  /// `setmaxnreg` (registerCap is theirs): assembled as relocatable code,
+  /// as libnvJitLink does, ptxas ignores the split (C7504).
+  bool registerSplit = false;
   /// Split-K's workspace per tile of C, in floats (0 without split-K), or
   /// with the splits chosen at launch per tile and split.
   int64_t workspaceFloatsPerTile = 0, workspaceFloatsPerSplit = 0;

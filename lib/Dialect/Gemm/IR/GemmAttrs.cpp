@@ -353,6 +353,29 @@ gemmc::Problem mlir::gemm::getProblemModel(ProblemAttr attr) {
   return problem;
 }
 
+gemmc::Problem mlir::gemm::getKernelProblemModel(Operation *func) {
+  auto attr = func->getAttrOfType<ProblemAttr>(kProblemAttr);
+  if (!attr)
+    return {};
+  gemmc::Problem problem = getProblemModel(attr);
+  if (auto batch = func->getAttrOfType<DenseI64ArrayAttr>(kBatchAttr))
+    setBatchModel(problem, batch.asArrayRef());
+  if (auto groups = func->getAttrOfType<IntegerAttr>(kGroupsAttr))
+    setGroupsModel(problem, groups.getInt(), func->hasAttr(kGroupTableAttr));
+  if (auto scales = func->getAttrOfType<StringAttr>(kScalesAttr))
+    problem.scales = gemmc::scaleKindNamed(scales.getValue());
+  problem.alphaBeta = func->hasAttr(kAlphaBetaAttr);
+  if (auto bias = func->getAttrOfType<StringAttr>(kBiasAttr))
+    problem.bias = bias.getValue() == gemmc::stringify(gemmc::BiasKind::Row)
+                       ? gemmc::BiasKind::Row
+                       : gemmc::BiasKind::Col;
+  problem.residual = func->hasAttr(kResidualAttr);
+  if (auto activation = func->getAttrOfType<StringAttr>(kActivationAttr))
+    problem.activation = gemmc::activationNamed(activation.getValue())
+                             .value_or(gemmc::Activation::None);
+  return problem;
+}
+
 void mlir::gemm::setBatchModel(gemmc::Problem &problem,
                                ArrayRef<int64_t> batch) {
   if (batch.size() != 4)

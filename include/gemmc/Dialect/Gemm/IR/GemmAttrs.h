@@ -58,6 +58,11 @@ void setBatchModel(gemmc::Problem &problem, ArrayRef<int64_t> batch);
 void setGroupsModel(gemmc::Problem &problem, int64_t groups,
                     bool groupTable = false);
 
+/// The schedule model's whole problem of a kernel function: its problem
+/// attribute with the batch, groups, scales and epilogue that
+/// convert-gemm-to-gpu put on the function (what Sema's model had).
+gemmc::Problem getKernelProblemModel(Operation *func);
+
 /// Reports a schedule model diagnostic through `emitError` (errors only;
 /// notes become notes of the error before them, warnings are dropped).
 class ModelDiagnostics {

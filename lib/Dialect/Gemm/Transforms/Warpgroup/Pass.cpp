@@ -82,15 +82,9 @@ struct GemmWarpgroupPass
           << matmuls->size();
       return signalPassFailure();
     }
-    gemmc::Problem p = getProblemModel(problem);
-    // The kernel's batch (convert-gemm-to-gpu moved it to the function).
-    if (auto batch = func->getAttrOfType<DenseI64ArrayAttr>(kBatchAttr))
-      setBatchModel(p, batch.asArrayRef());
-    if (auto groups = func->getAttrOfType<IntegerAttr>(kGroupsAttr))
-      setGroupsModel(p, groups.getInt(), func->hasAttr(kGroupTableAttr));
-    // And its scales (block scales are applied as the k tiles' sums are).
-    if (auto scales = func->getAttrOfType<StringAttr>(kScalesAttr))
-      p.scales = gemmc::scaleKindNamed(scales.getValue());
+    // The whole problem, epilogue included, as Sema's model saw it: the
+    // register split and the stores follow from it.
+    gemmc::Problem p = getKernelProblemModel(func);
     const gemmc::Schedule &s = schedule.getValue();
     WarpgroupKernel kernel = gemmc::getWarpgroupKernel(p, s);
     setLaunch(func, p, s, kernel);
