@@ -223,28 +223,10 @@ reportHeldSpills(ArrayRef<CheckedKernel> checked,
         return kernel.spills.empty();
       }))
     return success();
-  // Relocatable code, as libnvJitLink assembles it, keeps the registers a
-  // thread has at entry where the warpgroups split them with `setmaxnreg`
-  // (C7504: 168 a thread of 384, where the consumers take 232 or 240), and
-  // ptxas's figures there are not the driver's (a ping-pong kernel spilled
-  // 5,388 bytes so, 168 assembled whole): the model's warning stands.
-  auto askable = [](const CheckedKernel &kernel) {
-    return !kernel.spills.empty() && !kernel.facts.registerSplit;
-  };
-  PtxasReport report;
-  if (llvm::any_of(checked, askable))
-    report = assembleWithPtxas(ptx, arch);
+  PtxasReport report = assembleWithPtxas(ptx, arch);
   for (auto [kernel, contract] : llvm::zip_equal(checked, contracts)) {
     if (kernel.spills.empty())
       continue;
-    if (!askable(kernel)) {
-      SpillVerdict verdict;
-      verdict.why = "libnvJitLink assembles relocatable code, where ptxas "
-                    "ignores the consumers' registers set by 'setmaxnreg' "
-                    "(C7504)";
-      reportSpills(kernel.spills, verdict, sourceMgr);
-      continue;
-    }
     if (report.status == PtxasReport::Status::Rejected) {
       sourceMgr.PrintMessage(kernel.spills.front().loc,
                              llvm::SourceMgr::DK_Error,
@@ -256,6 +238,7 @@ reportHeldSpills(ArrayRef<CheckedKernel> checked,
     SpillVerdict verdict;
     verdict.estimate = kernel.facts.registerPressure;
     verdict.cap = kernel.facts.registerCap;
+    verdict.registerSplit = kernel.facts.registerSplit;
     auto found = report.kernels.find(contract.entry);
     if (found != report.kernels.end()) {
       verdict.asked = true;

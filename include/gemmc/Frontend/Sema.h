@@ -58,12 +58,18 @@ struct SpillVerdict {
   /// The model's estimate and cap (ScheduleFacts::registerPressure and
   /// registerCap; 0 for the warpgroup kernels).
   int64_t estimate = 0, cap = 0;
+  /// The consumers take their registers with `setmaxnreg`
+  /// (ScheduleFacts::registerSplit), which relocatable code ignores: ptxas's
+  /// figures are then a bound (fewer registers), not the driver's.
+  bool registerSplit = false;
 };
 
 /// Reports `spills` as gemmc's warnings: where ptxas was asked, only if it
 /// spills more than 64 bytes (with its figures), or takes every register
 /// of a kernel the model estimates at half as many again; else the model's
-/// own warning ("may spill").
+/// own warning ("may spill"). Of a kernel whose consumers split the
+/// registers, only where ptxas spills more than 64 bytes, as the model's
+/// warning with a note of ptxas's figures.
 void reportSpills(llvm::ArrayRef<SpillWarning> spills,
                   const SpillVerdict &verdict, llvm::SourceMgr &sourceMgr);
 
