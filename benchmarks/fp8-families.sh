@@ -16,11 +16,11 @@
 #       fp8-fast-results.tsv): gemmc-tune select chooses the variants and
 #       fits their constants for e4m3 x e4m3 -> bf16 per tensor, and every
 #       other family takes the same variants and constants (their
-#       measurements stand in, as a retargeted family's do; docs/tuning.md),
-#       but the rowwise fast ones, chosen without `w3` (below)
-#   benchmarks/fp8-families.sh heldout DIR REV  an A/B on held-out problems:
-#       the shipped e4m3 x e4m3 -> bf16 families (per tensor, fast, rowwise)
-#       as built and as of git revision REV, gemm-bench, and the held-out
+#       measurements stand in, as a retargeted family's do; docs/tuning.md)
+#   benchmarks/fp8-families.sh heldout DIR REV [FAMILY...]  an A/B on
+#       held-out problems: the shipped e4m3 x e4m3 -> bf16 families (per
+#       tensor, fast, rowwise; or the FAMILY names given) as built and as of
+#       git revision REV, gemm-bench, and the held-out
 #       problems whose K is a multiple of 16 (shuffled, seed 3) into DIR;
 #       on the GPU machine `bash DIR/run.sh` writes $OUT/fp8-heldout/
 #       (results/h100-issue33/fp8-transposed-heldout.txt)
@@ -111,10 +111,12 @@ candidates() { # DIR promoted|fast
 
 if [ "${1:-}" = heldout ]; then
   dir=${2:?folder} rev=${3:?git revision}
+  shift 3
+  [ $# -gt 0 ] || set -- fp8_e4m3_e4m3_bf16_tensor \
+    fp8_e4m3_e4m3_bf16_tensor_fast fp8_e4m3_e4m3_bf16_rowwise
   mkdir -p "$dir"
   cp "$build/bin/gemm-bench" "$dir/"
-  printf '%s\n' fp8_e4m3_e4m3_bf16_tensor fp8_e4m3_e4m3_bf16_tensor_fast \
-    fp8_e4m3_e4m3_bf16_rowwise > "$dir/families.txt"
+  printf '%s\n' "$@" > "$dir/families.txt"
   while read -r f; do
     cp "$build/share/gemmc/families/sm_90a/$f.ptx" "$dir/"
     git show "$rev:families/sm_90a/$f.gemm" |
@@ -159,16 +161,6 @@ for mode in promoted fast; do
     --device-model h200 -o "$work/$mode.gemm" |
     grep -E '^gemmc-tune: [0-9]+ training' | sed "s|^gemmc-tune|fp8 $mode|"
 done
-# The rowwise fast families choose without `w3`: with rowwise scales ptxas
-# (CUDA 13) spills its ping-pong consumers 36-76 bytes, which the register
-# estimate does not warn of, and no rowwise measurement stands for it.
-mkdir -p "$work/fr"
-cp "$work/f"/* "$work/fr/"
-rm "$work/fr/fp8f_w3.gemm" "$work/fr/fp8f_w3.ptx"
-sed -i '/^fp8f_w3\t/d' "$work/fr/candidates.tsv"
-"$build/bin/gemmc-tune" select "$work/fr" --shapes "$work/fr/shapes.txt" \
-  --device-model h200 -o "$work/fast-rowwise.gemm" |
-  grep -E '^gemmc-tune: [0-9]+ training' | sed "s|^gemmc-tune|fp8 fast rowwise|"
 # (Not the grouped FP8 families: benchmarks/grouped.sh writes those.)
 rm -f families/sm_90a/fp8_*_tensor.gemm families/sm_90a/fp8_*_rowwise.gemm \
   families/sm_90a/fp8_*_fast.gemm
@@ -186,9 +178,9 @@ for pair in "e4m3 e4m3" "e4m3 e5m2" "e5m2 e4m3"; do
             -e "s|^    b = e4m3 col|    b = $2 col|" \
             -e "s|^    c = bf16 row|    c = $c row|" \
             -e "s|^    scales = tensor|    scales = $scales|" \
-            -e "s|from $work/[pf]r*/results.tsv|from benchmarks/tuning/h200/fp8-$mode-results.tsv|" \
-            -e "s|over \([0-9]*\) training problems of $work/[pf]r*/shapes.txt|over \1 training problems (its measured ones)|" \
-            "$work/$mode$([ "$mode$scales" = fastrowwise ] && echo -rowwise).gemm" > "$out"
+            -e "s|from $work/[pf]/results.tsv|from benchmarks/tuning/h200/fp8-$mode-results.tsv|" \
+            -e "s|over \([0-9]*\) training problems of $work/[pf]/shapes.txt|over \1 training problems (its measured ones)|" \
+            "$work/$mode.gemm" > "$out"
         [ "$name" = fp8_e4m3_e4m3_bf16_tensor$([ $mode = promoted ] || echo _fast) ] ||
           sed -i '2a # Its variants and constants are those of e4m3 x e4m3 -> bf16 per tensor, measured: they stand in for this type'"'"'s.' "$out"
         "$build/bin/gemmc" --arch=sm_90a "$out" -o /dev/null

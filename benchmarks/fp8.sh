@@ -35,6 +35,8 @@ GEMM
   mk p192r_c21 "$S" rowwise "" "tile 128x192x128 wgmma m64n192k32 tma a b c pipeline stages 4 $W2 cluster 2x1 raster 8"
   mk f256_c21 "$S" tensor "math = fast-accumulate" "tile 128x256x128 wgmma m64n256k32 tma a b c pipeline stages 4 $W2 cluster 2x1 raster 8"
   mk f256r_c21 "$S" rowwise "math = fast-accumulate" "tile 128x256x128 wgmma m64n256k32 tma a b c pipeline stages 4 $W2 cluster 2x1 raster 8"
+  # Ping-pong consumers, a whole tile each (240 registers with rowwise scales).
+  mk f192ppr "$S" rowwise "math = fast-accumulate" "tile 128x192x128 wgmma m64n192k32 tma a b c pipeline stages 4 warp-specialize 2 ping-pong persistent raster 8"
   mk pd192 "$D" tensor "" "tile 128x192x128 wgmma m64n192k32 tma a b pipeline stages 4 $W2 raster 8"
   mk pd192c "$D" tensor "" "tile 128x192x128 wgmma m64n192k32 tma a b c pipeline stages 4 $W2 raster 8"
   mk pd192r "$D" rowwise "" "tile 128x192x128 wgmma m64n192k32 tma a b pipeline stages 4 $W2 raster 8"
@@ -55,7 +57,7 @@ B=bin/gemm-bench O=${OUT:-/tmp}
 # The headline in three processes; each kernel beside cuBLASLt in its mode.
 for i in 1 2 3; do
   for k in v/p192_nc.ptx v/p192r_nc.ptx v/p192r_c21.ptx v/f256_c21.ptx \
-    v/f256r_c21.ptx; do
+    v/f256r_c21.ptx v/f192ppr.ptx; do
     $B --runs 30 $k 2>&1 | grep "PASS\|FAIL"
   done
 done > "$O/headline.txt"
