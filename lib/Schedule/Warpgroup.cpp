@@ -237,8 +237,9 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   // grid of e4m3 and f16 128 x 192 tiles, C bf16 and f32), at 240 none
   // with rowwise scales and 8-20 with the others, but for a column bias
   // into an f32 C (168 bytes; HopperRules.cpp warns of it).
+  k.accumulators = k.mTiles * s.bn() / 2;
   bool vectorsBesideTile =
-      s.pingPong && k.mTiles * s.bn() / 2 >= 192 &&
+      s.pingPong && k.accumulators >= 192 &&
       (p.scales == ScaleKind::Rowwise || p.bias == BiasKind::Col ||
        p.residual || p.alphaBeta);
   k.producerRegisters = throughRegisters                    ? 160
@@ -266,7 +267,6 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   // than 255 (51-235 in the shipped families), the state measured slower.
   if (k.consumers == 1)
     k.producerRegisters = 240;
-  k.accumulators = k.mTiles * s.bn() / 2;
   k.sums = k.promotes ? k.accumulators : 0;
   k.promoteSteps = k.kSteps;
   if (p.tf32x3 && k.instK)
