@@ -53,14 +53,16 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
   auto f32Pair = VectorType::get({2}, b.getF32Type());
   auto sharedType = LLVM::LLVMPointerType::get(b.getContext(), 3);
   // Tiles may reach past the matrix (TMA clips their stores): the reads of
-  // C and of the bias are then clamped into it.
-  bool edges = gemmc::hasEdgeTiles(p, s);
+  // C, R and the bias of such a tile are then clamped into it, element by
+  // element. Where the epilogue reads C or R, the tiles inside the matrix
+  // read them unclamped, by pairs along a row-major C's rows.
+  bool edgeTiles = gemmc::hasEdgeTiles(p, s);
   Value lastRow, lastCol;
-  if (edges) {
+  if (edgeTiles) {
     lastRow = arith::SubIOp::create(b, loc, m, index(1));
     lastCol = arith::SubIOp::create(b, loc, n, index(1));
   }
-  auto clamp = [&](OpBuilder &ob, Value v, Value last) -> Value {
+  auto clamp = [&](OpBuilder &ob, Value v, Value last, bool edges) -> Value {
     if (!edges)
       return v;
     return arith::MinUIOp::create(ob, loc, v, last);
@@ -80,7 +82,7 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
   // The element values of one group, with the epilogue applied, written to
   // its buffer at `base`.
   auto writeGroup = [&](OpBuilder &ob, const EpilogueValues &epilogue,
-                        int64_t mt, int64_t g, Value base) {
+                        int64_t mt, int64_t g, Value base, bool edges) {
     for (int64_t nt = 0; nt < k.nTiles; ++nt) {
       Value acc = accumulators[mt * k.nTiles + nt];
       for (int64_t i = 0; i < k.instN / 2; i += 2) {
@@ -106,8 +108,8 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
         } else {
           for (int64_t j = 0; j < 2; ++j) {
             Value at = addOffset(ob, loc, col, j);
-            Value readRow = clamp(ob, row, lastRow);
-            Value readCol = clamp(ob, at, lastCol);
+            Value readRow = clamp(ob, row, lastRow, edges);
+            Value readCol = clamp(ob, at, lastCol, edges);
             values.push_back(
                 epilogueElement(ob, epilogue, j ? y : x, readRow, readCol));
           }
@@ -139,7 +141,7 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
     }
   };
 
-  auto stores = [&](OpBuilder &ob, const EpilogueValues &epilogue) {
+  auto stores = [&](OpBuilder &ob, const EpilogueValues &epilogue, bool edges) {
     OpBuilder::InsertionGuard guard(ob);
     for (int64_t q = 0; q < t.groupsPerTile; ++q) {
       int64_t mt = q / groupsPerRow, g = q % groupsPerRow;
@@ -159,7 +161,7 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
       NVVM::BarrierOp::create(ob, loc, Type(), barrierId, groupThreads,
                               /*reductionOp=*/nullptr,
                               /*reductionPredicate=*/Value());
-      writeGroup(ob, epilogue, mt, g, base);
+      writeGroup(ob, epilogue, mt, g, base, edges);
       // The writes, by the generic proxy, before TMA reads them.
       NVVM::FenceProxyOp::create(
           ob, loc, NVVM::ProxyKind::async_shared,
@@ -198,7 +200,48 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
   };
 
   Operation *at = b.getInsertionBlock()->getParentOp();
-  return buildEpilogue(b, loc, at, c, stores, group);
+  return buildEpilogue(
+      b, loc, at, c,
+      [&](OpBuilder &ob, const EpilogueValues &epilogue) {
+        // (Where the epilogue reads vectors alone, a bias or rowwise
+        // scales, both kinds of tile take the clamped path: unclamped,
+        // e4m3 128x192 tiles with rowwise scales ran within 1% either
+        // way.)
+        bool readsMatrix = epilogue.readsC || epilogue.residual;
+        if (!edgeTiles || !readsMatrix) {
+          stores(ob, epilogue, /*edges=*/edgeTiles);
+          return;
+        }
+        // The warpgroup's rows of the tile (or of its group's rows) and
+        // its columns inside the matrix: unclamped reads, by pairs along a
+        // row-major C's rows (the contract's 16-byte alignment of every
+        // pointer, and TMA's of C's leading dimension, which R shares,
+        // align each pair). On an H200, sizes at launch, f16: ping-pong
+        // 128x192 tiles adding R 0.4-1.8% faster, 128x192 and 128x256
+        // tiles reading beta * C 0.8-1.7% (but one of ten 0.6% slower);
+        // cooperative 128x256 tiles in clusters of 2 adding R 0.2-0.7%
+        // slower. Bringing R's lines into L2 ahead, from the producer,
+        // made no tile faster
+        // (benchmarks/results/h100-issue33/inside-reads-ab.txt).
+        Value rowEnd = addOffset(ob, loc, row0, k.rowsPerConsumer);
+        Value colEnd = addOffset(ob, loc, col0, s.bn());
+        Value rowsInside = arith::CmpIOp::create(
+            ob, loc, arith::CmpIPredicate::ule, rowEnd, m);
+        Value colsInside = arith::CmpIOp::create(
+            ob, loc, arith::CmpIPredicate::ule, colEnd, n);
+        Value inside = arith::AndIOp::create(ob, loc, rowsInside, colsInside);
+        scf::IfOp::create(
+            ob, loc, inside,
+            [&](OpBuilder &tb, Location) {
+              stores(tb, epilogue, /*edges=*/false);
+              scf::YieldOp::create(tb, loc);
+            },
+            [&](OpBuilder &eb, Location) {
+              stores(eb, epilogue, /*edges=*/true);
+              scf::YieldOp::create(eb, loc);
+            });
+      },
+      group);
 }
 
 std::pair<Value, Value> KernelBuilder::accumulatorPosition() {
