@@ -112,6 +112,25 @@ std::string Cublas::describe(const Problem &p, MathMode math) {
          " inputs, CUBLAS_COMPUTE_32F)";
 }
 
+bool Cublas::takes(const Problem &p, std::string &why) {
+  if (p.a != p.b) {
+    why = std::string("cuBLAS takes no ") + toString(p.a) + " x " +
+          toString(p.b) + " product";
+    return false;
+  }
+  bool sixteen = p.a == DType::F16 || p.a == DType::BF16;
+  if (p.a != DType::F32 && !sixteen) {
+    why = std::string("cuBLAS's GEMMs take no ") + toString(p.a) + " inputs";
+    return false;
+  }
+  if (p.c != p.a && !(sixteen && p.c == DType::F32)) {
+    why = std::string("cuBLAS writes no ") + toString(p.c) + " C from " +
+          toString(p.a) + " inputs";
+    return false;
+  }
+  return true;
+}
+
 void Cublas::gemm(const Problem &p, MathMode math, const Operands &ops) {
   auto h = static_cast<cublasHandle_t>(handle);
   ColumnMajorCall call = mapToColumnMajor(p);

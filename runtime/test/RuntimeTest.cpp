@@ -260,6 +260,34 @@ static void hostColumnMajorGemm(const ColumnMajorCall &c, const float *x,
     }
 }
 
+TEST(Cublas, TakesTheTypesOfItsGemms) {
+  auto takes = [](DType a, DType b, DType c, std::string &why) {
+    Problem p;
+    p.a = a, p.b = b, p.c = c;
+    why.clear();
+    return Cublas::takes(p, why);
+  };
+  std::string why;
+  EXPECT_TRUE(takes(DType::F16, DType::F16, DType::F16, why)) << why;
+  EXPECT_TRUE(takes(DType::F16, DType::F16, DType::F32, why)) << why;
+  EXPECT_TRUE(takes(DType::BF16, DType::BF16, DType::BF16, why)) << why;
+  EXPECT_TRUE(takes(DType::BF16, DType::BF16, DType::F32, why)) << why;
+  EXPECT_TRUE(takes(DType::F32, DType::F32, DType::F32, why)) << why;
+  // gemm-bench printed no result where cuBLAS refused f16 inputs with a
+  // bf16 C: such a case now skips cuBLAS and checks against fp64.
+  EXPECT_FALSE(takes(DType::F16, DType::F16, DType::BF16, why));
+  EXPECT_EQ(why, "cuBLAS writes no bf16 C from f16 inputs");
+  EXPECT_FALSE(takes(DType::BF16, DType::BF16, DType::F16, why));
+  EXPECT_EQ(why, "cuBLAS writes no f16 C from bf16 inputs");
+  EXPECT_FALSE(takes(DType::F16, DType::F16, DType::E4M3, why));
+  EXPECT_EQ(why, "cuBLAS writes no e4m3 C from f16 inputs");
+  EXPECT_FALSE(takes(DType::F32, DType::F32, DType::F16, why));
+  EXPECT_FALSE(takes(DType::F16, DType::BF16, DType::F32, why));
+  EXPECT_EQ(why, "cuBLAS takes no f16 x bf16 product");
+  EXPECT_FALSE(takes(DType::E4M3, DType::E4M3, DType::BF16, why));
+  EXPECT_EQ(why, "cuBLAS's GEMMs take no e4m3 inputs");
+}
+
 TEST(Cublas, EveryLayoutMapsOntoColumnMajor) {
   // Every layout, with dense and with padded leading dimensions.
   for (int layouts = 0; layouts < 16; ++layouts) {

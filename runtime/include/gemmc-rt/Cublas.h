@@ -46,6 +46,10 @@ public:
 
   /// The routine `gemm` calls for `problem`, for reports.
   static std::string describe(const Problem &problem, MathMode math);
+  /// Whether `gemm` computes `problem`'s product: cublasGemmEx takes A and
+  /// B of one type and a C of theirs or f32 (f16 or bf16 inputs), or f32
+  /// throughout. Else sets `why`.
+  static bool takes(const Problem &problem, std::string &why);
 
   int version() const { return libraryVersion; }
 

@@ -414,17 +414,17 @@ void CaseRun::runCublas() {
     bench.cublas->gemm(product, cs.math, ops);
   };
   r.file = Cublas::describe(p, cs.math);
-  if (!fp8 && isFloat8(p.c)) {
-    // cuBLAS's GEMMs write no FP8; the kernels are compared with fp64.
+  std::string why;
+  if (!fp8 && !Cublas::takes(p, why)) {
+    // cuBLAS has no such GEMM (an FP8 C, or f16 inputs with a bf16 C): the
+    // kernels are compared with fp64 alone.
     progress(r.kernel);
     r.status = "SKIP";
-    r.note = "cuBLAS writes no FP8 C from " + std::string(toString(p.a)) +
-             " inputs";
+    r.note = why;
     bench.results.push_back(r);
     return;
   }
   if (fp8) {
-    std::string why;
     if (!CublasLt::takes(p, why)) {
       progress(r.kernel);
       r.status = "SKIP";
