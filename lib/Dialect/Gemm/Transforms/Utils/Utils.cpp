@@ -3,6 +3,7 @@
 #include "Utils/Utils.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -110,4 +111,17 @@ std::pair<Value, Value> mlir::gemm::rasterize(OpBuilder &b, Location loc,
   Value row = arith::AddIOp::create(b, loc, firstRow, rowInGroup);
   Value col = arith::DivUIOp::create(b, loc, inGroup, groupRows);
   return {row, col};
+}
+
+void mlir::gemm::keepRolled(scf::ForOp loop) {
+  MLIRContext *ctx = loop.getContext();
+  auto yes = BoolAttr::get(ctx, true);
+  auto unroll =
+      LLVM::LoopUnrollAttr::get(ctx, /*disable=*/yes, {}, {}, {}, {}, {}, {});
+  auto annotation = LLVM::LoopAnnotationAttr::get(
+      ctx, {}, {}, {}, unroll, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});
+  // scf-to-cf copies the loop's LLVM attributes to its latch branch, and
+  // the branch's lowering to llvm.br keeps them: named `loop_annotation`,
+  // the attribute is llvm.br's own, which becomes `!llvm.loop`.
+  loop->setAttr("loop_annotation", annotation);
 }

@@ -7,6 +7,7 @@
 #include "gemmc/Dialect/Gemm/IR/GemmOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -91,6 +92,10 @@ std::pair<Value, Value> rasterize(OpBuilder &b, Location loc, Value linear,
 
 /// `vector` with f32 elements: itself, or extended from f16 or bf16.
 Value extendToF32(OpBuilder &b, Location loc, Value vector);
+
+/// Keeps `loop` a loop through LLVM: its latch branch carries
+/// `llvm.loop.unroll.disable`.
+void keepRolled(scf::ForOp loop);
 
 } // namespace mlir::gemm
 

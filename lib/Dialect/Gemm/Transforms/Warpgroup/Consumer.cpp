@@ -517,6 +517,7 @@ FailureOr<Value> KernelBuilder::consumeTileAt(const ConsumerSetup &cs,
   if (k.pingPong)
     awaitTurn(cs, tile);
   auto steps = scf::ForOp::create(b, loc, kBegin, kEnd, one, inits);
+  keepStepsRolled(steps);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(steps.getBody());

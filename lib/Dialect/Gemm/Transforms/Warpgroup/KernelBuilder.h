@@ -170,6 +170,17 @@ private:
                                sharedBase, ValueRange{offset});
   }
   /// The mbarrier at `offset` + 8 * stage.
+  /// The producer's and the consumers' loops over a tile's K steps, where
+  /// K is given and they are few, stay loops: LLVM unrolled them whole,
+  /// and the copies' and wgmma's values then lived across the steps
+  /// (the schedule fuzzer's s37_1048: 256x128x128 tiles, A and B copied
+  /// by the producer's threads, K = 200 in 2 stages, 276 bytes spilled;
+  /// as a loop, none). Loops of K at launch are left as they were.
+  void keepStepsRolled(scf::ForOp steps) {
+    if (p.k && llvm::divideCeil(*p.k, s.bk()) <= kRolledKSteps)
+      keepRolled(steps);
+  }
+  static constexpr int64_t kRolledKSteps = 8;
   Value barrier(int64_t offset, Value stage) {
     Value stage32 = toI32(stage);
     Value scaled = arith::MulIOp::create(b, loc, stage32, i32(8));

@@ -202,6 +202,7 @@ Value KernelBuilder::produceTileAt(const TilePosition &at, Value tileKBegin,
   Value one = index(1);
   auto steps = scf::ForOp::create(b, loc, tileKBegin, tileKEnd, one,
                                   ValueRange{it0});
+  keepStepsRolled(steps);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(steps.getBody());
