@@ -582,6 +582,9 @@ private:
   LogicalResult reduceSplits(Value tile, Value row0, Value col0,
                              SmallVectorImpl<Value> &accs,
                              const TileSharing *sharing = nullptr);
+  /// Whether the consumer's rows of the tile (or of its group's rows) from
+  /// `row0` and its columns from `col0` lie inside the matrix (i1).
+  Value consumerTileInside(OpBuilder &ob, Value row0, Value col0);
   /// The byte offset, in a group of C's store buffer, of the element at
   /// (`row`, `col`) of the group (i32 values).
   Value groupOffset(Value row, Value col);

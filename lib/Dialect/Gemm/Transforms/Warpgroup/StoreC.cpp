@@ -41,6 +41,32 @@ Value KernelBuilder::groupOffset(Value row, Value col) {
   return offset;
 }
 
+Value KernelBuilder::consumerTileInside(OpBuilder &ob, Value row0, Value col0) {
+  Value rowEnd = addOffset(ob, loc, row0, k.rowsPerConsumer);
+  Value colEnd = addOffset(ob, loc, col0, s.bn());
+  Value rowsInside =
+      arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ule, rowEnd, m);
+  Value colsInside =
+      arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ule, colEnd, n);
+  return arith::AndIOp::create(ob, loc, rowsInside, colsInside);
+}
+
+/// `stores` under a branch on `inside`: with `true` on its side, `false`
+/// on the other.
+static void storeOnEachSide(OpBuilder &ob, Location loc, Value inside,
+                            function_ref<void(OpBuilder &, bool)> stores) {
+  scf::IfOp::create(
+      ob, loc, inside,
+      [&](OpBuilder &tb, Location) {
+        stores(tb, true);
+        scf::YieldOp::create(tb, loc);
+      },
+      [&](OpBuilder &eb, Location) {
+        stores(eb, false);
+        scf::YieldOp::create(eb, loc);
+      });
+}
+
 LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
                                            Value consumer, Value leader,
                                            Value row0, Value col0) {
@@ -223,23 +249,10 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
         // slower. Bringing R's lines into L2 ahead, from the producer,
         // made no tile faster
         // (benchmarks/results/h100-issue33/inside-reads-ab.txt).
-        Value rowEnd = addOffset(ob, loc, row0, k.rowsPerConsumer);
-        Value colEnd = addOffset(ob, loc, col0, s.bn());
-        Value rowsInside = arith::CmpIOp::create(
-            ob, loc, arith::CmpIPredicate::ule, rowEnd, m);
-        Value colsInside = arith::CmpIOp::create(
-            ob, loc, arith::CmpIPredicate::ule, colEnd, n);
-        Value inside = arith::AndIOp::create(ob, loc, rowsInside, colsInside);
-        scf::IfOp::create(
-            ob, loc, inside,
-            [&](OpBuilder &tb, Location) {
-              stores(tb, epilogue, /*edges=*/false);
-              scf::YieldOp::create(tb, loc);
-            },
-            [&](OpBuilder &eb, Location) {
-              stores(eb, epilogue, /*edges=*/true);
-              scf::YieldOp::create(eb, loc);
-            });
+        Value inside = consumerTileInside(ob, row0, col0);
+        storeOnEachSide(ob, loc, inside, [&](OpBuilder &sb, bool inner) {
+          stores(sb, epilogue, /*edges=*/!inner);
+        });
       },
       group);
 }
@@ -438,13 +451,7 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
           stores(ob, epilogue, /*guarded=*/false);
           return;
         }
-        Value tileRowEnd = addOffset(ob, loc, row0, k.rowsPerConsumer);
-        Value tileColEnd = addOffset(ob, loc, col0, s.bn());
-        Value rowsInside = arith::CmpIOp::create(
-            ob, loc, arith::CmpIPredicate::ule, tileRowEnd, m);
-        Value colsInside = arith::CmpIOp::create(
-            ob, loc, arith::CmpIPredicate::ule, tileColEnd, n);
-        Value inside = arith::AndIOp::create(ob, loc, rowsInside, colsInside);
+        Value inside = consumerTileInside(ob, row0, col0);
         if (pairs && !ldc) {
           auto metadata = memref::ExtractStridedMetadataOp::create(ob, loc, c);
           Value odd = metadata.getStrides()[0];
@@ -456,16 +463,9 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
                                              parity, indexConstant(ob, loc, 0));
           inside = arith::AndIOp::create(ob, loc, inside, even);
         }
-        scf::IfOp::create(
-            ob, loc, inside,
-            [&](OpBuilder &tb, Location) {
-              stores(tb, epilogue, /*guarded=*/false);
-              scf::YieldOp::create(tb, loc);
-            },
-            [&](OpBuilder &eb, Location) {
-              stores(eb, epilogue, /*guarded=*/true);
-              scf::YieldOp::create(eb, loc);
-            });
+        storeOnEachSide(ob, loc, inside, [&](OpBuilder &sb, bool inner) {
+          stores(sb, epilogue, /*guarded=*/!inner);
+        });
       },
       group);
 }
