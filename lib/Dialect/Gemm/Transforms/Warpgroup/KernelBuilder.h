@@ -169,7 +169,6 @@ private:
     return LLVM::GEPOp::create(b, loc, sharedBase.getType(), b.getI8Type(),
                                sharedBase, ValueRange{offset});
   }
-  /// The mbarrier at `offset` + 8 * stage.
   /// The producer's and the consumers' loops over a tile's K steps, where
   /// K is given and they are few, stay loops: LLVM unrolled them whole,
   /// and the copies' and wgmma's values then lived across the steps
@@ -181,6 +180,7 @@ private:
       keepRolled(steps);
   }
   static constexpr int64_t kRolledKSteps = 8;
+  /// The mbarrier at `offset` + 8 * stage.
   Value barrier(int64_t offset, Value stage) {
     Value stage32 = toI32(stage);
     Value scaled = arith::MulIOp::create(b, loc, stage32, i32(8));
