@@ -6,7 +6,9 @@
 # `residual = add`, beta * C with `epilogue = alpha-beta` run at beta 1.
 #   benchmarks/epilogue/inside-reads.sh prepare DIR OLD   # here
 #   bash DIR/inside-reads.sh                              # there: $OUT
-# Results: benchmarks/results/h100-issue33/inside-reads-ab.txt.
+# Results: benchmarks/results/h100-issue33/inside-reads-ab.txt (the unclamped
+# reads, OLD at 8314f2f), pair-loads-ab.txt (one aligned load a pair, OLD at
+# d1bf07f).
 set -uo pipefail
 if [ "${1:-}" = prepare ]; then
   root=$(cd "$(dirname "$0")/../.." && pwd) dir=${2:?folder} old=${3:?older gemmc}

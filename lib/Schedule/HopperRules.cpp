@@ -286,7 +286,7 @@ bool Rules::checkWarpgroup() {
       kernel.consumerRegisters ? kernel.consumerRegisters : kMaxRegistersPerThread;
   // Accumulators (and tf32x3's sums, or A's fragments in registers) plus
   // descriptors, addresses and the epilogue's values.
-  facts.registers = satAdd(kernel.liveValues(), 40);
+  facts.registers = satAdd(kernel.liveValues(), kConsumerOverheadRegisters);
   std::string fragmentsText =
       kernel.fragments ? " and " + std::to_string(kernel.fragments) +
                              " registers of A's fragments"

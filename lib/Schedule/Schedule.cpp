@@ -303,7 +303,8 @@ int64_t gemmc::estimateOccupancy(const Problem &p, const Schedule &s) {
     // The consumers' accumulators (and tf32x3's sums) and the rest, the
     // allocation's multiple of 8.
     registers = std::min<int64_t>(
-        llvm::alignTo(k.liveValues() + 40, 8), kMaxRegistersPerThread);
+        llvm::alignTo(k.liveValues() + kConsumerOverheadRegisters, 8),
+        kMaxRegistersPerThread);
   } else {
     shared = getSharedMemory(s, p.a, p.b).totalBytes();
     registers = s.registerCap();

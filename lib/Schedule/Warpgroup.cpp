@@ -1,6 +1,7 @@
 //===- Warpgroup.cpp - the Hopper kernel a wgmma schedule implies ---------===//
 
 #include "gemmc/Schedule/Warpgroup.h"
+#include "gemmc/Schedule/Registers.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -316,6 +317,21 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
       s.splitsK() && k.consumers > 1 && k.liveValues() > 96;
   k.minBlocksPerSM = splitSumsBesideTile ? 0 : 1;
   return k;
+}
+
+int64_t WarpgroupKernel::storeGroupsReadAhead(int64_t matrices) const {
+  if (!c || matrices == 0)
+    return 1;
+  int64_t budget =
+      consumerRegisters ? consumerRegisters : kMaxRegistersPerThread;
+  int64_t perGroup = matrices * c->groupBytes() / (kWarpgroupSize * 4);
+  // Reading ahead keeps the groups' addresses live too: cooperative 128x256
+  // tiles adding R (232 registers, 128 accumulators) spilled nothing 2
+  // groups ahead, 88 bytes 3 ahead and 248 bytes 4 ahead.
+  int64_t spare =
+      budget - liveValues() - kConsumerOverheadRegisters - kAddressingRegisters;
+  return std::clamp<int64_t>(spare / std::max<int64_t>(perGroup, 1), 1,
+                             c->groupsPerTile);
 }
 
 int64_t gemmc::leadingDimMultiple(const TmaOperand &t, int64_t elementBytes) {

@@ -376,6 +376,37 @@ TEST(Warpgroup, ClusterAndTmaStoreLayout) {
   EXPECT_EQ(k.c->sizeMultiple(), 4);
 }
 
+TEST(Warpgroup, StoreGroupsReadAhead) {
+  Problem p = squareF32(8192);
+  p.a = p.b = p.c = ElementType::F16;
+  Schedule s = hopperF16();
+  WarpgroupKernel k = getWarpgroupKernel(p, s);
+  // 232 registers, 128 accumulators, 64 kept: R's 16 registers a group
+  // go 2 groups ahead of the 4; R and C's 32 only the group's own.
+  ASSERT_EQ(k.consumerRegisters, 232);
+  EXPECT_EQ(k.storeGroupsReadAhead(1), 2);
+  EXPECT_EQ(k.storeGroupsReadAhead(2), 1);
+  EXPECT_EQ(k.storeGroupsReadAhead(0), 1);
+  // 64 accumulators: every group of the tile (2), no more.
+  s.tile = {128, 128, 64};
+  s.wgmma = {{64, 128, 16}};
+  k = getWarpgroupKernel(p, s);
+  EXPECT_EQ(k.c->groupsPerTile, 2);
+  EXPECT_EQ(k.storeGroupsReadAhead(1), 2);
+  // Ping-pong 128 x 192: 192 accumulators leave no room.
+  s.tile = {128, 192, 64};
+  s.wgmma = {{64, 192, 16}};
+  s.pingPong = true;
+  s.cluster.reset();
+  k = getWarpgroupKernel(p, s);
+  EXPECT_EQ(k.accumulators, 192);
+  EXPECT_EQ(k.storeGroupsReadAhead(1), 1);
+  // Without `tma c`, none.
+  s.tmaC = false;
+  k = getWarpgroupKernel(p, s);
+  EXPECT_EQ(k.storeGroupsReadAhead(1), 1);
+}
+
 TEST(Warpgroup, PingPongConsumersHoldWholeTiles) {
   Problem p = squareF32(8192);
   p.a = p.b = p.c = ElementType::F16;

@@ -22,6 +22,11 @@ inline constexpr int64_t kMaxRegistersPerThread = 255;
 /// counters.
 inline constexpr int64_t kAddressingRegisters = 24;
 
+/// Registers a wgmma consumer thread needs beyond its live values
+/// (WarpgroupKernel::liveValues): descriptors, addresses and the
+/// epilogue's values.
+inline constexpr int64_t kConsumerOverheadRegisters = 40;
+
 /// The registers a thread of a block of `threads` may use where `blocks`
 /// such blocks share a multiprocessor: at most 255.
 inline int64_t registerCapFor(int64_t threads, int64_t blocks) {

@@ -357,6 +357,15 @@ struct WarpgroupKernel {
   int64_t producerBarrier() const { return consumers + 2; }
   int64_t turnBarrier() const { return consumers + 3; }
   bool usesTma() const { return a.byTma || b.byTma; }
+  /// With `tma c`, where a tile inside the matrix reads `matrices` of C
+  /// (beta) and R: the groups whose reads a consumer thread issues before
+  /// it writes the first, one more as each is written, so that their
+  /// latencies overlap rather than add up a group at a time. As many as
+  /// the registers beside the live values hold (each group's reads
+  /// `groupBytes() / 512` a matrix; kConsumerOverheadRegisters and
+  /// kAddressingRegisters kept), at least 1: the group's own, read as it is
+  /// written.
+  int64_t storeGroupsReadAhead(int64_t matrices) const;
 };
 
 /// The layout of the kernel of `schedule` (which has `wgmma`) for `problem`;

@@ -560,10 +560,11 @@ private:
   /// (cvt.rn.satfinite). With `bits`, an FP8 value as its i8 bits (what
   /// LLVM's stores take).
   Value narrowToC(OpBuilder &ob, Value value, bool bits = false);
-  /// The inputs at (`row`, `col`): a pair along a row (vector<2xf32>), or
-  /// one element.
+  /// The inputs at (`row`, `col`): a pair along a row (vector<2xf32>; as
+  /// C's type holds it without `widen`), or one element.
   StoreInputs readStoreInputs(OpBuilder &ob, const EpilogueValues &epilogue,
-                              Value row, Value col, bool pair);
+                              Value row, Value col, bool pair,
+                              bool widen = true);
   /// The value `epilogue` gives the f32 accumulators `acc` at (`row`,
   /// `col`) of C, reading C and R there where it reads them: a pair along a
   /// row (vector<2xf32>), or one element.

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
+#include "Lowering/Accesses.h"
 
 using namespace mlir;
 using namespace mlir::gemm;
@@ -105,70 +106,120 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
   Value row0_32 = toI32(row0), col0_32 = toI32(col0);
   int64_t groupsPerRow = s.bn() / t.groupColumns;
 
+  // The pairs (accumulator nt, element i) of column group `g` a thread
+  // holds, in the order it writes them.
+  auto groupPairs = [&](int64_t g) {
+    SmallVector<std::pair<int64_t, int64_t>, 32> pairs;
+    for (int64_t nt = 0; nt < k.nTiles; ++nt)
+      for (int64_t i = 0; i < k.instN / 2; i += 2)
+        if ((nt * k.instN + 8 * (i / 4)) / t.groupColumns == g)
+          pairs.push_back({nt, i});
+    return pairs;
+  };
+  // The place in C of pair (nt, i) of the wgmma tile row `mt`.
+  auto placeOf = [&](OpBuilder &ob, int64_t mt, int64_t nt, int64_t i) {
+    int64_t dRow = 8 * ((i / 2) % 2), dCol = nt * k.instN + 8 * (i / 4);
+    Value row = addOffset(ob, loc, row0, mt * k.instM + dRow);
+    row = arith::AddIOp::create(ob, loc, row, threadRow);
+    Value col = addOffset(ob, loc, col0, dCol);
+    col = arith::AddIOp::create(ob, loc, col, laneCol);
+    return std::make_pair(row, col);
+  };
+  // A group's reads of C and R by pairs, as C's type holds them (each
+  // widened to f32 where it is used).
+  auto readGroup = [&](OpBuilder &ob, const EpilogueValues &epilogue,
+                       int64_t q) {
+    int64_t mt = q / groupsPerRow, g = q % groupsPerRow;
+    SmallVector<StoreInputs, 16> inputs;
+    for (auto [nt, i] : groupPairs(g)) {
+      auto [row, col] = placeOf(ob, mt, nt, i);
+      inputs.push_back(readStoreInputs(ob, epilogue, row, col, /*pair=*/true,
+                                       /*widen=*/false));
+    }
+    return inputs;
+  };
+
   // The element values of one group, with the epilogue applied, written to
-  // its buffer at `base`.
+  // its buffer at `base`; `ahead` the group's reads where they were issued
+  // before (readGroup), or empty.
   auto writeGroup = [&](OpBuilder &ob, const EpilogueValues &epilogue,
-                        int64_t mt, int64_t g, Value base, bool edges) {
-    for (int64_t nt = 0; nt < k.nTiles; ++nt) {
+                        int64_t mt, int64_t g, Value base, bool edges,
+                        ArrayRef<StoreInputs> ahead) {
+    for (auto [index, place] : llvm::enumerate(groupPairs(g))) {
+      auto [nt, i] = place;
       Value acc = accumulators[mt * k.nTiles + nt];
-      for (int64_t i = 0; i < k.instN / 2; i += 2) {
-        int64_t dCol = nt * k.instN + 8 * (i / 4);
-        if (dCol / t.groupColumns != g)
-          continue;
-        int64_t dRow = 8 * ((i / 2) % 2);
-        Value localRow = arith::AddIOp::create(ob, loc, threadRow32, i32(dRow));
-        Value localCol = arith::AddIOp::create(ob, loc, laneCol32,
-                                               i32(dCol % t.groupColumns));
-        Value row = addOffset(ob, loc, row0, mt * k.instM + dRow);
-        row = arith::AddIOp::create(ob, loc, row, threadRow);
-        Value col = addOffset(ob, loc, col0, dCol);
-        col = arith::AddIOp::create(ob, loc, col, laneCol);
-        Value x = LLVM::ExtractValueOp::create(ob, loc, acc, i);
-        Value y = LLVM::ExtractValueOp::create(ob, loc, acc, i + 1);
-        SmallVector<Value, 2> values;
-        if (!edges && t.rowMajor) {
-          // A pair along the row, read and applied at once.
-          Value pair = vector::FromElementsOp::create(ob, loc, f32Pair,
-                                                      ValueRange{x, y});
+      int64_t dCol = nt * k.instN + 8 * (i / 4);
+      int64_t dRow = 8 * ((i / 2) % 2);
+      Value localRow = arith::AddIOp::create(ob, loc, threadRow32, i32(dRow));
+      Value localCol =
+          arith::AddIOp::create(ob, loc, laneCol32, i32(dCol % t.groupColumns));
+      Value row, col;
+      std::tie(row, col) = placeOf(ob, mt, nt, i);
+      Value x = LLVM::ExtractValueOp::create(ob, loc, acc, i);
+      Value y = LLVM::ExtractValueOp::create(ob, loc, acc, i + 1);
+      SmallVector<Value, 2> values;
+      if (!edges && t.rowMajor) {
+        // A pair along the row, read and applied at once.
+        Value pair =
+            vector::FromElementsOp::create(ob, loc, f32Pair, ValueRange{x, y});
+        if (ahead.empty()) {
           values.push_back(epiloguePair(ob, epilogue, pair, row, col));
         } else {
-          for (int64_t j = 0; j < 2; ++j) {
-            Value at = addOffset(ob, loc, col, j);
-            Value readRow = clamp(ob, row, lastRow, edges);
-            Value readCol = clamp(ob, at, lastCol, edges);
-            values.push_back(
-                epilogueElement(ob, epilogue, j ? y : x, readRow, readCol));
-          }
+          const StoreInputs &in = ahead[index];
+          Value old = in.old ? extendToF32(ob, loc, in.old) : Value();
+          Value added = in.added ? extendToF32(ob, loc, in.added) : Value();
+          auto position = [&]() { return std::make_pair(row, col); };
+          values.push_back(
+              epilogue.apply(ob, loc, pair, old, added, c, position));
         }
-        if (t.rowMajor) {
-          Value pair = values.size() == 1
-                           ? values[0]
-                           : vector::FromElementsOp::create(ob, loc, f32Pair,
-                                                            values)
-                                 .getResult();
-          pair = narrowToC(ob, pair, /*bits=*/true);
-          Value offset = groupOffset(localRow, localCol);
-          Value at = arith::AddIOp::create(ob, loc, base, offset);
-          Value ptr = LLVM::GEPOp::create(ob, loc, sharedType, ob.getI8Type(),
-                                          sharedBase, ValueRange{at});
-          LLVM::StoreOp::create(ob, loc, pair, ptr, 2 * cBytes);
-          continue;
-        }
+      } else {
         for (int64_t j = 0; j < 2; ++j) {
-          Value value = narrowToC(ob, values[j], /*bits=*/true);
-          Value elementCol = arith::AddIOp::create(ob, loc, localCol, i32(j));
-          Value offset = groupOffset(localRow, elementCol);
-          Value at = arith::AddIOp::create(ob, loc, base, offset);
-          Value ptr = LLVM::GEPOp::create(ob, loc, sharedType, ob.getI8Type(),
-                                          sharedBase, ValueRange{at});
-          LLVM::StoreOp::create(ob, loc, value, ptr, cBytes);
+          Value at = addOffset(ob, loc, col, j);
+          Value readRow = clamp(ob, row, lastRow, edges);
+          Value readCol = clamp(ob, at, lastCol, edges);
+          values.push_back(
+              epilogueElement(ob, epilogue, j ? y : x, readRow, readCol));
         }
+      }
+      if (t.rowMajor) {
+        Value pair =
+            values.size() == 1
+                ? values[0]
+                : vector::FromElementsOp::create(ob, loc, f32Pair, values)
+                      .getResult();
+        pair = narrowToC(ob, pair, /*bits=*/true);
+        Value offset = groupOffset(localRow, localCol);
+        Value at = arith::AddIOp::create(ob, loc, base, offset);
+        Value ptr = LLVM::GEPOp::create(ob, loc, sharedType, ob.getI8Type(),
+                                        sharedBase, ValueRange{at});
+        LLVM::StoreOp::create(ob, loc, pair, ptr, 2 * cBytes);
+        continue;
+      }
+      for (int64_t j = 0; j < 2; ++j) {
+        Value value = narrowToC(ob, values[j], /*bits=*/true);
+        Value elementCol = arith::AddIOp::create(ob, loc, localCol, i32(j));
+        Value offset = groupOffset(localRow, elementCol);
+        Value at = arith::AddIOp::create(ob, loc, base, offset);
+        Value ptr = LLVM::GEPOp::create(ob, loc, sharedType, ob.getI8Type(),
+                                        sharedBase, ValueRange{at});
+        LLVM::StoreOp::create(ob, loc, value, ptr, cBytes);
       }
     }
   };
 
   auto stores = [&](OpBuilder &ob, const EpilogueValues &epilogue, bool edges) {
     OpBuilder::InsertionGuard guard(ob);
+    // Inside the matrix, the reads of C and R go `readAhead` groups ahead
+    // of the writes (WarpgroupKernel::storeGroupsReadAhead): in flight
+    // together, not a group's latency at a time.
+    int64_t matrices =
+        int64_t(epilogue.readsC) + int64_t(bool(epilogue.residual));
+    int64_t readAhead =
+        !edges && t.rowMajor ? k.storeGroupsReadAhead(matrices) : 1;
+    std::vector<SmallVector<StoreInputs, 16>> reads(t.groupsPerTile);
+    if (readAhead > 1)
+      for (int64_t q = 0; q < readAhead; ++q)
+        reads[q] = readGroup(ob, epilogue, q);
     for (int64_t q = 0; q < t.groupsPerTile; ++q) {
       int64_t mt = q / groupsPerRow, g = q % groupsPerRow;
       int64_t buffer = q % gemmc::TmaStore::kBuffers;
@@ -187,7 +238,9 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
       NVVM::BarrierOp::create(ob, loc, Type(), barrierId, groupThreads,
                               /*reductionOp=*/nullptr,
                               /*reductionPredicate=*/Value());
-      writeGroup(ob, epilogue, mt, g, base, edges);
+      writeGroup(ob, epilogue, mt, g, base, edges, reads[q]);
+      if (readAhead > 1 && q + readAhead < t.groupsPerTile)
+        reads[q + readAhead] = readGroup(ob, epilogue, q + readAhead);
       // The writes, by the generic proxy, before TMA reads them.
       NVVM::FenceProxyOp::create(
           ob, loc, NVVM::ProxyKind::async_shared,
@@ -302,14 +355,21 @@ Value KernelBuilder::narrowToC(OpBuilder &ob, Value value, bool bits) {
 
 KernelBuilder::StoreInputs
 KernelBuilder::readStoreInputs(OpBuilder &ob, const EpilogueValues &epilogue,
-                               Value row, Value col, bool pair) {
+                               Value row, Value col, bool pair, bool widen) {
   Type cType = cast<MemRefType>(c.getType()).getElementType();
   // C's old values and R's, read alike.
   auto readAt = [&](Value matrix) -> Value {
     if (pair) {
+      // A pair's place is aligned to the pair (see the callers): one load,
+      // where LLVM would otherwise split it into two of an element each
+      // (twice the requests: on an H200, f16, the cooperative 128x256
+      // tiles adding R or beta * C ran 3-4% faster with one, ping-pong
+      // 128x192 tiles 0-2%; benchmarks/results/h100-issue33/pair-loads-ab.txt).
+      auto pairType = VectorType::get({2}, cType);
       Value read = vector::LoadOp::create(
-          ob, loc, VectorType::get({2}, cType), matrix, ValueRange{row, col});
-      return extendToF32(ob, loc, read);
+          ob, loc, pairType, matrix, ValueRange{row, col},
+          /*nontemporal=*/false, alignmentOf(pairType));
+      return widen ? extendToF32(ob, loc, read) : read;
     }
     Value read = memref::LoadOp::create(ob, loc, matrix, ValueRange{row, col});
     if (read.getType() == ob.getF32Type())
