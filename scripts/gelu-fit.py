@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
-"""GELU's approximation where C has 16 bits or fewer (Epilogue.cpp,
-geluApproximate): x Phi(x), Phi(-|x|) = erfc(t) / 2 with t = |x| / sqrt 2,
-written r 2^(Q(r) - log2(e) x^2 / 2) with r = 1 / (1 + P t) and Q a
-polynomial of degree 4.
+"""GELU's approximation (Epilogue.cpp, geluByErfc): x Phi(x), Phi(-|x|) =
+erfc(t) / 2 with t = |x| / sqrt 2, written r 2^(Q(r) - log2(e) x^2 / 2)
+with r = 1 / (1 + P t) and Q a polynomial: of degree 4 where C has 16 bits
+or fewer (kCoefficients), of degree 8 where C is f32 (kCoefficients32).
 
   gelu-fit.py fit [DEGREE [P]]   fits Q (minimax over t in [0, 9.2], by
                                  Lawson's reweighted least squares) and
                                  prints its coefficients, lowest first
-  gelu-fit.py check FILE [BOUND] reads P and the coefficients from FILE
-                                 (Epilogue.cpp), runs the kernel's
-                                 sequence with every step rounded to f32
-                                 (rcp and ex2 exact, then rounded) over
-                                 x in [-13, 13] and prints GELU's largest
-                                 relative error; fails above BOUND
-                                 (default 6e-5)
+  gelu-fit.py check FILE [BOUND [BOUND32]]
+                                 reads P and both sets of coefficients
+                                 from FILE (Epilogue.cpp), runs the
+                                 kernel's sequence with every step rounded
+                                 to f32 (rcp and ex2 exact, then rounded)
+                                 over x in [-13, 13] and prints GELU's
+                                 largest relative error (the f32 set's over
+                                 [-5, 13] too); fails above BOUND (default
+                                 6e-5) or, over [-5, 13], BOUND32 (2e-6)
 
 Pure Python (no numpy): the build and CI machines have none."""
 import math
@@ -82,22 +84,37 @@ def gelu_f32(x, p, coefficients):
     return f32(x * phi)
 
 
-def check(path, bound):
-    text = open(path).read()
-    p = float(re.search(r"kP = ([0-9.]+);", text).group(1))
-    body = re.search(r"kCoefficients\[\] = \{([^}]*)\}", text).group(1)
-    coefficients = [float(c) for c in body.replace("\n", " ").split(",")]
+def worst_error(p, coefficients, low):
     worst, at, x = 0.0, 0.0, -13.0
     while x <= 13.0:
         exact = 0.5 * x * math.erfc(-x / math.sqrt(2))
-        if exact != 0:
+        if exact != 0 and x >= low:
             error = abs(gelu_f32(x, p, coefficients) / exact - 1)
             if error > worst:
                 worst, at = error, x
         x += 0.00037
-    print(f"gelu: P = {p}, {len(coefficients)} coefficients, relative error "
-          f"at most {worst:.2e} (x = {at:.3f}) over [-13, 13]")
-    return worst <= bound
+    return worst, at
+
+
+def check(path, bound, bound32):
+    text = open(path).read()
+    p = float(re.search(r"kP = ([0-9.]+);", text).group(1))
+    ok = True
+    for name, limit in (("kCoefficients", bound), ("kCoefficients32", bound32)):
+        body = re.search(name + r"\[\] = \{([^}]*)\}", text).group(1)
+        coefficients = [float(c) for c in body.replace("\n", " ").split(",")]
+        worst, at = worst_error(p, coefficients, -13.0)
+        label = "gelu" if name == "kCoefficients" else "gelu32"
+        line = (f"{label}: P = {p}, {len(coefficients)} coefficients, relative "
+                f"error at most {worst:.2e} (x = {at:.3f}) over [-13, 13]")
+        if label == "gelu":
+            ok = ok and worst <= limit
+        else:
+            inner, inner_at = worst_error(p, coefficients, -5.0)
+            line += f", {inner:.2e} (x = {inner_at:.3f}) over [-5, 13]"
+            ok = ok and inner <= limit
+        print(line)
+    return ok
 
 
 def main(args):
@@ -110,8 +127,9 @@ def main(args):
         print(", ".join(f"{c:.9g}" for c in coefficients))
         return 0
     if len(args) >= 2 and args[0] == "check":
-        return 0 if check(args[1], float(args[2]) if len(args) > 2
-                          else 6e-5) else 1
+        bound = float(args[2]) if len(args) > 2 else 6e-5
+        bound32 = float(args[3]) if len(args) > 3 else 2e-6
+        return 0 if check(args[1], bound, bound32) else 1
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -135,23 +135,32 @@ Value EpilogueValues::applyActivation(
                                              : arith::FastMathFlags::none;
     return math::TanhOp::create(b, loc, v, flags);
   };
-  // GELU where C has 16 bits or fewer: x Phi(x), with Phi(-|x|) =
-  // erfc(t) / 2 (t = |x| / sqrt 2) = r 2^(Q(r) - log2(e) x^2 / 2), r =
-  // 1 / (1 + 0.7 t), Q of degree 4 (Horner's rule in fma.rn.f32) fitted
-  // minimax (Lawson's reweighting) to log2(erfc(t) / 2r) + log2(e) t^2
-  // over t in [0, 9.2]; the reciprocal and the power the GPU's approximate
-  // ones (`afn`: rcp.approx.f32, ex2.approx.f32); then 1 - Phi(-|x|) where
-  // x >= 0. Fifteen PTX instructions an element, against 24 of Numerical
-  // Recipes' erfc before (the consumers issue them between a tile's last
-  // wgmma and its stores: each costs). GELU's relative error, each step
-  // rounded to f32 (the approximations exact): at most 5.8e-5 over x in
-  // [-13, 13], a quarter of f16's half unit (scripts/gelu-fit.py fits Q
-  // and checks these constants). NaN stays NaN; +inf stays +inf.
-  auto geluApproximate = [&](Value x) -> Value {
+  // GELU as x Phi(x), with Phi(-|x|) = erfc(t) / 2 (t = |x| / sqrt 2) =
+  // r 2^(Q(r) - log2(e) x^2 / 2), r = 1 / (1 + 0.7 t), Q (Horner's rule in
+  // fma.rn.f32) fitted minimax (Lawson's reweighting) to log2(erfc(t) / 2r)
+  // + log2(e) t^2 over t in [0, 9.2]; the reciprocal and the power the
+  // GPU's approximate ones (`afn`: rcp.approx.f32, ex2.approx.f32, a few
+  // ulp); then 1 - Phi(-|x|) where x >= 0. Where C has 16 bits or fewer Q
+  // is of degree 4: fifteen PTX instructions an element, against 24 of
+  // Numerical Recipes' erfc before (the consumers issue them between a
+  // tile's last wgmma and its stores: each costs), GELU's relative error,
+  // each step rounded to f32 (the approximations exact), at most 5.8e-5
+  // over x in [-13, 13], a quarter of f16's half unit. An f32 C's Q is of
+  // degree 8: at most 1.6e-6 over [-5, 13] and 7.3e-6 below, where the
+  // rounding of x^2 dominates; 0.5 x (1 + erf(x / sqrt 2)) with MLIR's erf
+  // polynomial, before, lost the negative tail's digits (4% off at -4.95;
+  // an f32 output of one element 6e-5 off, the schedule fuzzer's
+  // s37_722_fam), and MLIR's erfc polynomial cost 2.5 times the GEMM
+  // (scripts/gelu-fit.py fits Q and checks these constants). NaN stays NaN;
+  // +inf stays +inf.
+  static constexpr double kP = 0.7;
+  static constexpr double kCoefficients[] = {
+      -2.33640472, 1.37979278, 0.730293143, -1.14008425, 0.366381826};
+  static constexpr double kCoefficients32[] = {
+      -2.34073977, 1.45270915,   0.270878419,  0.264512186, -1.8527798,
+      1.67944597,  -0.307659091, -0.285799462, 0.11943322};
+  auto geluByErfc = [&](Value x, ArrayRef<double> coefficients) -> Value {
     auto fast = arith::FastMathFlags::afn;
-    static constexpr double kP = 0.7;
-    static constexpr double kCoefficients[] = {
-        -2.33640472, 1.37979278, 0.730293143, -1.14008425, 0.366381826};
     auto fma = [&](Value l, Value r, Value c) -> Value {
       return math::FmaOp::create(b, loc, l, r, c);
     };
@@ -159,9 +168,9 @@ Value EpilogueValues::applyActivation(
     Value one = constant(1.0);
     Value denominator = fma(magnitude, constant(kP * M_SQRT1_2), one);
     Value r = arith::DivFOp::create(b, loc, one, denominator, fast);
-    Value q = constant(kCoefficients[4]);
-    for (int i = 3; i >= 0; --i)
-      q = fma(r, q, constant(kCoefficients[i]));
+    Value q = constant(coefficients.back());
+    for (double c : llvm::reverse(coefficients.drop_back()))
+      q = fma(r, q, constant(c));
     Value square = mul(x, x);
     Value exponent = fma(square, constant(-0.5 * M_LOG2E), q);
     Value power = math::Exp2Op::create(b, loc, exponent, fast);
@@ -181,16 +190,10 @@ Value EpilogueValues::applyActivation(
     return arith::MaximumFOp::create(b, loc, x, zero);
   }
   case gemmc::Activation::GELU: {
-    // x * Phi(x) = 0.5 x erfc(-x / sqrt(2)): erfc keeps the negative
-    // tail's digits, which 1 + erf(x / sqrt(2)) loses (an f32 C's GELU of
-    // -3.6 was 6e-5 off, relative, beside fp64's: the schedule fuzzer's
-    // s37_722_fam at 1x1x15).
+    // x * Phi(x), Phi from erfc (above).
     if (approximate)
-      return geluApproximate(x);
-    Value scaled = mul(x, constant(-M_SQRT1_2));
-    Value erfc = math::ErfcOp::create(b, loc, scaled);
-    Value half = mul(constant(0.5), x);
-    return mul(half, erfc);
+      return geluByErfc(x, kCoefficients);
+    return geluByErfc(x, kCoefficients32);
   }
   case gemmc::Activation::GELUTanh: {
     // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).

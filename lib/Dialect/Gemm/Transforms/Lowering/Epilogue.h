@@ -46,8 +46,8 @@ struct EpilogueValues {
   /// rational form on `rcp.approx` and `ex2.approx` (GELU's relative error
   /// at most 1.6e-5 everywhere: the negative tail keeps its digits, which
   /// 1 + erf loses) in place of the polynomial's division and 21 selects.
-  /// An f32 C takes the polynomials: GELU's erfc(-z) and its exp
-  /// (relative error at most 1.3e-6 over [-5, 13]).
+  /// An f32 C takes tanh's polynomial, and GELU's erfc in the same form
+  /// with more terms (relative error at most 1.6e-6 over [-5, 13]).
   bool approximate = false;
 
   /// The value to store for the f32 accumulators `acc` (a scalar, or a

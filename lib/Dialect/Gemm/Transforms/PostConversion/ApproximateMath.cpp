@@ -1,19 +1,16 @@
 //===- ApproximateMath.cpp - the epilogue's erf, tanh and exp as polynomials //
 //
-// GELU (erfc, or its tanh form) and SiLU (tanh) are math ops in the
-// epilogue (Lowering/Epilogue.cpp). The GPU-to-NVVM conversion lowers them
-// to calls of libdevice's __nv_erfcf and the like, which gemmc does not
-// link; upstream MLIR's polynomial approximations rewrite them (and erfc's
-// exp) into arith ops, math.fma, math.floor and math.absf (f32 to a few
-// ulp); a tanh
-// marked `afn` (C of 16 bits or
+// GELU (erf, or its tanh form) and SiLU (tanh) are math ops in the epilogue
+// (Lowering/Epilogue.cpp). The GPU-to-NVVM conversion lowers them to calls
+// of libdevice's __nv_erff and the like, which gemmc does not link; upstream
+// MLIR's polynomial approximations rewrite them into arith ops, math.fma
+// and math.absf (f32 to a few ulp); a tanh marked `afn` (C of 16 bits or
 // fewer) becomes tanh.approx.f32 instead, and GELU's exp2 there (marked
 // `afn` too) NVVM's ex2.approx.f32. fma and absf would become
 // libdevice calls too (the conversion marks llvm.intr.fabs illegal): fma
-// becomes LLVM's intrinsic (fma.rn.f32), floor NVVM's (cvt.rmi.f32.f32),
-// the absolute value its sign bit cleared. (Where CUDA_HOME names a toolkit,
-// MLIR's NVVM target links its libdevice and a call left over would pass
-// unseen: the lit tests run without it.)
+// becomes LLVM's intrinsic (fma.rn.f32), the absolute value its sign bit
+// cleared. (Where CUDA_HOME names a toolkit, MLIR's NVVM target links its
+// libdevice, and a call left over would pass unseen: lit runs without it.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,34 +71,6 @@ struct ApproximateTanhToIntrinsic : public OpRewritePattern<math::TanhOp> {
   }
 };
 
-/// Replaces `op`, of f32 or a 1-D vector of them, by NVVM's intrinsic
-/// `name` (f32 to f32), an element at a time.
-static LogicalResult replaceByNvvmIntrinsic(Operation *op, StringRef name,
-                                            PatternRewriter &rewriter) {
-  Type type = op->getResult(0).getType();
-  Location loc = op->getLoc();
-  StringAttr intrinsic = rewriter.getStringAttr(name);
-  Type f32 = rewriter.getF32Type();
-  Value operand = op->getOperand(0);
-  auto vector = dyn_cast<VectorType>(type);
-  if (!vector) {
-    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(op, f32, intrinsic,
-                                                       ValueRange{operand});
-    return success();
-  }
-  if (vector.getRank() != 1)
-    return rewriter.notifyMatchFailure(op, "not a 1-D vector");
-  SmallVector<Value> elements;
-  for (int64_t i = 0; i < vector.getNumElements(); ++i) {
-    Value element = vector::ExtractOp::create(rewriter, loc, operand, i);
-    elements.push_back(LLVM::CallIntrinsicOp::create(
-                           rewriter, loc, f32, intrinsic, ValueRange{element})
-                           .getResult(0));
-  }
-  rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, vector, elements);
-  return success();
-}
-
 /// math.exp2 of f32 (or a vector of them) with `afn` (GELU's erfc where
 /// C's rounding is as coarse) as NVVM's ex2.approx.f32 (relative error
 /// about 2^-22), an element at a time: the conversion to NVVM takes
@@ -110,23 +79,30 @@ struct ApproximateExp2ToNvvm : public OpRewritePattern<math::Exp2Op> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(math::Exp2Op op,
                                 PatternRewriter &rewriter) const override {
-    if (failed(
-            matchApproximateF32(op, op.getType(), op.getFastmath(), rewriter)))
+    Type type = op.getType();
+    if (failed(matchApproximateF32(op, type, op.getFastmath(), rewriter)))
       return failure();
-    return replaceByNvvmIntrinsic(op, "llvm.nvvm.ex2.approx", rewriter);
-  }
-};
-
-/// math.floor of f32 (exp's polynomial's, an f32 C's GELU) as NVVM's
-/// floor (cvt.rmi.f32.f32), an element at a time: the conversion to NVVM
-/// takes llvm.intr.floor for libdevice's __nv_floorf.
-struct FloorToNvvm : public OpRewritePattern<math::FloorOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(math::FloorOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!getElementTypeOrSelf(op.getType()).isF32())
-      return rewriter.notifyMatchFailure(op, "not f32");
-    return replaceByNvvmIntrinsic(op, "llvm.nvvm.floor.f", rewriter);
+    Location loc = op.getLoc();
+    StringAttr name = rewriter.getStringAttr("llvm.nvvm.ex2.approx");
+    Type f32 = rewriter.getF32Type();
+    auto vector = dyn_cast<VectorType>(type);
+    if (!vector) {
+      rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+          op, f32, name, ValueRange{op.getOperand()});
+      return success();
+    }
+    if (vector.getRank() != 1)
+      return rewriter.notifyMatchFailure(op, "not a 1-D vector");
+    SmallVector<Value> elements;
+    for (int64_t i = 0; i < vector.getNumElements(); ++i) {
+      Value element =
+          vector::ExtractOp::create(rewriter, loc, op.getOperand(), i);
+      elements.push_back(LLVM::CallIntrinsicOp::create(rewriter, loc, f32, name,
+                                                       ValueRange{element})
+                             .getResult(0));
+    }
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, vector, elements);
+    return success();
   }
 };
 
@@ -163,13 +139,10 @@ struct GemmApproximateMathPass
     patterns.add<ApproximateTanhToIntrinsic>(&getContext(), /*benefit=*/2);
     populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
       return name == math::ErfOp::getOperationName() ||
-             name == math::ErfcOp::getOperationName() ||
-             name == math::ExpOp::getOperationName() ||
              name == math::TanhOp::getOperationName();
     });
-    patterns
-        .add<FmaToIntrinsic, FloorToNvvm, AbsToSignMask, ApproximateExp2ToNvvm>(
-            &getContext());
+    patterns.add<FmaToIntrinsic, AbsToSignMask, ApproximateExp2ToNvvm>(
+        &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
