@@ -146,7 +146,7 @@ Value EpilogueValues::applyActivation(
   // tile's last wgmma and its stores: each costs), GELU's relative error,
   // each step rounded to f32 (the approximations exact), at most 5.8e-5
   // over x in [-13, 13], a quarter of f16's half unit. An f32 C's Q is of
-  // degree 8: at most 1.6e-6 over [-5, 13] and 7.3e-6 below, where the
+  // degree 8: at most 1.6e-6 over [-5, 13] and 7.7e-6 below, where the
   // rounding of x^2 dominates; 0.5 x (1 + erf(x / sqrt 2)) with MLIR's erf
   // polynomial, before, lost the negative tail's digits (4% off at -4.95;
   // an f32 output of one element 6e-5 off, the schedule fuzzer's

@@ -97,9 +97,10 @@ struct ApproximateExp2ToNvvm : public OpRewritePattern<math::Exp2Op> {
     for (int64_t i = 0; i < vector.getNumElements(); ++i) {
       Value element =
           vector::ExtractOp::create(rewriter, loc, op.getOperand(), i);
-      elements.push_back(LLVM::CallIntrinsicOp::create(rewriter, loc, f32, name,
-                                                       ValueRange{element})
-                             .getResult(0));
+      elements.push_back(
+          LLVM::CallIntrinsicOp::create(rewriter, loc, f32, name,
+                                        ValueRange{element})
+              .getResult(0));
     }
     rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, vector, elements);
     return success();
@@ -137,10 +138,11 @@ struct GemmApproximateMathPass
     RewritePatternSet patterns(&getContext());
     // Before the polynomial, which would take every tanh.
     patterns.add<ApproximateTanhToIntrinsic>(&getContext(), /*benefit=*/2);
-    populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
-      return name == math::ErfOp::getOperationName() ||
-             name == math::TanhOp::getOperationName();
-    });
+    populateMathPolynomialApproximationPatterns(
+        patterns, [](StringRef name) {
+          return name == math::ErfOp::getOperationName() ||
+                 name == math::TanhOp::getOperationName();
+        });
     patterns.add<FmaToIntrinsic, AbsToSignMask, ApproximateExp2ToNvvm>(
         &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
