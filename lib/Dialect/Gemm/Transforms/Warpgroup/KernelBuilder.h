@@ -567,9 +567,10 @@ private:
                               bool widen = true);
   /// The value `epilogue` gives the f32 accumulators `acc` at (`row`,
   /// `col`) of C, reading C and R there where it reads them: a pair along a
-  /// row (vector<2xf32>), or one element.
+  /// row (vector<2xf32>), or one element. A pair takes instead the inputs
+  /// `read` ahead of it where given (readStoreInputs).
   Value epiloguePair(OpBuilder &ob, const EpilogueValues &epilogue, Value acc,
-                     Value row, Value col);
+                     Value row, Value col, const StoreInputs *read = nullptr);
   Value epilogueElement(OpBuilder &ob, const EpilogueValues &epilogue,
                         Value acc, Value row, Value col);
   LogicalResult storeC(ArrayRef<Value> accumulators, Value row0, Value col0);

@@ -162,16 +162,8 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
         // A pair along the row, read and applied at once.
         Value pair =
             vector::FromElementsOp::create(ob, loc, f32Pair, ValueRange{x, y});
-        if (ahead.empty()) {
-          values.push_back(epiloguePair(ob, epilogue, pair, row, col));
-        } else {
-          const StoreInputs &in = ahead[index];
-          Value old = in.old ? extendToF32(ob, loc, in.old) : Value();
-          Value added = in.added ? extendToF32(ob, loc, in.added) : Value();
-          auto position = [&]() { return std::make_pair(row, col); };
-          values.push_back(
-              epilogue.apply(ob, loc, pair, old, added, c, position));
-        }
+        const StoreInputs *read = ahead.empty() ? nullptr : &ahead[index];
+        values.push_back(epiloguePair(ob, epilogue, pair, row, col, read));
       } else {
         for (int64_t j = 0; j < 2; ++j) {
           Value at = addOffset(ob, loc, col, j);
@@ -384,12 +376,16 @@ KernelBuilder::readStoreInputs(OpBuilder &ob, const EpilogueValues &epilogue,
   return inputs;
 }
 
-Value KernelBuilder::epiloguePair(OpBuilder &ob,
-                                  const EpilogueValues &epilogue, Value acc,
-                                  Value row, Value col) {
-  StoreInputs in = readStoreInputs(ob, epilogue, row, col, /*pair=*/true);
+Value KernelBuilder::epiloguePair(OpBuilder &ob, const EpilogueValues &epilogue,
+                                  Value acc, Value row, Value col,
+                                  const StoreInputs *read) {
+  StoreInputs in =
+      read ? *read : readStoreInputs(ob, epilogue, row, col, /*pair=*/true);
+  // (Inputs read ahead may still be in C's type.)
+  Value old = in.old ? extendToF32(ob, loc, in.old) : Value();
+  Value added = in.added ? extendToF32(ob, loc, in.added) : Value();
   auto position = [&]() { return std::make_pair(row, col); };
-  return epilogue.apply(ob, loc, acc, in.old, in.added, c, position);
+  return epilogue.apply(ob, loc, acc, old, added, c, position);
 }
 
 Value KernelBuilder::epilogueElement(OpBuilder &ob,
@@ -462,14 +458,9 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
                                                     ValueRange{x, y});
         Value col1 = addOffset(ob, loc, col, 1);
         if (!guarded && pairs) {
-          Value value;
-          if (readsAhead) {
-            StoreInputs in = ahead[size_t((i / 2) % kReadAhead)];
-            auto place = [&]() { return std::make_pair(row, col); };
-            value = epilogue.apply(ob, loc, pair, in.old, in.added, c, place);
-          } else {
-            value = epiloguePair(ob, epilogue, pair, row, col);
-          }
+          const StoreInputs *read =
+              readsAhead ? &ahead[size_t((i / 2) % kReadAhead)] : nullptr;
+          Value value = epiloguePair(ob, epilogue, pair, row, col, read);
           Value narrow = narrowToC(ob, value);
           vector::StoreOp::create(
               ob, loc, narrow, c, ValueRange{row, col}, /*nontemporal=*/false,
