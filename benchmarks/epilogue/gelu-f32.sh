@@ -4,12 +4,13 @@
 # 128x256x64, cluster 2x1, f16 inputs, 4096^3 and 8192^3, beside the same
 # kernel without GELU), then the fuzzer's case that failed (gelu_f32_fam.gemm
 # at 1x1x15), 30 random cases through it and 400 through a SIMT kernel.
-#   benchmarks/epilogue/gelu-f32.sh prepare DIR OLD   # here (OLD: gemmc at d1bf07f)
+#   benchmarks/epilogue/gelu-f32.sh prepare DIR [OLD] # here (OLD: gemmc at d1bf07f;
+#                                                     #  without it, the new kernel alone)
 #   bash DIR/gelu-f32.sh                              # there: $OUT
 # Results: benchmarks/results/h100-issue33/gelu-f32-tail.txt.
 set -uo pipefail
 if [ "${1:-}" = prepare ]; then
-  root=$(cd "$(dirname "$0")/../.." && pwd) dir=${2:?folder} old=${3:?older gemmc}
+  root=$(cd "$(dirname "$0")/../.." && pwd) dir=${2:?folder} old=${3:-}
   mkdir -p "$dir"
   cp "$root/build/bin/gemm-bench" "$0" "$dir/"
   for a in none gelu; do
@@ -31,8 +32,10 @@ EOF
   g() { env -u CUDA_HOME "$@" 2> /dev/null; }
   g "$root/build/bin/gemmc" --arch=sm_90a "$dir/g_none.gemm" -o "$dir/none.ptx" || exit 1
   g "$root/build/bin/gemmc" --arch=sm_90a "$dir/g_gelu.gemm" -o "$dir/gelu_new.ptx" || exit 1
-  g "$old" --arch=sm_90a "$dir/g_gelu.gemm" -o "$dir/gelu_old.ptx" || exit 1
-  sed -i 's/g32_gelu/g32_gelu_old/g' "$dir/gelu_old.ptx"
+  if [ -n "$old" ]; then
+    g "$old" --arch=sm_90a "$dir/g_gelu.gemm" -o "$dir/gelu_old.ptx" || exit 1
+    sed -i 's/g32_gelu/g32_gelu_old/g' "$dir/gelu_old.ptx"
+  fi
   g "$root/build/bin/gemmc" --arch=sm_90a "$root/benchmarks/epilogue/gelu_f32_fam.gemm" -o "$dir/fam.ptx" || exit 1
   g "$root/build/bin/gemmc" "$dir/simt.gemm" -o "$dir/simt.ptx" || exit 1
   exit 0
@@ -44,7 +47,7 @@ row() { python3 -c 'import csv,sys; print(" ".join(f"{x["kernel"]} {x["status"]}
 for s in 4096x4096x4096 8192x8192x8192; do
   for rep in 1 2; do
     ./gemm-bench --size $s --runs 30 --warmup 5 --csv "$O/x.csv" none.ptx > /dev/null 2>&1; line="$s rep $rep: $(row);"
-    ./gemm-bench --size $s --runs 30 --warmup 5 --activation gelu --csv "$O/x.csv" gelu_old.ptx gelu_new.ptx > /dev/null 2>&1
+    ./gemm-bench --size $s --runs 30 --warmup 5 --activation gelu --csv "$O/x.csv" $(ls gelu_old.ptx 2> /dev/null) gelu_new.ptx > /dev/null 2>&1
     echo "$line $(row)" | tee -a "$O/cost.txt"
   done
 done
