@@ -187,13 +187,16 @@ void mlir::gemm::joinSplitCount(OpBuilder &b, Location loc,
 
 /// Counts the block in at its tile's counter, its partials stored: returns
 /// (i1) whether it came last, after every split's partials are fenced.
+/// One thread fences for the participants, as a grid's synchronisation
+/// does: their barrier orders their stores before its fence (the fence is
+/// cumulative), and its fence after the count orders the others' partials
+/// before the barrier that tells them the count. (Each thread fencing its
+/// own stores, then each thread of the last block, spent an eighth of a
+/// transposed 128 x 96 tile's stalls at 2 splits in the fences.)
 static Value countIn(OpBuilder &b, Location loc, Value counters, Value tile,
                      OpFoldResult splits, const SplitParticipants &who) {
   std::optional<int64_t> knownSplits = getConstantIntValue(splits);
   auto c = [&](int64_t v) { return indexConstant(b, loc, v); };
-  // Release: the partials reach the GPU's scope before the block counts
-  // itself in.
-  NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
   participantsBarrier(b, loc, who);
 
   Value first =
@@ -203,6 +206,9 @@ static Value countIn(OpBuilder &b, Location loc, Value counters, Value tile,
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(count.thenBlock());
+    // Release: the participants' partials reach the GPU's scope before the
+    // block counts itself in.
+    NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
     Value one = arith::ConstantIntOp::create(b, loc, 1, 32);
     Value before = memref::AtomicRMWOp::create(
         b, loc, arith::AtomicRMWKind::addi, one, counters, ValueRange{tile});
@@ -223,6 +229,9 @@ static Value countIn(OpBuilder &b, Location loc, Value counters, Value tile,
     b.setInsertionPointToStart(reset.thenBlock());
     Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
     memref::StoreOp::create(b, loc, zero, counters, ValueRange{tile});
+    // Acquire: the other blocks' partials, fenced before their count,
+    // before this block's threads learn it came last.
+    NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
     b.setInsertionPointAfter(reset);
     Value flag = arith::ExtUIOp::create(b, loc, b.getI32Type(), isLast);
     scf::YieldOp::create(b, loc, flag);
@@ -360,14 +369,6 @@ LogicalResult mlir::gemm::reducePartials(OpBuilder &b, Location loc,
       })[0];
   auto ifLast = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifLast.thenBlock());
-  // Acquire: the other blocks' partials, fenced before their count.
-  ifSeveral(
-      b, loc, several, TypeRange(),
-      [&] {
-        NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
-        return nothing();
-      },
-      nothing);
   // Split 0's partials, then the others' added in split order. The count
   // from the grid, whose z is the splits (the contract's grid), rather
   // than a constant: LLVM then keeps the sum a loop. Unrolled for a few
