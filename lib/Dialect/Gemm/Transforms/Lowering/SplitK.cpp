@@ -191,7 +191,7 @@ void mlir::gemm::joinSplitCount(OpBuilder &b, Location loc,
 /// does: their barrier orders their stores before its fence (the fence is
 /// cumulative), and its fence after the count orders the others' partials
 /// before the barrier that tells them the count. (Each thread fencing its
-/// own stores, then each thread of the last block, spent an eighth of a
+/// own stores, then each thread of the last block, spent 9% of a
 /// transposed 128 x 96 tile's stalls at 2 splits in the fences.)
 static Value countIn(OpBuilder &b, Location loc, Value counters, Value tile,
                      OpFoldResult splits, const SplitParticipants &who) {
