@@ -42,12 +42,12 @@ struct EpilogueValues {
   /// than to a few ulp of f32: where C is of 16 bits or fewer. The tanh is
   /// then the GPU's `tanh.approx.f32` (relative error at most 2^-11;
   /// `math.tanh` carries `afn`, which gemm-approximate-math keeps for
-  /// NVPTX), and GELU's 1 + erf(z) is erfc(-z) in Numerical Recipes'
-  /// rational form on `rcp.approx` and `ex2.approx` (GELU's relative error
-  /// at most 1.6e-5 everywhere: the negative tail keeps its digits, which
-  /// 1 + erf loses) in place of the polynomial's division and 21 selects.
-  /// An f32 C takes tanh's polynomial, and GELU's erfc in the same form
-  /// with more terms (relative error at most 1.6e-6 over [-5, 13]).
+  /// NVPTX), and GELU's Phi(x) comes from erfc in a fitted form on
+  /// `rcp.approx` and `ex2.approx` with Q of degree 4 (GELU's relative
+  /// error at most 5.8e-5 over [-13, 13]: the negative tail keeps its
+  /// digits, which 1 + erf loses). An f32 C takes tanh's polynomial, and
+  /// GELU's erfc in the same form with Q of degree 8 (at most 1.6e-6 over
+  /// [-5, 13]; Epilogue.cpp, applyActivation).
   bool approximate = false;
 
   /// The value to store for the f32 accumulators `acc` (a scalar, or a
