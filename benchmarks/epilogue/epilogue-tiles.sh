@@ -6,6 +6,7 @@
 # without clusters; each kernel in its own process beside cuBLAS.
 #   benchmarks/epilogue/epilogue-tiles.sh prepare DIR   # here
 #   bash DIR/epilogue-tiles.sh [ROUNDS]                 # there: $OUT
+# (KERNELS="k/a.ptx k/b.ptx ..." runs those alone.)
 # Results: benchmarks/results/h100-issue33/epilogue-tiles.txt.
 set -uo pipefail
 if [ "${1:-}" = prepare ]; then
@@ -29,12 +30,14 @@ if [ "${1:-}" = prepare ]; then
     kernel p192c_$e f16 "$r" "$P192  cluster 2x1"
     kernel p128_$e f16 "$r" "$P128"
     kernel p128c_$e f16 "$r" "$P128  cluster 2x1"
+    kernel p128s5_$e f16 "$r" "${P128/stages 6/stages 5}"
   done
   for e in none gelu; do
     g=""; [ $e = gelu ] && g="activation = gelu"
     kernel f_hp_$e f32 "$g" "$HP"
     kernel f_p192c_$e f32 "$g" "$P192  cluster 2x1"
     kernel f_p128c_$e f32 "$g" "$P128  cluster 2x1"
+    kernel f_p128_$e f32 "$g" "$P128"
   done
   exit 0
 fi
@@ -47,7 +50,7 @@ row() {
 for rep in $(seq "${1:-1}"); do
   for s in 4096x4096x4096 8192x8192x8192 16384x4096x4096 4096x14336x4096; do
     line="$s rep $rep:"
-    for k in k/*.ptx; do
+    for k in ${KERNELS:-k/*.ptx}; do
       extra=""; case $k in *gelu*) extra="--activation gelu" ;; esac
       ./gemm-bench --size $s --runs 30 --warmup 5 $extra --csv "$O/x.csv" "$k" > /dev/null 2>&1
       line="$line $(row);"
