@@ -8,7 +8,39 @@
 #   bash DIR/epilogue-tiles.sh [ROUNDS]                 # there: $OUT
 # (KERNELS="k/a.ptx k/b.ptx ..." runs those alone.)
 # Results: benchmarks/results/h100-issue33/epilogue-tiles.txt.
+#   benchmarks/epilogue/epilogue-tiles.sh summary COST.TXT...  # the medians'
+#       ratios: each epilogue against the same kernel without it, and the
+#       fastest kernel with it against the fastest without
 set -uo pipefail
+if [ "${1:-}" = summary ]; then
+  shift
+  exec python3 - "$@" <<'PY'
+import re, statistics, sys
+times = {}
+for path in sys.argv[1:]:
+    for line in open(path):
+        size = line.split()[0]
+        for kernel, ms in re.findall(r"(\w+) PASS ([0-9.]+)", line):
+            if kernel != "cuBLAS":
+                times.setdefault(size, {}).setdefault(kernel, []).append(float(ms))
+for size, kernels in times.items():
+    med = {k: statistics.median(v) for k, v in kernels.items()}
+    parts = []
+    for prefix, epilogue in (("", "res"), ("f_", "gelu")):
+        mine = {k: v for k, v in med.items()
+                if k.startswith("f_") == (prefix == "f_")}
+        alone = {k[:-5]: v for k, v in mine.items() if k.endswith("_none")}
+        added = {k[:-len(epilogue) - 1]: v for k, v in mine.items()
+                 if k.endswith("_" + epilogue)}
+        if not alone or not added:
+            continue
+        ratios = [f"{k} {alone[k] / v:.3f}" for k, v in added.items() if k in alone]
+        best = min(alone.values()) / min(added.values())
+        parts.append(f"{epilogue} x without: {', '.join(ratios)}; "
+                     f"fastest x fastest {best:.3f}")
+    print(f"{size}: " + "; ".join(parts))
+PY
+fi
 if [ "${1:-}" = prepare ]; then
   root=$(cd "$(dirname "$0")/../.." && pwd) dir=${2:?folder}
   mkdir -p "$dir/k"
