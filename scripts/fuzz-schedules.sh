@@ -114,11 +114,14 @@ if [ -x "$ptxas" ]; then
 
   warned=$(awk '$7 > 0' "$out/manifest.tsv" | wc -l)
   echo "ptxas: $kernels kernels (sm_90 and sm_80), $spills spill ($small of them 64 bytes or less), $warned warned by gemmc ($false of them without a spill), $unwarned spilling more without a warning"
-  # Kernels whose wgmma ptxas serialises (C7510-C7515: correct, slower;
-  # docs/fuzzing.md): reported, not failed.
-  grep -l 'C751[0-5]' "$out"/*.ptxas 2>/dev/null | sed 's|.*/||; s|\.ptx\.ptxas$||' \
+  # Kernels whose wgmma ptxas serialises (C7510-C7515, C7520: correct,
+  # slower; docs/fuzzing.md), and those where it injects waits or
+  # arrivals around them (C7517, C7519): reported, not failed.
+  grep -l 'C751[0-5]\|C7520' "$out"/*.ptxas 2>/dev/null | sed 's|.*/||; s|\.ptx\.ptxas$||' \
     > "$out/wgmma-serialised.txt"
-  echo "ptxas: $(wc -l < "$out/wgmma-serialised.txt") kernels with wgmma serialised (C7510-C7515; in wgmma-serialised.txt)"
+  grep -l 'C751[79]' "$out"/*.ptxas 2>/dev/null | sed 's|.*/||; s|\.ptx\.ptxas$||' \
+    > "$out/wgmma-injected.txt"
+  echo "ptxas: $(wc -l < "$out/wgmma-serialised.txt") kernels with wgmma serialised (C7510-C7515, C7520; in wgmma-serialised.txt), $(wc -l < "$out/wgmma-injected.txt") with waits or arrivals injected (C7517, C7519; in wgmma-injected.txt)"
 else
   echo "fuzz-schedules: no ptxas (PTXAS or /usr/local/cuda/bin): the ptxas and spill checks are skipped"
 fi
