@@ -117,10 +117,11 @@ if [ -x "$ptxas" ]; then
   # Kernels whose wgmma ptxas serialises (C7510-C7515, C7520: correct,
   # slower; docs/fuzzing.md), and those where it injects waits or
   # arrivals around them (C7517, C7519): reported, not failed.
-  grep -l 'C751[0-5]\|C7520' "$out"/*.ptxas 2>/dev/null | sed 's|.*/||; s|\.ptx\.ptxas$||' \
-    > "$out/wgmma-serialised.txt"
-  grep -l 'C751[79]' "$out"/*.ptxas 2>/dev/null | sed 's|.*/||; s|\.ptx\.ptxas$||' \
-    > "$out/wgmma-injected.txt"
+  kernels_warned() { # PATTERN: the kernels whose ptxas output has it
+    grep -l "$1" "$out"/*.ptxas 2>/dev/null | sed 's|.*/||; s|\.ptx\.ptxas$||'
+  }
+  kernels_warned 'C751[0-5]\|C7520' > "$out/wgmma-serialised.txt"
+  kernels_warned 'C751[79]' > "$out/wgmma-injected.txt"
   echo "ptxas: $(wc -l < "$out/wgmma-serialised.txt") kernels with wgmma serialised (C7510-C7515, C7520; in wgmma-serialised.txt), $(wc -l < "$out/wgmma-injected.txt") with waits or arrivals injected (C7517, C7519; in wgmma-injected.txt)"
 else
   echo "fuzz-schedules: no ptxas (PTXAS or /usr/local/cuda/bin): the ptxas and spill checks are skipped"
