@@ -357,10 +357,31 @@ void KernelBuilder::multiplyStage(const ConsumerSetup &cs, scf::ForOp steps,
     releaseStageBefore(next, cs.leader);
   } else {
     // One group stays in flight: the one before it has read its stage.
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-    Value notFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                           steps.getInductionVar(), kBegin);
+    // The tile's last step waits for all of them and frees its own stage
+    // too, here in the loop. Freed after the loop, the stage waited for
+    // the epilogue: ptxas moved the epilogue's arithmetic (registers
+    // only) above the release, and the producer could not refill the
+    // stage. An f32 C's GELU on ping-pong 128 x 128 tiles so cost 4-5 us
+    // a tile at every K on an H200, the other consumer waiting for data
+    // meanwhile (benchmarks/results/h100-issue33/epilogue-release.txt).
+    // (`last` is the loop's own exit test: no value of its own live.)
+    Value iv = steps.getInductionVar();
+    Value ivNext = arith::AddIOp::create(b, loc, iv, index(1));
+    Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                       ivNext, steps.getUpperBound());
+    auto ifLast = scf::IfOp::create(b, loc, last, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard branches(b);
+      b.setInsertionPointToStart(ifLast.thenBlock());
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+      b.setInsertionPointToStart(ifLast.elseBlock());
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    }
+    Value notFirst =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, iv, kBegin);
     releaseStageBefore(it, arith::AndIOp::create(b, loc, notFirst, cs.leader));
+    Value next = arith::AddIOp::create(b, loc, it, index(1));
+    releaseStageBefore(next, arith::AndIOp::create(b, loc, last, cs.leader));
   }
   SmallVector<Value> yields = {arith::AddIOp::create(b, loc, it, index(1))};
   yields.append(acc);
@@ -527,16 +548,17 @@ FailureOr<Value> KernelBuilder::consumeTileAt(const ConsumerSetup &cs,
     b.setInsertionPointToStart(steps.getBody());
     multiplyStage(cs, steps, kBegin, col0);
   }
+  // The turn passes once this consumer's wgmma completed. (Passed in the
+  // loop's last step before its wait, the other's wgmma would queue
+  // behind them, but ptxas then spilled 8 bytes in
+  // examples/hopper-fp8-gelu.gemm.)
   if (k.pingPong)
     passTurn(cs, tile);
   Value end = steps.getResult(0);
-  if (!k.drainsEachStage()) {
+  // The loop's last step waited for its wgmma already; ptxas sees the
+  // accumulators complete here.
+  if (!k.drainsEachStage())
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-    // The last stage this tile used, once its wgmma completed.
-    Value any =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kEnd, kBegin);
-    releaseStageBefore(end, arith::AndIOp::create(b, loc, any, cs.leader));
-  }
   SmallVector<Value> results(steps.getResults().drop_front());
   Value firstRow = tileFirstRow(at);
   if (failed(finishTile(cs, tile, firstRow, at.col, results, one, unit)))

@@ -287,7 +287,7 @@ private:
   /// The body of consumeTile's loop over K tiles `steps` (its first
   /// iteration argument the pipeline iteration, the rest the
   /// accumulators): wait for the stage, its wgmma, release the stage
-  /// before.
+  /// before (and at the last step, once all its wgmma completed, its own).
   /// (`col0`: with `scales = block`, the tile's first column, else null.)
   void multiplyStage(const ConsumerSetup &cs, scf::ForOp steps, Value kBegin,
                      Value col0);
