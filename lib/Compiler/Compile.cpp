@@ -238,6 +238,7 @@ reportHeldSpills(ArrayRef<CheckedKernel> checked,
     SpillVerdict verdict;
     verdict.estimate = kernel.facts.registerPressure;
     verdict.cap = kernel.facts.registerCap;
+    verdict.warpgroup = kernel.schedule.wgmma.has_value();
     verdict.registerSplit = kernel.facts.registerSplit;
     auto found = report.kernels.find(contract.entry);
     if (found != report.kernels.end()) {

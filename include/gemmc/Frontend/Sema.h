@@ -56,8 +56,11 @@ struct SpillVerdict {
   int64_t registers = 0, spillStoreBytes = 0;
   std::string why;
   /// The model's estimate and cap (ScheduleFacts::registerPressure and
-  /// registerCap; 0 for the warpgroup kernels).
+  /// registerCap).
   int64_t estimate = 0, cap = 0;
+  /// A wgmma kernel: its estimate counts the accumulators and little more,
+  /// and the schedule model's rules name what it suspects.
+  bool warpgroup = false;
   /// The consumers take their registers with `setmaxnreg`
   /// (ScheduleFacts::registerSplit), which relocatable code ignores: ptxas's
   /// figures are then a bound (fewer registers), not the driver's.
@@ -66,7 +69,8 @@ struct SpillVerdict {
 
 /// Reports `spills` as gemmc's warnings: where ptxas was asked, only if it
 /// spills more than 64 bytes (with its figures), or takes every register
-/// of a kernel the model estimates at half as many again; else the model's
+/// of a kernel the model estimates at half as many again (254 or more of a
+/// wgmma kernel's, where the rules suspect a spill); else the model's
 /// own warning ("may spill"). Of a kernel whose consumers split the
 /// registers, only where ptxas spills more than 64 bytes, as the model's
 /// warning with a note of ptxas's figures.
