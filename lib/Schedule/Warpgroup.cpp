@@ -316,6 +316,8 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   bool splitSumsBesideTile =
       s.splitsK() && k.consumers > 1 && k.liveValues() > 96;
   k.minBlocksPerSM = splitSumsBesideTile ? 0 : 1;
+  k.freesLastStageInLoop =
+      !k.drainsEachStage() && p.activation != Activation::None;
   return k;
 }
 

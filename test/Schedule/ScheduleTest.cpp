@@ -407,6 +407,25 @@ TEST(Warpgroup, StoreGroupsReadAhead) {
   EXPECT_EQ(k.storeGroupsReadAhead(1), 1);
 }
 
+TEST(Warpgroup, LastStageFreedInTheLoopWithAnActivation) {
+  Problem p = squareF32(8192);
+  p.a = p.b = p.c = ElementType::F16;
+  Schedule s = hopperF16();
+  // Without an activation the tile's last stage is freed after the loop.
+  EXPECT_FALSE(getWarpgroupKernel(p, s).freesLastStageInLoop);
+  // With one, in the loop's last step (else ptxas moves its arithmetic
+  // above the release).
+  p.activation = Activation::GELU;
+  EXPECT_TRUE(getWarpgroupKernel(p, s).freesLastStageInLoop);
+  // A consumer that waits for each stage's wgmma frees each in its step.
+  p.tf32 = p.tf32x3 = true;
+  p.a = p.b = p.c = ElementType::F32;
+  s.wgmma = {{64, 256, 8}};
+  WarpgroupKernel k = getWarpgroupKernel(p, s);
+  ASSERT_TRUE(k.drainsEachStage());
+  EXPECT_FALSE(k.freesLastStageInLoop);
+}
+
 TEST(Warpgroup, PingPongConsumersHoldWholeTiles) {
   Problem p = squareF32(8192);
   p.a = p.b = p.c = ElementType::F16;

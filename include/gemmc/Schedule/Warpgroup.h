@@ -330,6 +330,19 @@ struct WarpgroupKernel {
   /// sums, or where wgmma reads A's fragments from registers, which the
   /// next stage's would overwrite.
   bool drainsEachStage() const { return promotes || a.inRegisters; }
+  /// Whether a tile's last K step frees its own stage (and a ping-pong
+  /// consumer passes the turn there, before it waits for its wgmma), in
+  /// the loop, rather than after it: where the epilogue applies an
+  /// activation. Freed after the loop, ptxas moved the activation's
+  /// arithmetic above the release (3,342 instructions of an f32 C's GELU
+  /// on ping-pong 128 x 128 tiles, 386 on cooperative 128 x 256; other
+  /// epilogues at most 78) and the producer could not refill the stage:
+  /// freed in the loop, f32 C's GELU ran 1.04-1.24x as fast on an H200.
+  /// But the last step's branch costs the loop its uniform registers
+  /// (ptxas moved the K steps' count and the barriers' phase into vector
+  /// registers): without an activation, ping-pong 128 x 128 tiles ran
+  /// 4-7% slower (benchmarks/results/h100-issue33/epilogue-release.txt).
+  bool freesLastStageInLoop = false;
   /// The values a consumer thread keeps live across the k loop.
   int64_t liveValues() const { return accumulators + sums + fragments; }
 

@@ -10,6 +10,12 @@ module attributes {gpu.container_module} {
       gpu.return
     }
   }
+  gpu.module @wg_gelu_module {
+    gpu.func @wgp_gelu(%a: memref<512x128xf16>, %b: memref<128x512xf16>, %c: memref<512x512xf16>, %ta: !llvm.ptr, %tb: !llvm.ptr, %tc: !llvm.ptr) kernel attributes {gemm.problem = #gemm.problem<512x512x128, a = f16 row, b = f16 row, c = f16 row, acc = f32>, gemm.schedule = #gemm.schedule<tile = 128x128x64, stages = 4, wgmma = 64x128x16, tma = [a, b, c], warp_specialize = 2, ping_pong, persistent>, gemm.activation = "gelu"} {
+      gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>} : memref<512x128xf16>, memref<128x512xf16>, memref<512x512xf16>
+      gpu.return
+    }
+  }
 }
 
 // Shared memory: A's stages (4 x 16 KB), B's (4 x 16 KB), C's store
@@ -60,3 +66,35 @@ module attributes {gpu.container_module} {
 // The next tile of the consumer starts its K tiles after the other's.
 // CHECK: %[[AFTER:.*]] = arith.addi %{{.*}}, %[[SKIP]] : index
 // CHECK-NEXT: scf.yield %[[AFTER]] : index
+
+// With an activation, the tile's last K step passes the turn, waits for
+// all its wgmma and frees its own stage, in the loop: freed after it,
+// ptxas moved GELU's arithmetic above the release. The loop has a last
+// step: at K = 0, one K tile of zeros.
+// CHECK-LABEL: gpu.func @wgp_gelu
+// CHECK: %[[STEPS:.*]] = arith.maxui %{{.*}}, %c1 : index
+// CHECK: nvvm.setmaxregister  increase 232
+// CHECK: scf.for %[[TILE:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[IT0:.*]] = %{{.*}})
+// CHECK: %[[MORE:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// CHECK: %[[COUNT:.*]] = arith.subi %[[STEPS]], %c0 : index
+// CHECK-NEXT: %[[END:.*]] = arith.addi %[[IT0]], %[[COUNT]] : index
+// CHECK: %[[LASTIT:.*]] = arith.subi %[[END]], %{{.*}} : index
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %[[STEPS]] step %{{.*}} iter_args(%[[IT:.*]] = %[[IT0]],
+// CHECK: %[[STAGE:.*]] = arith.remui %[[IT]], %c4
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[IT]], %[[LASTIT]] : index
+// CHECK-NEXT: scf.if %[[LAST]] {
+// CHECK-NEXT: scf.if %[[MORE]] {
+// CHECK: nvvm.barrier.arrive id
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: arith.index_cast %[[STAGE]]
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: scf.yield
+// CHECK-NEXT: } {loop_annotation
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: nvvm.barrier.arrive
+// CHECK-NOT: nvvm.mbarrier.arrive
+// CHECK: math.exp2

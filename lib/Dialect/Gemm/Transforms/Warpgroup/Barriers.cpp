@@ -88,7 +88,10 @@ void KernelBuilder::releaseStageBefore(Value it, Value when) {
   OpBuilder::InsertionGuard then(b);
   b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
   Value before = arith::AddIOp::create(b, loc, it, index(k.stages - 1));
-  Value stage = arith::RemUIOp::create(b, loc, before, index(k.stages));
+  releaseStage(arith::RemUIOp::create(b, loc, before, index(k.stages)));
+}
+
+void KernelBuilder::releaseStage(Value stage) {
   Value empty = barrier(k.emptyBarrierOffset, stage);
   if (!s.cluster) {
     NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, Value());

@@ -278,7 +278,7 @@ void KernelBuilder::issueWgmma(const ConsumerSetup &cs, Value stageDescA,
 }
 
 void KernelBuilder::multiplyStage(const ConsumerSetup &cs, scf::ForOp steps,
-                                  Value kBegin, Value col0) {
+                                  Value kBegin, Value col0, Value passes) {
   MLIRContext *ctx = b.getContext();
   Value it = steps.getRegionIterArg(0);
   auto [stage, parity] = stageAndPhase(it);
@@ -357,35 +357,46 @@ void KernelBuilder::multiplyStage(const ConsumerSetup &cs, scf::ForOp steps,
     releaseStageBefore(next, cs.leader);
   } else {
     // One group stays in flight: the one before it has read its stage.
-    // The tile's last step waits for all of them and frees its own stage
-    // too, here in the loop. Freed after the loop, the stage waited for
-    // the epilogue: ptxas moved the epilogue's arithmetic (registers
-    // only) above the release, and the producer could not refill the
-    // stage. An f32 C's GELU on ping-pong 128 x 128 tiles so cost 4-5 us
-    // a tile at every K on an H200, the other consumer waiting for data
-    // meanwhile (benchmarks/results/h100-issue33/epilogue-release.txt).
-    // (`last` is the loop's own exit test: no value of its own live.)
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
     Value iv = steps.getInductionVar();
-    Value ivNext = arith::AddIOp::create(b, loc, iv, index(1));
-    Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                       ivNext, steps.getUpperBound());
-    auto ifLast = scf::IfOp::create(b, loc, last, /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard branches(b);
-      b.setInsertionPointToStart(ifLast.thenBlock());
-      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-      b.setInsertionPointToStart(ifLast.elseBlock());
-      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-    }
     Value notFirst =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, iv, kBegin);
     releaseStageBefore(it, arith::AndIOp::create(b, loc, notFirst, cs.leader));
-    Value next = arith::AddIOp::create(b, loc, it, index(1));
-    releaseStageBefore(next, arith::AndIOp::create(b, loc, last, cs.leader));
+    if (k.freesLastStageInLoop)
+      finishLastStep(cs, steps, stage, passes);
   }
   SmallVector<Value> yields = {arith::AddIOp::create(b, loc, it, index(1))};
   yields.append(acc);
   scf::YieldOp::create(b, loc, yields);
+}
+
+void KernelBuilder::finishLastStep(const ConsumerSetup &cs, scf::ForOp steps,
+                                   Value stage, Value passes) {
+  Value it = steps.getRegionIterArg(0);
+  Value itLast;
+  {
+    // The pipeline iteration of the loop's last step.
+    OpBuilder::InsertionGuard before(b);
+    b.setInsertionPoint(steps);
+    Value count = arith::SubIOp::create(b, loc, steps.getUpperBound(),
+                                        steps.getLowerBound());
+    Value end = arith::AddIOp::create(b, loc, steps.getInitArgs()[0], count);
+    itLast = arith::SubIOp::create(b, loc, end, index(1));
+  }
+  Value last =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, it, itLast);
+  auto ifLast = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifLast.thenBlock());
+  // The turn passes as the last wgmma run: the other consumer's queue
+  // behind them on the tensor cores.
+  if (passes)
+    passTurn(cs, passes);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  auto ifLeader =
+      scf::IfOp::create(b, loc, cs.leader, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(ifLeader.thenBlock());
+  releaseStage(stage);
 }
 
 LogicalResult KernelBuilder::finishTile(const ConsumerSetup &cs, Value tile,
@@ -509,11 +520,14 @@ void KernelBuilder::awaitTurn(const ConsumerSetup &cs, Value tile) {
   meetAtTurn(b, loc, toI32(other), /*wait=*/true);
 }
 
-void KernelBuilder::passTurn(const ConsumerSetup &cs, Value tile) {
+Value KernelBuilder::turnPasses(Value tile) {
   Value next = arith::AddIOp::create(b, loc, tile, walkStep);
-  Value more = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next,
-                                     numTiles);
-  auto ifMore = scf::IfOp::create(b, loc, more, /*withElseRegion=*/false);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next,
+                               numTiles);
+}
+
+void KernelBuilder::passTurn(const ConsumerSetup &cs, Value when) {
+  auto ifMore = scf::IfOp::create(b, loc, when, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifMore.thenBlock());
   Value own = arith::AddIOp::create(b, loc, cs.consumer,
@@ -539,26 +553,39 @@ FailureOr<Value> KernelBuilder::consumeTileAt(const ConsumerSetup &cs,
   Value col0;
   if (k.blockScales)
     col0 = arith::MulIOp::create(b, loc, at.col, index(s.bn()));
+  // Ping-pong: whether this consumer passes the turn in the loop's last
+  // step.
+  Value passes;
   if (k.pingPong)
     awaitTurn(cs, tile);
+  if (k.pingPong && k.freesLastStageInLoop)
+    passes = turnPasses(tile);
   auto steps = scf::ForOp::create(b, loc, kBegin, kEnd, one, inits);
   keepStepsRolled(steps);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(steps.getBody());
-    multiplyStage(cs, steps, kBegin, col0);
+    multiplyStage(cs, steps, kBegin, col0, passes);
   }
-  // The turn passes once this consumer's wgmma completed. (Passed in the
-  // loop's last step before its wait, the other's wgmma would queue
-  // behind them, but ptxas then spilled 8 bytes in
-  // examples/hopper-fp8-gelu.gemm.)
-  if (k.pingPong)
-    passTurn(cs, tile);
+  // Unless the loop's last step passed the turn (the loop has one:
+  // kTiles), it passes here, as the last wgmma run or once they
+  // completed.
+  if (k.pingPong && !k.freesLastStageInLoop) {
+    Value more = turnPasses(tile);
+    passTurn(cs, more);
+  }
   Value end = steps.getResult(0);
-  // The loop's last step waited for its wgmma already; ptxas sees the
-  // accumulators complete here.
-  if (!k.drainsEachStage())
+  if (!k.drainsEachStage()) {
+    // (Where the loop's last step waited already, ptxas sees the
+    // accumulators complete here.)
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    if (!k.freesLastStageInLoop) {
+      // The last stage this tile used, once its wgmma completed.
+      Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kEnd,
+                                        kBegin);
+      releaseStageBefore(end, arith::AndIOp::create(b, loc, any, cs.leader));
+    }
+  }
   SmallVector<Value> results(steps.getResults().drop_front());
   Value firstRow = tileFirstRow(at);
   if (failed(finishTile(cs, tile, firstRow, at.col, results, one, unit)))

@@ -352,6 +352,11 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
   if (table)
     numTiles = tableTileCount();
   kTiles = ceilDiv(kExtent, s.bk());
+  // A ping-pong consumer that passes the turn in its tile's last K step
+  // (freesLastStageInLoop) needs one: with K = 0 the tile takes one K
+  // tile, all zeros (read past K).
+  if (s.pingPong && k.freesLastStageInLoop)
+    kTiles = arith::MaxUIOp::create(b, loc, kTiles, index(1));
   kBegin = index(0);
   kEnd = kTiles;
   if (s.splitsK()) {

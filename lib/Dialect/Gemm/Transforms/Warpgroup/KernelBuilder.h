@@ -278,7 +278,10 @@ private:
   /// waits then stay within a round of the stages' barriers, whose
   /// parity would not tell two rounds apart.
   void awaitTurn(const ConsumerSetup &cs, Value tile);
-  void passTurn(const ConsumerSetup &cs, Value tile);
+  /// Whether the turn passes after tile `tile` (where the block has a
+  /// tile after it), and the pass where `when` (an i1) holds.
+  Value turnPasses(Value tile);
+  void passTurn(const ConsumerSetup &cs, Value when);
   /// The same for the tile at `at`, which exists.
   FailureOr<Value> consumeTileAt(const ConsumerSetup &cs,
                                  const TilePosition &at, Value tile,
@@ -287,10 +290,17 @@ private:
   /// The body of consumeTile's loop over K tiles `steps` (its first
   /// iteration argument the pipeline iteration, the rest the
   /// accumulators): wait for the stage, its wgmma, release the stage
-  /// before (and at the last step, once all its wgmma completed, its own).
-  /// (`col0`: with `scales = block`, the tile's first column, else null.)
+  /// before (and with freesLastStageInLoop, finishLastStep).
+  /// (`col0`: with `scales = block`, the tile's first column, else null;
+  /// `passes`: where a ping-pong consumer passes the turn in the last
+  /// step, whether it does, else null.)
   void multiplyStage(const ConsumerSetup &cs, scf::ForOp steps, Value kBegin,
-                     Value col0);
+                     Value col0, Value passes);
+  /// freesLastStageInLoop: at the loop's last step, once its wgmma were
+  /// issued, pass the turn (where `passes` holds), wait for them all and
+  /// free the step's own stage `stage`.
+  void finishLastStep(const ConsumerSetup &cs, scf::ForOp steps, Value stage,
+                      Value passes);
   /// `scales = block` (BlockScales.cpp): the producer's threads copy the
   /// scales of K tile `kTile` (one block of 128 deep) of the tile at row
   /// `row0` and column `col0` (index values) into `stage`: A's of its BM
@@ -541,6 +551,8 @@ private:
   /// barrier of the stage of pipeline iteration `it` - 1 (of each block
   /// that writes into the stage, in a cluster).
   void releaseStageBefore(Value it, Value when);
+  /// The same for stage `stage`, unconditionally.
+  void releaseStage(Value stage);
   /// Arrives on the mbarrier `local` of the cluster's block `rank`.
   void arriveRemote(Value local, Value rank);
   /// The descriptor of stage 0, row 0 of `t` at `offset` in shared memory.
