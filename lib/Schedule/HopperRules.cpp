@@ -371,12 +371,19 @@ bool Rules::checkWarpgroup() {
   // s51_1853); of a grid of 144 split-K schedules (tiles of 64-256 by
   // 128-256, one or two consumers, TMA or the threads for A, no epilogue,
   // beta * C or a column bias, S = 2 and ?) every other kernel with
-  // `tma c` spilled 24 bytes at most.
+  // `tma c` spilled 24 bytes at most. SiLU or GELU's tanh form into an f32
+  // C spilled 132-156 bytes beside 128 (the schedule fuzzer's s90_352:
+  // 128 x 256 tiles, either layout of C; GELU's erf form and ReLU 12 at
+  // most, into C of 16 bits none).
   bool biasIntoColumns =
       p.bias == BiasKind::Col || (p.bias && p.cLayout == MatrixLayout::Col);
+  bool exponentialIntoF32 = (p.activation == Activation::SiLU ||
+                             p.activation == Activation::GELUTanh) &&
+                            sizeInBytes(p.c) == 4;
   if (s.splitsK() && kernel.c &&
-      (held >= 192 || (kernel.consumers == 2 && held >= 128 &&
-                       (biasIntoColumns || kernel.copiesByThreads()))))
+      (held >= 192 ||
+       (kernel.consumers == 2 && held >= 128 &&
+        (biasIntoColumns || kernel.copiesByThreads() || exponentialIntoF32))))
     warnBesideTmaStore(DirectiveKind::SplitK,
                        "split-K's consumers sum the partial tiles");
   // Without `tma c` too where A's fragments in registers take a share of
