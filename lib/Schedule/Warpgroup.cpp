@@ -318,6 +318,7 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   k.minBlocksPerSM = splitSumsBesideTile ? 0 : 1;
   k.freesLastStageInLoop =
       !k.drainsEachStage() && p.activation != Activation::None;
+  k.carriesStageAndPhase = !llvm::isPowerOf2_64(k.stages);
   return k;
 }
 

@@ -426,6 +426,23 @@ TEST(Warpgroup, LastStageFreedInTheLoopWithAnActivation) {
   EXPECT_FALSE(k.freesLastStageInLoop);
 }
 
+TEST(Warpgroup, KLoopsCarryStageAndPhaseWhereStagesAreNotAPowerOfTwo) {
+  Problem p = squareF32(8192);
+  p.a = p.b = p.c = ElementType::F16;
+  Schedule s = hopperF16();
+  // A power of two: the stage and phase are a mask and a shift of the
+  // pipeline iteration.
+  for (int64_t stages : {2, 4}) {
+    s.stages = stages;
+    EXPECT_FALSE(getWarpgroupKernel(p, s).carriesStageAndPhase) << stages;
+  }
+  // Otherwise a division of it, each step: the loops carry them.
+  for (int64_t stages : {3, 5, 6, 7}) {
+    s.stages = stages;
+    EXPECT_TRUE(getWarpgroupKernel(p, s).carriesStageAndPhase) << stages;
+  }
+}
+
 TEST(Warpgroup, PingPongConsumersHoldWholeTiles) {
   Problem p = squareF32(8192);
   p.a = p.b = p.c = ElementType::F16;

@@ -343,6 +343,17 @@ struct WarpgroupKernel {
   /// registers): without an activation, ping-pong 128 x 128 tiles ran
   /// 4-7% slower (benchmarks/results/h100-issue33/epilogue-release.txt).
   bool freesLastStageInLoop = false;
+  /// Whether each K loop (producer's and consumers') carries its step's
+  /// stage and phase (i32, the next by compare and select) rather than
+  /// deriving them from the pipeline iteration: where the stage count is
+  /// not a power of two. There the derivation divides a 64-bit count each
+  /// step, which ptxas kept in vector registers (ping-pong 128 x 128 with
+  /// 6 stages: 99 SASS instructions a consumer's step, 52 carried; R in
+  /// clusters ran 1.26x as fast, an f32 C's GELU 1.06x, on an H200).
+  /// With a power of two it is a mask and a shift in uniform registers,
+  /// and carrying cost cooperative 128 x 256 tiles of 4 stages 3-4%
+  /// (benchmarks/results/h100-issue33/epilogue-release.txt).
+  bool carriesStageAndPhase = false;
   /// The values a consumer thread keeps live across the k loop.
   int64_t liveValues() const { return accumulators + sums + fragments; }
 

@@ -16,6 +16,12 @@ module attributes {gpu.container_module} {
       gpu.return
     }
   }
+  gpu.module @wg_six_module {
+    gpu.func @wgp_six(%a: memref<512x128xf16>, %b: memref<128x512xf16>, %c: memref<512x512xf16>, %ta: !llvm.ptr, %tb: !llvm.ptr, %tc: !llvm.ptr) kernel attributes {gemm.problem = #gemm.problem<512x512x128, a = f16 row, b = f16 row, c = f16 row, acc = f32>, gemm.schedule = #gemm.schedule<tile = 128x128x64, stages = 6, wgmma = 64x128x16, tma = [a, b, c], warp_specialize = 2, ping_pong, persistent>} {
+      gemm.matmul %a, %b, %c {acc_type = f32, level = #gemm<level grid>} : memref<512x128xf16>, memref<128x512xf16>, memref<512x512xf16>
+      gpu.return
+    }
+  }
 }
 
 // Shared memory: A's stages (4 x 16 KB), B's (4 x 16 KB), C's store
@@ -98,3 +104,32 @@ module attributes {gpu.container_module} {
 // CHECK-NOT: nvvm.barrier.arrive
 // CHECK-NOT: nvvm.mbarrier.arrive
 // CHECK: math.exp2
+
+// Six stages, not a power of two: each K loop carries its step's stage and
+// phase (i32) beside the pipeline iteration, the next by compare and
+// select, the stage before by a select: no division of the iteration.
+// CHECK-LABEL: gpu.func @wgp_six
+// The producer's.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[PIT:[^ ]*]] = %{{[^ ]*}}, %[[PSTAGE:[^ ]*]] = %{{[^ ]*}}, %[[PPHASE:[^ ]*]] = %{{[^ ]*}}) -> (index, i32, i32)
+// CHECK-NEXT: arith.index_castui %[[PSTAGE]] : i32 to index
+// CHECK-NOT: arith.remui %[[PIT]]
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: scf.yield %{{.*}}, %{{.*}}, %{{.*}} : index, i32, i32
+// The consumers'.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[IT:[^ ]*]] = %{{[^ ]*}}, %[[STAGE32:[^ ]*]] = %{{[^ ]*}}, %[[PHASE:[^ ]*]] = %{{[^ ]*}},
+// CHECK-NEXT: %[[STAGE:.*]] = arith.index_castui %[[STAGE32]] : i32 to index
+// CHECK-NOT: arith.remui %[[IT]]
+// CHECK: nvvm.mbarrier.try_wait.parity %{{.*}}, %[[PHASE]]
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: scf.if
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[STAGE32]], %c0_i32{{.*}} : i32
+// CHECK: %[[PREV:.*]] = arith.subi %[[STAGE32]], %c1_i32{{.*}} : i32
+// CHECK: %[[BEFORE:.*]] = arith.select %[[FIRST]], %c5_i32, %[[PREV]] : i32
+// CHECK-NEXT: arith.index_castui %[[BEFORE]] : i32 to index
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: %[[AFTER:.*]] = arith.addi %[[STAGE32]], %c1_i32{{.*}} : i32
+// CHECK: %[[WRAPS:.*]] = arith.cmpi eq, %[[AFTER]], %c6_i32
+// CHECK: %[[NEXT:.*]] = arith.select %[[WRAPS]], %c0_i32{{.*}}, %[[AFTER]] : i32
+// CHECK-NEXT: %[[FLIP:.*]] = arith.extui %[[WRAPS]] : i1 to i32
+// CHECK-NEXT: %[[FLIPPED:.*]] = arith.xori %[[PHASE]], %[[FLIP]] : i32
+// CHECK-NEXT: scf.yield %{{.*}}, %[[NEXT]], %[[FLIPPED]],

@@ -280,10 +280,11 @@ void KernelBuilder::issueWgmma(const ConsumerSetup &cs, Value stageDescA,
 void KernelBuilder::multiplyStage(const ConsumerSetup &cs, scf::ForOp steps,
                                   Value kBegin, Value col0, Value passes) {
   MLIRContext *ctx = b.getContext();
-  Value it = steps.getRegionIterArg(0);
-  auto [stage, parity] = stageAndPhase(it);
+  PipelineStep step = pipelineStep(steps);
+  Value stage = step.stage;
   Value full = barrier(k.fullBarrierOffset, stage);
-  NVVM::MBarrierTryWaitParityOp::create(b, loc, full, parity, i32(kWaitHintNs));
+  NVVM::MBarrierTryWaitParityOp::create(b, loc, full, step.parity,
+                                        i32(kWaitHintNs));
   // Copies of the producer's threads that arrived as they landed were
   // written by the generic proxy; wgmma reads through the async one.
   if (k.asyncArrivals)
@@ -297,7 +298,7 @@ void KernelBuilder::multiplyStage(const ConsumerSetup &cs, scf::ForOp steps,
       arith::MulIOp::create(b, loc, stage64, i64(k.bStageStride >> 4));
   Value stageDescA = arith::AddIOp::create(b, loc, cs.descA, aStage);
   Value stageDescB = arith::AddIOp::create(b, loc, cs.descB, bStage);
-  SmallVector<Value> acc(steps.getRegionIterArgs().drop_front());
+  SmallVector<Value> acc(steps.getRegionIterArgs().drop_front(stepValues()));
   // With tf32x3 (and FP8 but with fast accumulation) the k tile's
   // products go into sums of their own, each started from zero by the
   // tile's first product.
@@ -353,19 +354,22 @@ void KernelBuilder::multiplyStage(const ConsumerSetup &cs, scf::ForOp steps,
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
     if (k.promotes)
       promote();
-    Value next = arith::AddIOp::create(b, loc, it, index(1));
-    releaseStageBefore(next, cs.leader);
+    auto ifLeader =
+        scf::IfOp::create(b, loc, cs.leader, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifLeader.thenBlock());
+    releaseStage(stage);
   } else {
     // One group stays in flight: the one before it has read its stage.
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
     Value iv = steps.getInductionVar();
     Value notFirst =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, iv, kBegin);
-    releaseStageBefore(it, arith::AndIOp::create(b, loc, notFirst, cs.leader));
+    releaseStepBefore(step, arith::AndIOp::create(b, loc, notFirst, cs.leader));
     if (k.freesLastStageInLoop)
       finishLastStep(cs, steps, stage, passes);
   }
-  SmallVector<Value> yields = {arith::AddIOp::create(b, loc, it, index(1))};
+  SmallVector<Value> yields = nextStep(step);
   yields.append(acc);
   scf::YieldOp::create(b, loc, yields);
 }
@@ -546,7 +550,7 @@ FailureOr<Value> KernelBuilder::consumeTileAt(const ConsumerSetup &cs,
     kBegin = index(0);
     kEnd = kTiles;
   }
-  SmallVector<Value> inits = {it0};
+  SmallVector<Value> inits = stepInits(it0);
   for (int64_t i = 0, e = k.mTiles * k.nTiles; i < e; ++i)
     inits.push_back(createOpaqueZeros(b, loc, cs.accType));
   Value one = index(1);
@@ -586,7 +590,7 @@ FailureOr<Value> KernelBuilder::consumeTileAt(const ConsumerSetup &cs,
       releaseStageBefore(end, arith::AndIOp::create(b, loc, any, cs.leader));
     }
   }
-  SmallVector<Value> results(steps.getResults().drop_front());
+  SmallVector<Value> results(steps.getResults().drop_front(stepValues()));
   Value firstRow = tileFirstRow(at);
   if (failed(finishTile(cs, tile, firstRow, at.col, results, one, unit)))
     return failure();

@@ -112,6 +112,56 @@ std::pair<Value, Value> KernelBuilder::stageAndPhase(Value it) {
   return {stage, toI32(parity)};
 }
 
+SmallVector<Value> KernelBuilder::stepInits(Value it0) {
+  if (!k.carriesStageAndPhase)
+    return {it0};
+  auto [stage, parity] = stageAndPhase(it0);
+  return {it0, toI32(stage), parity};
+}
+
+KernelBuilder::PipelineStep KernelBuilder::pipelineStep(scf::ForOp steps) {
+  PipelineStep step;
+  step.it = steps.getRegionIterArg(0);
+  if (!k.carriesStageAndPhase) {
+    std::tie(step.stage, step.parity) = stageAndPhase(step.it);
+    return step;
+  }
+  step.carried = steps.getRegionIterArg(1);
+  step.parity = steps.getRegionIterArg(2);
+  step.stage =
+      arith::IndexCastUIOp::create(b, loc, b.getIndexType(), step.carried);
+  return step;
+}
+
+SmallVector<Value> KernelBuilder::nextStep(const PipelineStep &step) {
+  Value next = arith::AddIOp::create(b, loc, step.it, index(1));
+  if (!k.carriesStageAndPhase)
+    return {next};
+  Value after = arith::AddIOp::create(b, loc, step.carried, i32(1));
+  Value wraps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, after,
+                                      i32(k.stages));
+  Value stage = arith::SelectOp::create(b, loc, wraps, i32(0), after);
+  Value flip = arith::ExtUIOp::create(b, loc, b.getI32Type(), wraps);
+  Value parity = arith::XOrIOp::create(b, loc, step.parity, flip);
+  return {next, stage, parity};
+}
+
+void KernelBuilder::releaseStepBefore(const PipelineStep &step, Value when) {
+  if (!k.carriesStageAndPhase) {
+    releaseStageBefore(step.it, when);
+    return;
+  }
+  auto ifRelease = scf::IfOp::create(b, loc, when, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard then(b);
+  b.setInsertionPointToStart(ifRelease.thenBlock());
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      step.carried, i32(0));
+  Value previous = arith::SubIOp::create(b, loc, step.carried, i32(1));
+  Value before =
+      arith::SelectOp::create(b, loc, first, i32(k.stages - 1), previous);
+  releaseStage(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), before));
+}
+
 void KernelBuilder::buildStreamKShare(Value blockIndex, Value gridBlocks) {
   // Stream-K of the last round: the tiles of the grid's full rounds are
   // computed whole, each by one block, as the persistent kernel walks

@@ -227,6 +227,8 @@ private:
   /// The producer's wait until pipeline iteration `it`'s stage is free (its
   /// use S iterations before released); returns the stage (index).
   Value waitUntilStageFree(Value it);
+  /// The same for stage `stage` (index) of phase `parity` (i32).
+  void waitUntilFree(Value stage, Value parity);
   /// Stream-K's producer: the issuer (all threads where they copy an
   /// operand) copies the block's whole tiles, then its shared units.
   void buildStreamKProducer(Value issuer, bool allThreads);
@@ -423,6 +425,24 @@ private:
   void viewBatch(Value index);
   /// The stage and the phase parity (i32) of pipeline iteration `it`.
   std::pair<Value, Value> stageAndPhase(Value it);
+  /// A K loop step's place in the pipeline: its iteration (index), stage
+  /// (index) and phase parity (i32); `carried`, the stage (i32) where the
+  /// loop carries it with the phase (carriesStageAndPhase), else null.
+  struct PipelineStep {
+    Value it, stage, parity, carried;
+  };
+  /// The values a K loop carries before its accumulators: the pipeline
+  /// iteration, then where the schedule says so its stage and phase.
+  unsigned stepValues() const { return k.carriesStageAndPhase ? 3 : 1; }
+  /// Those values' initial ones, from the first step's iteration `it0`.
+  SmallVector<Value> stepInits(Value it0);
+  /// At the start of K loop `steps`' body: its step.
+  PipelineStep pipelineStep(scf::ForOp steps);
+  /// The values the loop carries to the step after `step` (carried: the
+  /// next stage and phase by compare and select, no division).
+  SmallVector<Value> nextStep(const PipelineStep &step);
+  /// Frees the stage of the step before `step`, `when`.
+  void releaseStepBefore(const PipelineStep &step, Value when);
   void copyOperand(const TmaOperand &t, Value map, int64_t offset,
                    int64_t stride, Value stage, Value mn0, Value k0,
                    Value full);

@@ -168,13 +168,17 @@ void KernelBuilder::waitForLastReleases(Value end) {
 
 Value KernelBuilder::waitUntilStageFree(Value it) {
   auto [stage, parity] = stageAndPhase(it);
+  waitUntilFree(stage, parity);
+  return stage;
+}
+
+void KernelBuilder::waitUntilFree(Value stage, Value parity) {
   // A fresh barrier completes the phase before its first: the first
   // round of waits on "empty" passes at once.
   Value previous = arith::XOrIOp::create(b, loc, parity, i32(1));
   Value empty = barrier(k.emptyBarrierOffset, stage);
   NVVM::MBarrierTryWaitParityOp::create(b, loc, empty, previous,
                                         i32(kWaitHintNs));
-  return stage;
 }
 
 Value KernelBuilder::produceTile(Value tile, Value tileKBegin, Value tileKEnd,
@@ -200,14 +204,15 @@ Value KernelBuilder::produceTileAt(const TilePosition &at, Value tileKBegin,
   Value row0 = toI32(rowIndex);
   Value col0 = toI32(colIndex);
   Value one = index(1);
-  auto steps = scf::ForOp::create(b, loc, tileKBegin, tileKEnd, one,
-                                  ValueRange{it0});
+  SmallVector<Value> inits = stepInits(it0);
+  auto steps = scf::ForOp::create(b, loc, tileKBegin, tileKEnd, one, inits);
   keepStepsRolled(steps);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(steps.getBody());
-    Value it = steps.getRegionIterArg(0);
-    Value stage = waitUntilStageFree(it);
+    PipelineStep step = pipelineStep(steps);
+    Value it = step.it, stage = step.stage;
+    waitUntilFree(stage, step.parity);
     Value full = barrier(k.fullBarrierOffset, stage);
     Value kIndex =
         arith::MulIOp::create(b, loc, steps.getInductionVar(), index(s.bk()));
@@ -248,8 +253,7 @@ Value KernelBuilder::produceTileAt(const TilePosition &at, Value tileKBegin,
         copyScales(stage, rowIndex, colIndex, steps.getInductionVar());
       signalCopies(it, /*drain=*/false);
     }
-    Value next = arith::AddIOp::create(b, loc, it, index(1));
-    scf::YieldOp::create(b, loc, next);
+    scf::YieldOp::create(b, loc, nextStep(step));
   }
   b.setInsertionPointAfter(steps);
   return steps.getResult(0);
