@@ -473,21 +473,12 @@ bool Rules::checkCluster() {
 
 bool Rules::checkHopperGroups(const WarpgroupKernel &kernel) {
   // The general form's groups are matrices of their own, whose tiles start
-  // at multiples of BM rows as a single GEMM's. But an operand the threads
-  // copy in 2-byte pieces is realigned once a stage landed, stages behind
-  // the copies, by where its rows lie in their 16-byte windows, which
-  // differs from group to group with the leading dimensions (found by the
-  // schedule fuzzer's seed 80 on an H200: 5 of its 12 general-form kernels
-  // wrong, each 16-bit in 2-byte pieces).
-  if (p.groupTable) {
-    if (kernel.a.realignsInShared() || kernel.b.realignsInShared())
-      return notYet(Part::Kind::Groups,
-                    "'ptr-array' with A or B copied by the threads in 2-byte "
-                    "pieces (copy them in wider pieces: 'vectorize "
-                    "global-load N', each group's leading dimensions then "
-                    "multiples of N)");
+  // at multiples of BM rows as a single GEMM's. (An operand the threads
+  // copy in 2-byte pieces is realigned by where its runs lie in their
+  // 16-byte windows, which differs from group to group: each tile's copies
+  // are finished before the next's, WarpgroupKernel::finishesCopiesEachTile.)
+  if (p.groupTable)
     return true;
-  }
   // A group's tiles start at its first row, anywhere in A and C. What
   // assumes tiles at multiples of 8 rows (found by the schedule fuzzer's
   // seed 36 on an H100: wrong results or faults) is not taken yet:
@@ -495,13 +486,6 @@ bool Rules::checkHopperGroups(const WarpgroupKernel &kernel) {
   if (p.aLayout == MatrixLayout::Col)
     return notYet(Part::Kind::AType, "a column-major A with 'groups' (the "
                                      "groups' rows are A's rows)");
-  // - A copied by the threads in 2-byte pieces (realigned in shared
-  //   memory by where the tile's first row lies in its 16-byte window);
-  if (kernel.a.realignsInShared())
-    return notYet(Part::Kind::Groups,
-                  "'groups' with A copied by the threads in 2-byte pieces "
-                  "(copy A by TMA: 'tma a', or in wider pieces: "
-                  "'vectorize global-load a N')");
   // - a column-major C stored by TMA.
   if (kernel.c && !kernel.c->rowMajor)
     return notYet(DirectiveKind::Tma,

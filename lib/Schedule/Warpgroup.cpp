@@ -204,6 +204,8 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   bool lands = k.a.usesCpAsync() || k.b.usesCpAsync() || k.stagesByTma();
   if (!k.asyncArrivals && lands)
     k.copyLag = std::max<int64_t>(k.stages - 2, 0);
+  bool realigns = k.a.realignsInShared() || k.b.realignsInShared();
+  k.finishesCopiesEachTile = k.copyLag > 0 && realigns && p.grouped;
 
   // 64K registers per multiprocessor: the producer keeps 40 (TMA), 56
   // (its threads' cp.async copies: a round's addresses), 152 (cp.async

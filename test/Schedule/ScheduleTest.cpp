@@ -443,6 +443,32 @@ TEST(Warpgroup, KLoopsCarryStageAndPhaseWhereStagesAreNotAPowerOfTwo) {
   }
 }
 
+TEST(Warpgroup, GroupsFinishEachTilesRealignedCopies) {
+  Problem p = squareF32(4096);
+  p.a = p.b = p.c = ElementType::BF16;
+  p.bLayout = MatrixLayout::Col;
+  Schedule s = hopperF16(); // as the schedule fuzzer's s91_1484:
+  s.cluster.reset();
+  s.tile = {128, 128, 64};
+  s.wgmma = {{64, 128, 16}};
+  s.stages = 6;
+  s.consumers = 1;
+  s.tmaA = s.tmaB = s.tmaC = false;
+  s.vectorize = {{2, 1, 1, 1}};
+  s.globalLoadB = 1; // B in 2-byte pieces, realigned in shared memory
+  WarpgroupKernel k = getWarpgroupKernel(p, s);
+  ASSERT_TRUE(k.b.realignsInShared());
+  ASSERT_GT(k.copyLag, 0);
+  // One GEMM's tiles lie alike in their windows: realigned stages behind.
+  EXPECT_FALSE(k.finishesCopiesEachTile);
+  // A group's B starts at any 2 bytes, its tiles at any row of A.
+  p.grouped = true;
+  EXPECT_TRUE(getWarpgroupKernel(p, s).finishesCopiesEachTile);
+  // B in 8-byte pieces is not realigned.
+  s.globalLoadB = 4;
+  EXPECT_FALSE(getWarpgroupKernel(p, s).finishesCopiesEachTile);
+}
+
 TEST(Warpgroup, PingPongConsumersHoldWholeTiles) {
   Problem p = squareF32(8192);
   p.a = p.b = p.c = ElementType::F16;

@@ -222,8 +222,9 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
   size_t wgmmaEnd = schedule.size() - 1;
   bool tma = d.chance(0.98);
   bool tmaC = tma && d.chance(0.4);
-  // A grouped kernel's A by TMA or in pieces of 4 bytes or more, and a
-  // column-major C by the threads, mostly (Rules::checkHopperGroups).
+  // A grouped kernel's A by TMA or in pieces of 4 bytes or more (2-byte
+  // pieces, refused until 2026-12-02, in 5%), and a column-major C by the
+  // threads, mostly (Rules::checkHopperGroups).
   if (grouped && !tma)
     tma = !groupSide.chance(0.05);
   if (grouped && tmaC && !cRow)

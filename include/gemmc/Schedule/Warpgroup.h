@@ -284,6 +284,18 @@ struct WarpgroupKernel {
   /// release a stage after the next one filled, so the producer may be at
   /// most stages - 2 behind.
   int64_t copyLag = 0;
+  /// Whether the producer's threads finish each tile's copies (wait for
+  /// them, realign them, arrive) before the next tile's, rather than
+  /// `copyLag` iterations behind across tiles: where they realign 2-byte
+  /// runs in shared memory and a run's place in its 16-byte window changes
+  /// from tile to tile: a grouped GEMM's (its tiles start at any row of A,
+  /// its groups' B at any 2 bytes; a batch's matrices start 16 bytes
+  /// apart where they are realigned: Rules::checkHopperBatch). Realigned
+  /// after the next tile's copies began, a run was shifted by that tile's
+  /// place (the schedule fuzzer's s91_1484: a grouped GEMM, B in 2-byte
+  /// pieces, wrong on an H200; seeds 36 and 80 found A's and the general
+  /// form's, refused until then).
+  bool finishesCopiesEachTile = false;
   /// `setmaxnreg`: the producer gives registers back, the consumers take
   /// them (with one consumer, none: it keeps what a thread has at entry,
   /// and the producer keeps most).

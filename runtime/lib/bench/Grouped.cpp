@@ -506,7 +506,8 @@ GroupedOutcome GroupedRun::run(const KernelFamily &family) {
 namespace {
 /// The general form (`group-form=ptr-array`): each group's A, B and C
 /// allocated apart at its own sizes and padded leading dimensions, listed
-/// in the group table; cuBLAS on each group, fp64 at samples of each.
+/// in the group table; cuBLAS on each group (but with --no-cublas, as
+/// compute-sanitizer runs it), fp64 at samples of each.
 class TableRun : public CaseRun {
 public:
   /// `ldMultiple`: the multiples of A's, B's and C's leading dimensions
@@ -531,6 +532,9 @@ private:
   std::vector<Group> groups;
   std::unique_ptr<DeviceBuffer> dTable;
   std::vector<int64_t> table;
+  /// Whether cuBLAS is the kernels' baseline (not with --no-cublas: then
+  /// fp64 at the samples alone).
+  bool baseline = false;
   double cublasToFp64 = NAN, flops = 0, loopMs = NAN, syncLoopMs = NAN;
   /// The groups' largest M, N and K, for a sweep's note.
   int64_t maxM = 0, maxN = 0, maxK = 0;
@@ -552,6 +556,7 @@ TableRun::TableRun(const BenchOptions &o, Bench &bench, const Problem &kind,
   p.groups = int64_t(gc.sizes.size());
   // (The sizes are the table's: these stand for them on the host.)
   p.m = p.n = p.k = 1;
+  baseline = bench.cublas != nullptr;
   double err = 0, norm = 0;
   std::mt19937_64 gen(o.seed + 13);
   for (size_t g = 0; g < gc.sizes.size(); ++g) {
@@ -601,18 +606,20 @@ TableRun::TableRun(const BenchOptions &o, Bench &bench, const Problem &kind,
     if (sub.m > 0 && sub.n > 0 && sub.k > 0) {
       // cuBLAS on the group (the host applies the activation), and fp64
       // at its share of the samples.
-      poison(*grp.dc, sub.c);
-      Operands so{grp.da->ptr(), grp.db->ptr(), grp.dc->ptr()};
-      bench.cublas->gemm(sub, math, so);
-      GEMMC_CU(DriverApi::get().cuCtxSynchronize());
-      std::vector<unsigned char> bytes(grp.ref.bytes());
-      grp.dc->download(bytes.data());
-      grp.ref.unpack(bytes);
-      if (!p.activation.empty())
-        for (int64_t i = 0; i < sub.m; ++i)
-          for (int64_t j = 0; j < sub.n; ++j)
-            grp.ref.data[grp.ref.index(i, j)] = roundTo(
-                sub.c, float(epilogue.finish(grp.ref.at(i, j), i, j)));
+      if (baseline) {
+        poison(*grp.dc, sub.c);
+        Operands so{grp.da->ptr(), grp.db->ptr(), grp.dc->ptr()};
+        bench.cublas->gemm(sub, math, so);
+        GEMMC_CU(DriverApi::get().cuCtxSynchronize());
+        std::vector<unsigned char> bytes(grp.ref.bytes());
+        grp.dc->download(bytes.data());
+        grp.ref.unpack(bytes);
+        if (!p.activation.empty())
+          for (int64_t i = 0; i < sub.m; ++i)
+            for (int64_t j = 0; j < sub.n; ++j)
+              grp.ref.data[grp.ref.index(i, j)] = roundTo(
+                  sub.c, float(epilogue.finish(grp.ref.at(i, j), i, j)));
+      }
       int64_t share = std::max<int64_t>(1, o.samples / p.groups);
       for (int64_t s = 0; s < share; ++s) {
         int64_t i = std::uniform_int_distribution<int64_t>(0, sub.m - 1)(gen);
@@ -629,9 +636,11 @@ TableRun::TableRun(const BenchOptions &o, Bench &bench, const Problem &kind,
     groups.push_back(std::move(grp));
   }
   cublasToFp64 = norm > 0 ? std::sqrt(err / norm) : std::sqrt(err);
+  if (!baseline)
+    cublasToFp64 = NAN;
   dTable = deviceBufferOf(table.size() * sizeof(int64_t));
   dTable->upload(table.data());
-  if (o.sweep)
+  if (o.sweep || !baseline)
     return;
   // cuBLAS's loop, one call a non-empty group: on the GPU alone, and as a
   // host pays, which first copies the table back to learn the sizes.
@@ -663,8 +672,8 @@ GroupedOutcome TableRun::run(const KernelFamily &family) {
   LaunchPlan plan(*chosen, p);
   plan.launch(ops);
   GEMMC_CU(DriverApi::get().cuCtxSynchronize());
-  // Each group against cuBLAS over all its C, and against fp64 at its
-  // samples.
+  // Each group against cuBLAS over all its C (without cuBLAS, a group of
+  // K = 0 against zeros), and against fp64 at its samples.
   double diff = 0, norm = 0, err = 0, exactNorm = 0;
   int64_t nonFinite = 0;
   for (Group &grp : groups) {
@@ -679,6 +688,8 @@ GroupedOutcome TableRun::run(const KernelFamily &family) {
       for (int64_t j = 0; j < sub.n; ++j) {
         float x = c.at(i, j);
         nonFinite += !std::isfinite(x);
+        if (!baseline && sub.k > 0)
+          continue;
         double y = sub.k > 0 ? grp.ref.at(i, j) : 0.0;
         diff += (double(x) - y) * (double(x) - y);
         norm += y * y;

@@ -11,7 +11,7 @@ using namespace mlir;
 using namespace mlir::gemm;
 using namespace mlir::gemm::warpgroup;
 
-void KernelBuilder::signalCopies(Value it, bool drain) {
+void KernelBuilder::signalCopies(Value it, bool drain, const CopiedTile *tile) {
   if (k.asyncArrivals) {
     // Arrives once the thread's copies so far have landed; the consumers
     // fence them for the async proxy.
@@ -59,7 +59,7 @@ void KernelBuilder::signalCopies(Value it, bool drain) {
     if (splits)
       splitLanded(stage);
     if (realigns)
-      realignLanded(stage);
+      realignLanded(stage, tile);
     if (transposes)
       transposeLanded(stage);
     if (transforms)
@@ -74,8 +74,11 @@ void KernelBuilder::signalCopies(Value it, bool drain) {
   // Iteration it - lag, or when draining it - lag .. it - 1: those that
   // exist.
   for (int64_t back = drain ? 1 : lag; back <= lag; ++back) {
-    Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                         it, index(back));
+    Value first = index(back);
+    if (tile)
+      first = arith::AddIOp::create(b, loc, tile->it0, first);
+    Value exists =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, it, first);
     auto ifExists = scf::IfOp::create(b, loc, exists, false);
     OpBuilder::InsertionGuard then(b);
     b.setInsertionPointToStart(&ifExists.getThenRegion().front());

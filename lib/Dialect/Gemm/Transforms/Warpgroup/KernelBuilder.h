@@ -523,9 +523,15 @@ private:
   /// threads split the stage's elements in place into their tf32 parts
   /// and remainders.
   void splitLanded(Value stage);
+  /// The tile whose copies a producer thread signals where it finishes
+  /// each tile's (finishesCopiesEachTile): its first pipeline iteration,
+  /// row and column.
+  struct CopiedTile {
+    Value it0, row0, col0;
+  };
   /// Once a producer thread's windows of `stage` landed, it shifts each of
-  /// its runs into place.
-  void realignLanded(Value stage);
+  /// its runs into place (by where they lie in `tile`, where given).
+  void realignLanded(Value stage, const CopiedTile *tile);
   /// One 16-byte copy of 2-byte elements through registers of operand
   /// `t`: where its elements lie (`address` in bytes, only 2-byte aligned;
   /// the position along the contiguous dimension; whether its line lies
@@ -565,8 +571,9 @@ private:
   void storeThroughRegisters(const RegisterCopy &copy);
   /// A producer thread's copies of pipeline iteration `it` issued: fences
   /// them, once landed, for the async proxy and arrives on the full barrier
-  /// of iteration it - copyLag (of every iteration left, with `drain`).
-  void signalCopies(Value it, bool drain);
+  /// of iteration it - copyLag (of every iteration left, with `drain`);
+  /// with `tile`, of that tile's iterations only.
+  void signalCopies(Value it, bool drain, const CopiedTile *tile = nullptr);
   /// Where `when` holds (a warpgroup's leader), arrives on the "empty"
   /// barrier of the stage of pipeline iteration `it` - 1 (of each block
   /// that writes into the stage, in a cluster).

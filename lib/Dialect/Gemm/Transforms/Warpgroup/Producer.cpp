@@ -102,7 +102,8 @@ void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
                           tiles.getRegionIterArg(0), issuer, allThreads);
   scf::YieldOp::create(b, loc, walkYields(end));
   b.setInsertionPointAfter(tiles);
-  if (allThreads)
+  // (Unless each tile's were finished.)
+  if (allThreads && !k.finishesCopiesEachTile)
     signalCopies(tiles.getResult(0), /*drain=*/true);
   if (s.cluster)
     waitForLastReleases(tiles.getResult(0));
@@ -148,7 +149,7 @@ void KernelBuilder::buildStreamKProducer(Value issuer, bool allThreads) {
                             units.getRegionIterArg(0), issuer, allThreads);
     scf::YieldOp::create(b, loc, end);
   }
-  if (allThreads)
+  if (allThreads && !k.finishesCopiesEachTile)
     signalCopies(units.getResult(0), /*drain=*/true);
 }
 
@@ -204,6 +205,8 @@ Value KernelBuilder::produceTileAt(const TilePosition &at, Value tileKBegin,
   Value row0 = toI32(rowIndex);
   Value col0 = toI32(colIndex);
   Value one = index(1);
+  CopiedTile copied{it0, rowIndex, colIndex};
+  const CopiedTile *tile = k.finishesCopiesEachTile ? &copied : nullptr;
   SmallVector<Value> inits = stepInits(it0);
   auto steps = scf::ForOp::create(b, loc, tileKBegin, tileKEnd, one, inits);
   keepStepsRolled(steps);
@@ -251,11 +254,13 @@ Value KernelBuilder::produceTileAt(const TilePosition &at, Value tileKBegin,
                       colIndex, kIndex);
       if (k.blockScales)
         copyScales(stage, rowIndex, colIndex, steps.getInductionVar());
-      signalCopies(it, /*drain=*/false);
+      signalCopies(it, /*drain=*/false, tile);
     }
     scf::YieldOp::create(b, loc, nextStep(step));
   }
   b.setInsertionPointAfter(steps);
+  if (allThreads && tile)
+    signalCopies(steps.getResult(0), /*drain=*/true, tile);
   return steps.getResult(0);
 }
 

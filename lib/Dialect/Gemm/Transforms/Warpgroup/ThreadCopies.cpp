@@ -567,7 +567,7 @@ void KernelBuilder::copyWindows(const TmaOperand &t, Value stageBase,
   });
 }
 
-void KernelBuilder::realignLanded(Value stage) {
+void KernelBuilder::realignLanded(Value stage, const CopiedTile *tile) {
   // A producer thread's copies of the stage landed: it shifts its runs
   // into place (forEachRun gives it those it copied).
   Type wordType = b.getI32Type();
@@ -580,14 +580,25 @@ void KernelBuilder::realignLanded(Value stage) {
       continue;
     Value stageBase = stageBaseOf(offset, stride, stage);
     CopySource source = copySource(t, matrix);
+    // The tile's first line, where its lines are M or N and it may start
+    // at any (a grouped GEMM's rows); along K, and along the contiguous
+    // dimension, tiles start at multiples of 16 bytes.
+    Value line0;
+    if (tile && t.kMajor != t.transposed)
+      line0 = t.operand == gemmc::Operand::A ? tile->row0 : tile->col0;
     forEachRun(t, [&](Value line, Value chunk) {
       // The run's first element lies `lead` bytes into its first window,
       // in every tile alike (tiles start at multiples of 8 lines and of 16
-      // bytes along them): each unit of the run is its window's bytes from
-      // `lead` on and the next window's before it. Word i of a unit is the
-      // windows' word lead / 4 + i and the next, funnel-shifted right by
-      // the half word lead % 4 leaves.
-      Value lineBytes = arith::MulIOp::create(b, loc, line, source.lineStride);
+      // bytes along them) unless they start at any line (line0): each unit
+      // of the run is its window's bytes from `lead` on and the next
+      // window's before it. Word i of a unit is the windows' word lead / 4
+      // + i and the next, funnel-shifted right by the half word lead % 4
+      // leaves.
+      Value lineAt = line;
+      if (line0)
+        lineAt = arith::AddIOp::create(b, loc, line0, line);
+      Value lineBytes =
+          arith::MulIOp::create(b, loc, lineAt, source.lineStride);
       Value first = arith::AddIOp::create(b, loc, source.base, lineBytes);
       Value leadIndex = arith::AndIOp::create(b, loc, first, index(15));
       Value lead = toI32(leadIndex);
