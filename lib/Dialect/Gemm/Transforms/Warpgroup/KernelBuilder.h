@@ -169,17 +169,16 @@ private:
     return LLVM::GEPOp::create(b, loc, sharedBase.getType(), b.getI8Type(),
                                sharedBase, ValueRange{offset});
   }
-  /// The producer's and the consumers' loops over a tile's K steps, where
-  /// K is given and they are few, stay loops: LLVM unrolled them whole,
-  /// and the copies' and wgmma's values then lived across the steps
-  /// (the schedule fuzzer's s37_1048: 256x128x128 tiles, A and B copied
-  /// by the producer's threads, K = 200 in 2 stages, 276 bytes spilled;
-  /// as a loop, none). Loops of K at launch are left as they were.
-  void keepStepsRolled(scf::ForOp steps) {
-    if (p.k && llvm::divideCeil(*p.k, s.bk()) <= kRolledKSteps)
-      keepRolled(steps);
-  }
-  static constexpr int64_t kRolledKSteps = 8;
+  /// The producer's and the consumers' loops over a tile's K steps stay
+  /// loops, neither unrolled nor peeled. Where K is given and they are
+  /// few, LLVM unrolled them whole, and the copies' and wgmma's values
+  /// then lived across the steps (the schedule fuzzer's s37_1048:
+  /// 256x128x128 tiles, A and B copied by the producer's threads, K = 200
+  /// in 2 stages, 276 bytes spilled; as a loop, none). Of 4 stages it
+  /// peeled the first step: its accumulators were copied into the loop's
+  /// while a group ran (s91_1350: C7514), or lived beside its values
+  /// (s91_590: 252 bytes spilled unwarned).
+  void keepStepsRolled(scf::ForOp steps) { keepRolled(steps); }
   /// The mbarrier at `offset` + 8 * stage.
   Value barrier(int64_t offset, Value stage) {
     Value stage32 = toI32(stage);
