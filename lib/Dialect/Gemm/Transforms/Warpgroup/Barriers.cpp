@@ -87,11 +87,17 @@ void KernelBuilder::signalCopies(Value it, bool drain, const CopiedTile *tile) {
 }
 
 void KernelBuilder::releaseStageBefore(Value it, Value when) {
+  releaseStageIf(when, [&]() -> Value {
+    Value before = arith::AddIOp::create(b, loc, it, index(k.stages - 1));
+    return arith::RemUIOp::create(b, loc, before, index(k.stages));
+  });
+}
+
+void KernelBuilder::releaseStageIf(Value when, function_ref<Value()> stage) {
   auto ifRelease = scf::IfOp::create(b, loc, when, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard then(b);
-  b.setInsertionPointToStart(&ifRelease.getThenRegion().front());
-  Value before = arith::AddIOp::create(b, loc, it, index(k.stages - 1));
-  releaseStage(arith::RemUIOp::create(b, loc, before, index(k.stages)));
+  b.setInsertionPointToStart(ifRelease.thenBlock());
+  releaseStage(stage());
 }
 
 void KernelBuilder::releaseStage(Value stage) {

@@ -354,11 +354,7 @@ void KernelBuilder::multiplyStage(const ConsumerSetup &cs, scf::ForOp steps,
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
     if (k.promotes)
       promote();
-    auto ifLeader =
-        scf::IfOp::create(b, loc, cs.leader, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifLeader.thenBlock());
-    releaseStage(stage);
+    releaseStageIf(cs.leader, [&] { return stage; });
   } else {
     // One group stays in flight: the one before it has read its stage.
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
@@ -397,10 +393,7 @@ void KernelBuilder::finishLastStep(const ConsumerSetup &cs, scf::ForOp steps,
   if (passes)
     passTurn(cs, passes);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  auto ifLeader =
-      scf::IfOp::create(b, loc, cs.leader, /*withElseRegion=*/false);
-  b.setInsertionPointToStart(ifLeader.thenBlock());
-  releaseStage(stage);
+  releaseStageIf(cs.leader, [&] { return stage; });
 }
 
 LogicalResult KernelBuilder::finishTile(const ConsumerSetup &cs, Value tile,

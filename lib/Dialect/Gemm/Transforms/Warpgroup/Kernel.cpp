@@ -151,15 +151,14 @@ void KernelBuilder::releaseStepBefore(const PipelineStep &step, Value when) {
     releaseStageBefore(step.it, when);
     return;
   }
-  auto ifRelease = scf::IfOp::create(b, loc, when, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard then(b);
-  b.setInsertionPointToStart(ifRelease.thenBlock());
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                      step.carried, i32(0));
-  Value previous = arith::SubIOp::create(b, loc, step.carried, i32(1));
-  Value before =
-      arith::SelectOp::create(b, loc, first, i32(k.stages - 1), previous);
-  releaseStage(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), before));
+  releaseStageIf(when, [&]() -> Value {
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        step.carried, i32(0));
+    Value previous = arith::SubIOp::create(b, loc, step.carried, i32(1));
+    Value before =
+        arith::SelectOp::create(b, loc, first, i32(k.stages - 1), previous);
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), before);
+  });
 }
 
 void KernelBuilder::buildStreamKShare(Value blockIndex, Value gridBlocks) {

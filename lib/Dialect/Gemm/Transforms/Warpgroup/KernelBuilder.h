@@ -579,6 +579,9 @@ private:
   void releaseStageBefore(Value it, Value when);
   /// The same for stage `stage`, unconditionally.
   void releaseStage(Value stage);
+  /// Where `when` holds, releases the stage that `stage` computes (under
+  /// the condition: its ops in the branch).
+  void releaseStageIf(Value when, function_ref<Value()> stage);
   /// Arrives on the mbarrier `local` of the cluster's block `rank`.
   void arriveRemote(Value local, Value rank);
   /// The descriptor of stage 0, row 0 of `t` at `offset` in shared memory.
