@@ -43,6 +43,12 @@ private:
     handler({Diagnostic::Severity::Warning, part, reason.str(),
              /*spill=*/true});
   }
+  /// The same of the producer warpgroup's registers (relocatable code
+  /// cannot judge them).
+  void warnOfProducerSpill(Part part, const Twine &reason) {
+    handler({Diagnostic::Severity::Warning, part, reason.str(),
+             /*spill=*/true, /*producerSpill=*/true});
+  }
   void note(Part part, const Twine &message) {
     handler({Diagnostic::Severity::Note, part, message.str()});
   }

@@ -294,7 +294,8 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   // such consumers of 128 values keep 224.
   if (k.consumers > 1 && k.copiesByThreads() && !throughRegisters &&
       !transforms) {
-    int64_t wanted = !k.a.byTma && !k.b.byTma ? 120 : 72;
+    int64_t wanted =
+        !k.a.byTma && !k.b.byTma ? WarpgroupKernel::kProducerCopyRegisters : 72;
     int64_t consumersNeed = llvm::alignTo(
         k.liveValues() + (elementwiseAtEdges(p, s, k) ? 96 : 56), 8);
     int64_t room =

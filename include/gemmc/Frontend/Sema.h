@@ -26,6 +26,9 @@ namespace gemmc {
 struct SpillWarning {
   llvm::SMLoc loc;
   std::string reason;
+  /// Of the producer's registers (Diagnostic::producerSpill): it stands
+  /// whatever relocatable code spills.
+  bool producer = false;
 };
 
 /// A schedule file that passed the checks, as the schedule model holds it.

@@ -509,6 +509,10 @@ struct Diagnostic {
   /// model's reason alone, and the driver asks ptxas whether it does
   /// (docs/dsl.md, "Registers").
   bool spill = false;
+  /// A spill warning of the producer warpgroup's registers, which ptxas
+  /// assembling relocatable code cannot judge: it ignores `setmaxnreg` and
+  /// gives every thread what it has at entry (docs/dsl.md, "Registers").
+  bool producerSpill = false;
 };
 
 using DiagnosticHandler = llvm::function_ref<void(const Diagnostic &)>;

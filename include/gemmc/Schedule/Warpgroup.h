@@ -300,6 +300,9 @@ struct WarpgroupKernel {
   /// them (with one consumer, none: it keeps what a thread has at entry,
   /// and the producer keeps most).
   int64_t producerRegisters = 0, consumerRegisters = 0;
+  /// The registers the producer's threads want where they copy both
+  /// operands (fewer where the consumers leave less; Warpgroup.cpp).
+  static constexpr int64_t kProducerCopyRegisters = 120;
   /// `.minnctapersm` (nvvm.minctasm), or 0 for none: one block a
   /// multiprocessor at least, so that ptxas knows what a thread has at entry
   /// and honours the split above.
