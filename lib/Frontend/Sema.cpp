@@ -318,8 +318,9 @@ std::optional<CheckedKernel> gemmc::checkSchedule(const KernelDecl &kernel,
 }
 
 /// Spills ptxas makes as relocatable code of at most this many bytes are
-/// warned of only where the model suspects more (reportSpills).
-static constexpr int64_t kSmallSpillBytes = 64;
+/// warned of only where the model suspects more (reportSpills); of a copy
+/// capped at the consumers' share, at most kSmallShareSpillBytes.
+static constexpr int64_t kSmallSpillBytes = 64, kSmallShareSpillBytes = 32;
 
 void gemmc::reportSpills(llvm::ArrayRef<SpillWarning> spills,
                          const SpillVerdict &verdict, SourceMgr &sourceMgr) {
@@ -334,31 +335,23 @@ void gemmc::reportSpills(llvm::ArrayRef<SpillWarning> spills,
   // and it leaves out the examples' small relocatable spills (36 bytes
   // where ptxas alone spills none; docs/dsl.md, "Registers").
   // Where two consumers take their registers from the producer's with
-  // `setmaxnreg`, relocatable code ignores the split (ptxas's C7504) and
-  // allocates the registers a thread has at entry (168 of 384 threads),
-  // fewer than the consumers get: a kernel that fits there fits whole, but
-  // its spills there are not the driver's (a ping-pong kernel spilled
-  // 5,388 bytes so, 168 assembled whole; the fuzzer's s1_1099 764, none).
-  // The producer's share is the other way round, fewer registers whole
-  // than there: its warnings stand (s89_1657 spilled 100 bytes whole at
-  // the producer's 56 and none as relocatable code).
-  if (verdict.asked && verdict.registerSplit) {
-    bool small = verdict.spillStoreBytes <= kSmallSpillBytes;
-    for (const SpillWarning &spill : spills)
-      if (!small || spill.producer)
-        sourceMgr.PrintMessage(spill.loc, SourceMgr::DK_Warning,
-                               "the kernel may spill registers to local "
-                               "memory: " +
-                                   spill.reason);
-    if (!small && !spills.empty())
-      sourceMgr.PrintMessage(
-          spills.front().loc, SourceMgr::DK_Note,
-          "as relocatable code, which ignores the consumers' registers set "
-          "by 'setmaxnreg' (C7504), ptxas spills " +
-              std::to_string(verdict.spillStoreBytes) + " bytes at " +
-              std::to_string(verdict.registers) + " registers");
-    return;
-  }
+  // `setmaxnreg`, which relocatable code ignores (ptxas's C7504), ptxas
+  // judged a copy of the kernel capped at the consumers' share (the
+  // driver's emitConsumersShare): its figures are theirs, a little low,
+  // so more than 32 bytes are warned of. Assembled whole, the split
+  // honoured, kernels whose copy spilled 44 and 52 bytes spilled 96 and
+  // 156 (the fuzzer's s93_1453, s90_352); over seeds 87-93 (1,259 such
+  // kernels) none whose copy spilled 32 bytes or less spilled more than 64
+  // whole but in the producer. The producer's
+  // share is not judged there (it has the consumers' registers): its
+  // warnings stand (s89_1657 spilled 100 bytes whole at the producer's 56
+  // and none in the copy).
+  for (const SpillWarning &spill : spills)
+    if (spill.producer)
+      sourceMgr.PrintMessage(spill.loc, SourceMgr::DK_Warning,
+                             "the kernel may spill registers to local "
+                             "memory: " +
+                                 spill.reason);
   std::string prefix;
   bool overEstimate =
       verdict.cap > 0 && 10 * verdict.estimate >= 13 * verdict.cap;
@@ -369,16 +362,24 @@ void gemmc::reportSpills(llvm::ArrayRef<SpillWarning> spills,
   // (--hopper-only, 982 kernels; in 255, 0 of 5); the warning then
   // reaches 15 kernels there, 7 of them spilling nothing whole and 5 64
   // bytes or less.
+  // A copy capped at the consumers' share takes every register of it as a
+  // rule: there only its spills count.
   bool allTaken =
-      verdict.warpgroup
-          ? verdict.registers >= kMaxRegistersPerThread - 1
-          : verdict.registers >= kMaxRegistersPerThread && overEstimate;
+      !verdict.registerSplit &&
+      (verdict.warpgroup
+           ? verdict.registers >= kMaxRegistersPerThread - 1
+           : verdict.registers >= kMaxRegistersPerThread && overEstimate);
   if (!verdict.asked)
     prefix = "the kernel may spill registers to local memory: ";
-  else if (verdict.spillStoreBytes > kSmallSpillBytes ||
+  else if (verdict.spillStoreBytes > (verdict.registerSplit
+                                          ? kSmallShareSpillBytes
+                                          : kSmallSpillBytes) ||
            (verdict.spillStoreBytes > 0 && overEstimate))
-    prefix = "the kernel spills registers to local memory (ptxas: " +
-             std::to_string(verdict.registers) + " registers, " +
+    prefix = "the kernel spills registers to local memory (ptxas" +
+             std::string(verdict.registerSplit ? ", the consumers at their "
+                                               : ": ") +
+             std::to_string(verdict.registers) +
+             (verdict.registerSplit ? " registers: " : " registers, ") +
              std::to_string(verdict.spillStoreBytes) +
              " bytes of spill stores): ";
   else if (allTaken)
@@ -388,8 +389,9 @@ void gemmc::reportSpills(llvm::ArrayRef<SpillWarning> spills,
   else
     return;
   for (const SpillWarning &spill : spills)
-    sourceMgr.PrintMessage(spill.loc, SourceMgr::DK_Warning,
-                           prefix + spill.reason);
+    if (!spill.producer)
+      sourceMgr.PrintMessage(spill.loc, SourceMgr::DK_Warning,
+                             prefix + spill.reason);
   if (!verdict.asked && !verdict.why.empty() && !spills.empty())
     sourceMgr.PrintMessage(spills.front().loc, SourceMgr::DK_Note,
                            "ptxas was not asked: " + verdict.why);

@@ -66,17 +66,17 @@ struct SpillVerdict {
   bool warpgroup = false;
   /// The consumers take their registers with `setmaxnreg`
   /// (ScheduleFacts::registerSplit), which relocatable code ignores: ptxas's
-  /// figures are then a bound (fewer registers), not the driver's.
+  /// figures are a copy's capped at their share (the driver asks so), which
+  /// takes every register of it as a rule.
   bool registerSplit = false;
 };
 
 /// Reports `spills` as gemmc's warnings: where ptxas was asked, only if it
 /// spills more than 64 bytes (with its figures), or takes every register
 /// of a kernel the model estimates at half as many again (254 or more of a
-/// wgmma kernel's, where the rules suspect a spill); else the model's
-/// own warning ("may spill"). Of a kernel whose consumers split the
-/// registers, only where ptxas spills more than 64 bytes, as the model's
-/// warning with a note of ptxas's figures.
+/// wgmma kernel's without a register split, where the rules suspect a
+/// spill); else the model's own warning ("may spill"). The producer
+/// warpgroup's warnings (SpillWarning::producer) stand whatever ptxas says.
 void reportSpills(llvm::ArrayRef<SpillWarning> spills,
                   const SpillVerdict &verdict, llvm::SourceMgr &sourceMgr);
 
