@@ -337,15 +337,14 @@ void gemmc::reportSpills(llvm::ArrayRef<SpillWarning> spills,
   // Where two consumers take their registers from the producer's with
   // `setmaxnreg`, which relocatable code ignores (ptxas's C7504), ptxas
   // judged a copy of the kernel capped at the consumers' share (the
-  // driver's emitConsumersShare): its figures are theirs, a little low,
-  // so more than 32 bytes are warned of. Assembled whole, the split
-  // honoured, kernels whose copy spilled 44 and 52 bytes spilled 96 and
-  // 156 (the fuzzer's s93_1453, s90_352); over seeds 87-93 (1,259 such
-  // kernels) none whose copy spilled 32 bytes or less spilled more than 64
-  // whole but in the producer. The producer's
-  // share is not judged there (it has the consumers' registers): its
-  // warnings stand (s89_1657 spilled 100 bytes whole at the producer's 56
-  // and none in the copy).
+  // driver's emitConsumersShare): its figures are theirs, a little low, so
+  // more than 32 bytes are warned of. Assembled whole, the split honoured,
+  // kernels whose copy spilled 44 and 52 bytes spilled 96 and 156 (the
+  // fuzzer's s93_1453, s90_352); over seeds 87-93 (1,259 such kernels) none
+  // whose copy spilled 32 bytes or less spilled more than 64 whole but in
+  // the producer. The producer's share is not judged there (it has the
+  // consumers' registers): its warnings stand (s89_1657 spilled 100 bytes
+  // whole at the producer's 56 and none in the copy).
   for (const SpillWarning &spill : spills)
     if (spill.producer)
       sourceMgr.PrintMessage(spill.loc, SourceMgr::DK_Warning,
@@ -369,23 +368,24 @@ void gemmc::reportSpills(llvm::ArrayRef<SpillWarning> spills,
       (verdict.warpgroup
            ? verdict.registers >= kMaxRegistersPerThread - 1
            : verdict.registers >= kMaxRegistersPerThread && overEstimate);
+  int64_t smallBytes =
+      verdict.registerSplit ? kSmallShareSpillBytes : kSmallSpillBytes;
+  std::string registers = std::to_string(verdict.registers);
+  std::string figures =
+      verdict.registerSplit
+          ? ", the consumers at their " + registers + " registers: "
+          : ": " + registers + " registers, ";
   if (!verdict.asked)
     prefix = "the kernel may spill registers to local memory: ";
-  else if (verdict.spillStoreBytes > (verdict.registerSplit
-                                          ? kSmallShareSpillBytes
-                                          : kSmallSpillBytes) ||
+  else if (verdict.spillStoreBytes > smallBytes ||
            (verdict.spillStoreBytes > 0 && overEstimate))
-    prefix = "the kernel spills registers to local memory (ptxas" +
-             std::string(verdict.registerSplit ? ", the consumers at their "
-                                               : ": ") +
-             std::to_string(verdict.registers) +
-             (verdict.registerSplit ? " registers: " : " registers, ") +
+    prefix = "the kernel spills registers to local memory (ptxas" + figures +
              std::to_string(verdict.spillStoreBytes) +
              " bytes of spill stores): ";
   else if (allTaken)
     prefix = "the kernel may spill registers to local memory (ptxas, "
              "assembling it as relocatable code, takes all " +
-             std::to_string(verdict.registers) + " registers): ";
+             registers + " registers): ";
   else
     return;
   for (const SpillWarning &spill : spills)
