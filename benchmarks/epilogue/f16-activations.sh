@@ -9,23 +9,17 @@
 # Results: benchmarks/results/h100-issue33/early-residual.txt.
 set -uo pipefail
 if [ "${1:-}" = prepare ]; then
-  root=$(cd "$(dirname "$0")/../.." && pwd) dir=${2:?folder}
-  mkdir -p "$dir/k"
-  cp "$root/build/bin/gemm-bench" "$0" "$dir/"
-  HP="tile 128x256x64  wgmma m64n256k16  tma a b c  pipeline stages 4  warp-specialize 2  persistent  raster 8  cluster 2x1"
-  P128="tile 128x128x64  wgmma m64n128k16  tma a b c  pipeline stages 6  warp-specialize 2 ping-pong  persistent  raster 8"
-  kernel() { # NAME EPILOGUE SCHEDULE
-    printf 'kernel %s {\n  problem { m = ? n = ? k = ?  a = f16 row  b = f16 row  c = f16 row  %s }\n  schedule { %s }\n}\n' \
-      "$1" "$2" "$3" > "$dir/k/$1.gemm"
-    env -u CUDA_HOME "$root/build/bin/gemmc" --arch=sm_90a "$dir/k/$1.gemm" \
-      -o "$dir/k/$1.ptx" 2> /dev/null || exit 1
-  }
-  kernel hp_none "" "$HP"
-  kernel hp_res "residual = add" "$HP"
-  kernel p128_none "" "$P128"
-  kernel p128_gelu "activation = gelu" "$P128"
-  kernel p128_silu "activation = silu" "$P128"
-  kernel p128_res "residual = add" "$P128"
+  here=$(cd "$(dirname "$0")" && pwd) dir=${2:?folder}
+  # hp_* and p128_* (none, res) as epilogue-tiles.sh writes them; then
+  # p128 with GELU and SiLU into its f16 C.
+  bash "$here/epilogue-tiles.sh" prepare "$dir" || exit 1
+  cp "$0" "$dir/"
+  for act in gelu silu; do
+    sed "s/p128_none/p128_$act/; s/c = f16 row /c = f16 row  activation = $act/" \
+      "$dir/k/p128_none.gemm" > "$dir/k/p128_$act.gemm"
+    env -u CUDA_HOME "$here/../../build/bin/gemmc" --arch=sm_90a \
+      "$dir/k/p128_$act.gemm" -o "$dir/k/p128_$act.ptx" 2> /dev/null || exit 1
+  done
   exit 0
 fi
 cd "$(dirname "$0")"
