@@ -387,6 +387,17 @@ bool Rules::checkWarpgroup() {
                 "a ping-pong consumer adds the column bias to " + Twine(held) +
                     " values a thread in f32 (with C of 16 bits, or 'bias = "
                     "row', it does not)");
+  // Ping-pong consumers of a grouped GEMM each walk the groups (a cursor
+  // of their own, and the group of the slot after their tile, whose turn
+  // they pass): beside 192 values a thread ptxas spilled where a single
+  // GEMM's consumers spilled none (128 x 192 tiles: bf16 92 bytes at 232
+  // registers; e4m3 with rowwise scales and fast sums 456 at 240); beside
+  // 128, 20 bytes at most (bf16 128 x 128); 96 beside as many sums of
+  // FP8's promotion (64 x 192), none.
+  if (s.pingPong && p.grouped && kernel.accumulators >= 192)
+    warnOfSpill(DirectiveKind::WarpSpecialize,
+                "ping-pong consumers walk the groups beside " +
+                    Twine(kernel.accumulators) + " accumulators a thread");
   // Split-K's consumers sum the partial tiles beside their accumulators;
   // with `tma c` they stage C in shared memory too. ptxas spilled beside
   // 192 values a thread (one consumer: 340-464 bytes with any epilogue,
@@ -466,10 +477,12 @@ bool Rules::checkPingPong() {
                   "'persistent stream-k' with 'ping-pong'");
   if (s.splitsK())
     return notYet(DirectiveKind::SplitK, "'split-k' with 'ping-pong'");
-  if (p.grouped)
+  // Offsets' groups share K, and their tiles fill the walk's first slots:
+  // the turns go as a single GEMM's. The general form's groups differ in K.
+  if (p.groupTable)
     return notYet(Part::Kind::Groups,
-                  "'groups' with 'ping-pong' (a group's tiles may be none, "
-                  "or differ in K)");
+                  "'groups = ? ptr-array' with 'ping-pong' (its groups "
+                  "differ in K)");
   return true;
 }
 

@@ -519,8 +519,19 @@ void KernelBuilder::awaitTurn(const ConsumerSetup &cs, Value tile) {
 
 Value KernelBuilder::turnPasses(Value tile) {
   Value next = arith::AddIOp::create(b, loc, tile, walkStep);
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next,
-                               numTiles);
+  Value inWalk =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next, numTiles);
+  if (!offsets)
+    return inWalk;
+  // A grouped walk counts slots, its tiles the first of them: the turn
+  // passes where a group holds the next slot (the other consumer has no
+  // tile after a slot without one). The cursor moves on a copy of it.
+  GroupCursor saved = cursor;
+  moveCursor(next, [&](Value g, Value start) { return groupExtent(g, start); });
+  Value held = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     cursor.group, groupCount);
+  cursor = saved;
+  return arith::AndIOp::create(b, loc, inWalk, held);
 }
 
 void KernelBuilder::passTurn(const ConsumerSetup &cs, Value when) {

@@ -27,12 +27,13 @@ using namespace mlir::gemm::warpgroup;
 
 Value KernelBuilder::groupRowEnd(Value g) {
   // Offsets outside [0, M] (which a caller should not pass) are clamped:
-  // no tile reaches past C.
+  // no tile reaches past C. (All groups' M: in a TileScope `m` is the
+  // group's end.)
   Value end = memref::LoadOp::create(b, loc, offsets, ValueRange{g});
   Value zero = i32(0);
   Value nonNegative = arith::MaxSIOp::create(b, loc, end, zero);
   Value row = toIndex(nonNegative);
-  return arith::MinUIOp::create(b, loc, row, m);
+  return arith::MinUIOp::create(b, loc, row, rowsOfA);
 }
 
 Value KernelBuilder::groupSlotRows() {
