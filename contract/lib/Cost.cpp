@@ -316,7 +316,8 @@ gemmc::contract::rankVariants(const std::vector<Contract> &variants,
     const Contract &c = variants[i];
     RankedVariant r;
     r.index = i;
-    if (!c.when.contains(problem.m, problem.n, problem.k))
+    if (!c.when.contains(problem.m, problem.n, problem.k,
+                         SizeRange::groupRows(problem)))
       r.whyNot = "the sizes are not " + c.when.str();
     else if (whyNot)
       r.whyNot = whyNot(i);

@@ -97,10 +97,11 @@ std::string gemmc::contract::formatContract(const Contract &c) {
   // copied by TMA (3-D tensor maps), version 10 multiples of the batch
   // strides, version 11 FP8 operands and their scales, version 12 a grouped
   // GEMM and its offsets, version 13 a residual R, version 14 a grouped
-  // GEMM's general form and its table: a reader of an older
-  // version refuses such a kernel rather than launch it wrongly (or for
-  // problems it is not for).
-  int version = c.problem.groupTable                       ? 14
+  // GEMM's general form and its table, version 15 a variant for a range
+  // of the rows a group: a reader of an older version refuses such a
+  // kernel rather than launch it wrongly (or for problems it is not for).
+  int version = c.when.boundsGroupRows()                   ? 15
+                : c.problem.groupTable                     ? 14
                 : c.residual                               ? 13
                 : c.problem.grouped                        ? 12
                 : needsVersion11(c)                        ? 11

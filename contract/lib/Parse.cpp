@@ -45,7 +45,7 @@ struct Block {
 } // namespace
 
 /// The newest contract version this library reads.
-static constexpr int kLatestVersion = 14;
+static constexpr int kLatestVersion = 15;
 
 /// How many of `contract`'s parameters satisfy `pred`.
 static int countParams(const Contract &contract,
@@ -174,7 +174,9 @@ static bool parseNames(Block &b, Contract &contract) {
     contract.family = words[0];
     contract.variant = int(index);
     contract.variants = int(count);
-    if (!parseSizeRange(b["when"], contract.when))
+    // The rows a group from version 15.
+    if (!parseSizeRange(b["when"], contract.when) ||
+        (b.version < 15 && contract.when.boundsGroupRows()))
       return b.bad("when");
   }
   // `transposed: C^T = B^T * A^T`, from version 8.

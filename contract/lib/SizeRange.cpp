@@ -19,17 +19,23 @@
 
 using namespace gemmc::contract;
 
-int SizeRange::dimension(char name) {
-  switch (name) {
-  case 'm':
-    return 0;
-  case 'n':
+static const char *const kNames[SizeRange::kDimensions] = {"m", "n", "k",
+                                                           "group-rows"};
+
+int SizeRange::dimension(const std::string &name) {
+  for (int d = 0; d < kDimensions; ++d)
+    if (name == kNames[d])
+      return d;
+  return -1;
+}
+
+const char *SizeRange::name(int dim) { return kNames[dim]; }
+
+int64_t SizeRange::groupRows(const Problem &problem) {
+  if (!problem.grouped || problem.groups < 1)
     return 1;
-  case 'k':
-    return 2;
-  default:
-    return -1;
-  }
+  return std::max<int64_t>((problem.m + problem.groups - 1) / problem.groups,
+                           1);
 }
 
 void SizeRange::constrain(int dim, bool atMost, int64_t value) {
@@ -40,22 +46,23 @@ void SizeRange::constrain(int dim, bool atMost, int64_t value) {
 }
 
 bool SizeRange::isEmpty() const {
-  for (int d = 0; d < 3; ++d)
+  for (int d = 0; d < kDimensions; ++d)
     if (lo[d] > hi[d])
       return true;
   return false;
 }
 
-bool SizeRange::contains(int64_t m, int64_t n, int64_t k) const {
-  const int64_t sizes[3] = {m, n, k};
-  for (int d = 0; d < 3; ++d)
+bool SizeRange::contains(int64_t m, int64_t n, int64_t k,
+                         int64_t groupRows) const {
+  const int64_t sizes[kDimensions] = {m, n, k, groupRows};
+  for (int d = 0; d < kDimensions; ++d)
     if (sizes[d] < lo[d] || sizes[d] > hi[d])
       return false;
   return true;
 }
 
 bool SizeRange::isAll() const {
-  for (int d = 0; d < 3; ++d)
+  for (int d = 0; d < kDimensions; ++d)
     if (lo[d] != 1 || hi[d] != kUnbounded)
       return false;
   return true;
@@ -65,13 +72,13 @@ std::string SizeRange::str() const {
   if (isAll())
     return "any";
   std::string text;
-  for (int d = 0; d < 3; ++d) {
+  for (int d = 0; d < kDimensions; ++d) {
     bool low = lo[d] != 1, high = hi[d] != kUnbounded;
     if (!low && !high)
       continue;
     if (!text.empty())
       text += " ";
-    std::string dim(1, "mnk"[d]);
+    std::string dim = kNames[d];
     if (low && high)
       text += std::to_string(lo[d]) + "<=" + dim + "<=" + std::to_string(hi[d]);
     else if (low)
@@ -82,8 +89,8 @@ std::string SizeRange::str() const {
   return text;
 }
 
-/// `any`, or words `m<=64`, `k>=4096`, `256<=m<=1024`, at most one per
-/// dimension, each range non-empty.
+/// `any`, or words `m<=64`, `k>=4096`, `256<=m<=1024`, `group-rows<=128`,
+/// at most one per dimension, each range non-empty.
 bool gemmc::contract::parseSizeRange(const std::string &text,
                                      SizeRange &range) {
   range = SizeRange();
@@ -92,16 +99,20 @@ bool gemmc::contract::parseSizeRange(const std::string &text,
     return true;
   if (words.empty())
     return false;
-  bool seen[3] = {false, false, false};
+  bool seen[SizeRange::kDimensions] = {};
   for (const std::string &word : words) {
-    size_t dimAt = word.find_first_of("mnk");
+    // The dimension's name: the word's letters and dashes.
+    size_t dimAt = word.find_first_not_of("0123456789<=>");
     if (dimAt == std::string::npos)
       return false;
-    int d = word[dimAt] == 'm' ? 0 : word[dimAt] == 'n' ? 1 : 2;
-    if (seen[d])
+    size_t dimEnd = word.find_first_of("<=>", dimAt);
+    if (dimEnd == std::string::npos)
+      dimEnd = word.size();
+    int d = SizeRange::dimension(word.substr(dimAt, dimEnd - dimAt));
+    if (d < 0 || seen[d])
       return false;
     seen[d] = true;
-    std::string before = word.substr(0, dimAt), after = word.substr(dimAt + 1);
+    std::string before = word.substr(0, dimAt), after = word.substr(dimEnd);
     auto bound = [](const std::string &digits, int64_t &value) {
       return parseInt(digits, value) && value >= 1;
     };

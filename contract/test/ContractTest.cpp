@@ -329,13 +329,13 @@ TEST(Contract, RejectsMalformedContracts) {
   EXPECT_FALSE(parseContract(replace(kFixed, "m=1024", "m=?"), c, error));
   EXPECT_EQ(error, "the problem's size M is given at launch but is not a "
                    "kernel parameter");
-  // Versions 2 to 14 (tensor maps, persistent grids, clusters, split-K,
+  // Versions 2 to 15 (tensor maps, persistent grids, clusters, split-K,
   // families, splits at launch, stream-K, transposed kernels, batches
   // copied by TMA, batch-stride multiples, FP8, groups, R, the groups'
-  // table) are read; a later one is not.
-  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v15"), c, error));
+  // table, the rows a group in `when`) are read; a later one is not.
+  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v16"), c, error));
   EXPECT_EQ(error, "line 6: unsupported contract version: "
-                   "// gemmc-contract-begin v15");
+                   "// gemmc-contract-begin v16");
   EXPECT_FALSE(parseContract(replace(kFixed, "// entry: sgemm_coalesced\n", ""),
                              c, error));
   EXPECT_EQ(error, "the kernel contract has no 'entry' field");
@@ -362,15 +362,15 @@ static const char *kSplitK = R"(
 /// One variant of a family's contract (version 5): `place` of 3, `when`,
 /// the leading-dimension multiple of every matrix.
 static std::string variantContract(int place, const std::string &when,
-                                   int ldMultiple) {
+                                   int ldMultiple, int variants = 3) {
   std::string m = std::to_string(ldMultiple);
   return "// gemmc-contract-begin v5\n"
          "// entry: fam_" +
          std::to_string(place) +
          "\n"
          "// family: fam " +
-         std::to_string(place) +
-         "/3\n"
+         std::to_string(place) + "/" + std::to_string(variants) +
+         "\n"
          "// when: " +
          when +
          "\n"
@@ -452,9 +452,36 @@ TEST(Contract, ReadsSizeRanges) {
   EXPECT_FALSE(range.contains(255, 2, 1));
   EXPECT_FALSE(range.contains(1025, 2, 1));
   EXPECT_FALSE(range.contains(300, 1, 1));
-  for (const char *text : {"", "m", "m<=", "x<=5", "m>=5 m<=6", "0<=m", "m<=0",
-                           "7<=m<=6", "m<64", "m=<64", "any m<=4"})
+  for (const char *text :
+       {"", "m", "m<=", "x<=5", "m>=5 m<=6", "0<=m", "m<=0", "7<=m<=6", "m<64",
+        "m=<64", "any m<=4", "group<=4", "group-rows", "rows<=4",
+        "group-rows<=0", "group-rows<=4 group-rows>=2"})
     EXPECT_FALSE(parseSizeRange(text, range)) << text;
+}
+
+TEST(Contract, ReadsGroupRowRanges) {
+  SizeRange range;
+  for (const char *text :
+       {"group-rows<=128", "n>=1024 group-rows<=64", "32<=group-rows<=128"}) {
+    ASSERT_TRUE(parseSizeRange(text, range)) << text;
+    EXPECT_EQ(range.str(), text);
+  }
+  ASSERT_TRUE(parseSizeRange("group-rows<=128", range));
+  EXPECT_TRUE(range.contains(1 << 20, 1, 1, 128));
+  EXPECT_FALSE(range.contains(1, 1, 1, 129));
+  // A single GEMM's rows a group are 1.
+  EXPECT_TRUE(range.contains(1 << 20, 1, 1));
+  // M over the groups, rounded up, at least 1.
+  Problem p;
+  p.m = 2048;
+  EXPECT_EQ(SizeRange::groupRows(p), 1);
+  p.grouped = true;
+  p.groups = 64;
+  EXPECT_EQ(SizeRange::groupRows(p), 32);
+  p.m = 2049;
+  EXPECT_EQ(SizeRange::groupRows(p), 33);
+  p.m = 0;
+  EXPECT_EQ(SizeRange::groupRows(p), 1);
 }
 
 TEST(Contract, ReadsSplitK) {
@@ -1152,18 +1179,50 @@ TEST(Results, RoundTripAndSkipOtherLines) {
   EXPECT_FALSE(parseResult("a\tb\tc\tPASS\t1\t1\tmany", again));
 }
 
+TEST(Contract, SelectsAGroupedFamilysVariantByTheRowsAGroup) {
+  // The rows a group from version 15: a reader of 14 refuses the bound.
+  std::string few = variantContract(1, "group-rows<=128", 4, 2);
+  std::string ptx = few + variantContract(2, "any", 4, 2);
+  std::vector<Contract> family;
+  std::string error;
+  EXPECT_FALSE(parseContracts(ptx, family, error));
+  EXPECT_NE(error.find("'when'"), std::string::npos) << error;
+  few.replace(few.find(" v5\n"), 4, " v15\n");
+  ptx = few + variantContract(2, "any", 4, 2);
+  ASSERT_TRUE(parseContracts(ptx, family, error)) << error;
+  EXPECT_EQ(formatContract(family[0]).find("// gemmc-contract-begin v15\n"),
+            0u);
+  ASSERT_EQ(family.size(), 2u);
+  EXPECT_EQ(family[0].when.str(), "group-rows<=128");
+  // The variants' problem grouped (groups at launch), as a grouped
+  // kernel's contract states it.
+  for (Contract &c : family)
+    c.problem.grouped = true;
+  Problem p = family[0].problem;
+  p.m = 2048, p.n = 1024, p.k = 1024;
+  // 64 groups of 2,048 rows: 32 a group.
+  p.groups = 64;
+  std::string why;
+  EXPECT_EQ(selectVariant(family, p, DeviceModel(), why), 0) << why;
+  // 8 groups: 256 a group.
+  p.groups = 8;
+  EXPECT_EQ(selectVariant(family, p, DeviceModel(), why), 1) << why;
+  p.groups = 16;
+  EXPECT_EQ(selectVariant(family, p, DeviceModel(), why), 0) << why;
+}
+
 TEST(Contract, SizeRangesNarrowAndEmpty) {
   SizeRange r;
   EXPECT_TRUE(r.isAll());
-  r.constrain(SizeRange::dimension('m'), /*atMost=*/true, 64);
-  r.constrain(SizeRange::dimension('k'), /*atMost=*/false, 4096);
+  r.constrain(SizeRange::dimension("m"), /*atMost=*/true, 64);
+  r.constrain(SizeRange::dimension("k"), /*atMost=*/false, 4096);
   EXPECT_EQ(r.str(), "m<=64 k>=4096");
   EXPECT_TRUE(r.contains(64, 1, 4096));
   EXPECT_FALSE(r.contains(65, 1, 4096));
   EXPECT_FALSE(r.isEmpty());
-  r.constrain(SizeRange::dimension('m'), /*atMost=*/false, 65);
+  r.constrain(SizeRange::dimension("m"), /*atMost=*/false, 65);
   EXPECT_TRUE(r.isEmpty());
-  EXPECT_EQ(SizeRange::dimension('x'), -1);
+  EXPECT_EQ(SizeRange::dimension("x"), -1);
 }
 
 TEST(Contract, ReadsAndWritesTheCostLine) {
@@ -1220,7 +1279,7 @@ TEST(Contract, TakesEveryProblemOnlyWithoutMultiplesOrConditions) {
   c.ldMultiple[1] = 8;
   EXPECT_FALSE(takesEveryProblem(c));
   c.ldMultiple[1] = 1;
-  c.when.constrain(SizeRange::dimension('m'), /*atMost=*/true, 64);
+  c.when.constrain(SizeRange::dimension("m"), /*atMost=*/true, 64);
   EXPECT_FALSE(takesEveryProblem(c));
   c.when = SizeRange();
   c.boxC = {64, 64};

@@ -193,7 +193,12 @@ describeFamily(const KernelDecl &file,
     if (variant.cost)
       contract.cost = contract::CostConstants::fromArray(variant.cost->values);
   }
+  // A grouped GEMM's kernels read A and B through TMA (or in 2-byte
+  // pieces at the least): its callers give operands at their multiples
+  // (gemmc.grouped_mm copies what they cannot read), a family of them as
+  // each of its kernels alone.
   if (!contracts.front().descriptors ||
+      gemm::toContract(contracts.front()).problem.grouped ||
       llvm::any_of(contracts, [](const gemm::KernelContract &contract) {
         return contract::takesEveryProblem(gemm::toContract(contract));
       }))

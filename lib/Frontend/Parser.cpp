@@ -323,15 +323,16 @@ bool Parser::parseSchedule(ScheduleDecl &schedule, StringRef what) {
 // Kernel families
 //===----------------------------------------------------------------------===//
 
-/// `m <= 64` or `k >= 4096`.
+/// `m <= 64`, `k >= 4096` or `group-rows <= 128`.
 bool Parser::parseCondition(VariantDecl &variant) {
   ConditionDecl condition;
   condition.loc = tok.getLoc();
-  if (!tok.is(Token::Identifier) || tok.spelling.size() != 1 ||
-      !StringRef("mnk").contains(tok.spelling[0]))
-    return error("expected 'm', 'n' or 'k' in a condition, got " +
+  if (!tok.is(Token::Identifier) ||
+      contract::SizeRange::dimension(tok.spelling.str()) < 0)
+    return error("expected 'm', 'n', 'k' or 'group-rows' in a condition, "
+                 "got " +
                  describe());
-  condition.dim = tok.spelling[0];
+  condition.dim = tok.spelling.str();
   consume();
   if (!tok.is(Token::LessEqual) && !tok.is(Token::GreaterEqual))
     return error(Twine("expected '<=' or '>=' after '") + Twine(condition.dim) +

@@ -443,14 +443,23 @@ bool gemmc::checkFamily(const KernelDecl &kernel, SourceMgr &sourceMgr) {
   const ProblemDecl &p = *kernel.problem;
   for (const VariantDecl &variant : kernel.variants) {
     for (const ConditionDecl &c : variant.conditions) {
-      const std::optional<SizeDecl> &size =
-          c.dim == 'm' ? p.m : c.dim == 'n' ? p.n : p.k;
+      // The rows a group: M over the groups, of a grouped GEMM whose M is
+      // given at launch.
+      bool groupRows = c.dim == "group-rows";
+      if (groupRows && (!p.groups || p.groups->ptrArray))
+        return error(c.loc, "a condition on 'group-rows', the rows a group, "
+                            "names a grouped GEMM's (groups = ?, its groups' "
+                            "rows one after the other)");
+      const std::optional<SizeDecl> &size = c.dim == "n"   ? p.n
+                                            : c.dim == "k" ? p.k
+                                                           : p.m;
       if (size && !size->isDynamic())
-        return error(c.loc, Twine("a condition on '") + Twine(c.dim) +
-                                "', which the problem fixes at " +
-                                Twine(*size->value) +
+        return error(c.loc, "a condition on '" + c.dim +
+                                "', which the problem fixes" +
+                                (groupRows ? " (its m at " : " at ") +
+                                Twine(*size->value) + (groupRows ? ")" : "") +
                                 ": conditions name sizes given at launch (" +
-                                Twine(c.dim) + " = ?)");
+                                (groupRows ? "m" : c.dim) + " = ?)");
     }
     if (getShapeRange(variant).isEmpty())
       return error(variant.loc, "variant '" + variant.name +

@@ -130,21 +130,35 @@ struct Problem {
 };
 
 /// The sizes a variant of a kernel family is for (`when: m<=64 k>=4096`,
-/// `256<=m<=1024`, or `any`): closed ranges of M, N and K. The schedule
-/// language's `when` builds one (docs/dsl.md), the contract states it.
+/// `256<=m<=1024`, `group-rows<=128`, or `any`): closed ranges of M, N, K
+/// and, for a grouped GEMM, the rows a group (M over the groups, rounded
+/// up: what the host knows of the groups' rows, which lie on the device).
+/// The schedule language's `when` builds one (docs/dsl.md), the contract
+/// states it.
 struct SizeRange {
   static constexpr int64_t kUnbounded = INT64_MAX;
-  /// Indexed by dimension: 0 is M, 1 is N, 2 is K.
-  int64_t lo[3] = {1, 1, 1};
-  int64_t hi[3] = {kUnbounded, kUnbounded, kUnbounded};
+  static constexpr int kDimensions = 4;
+  /// Indexed by dimension: 0 is M, 1 is N, 2 is K, 3 the rows a group
+  /// (groupRows).
+  int64_t lo[kDimensions] = {1, 1, 1, 1};
+  int64_t hi[kDimensions] = {kUnbounded, kUnbounded, kUnbounded, kUnbounded};
 
-  /// The dimension named `m`, `n` or `k`, or -1.
-  static int dimension(char name);
+  /// The dimension named `m`, `n`, `k` or `group-rows`, or -1.
+  static int dimension(const std::string &name);
+  /// Dimension `dim`'s name.
+  static const char *name(int dim);
   /// Narrows dimension `dim` to at most (`atMost`) or at least `value`.
   void constrain(int dim, bool atMost, int64_t value);
-  bool contains(int64_t m, int64_t n, int64_t k) const;
+  /// Whether the sizes lie in the ranges: `groupRows` a grouped GEMM's rows
+  /// a group (groupRows()), 1 for a single GEMM.
+  bool contains(int64_t m, int64_t n, int64_t k, int64_t groupRows = 1) const;
+  /// The rows a group of `problem` as `contains` takes them: M over the
+  /// groups rounded up (at least 1), or 1 where it is not grouped.
+  static int64_t groupRows(const Problem &problem);
   /// Every size (no condition).
   bool isAll() const;
+  /// Whether it bounds the rows a group (contract version 15).
+  bool boundsGroupRows() const { return lo[3] != 1 || hi[3] != kUnbounded; }
   /// No size of some dimension.
   bool isEmpty() const;
   /// The contract's spelling: `m<=64 k>=4096`, `256<=m<=1024`, or `any`.

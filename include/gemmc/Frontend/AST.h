@@ -167,7 +167,8 @@ struct ScheduleDecl {
 
 /// One condition of a variant's `when`: `m <= 64` or `k >= 4096`.
 struct ConditionDecl {
-  char dim = 'm'; ///< 'm', 'n' or 'k'
+  /// `m`, `n`, `k` or `group-rows` (contract::SizeRange::dimension).
+  std::string dim = "m";
   bool atMost = true;
   int64_t value = 1;
   llvm::SMLoc loc;
