@@ -11,6 +11,7 @@
 #   bash DIR/grouped.sh fp8               # there: FP8 beside torch (~5 min)
 #   bash DIR/grouped.sh fp8-tiles         # there: the FP8 tile candidates
 #   bash DIR/grouped.sh bf16-tiles        # there: bf16 tiles beside torch (~7 min)
+#   bash DIR/grouped.sh ping-pong         # there: ping-pong candidates (~5 min)
 #   bash DIR/grouped.sh table             # there: the general form's checks
 #   bash DIR/grouped.sh table-shapes      # there: and its speed (~9 min)
 # (separate commands: each fits the lent machine's 10 minutes a command)
@@ -105,6 +106,30 @@ GEMM
   }
   bf16 n192 128x192 4
   bf16 n128 128x128 6
+  # Ping-pong consumers (ping-pong): bf16_rcr_grouped's and the promoted
+  # rowwise FP8 kernel's variants alone, each a family folder with the
+  # shipped name: folder, kernel, problem, tile BMxBNxBK, wgmma's shape,
+  # stages, and `ping-pong` or nothing (cooperative consumers).
+  pp() {
+    mkdir -p "$dir/pp/$1/sm_90a"
+    cat > "$dir/pp/$1/$2.gemm" <<GEMM
+kernel $2 {
+  problem { $3 }
+  schedule { tile $4 wgmma $5 tma a b c pipeline stages $6
+             warp-specialize 2 $7 persistent raster 8 }
+}
+GEMM
+    "$gemmc" --arch=sm_90a "$dir/pp/$1/$2.gemm" \
+      -o "$dir/pp/$1/sm_90a/$2.ptx" 2>/dev/null || exit 1
+  }
+  bf16p="m = ? n = ? k = ? a = bf16 row b = bf16 col c = bf16 row groups = ?"
+  fp8p="m = ? n = ? k = ? a = e4m3 row b = e4m3 col c = bf16 row groups = ? scales = rowwise"
+  fp8k=fp8_e4m3_e4m3_bf16_rowwise_grouped
+  pp pp64x128 bf16_rcr_grouped "$bf16p" 64x128x64 m64n128k16 8 ping-pong
+  pp pp128x128 bf16_rcr_grouped "$bf16p" 128x128x64 m64n128k16 6 ping-pong
+  pp co128x256 bf16_rcr_grouped "$bf16p" 128x256x64 m64n256k16 4 ""
+  pp fr64x128 $fp8k "$fp8p" 64x128x128 m64n128k32 8 ping-pong
+  pp fco128x192 $fp8k "$fp8p" 128x192x128 m64n192k32 4 ""
   du -sh "$dir"
   exit 0
 fi
@@ -204,7 +229,42 @@ if [ "$mode" = bf16-tiles ]; then
   done
   exit 0
 fi
-[ "$mode" = checks ] || { echo "grouped.sh: prepare, shapes, heldout, fp8, fp8-tiles, bf16-tiles, table, table-shapes or checks" >&2; exit 2; }
+if [ "$mode" = ping-pong ]; then
+  # Ping-pong candidates: random problems (verified only), then each folder
+  # loaded as the shipped families beside torch in one process, and the
+  # shipped families (their variants by the rows a group). grouped-rule.py
+  # reads a cooperative variant's results and a ping-pong one's:
+  #   grouped-rule.py pp-bf16-co128x256-moe-shapes.txt
+  #     pp-bf16-pp64x128-moe-shapes.txt (and the two -moe-shapes-heldout)
+  #   (FP8: pp-fp8-fco128x192-... and pp-fp8-fr64x128-...)
+  for f in pp/*/sm_90a/*.ptx; do
+    name=$(basename "$(dirname "$(dirname "$f")")")
+    timeout 60 $B --sweep random --count 60 --max-size 700 --seed 12 "$f" \
+      > "$O/pp-sweep-$name.log" 2>&1
+    echo "$name: $(grep "cases," "$O/pp-sweep-$name.log")"
+  done
+  for c in shipped pp/*/; do
+    name=$(basename "$c")
+    kinds="bf16 fp8" # the shipped kernels of both; a candidate's own
+    case $(ls "$c" 2>/dev/null) in
+      *fp8_*) kinds=fp8 ;;
+      *bf16_*) kinds=bf16 ;;
+    esac
+    for kind in $kinds; do
+      flag=""
+      [ $kind = fp8 ] && flag=--fp8
+      for shapes in moe-shapes moe-shapes-heldout; do
+        out="$O/pp-$kind-$name-$shapes.txt"
+        (if [ "$c" != shipped ]; then export GEMMC_FAMILY_DIR=$PWD/$c; fi
+         PYTHONPATH=$PWD/pkg timeout 60 python3 grouped-torch.py $flag \
+           $shapes.txt > "$out" 2>&1)
+        echo "$kind $name $shapes: $(tail -1 "$out")"
+      done
+    done
+  done
+  exit 0
+fi
+[ "$mode" = checks ] || { echo "grouped.sh: prepare, shapes, heldout, fp8, fp8-tiles, bf16-tiles, ping-pong, table, table-shapes or checks" >&2; exit 2; }
 # gemmc.grouped_mm beside torch._grouped_mm in one process, the Python
 # tests, random grouped problems (verified only), compute-sanitizer.
 PYTHONPATH=$PWD/pkg timeout 200 python3 grouped-torch.py moe-shapes.txt \
