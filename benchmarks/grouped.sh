@@ -130,6 +130,9 @@ GEMM
   pp co128x256 bf16_rcr_grouped "$bf16p" 128x256x64 m64n256k16 4 ""
   pp fr64x128 $fp8k "$fp8p" 64x128x128 m64n128k32 8 ping-pong
   pp fco128x192 $fp8k "$fp8p" 128x192x128 m64n192k32 4 ""
+  # use_fast_accum's kernel: ping-pong 64x256 beside the shipped 128x256.
+  pp ff64x256 ${fp8k%_grouped}_fast_grouped \
+    "$fp8p math = fast-accumulate" 64x256x128 m64n256k32 4 ping-pong
   du -sh "$dir"
   exit 0
 fi
@@ -236,7 +239,8 @@ if [ "$mode" = ping-pong ]; then
   # reads a cooperative variant's results and a ping-pong one's:
   #   grouped-rule.py pp-bf16-co128x256-moe-shapes.txt
   #     pp-bf16-pp64x128-moe-shapes.txt (and the two -moe-shapes-heldout)
-  #   (FP8: pp-fp8-fco128x192-... and pp-fp8-fr64x128-...)
+  #   (FP8: pp-fp8-fco128x192-... and pp-fp8-fr64x128-...; use_fast_accum:
+  #   pp-fp8-fast-shipped-... and pp-fp8-fast-ff64x256-...)
   for f in pp/*/sm_90a/*.ptx; do
     name=$(basename "$(dirname "$(dirname "$f")")")
     timeout 60 $B --sweep random --count 60 --max-size 700 --seed 12 "$f" \
@@ -245,14 +249,16 @@ if [ "$mode" = ping-pong ]; then
   done
   for c in shipped pp/*/; do
     name=$(basename "$c")
-    kinds="bf16 fp8" # the shipped kernels of both; a candidate's own
+    kinds="bf16 fp8 fp8-fast" # the shipped kernels; a candidate's own
     case $(ls "$c" 2>/dev/null) in
+      *_fast_grouped*) kinds=fp8-fast ;;
       *fp8_*) kinds=fp8 ;;
       *bf16_*) kinds=bf16 ;;
     esac
     for kind in $kinds; do
       flag=""
       [ $kind = fp8 ] && flag=--fp8
+      [ $kind = fp8-fast ] && flag="--fp8 --fast"
       for shapes in moe-shapes moe-shapes-heldout; do
         out="$O/pp-$kind-$name-$shapes.txt"
         (if [ "$c" != shipped ]; then export GEMMC_FAMILY_DIR=$PWD/$c; fi

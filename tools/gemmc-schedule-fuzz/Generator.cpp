@@ -506,9 +506,15 @@ gemmc::fuzz::composeFamily(std::mt19937_64 &rng, const std::string &name,
                      const std::string &directives) {
     family += "  variant " + variantName + when + " {\n" + directives + "  }\n";
   };
+  // A grouped GEMM's (the offsets' form) variants may bound the rows a
+  // group too.
+  bool grouped = family.find("groups = ?") != std::string::npos &&
+                 family.find("ptr-array") == std::string::npos;
   for (size_t i = 0; i < schedules.size(); ++i) {
     std::string when;
-    for (const char *dim : {"m", "n", "k"}) {
+    for (const char *dim : {"m", "n", "k", "group-rows"}) {
+      if (!grouped && std::string(dim) == "group-rows")
+        continue;
       if (!d.chance(0.5))
         continue;
       // One draw per statement: the same text from every host compiler.
@@ -522,8 +528,14 @@ gemmc::fuzz::composeFamily(std::mt19937_64 &rng, const std::string &name,
   }
   // The fallback: the first's directives without `vectorize`, unless it
   // copies in pieces that need vectors (TMA, cp.async, the swizzle); then
-  // a plain schedule of the problem's kind.
+  // a plain schedule of the problem's kind. A grouped GEMM's kernels are
+  // wgmma's, which read A and B at their multiples: its first schedule
+  // whole.
   std::string directives = between(schedules.front(), scheduleOpen, "  }\n}");
+  if (grouped) {
+    variant("any", "", directives);
+    return family + "}\n";
+  }
   std::string scalar;
   auto has = [&](const char *word) {
     return directives.find(word) != std::string::npos;
