@@ -29,8 +29,6 @@ int SizeRange::dimension(const std::string &name) {
   return -1;
 }
 
-const char *SizeRange::name(int dim) { return kNames[dim]; }
-
 int64_t SizeRange::groupRows(const Problem &problem) {
   if (!problem.grouped || problem.groups < 1)
     return 1;

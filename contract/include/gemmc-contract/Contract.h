@@ -145,8 +145,6 @@ struct SizeRange {
 
   /// The dimension named `m`, `n`, `k` or `group-rows`, or -1.
   static int dimension(const std::string &name);
-  /// Dimension `dim`'s name.
-  static const char *name(int dim);
   /// Narrows dimension `dim` to at most (`atMost`) or at least `value`.
   void constrain(int dim, bool atMost, int64_t value);
   /// Whether the sizes lie in the ranges: `groupRows` a grouped GEMM's rows
