@@ -32,7 +32,8 @@ const char *gemmc::rt::kBenchUsage =
     "                     beta = 0 never reads C); kernels without alpha and\n"
     "                     beta parameters are skipped unless 1 and 0\n"
     "  --bias row|col     then + bias[row] or bias[col] (random, seed + 4)\n"
-    "  --scales S         FP8's scales of A and B: tensor, rowwise, block or none\n"
+    "  --scales S         FP8's scales of A and B: tensor, rowwise, block or "
+    "none\n"
     "                     (random; default: the first kernel's)\n"
     "  --batch N          a batch of N GEMMs, dense (default: the first\n"
     "                     kernel's batch and strides)\n"
@@ -73,9 +74,10 @@ const char *gemmc::rt::kBenchUsage =
     "  --tolerance X      relative Frobenius error that passes (default by\n"
     "                     precision and K: 1e-5 + 2^-23 sqrt(K) for f32)\n"
     "  --explain          print, without a GPU, how each family would choose\n"
-    "                     its variant for each --size (or --shapes)\n"
-    "                     problem: every variant's predicted time, or why it\n"
-    "                     cannot run it, in the order of choice\n"
+    "                     its variant for each --size (or --shapes, or\n"
+    "                     --grouped) problem: every variant's predicted\n"
+    "                     time, or why it cannot run it, in the order of\n"
+    "                     choice\n"
     "  --device-model D   the device --explain predicts for: h200 (default),\n"
     "                     h100 or a100\n"
     "  --opt-level N      JIT optimisation level 0-4 (default 4)\n"
@@ -372,10 +374,11 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
     error = "--shape-summary needs --shapes";
     return false;
   }
-  if (o.explain && (o.kernels.empty() || o.sweep ||
-                    (o.sizes.empty() && o.shapesFile.empty()))) {
-    error = "--explain ranks the variants of the kernels given for --size "
-            "or --shapes (not --sweep)";
+  if (o.explain &&
+      (o.kernels.empty() || o.sweep ||
+       (o.sizes.empty() && o.shapesFile.empty() && o.groupedFile.empty()))) {
+    error = "--explain ranks the variants of the kernels given for --size, "
+            "--shapes or --grouped (not --sweep)";
     return false;
   }
   if (o.sweep && o.kernels.empty()) {

@@ -28,16 +28,40 @@ int gemmc::rt::explainBench(BenchOptions &o) {
     files.emplace_back(path, std::move(contracts));
   }
   takeProblemFromKernels(o, files.front().second.front());
-  std::vector<Shape> shapes = o.shapes;
-  if (shapes.empty())
-    for (const Size &size : o.sizes)
-      shapes.push_back({size, o.lda, o.ldb, o.ldc});
+  // The problems: each shape's, or each grouped layer's (`--grouped`: its
+  // tokens the rows of A, each group's rows on the device; the rows a
+  // group, which a variant's `when` may bound, M over the groups).
+  struct Explained {
+    Shape shape;
+    std::string label;
+    int64_t groups = 0;
+  };
+  std::vector<Explained> problems;
+  for (const Shape &shape : o.shapes)
+    problems.push_back({shape, shape.label(), 0});
+  if (o.shapes.empty())
+    for (const Size &size : o.sizes) {
+      Shape shape{size, o.lda, o.ldb, o.ldc};
+      problems.push_back({shape, shape.label(), 0});
+    }
+  for (const GroupedShape &g : o.groupedShapes) {
+    Shape shape{{g.tokens, g.n, g.k}, 0, 0, 0};
+    std::string label = (g.name.empty() ? "" : g.name + " ") +
+                        "g=" + std::to_string(g.groups) +
+                        " t=" + std::to_string(g.tokens) + " " +
+                        std::to_string(g.n) + "x" + std::to_string(g.k);
+    problems.push_back({shape, label, g.groups});
+  }
   std::printf("device: %s\n", o.deviceModel.name.c_str());
   auto ms = [](double seconds) { return fmt(seconds * 1e3, "%.4f"); };
-  for (const Shape &shape : shapes) {
+  for (const Explained &e : problems) {
     for (const auto &[path, contracts] : files) {
-      Problem p = problemOf(o, shape);
-      std::printf("\n%s: %s (%s)\n", path.c_str(), shape.label().c_str(),
+      Problem p = problemOf(o, e.shape);
+      if (e.groups) {
+        p.grouped = true;
+        p.groups = e.groups;
+      }
+      std::printf("\n%s: %s (%s)\n", path.c_str(), e.label.c_str(),
                   p.str().c_str());
       std::printf("%-4s %-32s %10s %6s %7s %6s %6s %10s %10s %10s %11s  %s\n",
                   "rank", "variant", "pred. ms", "splits", "units", "waves",
