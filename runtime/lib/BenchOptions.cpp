@@ -420,6 +420,12 @@ std::vector<int64_t> gemmc::rt::routeTokens(int64_t tokens, int64_t groups,
   return sizes;
 }
 
+std::string GroupedShape::label() const {
+  return (name.empty() ? "" : name + " ") + "g=" + std::to_string(groups) +
+         " t=" + std::to_string(tokens) + " " + std::to_string(n) + "x" +
+         std::to_string(k);
+}
+
 bool gemmc::rt::parseGroupedShapes(const std::string &text,
                                    std::vector<GroupedShape> &shapes,
                                    std::string &error) {

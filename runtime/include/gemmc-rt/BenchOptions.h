@@ -19,6 +19,10 @@ struct GroupedShape {
   int64_t groups = 0, tokens = 0, n = 0, k = 0;
   std::string routing = "balanced";
   std::string name;
+
+  /// `[NAME ]g=G t=T NxK`: the layer's name in results (the routing not
+  /// included).
+  std::string label() const;
 };
 
 /// Parses `--grouped`'s file: one `groups=G tokens=T n=N k=K

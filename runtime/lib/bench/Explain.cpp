@@ -46,11 +46,7 @@ int gemmc::rt::explainBench(BenchOptions &o) {
     }
   for (const GroupedShape &g : o.groupedShapes) {
     Shape shape{{g.tokens, g.n, g.k}, 0, 0, 0};
-    std::string label = (g.name.empty() ? "" : g.name + " ") +
-                        "g=" + std::to_string(g.groups) +
-                        " t=" + std::to_string(g.tokens) + " " +
-                        std::to_string(g.n) + "x" + std::to_string(g.k);
-    problems.push_back({shape, label, g.groups});
+    problems.push_back({shape, g.label(), g.groups});
   }
   std::printf("device: %s\n", o.deviceModel.name.c_str());
   auto ms = [](double seconds) { return fmt(seconds * 1e3, "%.4f"); };

@@ -79,11 +79,7 @@ static std::vector<GroupedCase> groupedCases(const BenchOptions &o,
       c.k = s.k;
       c.routing = s.routing;
       c.sizes = routeTokens(s.tokens, s.groups, s.routing, o.seed);
-      c.label = s.name.empty() ? "" : s.name + " ";
-      c.label += "g=" + std::to_string(s.groups) +
-                 " t=" + std::to_string(s.tokens) + " " +
-                 std::to_string(s.n) + "x" + std::to_string(s.k) + " " +
-                 s.routing;
+      c.label = s.label() + " " + s.routing;
       cases.push_back(c);
     }
     return cases;
