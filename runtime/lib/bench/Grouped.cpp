@@ -49,6 +49,8 @@ struct GroupedCase {
 };
 
 struct GroupedOutcome {
+  /// The variant that ran (a family's choice for the problem).
+  std::string kernel;
   std::string label, status, note;
   int64_t empty = 0;
   double relToCublas = NAN, relToFp64 = NAN, cublasToFp64 = NAN;
@@ -436,6 +438,7 @@ GroupedOutcome GroupedRun::run(const KernelFamily &family) {
     return out;
   }
   const ContractKernel &kernel = *chosen;
+  out.kernel = kernel.contract().entry;
   poison(*dc, p.c);
   Operands ops{da->ptr(), db->ptr(), dc->ptr()};
   ops.offsets = dOffsets->ptr();
@@ -661,6 +664,7 @@ GroupedOutcome TableRun::run(const KernelFamily &family) {
     out.note = why;
     return out;
   }
+  out.kernel = chosen->contract().entry;
   for (Group &grp : groups)
     poison(*grp.dc, grp.p.c);
   Operands ops;
@@ -780,7 +784,8 @@ int gemmc::rt::runGroupedBench(const BenchOptions &o, Bench &bench,
         ++bench.passed;
       std::printf(
           "%-44s %-20s %6s %5lld %9s %8s %9s %7s %9s %9s %7s %8s %8s %8s %s\n",
-          r.label.c_str(), grouped[i]->name().c_str(),
+          r.label.c_str(),
+          (r.kernel.empty() ? grouped[i]->name() : r.kernel).c_str(),
           r.status.c_str(), (long long)r.empty, fmt(r.ms, "%.4f").c_str(),
           fmt(r.tflops, "%.1f").c_str(), fmt(r.loopMs, "%.4f").c_str(),
           fmt(r.loopMs / r.ms, "%.2f").c_str(), fmt(r.wallMs, "%.4f").c_str(),
