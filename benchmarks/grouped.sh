@@ -130,9 +130,27 @@ GEMM
   pp co128x256 bf16_rcr_grouped "$bf16p" 128x256x64 m64n256k16 4 ""
   pp fr64x128 $fp8k "$fp8p" 64x128x128 m64n128k32 8 ping-pong
   pp fco128x192 $fp8k "$fp8p" 128x192x128 m64n192k32 4 ""
-  # use_fast_accum's kernel: ping-pong 64x256 beside the shipped 128x256.
+  # use_fast_accum's kernel: ping-pong 64x256 and 64x128 beside the
+  # shipped 128x256.
   pp ff64x256 ${fp8k%_grouped}_fast_grouped \
     "$fp8p math = fast-accumulate" 64x256x128 m64n256k32 4 ping-pong
+  pp ff64x128 ${fp8k%_grouped}_fast_grouped \
+    "$fp8p math = fast-accumulate" 64x128x128 m64n128k32 8 ping-pong
+  # bf16 with use_fast_accum's tile: ping-pong 64x256.
+  pp pp64x256 bf16_rcr_grouped "$bf16p" 64x256x64 m64n256k16 4 ping-pong
+  # The other 16-bit grouped families (layouts): the cooperative 128x256
+  # tile shipped before and ping-pong 64x256.
+  for n in f16_rcr f16_rrr bf16_rrr; do
+    t=${n%_*} b=col
+    [ "${n#*_}" = rrr ] && b=row
+    p="m = ? n = ? k = ? a = $t row b = $t $b c = $t row groups = ?"
+    pp lo-co-$n ${n}_grouped "$p" 128x256x64 m64n256k16 4 ""
+    pp lo-pp-$n ${n}_grouped "$p" 64x256x64 m64n256k16 4 ping-pong
+  done
+  # Every other shape of each set, for the layouts' comparison.
+  for s in moe-shapes moe-shapes-heldout; do
+    grep -v '^#' benchmarks/$s.txt | awk 'NF && NR % 2' > "$dir/$s-half.txt"
+  done
   du -sh "$dir"
   exit 0
 fi
@@ -241,13 +259,19 @@ if [ "$mode" = ping-pong ]; then
   #     pp-bf16-pp64x128-moe-shapes.txt (and the two -moe-shapes-heldout)
   #   (FP8: pp-fp8-fco128x192-... and pp-fp8-fr64x128-...; use_fast_accum:
   #   pp-fp8-fast-shipped-... and pp-fp8-fast-ff64x256-...)
-  for f in pp/*/sm_90a/*.ptx; do
+  # (the shipped families as a whole: their variants by the rows a group)
+  # PP="pp/ff*/" limits the candidates to some folders, SWEPT="bf16_rcr"
+  # the shipped families swept (by the start of their names).
+  cands=${PP:-pp/*/}
+  for f in $cands/sm_90a/*.ptx \
+      pkg/gemmc/share/gemmc/families/sm_90a/${SWEPT:-}*_grouped.ptx; do
     name=$(basename "$(dirname "$(dirname "$f")")")
-    timeout 60 $B --sweep random --count 60 --max-size 700 --seed 12 "$f" \
-      > "$O/pp-sweep-$name.log" 2>&1
+    case $f in pkg/*) name=shipped-$(basename "$f" .ptx) ;; esac
+    timeout 60 $B --sweep random --count 60 --max-size ${PP_SIZE:-700} --seed 12 \
+      "$f" > "$O/pp-sweep-$name.log" 2>&1
     echo "$name: $(grep "cases," "$O/pp-sweep-$name.log")"
   done
-  for c in shipped pp/*/; do
+  for c in shipped $cands; do
     name=$(basename "$c")
     kinds="bf16 fp8 fp8-fast" # the shipped kernels; a candidate's own
     case $(ls "$c" 2>/dev/null) in
@@ -270,7 +294,27 @@ if [ "$mode" = ping-pong ]; then
   done
   exit 0
 fi
-[ "$mode" = checks ] || { echo "grouped.sh: prepare, shapes, heldout, fp8, fp8-tiles, bf16-tiles, ping-pong, table, table-shapes or checks" >&2; exit 2; }
+if [ "$mode" = layouts ]; then
+  # The other 16-bit grouped families: ping-pong 64x256 against the
+  # cooperative 128x256 tile beside the loop of cuBLAS calls (every other
+  # shape of each set), random problems through the ping-pong kernels.
+  for n in f16_rcr bf16_rrr; do
+    for s in moe-shapes moe-shapes-heldout; do
+      timeout 150 $B --grouped $s-half.txt --runs 10 \
+        pp/lo-co-$n/sm_90a/*.ptx pp/lo-pp-$n/sm_90a/*.ptx \
+        > "$O/layouts-$n-$s.txt" 2>&1
+      echo "$n $s:"; grep "geomean\|cases," "$O/layouts-$n-$s.txt"
+    done
+  done
+  for f in pp/lo-pp-*/sm_90a/*.ptx; do
+    timeout 40 $B --sweep random --count 60 --max-size 512 --seed 13 "$f" \
+      > "$O/layouts-sweep-$(basename "$f" .ptx).log" 2>&1
+    echo "$(basename "$f"): $(grep "cases," \
+      "$O/layouts-sweep-$(basename "$f" .ptx).log")"
+  done
+  exit 0
+fi
+[ "$mode" = checks ] || { echo "grouped.sh: prepare, shapes, heldout, fp8, fp8-tiles, bf16-tiles, ping-pong, layouts, table, table-shapes or checks" >&2; exit 2; }
 # gemmc.grouped_mm beside torch._grouped_mm in one process, the Python
 # tests, random grouped problems (verified only), compute-sanitizer.
 PYTHONPATH=$PWD/pkg timeout 200 python3 grouped-torch.py moe-shapes.txt \
