@@ -320,8 +320,16 @@ bool Rules::checkWarpgroup() {
   // fuzzer's seed 93: s93_939, one row of wgmma tiles fed by TMA, 200
   // bytes; s93_1529, 64 accumulators beside beta * C and rowwise scales,
   // 92), where look-alikes spill none: ptxas is asked.
-  bool oneTileOfRows = kernel.mTiles == 1 && kernel.a.byTma &&
-                       kernel.b.byTma && !s.splitsK() && !s.streamK;
+  // Nor where clusters of two tile columns or more meet a corner tile of
+  // static sizes and a column-major C stored from registers: ptxas spilled
+  // 400-1,112 bytes (the schedule fuzzer's s97_208 and s98_1163, 64 rows a
+  // consumer of 256 columns; none without the cluster's columns, with a
+  // row-major C, with sizes at launch, or with whole tiles in M or N).
+  bool clusterColumnsAtCorner = s.clusterN() >= 2 && p.m && p.n &&
+                                *p.m % s.bm() && *p.n % s.bn() &&
+                                p.cLayout == MatrixLayout::Col && !kernel.c;
+  bool oneTileOfRows = kernel.mTiles == 1 && kernel.a.byTma && kernel.b.byTma &&
+                       !s.splitsK() && !s.streamK && !clusterColumnsAtCorner;
   bool fullTile = kernel.accumulators >= 128 && !oneTileOfRows;
   bool readsR = p.residual && kernel.accumulators >= 64;
   if (elementwiseAtEdges(p, s, kernel) && (fullTile || readsR)) {
