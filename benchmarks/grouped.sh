@@ -11,7 +11,9 @@
 #   bash DIR/grouped.sh fp8               # there: FP8 beside torch (~5 min)
 #   bash DIR/grouped.sh fp8-tiles         # there: the FP8 tile candidates
 #   bash DIR/grouped.sh bf16-tiles        # there: bf16 tiles beside torch (~7 min)
-#   bash DIR/grouped.sh ping-pong         # there: ping-pong candidates (~5 min)
+#   bash DIR/grouped.sh ping-pong         # there: ping-pong candidates (~8 min;
+#                                         #   PP=, SWEPT=: fewer, ~3 min)
+#   bash DIR/grouped.sh layouts           # there: f16 and B row-major (~7 min)
 #   bash DIR/grouped.sh table             # there: the general form's checks
 #   bash DIR/grouped.sh table-shapes      # there: and its speed (~9 min)
 # (separate commands: each fits the lent machine's 10 minutes a command)
@@ -300,7 +302,7 @@ if [ "$mode" = layouts ]; then
   # shape of each set), random problems through the ping-pong kernels.
   for n in f16_rcr bf16_rrr; do
     for s in moe-shapes moe-shapes-heldout; do
-      timeout 150 $B --grouped $s-half.txt --runs 10 \
+      timeout 150 $B --grouped $s-half.txt --runs 5 \
         pp/lo-co-$n/sm_90a/*.ptx pp/lo-pp-$n/sm_90a/*.ptx \
         > "$O/layouts-$n-$s.txt" 2>&1
       echo "$n $s:"; grep "geomean\|cases," "$O/layouts-$n-$s.txt"
