@@ -320,14 +320,14 @@ bool Rules::checkWarpgroup() {
   // fuzzer's seed 93: s93_939, one row of wgmma tiles fed by TMA, 200
   // bytes; s93_1529, 64 accumulators beside beta * C and rowwise scales,
   // 92), where look-alikes spill none: ptxas is asked.
-  // Nor where clusters of two tile columns or more meet a corner tile of
-  // static sizes and a column-major C stored from registers: ptxas spilled
-  // 400-1,112 bytes (the schedule fuzzer's s97_208 and s98_1163, 64 rows a
-  // consumer of 256 columns; none without the cluster's columns, with a
+  // Nor where a column-major C is stored or read element by element and
+  // clusters of two tile columns or more meet a corner tile of static
+  // sizes: ptxas spilled 364-1,112 bytes (the schedule fuzzer's s97_208,
+  // s98_1163 and s99_2046; none without the cluster's columns, with a
   // row-major C, with sizes at launch, or with whole tiles in M or N).
   bool clusterColumnsAtCorner = s.clusterN() >= 2 && p.m && p.n &&
                                 *p.m % s.bm() && *p.n % s.bn() &&
-                                p.cLayout == MatrixLayout::Col && !kernel.c;
+                                p.cLayout == MatrixLayout::Col;
   bool oneTileOfRows = kernel.mTiles == 1 && kernel.a.byTma && kernel.b.byTma &&
                        !s.splitsK() && !s.streamK && !clusterColumnsAtCorner;
   bool fullTile = kernel.accumulators >= 128 && !oneTileOfRows;
