@@ -12,7 +12,15 @@ and gemmc.scaled_grouped_mm instead, the same products in float8_e4m3fn
 with rowwise scales (A's per row, B's per group and column, random in
 [0.5, 2)), bf16 results, each k tile's sums in f32 (with --fast, both
 with use_fast_accum); each checked against torch's and against the
-dequantised product in fp32."""
+dequantised product in fp32. With --tensor (and --fp8), gemmc takes the
+scales per tensor (A's one value, B's one a group) and torch, which has no
+such form, the same values broadcast as rowwise vectors: the same product.
+
+With --b-row, B is row-major (K x N per expert, torch's contiguous
+G x K x N) for both, which gemmc.grouped_mm runs on its `_rrr` kernel.
+With --f16, gemmc's operands and result are float16 and torch's bfloat16
+(torch._grouped_mm takes bfloat16 alone): a yardstick for gemmc's f16
+kernels, checked against torch's result to bfloat16's precision."""
 import sys
 
 import numpy as np
@@ -66,16 +74,20 @@ def fp8_call_costs(ours):
     print(line)
 
 
-def fp8_operands(a, w, sizes, seed=2):
+def fp8_operands(a, w, sizes, seed=2, tensor=False):
     """The FP8 form of a bf16 case: e4m3 operands (B column-major, as
     torch._scaled_grouped_mm takes it), rowwise scales, and the
-    dequantised product in fp32 (the reference)."""
+    dequantised product in fp32 (the reference). With `tensor`, the rowwise
+    scales are one value for A and one a group for B, broadcast."""
     gen = torch.Generator(device="cuda").manual_seed(seed)
     g, n, _ = w.shape
     a8 = a.to(torch.float8_e4m3fn)
     b8 = w.to(torch.float8_e4m3fn).transpose(-2, -1)
     scale_a = torch.rand(a.shape[0], device="cuda", generator=gen) * 1.5 + 0.5
     scale_b = torch.rand(g, n, device="cuda", generator=gen) * 1.5 + 0.5
+    if tensor:
+        scale_a = scale_a[:1].expand(a.shape[0]).contiguous()
+        scale_b = scale_b[:, :1].expand(g, n).contiguous()
     want = torch.empty(a.shape[0], n, device="cuda")
     first = 0
     for e, rows in enumerate(sizes):
@@ -86,7 +98,8 @@ def fp8_operands(a, w, sizes, seed=2):
     return a8, b8, scale_a, scale_b, want
 
 
-def main(path, fp8=False, fast=False):
+def main(path, fp8=False, fast=False, tensor=False, b_row=False,
+         f16=False):
     theirs_name = "_scaled_grouped_mm" if fp8 else "_grouped_mm"
     if not hasattr(torch, theirs_name):
         print("torch", torch.__version__, "has no", theirs_name)
@@ -113,11 +126,15 @@ def main(path, fp8=False, fast=False):
         a = torch.randn(t, k, device="cuda", dtype=torch.bfloat16)
         w = torch.randn(g, n, k, device="cuda", dtype=torch.bfloat16)
         offs = torch.tensor(np.cumsum(sizes), device="cuda", dtype=torch.int32)
-        b = w.transpose(-2, -1)
+        # nn.Linear's weights (B column-major), or B row-major.
+        b = w.transpose(-2, -1).contiguous() if b_row else w.transpose(-2, -1)
         label = f"{f.get('name', '')} g={g} t={t} {n}x{k} {f['routing']}"
         if fp8:
-            a8, b8, sa, sb, exact = fp8_operands(a, w, sizes)
+            a8, b8, sa, sb, exact = fp8_operands(a, w, sizes, tensor=tensor)
             del w, a, b
+            # gemmc's scales per tensor: the values torch's vectors repeat.
+            sa_mine, sb_mine = (sa[:1], sb[:, 0].contiguous()) if tensor \
+                else (sa, sb)
 
             def theirs():
                 return torch._scaled_grouped_mm(
@@ -125,15 +142,18 @@ def main(path, fp8=False, fast=False):
                     use_fast_accum=fast)
 
             def mine():
-                return ours(a8, b8, sa, sb, offs, use_fast_accum=fast)
+                return ours(a8, b8, sa_mine, sb_mine, offs,
+                            use_fast_accum=fast)
         else:
             exact = None
+
+            a_mine, b_mine = (a.half(), b.half()) if f16 else (a, b)
 
             def theirs():
                 return torch._grouped_mm(a, b, offs=offs)
 
             def mine():
-                return ours(a, b, offs)
+                return ours(a_mine, b_mine, offs)
         try:
             ms = event_ms(theirs, runs=20)
             line = f"{label:44s} {ms:9.4f} {2 * t * n * k / ms / 1e9:8.1f}"
@@ -168,5 +188,7 @@ def main(path, fp8=False, fast=False):
 if __name__ == "__main__":
     args = sys.argv[1:]
     fast = "--fast" in args
-    fp8 = "--fp8" in args or fast
-    main([a for a in args if not a.startswith("--")][0], fp8=fp8, fast=fast)
+    tensor = "--tensor" in args
+    fp8 = "--fp8" in args or fast or tensor
+    main([a for a in args if not a.startswith("--")][0], fp8=fp8, fast=fast,
+         tensor=tensor, b_row="--b-row" in args, f16="--f16" in args)

@@ -14,6 +14,9 @@
 #   bash DIR/grouped.sh ping-pong         # there: ping-pong candidates (~8 min;
 #                                         #   PP=, SWEPT=: fewer, ~3 min)
 #   bash DIR/grouped.sh layouts           # there: f16 and B row-major (~7 min)
+#   bash DIR/grouped.sh shipped           # there: the shipped families'
+#                                         #   checks and speed (~8 min;
+#                                         #   KINDS=, ROUNDS=)
 #   bash DIR/grouped.sh table             # there: the general form's checks
 #   bash DIR/grouped.sh table-shapes      # there: and its speed (~9 min)
 # (separate commands: each fits the lent machine's 10 minutes a command)
@@ -138,6 +141,13 @@ GEMM
     "$fp8p math = fast-accumulate" 64x256x128 m64n256k32 4 ping-pong
   pp ff64x128 ${fp8k%_grouped}_fast_grouped \
     "$fp8p math = fast-accumulate" 64x128x128 m64n128k32 8 ping-pong
+  # The kernels of per-tensor scales with the rowwise ones' tiles:
+  # use_fast_accum's ping-pong 64x256, and promoted sums' 64x128.
+  fp8t="${fp8p% scales = rowwise} scales = tensor"
+  pp tf64x256 ${fp8k%_rowwise_grouped}_tensor_fast_grouped \
+    "$fp8t math = fast-accumulate" 64x256x128 m64n256k32 4 ping-pong
+  pp tr64x128 ${fp8k%_rowwise_grouped}_tensor_grouped "$fp8t" \
+    64x128x128 m64n128k32 8 ping-pong
   # bf16 with use_fast_accum's tile: ping-pong 64x256.
   pp pp64x256 bf16_rcr_grouped "$bf16p" 64x256x64 m64n256k16 4 ping-pong
   # The other 16-bit grouped families (layouts): the cooperative 128x256
@@ -158,6 +168,19 @@ GEMM
 fi
 cd "$(dirname "$0")"
 B=bin/gemm-bench O=${OUT:-/tmp}
+# The kind of a grouped-torch.py run: its flags.
+kind_flags() {
+  case $1 in
+    bf16) echo "" ;;
+    bf16-rrr) echo --b-row ;;
+    f16) echo --f16 ;;
+    f16-rrr) echo "--f16 --b-row" ;;
+    fp8) echo --fp8 ;;
+    fp8-fast) echo "--fp8 --fast" ;;
+    fp8-tensor) echo --tensor ;;
+    fp8-tensor-fast) echo "--tensor --fast" ;;
+  esac
+}
 if [ "$mode" = shapes ]; then
   # The example (C by TMA inside the groups) and a 128x128 tile beside the
   # loop of cuBLAS calls.
@@ -262,29 +285,36 @@ if [ "$mode" = ping-pong ]; then
   #   (FP8: pp-fp8-fco128x192-... and pp-fp8-fr64x128-...; use_fast_accum:
   #   pp-fp8-fast-shipped-... and pp-fp8-fast-ff64x256-...)
   # (the shipped families as a whole: their variants by the rows a group)
-  # PP="pp/ff*/" limits the candidates to some folders, SWEPT="bf16_rcr"
-  # the shipped families swept (by the start of their names).
+  # PP="pp/ff*/ pp/tr*/" limits the candidates to some folders, SWEPT="bf16_rcr"
+  # the shipped families swept (by the start of their names), KINDS="bf16
+  # fp8-tensor" the shipped kernels timed (bf16, bf16-rrr, f16, f16-rrr,
+  # fp8, fp8-fast, fp8-tensor, fp8-tensor-fast; the first three by
+  # default; f16 beside torch's bf16, grouped-torch.py --f16).
   cands=${PP:-pp/*/}
-  for f in $cands/sm_90a/*.ptx \
+  for f in $(for c in $cands; do echo "$c"/sm_90a/*.ptx; done) \
       pkg/gemmc/share/gemmc/families/sm_90a/${SWEPT:-}*_grouped.ptx; do
     name=$(basename "$(dirname "$(dirname "$f")")")
     case $f in pkg/*) name=shipped-$(basename "$f" .ptx) ;; esac
-    timeout 60 $B --sweep random --count 60 --max-size ${PP_SIZE:-700} --seed 12 \
+    timeout 60 $B --sweep random --count ${PP_COUNT:-60} --max-size ${PP_SIZE:-700} --seed 12 \
       "$f" > "$O/pp-sweep-$name.log" 2>&1
     echo "$name: $(grep "cases," "$O/pp-sweep-$name.log")"
   done
   for c in shipped $cands; do
     name=$(basename "$c")
-    kinds="bf16 fp8 fp8-fast" # the shipped kernels; a candidate's own
+    # the shipped kernels (KINDS: which), a candidate's own
+    kinds=${KINDS:-bf16 fp8 fp8-fast}
     case $(ls "$c" 2>/dev/null) in
+      *tensor_fast_grouped*) kinds=fp8-tensor-fast ;;
+      *tensor_grouped*) kinds=fp8-tensor ;;
       *_fast_grouped*) kinds=fp8-fast ;;
       *fp8_*) kinds=fp8 ;;
+      *bf16_rrr*) kinds=bf16-rrr ;;
       *bf16_*) kinds=bf16 ;;
+      *f16_rrr*) kinds=f16-rrr ;;
+      *f16_*) kinds=f16 ;;
     esac
     for kind in $kinds; do
-      flag=""
-      [ $kind = fp8 ] && flag=--fp8
-      [ $kind = fp8-fast ] && flag="--fp8 --fast"
+      flag=$(kind_flags $kind)
       for shapes in moe-shapes moe-shapes-heldout; do
         out="$O/pp-$kind-$name-$shapes.txt"
         (if [ "$c" != shipped ]; then export GEMMC_FAMILY_DIR=$PWD/$c; fi
@@ -316,7 +346,38 @@ if [ "$mode" = layouts ]; then
   done
   exit 0
 fi
-[ "$mode" = checks ] || { echo "grouped.sh: prepare, shapes, heldout, fp8, fp8-tiles, bf16-tiles, ping-pong, layouts, table, table-shapes or checks" >&2; exit 2; }
+if [ "$mode" = shipped ]; then
+  # The shipped grouped families as the runtime loads them: random problems
+  # through each (SWEEP: the starts of their names, all by default;
+  # verified only), compute-sanitizer on one, the Python tests, then each
+  # kind (KINDS, all eight by default) beside torch on both shape sets in
+  # ROUNDS processes (default 1).
+  F=pkg/gemmc/share/gemmc/families/sm_90a
+  for f in $(for p in ${SWEEP:-""}; do echo $F/$p*_grouped.ptx; done); do
+    n=$(basename "$f" .ptx)
+    timeout 45 $B --sweep random --count 60 --max-size 512 --seed 21 "$f" \
+      > "$O/shipped-sweep-$n.log" 2>&1
+    echo "$n: $(grep "cases," "$O/shipped-sweep-$n.log")"
+  done
+  timeout 60 compute-sanitizer --tool memcheck $B --sweep random --count 3 \
+    --seed 7 $F/f16_rrr_grouped.ptx > "$O/shipped-memcheck.txt" 2>&1
+  tail -1 "$O/shipped-memcheck.txt"
+  PYTHONPATH=$PWD/pkg timeout 120 python3 -m unittest -v test_grouped \
+    > "$O/shipped-python-tests.txt" 2>&1
+  tail -1 "$O/shipped-python-tests.txt"
+  for round in $(seq ${ROUNDS:-1}); do
+    for kind in ${KINDS:-bf16 bf16-rrr f16 f16-rrr fp8 fp8-fast fp8-tensor fp8-tensor-fast}; do
+      for shapes in moe-shapes moe-shapes-heldout; do
+        out="$O/shipped-$kind-$shapes-$round.txt"
+        PYTHONPATH=$PWD/pkg timeout 60 python3 grouped-torch.py \
+          $(kind_flags $kind) $shapes.txt > "$out" 2>&1
+        echo "$round $kind $shapes: $(tail -1 "$out")"
+      done
+    done
+  done
+  exit 0
+fi
+[ "$mode" = checks ] || { echo "grouped.sh: prepare, shapes, heldout, fp8, fp8-tiles, bf16-tiles, ping-pong, layouts, shipped, table, table-shapes or checks" >&2; exit 2; }
 # gemmc.grouped_mm beside torch._grouped_mm in one process, the Python
 # tests, random grouped problems (verified only), compute-sanitizer.
 PYTHONPATH=$PWD/pkg timeout 200 python3 grouped-torch.py moe-shapes.txt \
