@@ -20,13 +20,17 @@ $py $plot --title "The issue-15 shape set: the new families beside the issue-15 
   "f16 new=$r/shapes-f16-family.csv" "f16 issue 15=$r/shapes-f16-issue15-family.csv" \
   "f32 new=$r/shapes-f32-family.csv" "f32 issue 15=$r/shapes-f32-issue15-family.csv"
 g=benchmarks/results/h100-issue34
-$py $plot --title "gemmc.grouped_mm beside torch._grouped_mm in its process (bf16, MoE shapes), H100" \
-  --ylim 0.5,2 --ylabel "x torch._grouped_mm (same process; higher is better)" \
-  "$out/issue34-grouped-torch.png" "gemmc.grouped_mm=$g/grouped-torch.csv"
-$py $plot --title "gemmc.scaled_grouped_mm beside torch._scaled_grouped_mm in its process (FP8 rowwise, MoE shapes, then held-out models), H200" \
-  --ylim 0.4,3 --ylabel "x torch._scaled_grouped_mm (same process; higher is better)" \
-  "$out/issue34-fp8-grouped-torch.png" "promoted sums=$g/fp8-grouped-torch-promoted.csv" \
-  "use_fast_accum=$g/fp8-grouped-torch-fast.csv"
+s=$g/shipped
+$py $plot --title "The shipped 16-bit grouped families beside torch._grouped_mm in its process (MoE shapes, then held-out models), H200" \
+  --ylim 0.5,3 --ylabel "x torch._grouped_mm (same process; higher is better)" \
+  "$out/issue34-grouped-torch.png" "bf16, B col-major=$s/bf16.csv" \
+  "bf16, B row-major=$s/bf16-rrr.csv" "f16, B col-major=$s/f16.csv" \
+  "f16, B row-major=$s/f16-rrr.csv"
+$py $plot --title "The shipped FP8 grouped families beside torch._scaled_grouped_mm in its process (MoE shapes, then held-out models), H200" \
+  --ylim 0.5,4 --ylabel "x torch._scaled_grouped_mm (same process; higher is better)" \
+  "$out/issue34-fp8-grouped-torch.png" "rowwise, promoted=$s/fp8.csv" \
+  "rowwise, use_fast_accum=$s/fp8-fast.csv" "per tensor, promoted=$s/fp8-tensor.csv" \
+  "per tensor, use_fast_accum=$s/fp8-tensor-fast.csv"
 f=benchmarks/results/h100-issue33
 $py $plot --title "FP8 families on held-out problems before and after their transposed variants, H200" \
   --ylim 0.2,4 --ylabel "x cuBLASLt FP8 (same process; higher is better)" \
