@@ -285,18 +285,19 @@ if [ "$mode" = ping-pong ]; then
   #   (FP8: pp-fp8-fco128x192-... and pp-fp8-fr64x128-...; use_fast_accum:
   #   pp-fp8-fast-shipped-... and pp-fp8-fast-ff64x256-...)
   # (the shipped families as a whole: their variants by the rows a group)
-  # PP="pp/ff*/ pp/tr*/" limits the candidates to some folders, SWEPT="bf16_rcr"
-  # the shipped families swept (by the start of their names), KINDS="bf16
-  # fp8-tensor" the shipped kernels timed (bf16, bf16-rrr, f16, f16-rrr,
-  # fp8, fp8-fast, fp8-tensor, fp8-tensor-fast; the first three by
-  # default; f16 beside torch's bf16, grouped-torch.py --f16).
+  # PP="pp/ff*/ pp/tr*/" limits the candidates to some folders,
+  # SWEPT="bf16_rcr" the shipped families swept (by the start of their
+  # names), KINDS="bf16 fp8-tensor" the shipped kernels timed (bf16,
+  # bf16-rrr, f16, f16-rrr, fp8, fp8-fast, fp8-tensor, fp8-tensor-fast;
+  # the first three by default; f16 beside torch's bf16,
+  # grouped-torch.py --f16), PP_COUNT and PP_SIZE the sweeps' cases.
   cands=${PP:-pp/*/}
   for f in $(for c in $cands; do echo "$c"/sm_90a/*.ptx; done) \
       pkg/gemmc/share/gemmc/families/sm_90a/${SWEPT:-}*_grouped.ptx; do
     name=$(basename "$(dirname "$(dirname "$f")")")
     case $f in pkg/*) name=shipped-$(basename "$f" .ptx) ;; esac
-    timeout 60 $B --sweep random --count ${PP_COUNT:-60} --max-size ${PP_SIZE:-700} --seed 12 \
-      "$f" > "$O/pp-sweep-$name.log" 2>&1
+    timeout 60 $B --sweep random --count ${PP_COUNT:-60} \
+      --max-size ${PP_SIZE:-700} --seed 12 "$f" > "$O/pp-sweep-$name.log" 2>&1
     echo "$name: $(grep "cases," "$O/pp-sweep-$name.log")"
   done
   for c in shipped $cands; do
