@@ -19,6 +19,7 @@
 #                                         #   KINDS=, ROUNDS=)
 #   bash DIR/grouped.sh table             # there: the general form's checks
 #   bash DIR/grouped.sh table-shapes      # there: and its speed (~9 min)
+#   bash DIR/grouped.sh table-ping-pong   # there: with ping-pong consumers
 # (separate commands: each fits the lent machine's 10 minutes a command)
 # Results: benchmarks/results/h100-issue34/.
 set -uo pipefail
@@ -44,17 +45,33 @@ if [ "$mode" = prepare ]; then
     -o "$dir/hopper-moe-grouped.ptx" 2>/dev/null || exit 1
   "$gemmc" --arch=sm_90a examples/hopper-grouped-ptr-array.gemm \
     -o "$dir/hopper-grouped-ptr-array.ptx" 2>/dev/null || exit 1
-  # The general form's tile candidates (table-shapes): name, tile, wgmma's
-  # N, stages.
+  # The general form's tile candidates (table-shapes, table-ping-pong):
+  # name, tile, wgmma's N, stages, `ping-pong` or nothing, and an
+  # activation or none.
   pa() {
     sed -e "s/hopper_grouped_ptr_array/$1/" -e "s/tile 128x128x64/tile $2/" \
       -e "s/m64n128k16/m64n$3k16/" -e "s/stages 4/stages $4/" \
+      -e "s/warp-specialize 2/warp-specialize 2 ${5:-}/" \
+      -e "s/epilogue = alpha-beta/epilogue = alpha-beta activation = ${6:-none}/" \
       examples/hopper-grouped-ptr-array.gemm > "$dir/v/$1.gemm"
     "$gemmc" --arch=sm_90a "$dir/v/$1.gemm" -o "$dir/v/$1.ptx" 2>/dev/null ||
       exit 1
   }
   pa pa128x192 128x192x64 192 4
   pa pa128x128s5 128x128x64 128 5
+  pa papp128x128 128x128x64 128 4 ping-pong
+  pa papp64x128 64x128x64 128 8 ping-pong
+  pa papp128x128gelu 128x128x64 128 4 ping-pong gelu
+  # The shipped general-form families with ping-pong consumers, a family
+  # folder (GEMMC_FAMILY_DIR) for gemmc.grouped_gemm's Python tests.
+  mkdir -p "$dir/ppfam/sm_90a"
+  cp "$dir"/pkg/gemmc/share/gemmc/families/sm_90a/*.ptx "$dir/ppfam/sm_90a/"
+  for n in bf16_rcr f16_rcr bf16_rrr f16_rrr; do
+    sed -e 's/warp-specialize 2$/warp-specialize 2 ping-pong/' \
+      families/sm_90a/${n}_ptr_array.gemm > "$dir/ppfam/${n}_ptr_array.gemm"
+    "$gemmc" --arch=sm_90a "$dir/ppfam/${n}_ptr_array.gemm" \
+      -o "$dir/ppfam/sm_90a/${n}_ptr_array.ptx" 2>/dev/null || exit 1
+  done
   # name, tile BMxBN, wgmma's N, stages, consumers, what TMA copies
   mk() {
     cat > "$dir/v/$1.gemm" <<GEMM
@@ -254,11 +271,46 @@ if [ "$mode" = table ]; then
 fi
 if [ "$mode" = table-shapes ]; then
   # The MoE shapes through the general form (each group's matrices apart)
-  # beside the loop of cuBLAS calls, the example and its tile candidates.
+  # beside the loop of cuBLAS calls, the example and its candidates
+  # (TABLE_KERNELS: others from v/, e.g. "pa128x192 pa128x128s5").
   timeout 560 $B --grouped moe-shapes.txt --runs 10 \
-    hopper-grouped-ptr-array.ptx v/pa128x192.ptx v/pa128x128s5.ptx \
+    hopper-grouped-ptr-array.ptx \
+    $(for k in ${TABLE_KERNELS:-papp128x128 papp64x128}; do echo v/$k.ptx; done) \
     > "$O/table-shapes.txt" 2>&1
   grep "geomean\|cases," "$O/table-shapes.txt"
+  exit 0
+fi
+if [ "$mode" = table-ping-pong ]; then
+  # The general form with ping-pong consumers: random cases verified
+  # against cuBLAS and fp64, compute-sanitizer on a few, gemmc.grouped_gemm's
+  # Python tests on the ping-pong families, then their speed and the
+  # shipped ones' from Python.
+  # (PP_COUNT, PP_TIME: each sweep's cases and seconds; TABLE_PP_TIME=0
+  # leaves the timing out.)
+  for f in v/papp*.ptx; do
+    timeout ${PP_TIME:-60} $B --sweep random --count ${PP_COUNT:-150} \
+      --max-size 512 --seed 43 "$f" \
+      > "$O/table-pp-sweep-$(basename "$f" .ptx).log" 2>&1
+    echo "$(basename "$f"): $(grep "cases," \
+      "$O/table-pp-sweep-$(basename "$f" .ptx).log")"
+  done
+  timeout 60 compute-sanitizer --tool memcheck $B --sweep random --count 4 \
+    --seed 7 v/papp128x128.ptx > "$O/table-pp-memcheck.txt" 2>&1
+  tail -1 "$O/table-pp-memcheck.txt"
+  GEMMC_FAMILY_DIR=$PWD/ppfam PYTHONPATH=$PWD/pkg timeout 120 python3 -m \
+    unittest -v test_grouped.GroupedGemm > "$O/table-pp-python-tests.txt" 2>&1
+  tail -1 "$O/table-pp-python-tests.txt"
+  [ "${TABLE_PP_TIME:-400}" = 0 ] && exit 0
+  # gemmc.grouped_gemm beside a loop of torch.mm, the shipped families and
+  # their ping-pong twins (ppfam), on both shape sets.
+  for c in shipped ppfam; do
+    for shapes in moe-shapes moe-shapes-heldout; do
+      (if [ $c = ppfam ]; then export GEMMC_FAMILY_DIR=$PWD/ppfam; fi
+       PYTHONPATH=$PWD/pkg timeout 100 python3 grouped-torch.py --table \
+         $shapes.txt > "$O/table-pp-$c-$shapes.txt" 2>&1)
+      echo "$c $shapes: $(tail -1 "$O/table-pp-$c-$shapes.txt")"
+    done
+  done
   exit 0
 fi
 if [ "$mode" = bf16-tiles ]; then
@@ -378,7 +430,7 @@ if [ "$mode" = shipped ]; then
   done
   exit 0
 fi
-[ "$mode" = checks ] || { echo "grouped.sh: prepare, shapes, heldout, fp8, fp8-tiles, bf16-tiles, ping-pong, layouts, shipped, table, table-shapes or checks" >&2; exit 2; }
+[ "$mode" = checks ] || { echo "grouped.sh: prepare, shapes, heldout, fp8, fp8-tiles, bf16-tiles, ping-pong, layouts, shipped, table, table-shapes, table-ping-pong or checks" >&2; exit 2; }
 # gemmc.grouped_mm beside torch._grouped_mm in one process, the Python
 # tests, random grouped problems (verified only), compute-sanitizer.
 PYTHONPATH=$PWD/pkg timeout 200 python3 grouped-torch.py moe-shapes.txt \

@@ -114,13 +114,17 @@ static std::vector<GroupedCase> groupedCases(const BenchOptions &o,
     }
     if (kp.groupTable) {
       // The general form: each group its own N, K and padded leading
-      // dimensions, its matrices apart (no rows past the last group).
+      // dimensions, its matrices apart (no rows past the last group);
+      // with random sizes, some groups of K 0 (C left alpha * 0, whose
+      // groups are not checked, but the others after them are).
       c.extraRows = 0;
       for (size_t g = 0; g < c.sizes.size(); ++g) {
         c.ns.push_back(nMultiple *
                        draw(1, std::max<int64_t>(1, most / nMultiple)));
-        c.ks.push_back(kMultiple *
-                       draw(1, std::max<int64_t>(1, most / kMultiple)));
+        int64_t k = kMultiple * draw(1, std::max<int64_t>(1, most / kMultiple));
+        if (kind == 2 && draw(0, 7) == 0)
+          k = 0;
+        c.ks.push_back(k);
         c.pads.push_back(draw(0, 2));
       }
     }

@@ -577,10 +577,15 @@ FailureOr<Value> KernelBuilder::consumeTileAt(const ConsumerSetup &cs,
   }
   // Unless the loop's last step passed the turn (the loop has one:
   // kTiles), it passes here, as the last wgmma run or once they
-  // completed.
+  // completed. A general form's group of no K has no step.
   if (k.pingPong && !k.freesLastStageInLoop) {
     Value more = turnPasses(tile);
     passTurn(cs, more);
+  } else if (k.pingPong && table) {
+    Value none =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kEnd, kBegin);
+    Value passesHere = arith::AndIOp::create(b, loc, passes, none);
+    passTurn(cs, passesHere);
   }
   Value end = steps.getResult(0);
   if (!k.drainsEachStage()) {
@@ -643,28 +648,47 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
     // Ping-pong: consumer i takes the block's tiles i, i + 2, ...; the
     // producer fills the stages of every tile in the walk's order, each
     // tile's kEnd - kBegin of them, so a consumer's next tile starts
-    // that many pipeline iterations after its last tile's end.
+    // that many pipeline iterations after its last tile's end. The
+    // general form's tiles take their groups' K: a consumer skips the
+    // other's tile's own (consumer 1 the block's first tile's), found by
+    // moving the cursor on to that tile's group, which comes before the
+    // consumer's next tile's.
     Value it0 = index(0);
     Value skip;
+    bool skipsTableTiles = k.pingPong && table;
+    std::optional<GroupCursor> start;
     if (k.pingPong) {
-      skip = arith::SubIOp::create(b, loc, kEnd, kBegin);
-      it0 = arith::MulIOp::create(b, loc, cs.consumer, skip);
+      if (skipsTableTiles) {
+        Value zero = index(0);
+        cursor = {zero, zero, zero};
+        Value first = tableTileSteps(tileStart);
+        it0 = arith::MulIOp::create(b, loc, cs.consumer, first);
+        start = cursor;
+      } else {
+        skip = arith::SubIOp::create(b, loc, kEnd, kBegin);
+        it0 = arith::MulIOp::create(b, loc, cs.consumer, skip);
+      }
       Value before = arith::MulIOp::create(b, loc, cs.consumer, tileStep);
       tileStart = arith::AddIOp::create(b, loc, tileStart, before);
       tileStep = arith::MulIOp::create(b, loc, tileStep, index(2));
     }
-    SmallVector<Value> inits = walkInits(it0);
+    SmallVector<Value> inits = walkInits(it0, start ? &*start : nullptr);
     auto tiles =
         scf::ForOp::create(b, loc, tileStart, numTiles, tileStep, inits);
     walk = tiles;
     b.setInsertionPointToStart(tiles.getBody());
     enterWalk(tiles);
+    Value tile = tiles.getInductionVar();
     FailureOr<Value> end =
-        consumeTile(cs, tiles.getInductionVar(), kBegin, kEnd,
-                    tiles.getRegionIterArg(0), /*unit=*/nullptr);
+        consumeTile(cs, tile, kBegin, kEnd, tiles.getRegionIterArg(0),
+                    /*unit=*/nullptr);
     if (failed(end))
       return failure();
     Value next = *end;
+    if (skipsTableTiles) {
+      Value others = arith::AddIOp::create(b, loc, tile, walkStep);
+      skip = tableTileSteps(others);
+    }
     if (skip)
       next = arith::AddIOp::create(b, loc, next, skip);
     scf::YieldOp::create(b, loc, walkYields(next));

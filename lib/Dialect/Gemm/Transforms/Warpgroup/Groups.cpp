@@ -55,9 +55,12 @@ std::pair<Value, Value> KernelBuilder::groupExtent(Value g, Value rowStart) {
   return {end, tiles};
 }
 
-SmallVector<Value> KernelBuilder::walkInits(Value it0) {
+SmallVector<Value> KernelBuilder::walkInits(Value it0,
+                                            const GroupCursor *from) {
   if (!offsets && !table)
     return {it0};
+  if (from)
+    return {it0, from->group, from->tilesBefore, from->rowStart};
   Value zero = index(0);
   return {it0, zero, zero, zero};
 }
@@ -189,7 +192,7 @@ Value KernelBuilder::tableTileCount() {
   return groups.getResult(0);
 }
 
-void KernelBuilder::locateTableGroup(TilePosition &at, Value tile) {
+void KernelBuilder::moveTableCursor(Value tile) {
   // On past every group whose tiles end at or before this one, as
   // locateGroup (the cursor's row start unused).
   moveCursor(tile, [&](Value g, Value start) {
@@ -199,6 +202,18 @@ void KernelBuilder::locateTableGroup(TilePosition &at, Value tile) {
     Value tiles = arith::MulIOp::create(b, loc, tileRows, tileCols);
     return std::make_pair(start, tiles);
   });
+}
+
+Value KernelBuilder::tableTileSteps(Value tile) {
+  moveTableCursor(tile);
+  Value last = arith::SubIOp::create(b, loc, groupCount, index(1));
+  Value group = arith::MinUIOp::create(b, loc, cursor.group, last);
+  Value extent = tableSize(group, gemmc::GroupColumn::K);
+  return arith::CeilDivUIOp::create(b, loc, extent, index(s.bk()));
+}
+
+void KernelBuilder::locateTableGroup(TilePosition &at, Value tile) {
+  moveTableCursor(tile);
   at.present = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                      cursor.group, groupCount);
   Value last = arith::SubIOp::create(b, loc, groupCount, index(1));

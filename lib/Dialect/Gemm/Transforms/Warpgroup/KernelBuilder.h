@@ -392,6 +392,12 @@ private:
   Value tableTileCount();
   /// locateGroup for the general form: each group's own tile columns.
   void locateTableGroup(TilePosition &at, Value tile);
+  /// The cursor moved on to the general form's group of tile `tile`.
+  void moveTableCursor(Value tile);
+  /// The pipeline iterations (k tiles) of the general form's tile `tile`,
+  /// the cursor moved on to its group (past the last group, the last
+  /// group's).
+  Value tableTileSteps(Value tile);
   /// The general form's group `g` in `a`, `bMatrix`, `c`, `m`, `n`,
   /// `kExtent` and `kTiles` (TileScope): views of its matrices at the
   /// table's addresses.
@@ -408,10 +414,10 @@ private:
   };
   GroupCursor cursor;
   /// The values a loop over the walk's tiles carries beside pipeline
-  /// iteration `it0` (a grouped GEMM's cursor at the first group), those
-  /// it yields after a tile that ends at `it`, and the cursor taken from
-  /// the loop's arguments.
-  SmallVector<Value> walkInits(Value it0);
+  /// iteration `it0` (a grouped GEMM's cursor at the first group, or
+  /// `from`), those it yields after a tile that ends at `it`, and the
+  /// cursor taken from the loop's arguments.
+  SmallVector<Value> walkInits(Value it0, const GroupCursor *from = nullptr);
   SmallVector<Value> walkYields(Value it);
   void enterWalk(scf::ForOp tiles);
   /// `body()` (which returns the pipeline iteration after the tile) where
