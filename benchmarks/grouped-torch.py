@@ -18,7 +18,10 @@ such form, the same values broadcast as rowwise vectors: the same product.
 
 With --b-row, B is row-major (K x N per expert, torch's contiguous
 G x K x N) for both, which gemmc.grouped_mm runs on its `_rrr` kernel.
-With --f16, gemmc's operands and result are float16 and torch's bfloat16
+With --table, the general form: gemmc.grouped_gemm on lists of each
+group's A and B (B the transpose of nn.Linear's weights) beside the loop of
+torch.mm calls a user writes without it, each as a user pays (the loop's
+calls, gemmc's table built and copied on the host). With --f16, gemmc's operands and result are float16 and torch's bfloat16
 (torch._grouped_mm takes bfloat16 alone): a yardstick for gemmc's f16
 kernels, checked against torch's result to bfloat16's precision."""
 import sys
@@ -96,6 +99,68 @@ def fp8_operands(a, w, sizes, seed=2, tensor=False):
                                     scale_b[e][None, :])
         first += rows
     return a8, b8, scale_a, scale_b, want
+
+
+def table_call_costs(gemmc):
+    """The host's time of a call of the general form against the loop of
+    torch.mm calls, on problems small enough that the host sets the pace:
+    G groups of 8 rows, 128 x 128."""
+    for g in (1, 8, 64, 256):
+        a = [torch.randn(8, 128, device="cuda", dtype=torch.bfloat16)
+             for _ in range(g)]
+        b = [torch.randn(128, 128, device="cuda", dtype=torch.bfloat16).t()
+             for _ in range(g)]
+        runs = max(20, 4000 // g)
+        theirs = host_us(lambda: [x @ y for x, y in zip(a, b)], runs, 10)
+        mine = host_us(lambda: gemmc.grouped_gemm(a, b), runs, 10)
+        print(f"per call, g={g} 8x128x128 a group: a loop of torch.mm "
+              f"{theirs:.1f} us ({theirs / g:.2f} a group), "
+              f"gemmc.grouped_gemm {mine:.1f} us ({mine / g:.2f} a group)")
+
+
+def main_table(path):
+    """gemmc.grouped_gemm beside a loop of torch.mm on each shape."""
+    import gemmc
+    print("torch", torch.__version__, torch.cuda.get_device_name())
+    table_call_costs(gemmc)
+    ratios = []
+    for line in open(path):
+        line = line.split("#")[0].split()
+        if not line:
+            continue
+        f = dict(word.split("=") for word in line)
+        g, t, n, k = (int(f[x]) for x in ("groups", "tokens", "n", "k"))
+        sizes = route(t, g, f["routing"])
+        a = [torch.randn(rows, k, device="cuda", dtype=torch.bfloat16)
+             for rows in sizes]
+        b = [torch.randn(n, k, device="cuda", dtype=torch.bfloat16).t()
+             for _ in sizes]
+        label = f"{f.get('name', '')} g={g} t={t} {n}x{k} {f['routing']}"
+
+        def theirs():
+            return [x @ y for x, y in zip(a, b)]
+
+        def mine():
+            return gemmc.grouped_gemm(a, b)
+
+        ms = event_ms(theirs, runs=20)
+        line = f"{label:44s} {ms:9.4f} {2 * t * n * k / ms / 1e9:8.1f}"
+        want, got = theirs(), mine()
+        err = max(((y.double() - x.double()).norm() /
+                   max(x.double().norm(), 1e-30)).item()
+                  for x, y in zip(want, got) if x.numel())
+        if not err < 1e-2:
+            line += f"  gemmc FAIL (relative error {err:.1e})"
+        else:
+            mine_ms = event_ms(mine, runs=20)
+            ratios.append(ms / mine_ms)
+            line += f" {mine_ms:9.4f} {ms / mine_ms:6.2f}x ({err:.0e})"
+        print(line)
+        sys.stdout.flush()
+    if ratios:
+        mean = float(np.exp(np.mean(np.log(ratios))))
+        print(f"gemmc.grouped_gemm over a loop of torch.mm: {mean:.3f}x "
+              f"(geometric mean of {len(ratios)}), lowest {min(ratios):.2f}x")
 
 
 def main(path, fp8=False, fast=False, tensor=False, b_row=False,
@@ -190,5 +255,8 @@ if __name__ == "__main__":
     fast = "--fast" in args
     tensor = "--tensor" in args
     fp8 = "--fp8" in args or fast or tensor
+    if "--table" in args:
+        main_table([a for a in args if not a.startswith("--")][0])
+        sys.exit(0)
     main([a for a in args if not a.startswith("--")][0], fp8=fp8, fast=fast,
          tensor=tensor, b_row="--b-row" in args, f16="--f16" in args)

@@ -35,6 +35,7 @@ which a CUDA graph replays with new rows written into it
 (``gemmc_grouped_table_family_load``; sm_90a).
 """
 
+import array
 import ctypes
 
 import torch
@@ -329,32 +330,6 @@ _TABLE_COLUMNS = 9  # m n k lda ldb ldc, then the addresses of A, B and C
 _table_plans = {}
 
 
-def _b_2d_in_place(b):
-    """(layout, leading dimension) of one group's B read in place, else
-    None: each leading dimension a 16-byte multiple, its address 16-byte
-    aligned."""
-    k, n = b.shape
-    size = b.element_size()
-    if b.data_ptr() % 16:
-        return None
-    s0, s1 = b.stride()
-    if (s1 == 1 or n == 1) and s0 >= n and (s0 * size) % 16 == 0:
-        return _ROW, s0
-    if (s0 == 1 or k == 1) and s1 >= k and (s1 * size) % 16 == 0:
-        return _COL, s1
-    return None
-
-
-def _c_in_place(c):
-    """C's leading dimension where written in place (row-major, its address
-    16-byte aligned; any leading dimension), else None."""
-    m, n = c.shape
-    if (c.stride(1) == 1 or n == 1) and c.stride(0) >= n and \
-            c.data_ptr() % 16 == 0:
-        return max(c.stride(0), 1)
-    return None
-
-
 def _padded(t):
     """A row-major copy of 2-D ``t`` whose rows start at 16-byte multiples
     (a view into a wider, aligned tensor)."""
@@ -365,9 +340,19 @@ def _padded(t):
     return wide[:, :cols]
 
 
-def _check_groups(a, b, out, caller):
-    """The lists' lengths, shapes, dtypes and devices checked: the groups'
-    dtype and device."""
+def _scan_groups(a, b, out, caller, table=True):
+    """One pass over the groups, which is most of a call's cost on the host
+    (a few attribute reads a group). Each group is checked: 2-D @ 2-D, the
+    sizes matching, one dtype of _CODES, one CUDA device, ``out``'s shapes.
+    Returns (dtype, rows, B's layout, odd). With ``table``, ``rows`` is the
+    group table's rows flat, 9 integers a group (C's leading dimension and
+    address left 8 and 0 where ``out`` is None); B's layout is the first
+    group's that is read in place (row-major where none is); ``odd`` lists
+    the operands the kernel cannot read or write where they lie, (g, what):
+    "a" (not row-major, a leading dimension or address not at 16 bytes),
+    "b" (neither layout at 16 bytes), "b-layout" (the other layout), "c" (C
+    not row-major or not 16-byte aligned). An operand with no element is
+    never read: its leading dimension is 8."""
     if not isinstance(a, (list, tuple)) or not isinstance(b, (list, tuple)):
         raise TypeError(f"{caller} takes lists of tensors, a group each")
     if len(a) != len(b) or not a:
@@ -376,34 +361,78 @@ def _check_groups(a, b, out, caller):
     if out is not None and len(out) != len(a):
         raise ValueError(f"{caller}: out has {len(out)} tensors for "
                          f"{len(a)} groups")
-    dtype, device = a[0].dtype, a[0].device
+    dtype = a[0].dtype
     if dtype not in _CODES:
         raise TypeError(f"{caller} takes float16 or bfloat16, got {dtype}")
     if not a[0].is_cuda:
-        raise ValueError(f"{caller} takes CUDA tensors, got {device}")
-    for g, (x, y) in enumerate(zip(a, b)):
-        if x.dim() != 2 or y.dim() != 2:
-            raise ValueError(f"{caller}: group {g} is {x.dim()}-D @ "
-                             f"{y.dim()}-D, not 2-D @ 2-D")
-        if x.shape[1] != y.shape[0]:
+        raise ValueError(f"{caller} takes CUDA tensors, got {a[0].device}")
+    index, size = a[0].get_device(), a[0].element_size()
+    rows, odd, layout = [], [], None
+    for g in range(len(a)):
+        x, y = a[g], b[g]
+        xs, ys = x.shape, y.shape
+        if len(xs) != 2 or len(ys) != 2:
+            raise ValueError(f"{caller}: group {g} is {len(xs)}-D @ "
+                             f"{len(ys)}-D, not 2-D @ 2-D")
+        m, k = xs
+        n = ys[1]
+        if k != ys[0]:
             raise ValueError(f"{caller}: group {g}'s sizes do not match: "
-                             f"{tuple(x.shape)} @ {tuple(y.shape)}")
-        if x.dtype != dtype or y.dtype != dtype:
+                             f"{tuple(xs)} @ {tuple(ys)}")
+        if x.dtype is not dtype or y.dtype is not dtype:
             raise TypeError(f"{caller}: group {g} is {x.dtype} @ {y.dtype}; "
                             f"every group's operands are {dtype}")
-        if x.device != device or y.device != device:
+        if x.get_device() != index or y.get_device() != index:
             raise ValueError(f"{caller} takes tensors on one CUDA device: "
                              f"group {g} has {x.device} and {y.device}, "
-                             f"group 0 {device}")
-        if out is not None:
-            c = out[g]
-            if (c.shape != (x.shape[0], y.shape[1]) or c.dtype != dtype or
-                    c.device != device):
-                raise ValueError(f"{caller}: out[{g}] must be "
-                                 f"{x.shape[0]} x {y.shape[1]} {dtype} on "
-                                 f"{device}, got {tuple(c.shape)} {c.dtype} "
-                                 f"on {c.device}")
-    return dtype, device
+                             f"group 0 {a[0].device}")
+        c = None if out is None else out[g]
+        if c is not None and (c.shape != (m, n) or c.dtype is not dtype or
+                              c.get_device() != index):
+            raise ValueError(f"{caller}: out[{g}] must be {m} x {n} {dtype} "
+                             f"on {a[0].device}, got {tuple(c.shape)} "
+                             f"{c.dtype} on {c.device}")
+        if not table:
+            continue
+        pa, pb, lda, ldb = x.data_ptr(), y.data_ptr(), 8, 8
+        if m and k:
+            s0, s1 = x.stride()
+            if s1 == 1 and s0 >= k and not (s0 * size) & 15 and not pa & 15:
+                lda = s0
+            else:
+                odd.append((g, "a"))
+        if k and n:
+            s0, s1 = y.stride()
+            row = (s1 == 1 or n == 1) and s0 >= n and not (s0 * size) & 15
+            col = (s0 == 1 or k == 1) and s1 >= k and not (s1 * size) & 15
+            if pb & 15 or not (row or col):
+                odd.append((g, "b"))
+            else:
+                if layout is None:
+                    layout = _ROW if row else _COL
+                if row and layout == _ROW:
+                    ldb = s0
+                elif col and layout == _COL:
+                    ldb = s1
+                else:
+                    odd.append((g, "b-layout"))
+        pc, ldc = 0, 8
+        if c is not None:
+            pc = c.data_ptr()
+            if m and n:
+                s0, s1 = c.stride()
+                if (s1 == 1 or n == 1) and s0 >= n and not pc & 15:
+                    ldc = max(s0, 1)
+                else:
+                    odd.append((g, "c"))
+        rows += (m, n, k, lda, ldb, ldc, pa, pb, pc)
+    return dtype, rows, _ROW if layout is None else layout, odd
+
+
+def _host_table(rows):
+    """The flat rows as a G x 9 int64 tensor on the host, without a copy."""
+    return torch.frombuffer(array.array("q", rows),
+                            dtype=torch.int64).view(-1, _TABLE_COLUMNS)
 
 
 def group_table(a, b, out):
@@ -416,31 +445,19 @@ def group_table(a, b, out):
     ValueError: gemmc.grouped_gemm copies such operands). Copy the rows to
     the device for gemmc.grouped_gemm_table; the tensors must outlive its
     launches."""
-    _check_groups(a, b, out, "gemmc.group_table")
-    rows, layouts = [], set()
-    for g, (x, y, c) in enumerate(zip(a, b, out)):
-        m, k = x.shape
-        n = y.shape[1]
-        # An operand with no element is never read.
-        lda = _a_in_place(x) if x.numel() else 8
-        b_read = _b_2d_in_place(y) if y.numel() else None
-        ldc = _c_in_place(c) if c.numel() else 8
-        if lda is None or ldc is None or (y.numel() and b_read is None):
-            raise ValueError(
-                f"gemmc.group_table: group {g}'s A and C must be row-major "
-                f"and B either way, A's and B's leading dimensions multiples "
-                f"of 8 elements, each address 16-byte aligned (gemmc."
-                f"grouped_gemm copies what is not)")
-        if b_read:
-            layouts.add(b_read[0])
-        ldb = b_read[1] if b_read else 8
-        rows.append([m, n, k, lda, ldb, ldc, x.data_ptr(), y.data_ptr(),
-                     c.data_ptr()])
-    if len(layouts) > 1:
-        raise ValueError("gemmc.group_table: every group's B must be of one "
-                         "layout, row- or column-major")
-    layout = "row" if layouts == {_ROW} else "col"
-    return torch.tensor(rows, dtype=torch.int64), layout
+    if out is None:
+        raise ValueError("gemmc.group_table takes a list of out tensors")
+    _, rows, layout, odd = _scan_groups(a, b, out, "gemmc.group_table")
+    for g, what in odd:
+        if what == "b-layout":
+            raise ValueError("gemmc.group_table: every group's B must be of "
+                             "one layout, row- or column-major")
+        raise ValueError(
+            f"gemmc.group_table: group {g}'s A and C must be row-major "
+            f"and B either way, A's and B's leading dimensions multiples "
+            f"of 8 elements, each address 16-byte aligned (gemmc."
+            f"grouped_gemm copies what is not)")
+    return _host_table(rows), "row" if layout == _ROW else "col"
 
 
 def grouped_gemm_table(table, dtype=torch.bfloat16, b_layout="col"):
@@ -480,38 +497,85 @@ def grouped_gemm_table(table, dtype=torch.bfloat16, b_layout="col"):
         _check(status)
 
 
-def _grouped_gemm(a, b, out=None):
-    dtype, device = _check_groups(a, b, out, "gemmc.grouped_gemm")
+def _results(rows, dtype, device, shared, groups=None):
+    """New results for the groups (all, or those listed), row-major, each
+    at a 16-byte multiple, their leading dimensions and addresses written
+    into the rows. ``shared``: views of one allocation (one allocator call
+    a launch, not one a group), else a tensor each."""
+    groups = range(len(rows) // _TABLE_COLUMNS) if groups is None else groups
+    sizes = [(rows[9 * g], rows[9 * g + 1]) for g in groups]
+    if shared:
+        step = 16 // dtype.itemsize
+        starts, total = [], 0
+        for m, n in sizes:
+            starts.append(total if m * n else 0)
+            total += (m * n + step - 1) // step * step
+        whole = torch.empty(total, dtype=dtype, device=device)
+        made = [whole.as_strided((m, n), (max(n, 1), 1), start)
+                for (m, n), start in zip(sizes, starts)]
+    else:
+        made = [torch.empty((m, n), dtype=dtype, device=device)
+                for m, n in sizes]
+    for g, (m, n), c in zip(groups, sizes, made):
+        if m and n:
+            rows[9 * g + 5], rows[9 * g + 8] = n, c.data_ptr()
+    return made
+
+
+def _grouped_gemm(a, b, out=None, shared=True):
+    """gemmc.grouped_gemm in eager mode (``shared``: the new results views
+    of one allocation)."""
     if torch.cuda.is_current_stream_capturing():
         raise RuntimeError(
             "gemmc.grouped_gemm copies its group table from the host, which "
             "a CUDA graph would not replay: capture gemmc.grouped_gemm_table "
             "on a table made before the capture")
+    caller = "gemmc.grouped_gemm"
+    dtype, rows, layout, odd = _scan_groups(a, b, out, caller)
+    # Copies of the operands the kernel cannot read where they lie (A
+    # row-major, B in the first readable group's layout, 16-byte rows),
+    # then their rows again; C written apart where it cannot be in place.
+    into = [g for g, what in odd if what == "c"]
+    if len(into) < len(odd):
+        a, b = list(a), list(b)
+        for g, what in odd:
+            if what == "a":
+                a[g] = _padded(a[g])
+            elif what != "c":
+                b[g] = (_padded(b[g]) if layout == _ROW
+                        else _padded(b[g].t()).t())
+        dtype, rows, layout, odd = _scan_groups(a, b, out, caller)
+        if any(what != "c" for _, what in odd):
+            raise RuntimeError(f"{caller}: an operand copied for the kernel "
+                               f"is still not readable: {odd}")
+    device = a[0].device
     if out is None:
-        out = [x.new_empty((x.shape[0], y.shape[1])) for x, y in zip(a, b)]
-    # B's layout: the first readable group's; the others copied to it.
-    first = next((r for r in map(_b_2d_in_place, b) if r), (_ROW, 0))[0]
-    a = [x if not x.numel() or _a_in_place(x) is not None else _padded(x)
-         for x in a]
-    b = [y if not y.numel() or (_b_2d_in_place(y) or (None,))[0] == first
-         else (_padded(y) if first == _ROW else _padded(y.t()).t())
-         for y in b]
-    rows, layout = group_table(a, b, out)
+        out = _results(rows, dtype, device, shared)
+        apart = []
+    else:
+        apart = _results(rows, dtype, device, shared, into)
     # (The pinned rows live until the copy is done: torch's host allocator
     # holds them behind it on the stream.)
-    table = rows.pin_memory().to(device, non_blocking=True)
-    grouped_gemm_table(table, dtype, layout)
+    table = _host_table(rows).pin_memory().to(device, non_blocking=True)
+    grouped_gemm_table(table, dtype, "row" if layout == _ROW else "col")
+    for g, c in zip(into, apart):
+        out[g].copy_(c)
     return out
 
 
+def _grouped_gemm_op(a, b):
+    # (An op's results may not alias one another: a tensor each.)
+    return _grouped_gemm(a, b, shared=False)
+
+
 def _fake_grouped_gemm(a, b):
-    _check_groups(a, b, None, "gemmc.grouped_gemm")
+    _scan_groups(a, b, None, "gemmc.grouped_gemm", table=False)
     return [x.new_empty((x.shape[0], y.shape[1])) for x, y in zip(a, b)]
 
 
 _lib.define("grouped_gemm(Tensor[] a, Tensor[] b) -> Tensor[]")
-_lib.impl("grouped_gemm", _grouped_gemm, "CUDA")
-_lib.impl("grouped_gemm", _grouped_gemm, "CPU")  # refused
+_lib.impl("grouped_gemm", _grouped_gemm_op, "CUDA")
+_lib.impl("grouped_gemm", _grouped_gemm_op, "CPU")  # refused
 torch.library.register_fake("gemmc::grouped_gemm", _fake_grouped_gemm,
                             lib=_lib)
 
@@ -522,18 +586,15 @@ def grouped_gemm(a, b, out=None):
     (torch.ops.gemmc.grouped_gemm; module docstring). Operands are read in
     place where the kernel can (A row-major, B either way, 16-byte
     aligned rows), else copied. ``out``: a list of the results' tensors
-    to write into (each copied into where it is not row-major and
-    aligned)."""
-    if torch.compiler.is_compiling():
-        result = torch.ops.gemmc.grouped_gemm(a, b)
-    elif out is not None and all(not c.numel() or _c_in_place(c) is not None
-                                 for c in out):
-        return _grouped_gemm(a, b, out)  # straight into out
-    else:
-        result = _grouped_gemm(a, b)
+    to write into (each written in place where it is row-major and
+    16-byte aligned, else through a copy). New results are views of one
+    allocation, a group each (as torch.split's are)."""
+    if not torch.compiler.is_compiling():
+        return _grouped_gemm(a, b, out)
+    result = torch.ops.gemmc.grouped_gemm(a, b)
     if out is None:
         return result
-    _check_groups(a, b, out, "gemmc.grouped_gemm")
+    _scan_groups(a, b, out, "gemmc.grouped_gemm", table=False)
     for c, r in zip(out, result):
         c.copy_(r)
     return out

@@ -180,6 +180,28 @@ class GroupedGemm(unittest.TestCase):
                for x, y in zip(a, b)]
         self.assertIs(gemmc.grouped_gemm(a, b, out=out), out)
         self.check(out, a, b)
+        # C column-major (written apart, then copied) and misaligned.
+        out = [torch.empty(y.shape[1], x.shape[0], device="cuda",
+                           dtype=dt).t() for x, y in zip(a, b)]
+        m, n = a[2].shape[0], b[2].shape[1]
+        out[2] = torch.empty(m * n + 1, device="cuda",
+                             dtype=dt)[1:].view(m, n)
+        self.assertIs(gemmc.grouped_gemm(a, b, out=out), out)
+        self.check(out, a, b)
+
+    def test_new_results_share_one_allocation(self):
+        a, b = each(torch.bfloat16, self.SHAPES, True, 9)
+        out = gemmc.grouped_gemm(a, b)
+        self.check(out, a, b)
+        bases = {c.untyped_storage().data_ptr() for c in out}
+        self.assertEqual(len(bases), 1)
+        for c in out:
+            self.assertEqual(c.data_ptr() % 16, 0)
+            self.assertTrue(c.is_contiguous())
+
+    def test_opcheck(self):
+        a, b = each(torch.float16, self.SHAPES[3:6], True, 10)
+        torch.library.opcheck(torch.ops.gemmc.grouped_gemm.default, (a, b))
 
     def test_graph_replays_with_new_rows(self):
         dt = torch.float16
