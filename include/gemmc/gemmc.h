@@ -448,6 +448,19 @@ gemmc_status gemmc_grouped_table_plan_create(gemmc_module module,
 gemmc_status gemmc_grouped_table_plan_launch(gemmc_plan plan, uint64_t table,
                                              void *stream);
 
+/* Launches a group-table plan on `stream` with the table's rows on the
+   host (`rows`: the plan's `groups` rows of 9 int64, read before the call
+   returns, under gemmc_grouped_table_plan_create's rules, unchecked). The
+   plan copies them to the device through memory of its own, which a slot
+   at a time is reused once the launch that read it is done: no
+   synchronisation, and once as many slots exist as launches are in flight,
+   no allocation. Refused on a stream capturing a CUDA graph (a replay
+   would read the rows of the capture): capture
+   gemmc_grouped_table_plan_launch with the table on the device. */
+gemmc_status gemmc_grouped_table_plan_launch_rows(gemmc_plan plan,
+                                                  const int64_t *rows,
+                                                  void *stream);
+
 /* The shipped grouped kernel (ARCH/TYPE_ABr_grouped.ptx: f16 or bf16, A
    row-major, B of `b_layout`, C row-major) as gemmc_family_load loads a
    family; sm_90a only (GEMMC_ERROR_IO where there is none). */

@@ -205,6 +205,8 @@ class Runtime:
             [p, c_int64, ctypes.c_float, ctypes.c_float, ctypes.POINTER(p)])
         self.grouped_table_plan_launch = _declare(
             lib, "gemmc_grouped_table_plan_launch", [p, u64, p])
+        self.grouped_table_plan_launch_rows = _declare(
+            lib, "gemmc_grouped_table_plan_launch_rows", [p, p, p])
         self.grouped_family_load = _declare(
             lib, "gemmc_grouped_family_load",
             [ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(p)])

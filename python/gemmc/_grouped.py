@@ -481,20 +481,27 @@ def grouped_gemm_table(table, dtype=torch.bfloat16, b_layout="col"):
     groups = table.shape[0]
     if groups == 0:
         return
-    layout = _ROW if b_layout == "row" else _COL
-    key = (dtype, layout, groups, table.device.index)
+    index = table.device.index
+    plan = _table_plan(dtype, _ROW if b_layout == "row" else _COL, groups,
+                       index)
+    status = _capi.runtime().grouped_table_plan_launch(
+        plan, table.data_ptr(), _raw_stream(index))
+    if status:
+        _check(status)
+
+
+def _table_plan(dtype, layout, groups, index):
+    """The C API's plan of the general form for these groups (made once)."""
+    key = (dtype, layout, groups, index)
     plan = _table_plans.get(key)
     if plan is None:
-        one_device(table.device)
+        one_device(torch.device("cuda", index))
         made = ctypes.c_void_p()
         _check(_capi.runtime().grouped_table_plan_create(
             _module((_CODES[dtype], layout, "ptr-array")), groups, 1.0, 0.0,
             ctypes.byref(made)))
         plan = _table_plans[key] = made.value
-    status = _capi.runtime().grouped_table_plan_launch(
-        plan, table.data_ptr(), _raw_stream(table.device.index))
-    if status:
-        _check(status)
+    return plan
 
 
 def _results(rows, dtype, device, shared, groups=None):
@@ -554,10 +561,14 @@ def _grouped_gemm(a, b, out=None, shared=True):
         apart = []
     else:
         apart = _results(rows, dtype, device, shared, into)
-    # (The pinned rows live until the copy is done: torch's host allocator
-    # holds them behind it on the stream.)
-    table = _host_table(rows).pin_memory().to(device, non_blocking=True)
-    grouped_gemm_table(table, dtype, "row" if layout == _ROW else "col")
+    # The plan copies the rows to the device through its own memory (read
+    # before the call returns).
+    index, host = device.index, array.array("q", rows)
+    status = _capi.runtime().grouped_table_plan_launch_rows(
+        _table_plan(dtype, layout, len(a), index), host.buffer_info()[0],
+        _raw_stream(index))
+    if status:
+        _check(status)
     for g, c in zip(into, apart):
         out[g].copy_(c)
     return out

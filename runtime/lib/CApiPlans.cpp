@@ -11,10 +11,12 @@
 #include "gemmc-rt/Launch.h"
 
 #include "CApiInternal.h"
+#include "TableStaging.h"
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 using namespace gemmc::rt;
@@ -27,6 +29,10 @@ using namespace gemmc::rt::capi_internal;
 struct gemmc_plan_opaque {
   std::shared_ptr<LoadedModule> module;
   std::shared_ptr<const LaunchPlan> plan;
+  /// A group-table plan's memory for rows from the host
+  /// (gemmc_grouped_table_plan_launch_rows), made at its first launch.
+  std::once_flag stagingMade;
+  std::unique_ptr<TableStaging> staging;
 };
 
 /// A plan of module `handle` into `plan`, its launch made by `make` (of
@@ -74,8 +80,12 @@ extern "C" gemmc_status gemmc_plan_create(gemmc_module handle,
 }
 
 extern "C" gemmc_status gemmc_plan_destroy(gemmc_plan plan) {
-  delete plan;
-  return capi::succeed();
+  return guarded([&] {
+    if (plan && plan->staging)
+      plan->module->kernels(); // the staging's context current
+    delete plan;
+    return capi::succeed();
+  });
 }
 
 extern "C" gemmc_status gemmc_plan_workspace_size(gemmc_plan plan,
@@ -343,6 +353,44 @@ extern "C" gemmc_status gemmc_grouped_table_plan_launch(gemmc_plan plan,
     Operands operands;
     operands.table = CUdeviceptr(table);
     plan->plan->launch(operands, static_cast<CUstream>(stream));
+    return capi::succeed();
+  });
+}
+
+extern "C" gemmc_status
+gemmc_grouped_table_plan_launch_rows(gemmc_plan plan, const int64_t *rows,
+                                     void *stream) {
+  if (!plan || !rows)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_grouped_table_plan_launch_rows: the plan and "
+                      "the rows must not be null");
+  return guarded([&] {
+    LoadedModule &module = *plan->module;
+    const LaunchPlan &launch = *plan->plan;
+    if (!launch.kernel().contract().problem.groupTable)
+      return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                        module.name + ": the plan reads no group table");
+    module.kernels(); // its context current
+    auto cuStream = static_cast<CUstream>(stream);
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    GEMMC_CU(DriverApi::get().cuStreamIsCapturing(cuStream, &capture));
+    if (capture != CU_STREAM_CAPTURE_STATUS_NONE)
+      return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                        module.name +
+                            ": the rows are copied from the host at the call, "
+                            "which a CUDA graph would not replay: capture "
+                            "gemmc_grouped_table_plan_launch with the table on "
+                            "the device");
+    std::call_once(plan->stagingMade, [&] {
+      plan->staging = std::make_unique<TableStaging>(
+          size_t(launch.problem().groups * kGroupTableColumns) *
+          sizeof(int64_t));
+    });
+    plan->staging->launch(rows, cuStream, [&](CUdeviceptr table) {
+      Operands operands;
+      operands.table = table;
+      launch.launch(operands, cuStream);
+    });
     return capi::succeed();
   });
 }

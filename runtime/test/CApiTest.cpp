@@ -337,6 +337,10 @@ TEST(CApi, GroupTableEntriesCheckTheirArguments) {
             GEMMC_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(gemmc_grouped_table_plan_launch(nullptr, 256, nullptr),
             GEMMC_ERROR_INVALID_ARGUMENT);
+  int64_t rows[9] = {};
+  expectFailure(gemmc_grouped_table_plan_launch_rows(nullptr, rows, nullptr),
+                GEMMC_ERROR_INVALID_ARGUMENT,
+                "the plan and the rows must not be null");
   // The offsets' form reads no table.
   gemmc_module grouped = nullptr;
   ASSERT_EQ(gemmc_grouped_family_load(GEMMC_BF16, GEMMC_COL, "sm_90a",

@@ -65,6 +65,7 @@ struct DriverApi {
   X(cuMemFree)                                                                 \
   X(cuMemcpyHtoD)                                                              \
   X(cuMemcpyDtoH)                                                              \
+  X(cuMemcpyHtoDAsync)                                                         \
   X(cuMemsetD32)                                                               \
   X(cuMemsetD16)                                                               \
   X(cuMemsetD8)                                                                \
@@ -75,6 +76,7 @@ struct DriverApi {
   X(cuStreamIsCapturing)                                                       \
   X(cuEventCreate)                                                             \
   X(cuEventRecord)                                                             \
+  X(cuEventQuery)                                                              \
   X(cuEventSynchronize)                                                        \
   X(cuEventElapsedTime)                                                        \
   X(cuEventDestroy)                                                            \
