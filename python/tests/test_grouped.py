@@ -6,6 +6,7 @@ and torch._scaled_grouped_mm. And gemmc.grouped_gemm, the general form
 (lists of groups each of its own sizes), against fp64, its table
 replayed by a CUDA graph with new rows. Skipped without PyTorch or a GPU."""
 
+import threading
 import unittest
 
 try:
@@ -198,6 +199,36 @@ class GroupedGemm(unittest.TestCase):
         for c in out:
             self.assertEqual(c.data_ptr() % 16, 0)
             self.assertTrue(c.is_contiguous())
+
+    def test_threads_share_a_plan(self):
+        # Eight threads, each on a stream of its own, launch through one
+        # plan (one group count): its staging of the rows is shared. Each
+        # result is bit-identical to the first launch's.
+        a, b = each(torch.bfloat16, self.SHAPES[3:], True, 11)
+        want = gemmc.grouped_gemm(a, b)
+        torch.cuda.synchronize()
+        failures = []
+
+        def work(t):
+            stream = torch.cuda.Stream()
+            with torch.cuda.stream(stream):
+                for i in range(100):
+                    try:
+                        got = gemmc.grouped_gemm(a, b)
+                        stream.synchronize()
+                        same = all(torch.equal(x, y)
+                                   for x, y in zip(got, want))
+                    except Exception as e:  # noqa: BLE001 (reported below)
+                        same = e
+                    if same is not True:
+                        failures.append((t, i, same))
+
+        pool = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+        for thread in pool:
+            thread.start()
+        for thread in pool:
+            thread.join()
+        self.assertEqual(failures, [])
 
     def test_opcheck(self):
         a, b = each(torch.float16, self.SHAPES[3:6], True, 10)
