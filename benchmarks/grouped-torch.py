@@ -101,6 +101,37 @@ def fp8_operands(a, w, sizes, seed=2, tensor=False):
     return a8, b8, scale_a, scale_b, want
 
 
+def shapes(path):
+    """Each problem of a shape file: groups, tokens, N, K, the groups' rows
+    (routed) and a label."""
+    for line in open(path):
+        words = line.split("#")[0].split()
+        if not words:
+            continue
+        f = dict(word.split("=") for word in words)
+        g, t, n, k = (int(f[x]) for x in ("groups", "tokens", "n", "k"))
+        label = f"{f.get('name', '')} g={g} t={t} {n}x{k} {f['routing']}"
+        yield g, t, n, k, route(t, g, f["routing"]), label
+
+
+def summary(ratios, what):
+    """The geometric mean of gemmc's speed over torch's, and the lowest."""
+    if ratios:
+        mean = float(np.exp(np.mean(np.log(ratios))))
+        print(f"{what}: {mean:.3f}x (geometric mean of {len(ratios)}), "
+              f"lowest {min(ratios):.2f}x")
+
+
+def timed_if_right(line, err, ms, mine, ratios):
+    """`line` with gemmc's time and speed over torch's (`ms`) where its
+    relative error `err` is below 1e-2, else with the failure."""
+    if not err < 1e-2:
+        return line + f"  gemmc FAIL (relative error {err:.1e})"
+    mine_ms = event_ms(mine, runs=20)
+    ratios.append(ms / mine_ms)
+    return line + f" {mine_ms:9.4f} {ms / mine_ms:6.2f}x ({err:.0e})"
+
+
 def table_call_costs(gemmc):
     """The host's time of a call of the general form against the loop of
     torch.mm calls, on problems small enough that the host sets the pace:
@@ -124,18 +155,11 @@ def main_table(path):
     print("torch", torch.__version__, torch.cuda.get_device_name())
     table_call_costs(gemmc)
     ratios = []
-    for line in open(path):
-        line = line.split("#")[0].split()
-        if not line:
-            continue
-        f = dict(word.split("=") for word in line)
-        g, t, n, k = (int(f[x]) for x in ("groups", "tokens", "n", "k"))
-        sizes = route(t, g, f["routing"])
+    for g, t, n, k, sizes, label in shapes(path):
         a = [torch.randn(rows, k, device="cuda", dtype=torch.bfloat16)
              for rows in sizes]
         b = [torch.randn(n, k, device="cuda", dtype=torch.bfloat16).t()
              for _ in sizes]
-        label = f"{f.get('name', '')} g={g} t={t} {n}x{k} {f['routing']}"
 
         def theirs():
             return [x @ y for x, y in zip(a, b)]
@@ -149,18 +173,9 @@ def main_table(path):
         err = max(((y.double() - x.double()).norm() /
                    max(x.double().norm(), 1e-30)).item()
                   for x, y in zip(want, got) if x.numel())
-        if not err < 1e-2:
-            line += f"  gemmc FAIL (relative error {err:.1e})"
-        else:
-            mine_ms = event_ms(mine, runs=20)
-            ratios.append(ms / mine_ms)
-            line += f" {mine_ms:9.4f} {ms / mine_ms:6.2f}x ({err:.0e})"
-        print(line)
+        print(timed_if_right(line, err, ms, mine, ratios))
         sys.stdout.flush()
-    if ratios:
-        mean = float(np.exp(np.mean(np.log(ratios))))
-        print(f"gemmc.grouped_gemm over a loop of torch.mm: {mean:.3f}x "
-              f"(geometric mean of {len(ratios)}), lowest {min(ratios):.2f}x")
+    summary(ratios, "gemmc.grouped_gemm over a loop of torch.mm")
 
 
 def main(path, fp8=False, fast=False, tensor=False, b_row=False,
@@ -181,19 +196,12 @@ def main(path, fp8=False, fast=False, tensor=False, b_row=False,
     except RuntimeError as e:
         print("per call: not measured:", str(e).splitlines()[0])
     ratios = []
-    for line in open(path):
-        line = line.split("#")[0].split()
-        if not line:
-            continue
-        f = dict(word.split("=") for word in line)
-        g, t, n, k = (int(f[x]) for x in ("groups", "tokens", "n", "k"))
-        sizes = route(t, g, f["routing"])
+    for g, t, n, k, sizes, label in shapes(path):
         a = torch.randn(t, k, device="cuda", dtype=torch.bfloat16)
         w = torch.randn(g, n, k, device="cuda", dtype=torch.bfloat16)
         offs = torch.tensor(np.cumsum(sizes), device="cuda", dtype=torch.int32)
         # nn.Linear's weights (B column-major), or B row-major.
         b = w.transpose(-2, -1).contiguous() if b_row else w.transpose(-2, -1)
-        label = f"{f.get('name', '')} g={g} t={t} {n}x{k} {f['routing']}"
         if fp8:
             a8, b8, sa, sb, exact = fp8_operands(a, w, sizes, tensor=tensor)
             del w, a, b
@@ -233,21 +241,13 @@ def main(path, fp8=False, fast=False, tensor=False, b_row=False,
                     their_err = ((want - exact).norm() / exact.norm()).item()
                     err = max(err, mine_err)
                     line += f" [fp32: gemmc {mine_err:.1e} torch {their_err:.1e}]"
-                if not err < 1e-2:
-                    line += f"  gemmc FAIL (relative error {err:.1e})"
-                else:
-                    mine_ms = event_ms(mine, runs=20)
-                    ratios.append(ms / mine_ms)
-                    line += f" {mine_ms:9.4f} {ms / mine_ms:6.2f}x ({err:.0e})"
+                line = timed_if_right(line, err, ms, mine, ratios)
             print(line)
         except RuntimeError as e:
             print(f"{label:44s} error: {str(e).splitlines()[0]}")
         sys.stdout.flush()
-    if ratios:
-        mean = float(np.exp(np.mean(np.log(ratios))))
-        ours_name = "scaled_grouped_mm" if fp8 else "grouped_mm"
-        print(f"gemmc.{ours_name} over torch.{theirs_name}: {mean:.3f}x "
-              f"(geometric mean of {len(ratios)}), lowest {min(ratios):.2f}x")
+    ours_name = "scaled_grouped_mm" if fp8 else "grouped_mm"
+    summary(ratios, f"gemmc.{ours_name} over torch.{theirs_name}")
 
 
 if __name__ == "__main__":
