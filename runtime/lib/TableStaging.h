@@ -49,9 +49,6 @@ public:
     release(slot, stream);
   }
 
-  /// The slots made so far (tests).
-  size_t slotCount() const { return slots.size(); }
-
 private:
   struct Slot {
     void *host = nullptr;
