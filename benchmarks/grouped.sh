@@ -272,12 +272,13 @@ fi
 if [ "$mode" = table-shapes ]; then
   # The MoE shapes through the general form (each group's matrices apart)
   # beside the loop of cuBLAS calls, the example and its candidates
-  # (TABLE_KERNELS: others from v/, e.g. "pa128x192 pa128x128s5").
-  timeout 560 $B --grouped moe-shapes.txt --runs 10 \
+  # (TABLE_KERNELS: others from v/, e.g. "pa128x192 pa128x128s5";
+  # TABLE_SHAPES=moe-shapes-heldout for the held-out models).
+  timeout 560 $B --grouped ${TABLE_SHAPES:-moe-shapes}.txt --runs 10 \
     hopper-grouped-ptr-array.ptx \
     $(for k in ${TABLE_KERNELS:-papp128x128 papp64x128}; do echo v/$k.ptx; done) \
-    > "$O/table-shapes.txt" 2>&1
-  grep "geomean\|cases," "$O/table-shapes.txt"
+    > "$O/table-${TABLE_SHAPES:-moe-shapes}.txt" 2>&1
+  grep "geomean\|cases," "$O/table-${TABLE_SHAPES:-moe-shapes}.txt"
   exit 0
 fi
 if [ "$mode" = table-ping-pong ]; then
