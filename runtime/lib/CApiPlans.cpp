@@ -333,6 +333,14 @@ gemmc_grouped_table_plan_create(gemmc_module handle, int64_t groups,
       });
 }
 
+/// Success where `plan`'s kernel reads a group table, else the error.
+static gemmc_status readsGroupTable(const gemmc_plan_opaque &plan) {
+  if (plan.plan->kernel().contract().problem.groupTable)
+    return GEMMC_SUCCESS;
+  return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                    plan.module->name + ": the plan reads no group table");
+}
+
 extern "C" gemmc_status gemmc_grouped_table_plan_launch(gemmc_plan plan,
                                                         uint64_t table,
                                                         void *stream) {
@@ -342,9 +350,8 @@ extern "C" gemmc_status gemmc_grouped_table_plan_launch(gemmc_plan plan,
                       "null");
   return guarded([&] {
     LoadedModule &module = *plan->module;
-    if (!plan->plan->kernel().contract().problem.groupTable)
-      return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                        module.name + ": the plan reads no group table");
+    if (gemmc_status status = readsGroupTable(*plan))
+      return status;
     if (!table || table % 8)
       return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                         module.name + ": the table must not be null, and "
@@ -367,9 +374,8 @@ gemmc_grouped_table_plan_launch_rows(gemmc_plan plan, const int64_t *rows,
   return guarded([&] {
     LoadedModule &module = *plan->module;
     const LaunchPlan &launch = *plan->plan;
-    if (!launch.kernel().contract().problem.groupTable)
-      return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
-                        module.name + ": the plan reads no group table");
+    if (gemmc_status status = readsGroupTable(*plan))
+      return status;
     module.kernels(); // its context current
     auto cuStream = static_cast<CUstream>(stream);
     CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
