@@ -19,7 +19,9 @@
 #                                         #   KINDS=, ROUNDS=)
 #   bash DIR/grouped.sh table             # there: the general form's checks
 #   bash DIR/grouped.sh table-shapes      # there: and its speed (~9 min)
-#   bash DIR/grouped.sh table-ping-pong   # there: with ping-pong consumers
+#   bash DIR/grouped.sh table-family      # there: the general form's
+#                                         #   families, checks and speed
+#                                         #   beside those before (~9 min)
 # (separate commands: each fits the lent machine's 10 minutes a command)
 # Results: benchmarks/results/h100-issue34/.
 set -uo pipefail
@@ -45,7 +47,7 @@ if [ "$mode" = prepare ]; then
     -o "$dir/hopper-moe-grouped.ptx" 2>/dev/null || exit 1
   "$gemmc" --arch=sm_90a examples/hopper-grouped-ptr-array.gemm \
     -o "$dir/hopper-grouped-ptr-array.ptx" 2>/dev/null || exit 1
-  # The general form's tile candidates (table-shapes, table-ping-pong):
+  # The general form's tile candidates (table-shapes):
   # name, tile, wgmma's N, stages, `ping-pong` or nothing, and an
   # activation or none.
   pa() {
@@ -62,15 +64,16 @@ if [ "$mode" = prepare ]; then
   pa papp128x128 128x128x64 128 4 ping-pong
   pa papp64x128 64x128x64 128 8 ping-pong
   pa papp128x128gelu 128x128x64 128 4 ping-pong gelu
-  # The shipped general-form families with ping-pong consumers, a family
-  # folder (GEMMC_FAMILY_DIR) for gemmc.grouped_gemm's Python tests.
-  mkdir -p "$dir/ppfam/sm_90a"
-  cp "$dir"/pkg/gemmc/share/gemmc/families/sm_90a/*.ptx "$dir/ppfam/sm_90a/"
+  # The general-form families before their last change, a family folder
+  # (GEMMC_FAMILY_DIR) to time the shipped ones beside (table-family).
+  mkdir -p "$dir/before/sm_90a"
+  cp "$dir"/pkg/gemmc/share/gemmc/families/sm_90a/*.ptx "$dir/before/sm_90a/"
+  before=$(git log -1 --format=%H -- families/sm_90a/bf16_rcr_ptr_array.gemm)^
   for n in bf16_rcr f16_rcr bf16_rrr f16_rrr; do
-    sed -e 's/warp-specialize 2$/warp-specialize 2 ping-pong/' \
-      families/sm_90a/${n}_ptr_array.gemm > "$dir/ppfam/${n}_ptr_array.gemm"
-    "$gemmc" --arch=sm_90a "$dir/ppfam/${n}_ptr_array.gemm" \
-      -o "$dir/ppfam/sm_90a/${n}_ptr_array.ptx" 2>/dev/null || exit 1
+    git show "$before:families/sm_90a/${n}_ptr_array.gemm" \
+      > "$dir/before/${n}_ptr_array.gemm" || exit 1
+    "$gemmc" --arch=sm_90a "$dir/before/${n}_ptr_array.gemm" \
+      -o "$dir/before/sm_90a/${n}_ptr_array.ptx" 2>/dev/null || exit 1
   done
   # name, tile BMxBN, wgmma's N, stages, consumers, what TMA copies
   mk() {
@@ -281,35 +284,40 @@ if [ "$mode" = table-shapes ]; then
   grep "geomean\|cases," "$O/table-${TABLE_SHAPES:-moe-shapes}.txt"
   exit 0
 fi
-if [ "$mode" = table-ping-pong ]; then
-  # The general form with ping-pong consumers: random cases verified
-  # against cuBLAS and fp64, compute-sanitizer on a few, gemmc.grouped_gemm's
-  # Python tests on the ping-pong families, then their speed and the
-  # shipped ones' from Python.
-  # (PP_COUNT, PP_TIME: each sweep's cases and seconds; TABLE_PP_TIME=0
-  # leaves the timing out.)
-  for f in v/papp*.ptx; do
-    timeout ${PP_TIME:-60} $B --sweep random --count ${PP_COUNT:-150} \
-      --max-size 512 --seed 43 "$f" \
-      > "$O/table-pp-sweep-$(basename "$f" .ptx).log" 2>&1
+if [ "$mode" = table-family ]; then
+  # The shipped general-form families (a variant by the rows a group):
+  # random cases through each, verified against cuBLAS and fp64 (each
+  # problem on the variant its rows choose), compute-sanitizer on a few,
+  # gemmc.grouped_gemm's Python tests, then gemmc.grouped_gemm beside a
+  # loop of torch.mm with the families before (before/) and as shipped,
+  # in turn, on both shape sets.
+  # (FAMILY_COUNT, FAMILY_TIME: each sweep's cases and seconds;
+  # TABLE_FAMILY_TIME=0 leaves the timing out, TABLE_FAMILY_CHECKS=0 the
+  # checks.)
+  [ "${TABLE_FAMILY_CHECKS:-1}" = 0 ] ||
+  for f in pkg/gemmc/share/gemmc/families/sm_90a/*_ptr_array.ptx; do
+    timeout ${FAMILY_TIME:-30} $B --sweep random --count ${FAMILY_COUNT:-150} \
+      --max-size 512 --seed 44 "$f" \
+      > "$O/table-family-sweep-$(basename "$f" .ptx).log" 2>&1
     echo "$(basename "$f"): $(grep "cases," \
-      "$O/table-pp-sweep-$(basename "$f" .ptx).log")"
+      "$O/table-family-sweep-$(basename "$f" .ptx).log")"
   done
-  timeout 60 compute-sanitizer --tool memcheck $B --sweep random --count 4 \
-    --seed 7 v/papp128x128.ptx > "$O/table-pp-memcheck.txt" 2>&1
-  tail -1 "$O/table-pp-memcheck.txt"
-  GEMMC_FAMILY_DIR=$PWD/ppfam PYTHONPATH=$PWD/pkg timeout 120 python3 -m \
-    unittest -v test_grouped.GroupedGemm > "$O/table-pp-python-tests.txt" 2>&1
-  tail -1 "$O/table-pp-python-tests.txt"
-  [ "${TABLE_PP_TIME:-400}" = 0 ] && exit 0
-  # gemmc.grouped_gemm beside a loop of torch.mm, the shipped families and
-  # their ping-pong twins (ppfam), on both shape sets.
-  for c in shipped ppfam; do
-    for shapes in moe-shapes moe-shapes-heldout; do
-      (if [ $c = ppfam ]; then export GEMMC_FAMILY_DIR=$PWD/ppfam; fi
+  if [ "${TABLE_FAMILY_CHECKS:-1}" != 0 ]; then
+    timeout 60 compute-sanitizer --tool memcheck $B --sweep random --count 6 \
+      --seed 8 pkg/gemmc/share/gemmc/families/sm_90a/bf16_rcr_ptr_array.ptx \
+      > "$O/table-family-memcheck.txt" 2>&1
+    tail -1 "$O/table-family-memcheck.txt"
+    PYTHONPATH=$PWD/pkg timeout 150 python3 -m unittest -v \
+      test_grouped.GroupedGemm > "$O/table-family-python-tests.txt" 2>&1
+    tail -1 "$O/table-family-python-tests.txt"
+  fi
+  [ "${TABLE_FAMILY_TIME:-400}" = 0 ] && exit 0
+  for shapes in moe-shapes moe-shapes-heldout; do
+    for c in before shipped; do
+      (if [ $c = before ]; then export GEMMC_FAMILY_DIR=$PWD/before; fi
        PYTHONPATH=$PWD/pkg timeout 100 python3 grouped-torch.py --table \
-         $shapes.txt > "$O/table-pp-$c-$shapes.txt" 2>&1)
-      echo "$c $shapes: $(tail -1 "$O/table-pp-$c-$shapes.txt")"
+         $shapes.txt > "$O/table-family-$c-$shapes.txt" 2>&1)
+      echo "$c $shapes: $(tail -1 "$O/table-family-$c-$shapes.txt")"
     done
   done
   exit 0

@@ -316,8 +316,13 @@ gemmc::contract::rankVariants(const std::vector<Contract> &variants,
     const Contract &c = variants[i];
     RankedVariant r;
     r.index = i;
-    if (!c.when.contains(problem.m, problem.n, problem.k,
-                         SizeRange::groupRows(problem)))
+    int64_t groupRows = SizeRange::groupRows(problem);
+    if (groupRows == 0 && !c.when.isAll())
+      r.whyNot = "the groups' rows are on the device alone, and the variant "
+                 "is for " +
+                 c.when.str();
+    else if (!c.when.isAll() &&
+             !c.when.contains(problem.m, problem.n, problem.k, groupRows))
       r.whyNot = "the sizes are not " + c.when.str();
     else if (whyNot)
       r.whyNot = whyNot(i);

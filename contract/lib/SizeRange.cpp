@@ -32,6 +32,8 @@ int SizeRange::dimension(const std::string &name) {
 int64_t SizeRange::groupRows(const Problem &problem) {
   if (!problem.grouped || problem.groups < 1)
     return 1;
+  if (problem.groupTable && problem.m < 1)
+    return 0;
   return std::max<int64_t>((problem.m + problem.groups - 1) / problem.groups,
                            1);
 }

@@ -1211,6 +1211,45 @@ TEST(Contract, SelectsAGroupedFamilysVariantByTheRowsAGroup) {
   EXPECT_EQ(selectVariant(family, p, DeviceModel(), why), 0) << why;
 }
 
+TEST(Contract, SelectsAGeneralFormsVariantByItsRowsInAll) {
+  std::string few = variantContract(1, "group-rows<=64", 4, 2);
+  few.replace(few.find(" v5\n"), 4, " v15\n");
+  std::string ptx = few + variantContract(2, "any", 4, 2);
+  std::vector<Contract> family;
+  std::string error;
+  ASSERT_TRUE(parseContracts(ptx, family, error)) << error;
+  for (Contract &c : family)
+    c.problem.grouped = c.problem.groupTable = true;
+  // The table's rows on the host: 4 groups of 10, 0, 100 and 90 rows,
+  // 200 in all, 50 a group.
+  std::vector<int64_t> rows(4 * kGroupTableColumns, 7);
+  const int64_t m[] = {10, 0, 100, 90};
+  for (int64_t g = 0; g < 4; ++g)
+    rows[g * kGroupTableColumns + int64_t(GroupColumn::M)] = m[g];
+  Problem p = family[0].problem;
+  p.groups = 4;
+  p.m = tableRows(rows.data(), p.groups);
+  p.n = p.k = 1;
+  EXPECT_EQ(p.m, 200);
+  EXPECT_EQ(SizeRange::groupRows(p), 50);
+  std::string why;
+  EXPECT_EQ(selectVariant(family, p, DeviceModel(), why), 0) << why;
+  p.m = 257;
+  EXPECT_EQ(SizeRange::groupRows(p), 65);
+  EXPECT_EQ(selectVariant(family, p, DeviceModel(), why), 1) << why;
+  // The table on the device alone: the rows are unknown, and only the
+  // variant with no condition runs it.
+  p.m = 0;
+  EXPECT_EQ(SizeRange::groupRows(p), 0);
+  EXPECT_EQ(selectVariant(family, p, DeviceModel(), why), 1) << why;
+  std::vector<RankedVariant> ranked =
+      rankVariants(family, p, DeviceModel(), nullptr);
+  ASSERT_EQ(ranked.size(), 2u);
+  EXPECT_EQ(ranked[1].index, 0u);
+  EXPECT_NE(ranked[1].whyNot.find("on the device alone"), std::string::npos)
+      << ranked[1].whyNot;
+}
+
 TEST(Contract, SizeRangesNarrowAndEmpty) {
   SizeRange r;
   EXPECT_TRUE(r.isAll());

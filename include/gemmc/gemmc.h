@@ -438,7 +438,11 @@ gemmc_status gemmc_grouped_plan_launch_operands(gemmc_plan plan,
    device only, so that a CUDA graph replays a launch with new rows
    written into the table. A group of m or n 0 computes nothing. C =
    alpha * A * B + beta * C where the kernel takes alpha and beta (else 1
-   and 0). The plan holds the group count and the scalars. */
+   and 0). The plan holds the group count and the scalars. Of a family
+   whose variants are for ranges of the rows a group (`group-rows`: the
+   groups' rows in all over the groups), a launch with the table on the
+   device runs the variant for any rows, one with the rows from the host
+   (gemmc_grouped_table_plan_launch_rows) the variant they choose. */
 gemmc_status gemmc_grouped_table_plan_create(gemmc_module module,
                                              int64_t groups, float alpha,
                                              float beta, gemmc_plan *plan);

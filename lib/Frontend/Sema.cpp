@@ -444,12 +444,20 @@ bool gemmc::checkFamily(const KernelDecl &kernel, SourceMgr &sourceMgr) {
   for (const VariantDecl &variant : kernel.variants) {
     for (const ConditionDecl &c : variant.conditions) {
       // The rows a group: M over the groups, of a grouped GEMM whose M is
-      // given at launch.
+      // given at launch; of the general form, its groups' rows in all
+      // over the groups, which the host knows where it gives the table's
+      // rows. The general form's groups each have their own M, N and K:
+      // its variants name the rows a group alone.
       bool groupRows = c.dim == "group-rows";
-      if (groupRows && (!p.groups || p.groups->ptrArray))
+      if (groupRows && !p.groups)
         return error(c.loc, "a condition on 'group-rows', the rows a group, "
-                            "names a grouped GEMM's (groups = ?, its groups' "
-                            "rows one after the other)");
+                            "names a grouped GEMM's (groups = ?)");
+      if (!groupRows && p.groups && p.groups->ptrArray)
+        return error(c.loc, "a condition on '" + c.dim +
+                                "' of the general form (groups = ? "
+                                "ptr-array), whose groups each have their "
+                                "own sizes: its variants name 'group-rows', "
+                                "the rows a group");
       const std::optional<SizeDecl> &size = c.dim == "n"   ? p.n
                                             : c.dim == "k" ? p.k
                                                            : p.m;

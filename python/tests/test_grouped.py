@@ -264,10 +264,51 @@ class GroupedGemm(unittest.TestCase):
                 c.fill_(float("nan"))
             graph.replay()
             replayed = [c.clone() for c in sub_c]
-            eager = gemmc.grouped_gemm(sub_a, sub_b)
-            for r, e in zip(replayed, eager):
+            # The same launch, eager (the table on the device alone: the
+            # family's variant for any rows, as the graph's).
+            for c in out:
+                c.fill_(float("nan"))
+            gemmc.grouped_gemm_table(table, dt)
+            for r, e in zip(replayed, sub_c):
                 self.assertTrue(torch.equal(r, e))
             self.check(replayed, sub_a, sub_b)
+
+    @staticmethod
+    def kernels_run(call):
+        """The names of the CUDA kernels `call` launches."""
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            call()
+            torch.cuda.synchronize()
+        return {event.key for event in prof.key_averages()}
+
+    def test_the_rows_a_group_choose_the_variant(self):
+        # The shipped families run `few` (ping-pong 64x128 tiles) up to 64
+        # rows a group (the groups' rows in all over the groups), `many`
+        # above; with the table on the device alone, `many`.
+        few = [(10, 200, 96), (60, 72, 136), (3, 128, 64), (40, 264, 520)]
+        many = [(200, 200, 96), (160, 72, 136), (3, 128, 64),
+                (300, 264, 520)]
+        for dtype in (torch.bfloat16, torch.float16):
+            for b_col in (False, True):
+                for shapes, variant in ((few, "few"), (many, "many")):
+                    a, b = each(dtype, shapes, b_col, 12)
+                    out = []
+                    names = self.kernels_run(
+                        lambda: out.append(gemmc.grouped_gemm(a, b)))
+                    self.assertTrue(
+                        any(name.endswith("_ptr_array_" + variant)
+                            for name in names), names)
+                    self.check(out[0], a, b)
+        a, b = each(torch.bfloat16, few, True, 13)
+        out = [torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+               for m, n, k in few]
+        table = gemmc.group_table(a, b, out)[0].cuda()
+        names = self.kernels_run(
+            lambda: gemmc.grouped_gemm_table(table, torch.bfloat16))
+        self.assertTrue(any(name.endswith("_ptr_array_many")
+                            for name in names), names)
+        self.check(out, a, b)
 
     def test_refuses_what_it_cannot_take(self):
         a, b = each(torch.bfloat16, [(8, 16, 16), (4, 8, 32)], False, 7)

@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 using namespace gemmc::rt;
 using namespace gemmc::rt::capi_internal;
@@ -33,6 +34,11 @@ struct gemmc_plan_opaque {
   /// (gemmc_grouped_table_plan_launch_rows), made at its first launch.
   std::once_flag stagingMade;
   std::unique_ptr<TableStaging> staging;
+  /// A group-table family's launch of each variant (by its place in the
+  /// family; null where its contract refuses the plan's problem), where
+  /// it has more than one: rows from the host choose among them by the
+  /// rows a group. `plan` is the one for a table on the device alone.
+  std::vector<std::shared_ptr<const LaunchPlan>> variants;
 };
 
 /// A plan of module `handle` into `plan`, its launch made by `make` (of
@@ -300,7 +306,8 @@ gemmc_grouped_plan_launch_operands(gemmc_plan plan,
 extern "C" gemmc_status
 gemmc_grouped_table_plan_create(gemmc_module handle, int64_t groups,
                                 float alpha, float beta, gemmc_plan *plan) {
-  return createPlan(
+  std::vector<std::shared_ptr<const LaunchPlan>> variants;
+  gemmc_status status = createPlan(
       handle, /*given=*/true, "gemmc_grouped_table_plan_create", plan,
       [&](LoadedModule &module, std::shared_ptr<const LaunchPlan> &out) {
         const Contract &contract = module.contracts.front();
@@ -322,15 +329,47 @@ gemmc_grouped_table_plan_create(gemmc_module handle, int64_t groups,
         Problem problem = toProblem(contract, shape);
         problem.grouped = problem.groupTable = true;
         problem.groups = groups;
+        // With the table on the device alone the rows a group are unknown
+        // (m 0): the variant for any rows.
+        Problem unknownRows = problem;
+        unknownRows.m = 0;
+        const KernelFamily &family = module.kernels();
         std::string why;
-        const ContractKernel *kernel = module.kernels().select(problem, why);
+        const ContractKernel *kernel = family.select(unknownRows, why);
         if (!kernel)
           return capi::fail(GEMMC_ERROR_UNSUPPORTED_PROBLEM,
                             module.name + " cannot compute " + problem.str() +
                                 ": " + why);
         out = std::make_shared<const LaunchPlan>(*kernel, problem);
+        if (family.variants().size() > 1)
+          for (const auto &variant : family.variants())
+            variants.push_back(
+                accepts(variant->contract(), problem, why)
+                    ? std::make_shared<const LaunchPlan>(*variant, problem)
+                    : nullptr);
         return GEMMC_SUCCESS;
       });
+  if (status == GEMMC_SUCCESS)
+    (*plan)->variants = std::move(variants);
+  return status;
+}
+
+/// The launch of `plan` (a group-table plan) for the table's `rows` from
+/// the host: its family's variant for the rows a group (the groups' rows
+/// in all over the groups).
+static const LaunchPlan &launchForRows(const gemmc_plan_opaque &plan,
+                                       const int64_t *rows) {
+  if (plan.variants.empty())
+    return *plan.plan;
+  Problem problem = plan.plan->problem();
+  problem.m = tableRows(rows, problem.groups);
+  std::string why;
+  const ContractKernel *kernel = plan.module->kernels().select(problem, why);
+  const auto &variants = plan.module->kernels().variants();
+  for (size_t i = 0; i < variants.size(); ++i)
+    if (variants[i].get() == kernel && plan.variants[i])
+      return *plan.variants[i];
+  return *plan.plan;
 }
 
 /// Success where `plan`'s kernel reads a group table, else the error.
@@ -373,9 +412,9 @@ gemmc_grouped_table_plan_launch_rows(gemmc_plan plan, const int64_t *rows,
                       "the rows must not be null");
   return guarded([&] {
     LoadedModule &module = *plan->module;
-    const LaunchPlan &launch = *plan->plan;
     if (gemmc_status status = readsGroupTable(*plan))
       return status;
+    const LaunchPlan &launch = launchForRows(*plan, rows);
     module.kernels(); // its context current
     auto cuStream = static_cast<CUstream>(stream);
     CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;

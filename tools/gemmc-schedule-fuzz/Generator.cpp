@@ -506,14 +506,15 @@ gemmc::fuzz::composeFamily(std::mt19937_64 &rng, const std::string &name,
                      const std::string &directives) {
     family += "  variant " + variantName + when + " {\n" + directives + "  }\n";
   };
-  // A grouped GEMM's (the offsets' form) variants may bound the rows a
-  // group too.
-  bool grouped = family.find("groups = ?") != std::string::npos &&
-                 family.find("ptr-array") == std::string::npos;
+  // A grouped GEMM's variants may bound the rows a group too; its general
+  // form's (`ptr-array`, each group its own sizes), the rows a group alone.
+  bool grouped = family.find("groups = ?") != std::string::npos;
+  bool ptrArray = family.find("ptr-array") != std::string::npos;
   for (size_t i = 0; i < schedules.size(); ++i) {
     std::string when;
     for (const char *dim : {"m", "n", "k", "group-rows"}) {
-      if (!grouped && std::string(dim) == "group-rows")
+      bool rows = std::string(dim) == "group-rows";
+      if ((!grouped && rows) || (ptrArray && !rows))
         continue;
       if (!d.chance(0.5))
         continue;

@@ -106,7 +106,10 @@ struct Problem {
   /// own M, N and K, matrices and leading dimensions, in the kernel's
   /// `table` parameter (i64, kGroupTableColumns a group: GroupColumn) in
   /// place of the offsets; m, n and k are '?', and A, B and C give the
-  /// types and layouts.
+  /// types and layouts. A problem of it on the host (n and k stand-ins)
+  /// has as `m` its groups' rows in all where the host knows them (the
+  /// table's rows given from the host: tableRows), else 0: the table is on
+  /// the device alone, and the rows a group are unknown.
   bool groupTable = false;
   /// The matrices B holds: a batch's, or a grouped GEMM's groups.
   int64_t countOfB() const { return grouped ? groups : batch; }
@@ -132,9 +135,10 @@ struct Problem {
 /// The sizes a variant of a kernel family is for (`when: m<=64 k>=4096`,
 /// `256<=m<=1024`, `group-rows<=128`, or `any`): closed ranges of M, N, K
 /// and, for a grouped GEMM, the rows a group (M over the groups, rounded
-/// up: what the host knows of the groups' rows, which lie on the device).
-/// The schedule language's `when` builds one (docs/dsl.md), the contract
-/// states it.
+/// up: what the host knows of the groups' rows, which lie on the device;
+/// of the general form, its groups' rows in all over the groups, where
+/// the host knows them). The schedule language's `when` builds one
+/// (docs/dsl.md), the contract states it.
 struct SizeRange {
   static constexpr int64_t kUnbounded = INT64_MAX;
   static constexpr int kDimensions = 4;
@@ -151,7 +155,9 @@ struct SizeRange {
   /// a group (groupRows()), 1 for a single GEMM.
   bool contains(int64_t m, int64_t n, int64_t k, int64_t groupRows = 1) const;
   /// The rows a group of `problem` as `contains` takes them: M over the
-  /// groups rounded up (at least 1), or 1 where it is not grouped.
+  /// groups rounded up (at least 1), or 1 where it is not grouped; 0 for
+  /// the general form whose rows the host does not know (m 0): only a
+  /// variant with no condition runs it (rankVariants).
   static int64_t groupRows(const Problem &problem);
   /// Every size (no condition).
   bool isAll() const;
@@ -389,6 +395,15 @@ inline constexpr int64_t kScaleBlock = 128;
 /// (K 0: C is alpha * 0, beta * C).
 enum class GroupColumn : int64_t { M, N, K, Lda, Ldb, Ldc, A, B, C };
 inline constexpr int64_t kGroupTableColumns = 9;
+
+/// The rows in all of a group table's `groups` rows, on the host (a
+/// general-form problem's `m` for the choice of its variant).
+inline int64_t tableRows(const int64_t *rows, int64_t groups) {
+  int64_t total = 0;
+  for (int64_t g = 0; g < groups; ++g)
+    total += rows[g * kGroupTableColumns + int64_t(GroupColumn::M)];
+  return total;
+}
 
 /// The multiple of an operand's leading dimension that every kernel of
 /// its type may ask: 1, but 16 for FP8, which only TMA copies (rows 16

@@ -30,7 +30,9 @@ int gemmc::rt::explainBench(BenchOptions &o) {
   takeProblemFromKernels(o, files.front().second.front());
   // The problems: each shape's, or each grouped layer's (`--grouped`: its
   // tokens the rows of A, each group's rows on the device; the rows a
-  // group, which a variant's `when` may bound, M over the groups).
+  // group, which a variant's `when` may bound, M over the groups; of the
+  // general form, its groups' rows in all, as the table's rows from the
+  // host give them).
   struct Explained {
     Shape shape;
     std::string label;
@@ -56,6 +58,7 @@ int gemmc::rt::explainBench(BenchOptions &o) {
       if (e.groups) {
         p.grouped = true;
         p.groups = e.groups;
+        p.groupTable = contracts.front().problem.groupTable;
       }
       std::printf("\n%s: %s (%s)\n", path.c_str(), e.label.c_str(),
                   p.str().c_str());

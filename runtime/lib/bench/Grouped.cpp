@@ -661,8 +661,12 @@ TableRun::TableRun(const BenchOptions &o, Bench &bench, const Problem &kind,
 
 GroupedOutcome TableRun::run(const KernelFamily &family) {
   GroupedOutcome out = outcomeOf(gc, cublasToFp64, loopMs, syncLoopMs);
+  // The variant for the rows a group, as the C API's rows from the host
+  // choose it.
+  Problem chooseBy = p;
+  chooseBy.m = tableRows(table.data(), p.groups);
   std::string why;
-  const ContractKernel *chosen = family.select(p, why);
+  const ContractKernel *chosen = family.select(chooseBy, why);
   if (!chosen) {
     out.status = "SKIP";
     out.note = why;
