@@ -296,7 +296,7 @@ if [ "$mode" = table-family ]; then
   # checks.)
   [ "${TABLE_FAMILY_CHECKS:-1}" = 0 ] ||
   for f in pkg/gemmc/share/gemmc/families/sm_90a/*_ptr_array.ptx; do
-    timeout ${FAMILY_TIME:-30} $B --sweep random --count ${FAMILY_COUNT:-150} \
+    timeout ${FAMILY_TIME:-30} $B --sweep random --count ${FAMILY_COUNT:-100} \
       --max-size 512 --seed 44 "$f" \
       > "$O/table-family-sweep-$(basename "$f" .ptx).log" 2>&1
     echo "$(basename "$f"): $(grep "cases," \
