@@ -19,6 +19,8 @@
 #                                         #   KINDS=, ROUNDS=)
 #   bash DIR/grouped.sh table             # there: the general form's checks
 #   bash DIR/grouped.sh table-shapes      # there: and its speed (~9 min)
+#   bash DIR/grouped.sh table-tiles       # there: its tiles above 64
+#                                         #   rows a group (~9 min)
 #   bash DIR/grouped.sh table-family      # there: the general form's
 #                                         #   families, checks and speed
 #                                         #   beside those before (~9 min)
@@ -64,6 +66,15 @@ if [ "$mode" = prepare ]; then
   pa papp128x128 128x128x64 128 4 ping-pong
   pa papp64x128 64x128x64 128 8 ping-pong
   pa papp128x128gelu 128x128x64 128 4 ping-pong gelu
+  # (table-tiles: the tile for more than 64 rows a group)
+  pa pa128x256 128x256x64 256 4
+  pa pa256x128 256x128x64 128 4
+  pa papp64x192 64x192x64 192 6 ping-pong
+  pa papp64x256 64x256x64 256 4 ping-pong
+  for s in moe-shapes moe-shapes-heldout; do
+    grep -v "^#" benchmarks/$s.txt | awk '{split($1, g, "="); split($2, t, "=");
+      if (t[2] / g[2] > 64) print}' > "$dir/over64-$s.txt"
+  done
   # The general-form families before their last change, a family folder
   # (GEMMC_FAMILY_DIR) to time the shipped ones beside (table-family).
   mkdir -p "$dir/before/sm_90a"
@@ -282,6 +293,26 @@ if [ "$mode" = table-shapes ]; then
     $(for k in ${TABLE_KERNELS:-papp128x128 papp64x128}; do echo v/$k.ptx; done) \
     > "$O/table-${TABLE_SHAPES:-moe-shapes}.txt" 2>&1
   grep "geomean\|cases," "$O/table-${TABLE_SHAPES:-moe-shapes}.txt"
+  exit 0
+fi
+if [ "$mode" = table-tiles ]; then
+  # The tile of the general form's `many` variant (more than 64 rows a
+  # group): random cases through each candidate, then the MoE shapes of
+  # more than 64 rows a group beside the loop of cuBLAS calls, the
+  # example's 128x128 and the candidates; chosen on the training shapes,
+  # the held-out ones a check.
+  for k in pa128x192 pa128x256 pa256x128 papp64x192 papp64x256; do
+    timeout 20 $B --sweep random --count 60 --max-size 512 --seed 45 \
+      v/$k.ptx > "$O/table-tiles-sweep-$k.log" 2>&1
+    echo "$k: $(grep "cases," "$O/table-tiles-sweep-$k.log")"
+  done
+  for shapes in moe-shapes moe-shapes-heldout; do
+    timeout 250 $B --grouped over64-$shapes.txt --runs 10 \
+      hopper-grouped-ptr-array.ptx v/pa128x192.ptx v/pa128x256.ptx \
+      v/pa256x128.ptx v/papp64x192.ptx v/papp64x256.ptx \
+      > "$O/table-tiles-$shapes.txt" 2>&1
+    grep "geomean\|cases," "$O/table-tiles-$shapes.txt"
+  done
   exit 0
 fi
 if [ "$mode" = table-family ]; then
