@@ -21,6 +21,8 @@
 #   bash DIR/grouped.sh table-shapes      # there: and its speed (~9 min)
 #   bash DIR/grouped.sh table-tiles       # there: its tiles above 64
 #                                         #   rows a group (~9 min)
+#   bash DIR/grouped.sh table-tma         # there: A and B by TMA, maps
+#                                         #   made on the device (~8 min)
 #   bash DIR/grouped.sh table-family      # there: the general form's
 #                                         #   families, checks and speed
 #                                         #   beside those before (~9 min)
@@ -71,6 +73,17 @@ if [ "$mode" = prepare ]; then
   pa pa256x128 256x128x64 128 4
   pa papp64x192 64x192x64 192 6 ping-pong
   pa papp64x256 64x256x64 256 4 ping-pong
+  # (table-tma: A and B by TMA, each group's maps made on the device)
+  pat() {
+    pa "$@"
+    sed -i "s/vectorize global-load 8/tma a b/" "$dir/v/$1.gemm"
+    "$gemmc" --arch=sm_90a "$dir/v/$1.gemm" -o "$dir/v/$1.ptx" 2>/dev/null ||
+      exit 1
+  }
+  pat pat128x192 128x192x64 192 4
+  pat pat128x256 128x256x64 256 4
+  pat pat128x128 128x128x64 128 6
+  pat patpp64x128 64x128x64 128 8 ping-pong
   for s in moe-shapes moe-shapes-heldout; do
     grep -v "^#" benchmarks/$s.txt | awk '{split($1, g, "="); split($2, t, "=");
       if (t[2] / g[2] > 64) print}' > "$dir/over64-$s.txt"
@@ -293,6 +306,28 @@ if [ "$mode" = table-shapes ]; then
     $(for k in ${TABLE_KERNELS:-papp128x128 papp64x128}; do echo v/$k.ptx; done) \
     > "$O/table-${TABLE_SHAPES:-moe-shapes}.txt" 2>&1
   grep "geomean\|cases," "$O/table-${TABLE_SHAPES:-moe-shapes}.txt"
+  exit 0
+fi
+if [ "$mode" = table-tma ]; then
+  # The general form with A and B by TMA (its maps made on the device)
+  # beside the threads' copies: random cases through each (sizes from 1,
+  # groups of 0 rows among them), memcheck, then the MoE shapes of more
+  # than 64 rows a group and all of them beside the loop of cuBLAS calls.
+  for k in pat128x192 pat128x256 pat128x128 patpp64x128; do
+    timeout 25 $B --sweep random --count 80 --max-size 700 --seed 46 \
+      v/$k.ptx > "$O/table-tma-sweep-$k.log" 2>&1
+    echo "$k: $(grep "cases," "$O/table-tma-sweep-$k.log")"
+  done
+  timeout 90 compute-sanitizer --tool memcheck $B --sweep random --count 6 \
+    --seed 8 v/pat128x192.ptx > "$O/table-tma-memcheck.txt" 2>&1
+  tail -1 "$O/table-tma-memcheck.txt"
+  for shapes in over64-moe-shapes over64-moe-shapes-heldout moe-shapes; do
+    timeout 200 $B --grouped $shapes.txt --runs 10 \
+      v/pa128x192.ptx v/pat128x192.ptx v/pat128x256.ptx v/pat128x128.ptx \
+      v/papp64x128.ptx v/patpp64x128.ptx \
+      > "$O/table-tma-$shapes.txt" 2>&1
+    grep "geomean\|cases," "$O/table-tma-$shapes.txt"
+  done
   exit 0
 fi
 if [ "$mode" = table-tiles ]; then

@@ -89,6 +89,12 @@ parseSchedule(MLIRContext &ctx, llvm::SourceMgr &sourceMgr,
 /// the declarations they share (the dynamic shared memory), which must
 /// agree. Used before the lowering (one module a variant) and after it
 /// (a module per index width, setIndexWidths).
+/// Whether the kernel makes its tensor maps on the device: the general
+/// form's producer with `tma` (GroupMaps.cpp).
+static bool rewritesTensorMaps(const gemm::KernelContract &contract) {
+  return contract.groupTable && contract.schedule.getValue().hasTma();
+}
+
 static LogicalResult mergeGPUModules(ModuleOp module, StringRef family) {
   auto modules = llvm::to_vector(module.getOps<gpu::GPUModuleOp>());
   if (modules.size() < 2)
@@ -400,6 +406,10 @@ LogicalResult gemmc::compileSchedule(MLIRContext &ctx,
   // descriptors for sizes given at launch.
   gemm::LowerToNVVMOptions lowering;
   lowering.chip = options.arch;
+  // PTX 8.0, unless a kernel rewrites tensor maps on the device
+  // (tensormap.replace and its proxy fences: 8.3).
+  if (llvm::any_of(contracts, rewritesTensorMaps))
+    lowering.features = "+ptx83";
   lowering.indexBitwidth = kDeriveIndexBitwidthFromDataLayout;
   bool dynamic = false;
   for (const gemm::KernelContract &contract : contracts)

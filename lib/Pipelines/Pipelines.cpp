@@ -43,6 +43,7 @@ void mlir::gemm::buildGPUToNVVMPipeline(OpPassManager &pm,
                                         const LowerToNVVMOptions &options) {
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
+  target.features = options.features;
   target.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
 

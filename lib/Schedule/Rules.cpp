@@ -167,14 +167,24 @@ bool Rules::checkGroupTable() {
     return error(Part::Kind::Groups,
                  "with 'ptr-array' each group has its own sizes, read from "
                  "the group table: write 'm = ?', 'n = ?' and 'k = ?'");
-  // No tensor map describes a matrix whose address is read on the device
-  // (tensormap.replace could make one there): the producer's threads copy
-  // A and B, and the consumers store C.
-  if (s.hasTma() || s.tmaC)
+  // The groups' matrices lie at addresses read on the device: the
+  // producer's issuer makes A's and B's tensor maps there (GroupMaps.cpp),
+  // or its threads copy them; the consumers store C.
+  if (s.tmaC)
     return notYet(DirectiveKind::Tma,
-                  "'tma' with 'ptr-array' (the groups' matrices lie at "
-                  "addresses read on the device: leave out 'tma', and the "
-                  "producer's threads copy them)");
+                  "'tma c' with 'ptr-array' (the consumers store each "
+                  "group's C)");
+  // The issuer waits for the copies that read a map before it rewrites
+  // it, which no thread's copies may hold back: TMA copies both operands,
+  // as the 16-bit types' tiles lie in the matrix.
+  if (s.hasTma() && !(s.tmaA && s.tmaB))
+    return error(DirectiveKind::Tma,
+                 "with 'ptr-array', 'tma' copies A and B together: write "
+                 "'tma a b', or leave out 'tma'");
+  if (s.hasTma() && (sizeInBytes(p.a) != 2 || sizeInBytes(p.b) != 2))
+    return notYet(DirectiveKind::Tma,
+                  "'tma' with 'ptr-array' on other than f16 and bf16 "
+                  "operands");
   if (isFloat8(p.a) || isFloat8(p.b))
     return notYet(Part::Kind::AType, "FP8 inputs with 'ptr-array' (TMA "
                                      "copies FP8)");

@@ -245,9 +245,13 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
       s.pingPong && k.accumulators >= 192 &&
       (p.scales == ScaleKind::Rowwise || p.bias == BiasKind::Col ||
        p.residual || p.alphaBeta);
-  k.producerRegisters = throughRegisters                    ? 160
-                        : transforms                        ? 152
-                        : k.copiesByThreads() || slicesBoth ? 56
+  // The general form's issuer walks the group table and writes each
+  // group's tensor maps (GroupMaps.cpp): at 40 a 128 x 192 tile's spilled
+  // 88 bytes, at 56 none.
+  bool mapsGroups = p.groupTable && k.usesTma();
+  k.producerRegisters = throughRegisters                                  ? 160
+                        : transforms                                      ? 152
+                        : k.copiesByThreads() || slicesBoth || mapsGroups ? 56
                         : (s.streamK || vectorsBesideTile) && !k.blockScales
                             ? 24
                             : 40;

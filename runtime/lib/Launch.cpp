@@ -87,6 +87,31 @@ CUlaunchConfig ContractKernel::launchConfig(unsigned gridX,
 static CUtensorMap encodeTensorMap(const std::string &name, const Problem &p,
                                    bool batched, CUdeviceptr base,
                                    TensorMapBox box) {
+  const DType type = name == "tmap-A" ? p.a : name == "tmap-B" ? p.b : p.c;
+  cuuint64_t elementBytes = sizeOf(type);
+  // FP8 goes as bytes (TMA copies them as they are).
+  CUtensorMapDataType dataType =
+      type == DType::F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+      : type == DType::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+      : elementBytes == 1   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                            : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  CUtensorMap map;
+  cuuint32_t boxDims[3] = {cuuint32_t(box.inner), cuuint32_t(box.outer), 1};
+  cuuint32_t elementStrides[3] = {1, 1, 1};
+  if (p.groupTable) {
+    // The general form's maps are templates: the kernel puts each group's
+    // matrix, sizes and row stride in (GroupMaps.cpp). Any matrix the
+    // driver takes will do: one box at `base`.
+    cuuint64_t dims[2] = {cuuint64_t(box.inner), cuuint64_t(box.outer)};
+    cuuint64_t strides[1] = {(cuuint64_t(box.inner) * elementBytes + 15) / 16 *
+                             16};
+    GEMMC_CU(DriverApi::get().cuTensorMapEncodeTiled(
+        &map, dataType, 2, reinterpret_cast<void *>(base), dims, strides,
+        boxDims, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+        CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+    return map;
+  }
   // A grouped GEMM's B holds a matrix a group: 3-D, like a batch's.
   int64_t count = p.batch;
   if (p.grouped && name == "tmap-B") {
@@ -104,7 +129,7 @@ static CUtensorMap encodeTensorMap(const std::string &name, const Problem &p,
                  ? Matrix{p.bLayout, p.k, p.n, p.b, p.ldOfB(), p.strideOfB()}
                  : Matrix{p.cLayout, p.m, p.n, p.c, p.ldOfC(), p.strideOfC()};
   bool rowMajor = matrix.layout == Layout::Row;
-  cuuint64_t bytes = sizeOf(matrix.type);
+  cuuint64_t bytes = elementBytes;
   // A batch of one takes any stride (the contract checks only those that
   // step): its map steps by the matrix, at a 16-byte multiple as its rows.
   if (count == 1)
@@ -114,15 +139,6 @@ static CUtensorMap encodeTensorMap(const std::string &name, const Problem &p,
                         cuuint64_t(count)};
   cuuint64_t strides[2] = {cuuint64_t(matrix.ld) * bytes,
                            cuuint64_t(matrix.stride) * bytes};
-  cuuint32_t boxDims[3] = {cuuint32_t(box.inner), cuuint32_t(box.outer), 1};
-  cuuint32_t elementStrides[3] = {1, 1, 1};
-  // FP8 goes as bytes (TMA copies them as they are).
-  CUtensorMapDataType dataType =
-      matrix.type == DType::F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-      : matrix.type == DType::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-      : bytes == 1                 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
-                                   : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-  CUtensorMap map;
   GEMMC_CU(DriverApi::get().cuTensorMapEncodeTiled(
       &map, dataType, batched ? 3 : 2, reinterpret_cast<void *>(base), dims,
       strides, boxDims, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
@@ -381,6 +397,10 @@ void LaunchPlan::launch(const Operands &operands, CUstream stream) const {
       std::memcpy(bytes + patch.offset, &address, sizeof(address));
       continue;
     }
+    // The general form's templates lie at no matrix of theirs: at the
+    // table's 16 bytes (never read).
+    if (p.groupTable)
+      address = operands.table & ~CUdeviceptr(15);
     CUtensorMap map = encodeTensorMap(patch.source == Source::A   ? "tmap-A"
                                       : patch.source == Source::B ? "tmap-B"
                                                                   : "tmap-C",

@@ -16,6 +16,10 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
   PassOptions::Option<std::string> chip{*this, "chip",
                                         llvm::cl::desc("GPU architecture"),
                                         llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("The NVPTX target's features: the PTX ISA version"),
+      llvm::cl::init("+ptx80")};
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level", llvm::cl::desc("LLVM optimisation level"),
       llvm::cl::init(3)};

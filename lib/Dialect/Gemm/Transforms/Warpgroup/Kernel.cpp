@@ -285,9 +285,12 @@ void KernelBuilder::buildPrologue() {
     // The tensor maps (grid-constant parameters, GridConstant.cpp) into
     // the SM's cache before the first copy or store that reads them, as
     // CUTLASS's kernels do, rather than at it.
+    // (The general form's maps of A and B are templates: the producer
+    // makes its groups' own.)
     UnitAttr set = b.getUnitAttr();
-    for (auto [byTma, map] : {std::pair(k.a.byTma, mapA),
-                              std::pair(k.b.byTma, mapB),
+    bool ownMaps = !mapsGroups();
+    for (auto [byTma, map] : {std::pair(ownMaps && k.a.byTma, mapA),
+                              std::pair(ownMaps && k.b.byTma, mapB),
                               std::pair(k.c.has_value(), mapC)})
       if (byTma)
         NVVM::PrefetchOp::create(b, loc, /*cacheLevel=*/nullptr,
@@ -372,6 +375,12 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
     if (!table)
       return func.emitOpError("of a grouped GEMM's general form lacks its "
                               "group table");
+    // The producer's issuer alone writes the groups' maps, and waits for
+    // the copies that read them, which no producer thread's copies may
+    // hold back (Rules::checkGroupTable).
+    if (k.usesTma() && k.threadsCopy())
+      return func.emitOpError("of a grouped GEMM's general form copies "
+                              "operands by both TMA and threads");
     Value entries = extent(table, 0);
     groupCount = arith::DivUIOp::create(b, loc, entries,
                                         index(gemmc::kGroupTableColumns));

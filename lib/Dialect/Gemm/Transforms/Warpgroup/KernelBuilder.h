@@ -406,6 +406,30 @@ private:
   /// (i64) of `rows` x `cols` (index) and leading dimension `ld` (i64).
   Value viewAt(Value address, Value rows, Value cols, Value ld,
                MemRefType type);
+  /// The general form with `tma a b` (GroupMaps.cpp). Each group's A and
+  /// B lie at addresses read on the device, so no tensor map the host
+  /// encodes describes them: the kernel's `tmap-A` and `tmap-B` are
+  /// templates (type, box, swizzle), and the producer's issuer writes its
+  /// group's maps into a slot of global memory (`tensormap.replace`) that
+  /// its block holds for the kernel's duration, taken from a pool the
+  /// module keeps (so that no launch needs a workspace, and launches on
+  /// several streams or in CUDA graphs never share a slot).
+  bool mapsGroups() const { return table && k.usesTma(); }
+  /// Takes a free slot of the pool (an atomic exchange from slot
+  /// blockIdx.x on) and points `mapA` and `mapB` at its two maps.
+  void claimMapSlot();
+  /// Gives the slot back once every copy that read its maps landed: the
+  /// consumers released the stages of the walk's last `stages` pipeline
+  /// iterations before `end`.
+  void releaseMapSlot(Value end);
+  /// Where the block's tile `tile` is its first of the group at the cursor,
+  /// writes that group's maps into the slot, once the copies issued with
+  /// the group before's (pipeline iterations before `it0`) landed.
+  void mapTileGroup(Value tile, Value it0);
+  /// The slot's index in the pool (index), its maps of A and B (global
+  /// pointers; `mapA` and `mapB` their generic addresses), and the
+  /// templates.
+  Value mapSlot, slotA, slotB, templateA, templateB;
   /// A block's place in a grouped GEMM's walk, carried from tile to tile
   /// (its tiles come in order): the group of its last tile, the tiles of
   /// the groups before it, and where that group's rows start.

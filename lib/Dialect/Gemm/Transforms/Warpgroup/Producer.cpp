@@ -93,6 +93,8 @@ void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
     ifIssuer = scf::IfOp::create(b, loc, issuer, false);
     b.setInsertionPointToStart(&ifIssuer.getThenRegion().front());
   }
+  if (mapsGroups())
+    claimMapSlot();
   SmallVector<Value> inits = walkInits(index(0));
   auto tiles =
       scf::ForOp::create(b, loc, tileStart, numTiles, tileStep, inits);
@@ -102,6 +104,8 @@ void KernelBuilder::buildProducer(Value tileStart, Value tileStep) {
                           tiles.getRegionIterArg(0), issuer, allThreads);
   scf::YieldOp::create(b, loc, walkYields(end));
   b.setInsertionPointAfter(tiles);
+  if (mapsGroups())
+    releaseMapSlot(tiles.getResult(0));
   // (Unless each tile's were finished.)
   if (allThreads && !k.finishesCopiesEachTile)
     signalCopies(tiles.getResult(0), /*drain=*/true);
@@ -186,6 +190,8 @@ Value KernelBuilder::produceTile(Value tile, Value tileKBegin, Value tileKEnd,
                                  Value it0, Value issuer, bool allThreads) {
   TilePosition at = tileCoordinates(tile);
   FailureOr<Value> end = whereTileExists(at, it0, [&]() -> FailureOr<Value> {
+    if (mapsGroups())
+      mapTileGroup(tile, it0);
     return produceTileAt(at, tileKBegin, tileKEnd, it0, issuer, allThreads);
   });
   return *end;
