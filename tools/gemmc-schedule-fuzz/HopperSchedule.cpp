@@ -147,8 +147,7 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
   // groups do not take yet (below), now and then with it, to be refused.
   bool grouped = !batched && groupSide.chance(0.2);
   // Two in five grouped kernels of sizes given at launch take the general
-  // form (`ptr-array`, a stream of its own): the producer's threads copy
-  // their operands (a few ask TMA, to be refused).
+  // form (`ptr-array`, a stream of its own).
   Draw &tableSide = sides.table;
   bool ptrArray = grouped && dynamic && tableSide.chance(0.4);
   if (grouped)
@@ -229,14 +228,20 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
     tma = !groupSide.chance(0.05);
   if (grouped && tmaC && !cRow)
     tmaC = groupSide.chance(0.05);
-  if (ptrArray && tableSide.chance(0.95))
-    tma = tmaC = false;
+  // The general form: C by the consumers, A and B by TMA (each group's
+  // maps made on the device) in half, by the threads in the rest; now and
+  // then `tma c`, or one operand by TMA, to be refused.
+  bool tableKeepsRules = ptrArray && tableSide.chance(0.95);
+  if (tableKeepsRules) {
+    tmaC = false;
+    tma = tma && tableSide.chance(0.5);
+  }
   // A third of the schedules copy A, B or both with the producer's threads,
   // in pieces of 1 to 8 elements (cp.async from 4 bytes on; 2-byte pieces
   // through registers); a few ask for pieces TMA copies or of 32 bytes.
   bool tmaA = tma, tmaB = tma;
   std::string widths;
-  if (tma && side.chance(0.35)) {
+  if (tma && !tableKeepsRules && side.chance(0.35)) {
     int which = side.pick({0, 1, 2});
     tmaA = which == 1;
     tmaB = which == 0;

@@ -188,9 +188,12 @@ void KernelBuilder::mapTileGroup(Value tile, Value it0) {
   using gemmc::GroupColumn;
   Value g = cursor.group;
   Type i32Type = b.getI32Type();
+  // (A group of K 0 copies nothing, but its maps are made: each size at
+  // least 1, a map the driver would take.)
   auto size32 = [&](GroupColumn column) -> Value {
     Value size = tableSize(g, column);
-    return arith::IndexCastUIOp::create(b, loc, i32Type, size);
+    Value atLeastOne = arith::MaxUIOp::create(b, loc, size, index(1));
+    return arith::IndexCastUIOp::create(b, loc, i32Type, atLeastOne);
   };
   auto strideBytes = [&](GroupColumn column) -> Value {
     Value ld = tableEntry(g, column);
