@@ -406,8 +406,9 @@ LogicalResult gemmc::compileSchedule(MLIRContext &ctx,
   // descriptors for sizes given at launch.
   gemm::LowerToNVVMOptions lowering;
   lowering.chip = options.arch;
-  // PTX 8.0, unless a kernel rewrites tensor maps on the device
-  // (tensormap.replace and its proxy fences: 8.3).
+  // The least PTX version the chip takes (8.0 for sm_90a), unless a kernel
+  // rewrites tensor maps on the device (tensormap.replace and its proxy
+  // fences: 8.3).
   if (llvm::any_of(contracts, rewritesTensorMaps))
     lowering.features = "+ptx83";
   lowering.indexBitwidth = kDeriveIndexBitwidthFromDataLayout;

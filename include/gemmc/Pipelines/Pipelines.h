@@ -18,8 +18,9 @@ struct LowerToNVVMOptions : public PassPipelineOptions<LowerToNVVMOptions> {
                                         llvm::cl::init("sm_90")};
   PassOptions::Option<std::string> features{
       *this, "features",
-      llvm::cl::desc("The NVPTX target's features: the PTX ISA version"),
-      llvm::cl::init("+ptx80")};
+      llvm::cl::desc("The NVPTX target's features, as +ptx83 (empty: the "
+                     "least PTX ISA version the chip takes)"),
+      llvm::cl::init("")};
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level", llvm::cl::desc("LLVM optimisation level"),
       llvm::cl::init(3)};
