@@ -84,17 +84,17 @@ parseSchedule(MLIRContext &ctx, llvm::SourceMgr &sourceMgr,
   return module;
 }
 
-/// A family is one PTX module: moves the kernels of every gpu.module into
-/// the first, renamed after the family. The modules hold the kernels and
-/// the declarations they share (the dynamic shared memory), which must
-/// agree. Used before the lowering (one module a variant) and after it
-/// (a module per index width, setIndexWidths).
 /// Whether the kernel makes its tensor maps on the device: the general
 /// form's producer with `tma` (GroupMaps.cpp).
 static bool rewritesTensorMaps(const gemm::KernelContract &contract) {
   return contract.groupTable && contract.schedule.getValue().hasTma();
 }
 
+/// A family is one PTX module: moves the kernels of every gpu.module into
+/// the first, renamed after the family. The modules hold the kernels and
+/// the declarations they share (the dynamic shared memory), which must
+/// agree. Used before the lowering (one module a variant) and after it
+/// (a module per index width, setIndexWidths).
 static LogicalResult mergeGPUModules(ModuleOp module, StringRef family) {
   auto modules = llvm::to_vector(module.getOps<gpu::GPUModuleOp>());
   if (modules.size() < 2)

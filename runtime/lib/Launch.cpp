@@ -83,65 +83,61 @@ CUlaunchConfig ContractKernel::launchConfig(unsigned gridX,
 /// boxes of `box` to or from 128-byte-swizzled shared memory; reads past
 /// the matrix fill zeros, writes past it are dropped. A `batched` kernel's
 /// maps are 3-D, as is a grouped GEMM's B: the batch's (groups') matrices
-/// last, the batch stride apart, one a box.
+/// last, the batch stride apart, one a box. The general form's are
+/// templates (2-D, one box at `base`).
 static CUtensorMap encodeTensorMap(const std::string &name, const Problem &p,
                                    bool batched, CUdeviceptr base,
                                    TensorMapBox box) {
   const DType type = name == "tmap-A" ? p.a : name == "tmap-B" ? p.b : p.c;
-  cuuint64_t elementBytes = sizeOf(type);
-  // FP8 goes as bytes (TMA copies them as they are).
-  CUtensorMapDataType dataType =
-      type == DType::F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-      : type == DType::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-      : elementBytes == 1   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
-                            : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-  CUtensorMap map;
-  cuuint32_t boxDims[3] = {cuuint32_t(box.inner), cuuint32_t(box.outer), 1};
-  cuuint32_t elementStrides[3] = {1, 1, 1};
+  cuuint64_t bytes = sizeOf(type);
+  cuuint32_t rank = 2;
+  cuuint64_t dims[3] = {}, strides[2] = {};
   if (p.groupTable) {
     // The general form's maps are templates: the kernel puts each group's
     // matrix, sizes and row stride in (GroupMaps.cpp). Any matrix the
     // driver takes will do: one box at `base`.
-    cuuint64_t dims[2] = {cuuint64_t(box.inner), cuuint64_t(box.outer)};
-    cuuint64_t strides[1] = {(cuuint64_t(box.inner) * elementBytes + 15) / 16 *
-                             16};
-    GEMMC_CU(DriverApi::get().cuTensorMapEncodeTiled(
-        &map, dataType, 2, reinterpret_cast<void *>(base), dims, strides,
-        boxDims, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-        CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
-    return map;
+    dims[0] = cuuint64_t(box.inner);
+    dims[1] = cuuint64_t(box.outer);
+    strides[0] = (dims[0] * bytes + 15) / 16 * 16;
+  } else {
+    // A grouped GEMM's B holds a matrix a group: 3-D, like a batch's.
+    int64_t count = p.batch;
+    if (p.grouped && name == "tmap-B") {
+      batched = true;
+      count = p.groups;
+    }
+    struct Matrix {
+      Layout layout;
+      int64_t rows, cols, ld, stride;
+    } matrix = name == "tmap-A"
+                   ? Matrix{p.aLayout, p.m, p.k, p.ldOfA(), p.strideOfA()}
+               : name == "tmap-B"
+                   ? Matrix{p.bLayout, p.k, p.n, p.ldOfB(), p.strideOfB()}
+                   : Matrix{p.cLayout, p.m, p.n, p.ldOfC(), p.strideOfC()};
+    bool rowMajor = matrix.layout == Layout::Row;
+    // A batch of one takes any stride (the contract checks only those that
+    // step): its map steps by the matrix, at a 16-byte multiple as its rows.
+    if (count == 1)
+      matrix.stride = matrix.ld * (rowMajor ? matrix.rows : matrix.cols);
+    rank = batched ? 3 : 2;
+    dims[0] = cuuint64_t(rowMajor ? matrix.cols : matrix.rows);
+    dims[1] = cuuint64_t(rowMajor ? matrix.rows : matrix.cols);
+    dims[2] = cuuint64_t(count);
+    strides[0] = cuuint64_t(matrix.ld) * bytes;
+    strides[1] = cuuint64_t(matrix.stride) * bytes;
   }
-  // A grouped GEMM's B holds a matrix a group: 3-D, like a batch's.
-  int64_t count = p.batch;
-  if (p.grouped && name == "tmap-B") {
-    batched = true;
-    count = p.groups;
-  }
-  struct Matrix {
-    Layout layout;
-    int64_t rows, cols;
-    DType type;
-    int64_t ld, stride;
-  } matrix = name == "tmap-A"
-                 ? Matrix{p.aLayout, p.m, p.k, p.a, p.ldOfA(), p.strideOfA()}
-             : name == "tmap-B"
-                 ? Matrix{p.bLayout, p.k, p.n, p.b, p.ldOfB(), p.strideOfB()}
-                 : Matrix{p.cLayout, p.m, p.n, p.c, p.ldOfC(), p.strideOfC()};
-  bool rowMajor = matrix.layout == Layout::Row;
-  cuuint64_t bytes = elementBytes;
-  // A batch of one takes any stride (the contract checks only those that
-  // step): its map steps by the matrix, at a 16-byte multiple as its rows.
-  if (count == 1)
-    matrix.stride = matrix.ld * (rowMajor ? matrix.rows : matrix.cols);
-  cuuint64_t dims[3] = {cuuint64_t(rowMajor ? matrix.cols : matrix.rows),
-                        cuuint64_t(rowMajor ? matrix.rows : matrix.cols),
-                        cuuint64_t(count)};
-  cuuint64_t strides[2] = {cuuint64_t(matrix.ld) * bytes,
-                           cuuint64_t(matrix.stride) * bytes};
+  cuuint32_t boxDims[3] = {cuuint32_t(box.inner), cuuint32_t(box.outer), 1};
+  cuuint32_t elementStrides[3] = {1, 1, 1};
+  // FP8 goes as bytes (TMA copies them as they are).
+  CUtensorMapDataType dataType =
+      type == DType::F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+      : type == DType::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+      : bytes == 1          ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                            : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  CUtensorMap map;
   GEMMC_CU(DriverApi::get().cuTensorMapEncodeTiled(
-      &map, dataType, batched ? 3 : 2, reinterpret_cast<void *>(base), dims,
-      strides, boxDims, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      &map, dataType, rank, reinterpret_cast<void *>(base), dims, strides,
+      boxDims, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
       CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
   return map;
