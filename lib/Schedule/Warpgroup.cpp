@@ -247,11 +247,16 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
        p.residual || p.alphaBeta);
   // The general form's issuer walks the group table and writes each
   // group's tensor maps (GroupMaps.cpp): at 40 a 128 x 192 tile's spilled
-  // 88 bytes, at 56 none.
+  // 88 bytes, at 56 none; a grid of 48 such kernels (bf16, tiles 128 x 256
+  // to 64 x 128, cooperative and ping-pong, alpha-beta, GELU or R, B either
+  // way, C bf16 or f32) spilled up to 88 bytes at 56 (128 x 256 tiles,
+  // ping-pong 128 x 128 with GELU), none at 88, where the consumers'
+  // 208 hold a 128 x 256 tile's 128 values and its epilogue.
   bool mapsGroups = p.groupTable && k.usesTma();
-  k.producerRegisters = throughRegisters                                  ? 160
-                        : transforms                                      ? 152
-                        : k.copiesByThreads() || slicesBoth || mapsGroups ? 56
+  k.producerRegisters = throughRegisters                    ? 160
+                        : transforms                        ? 152
+                        : mapsGroups                        ? 88
+                        : k.copiesByThreads() || slicesBoth ? 56
                         : (s.streamK || vectorsBesideTile) && !k.blockScales
                             ? 24
                             : 40;
