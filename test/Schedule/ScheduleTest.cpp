@@ -628,6 +628,32 @@ TEST(Warpgroup, RegisterSplitLeavesEightAThread) {
   check(160, 168);
 }
 
+TEST(Warpgroup, TheIssuerThatMakesGroupMapsKeepsEightyEight) {
+  // The general form by TMA: the producer's issuer writes each group's
+  // tensor maps; at 56 a 128 x 256 tile's kernel spilled 88 bytes, at 88
+  // none, the consumers' 208 holding its 128 values.
+  Problem p = squareF32(4095);
+  p.a = p.b = p.c = ElementType::F16;
+  p.m.reset();
+  p.n.reset();
+  p.k.reset();
+  p.grouped = true;
+  p.groupTable = true;
+  p.alphaBeta = true;
+  Schedule s = hopperF16(); // 128x256 tiles, two consumers
+  s.cluster.reset();
+  s.tmaC = false;
+  WarpgroupKernel k = getWarpgroupKernel(p, s);
+  EXPECT_EQ(k.producerRegisters, 88);
+  EXPECT_EQ(k.consumerRegisters, 208);
+  // The producer's threads copying A and B: no maps, 56 or more.
+  s.tmaA = s.tmaB = false;
+  s.vectorize = {{8, 1, 1, 1}};
+  k = getWarpgroupKernel(p, s);
+  EXPECT_NE(k.producerRegisters, 88);
+  EXPECT_GE(k.producerRegisters, 56);
+}
+
 TEST(Warpgroup, OneConsumerTakesNothingAndTheBoundWhereSplitKSpills) {
   Problem p = squareF32(4095);
   p.a = p.b = p.c = ElementType::F16;
