@@ -90,7 +90,7 @@ if [ -x "$ptxas" ]; then
   spills=0 small=0 unwarned=0 false=0
   while read -r name arch _ _ _ _ warned; do
     bytes=$(grep -o '[0-9]* bytes spill stores' "$out/$name.$arch.ptx.ptxas" |
-            awk '{ s += $1 } END { print s + 0 }')
+            awk '$1 > s { s = $1 } END { print s + 0 }')
     if [ "$bytes" -eq 0 ]; then
       [ "$warned" -gt 0 ] && false=$((false + 1))
       continue

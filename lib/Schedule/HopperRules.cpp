@@ -442,6 +442,24 @@ bool Rules::checkWarpgroup() {
                 "split-K's consumers sum the partial tiles beside " +
                     Twine(held) + " values a thread, " +
                     Twine(kernel.fragments) + " of them A's fragments");
+  // Stream-K's consumers beside more than 96 accumulators a thread, where
+  // the producer's threads transpose an operand in shared memory (tf32 of
+  // an M- or N-major A or B): a grid of 48 tf32 stream-K schedules (A and
+  // B in pieces of 2, 2 stages, every layout but K-major both, alpha-beta
+  // or not, transposed or not) spilled 52-256 bytes at 128 x 216 (108
+  // accumulators; the schedule fuzzer's s105_2032, 316), at most 40 at
+  // 128 x 192 (96), none at 128 x 128; moving the split between producer
+  // and consumers (136 + 2 x 184 to 168 + 2 x 168) left 224-256, part of
+  // it the producer's, which ptxas assembling relocatable code cannot see
+  // (128 x 216, A column-major and B row-major: 132 bytes, none so).
+  bool transforms =
+      kernel.a.transformsInShared() || kernel.b.transformsInShared();
+  if (s.streamK && transforms && kernel.accumulators > 96)
+    warnOfProducerSpill(
+        DirectiveKind::Persistent,
+        "stream-K's consumers hold " + Twine(kernel.accumulators) +
+            " accumulators a thread where the producer's threads "
+            "transpose an operand in shared memory");
   if (arch && facts.sharedBytes > arch->sharedMemoryLimit)
     return error(DirectiveKind::Pipeline,
                  "the tiles need " + Twine(facts.sharedBytes) +
