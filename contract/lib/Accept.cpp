@@ -200,5 +200,10 @@ bool gemmc::contract::accepts(const Contract &contract, const Problem &p,
     why = "the kernel's epilogue is " + contract.semantics;
     return false;
   }
+  if (p.amax != contract.amax) {
+    why = contract.amax ? "the kernel writes the amax of C: give it one"
+                        : "the kernel writes no amax of C";
+    return false;
+  }
   return true;
 }

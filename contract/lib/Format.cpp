@@ -98,9 +98,11 @@ std::string gemmc::contract::formatContract(const Contract &c) {
   // strides, version 11 FP8 operands and their scales, version 12 a grouped
   // GEMM and its offsets, version 13 a residual R, version 14 a grouped
   // GEMM's general form and its table, version 15 a variant for a range
-  // of the rows a group: a reader of an older version refuses such a
-  // kernel rather than launch it wrongly (or for problems it is not for).
-  int version = c.when.boundsGroupRows()                   ? 15
+  // of the rows a group, version 16 the amax of C: a reader of an older
+  // version refuses such a kernel rather than launch it wrongly (or for
+  // problems it is not for).
+  int version = c.amax                                     ? 16
+                : c.when.boundsGroupRows()                 ? 15
                 : c.problem.groupTable                     ? 14
                 : c.residual                               ? 13
                 : c.problem.grouped                        ? 12
@@ -161,7 +163,7 @@ std::string gemmc::contract::formatContract(const Contract &c) {
        << "\n";
   os << "// semantics: " << c.semantics << "\n";
   if (!c.bias.empty() || !c.activation.empty() || !c.scales.empty() ||
-      c.residual) {
+      c.residual || c.amax) {
     os << "// epilogue:";
     if (!c.scales.empty())
       os << " scales=" << c.scales;
@@ -171,6 +173,8 @@ std::string gemmc::contract::formatContract(const Contract &c) {
       os << " " << c.activation;
     if (c.residual)
       os << " residual=add";
+    if (c.amax)
+      os << " amax";
     os << "\n";
   }
   os << "// problem: " << problemLine(c.problem) << "\n";

@@ -45,7 +45,7 @@ struct Block {
 } // namespace
 
 /// The newest contract version this library reads.
-static constexpr int kLatestVersion = 15;
+static constexpr int kLatestVersion = 16;
 
 /// How many of `contract`'s parameters satisfy `pred`.
 static int countParams(const Contract &contract,
@@ -215,6 +215,7 @@ static bool parseParams(Block &b, Contract &contract) {
   contract.activation.clear();
   contract.scales.clear();
   contract.residual = false;
+  contract.amax = false;
   if (b.has("epilogue")) {
     for (const std::string &word : splitWords(b["epilogue"])) {
       if (word == "relu" || (isActivation(word) && b.version >= 11))
@@ -223,6 +224,8 @@ static bool parseParams(Block &b, Contract &contract) {
         contract.bias = word.substr(5);
       else if (word == "residual=add" && b.version >= 13)
         contract.residual = true;
+      else if (word == "amax" && b.version >= 16)
+        contract.amax = true;
       else if (word.rfind("scales=", 0) == 0 &&
                isScaleKind(word.substr(7)) && b.version >= 11)
         contract.scales = word.substr(7);
@@ -248,7 +251,8 @@ static bool parseParams(Block &b, Contract &contract) {
          param.name == "R" || (param.name == "bias" && param.kind[6] == '2'));
     pointer = pointer || descriptor;
     bool buffer = (isScaleParam(param) || isWorkspaceParam(param) ||
-                   param.name == "offsets" || param.name == "table") &&
+                   param.name == "offsets" || param.name == "table" ||
+                   param.name == "amax") &&
                   isBufferKind(param.kind);
     pointer = pointer || buffer;
     bool scalar =
@@ -265,7 +269,7 @@ static bool parseParams(Block &b, Contract &contract) {
               "beta:f32 bias:ptr R:ptr, memref2|3.i32|i64 for A, B, C, R, "
               "bias, "
               "workspace:ptr counters:ptr scale-A:ptr scale-B:ptr "
-              "offsets:ptr or memref1.i32|i64, and "
+              "amax:ptr offsets:ptr or memref1.i32|i64, and "
               "tmap-A:tensormap tmap-B:tensormap tmap-C:tensormap)");
     contract.params.push_back(param);
   }
@@ -281,6 +285,11 @@ static bool parseParams(Block &b, Contract &contract) {
   if (residualParam != contract.residual)
     return b.fail("params", "an R parameter needs 'epilogue: residual=add', "
                             "and the other way round");
+  bool amaxParam =
+      countParams(contract, [](const Param &p) { return p.name == "amax"; });
+  if (amaxParam != contract.amax)
+    return b.fail("params", "an amax parameter needs 'epilogue: amax', and "
+                            "the other way round");
   // A transposed kernel's A is the problem's B: block scales, A's 1 x 128
   // and B's 128 x 128, would be read each as the other's.
   if (contract.transposed && contract.scales == "block")
@@ -480,13 +489,14 @@ static bool checkMatrixParams(Block &b, const Contract &contract) {
                             "parameter (its general form, "
                             "'group-form=ptr-array', one table parameter), "
                             "and only it does");
-  if (descriptors != 0 &&
-      descriptors != 3 + !contract.bias.empty() + contract.residual +
-                          workspaceParams + scaleParams + offsetsParams)
+  if (descriptors != 0 && descriptors != 3 + !contract.bias.empty() +
+                                             contract.residual + contract.amax +
+                                             workspaceParams + scaleParams +
+                                             offsetsParams)
     return b.fail("params",
                   "A, B, C (and the offsets, the bias, R, the scales, the "
-                  "workspace and counters) are all pointers or all memref "
-                  "descriptors");
+                  "amax, the workspace and counters) are all pointers or all "
+                  "memref descriptors");
   if (descriptors)
     return true;
   const std::pair<int64_t, const char *> dims[] = {{contract.problem.m, "M"},

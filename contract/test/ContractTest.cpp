@@ -281,8 +281,8 @@ TEST(Contract, ReadsMemrefDescriptors) {
   EXPECT_FALSE(
       parseContract(replace(kDescriptors, "B:memref2.i32", "B:ptr"), c, error));
   EXPECT_EQ(error, "line 8: A, B, C (and the offsets, the bias, R, the "
-                   "scales, the workspace and counters) are all pointers or "
-                   "all memref descriptors");
+                   "scales, the amax, the workspace and counters) are all "
+                   "pointers or all memref descriptors");
   EXPECT_FALSE(parseContract(
       replace(kDescriptors, "a=4 b=4 c=2", "a=4 b=0 c=2"), c, error));
   EXPECT_NE(error.find("malformed 'leading-dim-multiple'"), std::string::npos);
@@ -309,7 +309,7 @@ TEST(Contract, RejectsMalformedContracts) {
                    "A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 beta:f32 "
                    "bias:ptr R:ptr, memref2|3.i32|i64 for A, B, C, R, bias, "
                    "workspace:ptr counters:ptr scale-A:ptr scale-B:ptr "
-            "offsets:ptr or "
+                   "amax:ptr offsets:ptr or "
                    "memref1.i32|i64, and "
                    "tmap-A:tensormap tmap-B:tensormap tmap-C:tensormap)");
   // Tensor-map parameters come with the boxes of their maps.
@@ -329,13 +329,14 @@ TEST(Contract, RejectsMalformedContracts) {
   EXPECT_FALSE(parseContract(replace(kFixed, "m=1024", "m=?"), c, error));
   EXPECT_EQ(error, "the problem's size M is given at launch but is not a "
                    "kernel parameter");
-  // Versions 2 to 15 (tensor maps, persistent grids, clusters, split-K,
+  // Versions 2 to 16 (tensor maps, persistent grids, clusters, split-K,
   // families, splits at launch, stream-K, transposed kernels, batches
   // copied by TMA, batch-stride multiples, FP8, groups, R, the groups'
-  // table, the rows a group in `when`) are read; a later one is not.
-  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v16"), c, error));
+  // table, the rows a group in `when`, the amax) are read; a later one is
+  // not.
+  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v17"), c, error));
   EXPECT_EQ(error, "line 6: unsupported contract version: "
-                   "// gemmc-contract-begin v16");
+                   "// gemmc-contract-begin v17");
   EXPECT_FALSE(parseContract(replace(kFixed, "// entry: sgemm_coalesced\n", ""),
                              c, error));
   EXPECT_EQ(error, "the kernel contract has no 'entry' field");
@@ -1597,6 +1598,45 @@ TEST(Contract, ReadsAResidual) {
   EXPECT_NE(error.find("malformed 'epilogue'"), std::string::npos) << error;
   EXPECT_FALSE(parseContract(replace(text, " R:ptr", ""), again, error));
   EXPECT_NE(error.find("an R parameter needs 'epilogue: residual=add'"),
+            std::string::npos)
+      << error;
+}
+
+TEST(Contract, ReadsAnAmax) {
+  // Version 16: `amax` with an amax parameter (one f32 on the device).
+  std::string text = replace(
+      replace(replace(kFixed, "v1", "v16"), "C:ptr", "C:ptr amax:ptr"),
+      "// semantics: C = A * B", "// semantics: C = A * B\n// epilogue: amax");
+  Contract c, again;
+  std::string error, why;
+  ASSERT_TRUE(parseContract(text, c, error)) << error;
+  EXPECT_TRUE(c.amax);
+  ASSERT_TRUE(parseContract(formatContract(c), again, error)) << error;
+  EXPECT_EQ(formatContract(c), formatContract(again));
+  EXPECT_NE(formatContract(c).find("v16\n"), std::string::npos);
+  EXPECT_NE(formatContract(c).find("// epilogue: amax\n"), std::string::npos);
+  // A problem takes the kernel only with an amax, and the other way round.
+  Problem p = c.problem;
+  EXPECT_FALSE(accepts(c, p, why));
+  EXPECT_EQ(why, "the kernel writes the amax of C: give it one");
+  p.amax = true;
+  EXPECT_TRUE(accepts(c, p, why)) << why;
+  EXPECT_TRUE(accepts(c, c.problemWithEpilogue(), why)) << why;
+  Contract without;
+  ASSERT_TRUE(parseContract(kFixed, without, error)) << error;
+  EXPECT_FALSE(accepts(without, p, why));
+  EXPECT_EQ(why, "the kernel writes no amax of C");
+  // An older reader's version does not know the word; the parameter needs
+  // it, and the other way round.
+  EXPECT_FALSE(parseContract(replace(text, "v16", "v15"), again, error));
+  EXPECT_NE(error.find("malformed 'epilogue'"), std::string::npos) << error;
+  EXPECT_FALSE(parseContract(replace(text, " amax:ptr", ""), again, error));
+  EXPECT_NE(error.find("an amax parameter needs 'epilogue: amax'"),
+            std::string::npos)
+      << error;
+  EXPECT_FALSE(
+      parseContract(replace(text, "amax:ptr", "amax:f32"), again, error));
+  EXPECT_NE(error.find("unsupported kernel parameter 'amax:f32'"),
             std::string::npos)
       << error;
 }

@@ -141,6 +141,8 @@ typedef struct gemmc_kernel_info {
   gemmc_scales scales;
   int group_table; /* a grouped GEMM's general form: launched with
                       gemmc_grouped_table_plan_create */
+  int amax;        /* writes max |C| (before the cast to C's type) to `amax`
+                      (`amax = c`) */
 } gemmc_kernel_info;
 
 /* One variant of a family (or the one kernel). */
@@ -169,7 +171,11 @@ typedef struct gemmc_variant_info {
    FP8's block scales: A's M x ceil(K/128) (A's 1 x 128 blocks, the block
    of K outer: scale_a[(k / 128) * M + m]) and B's ceil(N/128) x
    ceil(K/128) (its 128 x 128 blocks: scale_b[(n / 128) * ceil(K/128) +
-   k / 128]). */
+   k / 128]). `amax`, where the kernel writes one (gemmc_kernel_info's
+   amax; else 0): one f32 on the device, 4-byte aligned, which the launch
+   zeroes on its stream and the kernel raises to max |C| over every
+   element it stores, taken before the cast to C's type (FP8's next scale,
+   as cuBLASLt's AMAX_D). */
 typedef struct gemmc_problem {
   int64_t m, n, k;
   uint64_t a, b, c, bias;
@@ -178,6 +184,7 @@ typedef struct gemmc_problem {
   int64_t batch; /* 0 or 1: one GEMM */
   int64_t stride_a, stride_b, stride_c;
   uint64_t residual, scale_a, scale_b;
+  uint64_t amax;
 } gemmc_problem;
 
 /* Fills `problem` with an m x n x k GEMM: null pointers, dense leading
@@ -281,10 +288,11 @@ gemmc_status gemmc_plan_destroy(gemmc_plan plan);
 gemmc_status gemmc_plan_workspace_size(gemmc_plan plan, size_t *partial_bytes,
                                        size_t *counter_bytes);
 
-/* The device addresses of a plan's launch: the matrices, and the bias, R
-   and the scales where the module's kernels take them (else 0). */
+/* The device addresses of a plan's launch: the matrices, and the bias, R,
+   the scales and the amax where the module's kernels take them (else 0). */
 typedef struct gemmc_operands {
   uint64_t a, b, c, bias, residual, scale_a, scale_b;
+  uint64_t amax;
 } gemmc_operands;
 
 /* Launches `plan` on `stream` with `operands` (gemmc_plan_launch's

@@ -135,6 +135,8 @@ void gemmc::dump(const KernelDecl &kernel, const ScheduleFacts &facts,
     os << " activation=" << stringify(p.activation->kind);
   if (p.residual)
     os << " residual=add";
+  if (p.amax)
+    os << " amax=c";
   if (p.batch) {
     os << " batch=";
     printSize(os, p.batch->count);

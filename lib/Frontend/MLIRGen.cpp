@@ -105,5 +105,5 @@ void gemmc::mlirGen(ModuleOp module, const KernelDecl &kernel,
         p.groupCount ? *p.groupCount : ShapedType::kDynamic);
   gemm::KernelOp::create(builder, loc, kernel.name, problem, schedule,
                          p.alphaBeta, bias, scales, activation, p.residual,
-                         batch, groups, p.groupTable);
+                         p.amax, batch, groups, p.groupTable);
 }

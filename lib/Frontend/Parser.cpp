@@ -256,6 +256,15 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
     return true;
   }
 
+  if (name == "amax") {
+    if (!checkUnique(problem.amax, name, loc) || !expect(Token::Equal, "'='"))
+      return false;
+    if (!consumeIf("c"))
+      return error("expected 'c' (the amax of C), got " + describe());
+    problem.amax = AmaxDecl{loc};
+    return true;
+  }
+
   if (name == "batch") {
     if (!checkUnique(problem.batch, name, loc) || !expect(Token::Equal, "'='"))
       return false;
@@ -286,7 +295,7 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
   return error(loc, "unknown problem statement '" + name +
                         "' (expected m, n, k, a, b, c, accumulate, math, "
                         "epilogue, bias, scales, activation, residual, "
-                        "batch or groups)");
+                        "amax, batch or groups)");
 }
 
 bool Parser::parseProblem(ProblemDecl &problem) {

@@ -52,6 +52,8 @@ void gemmc::printProblem(llvm::raw_ostream &os, const Problem &p,
     os << indent << "activation = " << stringify(p.activation) << "\n";
   if (p.residual)
     os << indent << "residual = add\n";
+  if (p.amax)
+    os << indent << "amax = c\n";
   if (p.batched) {
     os << indent << "batch = ";
     printSize(os, p.batchCount);

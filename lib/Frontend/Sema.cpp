@@ -48,6 +48,7 @@ static Problem buildProblem(const ProblemDecl &p) {
   if (p.activation)
     problem.activation = p.activation->kind;
   problem.residual = p.residual.has_value();
+  problem.amax = p.amax.has_value();
   if (p.batch) {
     problem.batched = true;
     problem.batchCount = p.batch->count.value;
@@ -237,6 +238,8 @@ private:
       return p.batch ? p.batch->count.loc : p.loc;
     case Part::Kind::Groups:
       return p.groups ? p.groups->loc : p.loc;
+    case Part::Kind::Amax:
+      return p.amax ? p.amax->loc : p.loc;
     case Part::Kind::Schedule:
       return s.loc;
     case Part::Kind::Directive: {

@@ -452,9 +452,7 @@ bool Rules::checkWarpgroup() {
   // and consumers (136 + 2 x 184 to 168 + 2 x 168) left 224-256, part of
   // it the producer's, which ptxas assembling relocatable code cannot see
   // (128 x 216, A column-major and B row-major: 132 bytes, none so).
-  bool transforms =
-      kernel.a.transformsInShared() || kernel.b.transformsInShared();
-  if (s.streamK && transforms && kernel.accumulators > 96)
+  if (s.streamK && kernel.transformsInShared() && kernel.accumulators > 96)
     warnOfProducerSpill(
         DirectiveKind::Persistent,
         "stream-K's consumers hold " + Twine(kernel.accumulators) +

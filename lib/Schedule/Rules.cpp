@@ -221,6 +221,13 @@ bool Rules::checkImplemented() {
   if (p.grouped && !p.groupCount && !p.isDynamic())
     return notYet(Part::Kind::Groups,
                   "a group count given at launch ('?') with static sizes");
+  // The amax is raised by the wgmma consumers' stores of C, each warp's
+  // largest magnitude at the kernel's end.
+  if (p.amax && !s.hasWgmma())
+    return notYet(Part::Kind::Amax,
+                  "'amax' without 'wgmma' (Hopper's kernels, --arch=sm_90a)");
+  if (p.amax && p.grouped)
+    return notYet(Part::Kind::Amax, "'amax' with 'groups'");
   if (s.hasWgmma()) {
     if (!s.consumers)
       return notYet(DirectiveKind::Wgmma, "'wgmma' without 'warp-specialize'");

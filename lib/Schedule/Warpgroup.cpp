@@ -219,7 +219,7 @@ WarpgroupKernel gemmc::getWarpgroupKernel(const Problem &p, const Schedule &s) {
   // 152 spilled), the consumers share the rest (a multiple of 8, at most
   // 256). With one consumer the 255 a thread may have at entry are enough.
   bool throughRegisters = k.a.throughRegisters() || k.b.throughRegisters();
-  bool transforms = k.a.transformsInShared() || k.b.transformsInShared();
+  bool transforms = k.transformsInShared();
   // Stream-K's consumers hold, beside the tile, the shared tiles' sums
   // and the partials in flight to them (128x128 tiles spilled 28 bytes at
   // 232): its TMA producer, whose issuer alone walks the units, gives up

@@ -47,6 +47,7 @@ FailureOr<KernelContract> mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel,
   if (auto activation = kernel->getAttrOfType<StringAttr>(kActivationAttr))
     contract.activation = activation.getValue().str();
   contract.residual = kernel->hasAttr(kResidualAttr);
+  contract.amax = kernel->hasAttr(kAmaxAttr);
   if (auto scales = kernel->getAttrOfType<StringAttr>(kScalesAttr))
     contract.scales = scales.getValue().str();
   if (auto batch = kernel->getAttrOfType<DenseI64ArrayAttr>(kBatchAttr))
@@ -194,6 +195,7 @@ gemmc::contract::Contract mlir::gemm::toContract(const KernelContract &kc) {
   c.activation = kc.activation;
   c.scales = kc.scales;
   c.residual = kc.residual;
+  c.amax = kc.amax;
   c.semantics = ct::describeSemantics(kc.alphaBeta, kc.bias, kc.activation,
                                       kc.scales, kc.residual);
   ct::Problem &p = c.problem;

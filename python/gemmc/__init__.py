@@ -134,6 +134,8 @@ class Kernel:
         # R added last (`residual = add`), and the scales of A and B.
         self.residual = bool(info.residual)
         self.scales = (None, "tensor", "rowwise", "block")[info.scales]
+        # Writes max |C| (`amax = c`) to a float32 scalar.
+        self.amax = bool(info.amax)
         self.variants = []
         for i in range(info.variants):
             v = _capi.VariantInfo()
@@ -166,7 +168,7 @@ class Kernel:
             f.write(self.ptx)
 
     def _problem(self, a, b, c, alpha, beta, bias, stream, residual=None,
-                 scale_a=None, scale_b=None):
+                 scale_a=None, scale_b=None, amax=None):
         """The C API's problem for the operands, checked against the
         contract."""
         ops = [a, b, c]
@@ -265,15 +267,25 @@ class Kernel:
                                      f"float32 values, got {s.dtype} "
                                      f"{s.shape}")
                 setattr(p, name, s.pointer)
+        if self.amax != (amax is not None):
+            raise ValueError("the kernel writes the amax of C: pass amax= "
+                             "(one float32 on the device)" if self.amax else
+                             "the kernel writes no amax, but amax= was given")
+        if amax is not None:
+            x = _Operand("amax", amax, stream)
+            if x.dtype != "float32" or math.prod(x.shape) != 1:
+                raise ValueError(f"amax must be one float32 value, got "
+                                 f"{x.dtype} {x.shape}")
+            p.amax = x.pointer
         return p
 
     def select(self, a, b, out=None, alpha=1.0, beta=0.0, bias=None,
-               residual=None, scale_a=None, scale_b=None):
+               residual=None, scale_a=None, scale_b=None, amax=None):
         """The index of the variant that would run this call."""
         stream = _stream_of(a, None)
         ops = self._operands(a, b, out, stream)
         p = self._problem(*ops, alpha, beta, bias, stream, residual, scale_a,
-                          scale_b)
+                          scale_b, amax)
         index = ctypes.c_int(-1)
         _check(_capi.runtime().select(self._handle, ctypes.byref(p),
                                       ctypes.byref(index)))
@@ -287,7 +299,8 @@ class Kernel:
         return a, b, _Operand("out", out, stream)
 
     def __call__(self, a, b, out=None, alpha=1.0, beta=0.0, bias=None,
-                 stream=None, residual=None, scale_a=None, scale_b=None):
+                 stream=None, residual=None, scale_a=None, scale_b=None,
+                 amax=None):
         """C = act(alpha * scales * a @ b + beta * out + bias) + residual,
         as the kernel's contract says, on `stream` (a torch/CuPy stream or a
         CUstream handle; None: the tensor library's current stream).
@@ -295,7 +308,9 @@ class Kernel:
         `scale_b` are float32 vectors of 1, of M and N (rowwise), or of
         FP8's blocks (A's M x ceil(K/128), B's ceil(N/128) x ceil(K/128);
         gemmc.h). FP8 operands are torch.float8_e4m3fn or float8_e5m2 (or
-        any DLPack tensor of those types).
+        any DLPack tensor of those types). `amax`, where the kernel writes
+        one (`amax = c`), is one float32 on the device: the call sets it to
+        max |C|, taken before the cast to out's dtype.
         Returns out.
 
         PyTorch tensors on torch's current stream (no `stream`) are
@@ -305,14 +320,15 @@ class Kernel:
         key = None
         if stream is None and _torch_calls is not None:
             key = _torch_calls.call_signature(
-                (a, b, out, bias, residual, scale_a, scale_b), alpha, beta)
+                (a, b, out, bias, residual, scale_a, scale_b, amax), alpha,
+                beta)
             plan = self._plans.get(key) if key is not None else None
             if plan is not None:
-                return plan(a, b, out, bias, residual, scale_a, scale_b)
+                return plan(a, b, out, bias, residual, scale_a, scale_b, amax)
         handle = _stream_of(a, stream)
         ops = self._operands(a, b, out, handle)
         p = self._problem(*ops, alpha, beta, bias, handle, residual, scale_a,
-                          scale_b)
+                          scale_b, amax)
         if key is not None:
             _check(_torch_calls.checked_launch(self._handle, p, handle,
                                                a.device))

@@ -44,7 +44,7 @@ class KernelInfo(ctypes.Structure):
         ("relu", ctypes.c_int), ("batched", ctypes.c_int),
         ("activation", ctypes.c_int), ("grouped", ctypes.c_int),
         ("residual", ctypes.c_int), ("scales", ctypes.c_int),
-        ("group_table", ctypes.c_int),
+        ("group_table", ctypes.c_int), ("amax", ctypes.c_int),
     ]
 
 
@@ -72,14 +72,15 @@ class Problem(ctypes.Structure):
         ("batch", c_int64),
         ("stride_a", c_int64), ("stride_b", c_int64), ("stride_c", c_int64),
         ("residual", ctypes.c_uint64), ("scale_a", ctypes.c_uint64),
-        ("scale_b", ctypes.c_uint64),
+        ("scale_b", ctypes.c_uint64), ("amax", ctypes.c_uint64),
     ]
 
 
 class Operands(ctypes.Structure):
     """gemmc_operands: a plan's launch addresses."""
     _fields_ = [(name, ctypes.c_uint64) for name in
-                ("a", "b", "c", "bias", "residual", "scale_a", "scale_b")]
+                ("a", "b", "c", "bias", "residual", "scale_a", "scale_b",
+                 "amax")]
 
 
 class GroupedProblem(ctypes.Structure):

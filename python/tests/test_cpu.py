@@ -325,6 +325,42 @@ class EpilogueOperandTest(unittest.TestCase):
         self.assertIn("the kernel takes no scales", str(e.exception))
 
 
+class AmaxOperandTest(unittest.TestCase):
+    """The amax a kernel writes (`amax = c`): one float32, checked before
+    any launch (select needs no GPU)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.amax = gemmc.compile(EXAMPLES / "hopper-fp8-amax.gemm",
+                                 arch="sm_90a")
+        cls.plain = gemmc.compile(EXAMPLES / "hopper-fp8-dynamic.gemm",
+                                  arch="sm_90a")
+
+    def test_the_contract_names_the_amax(self):
+        self.assertTrue(self.amax.amax)
+        self.assertFalse(self.plain.amax)
+
+    def test_amax_required_and_one_float32(self):
+        a = FakeDLPackTensor((128, 256), code=10, bits=8)
+        b = FakeDLPackTensor((256, 64), code=10, bits=8, strides=(1, 256))
+        c = FakeDLPackTensor((128, 64), code=4, bits=16)
+        s = FakeTensor((1,))
+        self.assertEqual(self.amax.select(a, b, c, scale_a=s, scale_b=s,
+                                          amax=FakeTensor((1,))), 0)
+        with self.assertRaises(ValueError) as e:
+            self.amax.select(a, b, c, scale_a=s, scale_b=s)
+        self.assertIn("the kernel writes the amax of C: pass amax=",
+                      str(e.exception))
+        with self.assertRaises(ValueError) as e:
+            self.amax.select(a, b, c, scale_a=s, scale_b=s,
+                             amax=FakeTensor((2,)))
+        self.assertIn("amax must be one float32 value", str(e.exception))
+        with self.assertRaises(ValueError) as e:
+            self.amax.select(a, b, c, scale_a=s, scale_b=s,
+                             amax=FakeDLPackTensor((1,), code=4, bits=16))
+        self.assertIn("amax must be one float32 value", str(e.exception))
+
+
 class FP8OperandTest(unittest.TestCase):
     """FP8 kernels through the C API: their types named as torch names
     them (DLPack's float8 codes), their scales counted as the contract

@@ -112,6 +112,47 @@ class TorchTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             k(a, w.t(), out=c, bias=bias, residual=r[:, :-1])
 
+    def test_amax_of_an_fp8_product(self):
+        # examples/hopper-fp8-amax.gemm: e4m3 x e4m3 -> bf16, per-tensor
+        # scales, and max |C| taken before the cast to bf16, which the call
+        # zeroes first (a NaN left there would stay: its bits pass every
+        # magnitude's).
+        if torch.cuda.get_device_capability() < (9, 0):
+            self.skipTest("the example is sm_90a's")
+        k = kernel("hopper-fp8-amax")
+        self.assertTrue(k.amax)
+        m, n, kk = 1000, 776, 512
+        e4m3 = torch.float8_e4m3fn
+        a = (4 * torch.randn(m, kk, device="cuda")).to(e4m3)
+        w = (4 * torch.randn(n, kk, device="cuda")).to(e4m3)
+        sa = torch.tensor([0.5], device="cuda")
+        sb = torch.tensor([0.25], device="cuda")
+        amax = torch.full((1,), float("nan"), device="cuda")
+        c = k(a, w.t(), scale_a=sa, scale_b=sb, amax=amax)
+        # Through its plan, on the same inputs.
+        again = torch.full((1,), float("nan"), device="cuda")
+        k(a, w.t(), scale_a=sa, scale_b=sb, amax=again)
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(amax, again))
+        # The cast is monotonic: the amax rounds to C's largest magnitude.
+        self.assertEqual(amax.to(torch.bfloat16).item(),
+                         c.abs().max().item())
+        ref = 0.125 * (a.double() @ w.double().t())
+        largest = ref.abs().max().item()
+        self.assertLess(abs(amax.item() - largest), 1e-4 * largest)
+        # In a CUDA graph each replay zeroes it first.
+        graph = torch.cuda.CUDAGraph()
+        replayed = torch.zeros(1, device="cuda")
+        with torch.cuda.graph(graph):
+            k(a, w.t(), scale_a=sa, scale_b=sb, amax=replayed)
+        replayed.fill_(1e30)
+        graph.replay()
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(replayed, amax))
+        # Without one the call is refused before any launch.
+        with self.assertRaises(ValueError):
+            k(a, w.t(), scale_a=sa, scale_b=sb)
+
     def test_row_and_column_scales(self):
         # C = diag(scale_a) A B diag(scale_b), as torch._scaled_mm's rowwise
         # scales are given: M x 1 and 1 x N.

@@ -249,6 +249,7 @@ Operands capi_internal::toOperands(const gemmc_operands &given) {
   operands.residual = CUdeviceptr(given.residual);
   operands.scaleA = CUdeviceptr(given.scale_a);
   operands.scaleB = CUdeviceptr(given.scale_b);
+  operands.amax = CUdeviceptr(given.amax);
   return operands;
 }
 
@@ -293,6 +294,7 @@ extern "C" gemmc_status gemmc_module_info(gemmc_module handle,
   info->grouped = p.grouped;
   info->group_table = p.groupTable;
   info->residual = c.residual;
+  info->amax = c.amax;
   info->scales = c.scales == "tensor"    ? GEMMC_SCALES_TENSOR
                  : c.scales == "rowwise" ? GEMMC_SCALES_ROWWISE
                  : c.scales == "block"   ? GEMMC_SCALES_BLOCK

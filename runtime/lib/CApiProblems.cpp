@@ -53,8 +53,8 @@ std::string capi_internal::checkSizes(const gemmc_problem &given) {
 }
 
 gemmc_operands capi_internal::operandsOf(const gemmc_problem &given) {
-  return {given.a,        given.b,       given.c,      given.bias,
-          given.residual, given.scale_a, given.scale_b};
+  return {given.a,        given.b,       given.c,       given.bias,
+          given.residual, given.scale_a, given.scale_b, given.amax};
 }
 
 /// Why these pointers cannot be launched on `contract`'s kernels: null, a
@@ -80,6 +80,10 @@ std::string capi_internal::checkPointers(const Contract &contract,
            " scales: the pointers to A's and B's must not be null";
   if (!scales && (o.scale_a || o.scale_b))
     return "the kernel takes no scales, but a scale pointer was given";
+  if (contract.amax && !o.amax)
+    return "the kernel writes the amax of C: its pointer must not be null";
+  if (!contract.amax && o.amax)
+    return "the kernel writes no amax, but an amax pointer was given";
   // The vectors (the bias, the scales) are read an element at a time: 4
   // bytes are enough for the scales.
   if (alignment > 1 &&
@@ -88,6 +92,8 @@ std::string capi_internal::checkPointers(const Contract &contract,
            " bytes";
   if ((o.scale_a | o.scale_b) % 4)
     return "the scales' pointers must be aligned to 4 bytes";
+  if (o.amax % 4)
+    return "the amax's pointer must be aligned to 4 bytes";
   return "";
 }
 
@@ -163,6 +169,8 @@ std::string capi_internal::checkBuffers(const Contract &contract,
     why = checkBuffer("R", given.residual,
                       extent(p.strideOfC(), p.spanOfC(), p.c),
                       contract.alignment);
+  if (why.empty() && given.amax)
+    why = checkBuffer("the amax", given.amax, 4, 4);
   return why.empty() ? checkScaleBuffers(p, operandsOf(given)) : why;
 }
 

@@ -291,6 +291,7 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
            : name == "R"                     ? Source::Residual
            : name == "scale-A"               ? Source::ScaleA
            : name == "scale-B"               ? Source::ScaleB
+           : name == "amax"                  ? Source::Amax
            : name == "workspace"             ? Source::Partials
            : name == "counters"              ? Source::Counters
                                              : Source::C;
@@ -311,6 +312,8 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
       return p.groups;
     if (name == "table")
       return p.groups * kGroupTableColumns;
+    if (name == "amax")
+      return 1;
     // (A grouped problem's B has its scales a group.)
     return scaleCount(spec.scales, name == "scale-A", p.m, p.n, p.k,
                       p.grouped ? p.groups : 1);
@@ -386,6 +389,7 @@ void LaunchPlan::launch(const Operands &operands, CUstream stream) const {
                           : patch.source == Source::Residual ? operands.residual
                           : patch.source == Source::ScaleA   ? operands.scaleA
                           : patch.source == Source::ScaleB   ? operands.scaleB
+                          : patch.source == Source::Amax     ? operands.amax
                           : patch.source == Source::Partials ? partials
                           : patch.source == Source::Counters ? counters
                                                              : operands.c;
@@ -408,6 +412,14 @@ void LaunchPlan::launch(const Operands &operands, CUstream stream) const {
   for (size_t i = 0; i < offsets.size(); ++i)
     args[i] = bytes + offsets[i];
   const DriverApi &api = DriverApi::get();
+  // The kernel raises the amax from zero (0.0f's bits), ordered before it
+  // on its stream (a graph captures both).
+  if (spec.amax) {
+    if (!operands.amax)
+      throw UsageError("kernel '" + spec.entry +
+                       "' writes the amax of C: give it one (Operands::amax)");
+    GEMMC_CU(api.cuMemsetD32Async(operands.amax, 0, 1, stream));
+  }
   if (spec.clusterSize() > 1) {
     // The cluster's dimension as a launch attribute (the PTX states it too,
     // .reqnctapercluster).

@@ -305,6 +305,58 @@ TEST(CApi, DescribesActivationsFloat8AndScales) {
   EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
 }
 
+TEST(CApi, AmaxIsDescribedAndItsPointerRequired) {
+  // `amax = c`: the kernel writes max |C| to one f32 on the device.
+  const char *amax = R"(
+// gemmc-contract-begin v16
+// entry: k
+// block: 128 1 1
+// grid: N/64 M/64 1
+// dynamic-shared-bytes: 0
+// params: A:ptr B:ptr C:ptr amax:ptr
+// epilogue: amax
+// problem: m=64 n=64 k=128 a=f32:row b=f32:row c=f32:row acc=f32
+// gemmc-contract-end
+)";
+  gemmc_module module = nullptr;
+  ASSERT_EQ(gemmc_module_load(amax, "amax", &module), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  gemmc_kernel_info info;
+  ASSERT_EQ(gemmc_module_info(module, &info), GEMMC_SUCCESS);
+  EXPECT_EQ(info.amax, 1);
+  EXPECT_EQ(info.residual, 0);
+  gemmc_problem problem;
+  gemmc_problem_init(&problem, 64, 64, 128);
+  EXPECT_EQ(problem.amax, 0u);
+  problem.a = problem.b = problem.c = 0x7f0000000000;
+  int variant = -1;
+  expectFailure(
+      gemmc_select(module, &problem, &variant), GEMMC_ERROR_INVALID_ARGUMENT,
+      "the kernel writes the amax of C: its pointer must not be null");
+  problem.amax = 0x7f0000100002;
+  expectFailure(gemmc_select(module, &problem, &variant),
+                GEMMC_ERROR_INVALID_ARGUMENT,
+                "the amax's pointer must be aligned to 4 bytes");
+  problem.amax = 0x7f0000100004;
+  EXPECT_EQ(gemmc_select(module, &problem, &variant), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  EXPECT_EQ(variant, 0);
+  EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
+  // A kernel without one refuses the pointer.
+  std::string without = amax;
+  without.replace(without.find(" amax:ptr"), 9, "");
+  without.replace(without.find("// epilogue: amax\n"), 18, "");
+  ASSERT_EQ(gemmc_module_load(without.c_str(), "without", &module),
+            GEMMC_SUCCESS)
+      << gemmc_last_error();
+  ASSERT_EQ(gemmc_module_info(module, &info), GEMMC_SUCCESS);
+  EXPECT_EQ(info.amax, 0);
+  expectFailure(gemmc_select(module, &problem, &variant),
+                GEMMC_ERROR_INVALID_ARGUMENT,
+                "the kernel writes no amax, but an amax pointer was given");
+  EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
+}
+
 TEST(CApi, GroupTableEntriesCheckTheirArguments) {
   // A grouped GEMM's general form says it reads a group table; its plan's
   // checks come before the JIT.
@@ -448,7 +500,7 @@ TEST(CApi, GroupedEntriesCheckTheirArguments) {
                                                  0, "sm_90a", &none),
                 GEMMC_ERROR_INVALID_ARGUMENT,
                 "gemmc_scaled_grouped_family_load");
-  gemmc_operands operands = {256, 256, 256, 0, 0, 256, 256};
+  gemmc_operands operands = {256, 256, 256, 0, 0, 256, 256, 0};
   expectFailure(
       gemmc_grouped_plan_launch_operands(nullptr, &operands, 256, nullptr),
       GEMMC_ERROR_INVALID_ARGUMENT,

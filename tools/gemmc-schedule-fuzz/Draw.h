@@ -60,6 +60,8 @@ struct SideDraws {
   Draw &table;
   /// Ping-pong consumers (`warp-specialize 2 ping-pong`).
   Draw &pingPong;
+  /// The amax of C (`amax = c`).
+  Draw &amax;
 };
 
 /// An activation: ReLU half the time, else GELU (either form) or SiLU.

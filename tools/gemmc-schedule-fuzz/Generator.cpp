@@ -179,49 +179,39 @@ static int64_t drawSize(Draw &d, int64_t tile, int64_t maxSize) {
   return size;
 }
 
+/// A stream seeded from `rng`'s state (which it leaves as it is) and `tag`.
+static std::mt19937_64 sideStream(const std::mt19937_64 &rng, uint64_t tag) {
+  std::mt19937_64 copy = rng;
+  std::seed_seq seed{copy(), copy(), tag};
+  return std::mt19937_64(seed);
+}
+
 std::string gemmc::fuzz::generateSchedule(std::mt19937_64 &rng,
                                           const std::string &name,
                                           const GeneratorOptions &options) {
-  std::mt19937_64 copy = rng;
-  std::seed_seq sideSeed{copy(), copy(), uint64_t(0x5eed)};
-  std::mt19937_64 sideRng(sideSeed);
-  std::mt19937_64 deepCopy = rng;
-  std::seed_seq deepSeed{deepCopy(), deepCopy(), uint64_t(0xdee9)};
-  std::mt19937_64 deepRng(deepSeed);
-  std::mt19937_64 batchCopy = rng;
-  std::seed_seq batchSeed{batchCopy(), batchCopy(), uint64_t(0xba7c)};
-  std::mt19937_64 batchRng(batchSeed);
-  std::mt19937_64 extraCopy = rng;
-  std::seed_seq extraSeed{extraCopy(), extraCopy(), uint64_t(0xf8f8)};
-  std::mt19937_64 extraRng(extraSeed);
-  std::mt19937_64 groupsCopy = rng;
-  std::seed_seq groupsSeed{groupsCopy(), groupsCopy(), uint64_t(0x6e0c)};
-  std::mt19937_64 groupsRng(groupsSeed);
-  std::mt19937_64 epilogueCopy = rng;
-  std::seed_seq epilogueSeed{epilogueCopy(), epilogueCopy(), uint64_t(0x7e51)};
-  std::mt19937_64 epilogueRng(epilogueSeed);
-  std::mt19937_64 registersCopy = rng;
-  std::seed_seq registersSeed{registersCopy(), registersCopy(),
-                              uint64_t(0x8e95)};
-  std::mt19937_64 registersRng(registersSeed);
-  std::mt19937_64 tableCopy = rng;
-  std::seed_seq tableSeed{tableCopy(), tableCopy(), uint64_t(0x7ab1)};
-  std::mt19937_64 tableRng(tableSeed);
-  std::mt19937_64 pingPongCopy = rng;
-  std::seed_seq pingPongSeed{pingPongCopy(), pingPongCopy(), uint64_t(0x9090)};
-  std::mt19937_64 pingPongRng(pingPongSeed);
-  std::mt19937_64 slicesCopy = rng;
-  std::seed_seq slicesSeed{slicesCopy(), slicesCopy(), uint64_t(0x511c)};
-  std::mt19937_64 slicesRng(slicesSeed);
+  // Each later addition draws from a stream of its own, seeded from the
+  // generator's state before this schedule's draws and its tag, so that
+  // what earlier seeds drew stays.
+  std::mt19937_64 sideRng = sideStream(rng, 0x5eed),
+                  deepRng = sideStream(rng, 0xdee9),
+                  batchRng = sideStream(rng, 0xba7c),
+                  extraRng = sideStream(rng, 0xf8f8),
+                  groupsRng = sideStream(rng, 0x6e0c),
+                  epilogueRng = sideStream(rng, 0x7e51),
+                  registersRng = sideStream(rng, 0x8e95),
+                  tableRng = sideStream(rng, 0x7ab1),
+                  pingPongRng = sideStream(rng, 0x9090),
+                  slicesRng = sideStream(rng, 0x511c),
+                  amaxRng = sideStream(rng, 0xa3a8);
   Draw d(rng), side(sideRng), deepSide(deepRng), batchSide(batchRng),
       extra(extraRng), groupsSide(groupsRng), epilogueSide(epilogueRng),
       registersSide(registersRng), slices(slicesRng), tableSide(tableRng),
-      pingPongSide(pingPongRng);
+      pingPongSide(pingPongRng), amaxSide(amaxRng);
   if (options.hopper && (d.chance(0.2) || options.hopperOnly))
     return generateHopper(d,
                           {side, deepSide, batchSide, extra, groupsSide,
-                           epilogueSide, registersSide, tableSide,
-                           pingPongSide},
+                           epilogueSide, registersSide, tableSide, pingPongSide,
+                           amaxSide},
                           name, options);
   Plan p;
   p.kind = d.pick({Kind::Simt, Kind::Simt, Kind::F16, Kind::BF16, Kind::TF32});

@@ -203,6 +203,9 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
     statement(std::string("activation = ") + drawActivation(fp8Side));
   if (sides.epilogue.chance(0.2) && !fp8Out)
     statement("residual = add");
+  // The amax of C, a tenth of the kernels (not grouped ones).
+  if (sides.amax.chance(0.1) && !grouped)
+    statement("amax = c");
   // Scales of 16- and 32-bit inputs, applied in the epilogue (a grouped
   // problem's B's a group).
   if (!fp8 && sides.epilogue.chance(0.15))

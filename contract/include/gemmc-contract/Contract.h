@@ -79,6 +79,10 @@ struct Problem {
   /// type, layout, leading dimension and batch stride (device memory that
   /// does not overlap C; Operands::residual).
   bool residual = false;
+  /// `amax` (version 16): the kernel also writes max |C| (f32, over the
+  /// values it stores, before their cast to C's type) to the device
+  /// scalar Operands::amax, which the launch zeroes first.
+  bool amax = false;
   /// FP8's dequantisation scales, applied to A * B first: "tensor" (an
   /// f32 for A and one for B), "rowwise" (one per row of A, M, and per
   /// column of B, N), "block" (per 1 x 128 block of A and 128 x 128 block
@@ -243,18 +247,22 @@ struct Contract {
   /// `epilogue: residual=add` (version 13): the kernel takes R (an `R`
   /// parameter shaped as C's) and adds it last.
   bool residual = false;
+  /// `epilogue: amax` (version 16): the kernel takes `amax` (an f32 on
+  /// the device, zeroed by the launch) and raises it to max |C|.
+  bool amax = false;
   /// `epilogue: scales=tensor|rowwise|block` (version 11): the kernel
   /// takes `scale-A` and `scale-B` (f32 vectors of scaleCount) and
   /// dequantises A * B with them; a problem must ask for the same.
   std::string scales;
   Problem problem;
   /// `problem` with the epilogue this contract states (bias, activation,
-  /// R, scales): what a problem the kernel takes asks for.
+  /// R, scales, amax): what a problem the kernel takes asks for.
   Problem problemWithEpilogue() const {
     Problem p = problem;
     p.bias = bias;
     p.activation = activation;
     p.residual = residual;
+    p.amax = amax;
     p.scales = scales;
     return p;
   }

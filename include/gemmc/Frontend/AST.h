@@ -72,6 +72,12 @@ struct ResidualDecl {
   llvm::SMLoc loc;
 };
 
+/// `amax = c`: the largest magnitude of C's values, before their cast to
+/// C's type, written to a scalar given at launch.
+struct AmaxDecl {
+  llvm::SMLoc loc;
+};
+
 /// `batch = 8` or `batch = 8 strides 4096 4096 4096` (elements between
 /// consecutive A, B and C matrices; dense when not given).
 struct BatchDecl {
@@ -100,6 +106,7 @@ struct ProblemDecl {
   std::optional<ScalesDecl> scales;
   std::optional<ActivationDecl> activation;
   std::optional<ResidualDecl> residual;
+  std::optional<AmaxDecl> amax;
   std::optional<BatchDecl> batch;
   std::optional<GroupsDecl> groups;
 };

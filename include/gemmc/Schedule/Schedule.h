@@ -94,6 +94,10 @@ struct Problem {
   /// `residual = add`: then plus R, an M x N matrix of C's type, layout,
   /// leading dimension and batch stride (a transformer's skip connection).
   bool residual = false;
+  /// `amax = c`: the kernel writes max |C| over the values it stores,
+  /// taken before their cast to C's type (f32; the scale FP8's next step
+  /// needs, as cuBLASLt's AMAX_D), to a scalar given at launch.
+  bool amax = false;
   /// A batch: `batchCount` GEMMs (std::nullopt: given at launch), A, B and
   /// C `batchStrides` elements apart (dense where not given).
   bool batched = false;
@@ -483,6 +487,7 @@ struct Part {
     Batch,
     BatchCount,
     Groups,
+    Amax,
     Schedule,
     Directive,
   };

@@ -240,6 +240,11 @@ struct WarpgroupKernel {
   /// the one whose tile it holds.
   int64_t stageConsumers() const { return pingPong ? 1 : consumers; }
   TmaOperand a, b;
+  /// Whether the producer's threads rewrite a stage of either operand
+  /// once it landed (TmaOperand::transformsInShared).
+  bool transformsInShared() const {
+    return a.transformsInShared() || b.transformsInShared();
+  }
   /// With `tma c`: how C is stored.
   std::optional<TmaStore> c;
   /// The cluster: tile rows by tile columns of blocks.

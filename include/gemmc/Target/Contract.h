@@ -37,6 +37,8 @@ struct KernelContract {
   std::string activation;
   /// `residual = add`: R (the `R` parameter, shaped as C) added last.
   bool residual = false;
+  /// `amax = c`: the kernel raises `amax` (an f32 parameter) to max |C|.
+  bool amax = false;
   /// "tensor" or "rowwise" for A's and B's scales (scale-A and scale-B
   /// parameters), empty without.
   std::string scales;

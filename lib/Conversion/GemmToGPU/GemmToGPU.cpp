@@ -126,6 +126,7 @@ static void outlineKernel(KernelOp kernel) {
   problemArgs.bias = bias.has_value();
   problemArgs.residual = kernel.getResidual();
   problemArgs.scales = scales.has_value();
+  problemArgs.amax = kernel.getAmax();
   KernelABI abi = KernelABI::get(problemArgs, schedule);
   std::optional<gemmc::ScaleKind> scaleKind;
   if (scales)
@@ -186,6 +187,10 @@ static void outlineKernel(KernelOp kernel) {
       pointers.push_back(i);
       break;
     }
+    case KernelArg::Amax:
+      argTypes.push_back(MemRefType::get({1}, builder.getF32Type()));
+      pointers.push_back(i);
+      break;
     case KernelArg::Workspace:
       argTypes.push_back(
           MemRefType::get({perTile(schedule.workspaceFloatsPerTile())},
@@ -218,6 +223,8 @@ static void outlineKernel(KernelOp kernel) {
     func->setAttr(kBiasAttr, builder.getStringAttr(*bias));
   if (kernel.getResidual())
     func->setAttr(kResidualAttr, builder.getUnitAttr());
+  if (kernel.getAmax())
+    func->setAttr(kAmaxAttr, builder.getUnitAttr());
   if (scales)
     func->setAttr(kScalesAttr, builder.getStringAttr(*scales));
   if (std::optional<StringRef> activation = kernel.getActivation())

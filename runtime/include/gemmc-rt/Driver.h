@@ -67,6 +67,7 @@ struct DriverApi {
   X(cuMemcpyDtoH)                                                              \
   X(cuMemcpyHtoDAsync)                                                         \
   X(cuMemsetD32)                                                               \
+  X(cuMemsetD32Async)                                                          \
   X(cuMemsetD16)                                                               \
   X(cuMemsetD8)                                                                \
   X(cuMemHostAlloc)                                                            \

@@ -32,6 +32,9 @@ struct Operands {
   /// FP8's scales (f32): one each, or one per row of A and per column of
   /// B, where the problem has `scales`.
   CUdeviceptr scaleA = 0, scaleB = 0;
+  /// Where the problem has `amax`: an f32 that the launch zeroes (on the
+  /// launch's stream, before the kernel) and the kernel raises to max |C|.
+  CUdeviceptr amax = 0;
   /// A grouped GEMM's offsets (i32, one a group: where its rows end).
   CUdeviceptr offsets = 0;
   /// Its general form's group table (i64, a row a group: GroupColumn).
@@ -150,6 +153,7 @@ private:
     Residual,
     ScaleA,
     ScaleB,
+    Amax,
     Partials,
     Counters
   };

@@ -9,6 +9,7 @@
 #include "gemmc-rt/Bench.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -182,6 +183,10 @@ private:
   /// C as before each verified run: NaN where beta is 0 (a word the
   /// device sets, no upload), else the random C0.
   void resetC() {
+    // The amax a NaN whose bits no magnitude passes: the launch must
+    // zero it.
+    uint32_t poisoned = 0x7fffffff;
+    dAmax.upload(&poisoned);
     if (p.beta != 0) {
       dc.upload(initialC.data());
       return;
@@ -189,9 +194,10 @@ private:
     poison(dc, p.c);
   }
   void progress(const std::string &name);
+  /// `amax`: the kernel wrote the amax of C, checked too.
   bool verify(std::vector<HostMatrix> &c,
               const std::vector<HostMatrix> *reference, Result &r,
-              bool fromCublas);
+              bool fromCublas, bool amax = false);
 
   Bench &bench;
   const BenchOptions &o;
@@ -216,6 +222,10 @@ private:
   /// their device copies.
   std::vector<float> scaleA, scaleB;
   std::unique_ptr<DeviceBuffer> dScaleA, dScaleB;
+  /// The amax of C (one f32) of the kernels that write one (`amax`: an
+  /// output, which changes nothing else, so that kernels with and without
+  /// it run the same case side by side).
+  DeviceBuffer dAmax;
   double flop, peak;
   double cublasMs = NAN, cublasError = NAN;
   std::unique_ptr<std::vector<HostMatrix>> reference;
@@ -247,7 +257,7 @@ CaseRun::CaseRun(Bench &bench, const Case &cs)
       // The bias: M x 1 (per row) or 1 x N (per column), in C's type, the
       // same for every GEMM of a batch.
       bias(perRow ? p.m : 1, perRow ? 1 : p.n, Layout::Row, p.c),
-      flop(2.0 * p.m * p.n * p.k * p.batch),
+      dAmax(sizeof(float)), flop(2.0 * p.m * p.n * p.k * p.batch),
       peak(peakTflops(bench.device, p.a, cs.math)) {
   // Each GEMM of the batch: its own random A and B (and C0 below); the
   // device buffers hold them strideA, strideB and strideC elements apart.
@@ -292,6 +302,7 @@ CaseRun::CaseRun(Bench &bench, const Case &cs)
     ops.scaleA = dScaleA->ptr();
     ops.scaleB = dScaleB->ptr();
   }
+  ops.amax = dAmax.ptr();
 }
 
 std::vector<HostMatrix> CaseRun::batchOfC() const {
@@ -326,7 +337,7 @@ void CaseRun::progress(const std::string &name) {
 /// Every GEMM of the batch is checked; a result reports the worst.
 bool CaseRun::verify(std::vector<HostMatrix> &c,
                      const std::vector<HostMatrix> *reference, Result &r,
-                     bool fromCublas) {
+                     bool fromCublas, bool amax) {
   dc.download(bytes.data());
   bool pass = true;
   r.relToFp64 = 0;
@@ -391,6 +402,22 @@ bool CaseRun::verify(std::vector<HostMatrix> &c,
   if (touched) {
     pass = false;
     r.note = std::to_string(touched) + " entries of C's padding overwritten";
+  }
+  // The amax is taken before the cast to C's type, which is monotonic: it
+  // rounds to the largest magnitude C holds, exactly.
+  if (amax) {
+    float written = 0;
+    dAmax.download(&written);
+    float largest = 0;
+    for (const HostMatrix &matrix : c)
+      for (int64_t i = 0; i < p.m; ++i)
+        for (int64_t j = 0; j < p.n; ++j)
+          largest = std::max(largest, std::fabs(matrix.at(i, j)));
+    if (!(roundTo(p.c, written) == largest)) {
+      pass = false;
+      r.note = "amax " + std::to_string(written) +
+               " where C's largest magnitude is " + std::to_string(largest);
+    }
   }
   r.status = pass ? "PASS" : "FAIL";
   return pass;
@@ -468,9 +495,12 @@ void CaseRun::runKernel(const Loaded &l) {
   Result r;
   r.file = l.file;
   r.size = cs.size;
-  // A family runs the problem on the variant its rule picks.
+  // A family runs the problem on the variant its rule picks; one that
+  // writes the amax of C takes the case with it.
+  Problem kp = p;
+  kp.amax = l.kernel->contract().amax;
   std::string why;
-  const ContractKernel *kernel = l.kernel->select(p, why);
+  const ContractKernel *kernel = l.kernel->select(kp, why);
   r.kernel = kernel ? kernel->contract().entry : l.kernel->name();
   progress(r.kernel);
   if (!kernel) {
@@ -498,10 +528,10 @@ void CaseRun::runKernel(const Loaded &l) {
              "splits=" + std::to_string(splits);
   }
   resetC();
-  kernel->launch(ops, p, nullptr, splits);
+  kernel->launch(ops, kp, nullptr, splits);
   GEMMC_CU(DriverApi::get().cuCtxSynchronize());
   std::vector<HostMatrix> c = batchOfC();
-  bool pass = verify(c, reference.get(), r, /*fromCublas=*/false);
+  bool pass = verify(c, reference.get(), r, /*fromCublas=*/false, kp.amax);
   if (cublasError > 0)
     r.errorVsCublas = r.relToFp64 / cublasError;
   if (o.sweep) {
@@ -524,7 +554,7 @@ void CaseRun::runKernel(const Loaded &l) {
     return;
   }
   r.ms = timeMedian(o, bench.flush,
-                    [&] { kernel->launch(ops, p, nullptr, splits); });
+                    [&] { kernel->launch(ops, kp, nullptr, splits); });
   r.tflops = flop / (r.ms * 1e-3) / 1e12;
   r.vsCublas = cublasMs / r.ms;
   r.peakShare = r.tflops / peak;

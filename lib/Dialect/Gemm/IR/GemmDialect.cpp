@@ -46,6 +46,7 @@ LogicalResult GemmDialect::verifyOperationAttribute(Operation *op,
                   "must be a #gemm.launch on a function");
   if (name == getAlphaBetaAttrHelper().getName() ||
       name == getResidualAttrHelper().getName() ||
+      name == getAmaxAttrHelper().getName() ||
       name == getTailsAttrHelper().getName())
     return expect(unit && onFunction, "must be a unit attribute on a function");
   if (name == getBiasAttrHelper().getName()) {

@@ -32,6 +32,8 @@ StringRef mlir::gemm::stringifyKernelArg(KernelArg role) {
     return "scale-A";
   case KernelArg::ScaleB:
     return "scale-B";
+  case KernelArg::Amax:
+    return "amax";
   case KernelArg::Workspace:
     return "workspace";
   case KernelArg::Counters:
@@ -60,6 +62,8 @@ KernelABI::KernelABI(const ProblemArgs &problem, bool workspace,
     roles.push_back(KernelArg::Residual);
   if (problem.scales)
     roles.append({KernelArg::ScaleA, KernelArg::ScaleB});
+  if (problem.amax)
+    roles.push_back(KernelArg::Amax);
   if (workspace)
     roles.append({KernelArg::Workspace, KernelArg::Counters});
   if (tensorMapA)
@@ -85,6 +89,7 @@ KernelABI KernelABI::of(Operation *kernel) {
   problem.bias = kernel->hasAttr(kBiasAttr);
   problem.residual = kernel->hasAttr(kResidualAttr);
   problem.scales = kernel->hasAttr(kScalesAttr);
+  problem.amax = kernel->hasAttr(kAmaxAttr);
   if (!schedule)
     return KernelABI(problem, /*workspace=*/false, /*tensorMapA=*/false,
                      /*tensorMapB=*/false, /*tensorMapC=*/false);

@@ -43,6 +43,7 @@ def Gemm_Dialect : Dialect {
     "::mlir::StringAttr":$scales,
     "::mlir::StringAttr":$activation,
     "::mlir::UnitAttr":$residual,
+    "::mlir::UnitAttr":$amax,
     "::mlir::DenseI64ArrayAttr":$batch,
     "::mlir::IntegerAttr":$groups,
     "::mlir::UnitAttr":$group_table,

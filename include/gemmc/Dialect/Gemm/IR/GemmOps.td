@@ -17,7 +17,9 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
     or `col`) adds a vector given at launch, one value per row or column of
     C; `activation` (`relu`, `gelu`, `gelu-tanh` or `silu`) is applied
     next; `residual` then adds R, an M x N matrix given at launch with C's
-    type, layout, leading dimension and batch stride. `scales` (`tensor` or `rowwise`) first
+    type, layout, leading dimension and batch stride; `amax` makes it
+    write the largest magnitude of the values it stores (before their cast
+    to C's type) to an f32 given at launch. `scales` (`tensor` or `rowwise`) first
     multiplies the product by A's and B's dequantisation scales, given at
     launch: one f32 each, or one per row of A and per column of B. `batch = [count, SA, SB, SC]` makes it a
     batch of `count` GEMMs whose A, B and C lie SA, SB and SC elements apart.
@@ -44,6 +46,7 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
     OptionalAttr<StrAttr>:$scales,
     OptionalAttr<StrAttr>:$activation,
     UnitAttr:$residual,
+    UnitAttr:$amax,
     OptionalAttr<DenseI64ArrayAttr>:$batch,
     OptionalAttr<I64Attr>:$groups,
     UnitAttr:$group_table
@@ -52,7 +55,7 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
     $sym_name `problem` $problem `schedule` $schedule
     (`alpha_beta` $alpha_beta^)? (`bias` $bias^)?
     (`scales` $scales^)? (`activation` $activation^)?
-    (`residual` $residual^)? (`batch` $batch^)? (`groups` $groups^)?
+    (`residual` $residual^)? (`amax` $amax^)? (`batch` $batch^)? (`groups` $groups^)?
     (`group_table` $group_table^)? attr-dict
   }];
   let hasVerifier = 1;

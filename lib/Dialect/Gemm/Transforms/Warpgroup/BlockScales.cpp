@@ -13,14 +13,12 @@ using namespace mlir;
 using namespace mlir::gemm;
 using namespace mlir::gemm::warpgroup;
 
-/// The address (index) of the first element of the 1-D memref `scales`.
-static Value baseAddress(OpBuilder &b, Location loc, Value scales) {
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, scales);
+Value KernelBuilder::f32BufferAddress(Value buffer) {
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
   Value offset = metadata.getOffset();
-  Value four = indexConstant(b, loc, 4);
-  Value offsetBytes = arith::MulIOp::create(b, loc, offset, four);
+  Value offsetBytes = arith::MulIOp::create(b, loc, offset, index(4));
   Value aligned =
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scales);
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
   return arith::AddIOp::create(b, loc, aligned, offsetBytes);
 }
 
@@ -32,8 +30,8 @@ void KernelBuilder::copyScales(Value stage, Value row0, Value col0,
   // B's K-major (block column nb's at nb * kTiles: BK is 128), a grouped
   // GEMM's group after group; rows past M (a group's end) and blocks past
   // N copy the last one (nothing stores there).
-  Value baseA = baseAddress(b, loc, getKernelArgument(func, KernelArg::ScaleA));
-  Value baseB = baseAddress(b, loc, getKernelArgument(func, KernelArg::ScaleB));
+  Value baseA = f32BufferAddress(getKernelArgument(func, KernelArg::ScaleA));
+  Value baseB = f32BufferAddress(getKernelArgument(func, KernelArg::ScaleB));
   Value lastRow = arith::SubIOp::create(b, loc, m, index(1));
   Value kTileRows = arith::MulIOp::create(b, loc, kTile, rowsOfA);
   Value nBlocks = arith::CeilDivUIOp::create(b, loc, n, block);

@@ -609,6 +609,7 @@ FailureOr<Value> KernelBuilder::consumeTileAt(const ConsumerSetup &cs,
 LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
   ConsumerSetup cs = buildConsumerSetup();
   OpBuilder::InsertionGuard guard(b);
+  startAmax();
   Operation *walk = nullptr;
   if (s.streamK) {
     // The whole tiles, as the persistent kernel walks them; then the
@@ -693,10 +694,11 @@ LogicalResult KernelBuilder::buildConsumer(Value tileStart, Value tileStep) {
       next = arith::AddIOp::create(b, loc, next, skip);
     scf::YieldOp::create(b, loc, walkYields(next));
   }
+  b.setInsertionPointAfter(walk);
+  finishAmax();
   if (!k.c)
     return success();
   // The block's shared memory must outlive the last stores' reads of it.
-  b.setInsertionPointAfter(walk);
   auto ifLeader =
       scf::IfOp::create(b, loc, cs.leader, /*withElseRegion=*/false);
   b.setInsertionPointToStart(&ifLeader.getThenRegion().front());

@@ -355,6 +355,7 @@ LogicalResult KernelBuilder::build(MatmulOp matmul) {
       LLVM::AddressOfOp::create(b, loc, sharedType, kSharedMemorySymbol);
   sharedAddress = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), sharedBase);
   threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  createAmaxSlot();
   warpgroup =
       arith::DivUIOp::create(b, loc, threadId, index(gemmc::kWarpgroupSize));
   auto extent = [&](Value matrix, unsigned dim) {

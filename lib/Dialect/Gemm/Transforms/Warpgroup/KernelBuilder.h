@@ -661,6 +661,20 @@ private:
   /// The byte offset, in a group of C's store buffer, of the element at
   /// (`row`, `col`) of the group (i32 values).
   Value groupOffset(Value row, Value col);
+  /// The address (index) of the first element of the 1-D f32 memref
+  /// `buffer` (a kernel argument).
+  Value f32BufferAddress(Value buffer);
+
+  /// `amax = c` (Amax.cpp): the slot of the thread's largest magnitude,
+  /// made in the kernel's entry block; zeroed where a consumer starts;
+  /// raised by the stores of C with `value` (f32 or vector<2xf32>, before
+  /// the cast to C's type), only where `inside` (i1) if given; and at the
+  /// consumer's end its warps' largest raise the kernel's amax. Each does
+  /// nothing without `amax`.
+  void createAmaxSlot();
+  void startAmax();
+  void raiseAmax(OpBuilder &ob, Value value, Value inside = Value());
+  void finishAmax();
 
   gpu::GPUFuncOp func;
   const gemmc::Problem &p;
@@ -670,6 +684,9 @@ private:
   OpBuilder b;
 
   Value sharedBase, sharedAddress;
+  /// `amax = c`: the thread's largest magnitude so far, as the i32 bits of
+  /// an f32 (an llvm.alloca that SROA promotes to a register); else null.
+  Value amaxSlot;
   /// The matrices the copies, stores and epilogue address: the kernel's
   /// own, or with a batch (whose arguments are `batchA`, `batchB` and
   /// `batchC`, count x rows x cols) views of one of its matrices, that of

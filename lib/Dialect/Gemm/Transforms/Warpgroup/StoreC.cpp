@@ -173,6 +173,20 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
               epilogueElement(ob, epilogue, j ? y : x, readRow, readCol));
         }
       }
+      // TMA clips what lies past the matrix: so does the amax.
+      for (auto [j, value] : llvm::enumerate(values)) {
+        if (!edges) {
+          raiseAmax(ob, value);
+          continue;
+        }
+        Value at = addOffset(ob, loc, col, int64_t(j));
+        Value inRows =
+            arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ult, row, m);
+        Value inCols =
+            arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ult, at, n);
+        Value inside = arith::AndIOp::create(ob, loc, inRows, inCols);
+        raiseAmax(ob, value, inside);
+      }
       if (t.rowMajor) {
         Value pair =
             values.size() == 1
@@ -461,6 +475,7 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
           const StoreInputs *read =
               readsAhead ? &ahead[size_t((i / 2) % kReadAhead)] : nullptr;
           Value value = epiloguePair(ob, epilogue, pair, row, col, read);
+          raiseAmax(ob, value);
           Value narrow = narrowToC(ob, value);
           vector::StoreOp::create(
               ob, loc, narrow, c, ValueRange{row, col}, /*nontemporal=*/false,
@@ -473,6 +488,7 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
           Value element = j ? y : x;
           auto storeOne = [&](OpBuilder &eb) {
             Value value = epilogueElement(eb, epilogue, element, row, at);
+            raiseAmax(eb, value);
             value = narrowToC(eb, value);
             memref::StoreOp::create(eb, loc, value, c, ValueRange{row, at});
           };

@@ -1,0 +1,89 @@
+//===- Amax.cpp - the amax of C ------------------------------------------===//
+//
+// `amax = c`: the largest magnitude of the values the consumers store,
+// before their cast to C's type (what FP8's next scale is made from, as
+// cuBLASLt's AMAX_D). Each consumer thread keeps its own in a register as
+// the bits of |v|: a non-negative f32's bits order as unsigned integers
+// do, and a NaN's lie above infinity's, so a NaN wins as in a max. At the
+// consumer's end each warp's 32 meet by shuffles and its lane 0 raises the
+// kernel's amax with one atomic max on those bits (the launch zeroed it):
+// a warp's one atomic for all its tiles.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+using namespace mlir;
+using namespace mlir::gemm;
+using namespace mlir::gemm::warpgroup;
+
+void KernelBuilder::createAmaxSlot() {
+  if (!p.amax)
+    return;
+  // In the entry block, where SROA promotes it.
+  auto pointerType = LLVM::LLVMPointerType::get(b.getContext());
+  Value one = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 1);
+  amaxSlot = LLVM::AllocaOp::create(b, loc, pointerType, b.getI32Type(), one);
+}
+
+void KernelBuilder::startAmax() {
+  if (!amaxSlot)
+    return;
+  Value zero = i32(0);
+  LLVM::StoreOp::create(b, loc, zero, amaxSlot);
+}
+
+void KernelBuilder::raiseAmax(OpBuilder &ob, Value value, Value inside) {
+  if (!amaxSlot)
+    return;
+  Type i32Type = ob.getI32Type();
+  SmallVector<Value, 2> elements = {value};
+  if (isa<VectorType>(value.getType())) {
+    Value first = vector::ExtractOp::create(ob, loc, value, 0);
+    Value second = vector::ExtractOp::create(ob, loc, value, 1);
+    elements = {first, second};
+  }
+  Value magnitudeBits =
+      arith::ConstantOp::create(ob, loc, ob.getI32IntegerAttr(0x7fffffff));
+  Value zero = arith::ConstantOp::create(ob, loc, ob.getI32IntegerAttr(0));
+  Value largest = LLVM::LoadOp::create(ob, loc, i32Type, amaxSlot);
+  for (Value element : elements) {
+    Value bits = arith::BitcastOp::create(ob, loc, i32Type, element);
+    Value magnitude = arith::AndIOp::create(ob, loc, bits, magnitudeBits);
+    if (inside)
+      magnitude = arith::SelectOp::create(ob, loc, inside, magnitude, zero);
+    largest = arith::MaxUIOp::create(ob, loc, largest, magnitude);
+  }
+  LLVM::StoreOp::create(ob, loc, largest, amaxSlot);
+}
+
+void KernelBuilder::finishAmax() {
+  if (!amaxSlot)
+    return;
+  // Every lane of the consumer's warps is here: the walk is the
+  // warpgroup's.
+  Type i32Type = b.getI32Type();
+  Value largest = LLVM::LoadOp::create(b, loc, i32Type, amaxSlot);
+  Value all = i32(-1);
+  Value clamp = i32(0x1f);
+  for (int64_t offset = 16; offset >= 1; offset /= 2) {
+    Value lanes = i32(offset);
+    Value other = NVVM::ShflOp::create(b, loc, i32Type, all, largest, lanes,
+                                       clamp, NVVM::ShflKind::bfly,
+                                       /*return_value_and_is_valid=*/nullptr);
+    largest = arith::MaxUIOp::create(b, loc, largest, other);
+  }
+  Value lane = arith::RemUIOp::create(b, loc, threadId, index(32));
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
+  auto ifFirst = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifFirst.thenBlock());
+  Value address = f32BufferAddress(getKernelArgument(func, KernelArg::Amax));
+  Value address64 =
+      arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address);
+  auto globalType = LLVM::LLVMPointerType::get(b.getContext(), 1);
+  Value amax = LLVM::IntToPtrOp::create(b, loc, globalType, address64);
+  LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::umax, amax, largest,
+                            LLVM::AtomicOrdering::monotonic);
+}
