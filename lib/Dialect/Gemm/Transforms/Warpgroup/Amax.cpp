@@ -2,16 +2,17 @@
 //
 // `amax = c`: the largest magnitude of the values the consumers store,
 // before their cast to C's type (what FP8's next scale is made from, as
-// cuBLASLt's AMAX_D). Each consumer thread keeps its own in a register as
-// the bits of |v|: a non-negative f32's bits order as unsigned integers
-// do, and a NaN's lie above infinity's, so a NaN wins as in a max. At the
-// consumer's end each warp's 32 meet by shuffles and its lane 0 raises the
-// kernel's amax with one atomic max on those bits (the launch zeroed it):
-// a warp's one atomic for all its tiles.
+// cuBLASLt's AMAX_D). Each consumer thread keeps its own in a register,
+// raised by max.NaN.f32 of |v| (a NaN wins). At the consumer's end each
+// warp's 32 meet by shuffles on its bits, and its lane 0 raises the
+// kernel's amax with one atomic max on them (the launch zeroed it): a
+// non-negative f32's bits order as unsigned integers do, and a NaN's lie
+// above infinity's. A warp's one atomic for all its tiles.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
 using namespace mlir::gemm;
@@ -23,36 +24,34 @@ void KernelBuilder::createAmaxSlot() {
   // In the entry block, where SROA promotes it.
   auto pointerType = LLVM::LLVMPointerType::get(b.getContext());
   Value one = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 1);
-  amaxSlot = LLVM::AllocaOp::create(b, loc, pointerType, b.getI32Type(), one);
+  amaxSlot = LLVM::AllocaOp::create(b, loc, pointerType, b.getF32Type(), one);
 }
 
 void KernelBuilder::startAmax() {
   if (!amaxSlot)
     return;
-  Value zero = i32(0);
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   LLVM::StoreOp::create(b, loc, zero, amaxSlot);
 }
 
 void KernelBuilder::raiseAmax(OpBuilder &ob, Value value, Value inside) {
   if (!amaxSlot)
     return;
-  Type i32Type = ob.getI32Type();
+  Type f32Type = ob.getF32Type();
   SmallVector<Value, 2> elements = {value};
   if (isa<VectorType>(value.getType())) {
     Value first = vector::ExtractOp::create(ob, loc, value, 0);
     Value second = vector::ExtractOp::create(ob, loc, value, 1);
     elements = {first, second};
   }
-  Value magnitudeBits =
-      arith::ConstantOp::create(ob, loc, ob.getI32IntegerAttr(0x7fffffff));
-  Value zero = arith::ConstantOp::create(ob, loc, ob.getI32IntegerAttr(0));
-  Value largest = LLVM::LoadOp::create(ob, loc, i32Type, amaxSlot);
+  Value zero = arith::ConstantOp::create(ob, loc, ob.getF32FloatAttr(0.0f));
+  Value largest = LLVM::LoadOp::create(ob, loc, f32Type, amaxSlot);
   for (Value element : elements) {
-    Value bits = arith::BitcastOp::create(ob, loc, i32Type, element);
-    Value magnitude = arith::AndIOp::create(ob, loc, bits, magnitudeBits);
+    Value magnitude = math::AbsFOp::create(ob, loc, element);
     if (inside)
       magnitude = arith::SelectOp::create(ob, loc, inside, magnitude, zero);
-    largest = arith::MaxUIOp::create(ob, loc, largest, magnitude);
+    // max.NaN.f32 with |v| as its operand's modifier: one instruction.
+    largest = arith::MaximumFOp::create(ob, loc, largest, magnitude);
   }
   LLVM::StoreOp::create(ob, loc, largest, amaxSlot);
 }
@@ -63,7 +62,8 @@ void KernelBuilder::finishAmax() {
   // Every lane of the consumer's warps is here: the walk is the
   // warpgroup's.
   Type i32Type = b.getI32Type();
-  Value largest = LLVM::LoadOp::create(b, loc, i32Type, amaxSlot);
+  Value kept = LLVM::LoadOp::create(b, loc, b.getF32Type(), amaxSlot);
+  Value largest = arith::BitcastOp::create(b, loc, i32Type, kept);
   Value all = i32(-1);
   Value clamp = i32(0x1f);
   for (int64_t offset = 16; offset >= 1; offset /= 2) {

@@ -684,8 +684,8 @@ private:
   OpBuilder b;
 
   Value sharedBase, sharedAddress;
-  /// `amax = c`: the thread's largest magnitude so far, as the i32 bits of
-  /// an f32 (an llvm.alloca that SROA promotes to a register); else null.
+  /// `amax = c`: the thread's largest magnitude so far (an f32
+  /// llvm.alloca that SROA promotes to a register); else null.
   Value amaxSlot;
   /// The matrices the copies, stores and epilogue address: the kernel's
   /// own, or with a batch (whose arguments are `batchA`, `batchB` and
