@@ -44,7 +44,9 @@ void KernelBuilder::raiseAmax(OpBuilder &ob, Value value, Value inside) {
     Value second = vector::ExtractOp::create(ob, loc, value, 1);
     elements = {first, second};
   }
-  Value zero = arith::ConstantOp::create(ob, loc, ob.getF32FloatAttr(0.0f));
+  Value zero;
+  if (inside)
+    zero = arith::ConstantOp::create(ob, loc, ob.getF32FloatAttr(0.0f));
   Value largest = LLVM::LoadOp::create(ob, loc, f32Type, amaxSlot);
   for (Value element : elements) {
     Value magnitude = math::AbsFOp::create(ob, loc, element);
