@@ -3,7 +3,10 @@
 // `amax = c`: the largest magnitude of the values the consumers store,
 // before their cast to C's type (what FP8's next scale is made from, as
 // cuBLASLt's AMAX_D). Each consumer thread keeps its own in a register,
-// raised by max.NaN.f32 of |v| (a NaN wins). At the consumer's end each
+// raised by max.NaN.f32 of |v| (a NaN wins): a run of stores (a group of
+// TMA's store, an accumulator's pairs) raises it once, its values' maxima
+// taken in AmaxRun::kWays chains and then a tree, so that no one chain of
+// dependent maxima runs a tile long. At the consumer's end each
 // warp's 32 meet by shuffles on its bits, and its lane 0 raises the
 // kernel's amax with one atomic max on them (the launch zeroed it): a
 // non-negative f32's bits order as unsigned integers do, and a NaN's lie
@@ -34,10 +37,10 @@ void KernelBuilder::startAmax() {
   LLVM::StoreOp::create(b, loc, zero, amaxSlot);
 }
 
-void KernelBuilder::raiseAmax(OpBuilder &ob, Value value, Value inside) {
+void KernelBuilder::addToAmax(OpBuilder &ob, AmaxRun &run, Value value,
+                              Value inside) {
   if (!amaxSlot)
     return;
-  Type f32Type = ob.getF32Type();
   SmallVector<Value, 2> elements = {value};
   if (isa<VectorType>(value.getType())) {
     Value first = vector::ExtractOp::create(ob, loc, value, 0);
@@ -47,15 +50,43 @@ void KernelBuilder::raiseAmax(OpBuilder &ob, Value value, Value inside) {
   Value zero;
   if (inside)
     zero = arith::ConstantOp::create(ob, loc, ob.getF32FloatAttr(0.0f));
-  Value largest = LLVM::LoadOp::create(ob, loc, f32Type, amaxSlot);
   for (Value element : elements) {
     Value magnitude = math::AbsFOp::create(ob, loc, element);
     if (inside)
       magnitude = arith::SelectOp::create(ob, loc, inside, magnitude, zero);
     // max.NaN.f32 with |v| as its operand's modifier: one instruction.
-    largest = arith::MaximumFOp::create(ob, loc, largest, magnitude);
+    unsigned way = run.count++ % AmaxRun::kWays;
+    if (run.ways.size() <= way) {
+      run.ways.push_back(magnitude);
+      continue;
+    }
+    run.ways[way] =
+        arith::MaximumFOp::create(ob, loc, run.ways[way], magnitude);
   }
+}
+
+void KernelBuilder::raiseAmax(OpBuilder &ob, AmaxRun &run) {
+  if (!amaxSlot || run.ways.empty())
+    return;
+  SmallVector<Value, AmaxRun::kWays> ways = run.ways;
+  while (ways.size() > 1) {
+    SmallVector<Value, AmaxRun::kWays> next;
+    for (size_t i = 0; i + 1 < ways.size(); i += 2)
+      next.push_back(arith::MaximumFOp::create(ob, loc, ways[i], ways[i + 1]));
+    if (ways.size() % 2)
+      next.push_back(ways.back());
+    ways = std::move(next);
+  }
+  Value largest = LLVM::LoadOp::create(ob, loc, ob.getF32Type(), amaxSlot);
+  largest = arith::MaximumFOp::create(ob, loc, largest, ways.front());
   LLVM::StoreOp::create(ob, loc, largest, amaxSlot);
+  run = AmaxRun();
+}
+
+void KernelBuilder::raiseAmax(OpBuilder &ob, Value value) {
+  AmaxRun run;
+  addToAmax(ob, run, value);
+  raiseAmax(ob, run);
 }
 
 void KernelBuilder::finishAmax() {

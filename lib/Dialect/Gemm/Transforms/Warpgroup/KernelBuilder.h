@@ -667,13 +667,25 @@ private:
 
   /// `amax = c` (Amax.cpp): the slot of the thread's largest magnitude,
   /// made in the kernel's entry block; zeroed where a consumer starts;
-  /// raised by the stores of C with `value` (f32 or vector<2xf32>, before
-  /// the cast to C's type), only where `inside` (i1) if given; and at the
-  /// consumer's end its warps' largest raise the kernel's amax. Each does
-  /// nothing without `amax`.
+  /// raised by the stores of C with their values (f32 or vector<2xf32>,
+  /// before the cast to C's type), each added to a run where the run's
+  /// values lie in one block (a group of TMA's store, an accumulator's
+  /// pairs), only where `inside` (i1) if given, and the run then raises
+  /// it at once; and at the consumer's end its warps' largest raise the
+  /// kernel's amax. Each does nothing without `amax`.
+  struct AmaxRun {
+    /// The independent chains of maxima a run keeps.
+    static constexpr unsigned kWays = 4;
+    SmallVector<Value, kWays> ways;
+    unsigned count = 0;
+  };
   void createAmaxSlot();
   void startAmax();
-  void raiseAmax(OpBuilder &ob, Value value, Value inside = Value());
+  void addToAmax(OpBuilder &ob, AmaxRun &run, Value value,
+                 Value inside = Value());
+  void raiseAmax(OpBuilder &ob, AmaxRun &run);
+  /// A run of `value` alone.
+  void raiseAmax(OpBuilder &ob, Value value);
   void finishAmax();
 
   gpu::GPUFuncOp func;

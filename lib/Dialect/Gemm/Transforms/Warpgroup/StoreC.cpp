@@ -145,6 +145,8 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
   auto writeGroup = [&](OpBuilder &ob, const EpilogueValues &epilogue,
                         int64_t mt, int64_t g, Value base, bool edges,
                         ArrayRef<StoreInputs> ahead) {
+    // The group's values raise the amax at once, by a tree of maxima.
+    AmaxRun amax;
     for (auto [index, place] : llvm::enumerate(groupPairs(g))) {
       auto [nt, i] = place;
       Value acc = accumulators[mt * k.nTiles + nt];
@@ -176,7 +178,7 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
       // TMA clips what lies past the matrix: so does the amax.
       for (auto [j, value] : llvm::enumerate(values)) {
         if (!edges) {
-          raiseAmax(ob, value);
+          addToAmax(ob, amax, value);
           continue;
         }
         Value at = addOffset(ob, loc, col, int64_t(j));
@@ -185,7 +187,7 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
         Value inCols =
             arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ult, at, n);
         Value inside = arith::AndIOp::create(ob, loc, inRows, inCols);
-        raiseAmax(ob, value, inside);
+        addToAmax(ob, amax, value, inside);
       }
       if (t.rowMajor) {
         Value pair =
@@ -211,6 +213,7 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
         LLVM::StoreOp::create(ob, loc, value, ptr, cBytes);
       }
     }
+    raiseAmax(ob, amax);
   };
 
   auto stores = [&](OpBuilder &ob, const EpilogueValues &epilogue, bool edges) {
@@ -292,12 +295,13 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
         // scales, both kinds of tile take the clamped path: unclamped,
         // e4m3 128x192 tiles with rowwise scales ran within 1% either
         // way.)
-        // (Nor where it keeps the amax: the tiles inside the matrix then
-        // raise it unmasked, an instruction a value; masked everywhere,
-        // e4m3 128x192 tiles into bf16, sizes at launch, ran 3.7-4.8%
-        // slower than without the amax on an H200.)
+        // Nor where it keeps the amax, masked at every tile: with the
+        // tiles inside the matrix raising it unmasked in a second copy of
+        // the stores (1,968 SASS instructions against 1,584), e4m3
+        // 128x192 tiles into bf16, sizes at launch, ran 7.4-10% slower
+        // than without the amax on an H200; masked everywhere 1.4-3.7%.
         bool readsMatrix = epilogue.readsC || epilogue.residual;
-        if (!edgeTiles || !(readsMatrix || amaxSlot)) {
+        if (!edgeTiles || !readsMatrix) {
           stores(ob, epilogue, /*edges=*/edgeTiles);
           return;
         }
@@ -458,6 +462,8 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
     for (auto [position, acc] : llvm::enumerate(accumulators)) {
       int64_t mt = position / k.nTiles, nt = position % k.nTiles;
       SmallVector<StoreInputs, kReadAhead> ahead;
+      // The accumulator's pairs raise the amax at once (storeCWithTma).
+      AmaxRun amax;
       for (int64_t i = 0; i < k.instN / 2; i += 2) {
         if (readsAhead && (i / 2) % kReadAhead == 0) {
           ahead.clear();
@@ -479,7 +485,7 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
           const StoreInputs *read =
               readsAhead ? &ahead[size_t((i / 2) % kReadAhead)] : nullptr;
           Value value = epiloguePair(ob, epilogue, pair, row, col, read);
-          raiseAmax(ob, value);
+          addToAmax(ob, amax, value);
           Value narrow = narrowToC(ob, value);
           vector::StoreOp::create(
               ob, loc, narrow, c, ValueRange{row, col}, /*nontemporal=*/false,
@@ -492,7 +498,10 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
           Value element = j ? y : x;
           auto storeOne = [&](OpBuilder &eb) {
             Value value = epilogueElement(eb, epilogue, element, row, at);
-            raiseAmax(eb, value);
+            if (guarded)
+              raiseAmax(eb, value);
+            else
+              addToAmax(ob, amax, value);
             value = narrowToC(eb, value);
             memref::StoreOp::create(eb, loc, value, c, ValueRange{row, at});
           };
@@ -511,6 +520,7 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
           storeOne(tb);
         }
       }
+      raiseAmax(ob, amax);
     }
   };
 
