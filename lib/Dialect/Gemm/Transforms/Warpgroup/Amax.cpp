@@ -89,6 +89,13 @@ void KernelBuilder::raiseAmax(OpBuilder &ob, Value value) {
   raiseAmax(ob, run);
 }
 
+bool KernelBuilder::amaxSeesPastTheMatrix(const EpilogueValues &epilogue) {
+  // (Unmasked where it can, e4m3 128x192 tiles into bf16 with tensor
+  // scales, sizes at launch, ran 0-1.5% slower than without the amax on an
+  // H200, masked in every tile 1.5-4.6%: 8192^3, 4096^3, 2048x8192x4096.)
+  return epilogue.readsC || epilogue.residual || epilogue.bias;
+}
+
 void KernelBuilder::finishAmax() {
   if (!amaxSlot)
     return;

@@ -686,6 +686,11 @@ private:
   void raiseAmax(OpBuilder &ob, AmaxRun &run);
   /// A run of `value` alone.
   void raiseAmax(OpBuilder &ob, Value value);
+  /// Whether a store's values past the matrix, which TMA clips, can raise
+  /// the amax: where the epilogue adds C, R or a bias. Else they are
+  /// zeros (the copies fill the tiles past the matrix with zeros, and the
+  /// activations, alpha and the scales keep a zero one).
+  static bool amaxSeesPastTheMatrix(const EpilogueValues &epilogue);
   void finishAmax();
 
   gpu::GPUFuncOp func;

@@ -175,9 +175,10 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
               epilogueElement(ob, epilogue, j ? y : x, readRow, readCol));
         }
       }
-      // TMA clips what lies past the matrix: so does the amax.
+      // TMA clips what lies past the matrix: so does the amax, where the
+      // epilogue can make something there of the copies' zeros.
       for (auto [j, value] : llvm::enumerate(values)) {
-        if (!edges) {
+        if (!edges || !amaxSeesPastTheMatrix(epilogue)) {
           addToAmax(ob, amax, value);
           continue;
         }
@@ -295,11 +296,12 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
         // scales, both kinds of tile take the clamped path: unclamped,
         // e4m3 128x192 tiles with rowwise scales ran within 1% either
         // way.)
-        // Nor where it keeps the amax, masked at every tile: with the
-        // tiles inside the matrix raising it unmasked in a second copy of
-        // the stores (1,968 SASS instructions against 1,584), e4m3
-        // 128x192 tiles into bf16, sizes at launch, ran 7.4-10% slower
-        // than without the amax on an H200; masked everywhere 1.4-3.7%.
+        // Nor for the amax, masked in every tile where it must be
+        // (amaxSeesPastTheMatrix): with the tiles inside the matrix
+        // raising it unmasked in a second copy of the stores (1,968 SASS
+        // instructions against 1,584), e4m3 128x192 tiles into bf16, sizes
+        // at launch, ran 7.4-10% slower than without the amax on an H200;
+        // masked everywhere 1.4-3.7%.
         bool readsMatrix = epilogue.readsC || epilogue.residual;
         if (!edgeTiles || !readsMatrix) {
           stores(ob, epilogue, /*edges=*/edgeTiles);
