@@ -34,6 +34,16 @@ while [ $# -gt 0 ]; do
   esac
 done
 ptxas=${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
+# The tool links the whole compiler: one built before the sources' last
+# change fuzzes the code as it was (bin/gemmc alone rebuilt is not enough).
+for tool in "$build" ${other:+"$other"}; do
+  newer=$(find lib include tools -newer "$tool/bin/gemmc-schedule-fuzz" \
+            \( -name '*.cpp' -o -name '*.h' -o -name '*.td' \) 2>/dev/null | head -1)
+  if [ -n "$newer" ]; then
+    echo "fuzz-schedules: $tool/bin/gemmc-schedule-fuzz is older than $newer: rebuild it (ninja -C $tool bin/gemmc-schedule-fuzz)" >&2
+    exit 2
+  fi
+done
 # sm_90a decides acceptance: the Hopper schedules (wgmma, tma) need it, and
 # it compiles every other schedule as sm_90 does.
 arches=sm_90a,sm_80
