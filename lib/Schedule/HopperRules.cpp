@@ -325,11 +325,17 @@ bool Rules::checkWarpgroup() {
   // sizes: ptxas spilled 364-1,112 bytes (the schedule fuzzer's s97_208,
   // s98_1163 and s99_2046; none without the cluster's columns, with a
   // row-major C, with sizes at launch, or with whole tiles in M or N).
+  // Nor where such a consumer stores C element by element and adds a bias
+  // (of either kind): 92 bytes beside 128 accumulators (the schedule
+  // fuzzer's s107_2237, f16 128x256 tiles of static sizes; none with
+  // `tma c`, whole tiles, no bias, or persistent tiles): ptxas is asked.
   bool clusterColumnsAtCorner = s.clusterN() >= 2 && p.m && p.n &&
                                 *p.m % s.bm() && *p.n % s.bn() &&
                                 p.cLayout == MatrixLayout::Col;
+  bool biasStoredByElements = p.bias && !kernel.c;
   bool oneTileOfRows = kernel.mTiles == 1 && kernel.a.byTma && kernel.b.byTma &&
-                       !s.splitsK() && !s.streamK && !clusterColumnsAtCorner;
+                       !s.splitsK() && !s.streamK && !clusterColumnsAtCorner &&
+                       !biasStoredByElements;
   bool fullTile = kernel.accumulators >= 128 && !oneTileOfRows;
   bool readsR = p.residual && kernel.accumulators >= 64;
   if (elementwiseAtEdges(p, s, kernel) && (fullTile || readsR)) {
@@ -345,6 +351,23 @@ bool Rules::checkWarpgroup() {
                                "instead)"
                              : ""));
   }
+  // Clusters spanning more columns of tiles than static sizes give the
+  // matrix, C stored by TMA beside a bias or rowwise scales: ptxas spilled
+  // 124-1,524 bytes beside 128 accumulators a thread, tf32 into an f32 C,
+  // cooperative or ping-pong, persistent or not (the schedule fuzzer's
+  // s106_643: ping-pong 64 x 256 tiles, cluster 1x2, n = 72: 356; f16 20
+  // at most; none with as many columns as the cluster, clusters along M,
+  // 96 accumulators, or neither vector): ptxas is asked.
+  int64_t tileColumns = p.n ? llvm::divideCeil(*p.n, s.bn()) : 0;
+  if (p.n && tileColumns < s.clusterN() && kernel.c &&
+      kernel.accumulators >= 128 && (p.bias || p.scales == ScaleKind::Rowwise))
+    warnOfSpill(DirectiveKind::Cluster,
+                "its clusters span " + Twine(s.clusterN()) +
+                    " columns of tiles where n = " + Twine(*p.n) + " has " +
+                    Twine(tileColumns) + ", beside " +
+                    Twine(kernel.accumulators) +
+                    " accumulators a thread, C stored by TMA and a " +
+                    (p.bias ? "bias" : "row of scales"));
   // The producer's threads copying both operands of 4 bytes in fewer
   // registers than they want, the consumers' share being full (a grid of
   // such kernels spilled up to 184 bytes at 56; the schedule fuzzer's
