@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # The FP8 families gemmc ships for torch._scaled_mm's products
-# (families/sm_90a/fp8_A_B_C_SCALES[_fast].gemm; gemmc.scaled_mm and
+# (families/sm_90a/fp8_A_B_C_SCALES[_fast][_bias].gemm; gemmc.scaled_mm and
 # gemmc_scaled_family_load run them): A row-major and B column-major (K
 # contiguous in both, as wgmma reads FP8), in e4m3 or e5m2 (not both e5m2,
 # as torch._scaled_mm), C row-major in bf16, f16 or f32, with per-tensor or
 # rowwise scales, each k tile's sums promoted to f32 or (`_fast`,
-# torch's use_fast_accum) summed on the tensor cores over all of K.
+# torch's use_fast_accum) summed on the tensor cores over all of K; for
+# e4m3 x e4m3 into bf16 or f16 also with torch's bias (`_bias`: N values
+# of C's type added to each row).
 #
 #   benchmarks/fp8-families.sh candidates DIR   the candidate schedules,
 #       compiled: DIR/p (promoted sums), DIR/f (fast), e4m3 x e4m3 -> bf16,
 #       per tensor; measured on the GPU by runtime/scripts/tune-gpu.sh on
 #       the training problems whose K is a multiple of 16
-#   benchmarks/fp8-families.sh                  the 36 families, from the
+#   benchmarks/fp8-families.sh                  the 44 families, from the
 #       committed measurements (benchmarks/tuning/h200/fp8-promoted- and
 #       fp8-fast-results.tsv): gemmc-tune select chooses the variants and
 #       fits their constants for e4m3 x e4m3 -> bf16 per tensor, and every
@@ -150,6 +152,37 @@ if [ "${1:-}" = candidates ]; then
   exit 0
 fi
 
+# Compiles the family FILE, leaving out each variant gemmc warns may spill
+# (the ping-pong one beside rowwise scales and a bias); then it compiles
+# without a warning.
+dropSpilling() { # FILE
+  local lines
+  lines=$("$build/bin/gemmc" --arch=sm_90a "$1" -o /dev/null 2>&1 |
+    sed -n "s|^$1:\([0-9]*\):[0-9]*: warning: .*spill.*|\1|p")
+  [ -n "$lines" ] || return 0
+  python3 - "$1" $lines <<'PY'
+import re, sys
+path, warned = sys.argv[1], {int(n) for n in sys.argv[2:]}
+lines = open(path).read().split("\n")
+starts = [i for i, l in enumerate(lines) if re.match(r"  variant \w+ ", l)]
+drop = set()
+for start in starts:
+    end = lines.index("  }", start)
+    if any(start < n - 1 <= end for n in warned):
+        first = start - 1 if lines[start - 1].startswith("  #") else start
+        drop.update(range(first, end + 1))
+        print(f"{path}: {lines[start].split()[1]} left out: gemmc warns it "
+              f"may spill", file=sys.stderr)
+names = [lines[i].split()[1] for i in starts if i in drop]
+kept = [l for i, l in enumerate(lines) if i not in drop]
+at = next(i for i, l in enumerate(kept) if l.startswith("kernel "))
+kept.insert(at, f"# Left out: {', '.join(names)} (gemmc warns it may spill "
+                "registers here).")
+open(path, "w").write("\n".join(kept))
+PY
+  ! "$build/bin/gemmc" --arch=sm_90a "$1" -o /dev/null 2>&1 | grep .
+}
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for mode in promoted fast; do
@@ -163,27 +196,36 @@ for mode in promoted fast; do
 done
 # (Not the grouped FP8 families: benchmarks/grouped.sh writes those.)
 rm -f families/sm_90a/fp8_*_tensor.gemm families/sm_90a/fp8_*_rowwise.gemm \
-  families/sm_90a/fp8_*_fast.gemm
-for pair in "e4m3 e4m3" "e4m3 e5m2" "e5m2 e4m3"; do
-  set -- $pair
-  for c in bf16 f16 f32; do
+  families/sm_90a/fp8_*_fast.gemm families/sm_90a/fp8_*_bias.gemm
+# Each pair torch._scaled_mm takes, into bf16, f16 or f32; and with
+# torch's bias (`bias = col`, N values of C's type: bf16 or f16, as torch
+# takes it) for e4m3 x e4m3, the forward products of inference and
+# training (the e5m2 gradients' products add none).
+for family in "e4m3 e4m3 bf16 f16 f32" "e4m3 e5m2 bf16 f16 f32" \
+              "e5m2 e4m3 bf16 f16 f32" "e4m3 e4m3 bf16 f16 bias"; do
+  set -- $family
+  a=$1 b=$2
+  shift 2
+  bias=
+  [ "${!#}" != bias ] || { bias=_bias; set -- "${@:1:$#-1}"; }
+  for c in "$@"; do
     for scales in tensor rowwise; do
       for mode in promoted fast; do
-        name=fp8_$1_$2_${c}_$scales$([ $mode = promoted ] || echo _fast)
+        name=fp8_${a}_${b}_${c}_$scales$([ $mode = promoted ] || echo _fast)$bias
         out=families/sm_90a/$name.gemm
         # The selected family, its problem's types and scales those of this
         # one, its data the committed file's.
         sed -e "s|^kernel [a-z0-9_]* {|kernel $name {|" \
-            -e "s|^    a = e4m3 row|    a = $1 row|" \
-            -e "s|^    b = e4m3 col|    b = $2 col|" \
+            -e "s|^    a = e4m3 row|    a = $a row|" \
+            -e "s|^    b = e4m3 col|    b = $b col|" \
             -e "s|^    c = bf16 row|    c = $c row|" \
-            -e "s|^    scales = tensor|    scales = $scales|" \
+            -e "s|^    scales = tensor|    scales = $scales${bias:+\\n    bias = col}|" \
             -e "s|from $work/[pf]/results.tsv|from benchmarks/tuning/h200/fp8-$mode-results.tsv|" \
             -e "s|over \([0-9]*\) training problems of $work/[pf]/shapes.txt|over \1 training problems (its measured ones)|" \
             "$work/$mode.gemm" > "$out"
         [ "$name" = fp8_e4m3_e4m3_bf16_tensor$([ $mode = promoted ] || echo _fast) ] ||
-          sed -i '2a # Its variants and constants are those of e4m3 x e4m3 -> bf16 per tensor, measured: they stand in for this type'"'"'s.' "$out"
-        "$build/bin/gemmc" --arch=sm_90a "$out" -o /dev/null
+          sed -i '2a # Its variants and constants are those of e4m3 x e4m3 -> bf16 per tensor'"${bias:+ without a bias}"', measured: they stand in for this type'"'"'s.' "$out"
+        dropSpilling "$out"
       done
     done
   done
