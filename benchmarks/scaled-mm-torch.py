@@ -8,10 +8,16 @@ on a sample of rows), then each call is timed with CUDA events around it
 warm-ups, in three rounds, the median round reported).
 
     python3 scaled-mm-torch.py > scaled-mm-h200.txt
+    python3 scaled-mm-torch.py --bias > scaled-mm-bias-h200.txt
 
-Results: benchmarks/results/h100-issue33/scaled-mm-h200.txt."""
+With --bias both add torch's bias (N bf16 values; gemmc's families with
+it), and gemmc's call without it is timed too: the bias's cost.
+
+Results: benchmarks/results/h100-issue33/scaled-mm-h200.txt and
+scaled-mm-bias-h200.txt."""
 
 import statistics
+import sys
 
 import torch
 
@@ -25,34 +31,42 @@ SHAPES = [(8192, 8192, 8192), (4096, 4096, 4096), (2048, 2048, 2048),
 
 
 def main():
+    with_bias = "--bias" in sys.argv[1:]
     torch.manual_seed(0)
-    print(torch.cuda.get_device_name(), "torch", torch.__version__)
+    print(torch.cuda.get_device_name(), "torch", torch.__version__,
+          "with torch's bias" if with_bias else "")
     print("m n k scales fast | diff(torch) err(fp64) | gemmc ms torch ms "
-          "torch/gemmc | gemmc TFLOP/s")
-    ratios = []
+          "torch/gemmc | gemmc TFLOP/s" +
+          (" | gemmc ms without the bias" if with_bias else ""))
+    ratios, costs = [], []
     for m, n, k in SHAPES:
         a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
         b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn).t()
         rows = torch.arange(0, m, max(m // 64, 1), device="cuda")
         exact = a[rows].double() @ b.double()
+        bias = torch.randn(n, device="cuda").to(torch.bfloat16) \
+            if with_bias else None
         for rowwise in (False, True):
             sa = (torch.rand(m, 1, device="cuda") + 0.5) if rowwise else \
                 torch.tensor([0.75], device="cuda")
             sb = (torch.rand(1, n, device="cuda") + 0.5) if rowwise else \
                 torch.tensor([1.25], device="cuda")
             for fast in (False, True):
-                def ours():
-                    return gemmc.scaled_mm(a, b, sa, sb,
+                def ours(bias=bias):
+                    return gemmc.scaled_mm(a, b, sa, sb, bias=bias,
                                            out_dtype=torch.bfloat16,
                                            use_fast_accum=fast)
 
                 def theirs():
                     return torch._scaled_mm(a, b, scale_a=sa, scale_b=sb,
+                                            bias=bias,
                                             out_dtype=torch.bfloat16,
                                             use_fast_accum=fast)
                 c = ours()
                 ref = (sa[rows].double() if rowwise else sa.double()) * \
                     exact * sb.double()
+                if with_bias:
+                    ref = ref + bias.double()
                 err = ((c[rows].double() - ref).norm() / ref.norm()).item()
                 try:
                     t = theirs()
@@ -65,13 +79,21 @@ def main():
                 tg = rounds_ms(ours)
                 if tt == tt:
                     ratios.append(tt / tg)
+                plain = ""
+                if with_bias:
+                    t0 = rounds_ms(lambda: ours(None))
+                    costs.append(tg / t0)
+                    plain = f" | {t0:.4f}"
                 print(f"{m} {n} {k} {'rowwise' if rowwise else 'tensor'} "
                       f"{int(fast)} | {diff:.1e} {err:.1e} | {tg:.4f} "
                       f"{tt:.4f} {tt / tg:.3f} | "
-                      f"{2 * m * n * k / tg / 1e9:.0f}", flush=True)
+                      f"{2 * m * n * k / tg / 1e9:.0f}{plain}", flush=True)
     logs = [r for r in ratios if r > 0]
     gm = statistics.geometric_mean(logs)
     print(f"geometric mean torch/gemmc over {len(logs)}: {gm:.3f}")
+    if costs:
+        print(f"geometric mean of gemmc's time with the bias over its time "
+              f"without: {statistics.geometric_mean(costs):.3f}")
 
 
 main()

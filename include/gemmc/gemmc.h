@@ -345,20 +345,23 @@ gemmc_status gemmc_batched_family_load(gemmc_dtype dtype,
    row-major and B column-major (K contiguous in both, rows 16 bytes
    apart: TMA reads FP8) in GEMMC_E4M3 or GEMMC_E5M2 (not both E5M2), C
    row-major in GEMMC_BF16, GEMMC_F16 or GEMMC_F32, with
-   GEMMC_SCALES_TENSOR or GEMMC_SCALES_ROWWISE scales; `fast_accumulate`
+   GEMMC_SCALES_TENSOR or GEMMC_SCALES_ROWWISE scales; with `bias`
+   GEMMC_BIAS_COL, torch's bias added last (C = scale_a * scale_b * A * B
+   + bias[col], N values of C's type), for E4M3 x E4M3 into GEMMC_BF16 or
+   GEMMC_F16 (as torch._scaled_mm takes a bias); `fast_accumulate`
    (torch's use_fast_accum) sums the products over all of K on the tensor
    cores, else each k tile's sums are added in f32. `arch` as
    gemmc_family_load's ("sm_90a" or NULL). */
 gemmc_status gemmc_scaled_family_load(gemmc_dtype a_type, gemmc_dtype b_type,
                                       gemmc_dtype c_type, gemmc_scales scales,
-                                      int fast_accumulate, const char *arch,
-                                      gemmc_module *module);
+                                      gemmc_bias bias, int fast_accumulate,
+                                      const char *arch, gemmc_module *module);
 
-/* One call: torch._scaled_mm's C = scale_a * scale_b * A * B (per tensor
-   or per row of A and column of B) with the shipped FP8 family of these
-   types, scales and sums (gemmc_scaled_family_load's terms, the current
-   device's) for `problem` (its sizes, A, B, C, the leading dimensions and
-   scale_a, scale_b), on `stream`, asynchronously. */
+/* One call: torch._scaled_mm's C = scale_a * scale_b * A * B (+ bias[col]
+   where problem->bias is set) with the shipped FP8 family of these types,
+   scales, bias and sums (gemmc_scaled_family_load's terms, the current
+   device's) for `problem` (its sizes, A, B, C, the leading dimensions,
+   scale_a, scale_b and the bias), on `stream`, asynchronously. */
 gemmc_status gemmc_scaled_matmul(gemmc_dtype a_type, gemmc_dtype b_type,
                                  gemmc_dtype c_type, gemmc_scales scales,
                                  int fast_accumulate,

@@ -460,13 +460,15 @@ def _scales_code(scales, kernels):
 
 
 def scaled_family(a_dtype, b_dtype, out_dtype, scales="tensor",
-                  fast_accumulate=False, arch=None):
+                  fast_accumulate=False, arch=None, bias=None):
     """The FP8 family gemmc ships for torch._scaled_mm's products
     (``gemmc_scaled_family_load``; sm_90a): A row-major and B column-major
     in "float8_e4m3fn" or "float8_e5m2" (not both e5m2), C row-major in
     `out_dtype` ("bfloat16", "float16", "float32"), `scales` "tensor" or
-    "rowwise", `fast_accumulate` as torch's use_fast_accum. What
-    gemmc.scaled_mm runs; loaded once per process."""
+    "rowwise", `fast_accumulate` as torch's use_fast_accum; `bias` "col"
+    adds torch's bias (N values of `out_dtype`; float8_e4m3fn operands into
+    bfloat16 or float16). What gemmc.scaled_mm runs; loaded once per
+    process."""
     fp8 = ("float8_e4m3fn", "float8_e5m2")
     if a_dtype not in fp8 or b_dtype not in fp8:
         raise TypeError(f"gemmc's scaled families take float8_e4m3fn and "
@@ -474,11 +476,15 @@ def scaled_family(a_dtype, b_dtype, out_dtype, scales="tensor",
     if out_dtype not in ("bfloat16", "float16", "float32"):
         raise TypeError(f"gemmc's scaled families write bfloat16, float16 "
                         f"or float32, not {out_dtype}")
+    if bias not in (None, "col"):
+        raise ValueError(f"gemmc's scaled families add torch's bias, one "
+                         f"value per column (bias='col'), not {bias!r}")
     handle = ctypes.c_void_p()
     _check(_capi.runtime().scaled_family_load(
         _CODES[a_dtype], _CODES[b_dtype], _CODES[out_dtype],
-        _scales_code(scales, "scaled families"), int(bool(fast_accumulate)),
-        arch.encode() if arch else None, ctypes.byref(handle)))
+        _scales_code(scales, "scaled families"), 0 if bias is None else 2,
+        int(bool(fast_accumulate)), arch.encode() if arch else None,
+        ctypes.byref(handle)))
     return Kernel(None, handle=handle)
 
 

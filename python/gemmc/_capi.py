@@ -181,7 +181,7 @@ class Runtime:
         self.scaled_family_load = _declare(
             lib, "gemmc_scaled_family_load",
             [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
-             ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(p)])
+             ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(p)])
         self.predict = _declare(lib, "gemmc_predict",
                                 [p, ctypes.POINTER(Problem),
                                  ctypes.POINTER(ctypes.c_double)])

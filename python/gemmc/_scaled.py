@@ -8,12 +8,15 @@ float32, one each (per tensor) or M x 1 and 1 x N (rowwise); the result
 ``scale_a * scale_b * (a @ b)`` (per row of A and column of B where
 rowwise) in ``out_dtype`` (bfloat16, float16 or float32), the products of
 each k tile summed in f32, or over all of K on the tensor cores with
-``use_fast_accum``. A call is a planned Kernel call (docs/library.md):
-checked once per signature, then one ``gemmc_plan_launch_operands``.
+``use_fast_accum``; ``bias`` (N values of ``out_dtype``, as torch takes
+it: float8_e4m3fn operands into bfloat16 or float16) added in the
+epilogue. A call is a planned Kernel call (docs/library.md): checked once
+per signature, then one ``gemmc_plan_launch_operands``.
 
 Not shipped (refused with the reason): an FP8 result (torch's default
-``out_dtype``, with ``scale_result``) and a fused ``bias``; DeepSeek-V3's
-block scales run on a compiled schedule (examples/hopper-fp8-block.gemm).
+``out_dtype``, with ``scale_result``) and a bias with an e5m2 operand;
+DeepSeek-V3's block scales run on a compiled schedule
+(examples/hopper-fp8-block.gemm).
 """
 
 import torch
@@ -24,22 +27,40 @@ from ._torch import one_device
 _FP8 = {torch.float8_e4m3fn: "float8_e4m3fn", torch.float8_e5m2: "float8_e5m2"}
 _OUT = {torch.bfloat16: "bfloat16", torch.float16: "float16",
         torch.float32: "float32"}
-_kernels = {}  # (A's, B's, C's dtype, scales, fast) -> gemmc.Kernel
+_kernels = {}  # (A's, B's, C's dtype, scales, fast, bias) -> gemmc.Kernel
 
 
-def _kernel(a, b, out_dtype, scales, fast):
-    key = (a, b, out_dtype, scales, fast)
+def _kernel(a, b, out_dtype, scales, fast, bias):
+    key = (a, b, out_dtype, scales, fast, bias)
     kernel = _kernels.get(key)
     if kernel is None:
-        kernel = scaled_family(_FP8[a], _FP8[b], _OUT[out_dtype],
-                                     scales, fast)
+        kernel = scaled_family(_FP8[a], _FP8[b], _OUT[out_dtype], scales,
+                               fast, bias="col" if bias else None)
         _kernels[key] = kernel
     return kernel
 
 
+def _check_bias(bias, a, b, n, out_dtype):
+    """torch._scaled_mm's rules for `bias`, and the families gemmc ships."""
+    if not isinstance(bias, torch.Tensor):
+        raise TypeError("gemmc.scaled_mm: bias must be a torch.Tensor")
+    if out_dtype == torch.float32:
+        raise ValueError("gemmc.scaled_mm adds no bias to a float32 result "
+                         "(as torch._scaled_mm)")
+    if bias.dtype != out_dtype:
+        raise TypeError(f"gemmc.scaled_mm's bias is of out_dtype "
+                        f"({out_dtype}), got {bias.dtype}")
+    if tuple(bias.shape) != (n,):
+        raise ValueError(f"gemmc.scaled_mm's bias is a vector of {n} values "
+                         f"(one per column), got {tuple(bias.shape)}")
+    if a.dtype != torch.float8_e4m3fn or b.dtype != torch.float8_e4m3fn:
+        raise TypeError(f"gemmc ships the bias for float8_e4m3fn operands, "
+                        f"not {a.dtype} and {b.dtype}: add it to the result")
+
+
 def scaled_mm(a, b, scale_a, scale_b, bias=None, scale_result=None,
               out_dtype=None, use_fast_accum=False, out=None):
-    """torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=...,
+    """torch._scaled_mm(a, b, scale_a, scale_b, bias=..., out_dtype=...,
     use_fast_accum=...) on gemmc's shipped FP8 families; `out` (optional)
     receives the result. Returns it."""
     for name, t in (("a", a), ("b", b), ("scale_a", scale_a),
@@ -58,9 +79,9 @@ def scaled_mm(a, b, scale_a, scale_b, bias=None, scale_result=None,
     if out_dtype not in _OUT:
         raise TypeError(f"gemmc.scaled_mm writes bfloat16, float16 or "
                         f"float32 (pass out_dtype=), not {out_dtype}")
-    if bias is not None or scale_result is not None:
-        raise ValueError("gemmc.scaled_mm fuses no bias and no scale_result "
-                         "yet: add the bias to the result")
+    if scale_result is not None:
+        raise ValueError("gemmc.scaled_mm takes no scale_result yet (it "
+                         "writes no FP8 result)")
     if scale_a.dtype != torch.float32 or scale_b.dtype != torch.float32:
         raise TypeError(f"gemmc.scaled_mm's scales are float32, got "
                         f"{scale_a.dtype} and {scale_b.dtype}")
@@ -73,14 +94,23 @@ def scaled_mm(a, b, scale_a, scale_b, bias=None, scale_result=None,
                          f"tensor) or {m} x 1 and 1 x {n} (rowwise), got "
                          f"{tuple(scale_a.shape)} and "
                          f"{tuple(scale_b.shape)}")
+    if bias is not None:
+        _check_bias(bias, a, b, n, out_dtype)
     if not (a.is_cuda and b.is_cuda and a.device == b.device ==
-            scale_a.device == scale_b.device):
+            scale_a.device == scale_b.device and
+            (bias is None or bias.device == a.device)):
         raise ValueError("gemmc.scaled_mm takes tensors on one CUDA device")
     if m == 0 or n == 0 or k == 0:
         result = out if out is not None else torch.empty(
             m, n, dtype=out_dtype, device=a.device)
-        return result.zero_() if k == 0 else result
+        if k == 0:
+            result.zero_()
+        if bias is not None and m and n:
+            result += bias
+        return result
     one_device(a.device)
     kernel = _kernel(a.dtype, b.dtype, out_dtype,
-                     "tensor" if tensor else "rowwise", bool(use_fast_accum))
-    return kernel(a, b, out=out, scale_a=scale_a, scale_b=scale_b)
+                     "tensor" if tensor else "rowwise", bool(use_fast_accum),
+                     bias is not None)
+    return kernel(a, b, out=out, scale_a=scale_a, scale_b=scale_b,
+                  bias=bias)

@@ -161,6 +161,23 @@ class ShippedFamilyTest(unittest.TestCase):
         with self.assertRaises(gemmc.GemmcError) as e:
             gemmc.scaled_family(*fp8, "bfloat16", arch="sm_80")
         self.assertIn("sm_90a's", str(e.exception))
+        # torch's bias: e4m3 x e4m3 into bfloat16 or float16.
+        for out in ("bfloat16", "float16"):
+            for scales in ("tensor", "rowwise"):
+                for fast in (False, True):
+                    f = gemmc.scaled_family(fp8[0], fp8[0], out, scales, fast,
+                                            arch="sm_90a", bias="col")
+                    self.assertEqual(f.bias, "col")
+                    self.assertTrue(f.name.endswith("_bias"), f.name)
+        self.assertIsNone(gemmc.scaled_family(fp8[0], fp8[0], "bfloat16",
+                                              arch="sm_90a").bias)
+        with self.assertRaisesRegex(ValueError, "bias='col'"):
+            gemmc.scaled_family(*fp8, "bfloat16", bias="row")
+        for types in ((fp8[0], fp8[1], "bfloat16"),
+                      (fp8[0], fp8[0], "float32")):
+            with self.assertRaises(gemmc.GemmcError) as e:
+                gemmc.scaled_family(*types, arch="sm_90a", bias="col")
+            self.assertIn("E4M3 x E4M3 into bf16 or f16", str(e.exception))
 
     def test_refuses_what_no_family_covers(self):
         with self.assertRaisesRegex(TypeError, "float32, tf32, float16"):

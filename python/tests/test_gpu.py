@@ -242,10 +242,9 @@ class TorchTest(unittest.TestCase):
         # Misuse, refused with the reason.
         with self.assertRaisesRegex(TypeError, "pass out_dtype="):
             gemmc.scaled_mm(a, b, sa, sb)
-        with self.assertRaisesRegex(ValueError, "no bias"):
+        with self.assertRaisesRegex(ValueError, "no scale_result"):
             gemmc.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16,
-                            bias=torch.zeros(768, device="cuda",
-                                             dtype=torch.bfloat16))
+                            scale_result=sa)
         with self.assertRaisesRegex(ValueError, "column"):
             gemmc.scaled_mm(a, b.contiguous(), sa, sb,
                             out_dtype=torch.bfloat16)
@@ -254,6 +253,63 @@ class TorchTest(unittest.TestCase):
                             out_dtype=torch.bfloat16)
         with self.assertRaisesRegex(TypeError, "not both e5m2"):
             gemmc.scaled_mm(a.to(e5), b.to(e5), sa, sb,
+                            out_dtype=torch.bfloat16)
+
+    def test_scaled_mm_with_bias(self):
+        # torch._scaled_mm's bias (N values of out_dtype, added last) on the
+        # shipped families with it: e4m3 x e4m3 into bf16 and f16, per
+        # tensor and rowwise, promoted and fast sums, against fp64; decode,
+        # skinny and odd sizes (the transposed variants add it per row of
+        # C^T), and torch._scaled_mm itself.
+        if torch.cuda.get_device_capability() != (9, 0):
+            self.skipTest("the FP8 families are sm_90a's")
+        e4 = torch.float8_e4m3fn
+        for m, n, kk in ((1000, 528, 512), (77, 1004, 4096), (1, 4096, 4096),
+                         (16, 2056, 1024), (4100, 96, 256)):
+            a = torch.randn(m, kk, device="cuda").to(e4)
+            b = torch.randn(n, kk, device="cuda").to(e4).t()
+            exact = a.double() @ b.double()
+            for rowwise in (False, True):
+                sa = torch.rand(m, 1, device="cuda") + 0.5 if rowwise \
+                    else torch.tensor([0.75], device="cuda")
+                sb = torch.rand(1, n, device="cuda") + 0.5 if rowwise \
+                    else torch.tensor([1.25], device="cuda")
+                for out in (torch.bfloat16, torch.float16):
+                    bias = (torch.randn(n, device="cuda") * 8).to(out)
+                    ref = sa.double() * exact * sb.double() + bias.double()
+                    for fast in (False, True):
+                        c = torch.full((m, n), float("nan"), device="cuda",
+                                       dtype=out)
+                        gemmc.scaled_mm(a, b, sa, sb, bias=bias, out=c,
+                                        out_dtype=out, use_fast_accum=fast)
+                        torch.cuda.synchronize()
+                        self.assertMatches(c, ref, 1e-2)
+        a = torch.randn(512, 1024, device="cuda").to(e4)
+        b = torch.randn(768, 1024, device="cuda").to(e4).t()
+        sa = torch.tensor([0.75], device="cuda")
+        sb = torch.tensor([1.25], device="cuda")
+        bias = torch.randn(768, device="cuda", dtype=torch.bfloat16)
+        ours = gemmc.scaled_mm(a, b, sa, sb, bias=bias,
+                               out_dtype=torch.bfloat16)
+        theirs = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, bias=bias,
+                                  out_dtype=torch.bfloat16)
+        self.assertMatches(ours, theirs.double(), 1e-2)
+        # K = 0: the bias alone, as torch's empty sum plus the bias.
+        none = gemmc.scaled_mm(a[:, :0], b[:0], sa, sb, bias=bias,
+                               out_dtype=torch.bfloat16)
+        self.assertTrue(torch.equal(none, bias.expand(512, 768)))
+        # Misuse, refused with the reason.
+        with self.assertRaisesRegex(ValueError, "float32 result"):
+            gemmc.scaled_mm(a, b, sa, sb, bias=bias.float(),
+                            out_dtype=torch.float32)
+        with self.assertRaisesRegex(TypeError, "of out_dtype"):
+            gemmc.scaled_mm(a, b, sa, sb, bias=bias.half(),
+                            out_dtype=torch.bfloat16)
+        with self.assertRaisesRegex(ValueError, "vector of 768"):
+            gemmc.scaled_mm(a, b, sa, sb, bias=bias[:512],
+                            out_dtype=torch.bfloat16)
+        with self.assertRaisesRegex(TypeError, "float8_e4m3fn operands"):
+            gemmc.scaled_mm(a, b.to(torch.float8_e5m2), sa, sb, bias=bias,
                             out_dtype=torch.bfloat16)
 
     def test_fp8_block_scales(self):

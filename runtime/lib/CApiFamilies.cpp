@@ -135,12 +135,13 @@ static gemmc_status loadFamily(gemmc_dtype dtype, gemmc_layout aLayout,
   return loadShipped(caller, arch, name, module);
 }
 
-/// Loads the shipped FP8 family of these types, scales and sums for
+/// Loads the shipped FP8 family of these types, scales, bias and sums for
 /// `caller`: of one GEMM (`suffix` empty) or grouped (`_grouped`).
 static gemmc_status loadScaled(const char *caller, gemmc_dtype aType,
                                gemmc_dtype bType, gemmc_dtype cType,
-                               gemmc_scales scales, int fastAccumulate,
-                               const char *arch, const std::string &suffix,
+                               gemmc_scales scales, gemmc_bias bias,
+                               int fastAccumulate, const char *arch,
+                               const std::string &suffix,
                                gemmc_module *module) {
   if (!module)
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
@@ -169,6 +170,18 @@ static gemmc_status loadScaled(const char *caller, gemmc_dtype aType,
                           ": the shipped FP8 families take per-tensor or "
                           "rowwise scales (block scales: compile a schedule, "
                           "examples/hopper-fp8-block.gemm)");
+  if (bias != GEMMC_BIAS_NONE && bias != GEMMC_BIAS_COL)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      std::string(caller) +
+                          ": the shipped FP8 families add torch's bias, one "
+                          "value per column of C (GEMMC_BIAS_COL), or none");
+  if (bias == GEMMC_BIAS_COL &&
+      (aType != GEMMC_E4M3 || bType != GEMMC_E4M3 || cType == GEMMC_F32))
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      std::string(caller) +
+                          ": the shipped FP8 families with a bias are E4M3 x "
+                          "E4M3 into bf16 or f16 (torch._scaled_mm adds no "
+                          "bias to an f32 result)");
   if (arch && std::strcmp(arch, "sm_90a"))
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                       std::string(caller) +
@@ -176,17 +189,18 @@ static gemmc_status loadScaled(const char *caller, gemmc_dtype aType,
                           arch);
   std::string name = std::string("fp8_") + a + "_" + b + "_" + c + "_" +
                      (scales == GEMMC_SCALES_TENSOR ? "tensor" : "rowwise") +
-                     (fastAccumulate ? "_fast" : "") + suffix;
+                     (fastAccumulate ? "_fast" : "") +
+                     (bias == GEMMC_BIAS_COL ? "_bias" : "") + suffix;
   return loadShipped(caller, arch, name, module);
 }
 
 extern "C" gemmc_status
 gemmc_scaled_family_load(gemmc_dtype aType, gemmc_dtype bType,
                          gemmc_dtype cType, gemmc_scales scales,
-                         int fastAccumulate, const char *arch,
+                         gemmc_bias bias, int fastAccumulate, const char *arch,
                          gemmc_module *module) {
   return loadScaled("gemmc_scaled_family_load", aType, bType, cType, scales,
-                    fastAccumulate, arch, "", module);
+                    bias, fastAccumulate, arch, "", module);
 }
 
 extern "C" gemmc_status gemmc_scaled_grouped_family_load(
@@ -194,7 +208,8 @@ extern "C" gemmc_status gemmc_scaled_grouped_family_load(
     gemmc_scales scales, int fastAccumulate, const char *arch,
     gemmc_module *module) {
   return loadScaled("gemmc_scaled_grouped_family_load", aType, bType, cType,
-                    scales, fastAccumulate, arch, "_grouped", module);
+                    scales, GEMMC_BIAS_NONE, fastAccumulate, arch, "_grouped",
+                    module);
 }
 
 extern "C" gemmc_status gemmc_scaled_matmul(gemmc_dtype aType,
@@ -208,8 +223,9 @@ extern "C" gemmc_status gemmc_scaled_matmul(gemmc_dtype aType,
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                       "gemmc_scaled_matmul: the problem must not be null");
   gemmc_module module = nullptr;
+  gemmc_bias bias = problem->bias ? GEMMC_BIAS_COL : GEMMC_BIAS_NONE;
   gemmc_status status = gemmc_scaled_family_load(
-      aType, bType, cType, scales, fastAccumulate, nullptr, &module);
+      aType, bType, cType, scales, bias, fastAccumulate, nullptr, &module);
   if (status != GEMMC_SUCCESS)
     return status;
   return gemmc_launch(module, problem, stream);

@@ -128,10 +128,14 @@ bool CublasLt::takes(const Problem &p, std::string &why) {
     why = "cuBLASLt baseline computes one GEMM, not a batch";
     return false;
   }
-  if (p.alpha != 1 || p.beta != 0 || !p.bias.empty() || !p.activation.empty() ||
-      p.residual) {
-    why = "cuBLASLt baseline computes D = scales * A * B only (alpha = 1, "
-          "beta = 0, no bias, no ReLU)";
+  if (p.alpha != 1 || p.beta != 0 || !p.activation.empty() || p.residual) {
+    why = "cuBLASLt baseline computes D = scales * A * B (+ bias) only "
+          "(alpha = 1, beta = 0, no activation, no R)";
+    return false;
+  }
+  if (!p.bias.empty() && p.c == DType::F32) {
+    why = "cuBLASLt baseline adds a bias to a bf16 or f16 C only (as "
+          "torch._scaled_mm)";
     return false;
   }
   if (!p.scales.empty() && !isScaleKind(p.scales)) {
@@ -173,6 +177,13 @@ bool CublasLt::takes(const Problem &p, std::string &why) {
           toString(p.aLayout) + " and B " + toString(p.bLayout);
     return false;
   }
+  // Its bias is one value per row of its D: our column's where the call is
+  // swapped (a row-major C), our row's where not.
+  if (!p.bias.empty() && (p.bias == "col") != call.swap) {
+    why = "cuBLASLt adds a bias along its D's rows: a column bias into a "
+          "row-major C, or a row bias into a column-major one";
+    return false;
+  }
   return true;
 }
 
@@ -183,6 +194,7 @@ std::string CublasLt::describe(const Problem &p) {
   // (math=fast-accumulate) sums on the tensor cores throughout.
   return std::string("cublasLtMatmul (") + toString(p.a) + " x " +
          toString(p.b) + " -> " + toString(p.c) + ", " + scales +
+         (p.bias.empty() ? "" : ", " + p.bias + " bias") +
          (p.fastAccumulate ? ", fast accum)" : ", no fast accum)");
 }
 
@@ -193,7 +205,7 @@ static std::string planKey(const Problem &p) {
     key += std::to_string(v) + ",";
   key += std::string(toString(p.a)) + toString(p.aLayout) + "," +
          toString(p.b) + toString(p.bLayout) + "," + toString(p.c) +
-         toString(p.cLayout) + "," + p.scales +
+         toString(p.cLayout) + "," + p.scales + "," + p.bias +
          (p.fastAccumulate ? ",fast" : "");
   return key;
 }
@@ -208,6 +220,12 @@ static void setScalePointers(cublasLtMatmulDesc_t desc, bool swap,
       reinterpret_cast<const void *>(swap ? ops.scaleA : ops.scaleB);
   GEMMC_LT_SET(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, scaleX);
   GEMMC_LT_SET(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, scaleY);
+}
+
+/// Points `desc` at the bias of `operands`.
+static void setBiasPointer(cublasLtMatmulDesc_t desc, const Operands &ops) {
+  const void *bias = reinterpret_cast<const void *>(ops.bias);
+  GEMMC_LT_SET(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias);
 }
 
 CublasLt::Plan &CublasLt::planFor(const Problem &p, const Operands &ops) {
@@ -256,9 +274,18 @@ CublasLt::Plan &CublasLt::planFor(const Problem &p, const Operands &ops) {
     GEMMC_LT_SET(plan->desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, modeY);
   }
 #endif
-  // The heuristic sees the descriptor whole, scales included.
+  if (!p.bias.empty()) {
+    // One value per row of its D, of C's type (takes).
+    uint32_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    int32_t biasType = blas::toCuda(p.c);
+    GEMMC_LT_SET(plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, epilogue);
+    GEMMC_LT_SET(plan->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, biasType);
+  }
+  // The heuristic sees the descriptor whole, scales and bias included.
   if (!p.scales.empty())
     setScalePointers(plan->desc, plan->swap, ops);
+  if (!p.bias.empty())
+    setBiasPointer(plan->desc, ops);
 
   DType typeX = call.swap ? p.b : p.a, typeY = call.swap ? p.a : p.b;
   GEMMC_CUBLASLT(api().cublasLtMatrixLayoutCreate(
@@ -304,6 +331,8 @@ void CublasLt::scaledGemm(const Problem &p, const Operands &ops,
   // heuristic's default alignment preference does).
   if (!p.scales.empty())
     setScalePointers(plan.desc, plan.swap, ops);
+  if (!p.bias.empty())
+    setBiasPointer(plan.desc, ops);
   const void *x = reinterpret_cast<const void *>(plan.swap ? ops.b : ops.a);
   const void *y = reinterpret_cast<const void *>(plan.swap ? ops.a : ops.b);
   void *c = reinterpret_cast<void *>(ops.c);

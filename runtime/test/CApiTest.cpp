@@ -155,32 +155,40 @@ TEST(CApi, LoadsTheShippedFamilies) {
                                       &again),
             GEMMC_ERROR_IO);
   // FP8 (sm_90a): every pair torch._scaled_mm takes, into bf16, f16 or
-  // f32, per-tensor or rowwise scales, promoted or fast sums; the rule of
+  // f32, per-tensor or rowwise scales, promoted or fast sums, and torch's
+  // bias where it takes one (e4m3 x e4m3 into bf16 or f16); the rule of
   // choice by the contracts: an N that TMA cannot store C at on the
   // catch-all, which stores C without it.
   for (gemmc_dtype a : {GEMMC_E4M3, GEMMC_E5M2})
     for (gemmc_dtype b : {GEMMC_E4M3, GEMMC_E5M2})
       for (gemmc_dtype c : {GEMMC_BF16, GEMMC_F16, GEMMC_F32})
         for (gemmc_scales scales : {GEMMC_SCALES_TENSOR, GEMMC_SCALES_ROWWISE})
-          for (int fast : {0, 1}) {
-            gemmc_module fp8 = nullptr;
-            gemmc_status loaded =
-                gemmc_scaled_family_load(a, b, c, scales, fast, "sm_90a", &fp8);
-            if (a == GEMMC_E5M2 && b == GEMMC_E5M2) {
-              EXPECT_EQ(loaded, GEMMC_ERROR_INVALID_ARGUMENT);
-              continue;
+          for (gemmc_bias bias : {GEMMC_BIAS_NONE, GEMMC_BIAS_COL})
+            for (int fast : {0, 1}) {
+              gemmc_module fp8 = nullptr;
+              gemmc_status loaded = gemmc_scaled_family_load(
+                  a, b, c, scales, bias, fast, "sm_90a", &fp8);
+              bool shipped =
+                  !(a == GEMMC_E5M2 && b == GEMMC_E5M2) &&
+                  (bias == GEMMC_BIAS_NONE ||
+                   (a == GEMMC_E4M3 && b == GEMMC_E4M3 && c != GEMMC_F32));
+              if (!shipped) {
+                EXPECT_EQ(loaded, GEMMC_ERROR_INVALID_ARGUMENT);
+                continue;
+              }
+              ASSERT_EQ(loaded, GEMMC_SUCCESS) << gemmc_last_error();
+              ASSERT_EQ(gemmc_module_info(fp8, &info), GEMMC_SUCCESS);
+              EXPECT_EQ(info.a, a);
+              EXPECT_EQ(info.b, b);
+              EXPECT_EQ(info.c, c);
+              EXPECT_EQ(info.scales, scales);
+              EXPECT_EQ(info.bias, bias);
+              EXPECT_EQ(info.b_layout, GEMMC_COL);
             }
-            ASSERT_EQ(loaded, GEMMC_SUCCESS) << gemmc_last_error();
-            ASSERT_EQ(gemmc_module_info(fp8, &info), GEMMC_SUCCESS);
-            EXPECT_EQ(info.a, a);
-            EXPECT_EQ(info.b, b);
-            EXPECT_EQ(info.c, c);
-            EXPECT_EQ(info.scales, scales);
-            EXPECT_EQ(info.b_layout, GEMMC_COL);
-          }
   gemmc_module fp8 = nullptr;
   ASSERT_EQ(gemmc_scaled_family_load(GEMMC_E4M3, GEMMC_E4M3, GEMMC_BF16,
-                                     GEMMC_SCALES_ROWWISE, 0, "sm_90a", &fp8),
+                                     GEMMC_SCALES_ROWWISE, GEMMC_BIAS_NONE, 0,
+                                     "sm_90a", &fp8),
             GEMMC_SUCCESS);
   gemmc_problem_init(&p, 4096, 4100, 4096);
   p.a = p.b = p.c = p.scale_a = p.scale_b = 0x1000;
@@ -191,17 +199,29 @@ TEST(CApi, LoadsTheShippedFamilies) {
   p.k = 4100; // A's rows 4,100 bytes apart: TMA cannot read them
   EXPECT_NE(gemmc_select(fp8, &p, &variant), GEMMC_SUCCESS);
   expectFailure(gemmc_scaled_family_load(GEMMC_E4M3, GEMMC_E4M3, GEMMC_E4M3,
-                                         GEMMC_SCALES_TENSOR, 0, "sm_90a",
-                                         &fp8),
+                                         GEMMC_SCALES_TENSOR, GEMMC_BIAS_NONE,
+                                         0, "sm_90a", &fp8),
                 GEMMC_ERROR_INVALID_ARGUMENT, "bf16, f16 or f32");
   expectFailure(gemmc_scaled_family_load(GEMMC_E4M3, GEMMC_E4M3, GEMMC_BF16,
-                                         GEMMC_SCALES_BLOCK, 0, "sm_90a",
-                                         &fp8),
+                                         GEMMC_SCALES_BLOCK, GEMMC_BIAS_NONE, 0,
+                                         "sm_90a", &fp8),
                 GEMMC_ERROR_INVALID_ARGUMENT, "per-tensor or rowwise");
   expectFailure(gemmc_scaled_family_load(GEMMC_E4M3, GEMMC_E4M3, GEMMC_BF16,
-                                         GEMMC_SCALES_TENSOR, 0, "sm_80",
-                                         &fp8),
+                                         GEMMC_SCALES_TENSOR, GEMMC_BIAS_NONE,
+                                         0, "sm_80", &fp8),
                 GEMMC_ERROR_INVALID_ARGUMENT, "sm_90a's");
+  expectFailure(gemmc_scaled_family_load(GEMMC_E4M3, GEMMC_E4M3, GEMMC_BF16,
+                                         GEMMC_SCALES_TENSOR, GEMMC_BIAS_ROW, 0,
+                                         "sm_90a", &fp8),
+                GEMMC_ERROR_INVALID_ARGUMENT, "one value per column of C");
+  expectFailure(gemmc_scaled_family_load(GEMMC_E4M3, GEMMC_E5M2, GEMMC_BF16,
+                                         GEMMC_SCALES_TENSOR, GEMMC_BIAS_COL, 0,
+                                         "sm_90a", &fp8),
+                GEMMC_ERROR_INVALID_ARGUMENT, "E4M3 x E4M3 into bf16 or f16");
+  expectFailure(gemmc_scaled_family_load(GEMMC_E4M3, GEMMC_E4M3, GEMMC_F32,
+                                         GEMMC_SCALES_ROWWISE, GEMMC_BIAS_COL,
+                                         1, "sm_90a", &fp8),
+                GEMMC_ERROR_INVALID_ARGUMENT, "no bias to an f32 result");
   // Its one call, refused before any GPU is asked: no problem, a type
   // gemmc ships no FP8 family of.
   gemmc_problem_init(&p, 64, 64, 64);
@@ -211,6 +231,10 @@ TEST(CApi, LoadsTheShippedFamilies) {
   expectFailure(gemmc_scaled_matmul(GEMMC_F16, GEMMC_E4M3, GEMMC_BF16,
                                     GEMMC_SCALES_TENSOR, 0, &p, nullptr),
                 GEMMC_ERROR_INVALID_ARGUMENT, "must be GEMMC_E4M3");
+  p.bias = 0x1000; // the problem's bias picks the family with one
+  expectFailure(gemmc_scaled_matmul(GEMMC_E4M3, GEMMC_E4M3, GEMMC_F32,
+                                    GEMMC_SCALES_TENSOR, 0, &p, nullptr),
+                GEMMC_ERROR_INVALID_ARGUMENT, "no bias to an f32 result");
   // Misuse: an arch gemmc ships nothing for, a folder without families.
   EXPECT_EQ(gemmc_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, "sm_70", &again),
             GEMMC_ERROR_INVALID_ARGUMENT);

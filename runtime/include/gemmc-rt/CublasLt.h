@@ -43,7 +43,8 @@ public:
 
   /// D = scale_a * scale_b * (A * B) ("tensor" scales),
   /// D[i,j] = scale_a[i] * scale_b[j] * (A * B)[i,j] ("rowwise"), or
-  /// A * B (no scales) for an FP8 problem that `takes` accepts, on `stream`
+  /// A * B (no scales), plus the bias (`operands.bias`) where the problem
+  /// has one, for an FP8 problem that `takes` accepts, on `stream`
   /// (null: the default stream). The scales are device f32 arrays in
   /// `operands.scaleA` and `operands.scaleB`. The first call for a problem
   /// picks the algorithm (cublasLtMatmulAlgoGetHeuristic); later ones
@@ -59,9 +60,10 @@ public:
   /// Whether cuBLASLt takes `problem`: FP8 A and B (not both e5m2), an
   /// f32, f16 or bf16 C, FP32 accumulation, both operands K-major after
   /// mapping (A row-major, B column-major), one GEMM, alpha = 1, beta = 0,
-  /// no bias or ReLU; rowwise scales only where the headers built against
-  /// have the outer-vector scale mode (the library loaded is checked at
-  /// the call). If not, `why` says why.
+  /// no activation or R, a bias only along its D's rows (a column bias into
+  /// a row-major bf16 or f16 C); rowwise scales only where the headers
+  /// built against have the outer-vector scale mode (the library loaded is
+  /// checked at the call). If not, `why` says why.
   static bool takes(const Problem &problem, std::string &why);
 
   /// cublasLtGetVersion: e.g. 130100 for 13.1.0.

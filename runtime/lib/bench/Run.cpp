@@ -361,9 +361,14 @@ bool CaseRun::verify(std::vector<HostMatrix> &c,
     epilogue.productOnly =
         fromCublas && !isFloat8(p.a) && !p.scales.empty();
     // cuBLAS has no bias, activation or R (nor scales of 16- and 32-bit
-    // inputs): the host applies them to its result.
-    if (fromCublas)
-      finishOnHost(c[i], epilogue);
+    // inputs): the host applies them to its result. cuBLASLt's FP8 adds
+    // the bias itself (CublasLt::takes).
+    if (fromCublas) {
+      Epilogue rest = epilogue;
+      if (isFloat8(p.a))
+        rest.bias = nullptr;
+      finishOnHost(c[i], rest);
+    }
     // The fp64 reference at the samples, once per case: every kernel is
     // compared with the same values.
     if (references.size() <= size_t(i)) {
