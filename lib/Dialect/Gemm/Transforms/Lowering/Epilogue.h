@@ -33,6 +33,11 @@ struct EpilogueValues {
   bool readsC = false;
   Value bias;
   bool biasPerRow = false;
+  /// Whether the bias is read an element at a time at its index clamped
+  /// into the vector, unguarded (the warpgroup kernels': a tile's values
+  /// past the matrix are never stored, and with a bias the amax leaves
+  /// them out); else like C, guarded past the matrix.
+  bool clampBiasReads = false;
   gemmc::Activation activation = gemmc::Activation::None;
   /// `residual = add`: the view of R that matches the stores' view of C
   /// (R has C's type and strides): the stores read R where they would read
@@ -70,10 +75,11 @@ struct EpilogueValues {
 /// Fails where a bias or R cannot be placed: C (`c`) is not a view of a
 /// matrix (for R: of the kernel's C argument). A grouped GEMM's stores lie
 /// in group `group` (index; else null), whose B has its own scales.
+/// `clampBiasReads` as EpilogueValues'.
 LogicalResult
 buildEpilogue(OpBuilder &b, Location loc, Operation *at, Value c,
               function_ref<void(OpBuilder &, const EpilogueValues &)> stores,
-              Value group = nullptr);
+              Value group = nullptr, bool clampBiasReads = false);
 
 } // namespace mlir::gemm
 

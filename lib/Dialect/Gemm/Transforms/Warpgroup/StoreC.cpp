@@ -323,7 +323,7 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
           stores(sb, epilogue, /*edges=*/!inner);
         });
       },
-      group);
+      group, clampsBiasReads());
 }
 
 std::pair<Value, Value> KernelBuilder::accumulatorPosition() {
@@ -529,7 +529,8 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
   // The epilogue reads the kernel's attributes from an op inside it.
   Operation *at = b.getInsertionBlock()->getParentOp();
   return buildEpilogue(
-      b, loc, at, c, [&](OpBuilder &ob, const EpilogueValues &epilogue) {
+      b, loc, at, c,
+      [&](OpBuilder &ob, const EpilogueValues &epilogue) {
         if (!tails) {
           stores(ob, epilogue, /*guarded=*/false);
           return;
@@ -550,5 +551,5 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
           stores(sb, epilogue, /*guarded=*/!inner);
         });
       },
-      group);
+      group, clampsBiasReads());
 }
