@@ -89,10 +89,12 @@ Value EpilogueValues::apply(
       // An element at a time, its index clamped into the vector, as the
       // scales' are: the values past the matrix take the last entry's.
       // Unguarded, a thread's reads of one column (its rows share them)
-      // merge, and none waits on a branch of its own: guarded, 96 reads a
-      // tile of 128x192 FP8 tiles cost 10-18% at 8192^3 (H200). (The
-      // other kernels read it as C, where merged reads issued early
-      // spilled mma.sync's registers.)
+      // merge, and none waits on a branch of its own: 128x192 FP8 tiles
+      // into bf16 (48 reads a tile, where there were 96) ran 2.5-7.5%
+      // faster on an H200, the bias costing them 2.4-6.7% where it had
+      // cost 5-15% (8192^3 to 2048x8192x4096; with rowwise scales beside
+      // it, within 1% either way). (The other kernels read it as C, where
+      // merged reads issued early spilled mma.sync's registers.)
       Value extent = biasPerRow ? p.rows : p.cols;
       Value last =
           arith::SubIOp::create(b, loc, extent, indexConstant(b, loc, 1));
