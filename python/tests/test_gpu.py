@@ -36,6 +36,16 @@ def kernel(name, folder=EXAMPLES):
 
 
 @unittest.skipUnless(HAVE_GPU, "needs PyTorch and a GPU")
+def fp8_scales(m, n, rowwise):
+    """torch._scaled_mm's scale_a and scale_b: M x 1 and 1 x N in [0.5,
+    1.5) where rowwise, else one each."""
+    if rowwise:
+        return (torch.rand(m, 1, device="cuda") + 0.5,
+                torch.rand(1, n, device="cuda") + 0.5)
+    return (torch.tensor([0.75], device="cuda"),
+            torch.tensor([1.25], device="cuda"))
+
+
 class TorchTest(unittest.TestCase):
     def setUp(self):
         torch.manual_seed(0)
@@ -212,10 +222,7 @@ class TorchTest(unittest.TestCase):
                 b = torch.randn(n, kk, device="cuda").to(tb).t()
                 exact = a.double() @ b.double()
                 for rowwise in (False, True):
-                    sa = torch.rand(m, 1, device="cuda") + 0.5 if rowwise \
-                        else torch.tensor([0.75], device="cuda")
-                    sb = torch.rand(1, n, device="cuda") + 0.5 if rowwise \
-                        else torch.tensor([1.25], device="cuda")
+                    sa, sb = fp8_scales(m, n, rowwise)
                     ref = sa.double() * exact * sb.double()
                     for out in (torch.bfloat16, torch.float16, torch.float32):
                         for fast in (False, True):
@@ -270,10 +277,7 @@ class TorchTest(unittest.TestCase):
             b = torch.randn(n, kk, device="cuda").to(e4).t()
             exact = a.double() @ b.double()
             for rowwise in (False, True):
-                sa = torch.rand(m, 1, device="cuda") + 0.5 if rowwise \
-                    else torch.tensor([0.75], device="cuda")
-                sb = torch.rand(1, n, device="cuda") + 0.5 if rowwise \
-                    else torch.tensor([1.25], device="cuda")
+                sa, sb = fp8_scales(m, n, rowwise)
                 for out in (torch.bfloat16, torch.float16):
                     bias = (torch.randn(n, device="cuda") * 8).to(out)
                     ref = sa.double() * exact * sb.double() + bias.double()

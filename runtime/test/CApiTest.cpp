@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <string>
 
 /// That a C API call failed with `expected` and its message names `text`.
@@ -198,30 +199,30 @@ TEST(CApi, LoadsTheShippedFamilies) {
   EXPECT_STREQ(v.entry, "fp8_e4m3_e4m3_bf16_rowwise_any");
   p.k = 4100; // A's rows 4,100 bytes apart: TMA cannot read them
   EXPECT_NE(gemmc_select(fp8, &p, &variant), GEMMC_SUCCESS);
-  expectFailure(gemmc_scaled_family_load(GEMMC_E4M3, GEMMC_E4M3, GEMMC_E4M3,
-                                         GEMMC_SCALES_TENSOR, GEMMC_BIAS_NONE,
-                                         0, "sm_90a", &fp8),
-                GEMMC_ERROR_INVALID_ARGUMENT, "bf16, f16 or f32");
-  expectFailure(gemmc_scaled_family_load(GEMMC_E4M3, GEMMC_E4M3, GEMMC_BF16,
-                                         GEMMC_SCALES_BLOCK, GEMMC_BIAS_NONE, 0,
-                                         "sm_90a", &fp8),
-                GEMMC_ERROR_INVALID_ARGUMENT, "per-tensor or rowwise");
-  expectFailure(gemmc_scaled_family_load(GEMMC_E4M3, GEMMC_E4M3, GEMMC_BF16,
-                                         GEMMC_SCALES_TENSOR, GEMMC_BIAS_NONE,
-                                         0, "sm_80", &fp8),
-                GEMMC_ERROR_INVALID_ARGUMENT, "sm_90a's");
-  expectFailure(gemmc_scaled_family_load(GEMMC_E4M3, GEMMC_E4M3, GEMMC_BF16,
-                                         GEMMC_SCALES_TENSOR, GEMMC_BIAS_ROW, 0,
-                                         "sm_90a", &fp8),
-                GEMMC_ERROR_INVALID_ARGUMENT, "one value per column of C");
-  expectFailure(gemmc_scaled_family_load(GEMMC_E4M3, GEMMC_E5M2, GEMMC_BF16,
-                                         GEMMC_SCALES_TENSOR, GEMMC_BIAS_COL, 0,
-                                         "sm_90a", &fp8),
-                GEMMC_ERROR_INVALID_ARGUMENT, "E4M3 x E4M3 into bf16 or f16");
-  expectFailure(gemmc_scaled_family_load(GEMMC_E4M3, GEMMC_E4M3, GEMMC_F32,
-                                         GEMMC_SCALES_ROWWISE, GEMMC_BIAS_COL,
-                                         1, "sm_90a", &fp8),
-                GEMMC_ERROR_INVALID_ARGUMENT, "no bias to an f32 result");
+  // Refused with the reason: each argument outside what gemmc ships.
+  struct Refused {
+    gemmc_dtype a, b, c;
+    gemmc_scales scales;
+    gemmc_bias bias;
+    int fast;
+    const char *arch, *why;
+  };
+  for (const Refused &r : std::initializer_list<Refused>{
+           {GEMMC_E4M3, GEMMC_E4M3, GEMMC_E4M3, GEMMC_SCALES_TENSOR,
+            GEMMC_BIAS_NONE, 0, "sm_90a", "bf16, f16 or f32"},
+           {GEMMC_E4M3, GEMMC_E4M3, GEMMC_BF16, GEMMC_SCALES_BLOCK,
+            GEMMC_BIAS_NONE, 0, "sm_90a", "per-tensor or rowwise"},
+           {GEMMC_E4M3, GEMMC_E4M3, GEMMC_BF16, GEMMC_SCALES_TENSOR,
+            GEMMC_BIAS_NONE, 0, "sm_80", "sm_90a's"},
+           {GEMMC_E4M3, GEMMC_E4M3, GEMMC_BF16, GEMMC_SCALES_TENSOR,
+            GEMMC_BIAS_ROW, 0, "sm_90a", "one value per column of C"},
+           {GEMMC_E4M3, GEMMC_E5M2, GEMMC_BF16, GEMMC_SCALES_TENSOR,
+            GEMMC_BIAS_COL, 0, "sm_90a", "E4M3 x E4M3 into bf16 or f16"},
+           {GEMMC_E4M3, GEMMC_E4M3, GEMMC_F32, GEMMC_SCALES_ROWWISE,
+            GEMMC_BIAS_COL, 1, "sm_90a", "no bias to an f32 result"}})
+    expectFailure(gemmc_scaled_family_load(r.a, r.b, r.c, r.scales, r.bias,
+                                           r.fast, r.arch, &fp8),
+                  GEMMC_ERROR_INVALID_ARGUMENT, r.why);
   // Its one call, refused before any GPU is asked: no problem, a type
   // gemmc ships no FP8 family of.
   gemmc_problem_init(&p, 64, 64, 64);
