@@ -65,7 +65,14 @@ fuzz() { # fuzz TOOL DIR ARCHES
       cat "$dir/fuzz.$i.log" >&2
     fi
   done
-  cat "$dir"/manifest.*.tsv > "$dir/manifest.tsv"
+  # (One process writes manifest.tsv itself; shards manifest.I.tsv.)
+  if ((jobs > 1)); then
+    cat "$dir"/manifest.*.tsv > "$dir/manifest.tsv"
+  fi
+  if [ ! -s "$dir/manifest.tsv" ]; then
+    echo "fuzz-schedules: no kernel in $dir/manifest.tsv" >&2
+    status=1
+  fi
   return $status
 }
 
