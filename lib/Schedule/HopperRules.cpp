@@ -351,6 +351,19 @@ bool Rules::checkWarpgroup() {
                                "instead)"
                              : ""));
   }
+  // Persistent consumers reading a column-major f32 C element by element
+  // (beta * C) beside 128 accumulators a thread, stored from registers:
+  // ptxas spilled 232 bytes (the schedule fuzzer's s108_569: tf32 128x256
+  // tiles of two wgmma m64n128 a row, two consumers; bf16 the same), where
+  // a row-major C, C of 16 bits, no beta, tiles not persistent or one
+  // wgmma across the tile (m64n256) spilled none: ptxas is asked.
+  if (s.persistent && !kernel.c && p.alphaBeta &&
+      p.cLayout == MatrixLayout::Col && sizeInBytes(p.c) == 4 &&
+      kernel.accumulators >= 128)
+    warnOfSpill(DirectiveKind::Persistent,
+                "persistent consumers read a column-major f32 C element by "
+                "element beside " +
+                    Twine(kernel.accumulators) + " accumulators a thread");
   // Clusters spanning more columns of tiles than static sizes give the
   // matrix, C stored by TMA beside a bias or rowwise scales: ptxas spilled
   // 124-1,524 bytes beside 128 accumulators a thread, tf32 into an f32 C,
@@ -449,16 +462,19 @@ bool Rules::checkWarpgroup() {
   // `tma c` spilled 24 bytes at most. SiLU or GELU's tanh form into an f32
   // C spilled 132-156 bytes beside 128 (the schedule fuzzer's s90_352:
   // 128 x 256 tiles, either layout of C; GELU's erf form and ReLU 12 at
-  // most, into C of 16 bits none).
+  // most, into C of 16 bits none). Rowwise scales, a vector along the
+  // columns as a column bias is, spilled 76-124 bytes beside 128 (the
+  // schedule fuzzer's s108_190: bf16 128x256 tiles, S = 64, a column-major
+  // C; a row-major one 76; per-tensor scales 40).
   bool biasIntoColumns =
       p.bias == BiasKind::Col || (p.bias && p.cLayout == MatrixLayout::Col);
   bool exponentialIntoF32 = (p.activation == Activation::SiLU ||
                              p.activation == Activation::GELUTanh) &&
                             sizeInBytes(p.c) == 4;
   if (s.splitsK() && kernel.c &&
-      (held >= 192 ||
-       (kernel.consumers == 2 && held >= 128 &&
-        (biasIntoColumns || kernel.copiesByThreads() || exponentialIntoF32))))
+      (held >= 192 || (kernel.consumers == 2 && held >= 128 &&
+                       (biasIntoColumns || p.scales == ScaleKind::Rowwise ||
+                        kernel.copiesByThreads() || exponentialIntoF32))))
     warnBesideTmaStore(DirectiveKind::SplitK,
                        "split-K's consumers sum the partial tiles");
   // Without `tma c` too where A's fragments in registers take a share of
