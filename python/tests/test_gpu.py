@@ -35,7 +35,6 @@ def kernel(name, folder=EXAMPLES):
     return gemmc.compile(folder / f"{name}.gemm")
 
 
-@unittest.skipUnless(HAVE_GPU, "needs PyTorch and a GPU")
 def fp8_scales(m, n, rowwise):
     """torch._scaled_mm's scale_a and scale_b: M x 1 and 1 x N in [0.5,
     1.5) where rowwise, else one each."""
@@ -46,6 +45,7 @@ def fp8_scales(m, n, rowwise):
             torch.tensor([1.25], device="cuda"))
 
 
+@unittest.skipUnless(HAVE_GPU, "needs PyTorch and a GPU")
 class TorchTest(unittest.TestCase):
     def setUp(self):
         torch.manual_seed(0)
