@@ -410,6 +410,12 @@ struct WarpgroupKernel {
   /// kAddressingRegisters kept), at least 1: the group's own, read as it is
   /// written.
   int64_t storeGroupsReadAhead(int64_t matrices) const;
+  /// Whether the stores read a bias at its index clamped into the vector,
+  /// unguarded, a thread's rows sharing one read a column: beside at most
+  /// 96 accumulators a thread. Beside 128, with split-K or stream-K, the
+  /// reads merged and issued early spilled 12-80 bytes (64x256 and 128x256
+  /// tiles), so there they stay guarded like C's.
+  bool clampsBiasReads() const { return accumulators <= 96; }
 };
 
 /// The layout of the kernel of `schedule` (which has `wgmma`) for `problem`;

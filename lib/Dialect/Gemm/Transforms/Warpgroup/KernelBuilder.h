@@ -645,11 +645,6 @@ private:
   Value epilogueElement(OpBuilder &ob, const EpilogueValues &epilogue,
                         Value acc, Value row, Value col);
   LogicalResult storeC(ArrayRef<Value> accumulators, Value row0, Value col0);
-  /// Whether the stores read the bias clamped and unguarded
-  /// (EpilogueValues::clampBiasReads): beside at most 96 accumulators a
-  /// thread. Beside 128, with split-K or stream-K, the reads merged and
-  /// issued early spilled 12-80 bytes (64x256 and 128x256 tiles).
-  bool clampsBiasReads() const { return k.accumulators <= 96; }
   /// `tma c`: stores C through shared memory with TMA.
   LogicalResult storeCWithTma(ArrayRef<Value> accumulators, Value consumer,
                               Value leader, Value row0, Value col0);

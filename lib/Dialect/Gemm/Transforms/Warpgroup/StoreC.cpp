@@ -323,7 +323,7 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
           stores(sb, epilogue, /*edges=*/!inner);
         });
       },
-      group, clampsBiasReads());
+      group, k.clampsBiasReads());
 }
 
 std::pair<Value, Value> KernelBuilder::accumulatorPosition() {
@@ -551,5 +551,5 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
           stores(sb, epilogue, /*guarded=*/!inner);
         });
       },
-      group, clampsBiasReads());
+      group, k.clampsBiasReads());
 }
