@@ -3,7 +3,8 @@
 # (families/sm_90a/fp8_A_B_C_SCALES[_fast][_bias].gemm; gemmc.scaled_mm and
 # gemmc_scaled_family_load run them): A row-major and B column-major (K
 # contiguous in both, as wgmma reads FP8), in e4m3 or e5m2 (not both e5m2,
-# as torch._scaled_mm), C row-major in bf16, f16 or f32, with per-tensor or
+# as torch._scaled_mm), C row-major in bf16, f16 or f32 (and e4m3 x e4m3
+# into e4m3 per tensor, with C's scale: `output-scale`), with per-tensor or
 # rowwise scales, each k tile's sums promoted to f32 or (`_fast`,
 # torch's use_fast_accum) summed on the tensor cores over all of K; for
 # e4m3 x e4m3 into bf16 or f16 also with torch's bias (`_bias`: N values
@@ -13,7 +14,7 @@
 #       compiled: DIR/p (promoted sums), DIR/f (fast), e4m3 x e4m3 -> bf16,
 #       per tensor; measured on the GPU by runtime/scripts/tune-gpu.sh on
 #       the training problems whose K is a multiple of 16
-#   benchmarks/fp8-families.sh                  the 44 families, from the
+#   benchmarks/fp8-families.sh                  the 46 families, from the
 #       committed measurements (benchmarks/tuning/h200/fp8-promoted- and
 #       fp8-fast-results.tsv): gemmc-tune select chooses the variants and
 #       fits their constants for e4m3 x e4m3 -> bf16 per tensor, and every
@@ -193,6 +194,22 @@ for mode in promoted fast; do
   "$build/bin/gemmc-tune" select "$dir" --shapes "$dir/shapes.txt" \
     --device-model h200 -o "$work/$mode.gemm" |
     grep -E '^gemmc-tune: [0-9]+ training' | sed "s|^gemmc-tune|fp8 $mode|"
+  # Into e4m3, chosen and fitted again without the candidates 192 wide
+  # (TMA stores an e4m3 C in groups of 128 columns: they would store it
+  # from registers), on the same measurements.
+  wide=$(grep -l "^    tile 128x192x128" "$dir"/*.gemm | xargs -n1 basename |
+    sed 's/\.gemm$//')
+  mkdir -p "$dir/e4m3"
+  cp "$dir"/*.ptx "$dir"/*.gemm "$dir/e4m3/"
+  grep -v -F -f <(printf '%s.ptx\n' $wide) "$dir/results.tsv" \
+    > "$dir/e4m3/results.tsv"
+  grep -v -F -f <(printf '%s\t\n' $wide) "$dir/candidates.tsv" \
+    > "$dir/e4m3/candidates.tsv"
+  (cd "$dir/e4m3" && ln -s . "${mode:0:1}")
+  "$build/bin/gemmc-tune" select "$dir/e4m3" --shapes "$dir/shapes.txt" \
+    --device-model h200 -o "$work/$mode-e4m3.gemm" |
+    grep -E '^gemmc-tune: [0-9]+ training' |
+    sed "s|^gemmc-tune|fp8 $mode into e4m3|"
 done
 # (Not the grouped FP8 families: benchmarks/grouped.sh writes those.)
 rm -f families/sm_90a/fp8_*_tensor.gemm families/sm_90a/fp8_*_rowwise.gemm \
@@ -229,5 +246,53 @@ for family in "e4m3 e4m3 bf16 f16 f32" "e4m3 e5m2 bf16 f16 f32" \
       done
     done
   done
+done
+# And into e4m3, as torch._scaled_mm writes an FP8 result: e4m3 x e4m3,
+# per tensor, C's scale (its scale_result) last, the cast saturated. TMA
+# stores an e4m3 C in groups of 128 columns, row-major: a variant whose
+# tile is narrower, or transposed (C^T column-major), stores it from
+# registers, and one 192 wide is left out (from
+# registers, 128 x 192 tiles ran 0.78x and 0.82x cuBLASLt's FP8 D at 4096^3
+# and 4096x14336x4096 on an H200, where 128 x 128 tiles with TMA's store
+# ran 0.93x and 0.91x; results/h100-issue33/fp8-out-scale.txt).
+for mode in promoted fast; do
+  name=fp8_e4m3_e4m3_e4m3_tensor$([ $mode = promoted ] || echo _fast)
+  out=families/sm_90a/$name.gemm
+  sed -e "s|^kernel [a-z0-9_]* {|kernel $name {|" \
+      -e "s|^    c = bf16 row|    c = e4m3 row|" \
+      -e "s|^    scales = tensor|    scales = tensor\n    output-scale = tensor|" \
+      -e "s|from $work/[pf]/e4m3/results.tsv|from benchmarks/tuning/h200/fp8-$mode-results.tsv (but its 128 x 192 candidates)|" \
+      -e "s|over \([0-9]*\) training problems of $work/[pf]/shapes.txt|over \1 training problems (its measured ones)|" \
+      "$work/$mode-e4m3.gemm" > "$out"
+  python3 - "$out" <<'PY'
+import re, sys
+path = sys.argv[1]
+lines = open(path).read().split("\n")
+bn, drop, start, transposed = None, set(), None, False
+for i, line in enumerate(lines):
+    if re.match(r"  variant \w+ ", line):
+        start = i - 1 if lines[i - 1].startswith("  #") else i
+        transposed = False
+    transposed = transposed or line == "    transpose"
+    tile = re.match(r"    tile \d+x(\d+)", line)
+    if tile:
+        bn = int(tile.group(1))
+    if line == "    tma a b c" and transposed:
+        lines[i] = "    tma a b"
+    if line == "    tma a b c" and bn is not None and bn % 128:
+        lines[i] = "    tma a b"
+        if bn > 128:
+            drop.update(range(start, lines.index("  }", i) + 1))
+names = [l.split()[1] for i, l in enumerate(lines)
+         if i in drop and l.startswith("  variant")]
+lines = [l for i, l in enumerate(lines) if i not in drop]
+if names:
+    at = next(i for i, l in enumerate(lines) if l.startswith("kernel "))
+    lines.insert(at, f"# Left out: {', '.join(names)} (128 x 192 tiles would "
+                     "store an e4m3 C from registers).")
+open(path, "w").write("\n".join(lines))
+PY
+  sed -i '2a # Chosen and fitted from the measurements of e4m3 x e4m3 -> bf16 per tensor without its 128 x 192 candidates: they stand in for this type'"'"'s.' "$out"
+  dropSpilling "$out"
 done
 ls families/sm_90a/fp8_*.gemm | wc -l

@@ -205,5 +205,11 @@ bool gemmc::contract::accepts(const Contract &contract, const Problem &p,
                         : "the kernel writes no amax of C";
     return false;
   }
+  if (p.outputScale != contract.outputScale) {
+    why = contract.outputScale
+              ? "the kernel multiplies C by its scale: give it one"
+              : "the kernel takes no scale of C";
+    return false;
+  }
   return true;
 }

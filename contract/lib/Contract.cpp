@@ -139,11 +139,9 @@ int Contract::indexBits() const {
   return 64;
 }
 
-std::string gemmc::contract::describeSemantics(bool alphaBeta,
-                                               const std::string &bias,
-                                               const std::string &activation,
-                                               const std::string &scales,
-                                               bool residual) {
+std::string gemmc::contract::describeSemantics(
+    bool alphaBeta, const std::string &bias, const std::string &activation,
+    const std::string &scales, bool residual, bool outputScale) {
   std::string product =
       scales == "tensor"    ? "scale_a * scale_b * A * B"
       : scales == "rowwise" ? "scale_a[row] * scale_b[col] * A * B"
@@ -158,6 +156,8 @@ std::string gemmc::contract::describeSemantics(bool alphaBeta,
     value = activation + "(" + value + ")";
   if (residual)
     value += " + R";
+  if (outputScale)
+    value = "scale_c * (" + value + ")";
   return "C = " + value;
 }
 
@@ -285,9 +285,8 @@ Contract gemmc::contract::untransposeContract(const Contract &kernel) {
   }
   if (!c.bias.empty())
     c.bias = kernel.bias == "row" ? "col" : "row";
-  c.semantics =
-      describeSemantics(c.alphaBeta, c.bias, c.activation, c.scales,
-                        c.residual);
+  c.semantics = describeSemantics(c.alphaBeta, c.bias, c.activation, c.scales,
+                                  c.residual, c.outputScale);
   // The tile along the problem's M first.
   int64_t bm, bn, bk;
   kernel.tile(bm, bn, bk);

@@ -98,10 +98,12 @@ std::string gemmc::contract::formatContract(const Contract &c) {
   // strides, version 11 FP8 operands and their scales, version 12 a grouped
   // GEMM and its offsets, version 13 a residual R, version 14 a grouped
   // GEMM's general form and its table, version 15 a variant for a range
-  // of the rows a group, version 16 the amax of C: a reader of an older
+  // of the rows a group, version 16 the amax of C, version 17 C's scale:
+  // a reader of an older
   // version refuses such a kernel rather than launch it wrongly (or for
   // problems it is not for).
-  int version = c.amax                                     ? 16
+  int version = c.outputScale                              ? 17
+                : c.amax                                   ? 16
                 : c.when.boundsGroupRows()                 ? 15
                 : c.problem.groupTable                     ? 14
                 : c.residual                               ? 13
@@ -163,7 +165,7 @@ std::string gemmc::contract::formatContract(const Contract &c) {
        << "\n";
   os << "// semantics: " << c.semantics << "\n";
   if (!c.bias.empty() || !c.activation.empty() || !c.scales.empty() ||
-      c.residual || c.amax) {
+      c.residual || c.amax || c.outputScale) {
     os << "// epilogue:";
     if (!c.scales.empty())
       os << " scales=" << c.scales;
@@ -175,6 +177,8 @@ std::string gemmc::contract::formatContract(const Contract &c) {
       os << " residual=add";
     if (c.amax)
       os << " amax";
+    if (c.outputScale)
+      os << " output-scale";
     os << "\n";
   }
   os << "// problem: " << problemLine(c.problem) << "\n";

@@ -45,7 +45,7 @@ struct Block {
 } // namespace
 
 /// The newest contract version this library reads.
-static constexpr int kLatestVersion = 16;
+static constexpr int kLatestVersion = 17;
 
 /// How many of `contract`'s parameters satisfy `pred`.
 static int countParams(const Contract &contract,
@@ -216,6 +216,7 @@ static bool parseParams(Block &b, Contract &contract) {
   contract.scales.clear();
   contract.residual = false;
   contract.amax = false;
+  contract.outputScale = false;
   if (b.has("epilogue")) {
     for (const std::string &word : splitWords(b["epilogue"])) {
       if (word == "relu" || (isActivation(word) && b.version >= 11))
@@ -226,6 +227,8 @@ static bool parseParams(Block &b, Contract &contract) {
         contract.residual = true;
       else if (word == "amax" && b.version >= 16)
         contract.amax = true;
+      else if (word == "output-scale" && b.version >= 17)
+        contract.outputScale = true;
       else if (word.rfind("scales=", 0) == 0 &&
                isScaleKind(word.substr(7)) && b.version >= 11)
         contract.scales = word.substr(7);
@@ -252,7 +255,7 @@ static bool parseParams(Block &b, Contract &contract) {
     pointer = pointer || descriptor;
     bool buffer = (isScaleParam(param) || isWorkspaceParam(param) ||
                    param.name == "offsets" || param.name == "table" ||
-                   param.name == "amax") &&
+                   param.name == "amax" || param.name == "scale-C") &&
                   isBufferKind(param.kind);
     pointer = pointer || buffer;
     bool scalar =
@@ -269,7 +272,7 @@ static bool parseParams(Block &b, Contract &contract) {
               "beta:f32 bias:ptr R:ptr, memref2|3.i32|i64 for A, B, C, R, "
               "bias, "
               "workspace:ptr counters:ptr scale-A:ptr scale-B:ptr "
-              "amax:ptr offsets:ptr or memref1.i32|i64, and "
+              "scale-C:ptr amax:ptr offsets:ptr or memref1.i32|i64, and "
               "tmap-A:tensormap tmap-B:tensormap tmap-C:tensormap)");
     contract.params.push_back(param);
   }
@@ -290,6 +293,11 @@ static bool parseParams(Block &b, Contract &contract) {
   if (amaxParam != contract.amax)
     return b.fail("params", "an amax parameter needs 'epilogue: amax', and "
                             "the other way round");
+  bool scaleCParam =
+      countParams(contract, [](const Param &p) { return p.name == "scale-C"; });
+  if (scaleCParam != contract.outputScale)
+    return b.fail("params", "a scale-C parameter needs 'epilogue: "
+                            "output-scale', and the other way round");
   // A transposed kernel's A is the problem's B: block scales, A's 1 x 128
   // and B's 128 x 128, would be read each as the other's.
   if (contract.transposed && contract.scales == "block")
@@ -489,14 +497,14 @@ static bool checkMatrixParams(Block &b, const Contract &contract) {
                             "parameter (its general form, "
                             "'group-form=ptr-array', one table parameter), "
                             "and only it does");
-  if (descriptors != 0 && descriptors != 3 + !contract.bias.empty() +
-                                             contract.residual + contract.amax +
-                                             workspaceParams + scaleParams +
-                                             offsetsParams)
+  if (descriptors != 0 &&
+      descriptors != 3 + !contract.bias.empty() + contract.residual +
+                         contract.amax + contract.outputScale +
+                         workspaceParams + scaleParams + offsetsParams)
     return b.fail("params",
                   "A, B, C (and the offsets, the bias, R, the scales, the "
-                  "amax, the workspace and counters) are all pointers or all "
-                  "memref descriptors");
+                  "amax, C's scale, the workspace and counters) are all "
+                  "pointers or all memref descriptors");
   if (descriptors)
     return true;
   const std::pair<int64_t, const char *> dims[] = {{contract.problem.m, "M"},

@@ -281,8 +281,8 @@ TEST(Contract, ReadsMemrefDescriptors) {
   EXPECT_FALSE(
       parseContract(replace(kDescriptors, "B:memref2.i32", "B:ptr"), c, error));
   EXPECT_EQ(error, "line 8: A, B, C (and the offsets, the bias, R, the "
-                   "scales, the amax, the workspace and counters) are all "
-                   "pointers or all memref descriptors");
+                   "scales, the amax, C's scale, the workspace and counters) "
+                   "are all pointers or all memref descriptors");
   EXPECT_FALSE(parseContract(
       replace(kDescriptors, "a=4 b=4 c=2", "a=4 b=0 c=2"), c, error));
   EXPECT_NE(error.find("malformed 'leading-dim-multiple'"), std::string::npos);
@@ -309,7 +309,7 @@ TEST(Contract, RejectsMalformedContracts) {
                    "A:ptr B:ptr C:ptr M:i32 N:i32 K:i32 alpha:f32 beta:f32 "
                    "bias:ptr R:ptr, memref2|3.i32|i64 for A, B, C, R, bias, "
                    "workspace:ptr counters:ptr scale-A:ptr scale-B:ptr "
-                   "amax:ptr offsets:ptr or "
+                   "scale-C:ptr amax:ptr offsets:ptr or "
                    "memref1.i32|i64, and "
                    "tmap-A:tensormap tmap-B:tensormap tmap-C:tensormap)");
   // Tensor-map parameters come with the boxes of their maps.
@@ -329,14 +329,15 @@ TEST(Contract, RejectsMalformedContracts) {
   EXPECT_FALSE(parseContract(replace(kFixed, "m=1024", "m=?"), c, error));
   EXPECT_EQ(error, "the problem's size M is given at launch but is not a "
                    "kernel parameter");
-  // Versions 2 to 16 (tensor maps, persistent grids, clusters, split-K,
+  // Versions 2 to 17 (tensor maps, persistent grids, clusters, split-K,
   // families, splits at launch, stream-K, transposed kernels, batches
   // copied by TMA, batch-stride multiples, FP8, groups, R, the groups'
-  // table, the rows a group in `when`, the amax) are read; a later one is
+  // table, the rows a group in `when`, the amax, C's scale) are read; a
+  // later one is
   // not.
-  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v17"), c, error));
+  EXPECT_FALSE(parseContract(replace(kFixed, "v1", "v18"), c, error));
   EXPECT_EQ(error, "line 6: unsupported contract version: "
-                   "// gemmc-contract-begin v17");
+                   "// gemmc-contract-begin v18");
   EXPECT_FALSE(parseContract(replace(kFixed, "// entry: sgemm_coalesced\n", ""),
                              c, error));
   EXPECT_EQ(error, "the kernel contract has no 'entry' field");
@@ -1637,6 +1638,59 @@ TEST(Contract, ReadsAnAmax) {
   EXPECT_FALSE(
       parseContract(replace(text, "amax:ptr", "amax:f32"), again, error));
   EXPECT_NE(error.find("unsupported kernel parameter 'amax:f32'"),
+            std::string::npos)
+      << error;
+}
+
+TEST(Contract, ReadsAnOutputScale) {
+  // Version 17: `output-scale` with a scale-C parameter (one f32 on the
+  // device), after the scales and before the amax.
+  std::string text =
+      replace(replace(replace(kFixed, "v1", "v17"), "C:ptr",
+                      "C:ptr scale-A:ptr scale-B:ptr scale-C:ptr amax:ptr"),
+              "// semantics: C = A * B",
+              "// semantics: C = scale_c * (scale_a * scale_b * A * B)\n// "
+              "epilogue: scales=tensor amax output-scale");
+  Contract c, again;
+  std::string error, why;
+  ASSERT_TRUE(parseContract(text, c, error)) << error;
+  EXPECT_TRUE(c.outputScale);
+  EXPECT_TRUE(c.amax);
+  ASSERT_TRUE(parseContract(formatContract(c), again, error)) << error;
+  EXPECT_EQ(formatContract(c), formatContract(again));
+  EXPECT_NE(formatContract(c).find("v17\n"), std::string::npos);
+  EXPECT_NE(
+      formatContract(c).find("// epilogue: scales=tensor amax output-scale\n"),
+      std::string::npos);
+  // A problem takes the kernel only with C's scale, and the other way
+  // round.
+  Problem p = c.problemWithEpilogue();
+  EXPECT_TRUE(accepts(c, p, why)) << why;
+  p.outputScale = false;
+  EXPECT_FALSE(accepts(c, p, why));
+  EXPECT_EQ(why, "the kernel multiplies C by its scale: give it one");
+  Contract without;
+  ASSERT_TRUE(parseContract(
+      replace(replace(replace(text, " scale-C:ptr", ""), " output-scale", ""),
+              "scale_c * (scale_a * scale_b * A * B)",
+              "scale_a * scale_b * A * B"),
+      without, error))
+      << error;
+  EXPECT_EQ(c.semantics,
+            describeSemantics(false, "", "", "tensor", false, true));
+  p.outputScale = true;
+  EXPECT_FALSE(accepts(without, p, why));
+  EXPECT_EQ(why, "the kernel takes no scale of C");
+  // Version 16 does not know it; the parameter and the word come together.
+  EXPECT_FALSE(parseContract(replace(text, "v17", "v16"), again, error));
+  EXPECT_NE(error.find("malformed 'epilogue'"), std::string::npos) << error;
+  EXPECT_FALSE(parseContract(replace(text, " scale-C:ptr", ""), again, error));
+  EXPECT_NE(error.find("a scale-C parameter needs 'epilogue: output-scale'"),
+            std::string::npos)
+      << error;
+  EXPECT_FALSE(
+      parseContract(replace(text, "scale-C:ptr", "scale-C:f32"), again, error));
+  EXPECT_NE(error.find("unsupported kernel parameter 'scale-C:f32'"),
             std::string::npos)
       << error;
 }

@@ -143,6 +143,8 @@ typedef struct gemmc_kernel_info {
                       gemmc_grouped_table_plan_create */
   int amax;        /* writes max |C| (before the cast to C's type) to `amax`
                       (`amax = c`) */
+  int output_scale; /* multiplies an FP8 C's values by `scale_c` before
+                       their cast (`output-scale = tensor`) */
 } gemmc_kernel_info;
 
 /* One variant of a family (or the one kernel). */
@@ -175,7 +177,11 @@ typedef struct gemmc_variant_info {
    amax; else 0): one f32 on the device, 4-byte aligned, which the launch
    zeroes on its stream and the kernel raises to max |C| over every
    element it stores, taken before the cast to C's type (FP8's next scale,
-   as cuBLASLt's AMAX_D). */
+   as cuBLASLt's AMAX_D). `scale_c`, where the kernel takes C's scale
+   (gemmc_kernel_info's output_scale; else 0): one f32 on the device,
+   4-byte aligned, by which the kernel multiplies each value of an FP8 C
+   just before its cast (after the amax takes it; cuBLASLt's D scale,
+   torch._scaled_mm's scale_result). */
 typedef struct gemmc_problem {
   int64_t m, n, k;
   uint64_t a, b, c, bias;
@@ -185,6 +191,7 @@ typedef struct gemmc_problem {
   int64_t stride_a, stride_b, stride_c;
   uint64_t residual, scale_a, scale_b;
   uint64_t amax;
+  uint64_t scale_c;
 } gemmc_problem;
 
 /* Fills `problem` with an m x n x k GEMM: null pointers, dense leading
@@ -289,10 +296,12 @@ gemmc_status gemmc_plan_workspace_size(gemmc_plan plan, size_t *partial_bytes,
                                        size_t *counter_bytes);
 
 /* The device addresses of a plan's launch: the matrices, and the bias, R,
-   the scales and the amax where the module's kernels take them (else 0). */
+   the scales, the amax and C's scale where the module's kernels take them
+   (else 0). */
 typedef struct gemmc_operands {
   uint64_t a, b, c, bias, residual, scale_a, scale_b;
   uint64_t amax;
+  uint64_t scale_c;
 } gemmc_operands;
 
 /* Launches `plan` on `stream` with `operands` (gemmc_plan_launch's
@@ -348,7 +357,11 @@ gemmc_status gemmc_batched_family_load(gemmc_dtype dtype,
    GEMMC_SCALES_TENSOR or GEMMC_SCALES_ROWWISE scales; with `bias`
    GEMMC_BIAS_COL, torch's bias added last (C = scale_a * scale_b * A * B
    + bias[col], N values of C's type), for E4M3 x E4M3 into GEMMC_BF16 or
-   GEMMC_F16 (as torch._scaled_mm takes a bias); `fast_accumulate`
+   GEMMC_F16 (as torch._scaled_mm takes a bias); or C in GEMMC_E4M3 for
+   E4M3 x E4M3 with per-tensor scales and no bias, C = sat(scale_c *
+   scale_a * scale_b * A * B) with C's scale (gemmc_problem's scale_c,
+   torch._scaled_mm's scale_result) required, the cast saturated at 448;
+   `fast_accumulate`
    (torch's use_fast_accum) sums the products over all of K on the tensor
    cores, else each k tile's sums are added in f32. `arch` as
    gemmc_family_load's ("sm_90a" or NULL). */
@@ -361,7 +374,8 @@ gemmc_status gemmc_scaled_family_load(gemmc_dtype a_type, gemmc_dtype b_type,
    where problem->bias is set) with the shipped FP8 family of these types,
    scales, bias and sums (gemmc_scaled_family_load's terms, the current
    device's) for `problem` (its sizes, A, B, C, the leading dimensions,
-   scale_a, scale_b and the bias), on `stream`, asynchronously. */
+   scale_a, scale_b, the bias, and C's scale into E4M3), on `stream`,
+   asynchronously. */
 gemmc_status gemmc_scaled_matmul(gemmc_dtype a_type, gemmc_dtype b_type,
                                  gemmc_dtype c_type, gemmc_scales scales,
                                  int fast_accumulate,

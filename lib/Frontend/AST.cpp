@@ -137,6 +137,8 @@ void gemmc::dump(const KernelDecl &kernel, const ScheduleFacts &facts,
     os << " residual=add";
   if (p.amax)
     os << " amax=c";
+  if (p.outputScale)
+    os << " output-scale=tensor";
   if (p.batch) {
     os << " batch=";
     printSize(os, p.batch->count);

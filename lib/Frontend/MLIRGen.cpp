@@ -105,5 +105,5 @@ void gemmc::mlirGen(ModuleOp module, const KernelDecl &kernel,
         p.groupCount ? *p.groupCount : ShapedType::kDynamic);
   gemm::KernelOp::create(builder, loc, kernel.name, problem, schedule,
                          p.alphaBeta, bias, scales, activation, p.residual,
-                         p.amax, batch, groups, p.groupTable);
+                         p.amax, p.outputScale, batch, groups, p.groupTable);
 }

@@ -265,6 +265,17 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
     return true;
   }
 
+  if (name == "output-scale") {
+    if (!checkUnique(problem.outputScale, name, loc) ||
+        !expect(Token::Equal, "'='"))
+      return false;
+    if (!consumeIf("tensor"))
+      return error("expected 'tensor' (one scale for all of C), got " +
+                   describe());
+    problem.outputScale = OutputScaleDecl{loc};
+    return true;
+  }
+
   if (name == "batch") {
     if (!checkUnique(problem.batch, name, loc) || !expect(Token::Equal, "'='"))
       return false;
@@ -295,7 +306,7 @@ bool Parser::parseProblemStatement(ProblemDecl &problem) {
   return error(loc, "unknown problem statement '" + name +
                         "' (expected m, n, k, a, b, c, accumulate, math, "
                         "epilogue, bias, scales, activation, residual, "
-                        "amax, batch or groups)");
+                        "amax, output-scale, batch or groups)");
 }
 
 bool Parser::parseProblem(ProblemDecl &problem) {

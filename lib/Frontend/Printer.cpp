@@ -54,6 +54,8 @@ void gemmc::printProblem(llvm::raw_ostream &os, const Problem &p,
     os << indent << "residual = add\n";
   if (p.amax)
     os << indent << "amax = c\n";
+  if (p.outputScale)
+    os << indent << "output-scale = tensor\n";
   if (p.batched) {
     os << indent << "batch = ";
     printSize(os, p.batchCount);

@@ -49,6 +49,7 @@ static Problem buildProblem(const ProblemDecl &p) {
     problem.activation = p.activation->kind;
   problem.residual = p.residual.has_value();
   problem.amax = p.amax.has_value();
+  problem.outputScale = p.outputScale.has_value();
   if (p.batch) {
     problem.batched = true;
     problem.batchCount = p.batch->count.value;
@@ -240,6 +241,8 @@ private:
       return p.groups ? p.groups->loc : p.loc;
     case Part::Kind::Amax:
       return p.amax ? p.amax->loc : p.loc;
+    case Part::Kind::OutputScale:
+      return p.outputScale ? p.outputScale->loc : p.loc;
     case Part::Kind::Schedule:
       return s.loc;
     case Part::Kind::Directive: {

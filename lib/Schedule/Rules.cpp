@@ -75,6 +75,13 @@ bool Rules::checkTypes() {
 
 bool Rules::checkFloat8() {
   bool fp8 = isFloat8(p.a);
+  // The output scale is the FP8 cast's (cuBLASLt takes a D scale only
+  // for an FP8 D); the amax stays that of the values before it.
+  if (p.outputScale && !isFloat8(p.c))
+    return error(Part::Kind::OutputScale,
+                 "'output-scale' scales the values cast to an FP8 C: C must "
+                 "be e4m3 or e5m2, got " +
+                     stringify(p.c));
   // An FP8 C is written by wgmma's stores, saturated (cvt.satfinite); what
   // reads values of C's type (beta * C, a bias in C's type, R) does not
   // read FP8 yet.
@@ -228,6 +235,8 @@ bool Rules::checkImplemented() {
                   "'amax' without 'wgmma' (Hopper's kernels, --arch=sm_90a)");
   if (p.amax && p.grouped)
     return notYet(Part::Kind::Amax, "'amax' with 'groups'");
+  if (p.outputScale && p.grouped)
+    return notYet(Part::Kind::OutputScale, "'output-scale' with 'groups'");
   if (s.hasWgmma()) {
     if (!s.consumers)
       return notYet(DirectiveKind::Wgmma, "'wgmma' without 'warp-specialize'");

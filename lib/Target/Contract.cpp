@@ -48,6 +48,7 @@ FailureOr<KernelContract> mlir::gemm::getKernelContract(gpu::GPUFuncOp kernel,
     contract.activation = activation.getValue().str();
   contract.residual = kernel->hasAttr(kResidualAttr);
   contract.amax = kernel->hasAttr(kAmaxAttr);
+  contract.outputScale = kernel->hasAttr(kOutputScaleAttr);
   if (auto scales = kernel->getAttrOfType<StringAttr>(kScalesAttr))
     contract.scales = scales.getValue().str();
   if (auto batch = kernel->getAttrOfType<DenseI64ArrayAttr>(kBatchAttr))
@@ -196,8 +197,9 @@ gemmc::contract::Contract mlir::gemm::toContract(const KernelContract &kc) {
   c.scales = kc.scales;
   c.residual = kc.residual;
   c.amax = kc.amax;
+  c.outputScale = kc.outputScale;
   c.semantics = ct::describeSemantics(kc.alphaBeta, kc.bias, kc.activation,
-                                      kc.scales, kc.residual);
+                                      kc.scales, kc.residual, kc.outputScale);
   ct::Problem &p = c.problem;
   p.m = toSize(problem.getM());
   p.n = toSize(problem.getN());

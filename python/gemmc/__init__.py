@@ -136,6 +136,8 @@ class Kernel:
         self.scales = (None, "tensor", "rowwise", "block")[info.scales]
         # Writes max |C| (`amax = c`) to a float32 scalar.
         self.amax = bool(info.amax)
+        # Multiplies an FP8 C by its scale (`output-scale = tensor`).
+        self.output_scale = bool(info.output_scale)
         self.variants = []
         for i in range(info.variants):
             v = _capi.VariantInfo()
@@ -168,7 +170,7 @@ class Kernel:
             f.write(self.ptx)
 
     def _problem(self, a, b, c, alpha, beta, bias, stream, residual=None,
-                 scale_a=None, scale_b=None, amax=None):
+                 scale_a=None, scale_b=None, amax=None, scale_c=None):
         """The C API's problem for the operands, checked against the
         contract."""
         ops = [a, b, c]
@@ -277,15 +279,27 @@ class Kernel:
                 raise ValueError(f"amax must be one float32 value, got "
                                  f"{x.dtype} {x.shape}")
             p.amax = x.pointer
+        if self.output_scale != (scale_c is not None):
+            raise ValueError("the kernel multiplies C by its scale: pass "
+                             "scale_c= (one float32 on the device)" if
+                             self.output_scale else "the kernel takes no "
+                             "scale of C, but scale_c= was given")
+        if scale_c is not None:
+            x = _Operand("scale_c", scale_c, stream)
+            if x.dtype != "float32" or math.prod(x.shape) != 1:
+                raise ValueError(f"scale_c must be one float32 value, got "
+                                 f"{x.dtype} {x.shape}")
+            p.scale_c = x.pointer
         return p
 
     def select(self, a, b, out=None, alpha=1.0, beta=0.0, bias=None,
-               residual=None, scale_a=None, scale_b=None, amax=None):
+               residual=None, scale_a=None, scale_b=None, amax=None,
+               scale_c=None):
         """The index of the variant that would run this call."""
         stream = _stream_of(a, None)
         ops = self._operands(a, b, out, stream)
         p = self._problem(*ops, alpha, beta, bias, stream, residual, scale_a,
-                          scale_b, amax)
+                          scale_b, amax, scale_c)
         index = ctypes.c_int(-1)
         _check(_capi.runtime().select(self._handle, ctypes.byref(p),
                                       ctypes.byref(index)))
@@ -300,7 +314,7 @@ class Kernel:
 
     def __call__(self, a, b, out=None, alpha=1.0, beta=0.0, bias=None,
                  stream=None, residual=None, scale_a=None, scale_b=None,
-                 amax=None):
+                 amax=None, scale_c=None):
         """C = act(alpha * scales * a @ b + beta * out + bias) + residual,
         as the kernel's contract says, on `stream` (a torch/CuPy stream or a
         CUstream handle; None: the tensor library's current stream).
@@ -310,7 +324,10 @@ class Kernel:
         gemmc.h). FP8 operands are torch.float8_e4m3fn or float8_e5m2 (or
         any DLPack tensor of those types). `amax`, where the kernel writes
         one (`amax = c`), is one float32 on the device: the call sets it to
-        max |C|, taken before the cast to out's dtype.
+        max |C|, taken before the cast to out's dtype. `scale_c`, where
+        the kernel takes C's scale (`output-scale = tensor`), is one
+        float32 on the device that multiplies each value of an FP8 out
+        just before its cast (torch._scaled_mm's scale_result).
         Returns out.
 
         PyTorch tensors on torch's current stream (no `stream`) are
@@ -320,15 +337,16 @@ class Kernel:
         key = None
         if stream is None and _torch_calls is not None:
             key = _torch_calls.call_signature(
-                (a, b, out, bias, residual, scale_a, scale_b, amax), alpha,
-                beta)
+                (a, b, out, bias, residual, scale_a, scale_b, amax, scale_c),
+                alpha, beta)
             plan = self._plans.get(key) if key is not None else None
             if plan is not None:
-                return plan(a, b, out, bias, residual, scale_a, scale_b, amax)
+                return plan(a, b, out, bias, residual, scale_a, scale_b, amax,
+                            scale_c)
         handle = _stream_of(a, stream)
         ops = self._operands(a, b, out, handle)
         p = self._problem(*ops, alpha, beta, bias, handle, residual, scale_a,
-                          scale_b, amax)
+                          scale_b, amax, scale_c)
         if key is not None:
             _check(_torch_calls.checked_launch(self._handle, p, handle,
                                                a.device))
@@ -464,18 +482,19 @@ def scaled_family(a_dtype, b_dtype, out_dtype, scales="tensor",
     """The FP8 family gemmc ships for torch._scaled_mm's products
     (``gemmc_scaled_family_load``; sm_90a): A row-major and B column-major
     in "float8_e4m3fn" or "float8_e5m2" (not both e5m2), C row-major in
-    `out_dtype` ("bfloat16", "float16", "float32"), `scales` "tensor" or
-    "rowwise", `fast_accumulate` as torch's use_fast_accum; `bias` "col"
-    adds torch's bias (N values of `out_dtype`; float8_e4m3fn operands into
-    bfloat16 or float16). What gemmc.scaled_mm runs; loaded once per
-    process."""
+    `out_dtype` ("bfloat16", "float16", "float32", or "float8_e4m3fn" from
+    float8_e4m3fn operands per tensor without a bias: that family's kernels
+    take C's scale, scale_c=), `scales` "tensor" or "rowwise",
+    `fast_accumulate` as torch's use_fast_accum; `bias` "col" adds torch's
+    bias (N values of `out_dtype`; float8_e4m3fn operands into bfloat16 or
+    float16). What gemmc.scaled_mm runs; loaded once per process."""
     fp8 = ("float8_e4m3fn", "float8_e5m2")
     if a_dtype not in fp8 or b_dtype not in fp8:
         raise TypeError(f"gemmc's scaled families take float8_e4m3fn and "
                         f"float8_e5m2 operands, not {a_dtype} and {b_dtype}")
-    if out_dtype not in ("bfloat16", "float16", "float32"):
-        raise TypeError(f"gemmc's scaled families write bfloat16, float16 "
-                        f"or float32, not {out_dtype}")
+    if out_dtype not in ("bfloat16", "float16", "float32", "float8_e4m3fn"):
+        raise TypeError(f"gemmc's scaled families write bfloat16, float16, "
+                        f"float32 or float8_e4m3fn, not {out_dtype}")
     if bias not in (None, "col"):
         raise ValueError(f"gemmc's scaled families add torch's bias, one "
                          f"value per column (bias='col'), not {bias!r}")

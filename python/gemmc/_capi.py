@@ -45,6 +45,7 @@ class KernelInfo(ctypes.Structure):
         ("activation", ctypes.c_int), ("grouped", ctypes.c_int),
         ("residual", ctypes.c_int), ("scales", ctypes.c_int),
         ("group_table", ctypes.c_int), ("amax", ctypes.c_int),
+        ("output_scale", ctypes.c_int),
     ]
 
 
@@ -73,6 +74,7 @@ class Problem(ctypes.Structure):
         ("stride_a", c_int64), ("stride_b", c_int64), ("stride_c", c_int64),
         ("residual", ctypes.c_uint64), ("scale_a", ctypes.c_uint64),
         ("scale_b", ctypes.c_uint64), ("amax", ctypes.c_uint64),
+        ("scale_c", ctypes.c_uint64),
     ]
 
 
@@ -80,7 +82,7 @@ class Operands(ctypes.Structure):
     """gemmc_operands: a plan's launch addresses."""
     _fields_ = [(name, ctypes.c_uint64) for name in
                 ("a", "b", "c", "bias", "residual", "scale_a", "scale_b",
-                 "amax")]
+                 "amax", "scale_c")]
 
 
 class GroupedProblem(ctypes.Structure):

@@ -10,13 +10,17 @@ rowwise) in ``out_dtype`` (bfloat16, float16 or float32), the products of
 each k tile summed in f32, or over all of K on the tensor cores with
 ``use_fast_accum``; ``bias`` (N values of ``out_dtype``, as torch takes
 it: float8_e4m3fn operands into bfloat16 or float16) added in the
-epilogue. A call is a planned Kernel call (docs/library.md): checked once
-per signature, then one ``gemmc_plan_launch_operands``.
+epilogue. An FP8 result (float8_e4m3fn, torch's default ``out_dtype``)
+from float8_e4m3fn operands per tensor, without a bias: each value times
+``scale_result`` (one float32 on the device; 1 where None) just before
+its cast, saturated at 448, as torch._scaled_mm writes it. A call is a
+planned Kernel call (docs/library.md): checked once per signature, then
+one ``gemmc_plan_launch_operands``.
 
-Not shipped (refused with the reason): an FP8 result (torch's default
-``out_dtype``, with ``scale_result``) and a bias with an e5m2 operand;
-DeepSeek-V3's block scales run on a compiled schedule
-(examples/hopper-fp8-block.gemm).
+Not shipped (refused with the reason): a float8_e5m2 result, an FP8 result
+from rowwise scales (torch takes neither of the two for rowwise either), a
+bias into an FP8 result and a bias with an e5m2 operand; DeepSeek-V3's
+block scales run on a compiled schedule (examples/hopper-fp8-block.gemm).
 """
 
 import torch
@@ -26,8 +30,9 @@ from ._torch import one_device
 
 _FP8 = {torch.float8_e4m3fn: "float8_e4m3fn", torch.float8_e5m2: "float8_e5m2"}
 _OUT = {torch.bfloat16: "bfloat16", torch.float16: "float16",
-        torch.float32: "float32"}
+        torch.float32: "float32", torch.float8_e4m3fn: "float8_e4m3fn"}
 _kernels = {}  # (A's, B's, C's dtype, scales, fast, bias) -> gemmc.Kernel
+_ones = {}  # device -> a float32 1 there: an FP8 result's scale by default
 
 
 def _kernel(a, b, out_dtype, scales, fast, bias):
@@ -77,11 +82,23 @@ def scaled_mm(a, b, scale_a, scale_b, bias=None, scale_result=None,
                          f"sizes, got {tuple(a.shape)} and {tuple(b.shape)}")
     out_dtype = a.dtype if out_dtype is None else out_dtype
     if out_dtype not in _OUT:
-        raise TypeError(f"gemmc.scaled_mm writes bfloat16, float16 or "
-                        f"float32 (pass out_dtype=), not {out_dtype}")
-    if scale_result is not None:
-        raise ValueError("gemmc.scaled_mm takes no scale_result yet (it "
-                         "writes no FP8 result)")
+        raise TypeError(f"gemmc.scaled_mm writes bfloat16, float16, float32 "
+                        f"or float8_e4m3fn, not {out_dtype}")
+    fp8_out = out_dtype == torch.float8_e4m3fn
+    if fp8_out and (a.dtype != torch.float8_e4m3fn or
+                    b.dtype != torch.float8_e4m3fn):
+        raise TypeError(f"gemmc ships a float8_e4m3fn result for "
+                        f"float8_e4m3fn operands, not {a.dtype} and "
+                        f"{b.dtype}")
+    if scale_result is not None and not fp8_out:
+        raise ValueError("gemmc.scaled_mm's scale_result scales an FP8 "
+                         "result (out_dtype=torch.float8_e4m3fn)")
+    if scale_result is not None and (
+            not isinstance(scale_result, torch.Tensor) or
+            scale_result.dtype != torch.float32 or
+            scale_result.numel() != 1):
+        raise TypeError("gemmc.scaled_mm's scale_result is one float32 "
+                        "value in a tensor")
     if scale_a.dtype != torch.float32 or scale_b.dtype != torch.float32:
         raise TypeError(f"gemmc.scaled_mm's scales are float32, got "
                         f"{scale_a.dtype} and {scale_b.dtype}")
@@ -94,11 +111,18 @@ def scaled_mm(a, b, scale_a, scale_b, bias=None, scale_result=None,
                          f"tensor) or {m} x 1 and 1 x {n} (rowwise), got "
                          f"{tuple(scale_a.shape)} and "
                          f"{tuple(scale_b.shape)}")
+    if fp8_out and not tensor:
+        raise ValueError("gemmc.scaled_mm writes a float8_e4m3fn result with "
+                         "per-tensor scales (as torch._scaled_mm)")
+    if bias is not None and fp8_out:
+        raise ValueError("gemmc ships no bias into a float8_e4m3fn result: "
+                         "add it to a bfloat16 one")
     if bias is not None:
         _check_bias(bias, a, b, n, out_dtype)
     if not (a.is_cuda and b.is_cuda and a.device == b.device ==
             scale_a.device == scale_b.device and
-            (bias is None or bias.device == a.device)):
+            (bias is None or bias.device == a.device) and
+            (scale_result is None or scale_result.device == a.device)):
         raise ValueError("gemmc.scaled_mm takes tensors on one CUDA device")
     if m == 0 or n == 0 or k == 0:
         result = out if out is not None else torch.empty(
@@ -112,5 +136,13 @@ def scaled_mm(a, b, scale_a, scale_b, bias=None, scale_result=None,
     kernel = _kernel(a.dtype, b.dtype, out_dtype,
                      "tensor" if tensor else "rowwise", bool(use_fast_accum),
                      bias is not None)
+    scale_c = None
+    if fp8_out:
+        scale_c = scale_result
+        if scale_c is None:
+            scale_c = _ones.get(a.device)
+            if scale_c is None:
+                scale_c = torch.ones(1, dtype=torch.float32, device=a.device)
+                _ones[a.device] = scale_c
     return kernel(a, b, out=out, scale_a=scale_a, scale_b=scale_b,
-                  bias=bias)
+                  bias=bias, scale_c=scale_c)

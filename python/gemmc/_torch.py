@@ -437,7 +437,7 @@ class KernelPlan:
         self.partials, self.counters = plan_workspace(handle, a.device)
 
     def __call__(self, a, b, out, bias, residual, scale_a, scale_b,
-                 amax=None):
+                 amax=None, scale_c=None):
         if out is None:
             out = _like(a, self.shape, self.dtype, self.layout)
         ops = _capi.Operands(
@@ -446,7 +446,8 @@ class KernelPlan:
             0 if residual is None else residual.data_ptr(),
             0 if scale_a is None else scale_a.data_ptr(),
             0 if scale_b is None else scale_b.data_ptr(),
-            0 if amax is None else amax.data_ptr())
+            0 if amax is None else amax.data_ptr(),
+            0 if scale_c is None else scale_c.data_ptr())
         held, partials, counters = capture_workspace(a.device, self.partials,
                                                      self.counters)
         status = _capi.runtime().plan_launch_operands(

@@ -153,9 +153,27 @@ class ShippedFamilyTest(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "float8_e5m2 operands, not "
                                     "float16"):
             gemmc.scaled_family("float16", "float8_e4m3fn", "bfloat16")
-        with self.assertRaisesRegex(TypeError, "bfloat16, float16 or "
-                                    "float32, not float8_e4m3fn"):
-            gemmc.scaled_family(*fp8, "float8_e4m3fn")
+        with self.assertRaisesRegex(TypeError, "bfloat16, float16, "
+                                    "float32 or float8_e4m3fn, not "
+                                    "float8_e5m2"):
+            gemmc.scaled_family(*fp8, "float8_e5m2")
+        # An FP8 result: e4m3 x e4m3 per tensor, C's scale taken.
+        for fast in (False, True):
+            f = gemmc.scaled_family(fp8[0], fp8[0], "float8_e4m3fn",
+                                    fast_accumulate=fast, arch="sm_90a")
+            self.assertEqual(f.dtypes, (fp8[0], fp8[0], "float8_e4m3fn"))
+            self.assertTrue(f.output_scale)
+            self.assertGreater(len(f.variants), 1)
+        self.assertFalse(f.amax)
+        self.assertFalse(gemmc.scaled_family(fp8[0], fp8[0], "bfloat16",
+                                             arch="sm_90a").output_scale)
+        with self.assertRaises(gemmc.GemmcError) as e:
+            gemmc.scaled_family(*fp8, "float8_e4m3fn", arch="sm_90a")
+        self.assertIn("into E4M3 are E4M3 x E4M3", str(e.exception))
+        with self.assertRaises(gemmc.GemmcError) as e:
+            gemmc.scaled_family(fp8[0], fp8[0], "float8_e4m3fn", "rowwise",
+                                arch="sm_90a")
+        self.assertIn("per-tensor scales and no bias", str(e.exception))
         with self.assertRaisesRegex(ValueError, "'tensor' or 'rowwise'"):
             gemmc.scaled_family(*fp8, "bfloat16", "block")
         with self.assertRaises(gemmc.GemmcError) as e:
@@ -376,6 +394,45 @@ class AmaxOperandTest(unittest.TestCase):
             self.amax.select(a, b, c, scale_a=s, scale_b=s,
                              amax=FakeDLPackTensor((1,), code=4, bits=16))
         self.assertIn("amax must be one float32 value", str(e.exception))
+
+
+class OutputScaleOperandTest(unittest.TestCase):
+    """C's scale (`output-scale = tensor`): one float32, checked before any
+    launch (select needs no GPU)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.scaled = gemmc.compile(EXAMPLES / "hopper-fp8-out.gemm",
+                                   arch="sm_90a")
+
+    def test_scale_c_required_and_one_float32(self):
+        self.assertTrue(self.scaled.output_scale)
+        self.assertTrue(self.scaled.amax)
+        a = FakeDLPackTensor((128, 256), code=10, bits=8)
+        b = FakeDLPackTensor((256, 64), code=10, bits=8, strides=(1, 256))
+        c = FakeDLPackTensor((128, 64), code=10, bits=8)
+        s = FakeTensor((1,))
+        self.assertEqual(self.scaled.select(a, b, c, scale_a=s, scale_b=s,
+                                            amax=FakeTensor((1,)),
+                                            scale_c=FakeTensor((1,))), 0)
+        with self.assertRaises(ValueError) as e:
+            self.scaled.select(a, b, c, scale_a=s, scale_b=s,
+                               amax=FakeTensor((1,)))
+        self.assertIn("the kernel multiplies C by its scale: pass scale_c=",
+                      str(e.exception))
+        with self.assertRaises(ValueError) as e:
+            self.scaled.select(a, b, c, scale_a=s, scale_b=s,
+                               amax=FakeTensor((1,)),
+                               scale_c=FakeTensor((2,)))
+        self.assertIn("scale_c must be one float32 value", str(e.exception))
+        plain = gemmc.compile(EXAMPLES / "hopper-fp8-amax.gemm",
+                              arch="sm_90a")
+        c16 = FakeDLPackTensor((128, 64), code=4, bits=16)
+        with self.assertRaises(ValueError) as e:
+            plain.select(a, b, c16, scale_a=s, scale_b=s,
+                         amax=FakeTensor((1,)), scale_c=FakeTensor((1,)))
+        self.assertIn("the kernel takes no scale of C, but scale_c= was "
+                      "given", str(e.exception))
 
 
 class FP8OperandTest(unittest.TestCase):

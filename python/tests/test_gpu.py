@@ -316,6 +316,68 @@ class TorchTest(unittest.TestCase):
             gemmc.scaled_mm(a, b.to(torch.float8_e5m2), sa, sb, bias=bias,
                             out_dtype=torch.bfloat16)
 
+    def test_scaled_mm_into_fp8(self):
+        # torch._scaled_mm's FP8 result: e4m3 x e4m3 per tensor into e4m3,
+        # each value times scale_result before its cast (cuBLASLt's D
+        # scale), saturated at 448; against fp64 (rounded as e4m3 rounds: 3
+        # bits of mantissa), and without scale_result beside
+        # torch._scaled_mm itself (torch 2.11 ignores its scale_result: its
+        # results with 0.5 and 2 equal those without, measured on an H200).
+        if torch.cuda.get_device_capability() != (9, 0):
+            self.skipTest("the FP8 families are sm_90a's")
+        e4 = torch.float8_e4m3fn
+        sa, sb = fp8_scales(0, 0, False)
+        for m, n, kk in ((1000, 528, 512), (77, 1004, 4096), (1, 4096, 4096),
+                         (16, 2056, 1024), (4100, 96, 256), (2048, 2048, 2048)):
+            a = torch.randn(m, kk, device="cuda").to(e4)
+            b = torch.randn(n, kk, device="cuda").to(e4).t()
+            exact = a.double() @ b.double() * (0.75 * 1.25)
+            for scale in (None, 0.5, 16.0):  # 16: many values saturate
+                sr = None if scale is None else \
+                    torch.tensor([scale], device="cuda")
+                ref = (exact * (scale or 1)).clamp(-448, 448)
+                for fast in (False, True):
+                    c = torch.full((m, n), float("nan"), device="cuda").to(e4)
+                    gemmc.scaled_mm(a, b, sa, sb, scale_result=sr, out=c,
+                                    out_dtype=e4, use_fast_accum=fast)
+                    torch.cuda.synchronize()
+                    self.assertMatches(c.float(), ref, 0.06)
+                    # (torch writes an FP8 result only where N is a
+                    # multiple of 16.)
+                    if scale is not None or n % 16:
+                        continue
+                    theirs = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb,
+                                              out_dtype=e4,
+                                              use_fast_accum=fast)
+                    # Sums in another order round a few values the other
+                    # way: one e4m3 step apart.
+                    differ = (c.float() != theirs.float()).float().mean()
+                    self.assertLess(differ.item(), 0.05)
+        # Without scale_result, C's scale is 1, as torch's.
+        a = torch.randn(512, 1024, device="cuda").to(e4)
+        b = torch.randn(768, 1024, device="cuda").to(e4).t()
+        ours = gemmc.scaled_mm(a, b, sa, sb, out_dtype=e4)
+        self.assertEqual(ours.dtype, e4)
+        ref = (a.double() @ b.double() * (0.75 * 1.25)).clamp(-448, 448)
+        self.assertMatches(ours.float(), ref, 0.06)
+        # Misuse, refused with the reason.
+        sr = torch.tensor([2.0], device="cuda")
+        with self.assertRaisesRegex(ValueError, "scales an FP8 result"):
+            gemmc.scaled_mm(a, b, sa, sb, scale_result=sr,
+                            out_dtype=torch.bfloat16)
+        with self.assertRaisesRegex(ValueError, "per-tensor scales"):
+            ra, rb = fp8_scales(512, 768, True)
+            gemmc.scaled_mm(a, b, ra, rb, out_dtype=e4)
+        with self.assertRaisesRegex(ValueError, "no bias into"):
+            gemmc.scaled_mm(a, b, sa, sb, out_dtype=e4,
+                            bias=torch.zeros(768, device="cuda",
+                                             dtype=torch.bfloat16))
+        with self.assertRaisesRegex(TypeError, "for float8_e4m3fn operands"):
+            gemmc.scaled_mm(a, b.to(torch.float8_e5m2), sa, sb, out_dtype=e4)
+        with self.assertRaisesRegex(TypeError, "one float32 value"):
+            gemmc.scaled_mm(a, b, sa, sb, out_dtype=e4,
+                            scale_result=torch.ones(2, device="cuda"))
+
     def test_fp8_block_scales(self):
         # DeepSeek-V3's scales: A's 1 x 128 blocks at [(k / 128) * M + m],
         # B's 128 x 128 at [(n / 128) * ceil(K/128) + k / 128] (gemmc.h).

@@ -250,6 +250,7 @@ Operands capi_internal::toOperands(const gemmc_operands &given) {
   operands.scaleA = CUdeviceptr(given.scale_a);
   operands.scaleB = CUdeviceptr(given.scale_b);
   operands.amax = CUdeviceptr(given.amax);
+  operands.scaleC = CUdeviceptr(given.scale_c);
   return operands;
 }
 
@@ -295,6 +296,7 @@ extern "C" gemmc_status gemmc_module_info(gemmc_module handle,
   info->group_table = p.groupTable;
   info->residual = c.residual;
   info->amax = c.amax;
+  info->output_scale = c.outputScale;
   info->scales = c.scales == "tensor"    ? GEMMC_SCALES_TENSOR
                  : c.scales == "rowwise" ? GEMMC_SCALES_ROWWISE
                  : c.scales == "block"   ? GEMMC_SCALES_BLOCK

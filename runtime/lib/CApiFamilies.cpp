@@ -156,14 +156,26 @@ static gemmc_status loadScaled(const char *caller, gemmc_dtype aType,
                       std::string(caller) +
                           ": A and B must be GEMMC_E4M3 or GEMMC_E5M2, not "
                           "both GEMMC_E5M2 (as torch._scaled_mm takes them)");
-  const char *c = cType == GEMMC_BF16  ? "bf16"
-                  : cType == GEMMC_F16 ? "f16"
-                  : cType == GEMMC_F32 ? "f32"
-                                       : nullptr;
+  const char *c = cType == GEMMC_BF16   ? "bf16"
+                  : cType == GEMMC_F16  ? "f16"
+                  : cType == GEMMC_F32  ? "f32"
+                  : cType == GEMMC_E4M3 ? "e4m3"
+                                        : nullptr;
   if (!c)
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                       std::string(caller) +
-                          ": gemmc ships FP8 products into bf16, f16 or f32");
+                          ": gemmc ships FP8 products into bf16, f16, f32 "
+                          "or e4m3");
+  // An FP8 result as torch._scaled_mm writes one: E4M3 x E4M3, per-tensor
+  // scales, no bias, and C's scale (its scale_result).
+  if (cType == GEMMC_E4M3 && (aType != GEMMC_E4M3 || bType != GEMMC_E4M3 ||
+                              scales != GEMMC_SCALES_TENSOR ||
+                              bias != GEMMC_BIAS_NONE || !suffix.empty()))
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      std::string(caller) +
+                          ": the shipped FP8 families into E4M3 are E4M3 x "
+                          "E4M3 with per-tensor scales and no bias, one "
+                          "launch (C's scale, scale_c, given)");
   if (scales != GEMMC_SCALES_TENSOR && scales != GEMMC_SCALES_ROWWISE)
     return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
                       std::string(caller) +

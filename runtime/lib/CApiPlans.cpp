@@ -81,6 +81,7 @@ extern "C" gemmc_status gemmc_plan_create(gemmc_module handle,
         shape.bias = contract.bias.empty() ? 0 : 1;
         shape.residual = contract.residual ? 1 : 0;
         shape.amax = contract.amax ? 1 : 0;
+        shape.scale_c = contract.outputScale ? 1 : 0;
         shape.scale_a = shape.scale_b = contract.scales.empty() ? 0 : 1;
         return prepare(module, &shape, out, false);
       });
@@ -112,7 +113,7 @@ extern "C" gemmc_status gemmc_plan_launch(gemmc_plan plan, uint64_t a,
                                           uint64_t bias, void *stream,
                                           uint64_t partials,
                                           uint64_t counters) {
-  gemmc_operands operands = {a, b, c, bias, 0, 0, 0, 0};
+  gemmc_operands operands = {a, b, c, bias, 0, 0, 0, 0, 0};
   return gemmc_plan_launch_operands(plan, &operands, stream, partials,
                                     counters);
 }
@@ -226,8 +227,8 @@ gemmc_grouped_launch(gemmc_module handle, const gemmc_grouped_problem *given,
     if (status != GEMMC_SUCCESS)
       return status;
     const Contract &contract = plan->kernel().contract();
-    gemmc_operands operands = {given->a, given->b,       given->c,       0,
-                               0,        given->scale_a, given->scale_b, 0};
+    gemmc_operands operands = {given->a,       given->b,       given->c, 0, 0,
+                               given->scale_a, given->scale_b, 0,        0};
     std::string why = checkPointers(contract, operands);
     if (why.empty() && !given->offsets)
       why = "the offsets must not be null";
@@ -286,7 +287,7 @@ extern "C" gemmc_status gemmc_grouped_plan_launch(gemmc_plan plan, uint64_t a,
                                                   uint64_t b, uint64_t c,
                                                   uint64_t offsets,
                                                   void *stream) {
-  gemmc_operands operands = {a, b, c, 0, 0, 0, 0, 0};
+  gemmc_operands operands = {a, b, c, 0, 0, 0, 0, 0, 0};
   return launchGroupedPlan("gemmc_grouped_plan_launch", plan, operands,
                            offsets, stream);
 }

@@ -53,8 +53,9 @@ std::string capi_internal::checkSizes(const gemmc_problem &given) {
 }
 
 gemmc_operands capi_internal::operandsOf(const gemmc_problem &given) {
-  return {given.a,        given.b,       given.c,       given.bias,
-          given.residual, given.scale_a, given.scale_b, given.amax};
+  return {given.a,       given.b,        given.c,
+          given.bias,    given.residual, given.scale_a,
+          given.scale_b, given.amax,     given.scale_c};
 }
 
 /// Why these pointers cannot be launched on `contract`'s kernels: null, a
@@ -84,6 +85,11 @@ std::string capi_internal::checkPointers(const Contract &contract,
     return "the kernel writes the amax of C: its pointer must not be null";
   if (!contract.amax && o.amax)
     return "the kernel writes no amax, but an amax pointer was given";
+  if (contract.outputScale && !o.scale_c)
+    return "the kernel multiplies C by its scale: the pointer to it must "
+           "not be null";
+  if (!contract.outputScale && o.scale_c)
+    return "the kernel takes no scale of C, but a pointer to one was given";
   // The vectors (the bias, the scales) are read an element at a time: 4
   // bytes are enough for the scales.
   if (alignment > 1 &&
@@ -94,6 +100,8 @@ std::string capi_internal::checkPointers(const Contract &contract,
     return "the scales' pointers must be aligned to 4 bytes";
   if (o.amax % 4)
     return "the amax's pointer must be aligned to 4 bytes";
+  if (o.scale_c % 4)
+    return "C's scale's pointer must be aligned to 4 bytes";
   return "";
 }
 
@@ -171,6 +179,8 @@ std::string capi_internal::checkBuffers(const Contract &contract,
                       contract.alignment);
   if (why.empty() && given.amax)
     why = checkBuffer("the amax", given.amax, 4, 4);
+  if (why.empty() && given.scale_c)
+    why = checkBuffer("C's scale", given.scale_c, 4, 4);
   return why.empty() ? checkScaleBuffers(p, operandsOf(given)) : why;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cublasLt.h>
 
+#include <algorithm>
 #include <climits>
 #include <type_traits>
 
@@ -67,9 +68,10 @@ static void checkLt(cublasStatus_t status, const char *call) {
 /// since the heuristic costs far more than the GEMM at small sizes.
 struct CublasLt::Plan {
   cublasLtMatmulDesc_t desc = nullptr;
-  /// cuBLASLt's A, B and C (= D): our B, A and C where the call is swapped.
+  /// cuBLASLt's A, B and D: our B, A and C where the call is swapped; its
+  /// C is D but for an FP8 D, whose C is bf16 (`layoutC16`).
   cublasLtMatrixLayout_t layoutX = nullptr, layoutY = nullptr,
-                         layoutC = nullptr;
+                         layoutC = nullptr, layoutC16 = nullptr;
   cublasLtMatmulAlgo_t algo{};
   bool swap = false;
 
@@ -77,7 +79,7 @@ struct CublasLt::Plan {
   Plan(const Plan &) = delete;
   Plan &operator=(const Plan &) = delete;
   ~Plan() {
-    for (cublasLtMatrixLayout_t layout : {layoutX, layoutY, layoutC})
+    for (cublasLtMatrixLayout_t layout : {layoutX, layoutY, layoutC, layoutC16})
       if (layout)
         api().cublasLtMatrixLayoutDestroy(layout);
     if (desc)
@@ -116,8 +118,15 @@ bool CublasLt::takes(const Problem &p, std::string &why) {
     why = "cuBLASLt takes no e5m2 x e5m2 product";
     return false;
   }
-  if (p.c != DType::F32 && p.c != DType::F16 && p.c != DType::BF16) {
-    why = "cuBLASLt baseline writes an f32, f16 or bf16 C";
+  if (p.c != DType::F32 && p.c != DType::F16 && p.c != DType::BF16 &&
+      p.c != DType::E4M3) {
+    why = "cuBLASLt baseline writes an f32, f16, bf16 or e4m3 C";
+    return false;
+  }
+  // An FP8 D as torch._scaled_mm writes one: per-tensor scales, no bias.
+  if (p.c == DType::E4M3 && (p.scales != "tensor" || !p.bias.empty())) {
+    why = "cuBLASLt baseline writes an e4m3 C with per-tensor scales and "
+          "no bias";
     return false;
   }
   if (p.acc != DType::F32) {
@@ -206,7 +215,7 @@ static std::string planKey(const Problem &p) {
   key += std::string(toString(p.a)) + toString(p.aLayout) + "," +
          toString(p.b) + toString(p.bLayout) + "," + toString(p.c) +
          toString(p.cLayout) + "," + p.scales + "," + p.bias +
-         (p.fastAccumulate ? ",fast" : "");
+         (p.fastAccumulate ? ",fast" : "") + (p.outputScale ? ",scale-C" : "");
   return key;
 }
 
@@ -220,6 +229,12 @@ static void setScalePointers(cublasLtMatmulDesc_t desc, bool swap,
       reinterpret_cast<const void *>(swap ? ops.scaleA : ops.scaleB);
   GEMMC_LT_SET(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, scaleX);
   GEMMC_LT_SET(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, scaleY);
+}
+
+/// Points `desc` at C's scale in `operands` (cuBLASLt's D scale).
+static void setScaleCPointer(cublasLtMatmulDesc_t desc, const Operands &ops) {
+  const void *scale = reinterpret_cast<const void *>(ops.scaleC);
+  GEMMC_LT_SET(desc, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, scale);
 }
 
 /// Points `desc` at the bias of `operands`.
@@ -286,6 +301,8 @@ CublasLt::Plan &CublasLt::planFor(const Problem &p, const Operands &ops) {
     setScalePointers(plan->desc, plan->swap, ops);
   if (!p.bias.empty())
     setBiasPointer(plan->desc, ops);
+  if (p.outputScale)
+    setScaleCPointer(plan->desc, ops);
 
   DType typeX = call.swap ? p.b : p.a, typeY = call.swap ? p.a : p.b;
   GEMMC_CUBLASLT(api().cublasLtMatrixLayoutCreate(
@@ -294,6 +311,11 @@ CublasLt::Plan &CublasLt::planFor(const Problem &p, const Operands &ops) {
       &plan->layoutY, blas::toCuda(typeY), call.k, call.n, call.ldy));
   GEMMC_CUBLASLT(api().cublasLtMatrixLayoutCreate(
       &plan->layoutC, blas::toCuda(p.c), call.m, call.n, call.ldc));
+  if (isFloat8(p.c))
+    GEMMC_CUBLASLT(api().cublasLtMatrixLayoutCreate(
+        &plan->layoutC16, blas::toCuda(DType::BF16), call.m, call.n, call.ldc));
+  cublasLtMatrixLayout_t layoutIn =
+      plan->layoutC16 ? plan->layoutC16 : plan->layoutC;
 
   cublasLtMatmulPreference_t preference = nullptr;
   GEMMC_CUBLASLT(api().cublasLtMatmulPreferenceCreate(&preference));
@@ -309,8 +331,7 @@ CublasLt::Plan &CublasLt::planFor(const Problem &p, const Operands &ops) {
   int count = 0;
   cublasStatus_t status = api().cublasLtMatmulAlgoGetHeuristic(
       static_cast<cublasLtHandle_t>(handle), plan->desc, plan->layoutX,
-      plan->layoutY, plan->layoutC, plan->layoutC, preference, 1, &result,
-      &count);
+      plan->layoutY, layoutIn, plan->layoutC, preference, 1, &result, &count);
   // NOT_SUPPORTED is how it says "no algorithm" for a configuration.
   bool none = status == CUBLAS_STATUS_NOT_SUPPORTED ||
               (status == CUBLAS_STATUS_SUCCESS &&
@@ -333,6 +354,16 @@ void CublasLt::scaledGemm(const Problem &p, const Operands &ops,
     setScalePointers(plan.desc, plan.swap, ops);
   if (!p.bias.empty())
     setBiasPointer(plan.desc, ops);
+  if (p.outputScale)
+    setScaleCPointer(plan.desc, ops);
+  // An FP8 D's C apart from it (bf16, unread).
+  void *in = reinterpret_cast<void *>(ops.c);
+  if (plan.layoutC16) {
+    size_t bytes = size_t(p.ldOfC()) * size_t(std::max(p.m, p.n)) * 2;
+    if (!bf16C || bf16C->size() < bytes)
+      bf16C = std::make_unique<DeviceBuffer>(bytes);
+    in = reinterpret_cast<void *>(bf16C->ptr());
+  }
   const void *x = reinterpret_cast<const void *>(plan.swap ? ops.b : ops.a);
   const void *y = reinterpret_cast<const void *>(plan.swap ? ops.a : ops.b);
   void *c = reinterpret_cast<void *>(ops.c);
@@ -340,6 +371,8 @@ void CublasLt::scaledGemm(const Problem &p, const Operands &ops,
   // CUstream and cudaStream_t are the same type (CUstream_st *).
   GEMMC_CUBLASLT(api().cublasLtMatmul(
       static_cast<cublasLtHandle_t>(handle), plan.desc, &alpha, x, plan.layoutX,
-      y, plan.layoutY, &beta, c, plan.layoutC, c, plan.layoutC, &plan.algo,
-      reinterpret_cast<void *>(workspace->ptr()), workspace->size(), stream));
+      y, plan.layoutY, &beta, in,
+      plan.layoutC16 ? plan.layoutC16 : plan.layoutC, c, plan.layoutC,
+      &plan.algo, reinterpret_cast<void *>(workspace->ptr()), workspace->size(),
+      stream));
 }

@@ -396,7 +396,7 @@ Comparison gemmc::rt::compareWithReference(const HostMatrix &a,
 
 void gemmc::rt::finishOnHost(HostMatrix &c, const Epilogue &epilogue) {
   if (!epilogue.bias && epilogue.activation.empty() && !epilogue.residual &&
-      !epilogue.productOnly)
+      !epilogue.productOnly && epilogue.outputScale == 1)
     return;
   for (int64_t i = 0; i < c.rows; ++i)
     for (int64_t j = 0; j < c.cols; ++j) {

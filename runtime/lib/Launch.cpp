@@ -292,6 +292,7 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
            : name == "scale-A"               ? Source::ScaleA
            : name == "scale-B"               ? Source::ScaleB
            : name == "amax"                  ? Source::Amax
+           : name == "scale-C"               ? Source::ScaleC
            : name == "workspace"             ? Source::Partials
            : name == "counters"              ? Source::Counters
                                              : Source::C;
@@ -312,7 +313,7 @@ LaunchPlan::LaunchPlan(const ContractKernel &kernel, const Problem &problem,
       return p.groups;
     if (name == "table")
       return p.groups * kGroupTableColumns;
-    if (name == "amax")
+    if (name == "amax" || name == "scale-C")
       return 1;
     // (A grouped problem's B has its scales a group.)
     return scaleCount(spec.scales, name == "scale-A", p.m, p.n, p.k,
@@ -390,6 +391,7 @@ void LaunchPlan::launch(const Operands &operands, CUstream stream) const {
                           : patch.source == Source::ScaleA   ? operands.scaleA
                           : patch.source == Source::ScaleB   ? operands.scaleB
                           : patch.source == Source::Amax     ? operands.amax
+                          : patch.source == Source::ScaleC   ? operands.scaleC
                           : patch.source == Source::Partials ? partials
                           : patch.source == Source::Counters ? counters
                                                              : operands.c;
@@ -420,6 +422,10 @@ void LaunchPlan::launch(const Operands &operands, CUstream stream) const {
                        "' writes the amax of C: give it one (Operands::amax)");
     GEMMC_CU(api.cuMemsetD32Async(operands.amax, 0, 1, stream));
   }
+  if (spec.outputScale && !operands.scaleC)
+    throw UsageError("kernel '" + spec.entry +
+                     "' multiplies C by its scale: give it one "
+                     "(Operands::scaleC)");
   if (spec.clusterSize() > 1) {
     // The cluster's dimension as a launch attribute (the PTX states it too,
     // .reqnctapercluster).

@@ -157,22 +157,26 @@ TEST(CApi, LoadsTheShippedFamilies) {
             GEMMC_ERROR_IO);
   // FP8 (sm_90a): every pair torch._scaled_mm takes, into bf16, f16 or
   // f32, per-tensor or rowwise scales, promoted or fast sums, and torch's
-  // bias where it takes one (e4m3 x e4m3 into bf16 or f16); the rule of
+  // bias where it takes one (e4m3 x e4m3 into bf16 or f16); e4m3 x e4m3
+  // into e4m3 per tensor without a bias, with C's scale; the rule of
   // choice by the contracts: an N that TMA cannot store C at on the
   // catch-all, which stores C without it.
   for (gemmc_dtype a : {GEMMC_E4M3, GEMMC_E5M2})
     for (gemmc_dtype b : {GEMMC_E4M3, GEMMC_E5M2})
-      for (gemmc_dtype c : {GEMMC_BF16, GEMMC_F16, GEMMC_F32})
+      for (gemmc_dtype c : {GEMMC_BF16, GEMMC_F16, GEMMC_F32, GEMMC_E4M3})
         for (gemmc_scales scales : {GEMMC_SCALES_TENSOR, GEMMC_SCALES_ROWWISE})
           for (gemmc_bias bias : {GEMMC_BIAS_NONE, GEMMC_BIAS_COL})
             for (int fast : {0, 1}) {
               gemmc_module fp8 = nullptr;
               gemmc_status loaded = gemmc_scaled_family_load(
                   a, b, c, scales, bias, fast, "sm_90a", &fp8);
-              bool shipped =
-                  !(a == GEMMC_E5M2 && b == GEMMC_E5M2) &&
-                  (bias == GEMMC_BIAS_NONE ||
-                   (a == GEMMC_E4M3 && b == GEMMC_E4M3 && c != GEMMC_F32));
+              bool e4m3 = a == GEMMC_E4M3 && b == GEMMC_E4M3;
+              bool shipped = c == GEMMC_E4M3
+                                 ? e4m3 && scales == GEMMC_SCALES_TENSOR &&
+                                       bias == GEMMC_BIAS_NONE
+                                 : !(a == GEMMC_E5M2 && b == GEMMC_E5M2) &&
+                                       (bias == GEMMC_BIAS_NONE ||
+                                        (e4m3 && c != GEMMC_F32));
               if (!shipped) {
                 EXPECT_EQ(loaded, GEMMC_ERROR_INVALID_ARGUMENT);
                 continue;
@@ -185,6 +189,7 @@ TEST(CApi, LoadsTheShippedFamilies) {
               EXPECT_EQ(info.scales, scales);
               EXPECT_EQ(info.bias, bias);
               EXPECT_EQ(info.b_layout, GEMMC_COL);
+              EXPECT_EQ(info.output_scale, c == GEMMC_E4M3);
             }
   gemmc_module fp8 = nullptr;
   ASSERT_EQ(gemmc_scaled_family_load(GEMMC_E4M3, GEMMC_E4M3, GEMMC_BF16,
@@ -208,8 +213,12 @@ TEST(CApi, LoadsTheShippedFamilies) {
     const char *arch, *why;
   };
   for (const Refused &r : std::initializer_list<Refused>{
+           {GEMMC_E4M3, GEMMC_E4M3, GEMMC_E5M2, GEMMC_SCALES_TENSOR,
+            GEMMC_BIAS_NONE, 0, "sm_90a", "bf16, f16, f32 or e4m3"},
+           {GEMMC_E4M3, GEMMC_E4M3, GEMMC_E4M3, GEMMC_SCALES_ROWWISE,
+            GEMMC_BIAS_NONE, 0, "sm_90a", "families into E4M3 are E4M3 x"},
            {GEMMC_E4M3, GEMMC_E4M3, GEMMC_E4M3, GEMMC_SCALES_TENSOR,
-            GEMMC_BIAS_NONE, 0, "sm_90a", "bf16, f16 or f32"},
+            GEMMC_BIAS_COL, 1, "sm_90a", "per-tensor scales and no bias"},
            {GEMMC_E4M3, GEMMC_E4M3, GEMMC_BF16, GEMMC_SCALES_BLOCK,
             GEMMC_BIAS_NONE, 0, "sm_90a", "per-tensor or rowwise"},
            {GEMMC_E4M3, GEMMC_E4M3, GEMMC_BF16, GEMMC_SCALES_TENSOR,
@@ -382,6 +391,65 @@ TEST(CApi, AmaxIsDescribedAndItsPointerRequired) {
   EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
 }
 
+TEST(CApi, OutputScaleIsDescribedAndItsPointerRequired) {
+  // `output-scale = tensor`: the kernel multiplies an FP8 C by one f32 on
+  // the device.
+  const char *scaled = R"(
+// gemmc-contract-begin v17
+// entry: k
+// block: 128 1 1
+// grid: N/64 M/64 1
+// dynamic-shared-bytes: 0
+// params: A:ptr B:ptr C:ptr scale-A:ptr scale-B:ptr scale-C:ptr
+// semantics: C = scale_c * (scale_a * scale_b * A * B)
+// epilogue: scales=tensor output-scale
+// problem: m=64 n=64 k=128 a=e4m3:row b=e4m3:col c=e4m3:row acc=f32
+// gemmc-contract-end
+)";
+  gemmc_module module = nullptr;
+  ASSERT_EQ(gemmc_module_load(scaled, "scaled", &module), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  gemmc_kernel_info info;
+  ASSERT_EQ(gemmc_module_info(module, &info), GEMMC_SUCCESS);
+  EXPECT_EQ(info.output_scale, 1);
+  EXPECT_EQ(info.amax, 0);
+  gemmc_problem problem;
+  gemmc_problem_init(&problem, 64, 64, 128);
+  EXPECT_EQ(problem.scale_c, 0u);
+  problem.a = problem.b = problem.c = 0x7f0000000000;
+  problem.scale_a = problem.scale_b = 0x7f0000200000;
+  int variant = -1;
+  expectFailure(gemmc_select(module, &problem, &variant),
+                GEMMC_ERROR_INVALID_ARGUMENT,
+                "the kernel multiplies C by its scale: the pointer to it "
+                "must not be null");
+  problem.scale_c = 0x7f0000100002;
+  expectFailure(gemmc_select(module, &problem, &variant),
+                GEMMC_ERROR_INVALID_ARGUMENT,
+                "C's scale's pointer must be aligned to 4 bytes");
+  problem.scale_c = 0x7f0000100004;
+  EXPECT_EQ(gemmc_select(module, &problem, &variant), GEMMC_SUCCESS)
+      << gemmc_last_error();
+  EXPECT_EQ(variant, 0);
+  EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
+  // A kernel without one refuses the pointer.
+  std::string without = scaled;
+  without.replace(without.find(" scale-C:ptr"), 12, "");
+  without.replace(without.find(" output-scale"), 13, "");
+  without.replace(without.find("scale_c * (scale_a * scale_b * A * B)"), 37,
+                  "scale_a * scale_b * A * B");
+  ASSERT_EQ(gemmc_module_load(without.c_str(), "without", &module),
+            GEMMC_SUCCESS)
+      << gemmc_last_error();
+  ASSERT_EQ(gemmc_module_info(module, &info), GEMMC_SUCCESS);
+  EXPECT_EQ(info.output_scale, 0);
+  expectFailure(gemmc_select(module, &problem, &variant),
+                GEMMC_ERROR_INVALID_ARGUMENT,
+                "the kernel takes no scale of C, but a pointer to one was "
+                "given");
+  EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
+}
+
 TEST(CApi, GroupTableEntriesCheckTheirArguments) {
   // A grouped GEMM's general form says it reads a group table; its plan's
   // checks come before the JIT.
@@ -525,7 +593,7 @@ TEST(CApi, GroupedEntriesCheckTheirArguments) {
                                                  0, "sm_90a", &none),
                 GEMMC_ERROR_INVALID_ARGUMENT,
                 "gemmc_scaled_grouped_family_load");
-  gemmc_operands operands = {256, 256, 256, 0, 0, 256, 256, 0};
+  gemmc_operands operands = {256, 256, 256, 0, 0, 256, 256, 0, 0};
   expectFailure(
       gemmc_grouped_plan_launch_operands(nullptr, &operands, 256, nullptr),
       GEMMC_ERROR_INVALID_ARGUMENT,

@@ -8,6 +8,7 @@
 
 #include "gemmc-rt/BenchOptions.h"
 #include "gemmc-rt/Cublas.h"
+#include "gemmc-rt/CublasLt.h"
 #include "gemmc-rt/Host.h"
 
 #include <gtest/gtest.h>
@@ -94,6 +95,20 @@ TEST(Host, ActivationsInFp64) {
   e.activation = "silu"; // x / (1 + e^-x)
   EXPECT_NEAR(e.activate(1.0), 0.7310585786300049, 1e-15);
   EXPECT_NEAR(e.activate(-20.0), -20.0 / (1 + std::exp(20.0)), 1e-18);
+}
+
+TEST(Host, CsScaleMultipliesLast) {
+  // `output-scale`: the finished value (bias, activation, R) times C's
+  // scale.
+  Epilogue e;
+  EXPECT_EQ(e.finish(3.0, 0, 0), 3.0);
+  HostMatrix r(1, 1, Layout::Row, DType::F32);
+  r.data[0] = 1.0f;
+  e.activation = "relu";
+  e.residual = &r;
+  e.outputScale = 0.5;
+  EXPECT_EQ(e.finish(-3.0, 0, 0), 0.5);
+  EXPECT_EQ(e.finish(3.0, 0, 0), 2.0);
 }
 
 TEST(Host, MatricesPackInTheirType) {
@@ -286,6 +301,30 @@ TEST(Cublas, TakesTheTypesOfItsGemms) {
   EXPECT_EQ(why, "cuBLAS takes no f16 x bf16 product");
   EXPECT_FALSE(takes(DType::E4M3, DType::E4M3, DType::BF16, why));
   EXPECT_EQ(why, "cuBLAS's GEMMs take no e4m3 inputs");
+}
+
+TEST(CublasLt, TakesAnE4m3CAsTorchWritesOne) {
+  // An FP8 D (cuBLASLt's D scale as C's): e4m3 x e4m3, per-tensor scales,
+  // no bias, as torch._scaled_mm writes one.
+  Problem p;
+  p.m = p.n = p.k = 64;
+  p.a = p.b = p.c = DType::E4M3;
+  p.bLayout = Layout::Col;
+  p.scales = "tensor";
+  p.outputScale = true;
+  std::string why;
+  EXPECT_TRUE(CublasLt::takes(p, why)) << why;
+  p.scales = "rowwise";
+  EXPECT_FALSE(CublasLt::takes(p, why));
+  EXPECT_EQ(why, "cuBLASLt baseline writes an e4m3 C with per-tensor scales "
+                 "and no bias");
+  p.scales = "tensor";
+  p.bias = "col";
+  EXPECT_FALSE(CublasLt::takes(p, why));
+  p.bias.clear();
+  p.c = DType::E5M2;
+  EXPECT_FALSE(CublasLt::takes(p, why));
+  EXPECT_EQ(why, "cuBLASLt baseline writes an f32, f16, bf16 or e4m3 C");
 }
 
 TEST(Cublas, EveryLayoutMapsOntoColumnMajor) {

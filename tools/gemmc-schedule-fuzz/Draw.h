@@ -60,7 +60,7 @@ struct SideDraws {
   Draw &table;
   /// Ping-pong consumers (`warp-specialize 2 ping-pong`).
   Draw &pingPong;
-  /// The amax of C (`amax = c`).
+  /// The amax of C (`amax = c`), then C's scale (`output-scale`).
   Draw &amax;
 };
 

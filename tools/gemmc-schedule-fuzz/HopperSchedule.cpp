@@ -206,6 +206,9 @@ std::string gemmc::fuzz::generateHopper(Draw &d, SideDraws sides,
   // The amax of C, a tenth of the kernels (not grouped ones).
   if (sides.amax.chance(0.1) && !grouped)
     statement("amax = c");
+  // C's scale, half of the FP8 Cs (the amax's stream, drawn after it).
+  if (fp8Out && sides.amax.chance(0.5) && !grouped)
+    statement("output-scale = tensor");
   // Scales of 16- and 32-bit inputs, applied in the epilogue (a grouped
   // problem's B's a group).
   if (!fp8 && sides.epilogue.chance(0.15))

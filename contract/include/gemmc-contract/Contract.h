@@ -83,6 +83,10 @@ struct Problem {
   /// values it stores, before their cast to C's type) to the device
   /// scalar Operands::amax, which the launch zeroes first.
   bool amax = false;
+  /// `output-scale` (version 17): the values stored to an FP8 C are
+  /// multiplied by the device scalar Operands::scaleC just before their
+  /// cast (after the amax takes them; cuBLASLt's D scale).
+  bool outputScale = false;
   /// FP8's dequantisation scales, applied to A * B first: "tensor" (an
   /// f32 for A and one for B), "rowwise" (one per row of A, M, and per
   /// column of B, N), "block" (per 1 x 128 block of A and 128 x 128 block
@@ -250,19 +254,24 @@ struct Contract {
   /// `epilogue: amax` (version 16): the kernel takes `amax` (an f32 on
   /// the device, zeroed by the launch) and raises it to max |C|.
   bool amax = false;
+  /// `epilogue: output-scale` (version 17): the kernel takes `scale-C` (an
+  /// f32 on the device) and multiplies an FP8 C's values by it before
+  /// their cast.
+  bool outputScale = false;
   /// `epilogue: scales=tensor|rowwise|block` (version 11): the kernel
   /// takes `scale-A` and `scale-B` (f32 vectors of scaleCount) and
   /// dequantises A * B with them; a problem must ask for the same.
   std::string scales;
   Problem problem;
   /// `problem` with the epilogue this contract states (bias, activation,
-  /// R, scales, amax): what a problem the kernel takes asks for.
+  /// R, scales, amax, C's scale): what a problem the kernel takes asks for.
   Problem problemWithEpilogue() const {
     Problem p = problem;
     p.bias = bias;
     p.activation = activation;
     p.residual = residual;
     p.amax = amax;
+    p.outputScale = outputScale;
     p.scales = scales;
     return p;
   }
@@ -364,12 +373,13 @@ struct Contract {
 };
 
 /// `C = A * B`, `C = alpha * A * B + beta * C`, with ` + bias[row]` and
-/// `relu(...)` (or another activation), then ` + R`: the `semantics:`
-/// value of a kernel with this epilogue.
+/// `relu(...)` (or another activation), then ` + R`, all of it times
+/// `scale_c` with `outputScale`: the `semantics:` value of a kernel with
+/// this epilogue.
 std::string describeSemantics(bool alphaBeta, const std::string &bias,
                               const std::string &activation,
                               const std::string &scales = "",
-                              bool residual = false);
+                              bool residual = false, bool outputScale = false);
 /// Whether `name` is an activation a contract states (relu, gelu,
 /// gelu-tanh, silu).
 bool isActivation(const std::string &name);

@@ -78,6 +78,12 @@ struct AmaxDecl {
   llvm::SMLoc loc;
 };
 
+/// `output-scale = tensor`: an FP8 C's values times one scale given at
+/// launch, before their cast.
+struct OutputScaleDecl {
+  llvm::SMLoc loc;
+};
+
 /// `batch = 8` or `batch = 8 strides 4096 4096 4096` (elements between
 /// consecutive A, B and C matrices; dense when not given).
 struct BatchDecl {
@@ -107,6 +113,7 @@ struct ProblemDecl {
   std::optional<ActivationDecl> activation;
   std::optional<ResidualDecl> residual;
   std::optional<AmaxDecl> amax;
+  std::optional<OutputScaleDecl> outputScale;
   std::optional<BatchDecl> batch;
   std::optional<GroupsDecl> groups;
 };

@@ -98,6 +98,11 @@ struct Problem {
   /// taken before their cast to C's type (f32; the scale FP8's next step
   /// needs, as cuBLASLt's AMAX_D), to a scalar given at launch.
   bool amax = false;
+  /// `output-scale = tensor`: the values stored to an FP8 C are multiplied
+  /// by one f32 given at launch just before their cast (the amax is of
+  /// them before it), as cuBLASLt's D scale and torch._scaled_mm's
+  /// scale_result.
+  bool outputScale = false;
   /// A batch: `batchCount` GEMMs (std::nullopt: given at launch), A, B and
   /// C `batchStrides` elements apart (dense where not given).
   bool batched = false;
@@ -488,6 +493,7 @@ struct Part {
     BatchCount,
     Groups,
     Amax,
+    OutputScale,
     Schedule,
     Directive,
   };

@@ -39,6 +39,9 @@ struct KernelContract {
   bool residual = false;
   /// `amax = c`: the kernel raises `amax` (an f32 parameter) to max |C|.
   bool amax = false;
+  /// `output-scale = tensor`: the kernel takes `scale-C` (an f32
+  /// parameter) and multiplies an FP8 C's values by it before their cast.
+  bool outputScale = false;
   /// "tensor" or "rowwise" for A's and B's scales (scale-A and scale-B
   /// parameters), empty without.
   std::string scales;

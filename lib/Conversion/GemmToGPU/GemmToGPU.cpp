@@ -126,6 +126,7 @@ static void outlineKernel(KernelOp kernel) {
   problemArgs.bias = bias.has_value();
   problemArgs.residual = kernel.getResidual();
   problemArgs.scales = scales.has_value();
+  problemArgs.outputScale = kernel.getOutputScale();
   problemArgs.amax = kernel.getAmax();
   KernelABI abi = KernelABI::get(problemArgs, schedule);
   std::optional<gemmc::ScaleKind> scaleKind;
@@ -187,6 +188,7 @@ static void outlineKernel(KernelOp kernel) {
       pointers.push_back(i);
       break;
     }
+    case KernelArg::OutputScale:
     case KernelArg::Amax:
       argTypes.push_back(MemRefType::get({1}, builder.getF32Type()));
       pointers.push_back(i);
@@ -225,6 +227,8 @@ static void outlineKernel(KernelOp kernel) {
     func->setAttr(kResidualAttr, builder.getUnitAttr());
   if (kernel.getAmax())
     func->setAttr(kAmaxAttr, builder.getUnitAttr());
+  if (kernel.getOutputScale())
+    func->setAttr(kOutputScaleAttr, builder.getUnitAttr());
   if (scales)
     func->setAttr(kScalesAttr, builder.getStringAttr(*scales));
   if (std::optional<StringRef> activation = kernel.getActivation())

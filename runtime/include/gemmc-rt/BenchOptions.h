@@ -64,6 +64,8 @@ struct BenchOptions {
   /// The first kernel's `residual = add`: R random (seed + 7), shaped and
   /// strided as C.
   bool residual = false;
+  /// The first kernel's `output-scale`: C's scale random (seed + 9).
+  bool outputScale = false;
   /// FP8 summed on the tensor cores throughout (the first kernel's
   /// `math=fast-accumulate`): cuBLASLt then accumulates fast too.
   bool fastAccumulate = false;

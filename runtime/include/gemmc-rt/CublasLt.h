@@ -44,8 +44,9 @@ public:
   /// D = scale_a * scale_b * (A * B) ("tensor" scales),
   /// D[i,j] = scale_a[i] * scale_b[j] * (A * B)[i,j] ("rowwise"), or
   /// A * B (no scales), plus the bias (`operands.bias`) where the problem
-  /// has one, for an FP8 problem that `takes` accepts, on `stream`
-  /// (null: the default stream). The scales are device f32 arrays in
+  /// has one, times C's scale (`operands.scaleC`, cuBLASLt's D scale)
+  /// where it has `output-scale`, for an FP8 problem that `takes` accepts, on
+  /// `stream` (null: the default stream). The scales are device f32 arrays in
   /// `operands.scaleA` and `operands.scaleB`. The first call for a problem
   /// picks the algorithm (cublasLtMatmulAlgoGetHeuristic); later ones
   /// reuse it, so that a timing loop measures the GEMM alone. One thread
@@ -58,7 +59,8 @@ public:
   static std::string describe(const Problem &problem);
 
   /// Whether cuBLASLt takes `problem`: FP8 A and B (not both e5m2), an
-  /// f32, f16 or bf16 C, FP32 accumulation, both operands K-major after
+  /// f32, f16 or bf16 C (or an e4m3 one, per-tensor scales, no bias),
+  /// FP32 accumulation, both operands K-major after
   /// mapping (A row-major, B column-major), one GEMM, alpha = 1, beta = 0,
   /// no activation or R, a bias only along its D's rows (a column bias into
   /// a row-major bf16 or f16 C); rowwise scales only where the headers
@@ -79,6 +81,9 @@ private:
   void *handle = nullptr;
   size_t libraryVersion = 0;
   std::unique_ptr<DeviceBuffer> workspace;
+  /// An FP8 D's C (bf16, never read: beta = 0), which cuBLASLt takes
+  /// apart from D where their types differ; grown as problems need.
+  std::unique_ptr<DeviceBuffer> bf16C;
   /// Keyed by the problem's sizes, types, layouts, leading dimensions and
   /// scales: all that the descriptors and the algorithm depend on.
   std::map<std::string, std::unique_ptr<Plan>> plans;

@@ -101,6 +101,9 @@ struct Epilogue {
   /// 16- or 32-bit inputs are not its own): the scales, alpha and beta * C0
   /// come first.
   bool productOnly = false;
+  /// C's scale (`output-scale`), by which the finished value is
+  /// multiplied last; 1 without.
+  double outputScale = 1;
 
   /// The scales' product at (i, j), 1 without scales or with block scales.
   double scale(int64_t i, int64_t j) const {
@@ -117,7 +120,7 @@ struct Epilogue {
     value = activate(value);
     if (residual)
       value += residual->at(i, j);
-    return value;
+    return value * outputScale;
   }
 };
 

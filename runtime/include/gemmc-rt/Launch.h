@@ -35,6 +35,9 @@ struct Operands {
   /// Where the problem has `amax`: an f32 that the launch zeroes (on the
   /// launch's stream, before the kernel) and the kernel raises to max |C|.
   CUdeviceptr amax = 0;
+  /// Where the problem has `output-scale`: C's scale (one f32), by which
+  /// the kernel multiplies an FP8 C's values before their cast.
+  CUdeviceptr scaleC = 0;
   /// A grouped GEMM's offsets (i32, one a group: where its rows end).
   CUdeviceptr offsets = 0;
   /// Its general form's group table (i64, a row a group: GroupColumn).
@@ -154,6 +157,7 @@ private:
     ScaleA,
     ScaleB,
     Amax,
+    ScaleC,
     Partials,
     Counters
   };

@@ -150,6 +150,7 @@ void gemmc::rt::takeProblemFromKernels(BenchOptions &o,
   if (!o.scalesGiven)
     o.scales = kernel.scales;
   o.residual = kernel.residual;
+  o.outputScale = kernel.outputScale;
   o.fastAccumulate = first.fastAccumulate;
   if (!o.typeGiven) {
     o.type = first.a;
@@ -184,6 +185,7 @@ Problem gemmc::rt::problemOf(const BenchOptions &o, const Shape &shape) {
   p.bias = o.bias, p.activation = o.activation;
   p.scales = o.scales;
   p.residual = o.residual;
+  p.outputScale = o.outputScale;
   p.fastAccumulate = o.fastAccumulate;
   p.batch = o.batch;
   p.strideA = o.strideA, p.strideB = o.strideB, p.strideC = o.strideC;

@@ -222,6 +222,9 @@ private:
   /// their device copies.
   std::vector<float> scaleA, scaleB;
   std::unique_ptr<DeviceBuffer> dScaleA, dScaleB;
+  /// C's scale (`output-scale`: one f32 in 0.5-2), and its device copy.
+  float scaleC = 1;
+  std::unique_ptr<DeviceBuffer> dScaleC;
   /// The amax of C (one f32) of the kernels that write one (`amax`: an
   /// output, which changes nothing else, so that kernels with and without
   /// it run the same case side by side).
@@ -302,6 +305,13 @@ CaseRun::CaseRun(Bench &bench, const Case &cs)
     ops.scaleA = dScaleA->ptr();
     ops.scaleB = dScaleB->ptr();
   }
+  if (p.outputScale) {
+    std::mt19937_64 gen(o.seed + 9);
+    scaleC = std::uniform_real_distribution<float>(0.5f, 2.0f)(gen);
+    dScaleC = std::make_unique<DeviceBuffer>(sizeof(float));
+    dScaleC->upload(&scaleC);
+    ops.scaleC = dScaleC->ptr();
+  }
   ops.amax = dAmax.ptr();
 }
 
@@ -358,15 +368,18 @@ bool CaseRun::verify(std::vector<HostMatrix> &c,
     epilogue.scaleA = scaleA;
     epilogue.scaleB = scaleB;
     epilogue.blockScales = p.scales == "block";
+    epilogue.outputScale = p.outputScale ? scaleC : 1;
     epilogue.productOnly =
         fromCublas && !isFloat8(p.a) && !p.scales.empty();
     // cuBLAS has no bias, activation or R (nor scales of 16- and 32-bit
     // inputs): the host applies them to its result. cuBLASLt's FP8 adds
-    // the bias itself (CublasLt::takes).
+    // the bias and multiplies by C's scale itself (CublasLt::takes).
     if (fromCublas) {
       Epilogue rest = epilogue;
-      if (isFloat8(p.a))
+      if (isFloat8(p.a)) {
         rest.bias = nullptr;
+        rest.outputScale = 1;
+      }
       finishOnHost(c[i], rest);
     }
     // The fp64 reference at the samples, once per case: every kernel is
@@ -408,8 +421,9 @@ bool CaseRun::verify(std::vector<HostMatrix> &c,
     pass = false;
     r.note = std::to_string(touched) + " entries of C's padding overwritten";
   }
-  // The amax is taken before the cast to C's type, which is monotonic: it
-  // rounds to the largest magnitude C holds, exactly.
+  // The amax is taken before C's scale (a positive f32 product) and the
+  // cast to C's type, both monotonic: so scaled, it rounds to the largest
+  // magnitude C holds, exactly.
   if (amax) {
     float written = 0;
     dAmax.download(&written);
@@ -418,7 +432,8 @@ bool CaseRun::verify(std::vector<HostMatrix> &c,
       for (int64_t i = 0; i < p.m; ++i)
         for (int64_t j = 0; j < p.n; ++j)
           largest = std::max(largest, std::fabs(matrix.at(i, j)));
-    if (!(roundTo(p.c, written) == largest)) {
+    float scaled = p.outputScale ? written * scaleC : written;
+    if (!(roundTo(p.c, scaled) == largest)) {
       pass = false;
       r.note = "amax " + std::to_string(written) +
                " where C's largest magnitude is " + std::to_string(largest);

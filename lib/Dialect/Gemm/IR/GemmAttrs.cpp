@@ -371,6 +371,7 @@ gemmc::Problem mlir::gemm::getKernelProblemModel(Operation *func) {
                        : gemmc::BiasKind::Col;
   problem.residual = func->hasAttr(kResidualAttr);
   problem.amax = func->hasAttr(kAmaxAttr);
+  problem.outputScale = func->hasAttr(kOutputScaleAttr);
   if (auto activation = func->getAttrOfType<StringAttr>(kActivationAttr))
     problem.activation = gemmc::activationNamed(activation.getValue())
                              .value_or(gemmc::Activation::None);

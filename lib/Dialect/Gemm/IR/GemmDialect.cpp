@@ -47,6 +47,7 @@ LogicalResult GemmDialect::verifyOperationAttribute(Operation *op,
   if (name == getAlphaBetaAttrHelper().getName() ||
       name == getResidualAttrHelper().getName() ||
       name == getAmaxAttrHelper().getName() ||
+      name == getOutputScaleAttrHelper().getName() ||
       name == getTailsAttrHelper().getName())
     return expect(unit && onFunction, "must be a unit attribute on a function");
   if (name == getBiasAttrHelper().getName()) {

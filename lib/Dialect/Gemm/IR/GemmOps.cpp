@@ -38,6 +38,7 @@ static gemmc::Problem getKernelProblem(KernelOp kernel) {
         gemmc::activationNamed(*activation).value_or(gemmc::Activation::None);
   problem.residual = kernel.getResidual();
   problem.amax = kernel.getAmax();
+  problem.outputScale = kernel.getOutputScale();
   if (std::optional<ArrayRef<int64_t>> batch = kernel.getBatch())
     setBatchModel(problem, *batch);
   if (std::optional<int64_t> groups = kernel.getGroups())

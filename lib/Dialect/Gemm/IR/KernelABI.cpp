@@ -32,6 +32,8 @@ StringRef mlir::gemm::stringifyKernelArg(KernelArg role) {
     return "scale-A";
   case KernelArg::ScaleB:
     return "scale-B";
+  case KernelArg::OutputScale:
+    return "scale-C";
   case KernelArg::Amax:
     return "amax";
   case KernelArg::Workspace:
@@ -62,6 +64,8 @@ KernelABI::KernelABI(const ProblemArgs &problem, bool workspace,
     roles.push_back(KernelArg::Residual);
   if (problem.scales)
     roles.append({KernelArg::ScaleA, KernelArg::ScaleB});
+  if (problem.outputScale)
+    roles.push_back(KernelArg::OutputScale);
   if (problem.amax)
     roles.push_back(KernelArg::Amax);
   if (workspace)
@@ -89,6 +93,7 @@ KernelABI KernelABI::of(Operation *kernel) {
   problem.bias = kernel->hasAttr(kBiasAttr);
   problem.residual = kernel->hasAttr(kResidualAttr);
   problem.scales = kernel->hasAttr(kScalesAttr);
+  problem.outputScale = kernel->hasAttr(kOutputScaleAttr);
   problem.amax = kernel->hasAttr(kAmaxAttr);
   if (!schedule)
     return KernelABI(problem, /*workspace=*/false, /*tensorMapA=*/false,

@@ -44,6 +44,7 @@ def Gemm_Dialect : Dialect {
     "::mlir::StringAttr":$activation,
     "::mlir::UnitAttr":$residual,
     "::mlir::UnitAttr":$amax,
+    "::mlir::UnitAttr":$output_scale,
     "::mlir::DenseI64ArrayAttr":$batch,
     "::mlir::IntegerAttr":$groups,
     "::mlir::UnitAttr":$group_table,

@@ -39,6 +39,8 @@ inline constexpr llvm::StringLiteral kResidualAttr =
     GemmDialect::ResidualAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kAmaxAttr =
     GemmDialect::AmaxAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kOutputScaleAttr =
+    GemmDialect::OutputScaleAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kBatchAttr =
     GemmDialect::BatchAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kGroupsAttr =

@@ -19,7 +19,9 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
     next; `residual` then adds R, an M x N matrix given at launch with C's
     type, layout, leading dimension and batch stride; `amax` makes it
     write the largest magnitude of the values it stores (before their cast
-    to C's type) to an f32 given at launch. `scales` (`tensor` or `rowwise`) first
+    to C's type) to an f32 given at launch; `output_scale` multiplies the
+    values stored to an FP8 C by an f32 given at launch just before their
+    cast (after the amax takes them). `scales` (`tensor` or `rowwise`) first
     multiplies the product by A's and B's dequantisation scales, given at
     launch: one f32 each, or one per row of A and per column of B. `batch = [count, SA, SB, SC]` makes it a
     batch of `count` GEMMs whose A, B and C lie SA, SB and SC elements apart.
@@ -47,6 +49,7 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
     OptionalAttr<StrAttr>:$activation,
     UnitAttr:$residual,
     UnitAttr:$amax,
+    UnitAttr:$output_scale,
     OptionalAttr<DenseI64ArrayAttr>:$batch,
     OptionalAttr<I64Attr>:$groups,
     UnitAttr:$group_table
@@ -55,7 +58,8 @@ def Gemm_KernelOp : Gemm_Op<"kernel", [Symbol]> {
     $sym_name `problem` $problem `schedule` $schedule
     (`alpha_beta` $alpha_beta^)? (`bias` $bias^)?
     (`scales` $scales^)? (`activation` $activation^)?
-    (`residual` $residual^)? (`amax` $amax^)? (`batch` $batch^)? (`groups` $groups^)?
+    (`residual` $residual^)? (`amax` $amax^)?
+    (`output_scale` $output_scale^)? (`batch` $batch^)? (`groups` $groups^)?
     (`group_table` $group_table^)? attr-dict
   }];
   let hasVerifier = 1;

@@ -7,7 +7,8 @@
 // beta (f32) with `epilogue = alpha-beta`, then the bias vector, then
 // with `residual = add` the matrix R (C's type and strides), then with
 // `scales` A's and B's scales (f32: one each, or one per row of A and per
-// column of B), then with `amax = c` the amax (one f32, which the runtime
+// column of B), then with `output-scale = tensor` C's scale (one f32),
+// then with `amax = c` the amax (one f32, which the runtime
 // zeroes before the launch and the kernel raises), then with
 // `split-k` the workspace (f32 partial tiles) and its arrival counters (i32,
 // zero before the first launch; the kernel leaves them zero), then with
@@ -47,6 +48,7 @@ enum class KernelArg {
   Residual,
   ScaleA,
   ScaleB,
+  OutputScale,
   Amax,
   Workspace,
   Counters,
@@ -57,15 +59,15 @@ enum class KernelArg {
 
 /// The name of a role in the contract's `params:` line: A, B, C, offsets,
 /// table, alpha,
-/// beta, bias, R, scale-A, scale-B, amax, workspace, counters, tmap-A, tmap-B,
-/// tmap-C.
+/// beta, bias, R, scale-A, scale-B, scale-C, amax, workspace, counters, tmap-A,
+/// tmap-B, tmap-C.
 StringRef stringifyKernelArg(KernelArg role);
 
 /// The arguments the problem adds to the matrices: the groups' offsets
 /// (or, `groupTable`, their table), and the epilogue's.
 struct ProblemArgs {
   bool groups = false, groupTable = false, alphaBeta = false, bias = false,
-       residual = false, scales = false, amax = false;
+       residual = false, scales = false, outputScale = false, amax = false;
 };
 
 /// The argument list of a kernel.
@@ -79,7 +81,8 @@ public:
   static KernelABI get(const ProblemArgs &problem,
                        const gemmc::Schedule &schedule);
   /// The ABI of a kernel function, from its gemm.groups, gemm.alpha_beta,
-  /// gemm.bias, gemm.residual, gemm.scales, gemm.amax and gemm.schedule
+  /// gemm.bias, gemm.residual, gemm.scales, gemm.output_scale, gemm.amax
+  /// and gemm.schedule
   /// attributes.
   static KernelABI of(Operation *kernel);
 

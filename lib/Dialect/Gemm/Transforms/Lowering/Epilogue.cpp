@@ -244,6 +244,16 @@ Value EpilogueValues::applyActivation(
   llvm_unreachable("unknown activation");
 }
 
+Value EpilogueValues::scaleOutput(OpBuilder &b, Location loc,
+                                  Value value) const {
+  if (!outputScale)
+    return value;
+  Value factor = outputScale;
+  if (auto vectorType = dyn_cast<VectorType>(value.getType()))
+    factor = vector::BroadcastOp::create(b, loc, vectorType, outputScale);
+  return arith::MulFOp::create(b, loc, value, factor);
+}
+
 LogicalResult mlir::gemm::buildEpilogue(
     OpBuilder &b, Location loc, Operation *at, Value c,
     function_ref<void(OpBuilder &, const EpilogueValues &)> stores, Value group,
@@ -308,6 +318,13 @@ LogicalResult mlir::gemm::buildEpilogue(
       Value bScale = memref::LoadOp::create(b, loc, scaleB, ValueRange{bAt});
       plain.scale = arith::MulFOp::create(b, loc, a, bScale);
     }
+  }
+  if (func->hasAttr(kOutputScaleAttr)) {
+    Value scale = getKernelArgument(func, KernelArg::OutputScale);
+    if (!scale)
+      return func.emitOpError("lacks C's scale argument of the kernel ABI");
+    Value zero = indexConstant(b, loc, 0);
+    plain.outputScale = memref::LoadOp::create(b, loc, scale, ValueRange{zero});
   }
   if (!func->hasAttr(kAlphaBetaAttr)) {
     stores(b, plain);

@@ -54,6 +54,10 @@ struct EpilogueValues {
   /// GELU's erfc in the same form with Q of degree 8 (at most 1.6e-6 over
   /// [-5, 13]; Epilogue.cpp, applyActivation).
   bool approximate = false;
+  /// `output-scale = tensor`: C's scale (f32), by which the stores of an
+  /// FP8 C multiply `apply`'s values last, after the amax took them
+  /// (`scaleOutput`); else null.
+  Value outputScale;
 
   /// The value to store for the f32 accumulators `acc` (a scalar, or a
   /// vector along a row of C), given C's old values `old` as f32 where
@@ -63,6 +67,9 @@ struct EpilogueValues {
   Value apply(OpBuilder &b, Location loc, Value acc, Value old, Value added,
               Value c,
               function_ref<std::pair<Value, Value>()> position) const;
+  /// `value` (f32, or a vector of them) times C's scale where there is
+  /// one: the last step before the cast to C's type.
+  Value scaleOutput(OpBuilder &b, Location loc, Value value) const;
   /// The activation of `x` (f32, or a vector of them; `splat` makes a
   /// scalar its shape).
   Value applyActivation(OpBuilder &b, Location loc, Value x,
@@ -75,7 +82,8 @@ struct EpilogueValues {
 /// Fails where a bias or R cannot be placed: C (`c`) is not a view of a
 /// matrix (for R: of the kernel's C argument). A grouped GEMM's stores lie
 /// in group `group` (index; else null), whose B has its own scales.
-/// `clampBiasReads` as EpilogueValues'.
+/// `clampBiasReads` as EpilogueValues'. C's scale is loaded once, before
+/// the stores.
 LogicalResult
 buildEpilogue(OpBuilder &b, Location loc, Operation *at, Value c,
               function_ref<void(OpBuilder &, const EpilogueValues &)> stores,

@@ -190,6 +190,8 @@ LogicalResult KernelBuilder::storeCWithTma(ArrayRef<Value> accumulators,
         Value inside = arith::AndIOp::create(ob, loc, inRows, inCols);
         addToAmax(ob, amax, value, inside);
       }
+      for (Value &value : values)
+        value = epilogue.scaleOutput(ob, loc, value);
       if (t.rowMajor) {
         Value pair =
             values.size() == 1
@@ -488,6 +490,7 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
               readsAhead ? &ahead[size_t((i / 2) % kReadAhead)] : nullptr;
           Value value = epiloguePair(ob, epilogue, pair, row, col, read);
           addToAmax(ob, amax, value);
+          value = epilogue.scaleOutput(ob, loc, value);
           Value narrow = narrowToC(ob, value);
           vector::StoreOp::create(
               ob, loc, narrow, c, ValueRange{row, col}, /*nontemporal=*/false,
@@ -504,6 +507,7 @@ LogicalResult KernelBuilder::storeC(ArrayRef<Value> accumulators, Value row0,
               raiseAmax(eb, value);
             else
               addToAmax(ob, amax, value);
+            value = epilogue.scaleOutput(eb, loc, value);
             value = narrowToC(eb, value);
             memref::StoreOp::create(eb, loc, value, c, ValueRange{row, at});
           };
