@@ -12,35 +12,17 @@
 #   cd .device/bias && bash fp8-bias.sh speed      # (each within 10 min)
 set -uo pipefail
 mode=${1:-prepare}
+source "$(dirname "$0")/fp8-device.sh"
 if [ "$mode" = prepare ]; then
   cd "$(dirname "$0")/../.."
   dir=.device/bias
-  rm -rf "$dir"
-  mkdir -p "$dir/bin" "$dir/py"
-  cp build/bin/gemm-bench "$dir/bin/"
-  cp "$0" benchmarks/scaled-mm-torch.py benchmarks/torch_timing.py \
-    "$dir/"
-  cp python/tests/test_gpu.py "$dir/py/"
-  awk '!/^#/ && NF { split($1, s, "x"); if (s[3] % 16 == 0) print $1 }' \
-    benchmarks/workloads-heldout.txt |
-    python3 -c 'import random, sys
-lines = sys.stdin.readlines(); random.Random(3).shuffle(lines)
-sys.stdout.writelines(lines)' > "$dir/heldout.txt"
-  bash scripts/python-package.sh build "$dir/pkg" > /dev/null || exit 1
-  # Only the FP8 families travel (compressed: the carry's limit).
-  fam=$dir/pkg/gemmc/share/gemmc/families
-  tar czf "$dir/fp8.tar.gz" -C "$fam" $(cd "$fam" && ls sm_90a/fp8_*.ptx)
-  rm -rf "$fam"
+  fp8_prepare "$dir" "$0" || exit 1
   du -sh "$dir"
   exit 0
 fi
 cd "$(dirname "$0")"
 out=${OUT:-out}
-mkdir -p "$out"
-nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv,noheader \
-  > "$out/gpu.txt"
-fam=pkg/gemmc/share/gemmc/families
-mkdir -p "$fam" && tar xzf fp8.tar.gz -C "$fam"
+fp8_unpack "$out"
 bias=$(ls $fam/sm_90a/fp8_*_bias.ptx)
 if [ "$mode" = checks ]; then
 {

@@ -15,39 +15,22 @@
 #   cd .device/fp8out && bash fp8-out.sh speed    # (each within 10 min)
 set -uo pipefail
 mode=${1:-prepare}
+source "$(dirname "$0")/fp8-device.sh"
 if [ "$mode" = prepare ]; then
   cd "$(dirname "$0")/../.."
   dir=.device/fp8out
-  rm -rf "$dir"
-  mkdir -p "$dir/bin" "$dir/py" "$dir/k"
-  cp build/bin/gemm-bench "$dir/bin/"
-  cp "$0" benchmarks/scaled-mm-torch.py benchmarks/torch_timing.py \
-    "$dir/"
-  cp python/tests/test_gpu.py "$dir/py/"
+  fp8_prepare "$dir" "$0" || exit 1
+  mkdir -p "$dir/k"
   for f in examples/hopper-fp8-out.gemm benchmarks/epilogue/fp8-out/*.gemm; do
     build/bin/gemmc --arch=sm_90a "$f" -o "$dir/k/$(basename "${f%.gemm}").ptx" ||
       exit 1
   done
-  awk '!/^#/ && NF { split($1, s, "x"); if (s[3] % 16 == 0) print $1 }' \
-    benchmarks/workloads-heldout.txt |
-    python3 -c 'import random, sys
-lines = sys.stdin.readlines(); random.Random(3).shuffle(lines)
-sys.stdout.writelines(lines)' > "$dir/heldout.txt"
-  bash scripts/python-package.sh build "$dir/pkg" > /dev/null || exit 1
-  # Only the FP8 families travel (compressed: the carry's limit).
-  fam=$dir/pkg/gemmc/share/gemmc/families
-  tar czf "$dir/fp8.tar.gz" -C "$fam" $(cd "$fam" && ls sm_90a/fp8_*.ptx)
-  rm -rf "$fam"
   du -sh "$dir"
   exit 0
 fi
 cd "$(dirname "$0")"
 out=${OUT:-out}
-mkdir -p "$out"
-nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv,noheader \
-  > "$out/gpu.txt"
-fam=pkg/gemmc/share/gemmc/families
-mkdir -p "$fam" && tar xzf fp8.tar.gz -C "$fam"
+fp8_unpack "$out"
 families="$fam/sm_90a/fp8_e4m3_e4m3_e4m3_tensor.ptx $fam/sm_90a/fp8_e4m3_e4m3_e4m3_tensor_fast.ptx"
 if [ "$mode" = checks ]; then
 {

@@ -96,6 +96,22 @@ class _Operand:
                              f"device type {kind}): move it to the GPU")
 
 
+def _scalar_pointer(name, value, taken, stream, missing, unexpected):
+    """The device address of `value`, one float32 (0 for None), where the
+    kernel takes it (`taken`); else ValueError with `missing` or
+    `unexpected`."""
+    if taken != (value is not None):
+        raise ValueError(missing + " (one float32 on the device)" if taken
+                         else unexpected)
+    if value is None:
+        return 0
+    x = _Operand(name, value, stream)
+    if x.dtype != "float32" or math.prod(x.shape) != 1:
+        raise ValueError(f"{name} must be one float32 value, got "
+                         f"{x.dtype} {x.shape}")
+    return x.pointer
+
+
 class Kernel:
     """A loaded PTX module: one kernel, or a kernel family whose variant is
     chosen per problem. Call it like a function; ``close()`` unloads it."""
@@ -269,27 +285,15 @@ class Kernel:
                                      f"float32 values, got {s.dtype} "
                                      f"{s.shape}")
                 setattr(p, name, s.pointer)
-        if self.amax != (amax is not None):
-            raise ValueError("the kernel writes the amax of C: pass amax= "
-                             "(one float32 on the device)" if self.amax else
-                             "the kernel writes no amax, but amax= was given")
-        if amax is not None:
-            x = _Operand("amax", amax, stream)
-            if x.dtype != "float32" or math.prod(x.shape) != 1:
-                raise ValueError(f"amax must be one float32 value, got "
-                                 f"{x.dtype} {x.shape}")
-            p.amax = x.pointer
-        if self.output_scale != (scale_c is not None):
-            raise ValueError("the kernel multiplies C by its scale: pass "
-                             "scale_c= (one float32 on the device)" if
-                             self.output_scale else "the kernel takes no "
-                             "scale of C, but scale_c= was given")
-        if scale_c is not None:
-            x = _Operand("scale_c", scale_c, stream)
-            if x.dtype != "float32" or math.prod(x.shape) != 1:
-                raise ValueError(f"scale_c must be one float32 value, got "
-                                 f"{x.dtype} {x.shape}")
-            p.scale_c = x.pointer
+        # One float32 each on the device, where the kernel takes it.
+        p.amax = _scalar_pointer(
+            "amax", amax, self.amax, stream,
+            "the kernel writes the amax of C: pass amax=",
+            "the kernel writes no amax, but amax= was given")
+        p.scale_c = _scalar_pointer(
+            "scale_c", scale_c, self.output_scale, stream,
+            "the kernel multiplies C by its scale: pass scale_c=",
+            "the kernel takes no scale of C, but scale_c= was given")
         return p
 
     def select(self, a, b, out=None, alpha=1.0, beta=0.0, bias=None,
