@@ -122,6 +122,36 @@ class TorchTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             k(a, w.t(), out=c, bias=bias, residual=r[:, :-1])
 
+    def test_fp8_result_with_its_scale_and_amax(self):
+        # examples/hopper-fp8-out.gemm: e4m3 x e4m3 -> e4m3, per-tensor
+        # scales, each value times C's scale before its saturating cast,
+        # and the amax of the values before that scale.
+        if torch.cuda.get_device_capability() < (9, 0):
+            self.skipTest("the example is sm_90a's")
+        k = kernel("hopper-fp8-out")
+        self.assertTrue(k.output_scale)
+        self.assertTrue(k.amax)
+        m, n, kk = 1000, 768, 512
+        e4m3 = torch.float8_e4m3fn
+        a = torch.randn(m, kk, device="cuda").to(e4m3)
+        w = torch.randn(n, kk, device="cuda").to(e4m3)
+        sa = torch.tensor([0.5], device="cuda")
+        sb = torch.tensor([0.25], device="cuda")
+        for scale in (0.5, 64.0):  # 64: many values saturate
+            sc = torch.tensor([scale], device="cuda")
+            amax = torch.full((1,), float("nan"), device="cuda")
+            c = k(a, w.t(), scale_a=sa, scale_b=sb, amax=amax, scale_c=sc)
+            torch.cuda.synchronize()
+            exact = 0.125 * (a.double() @ w.double().t())
+            largest = exact.abs().max().item()
+            self.assertLess(abs(amax.item() - largest), 1e-4 * largest)
+            self.assertMatches(c.float(),
+                               (exact * scale).clamp(-448, 448), 0.06)
+            # The amax times the scale, cast (saturated, as the kernel's
+            # cast; torch's makes a NaN past 448), is C's largest magnitude.
+            self.assertEqual((amax * sc).clamp(max=448).to(e4m3).float()
+                             .item(), c.float().abs().max().item())
+
     def test_amax_of_an_fp8_product(self):
         # examples/hopper-fp8-amax.gemm: e4m3 x e4m3 -> bf16, per-tensor
         # scales, and max |C| taken before the cast to bf16, which the call
@@ -246,10 +276,13 @@ class TorchTest(unittest.TestCase):
                                       out=out), out)
         empty = gemmc.scaled_mm(a[:0], b, sa, sb, out_dtype=torch.bfloat16)
         self.assertEqual(tuple(empty.shape), (0, 768))
+        # torch's default out_dtype, A's: an FP8 result.
+        self.assertEqual(gemmc.scaled_mm(a, b, sa, sb).dtype,
+                         torch.float8_e4m3fn)
         # Misuse, refused with the reason.
-        with self.assertRaisesRegex(TypeError, "pass out_dtype="):
-            gemmc.scaled_mm(a, b, sa, sb)
-        with self.assertRaisesRegex(ValueError, "no scale_result"):
+        with self.assertRaisesRegex(TypeError, "or float8_e4m3fn, not"):
+            gemmc.scaled_mm(a.float().to(torch.float8_e5m2), b, sa, sb)
+        with self.assertRaisesRegex(ValueError, "scales an FP8 result"):
             gemmc.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16,
                             scale_result=sa)
         with self.assertRaisesRegex(ValueError, "column"):
