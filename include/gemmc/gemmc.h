@@ -219,7 +219,8 @@ gemmc_status gemmc_module_variant(gemmc_module module, int index,
 
 /* The variant that would run `problem` (docs/contract.md, "Families"), or
    GEMMC_ERROR_UNSUPPORTED_PROBLEM with each variant's reason; by the
-   contracts alone before the JIT, also by the device's limits after. */
+   contracts alone before the JIT, also by the device's limits after, and
+   the measured choice where gemmc_autotune made one for the problem. */
 gemmc_status gemmc_select(gemmc_module module, const gemmc_problem *problem,
                           int *variant);
 
@@ -227,6 +228,20 @@ gemmc_status gemmc_select(gemmc_module module, const gemmc_problem *problem,
    gemmc_select chooses, in seconds (the pointers are not looked at). */
 gemmc_status gemmc_predict(gemmc_module module, const gemmc_problem *problem,
                            double *seconds);
+
+/* The measured choice (docs/selection.md, "A measured choice"): times the
+   cost model's first `candidates` variants for `problem` (those predicted
+   within 1.5x of the first; a variant whose `when` holds is taken
+   unmeasured) with the problem's operands on `stream`, and makes the
+   fastest the module's choice for problems of its sizes, leading
+   dimensions, strides, alpha, beta and bias: later launches and plans
+   made after it run that variant. A, B, the bias, R and the scales are
+   read; C and the amax are not written (the measurement writes buffers
+   of its own). It waits for `stream`, so it cannot run while the stream
+   is captured into a CUDA graph (GEMMC_ERROR_INVALID_ARGUMENT); nor for a
+   grouped module. `variant` (may be null) receives the choice's index. */
+gemmc_status gemmc_autotune(gemmc_module module, const gemmc_problem *problem,
+                            void *stream, int candidates, int *variant);
 
 /* The rule gemmc_matmul applies to a batch (problem->batch > 1): whether
    `batched`, a family that takes a batch, runs it in one launch in a lower

@@ -309,6 +309,32 @@ class Kernel:
                                       ctypes.byref(index)))
         return index.value
 
+    def autotune(self, a, b, out=None, alpha=1.0, beta=0.0, bias=None,
+                 stream=None, residual=None, scale_a=None, scale_b=None,
+                 amax=None, scale_c=None, candidates=3):
+        """Makes the measured choice for this call's problem
+        (gemmc_autotune, docs/selection.md): the cost model's first
+        `candidates` variants are timed on these operands, on `stream`,
+        and the fastest runs every later call of the problem's sizes,
+        strides, alpha, beta and bias. Reads a, b and the epilogue's
+        operands; out and amax are not written. Waits for the stream; not
+        while it is captured into a CUDA graph. Returns the variant's
+        index."""
+        handle = _stream_of(a, stream)
+        ops = self._operands(a, b, out, handle)
+        p = self._problem(*ops, alpha, beta, bias, handle, residual, scale_a,
+                          scale_b, amax, scale_c)
+        index = ctypes.c_int(-1)
+        _check(_capi.runtime().autotune(self._handle, ctypes.byref(p),
+                                        ctypes.c_void_p(handle),
+                                        int(candidates), ctypes.byref(index)))
+        # Calls planned before run the model's choice: plan them again.
+        plans, self._plans = self._plans, {}
+        for plan in plans.values():
+            if plan is not None:
+                _capi.runtime().plan_destroy(plan.handle)
+        return index.value
+
     def _operands(self, a, b, out, stream):
         a, b = _Operand("A", a, stream), _Operand("B", b, stream)
         if out is None:
@@ -604,5 +630,6 @@ if _torch_module is not None:
                            grouped_mm, group_table,
                            scaled_grouped_mm)  # noqa: F401
     from ._scaled import scaled_mm  # noqa: E402,F401
-    __all__ += ["mm", "bmm", "grouped_gemm", "grouped_gemm_table",
+    from ._torch import set_autotune  # noqa: E402,F401
+    __all__ += ["set_autotune", "mm", "bmm", "grouped_gemm", "grouped_gemm_table",
                 "grouped_mm", "group_table", "scaled_grouped_mm", "scaled_mm"]

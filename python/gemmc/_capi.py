@@ -187,6 +187,9 @@ class Runtime:
         self.predict = _declare(lib, "gemmc_predict",
                                 [p, ctypes.POINTER(Problem),
                                  ctypes.POINTER(ctypes.c_double)])
+        self.autotune = _declare(lib, "gemmc_autotune",
+                                 [p, ctypes.POINTER(Problem), p,
+                                  ctypes.c_int, ctypes.POINTER(ctypes.c_int)])
         self.prefer_batched = _declare(lib, "gemmc_prefer_batched",
                                        [p, p, ctypes.POINTER(Problem),
                                         ctypes.POINTER(ctypes.c_int)])

@@ -254,12 +254,26 @@ class _Plan:
                     self.copy_a = lambda t: _k_major(t, "a")
                 if b_layout != _COL:
                     self.copy_b = lambda t: _k_major(t, "b")
+        if _autotune and not torch.cuda.is_current_stream_capturing():
+            self._measure(family, p, a, b)
         handle = ctypes.c_void_p()
         _check(runtime.plan_create(family, ctypes.byref(p),
                                    ctypes.byref(handle)))
         self.family, self.problem = family, p
         self.handle = handle.value
         self.partials, self.counters = plan_workspace(self.handle, a.device)
+
+    def _measure(self, family, p, a, b):
+        """The family's measured choice for problem `p` (set_autotune),
+        made on a and b (as the launches read them) into a C of its own."""
+        a = self.copy_a(a) if self.copy_a is not None else a
+        b = self.copy_b(b) if self.copy_b is not None else b
+        out = a.new_empty(self.shape)
+        p.a, p.b, p.c = a.data_ptr(), b.data_ptr(), out.data_ptr()
+        _check(_capi.runtime().autotune(family, ctypes.byref(p),
+                                        _raw_stream(self.index), _autotune,
+                                        None))
+        p.a = p.b = p.c = 0
 
     def __call__(self, a, b, a_ptr, b_ptr):
         out = a.new_empty(self.shape)
@@ -291,6 +305,24 @@ class _Plan:
 # The plans, per (sizes and strides of A and B, dtypes, devices, and
 # whether A and B are 16-byte aligned).
 _plans = {}
+# set_autotune's count of candidates (0: the cost model's choice).
+_autotune = 0
+
+
+def set_autotune(candidates=3):
+    """Problems first seen after this call run on the measured choice of
+    their family (gemmc_autotune, docs/selection.md): at a problem's first
+    call, outside a CUDA graph's capture, the cost model's first
+    `candidates` variants are timed on its operands and the fastest is
+    planned; 0 (or False) goes back to the model's choice. The plans are
+    kept per setting: a problem planned before is planned again at its
+    next call after the setting changes."""
+    global _autotune
+    candidates = int(candidates)
+    if candidates < 0:
+        raise ValueError(f"set_autotune takes a count of candidates (0: "
+                         f"off), got {candidates}")
+    _autotune = candidates
 
 
 def _new_plan(a, b, batched, tf32):
@@ -491,7 +523,8 @@ def _plan_for(a, b, batched):
     # f32 in tf32 where torch.matmul would (allow_tf32), on the tf32 family.
     tf32 = a.dtype is torch.float32 and _allow_tf32()
     key = (a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype,
-           a.device, b.device, not a_ptr & 15, not b_ptr & 15, tf32)
+           a.device, b.device, not a_ptr & 15, not b_ptr & 15, tf32,
+           _autotune)
     plan = _plans.get(key)
     if plan is None:
         plan = _plans[key] = _new_plan(a, b, batched, tf32)

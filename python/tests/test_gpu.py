@@ -486,6 +486,38 @@ class TorchTest(unittest.TestCase):
         k.close()
         self.assertEqual(k._plans, {})
 
+    def test_measured_choice_of_a_family(self):
+        # Kernel.autotune times the model's first variants on the call's
+        # operands and makes the fastest the choice of the problem: out is
+        # not written, the calls after it (planned ones too) run that
+        # variant, and no measurement runs inside a capture.
+        k = gemmc.family("float16")
+        a = torch.randn(50, 2560, device="cuda", dtype=torch.float16)
+        b = torch.randn(2560, 7680, device="cuda", dtype=torch.float16)
+        before = k(a, b)  # planned on the model's choice
+        self.assertEqual(len(k._plans), 1)
+        out = torch.full((50, 7680), float("nan"), device="cuda",
+                         dtype=torch.float16)
+        index = k.autotune(a, b, out=out, candidates=3)
+        torch.cuda.synchronize()
+        self.assertTrue(0 <= index < len(k.variants))
+        self.assertTrue(torch.isnan(out).all())
+        self.assertEqual(k._plans, {})
+        self.assertEqual(k.select(a, b), index)
+        for _ in range(2):
+            c = k(a, b)
+        torch.cuda.synchronize()
+        self.assertMatches(c, a.float() @ b.float(), 1e-2)
+        self.assertMatches(before, a.float() @ b.float(), 1e-2)
+        with self.assertRaisesRegex(gemmc.GemmcError, "candidates must be"):
+            k.autotune(a, b, candidates=0)
+        side = torch.cuda.Stream()
+        graph = torch.cuda.CUDAGraph()
+        with self.assertRaisesRegex(gemmc.GemmcError, "captured into a CUDA "
+                                    "graph"):
+            with torch.cuda.graph(graph, stream=side):
+                k.autotune(a, b, stream=side)
+
     def test_split_k_calls_in_cuda_graphs(self):
         # A Kernel that splits K, called first inside a capture (the
         # checked call) and then again in a second one (the planned call):

@@ -195,6 +195,38 @@ class TorchOpsTest(unittest.TestCase):
                     self.fail(f"{m}x{n}x{k}: a replay differs from eager")
             torch.cuda.synchronize()
 
+    def test_measured_choice(self):
+        # set_autotune: a problem's first call times the model's first
+        # candidates (on its operands, into a C of the measurement's own)
+        # and plans the fastest; results as torch's, eager and in a
+        # capture (where a new problem takes the model's choice, as a
+        # measurement cannot run there), and the plans kept per setting.
+        gemmc.set_autotune(3)
+        try:
+            for m, n, k in [(50, 7680, 2560), (64, 1024, 4096),
+                            (1, 4096, 4096), (300, 200, 100)]:
+                a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+                b = torch.randn(k, n, device="cuda", dtype=torch.float16)
+                self.check(gemmc.mm(a, b), a, b)
+                self.check(gemmc.mm(a, b), a, b)
+            a = torch.randn(96, 3000, device="cuda", dtype=torch.bfloat16)
+            b = torch.randn(3000, 700, device="cuda", dtype=torch.bfloat16)
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.stream(side), torch.cuda.graph(graph):
+                captured = gemmc.mm(a, b)
+            torch.cuda.current_stream().wait_stream(side)
+            graph.replay()
+            self.check(captured, a, b)
+            with self.assertRaisesRegex(ValueError, "count of candidates"):
+                gemmc.set_autotune(-1)
+        finally:
+            gemmc.set_autotune(0)
+        a = torch.randn(50, 2560, device="cuda", dtype=torch.float16)
+        b = torch.randn(2560, 7680, device="cuda", dtype=torch.float16)
+        self.check(gemmc.mm(a, b), a, b)
+
     def test_cuda_graph_runs_split_k_alone(self):
         # A captured split-K launch takes counters zeroed before the
         # capture: the graph holds gemmc's kernels and no memset or fill.

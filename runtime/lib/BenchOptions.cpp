@@ -64,6 +64,10 @@ const char *gemmc::rt::kBenchUsage =
     "                     (split-k ?) run with N (at most what fits;\n"
     "                     default: the cost model's count, in a sweep a\n"
     "                     random count)\n"
+    "  --autotune N       a family runs each problem on the fastest of the\n"
+    "                     cost model's first N variants (within 1.5x of\n"
+    "                     its first prediction), timed on the problem's\n"
+    "                     operands first (docs/selection.md)\n"
     "  --prune F          with --shapes: run a kernel on a problem only if\n"
     "                     the cost model predicts it at most F times slower\n"
     "                     than the fastest prediction among the kernels\n"
@@ -287,6 +291,9 @@ bool gemmc::rt::parseBenchOptions(const std::vector<std::string> &args,
       }
     } else if (arg == "--splits") {
       if (!number(o.splits, 1, 65535))
+        return false;
+    } else if (arg == "--autotune") {
+      if (!number(o.autotune, 1, 64))
         return false;
     } else if (arg == "--scales") {
       if (!choice(o.scales, {"tensor", "rowwise", "block", "none"}, "scales"))

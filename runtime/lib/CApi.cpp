@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gemmc-rt/CApi.h"
+#include "gemmc-rt/Autotune.h"
 #include "gemmc-rt/Contract.h"
 #include "gemmc-rt/Driver.h"
 #include "gemmc-rt/Launch.h"
@@ -415,7 +416,19 @@ extern "C" gemmc_status gemmc_select(gemmc_module handle,
     Choice choice;
     gemmc_status status = chooseFor(*module, given, /*pointers=*/true, choice);
     *variant = choice.variant;
-    return status == GEMMC_SUCCESS ? capi::succeed() : status;
+    if (status != GEMMC_SUCCESS)
+      return status;
+    // A measured choice (gemmc_autotune) runs the problem where one was
+    // made.
+    if (const KernelFamily *kernels = choice.kernels) {
+      std::lock_guard<std::mutex> lock(module->choiceMutex);
+      auto it = module->choices.find(choiceKey(*given));
+      if (it != module->choices.end())
+        for (size_t i = 0; i < kernels->variants().size(); ++i)
+          if (kernels->variants()[i].get() == &it->second->kernel())
+            *variant = int(i);
+    }
+    return capi::succeed();
   });
 }
 
@@ -444,6 +457,49 @@ extern "C" gemmc_status gemmc_predict(gemmc_module handle,
          rankVariants(module->contracts, choice.problem, device, fits))
       if (r.index == size_t(choice.variant))
         *seconds = r.seconds;
+    return capi::succeed();
+  });
+}
+
+extern "C" gemmc_status gemmc_autotune(gemmc_module handle,
+                                       const gemmc_problem *given, void *stream,
+                                       int candidates, int *variant) {
+  std::shared_ptr<LoadedModule> module = registry().find(handle);
+  if (!module)
+    return invalidHandle(handle);
+  if (!given)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_autotune: the problem must not be null");
+  if (candidates < 1)
+    return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                      "gemmc_autotune: candidates must be 1 or more, got " +
+                          std::to_string(candidates));
+  return guarded([&] {
+    const KernelFamily &kernels = module->kernels();
+    int chosen = -1;
+    Problem problem;
+    gemmc_status status = choose(*module, given, &kernels, chosen, problem);
+    if (status != GEMMC_SUCCESS)
+      return status;
+    std::string why = checkBuffers(
+        kernels.variants()[size_t(chosen)]->contract(), problem, *given);
+    if (!why.empty())
+      return capi::fail(GEMMC_ERROR_INVALID_ARGUMENT,
+                        module->name + ": " + why);
+    AutotuneOptions options;
+    options.candidates = candidates;
+    std::vector<MeasuredVariant> measured =
+        measureChoice(kernels, problem, toOperands(operandsOf(*given)),
+                      static_cast<CUstream>(stream), options);
+    const MeasuredVariant &best = fastestMeasured(measured);
+    auto plan = std::make_shared<const LaunchPlan>(
+        *kernels.variants()[best.index], problem, best.splits);
+    {
+      std::lock_guard<std::mutex> lock(module->choiceMutex);
+      module->choices[choiceKey(*given)] = plan;
+    }
+    if (variant)
+      *variant = int(best.index);
     return capi::succeed();
   });
 }

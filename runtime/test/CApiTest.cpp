@@ -630,6 +630,30 @@ TEST(CApi, PlanEntriesCheckTheirArguments) {
   EXPECT_EQ(gemmc_plan_destroy(nullptr), GEMMC_SUCCESS);
 }
 
+TEST(CApi, AutotuneChecksItsArguments) {
+  gemmc_problem p;
+  gemmc_problem_init(&p, 64, 64, 64);
+  int variant = -1;
+  gemmc_module dead = reinterpret_cast<gemmc_module>(uintptr_t(1) << 40);
+  EXPECT_EQ(gemmc_autotune(dead, &p, nullptr, 3, &variant),
+            GEMMC_ERROR_INVALID_HANDLE);
+  gemmc_module module = nullptr;
+  ASSERT_EQ(
+      gemmc_family_load(GEMMC_F16, GEMMC_ROW, GEMMC_ROW, "sm_90a", &module),
+      GEMMC_SUCCESS)
+      << gemmc_last_error();
+  EXPECT_EQ(gemmc_autotune(module, nullptr, nullptr, 3, &variant),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(gemmc_last_error(),
+               "gemmc_autotune: the problem must not be null");
+  EXPECT_EQ(gemmc_autotune(module, &p, nullptr, 0, &variant),
+            GEMMC_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(gemmc_last_error(),
+               "gemmc_autotune: candidates must be 1 or more, got 0");
+  EXPECT_EQ(variant, -1);
+  EXPECT_EQ(gemmc_module_destroy(module), GEMMC_SUCCESS);
+}
+
 TEST(CApi, WorkspaceEntriesCheckTheirArguments) {
   gemmc_problem p;
   gemmc_problem_init(&p, 64, 64, 16384);

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gemmc-rt/Autotune.h"
 #include "gemmc-rt/BenchOptions.h"
 #include "gemmc-rt/Cublas.h"
 #include "gemmc-rt/CublasLt.h"
@@ -449,6 +450,81 @@ TEST(BenchOptions, RejectsBadUsage) {
       << error;
   EXPECT_EQ(o.resultsFile, "r.tsv");
   EXPECT_EQ(o.budget, 120.5);
+  EXPECT_FALSE(parse({"a.ptx", "--size", "64", "--autotune", "0"}, o, error));
+  EXPECT_EQ(error, "bad value '0' for --autotune");
+  ASSERT_TRUE(parse({"a.ptx", "--size", "64", "--autotune", "4"}, o, error))
+      << error;
+  EXPECT_EQ(o.autotune, 4);
+}
+
+/// A ranking as rankVariants gives it: `seconds` of the runnable
+/// variants (indices 0, 1, ...), then `refused` more that cannot run.
+static std::vector<RankedVariant> rankingOf(std::vector<double> seconds,
+                                            int refused = 0) {
+  std::vector<RankedVariant> ranking;
+  for (double s : seconds) {
+    RankedVariant r;
+    r.index = ranking.size();
+    r.seconds = s;
+    r.splits = 1 + int64_t(r.index);
+    ranking.push_back(r);
+  }
+  for (int i = 0; i < refused; ++i) {
+    RankedVariant r;
+    r.index = ranking.size();
+    r.whyNot = "its tile is too wide";
+    ranking.push_back(r);
+  }
+  return ranking;
+}
+
+TEST(Autotune, CandidatesAreTheModelsFirstWithinAFactor) {
+  AutotuneOptions options; // 3 candidates within 1.5x
+  std::vector<MeasuredVariant> c =
+      autotuneCandidates(rankingOf({1e-5, 1.2e-5, 1.4e-5, 1.45e-5}), options);
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[2].index, 2u);
+  EXPECT_EQ(c[2].splits, 3); // each at the model's splits
+  EXPECT_DOUBLE_EQ(c[0].predictedMs, 0.01);
+  EXPECT_EQ(c[0].measuredMs, 0);
+  // Past 1.5x the first's prediction, or a variant that cannot run it:
+  // not measured.
+  EXPECT_EQ(
+      autotuneCandidates(rankingOf({1e-5, 1.6e-5, 1.7e-5}), options).size(),
+      1u);
+  EXPECT_EQ(autotuneCandidates(rankingOf({1e-5, 1.1e-5}, 2), options).size(),
+            2u);
+  EXPECT_TRUE(autotuneCandidates(rankingOf({}, 2), options).empty());
+  options.candidates = 5;
+  options.within = 10;
+  EXPECT_EQ(
+      autotuneCandidates(rankingOf({1, 2, 3, 4, 5, 6, 7}), options).size(), 5u);
+}
+
+TEST(Autotune, AnOverrideIsTakenUnmeasured) {
+  std::vector<RankedVariant> ranking = rankingOf({2e-5, 1e-5, 1.1e-5});
+  ranking[0].overrides = true; // a `when` that holds
+  std::vector<MeasuredVariant> c = autotuneCandidates(ranking, {});
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].index, 0u);
+  EXPECT_EQ(&fastestMeasured(c), &c[0]);
+}
+
+TEST(Autotune, AnotherCandidateDisplacesTheModelsFirstBeyondTheMargin) {
+  std::vector<MeasuredVariant> c =
+      autotuneCandidates(rankingOf({1e-5, 1.1e-5, 1.2e-5}), {});
+  ASSERT_EQ(c.size(), 3u);
+  c[0].measuredMs = 0.0100;
+  c[1].measuredMs = 0.0099; // 1% faster: noise, the model's order stands
+  c[2].measuredMs = 0.0120;
+  EXPECT_EQ(fastestMeasured(c).index, 0u);
+  c[2].measuredMs = 0.0097; // 3% faster
+  EXPECT_EQ(fastestMeasured(c).index, 2u);
+  EXPECT_EQ(fastestMeasured(c, /*margin=*/0.05).index, 0u);
+  // None measured (one candidate): the model's first.
+  for (MeasuredVariant &m : c)
+    m.measuredMs = 0;
+  EXPECT_EQ(fastestMeasured(c).index, 0u);
 }
 
 TEST(BenchOptions, TolerancesFollowPrecision) {

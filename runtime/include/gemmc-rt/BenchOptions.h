@@ -108,6 +108,10 @@ struct BenchOptions {
   /// with N (at most what it may take; 0: the cost model's count, or in a
   /// sweep any count it may take).
   int64_t splits = 0;
+  /// `--autotune N`: a family runs each problem on the fastest of the cost
+  /// model's first N variants, measured (measureChoice; 0: the model's
+  /// choice).
+  int64_t autotune = 0;
   /// `--explain`: print each family's ranking of its variants for the
   /// problems, without a GPU, on `deviceModel` (`--device-model`).
   bool explain = false;

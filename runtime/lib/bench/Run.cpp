@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gemmc-rt/Autotune.h"
 #include "gemmc-rt/Bench.h"
 
 #include <algorithm>
@@ -521,6 +522,19 @@ void CaseRun::runKernel(const Loaded &l) {
   kp.amax = l.kernel->contract().amax;
   std::string why;
   const ContractKernel *kernel = l.kernel->select(kp, why);
+  // --autotune: the fastest of the model's first few, timed here first.
+  if (kernel && o.autotune > 0 && l.kernel->isFamily()) {
+    AutotuneOptions options;
+    options.candidates = int(o.autotune);
+    std::vector<MeasuredVariant> measured =
+        measureChoice(*l.kernel, kp, ops, nullptr, options);
+    if (!measured.empty()) {
+      const MeasuredVariant &chosen = fastestMeasured(measured);
+      kernel = l.kernel->variants()[chosen.index].get();
+      if (measured.size() > 1)
+        r.note = "autotune: " + describeMeasured(*l.kernel, measured, chosen);
+    }
+  }
   r.kernel = kernel ? kernel->contract().entry : l.kernel->name();
   progress(r.kernel);
   if (!kernel) {
