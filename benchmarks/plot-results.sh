@@ -13,6 +13,11 @@ $py $plot --title "Held-out workload problems (never tuned or fitted on), H200, 
   --ylim 0.1,4 "$out/issue30-heldout.png" \
   f16=$r/heldout-f16.csv bf16=$r/heldout-bf16.csv f32=$r/heldout-f32.csv \
   "tf32 (x @ W, W row-major)=$r/heldout-tf32-rrr.csv"
+a=$r/autotune
+$py $plot --title "Held-out problems: the cost model's choice and the measured choice (--autotune 3), H200" \
+  --ylim 0.5,2 "$out/issue30-autotune.png" \
+  "f16, the model's=$a/f16-model.csv" "f16, measured=$a/f16-at3.csv" \
+  "bf16, measured=$a/bf16-at3.csv"
 $py $plot --title "Training workload problems (f16, H100): the rule of choice on the tuning measurements" \
   --ylim 0.1,4 "$out/issue30-train-f16.png" f16=$r/train-f16.csv
 $py $plot --title "The issue-15 shape set: the new families beside the issue-15 families, H100" \
