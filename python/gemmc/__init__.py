@@ -395,6 +395,21 @@ _PLAN_LIMIT = 256
 _torch_calls = None  # gemmc._torch where PyTorch is installed
 
 
+def _autotune_count(value, what):
+    """`value` as the measured choice's count of candidates (0: off; True:
+    3), else ValueError whose message begins with `what`."""
+    if value is True:
+        return 3
+    try:
+        count = int(value)
+    except (TypeError, ValueError):
+        count = -1
+    if count < 0:
+        raise ValueError(f"{what} a count of candidates (0: off), got "
+                         f"{value!r}")
+    return count
+
+
 def _scale_count(scales, of_a, m, n, k):
     """The f32 scales of A or B (gemmc.h, gemmc_problem): one, one a row
     of A or column of B, or FP8's blocks (A's 1 x 128, B's 128 x 128)."""

@@ -21,10 +21,11 @@ kernel alone.
 
 import ctypes
 import math
+import os
 
 import torch
 
-from . import _capi, _like
+from . import _autotune_count, _capi, _like
 
 _CODES = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2}
 _ROW, _COL = 0, 1
@@ -305,24 +306,23 @@ class _Plan:
 # The plans, per (sizes and strides of A and B, dtypes, devices, and
 # whether A and B are 16-byte aligned).
 _plans = {}
-# set_autotune's count of candidates (0: the cost model's choice).
-_autotune = 0
-
-
 def set_autotune(candidates=3):
-    """Problems first seen after this call run on the measured choice of
-    their family (gemmc_autotune, docs/selection.md): at a problem's first
-    call, outside a CUDA graph's capture, the cost model's first
-    `candidates` variants are timed on its operands and the fastest is
-    planned; 0 (or False) goes back to the model's choice. The plans are
+    """Calls after this one run on the measured choice of their family
+    (gemmc_autotune, docs/selection.md): at a problem's first call,
+    outside a CUDA graph's capture, the cost model's first `candidates`
+    variants are timed on its operands and the fastest is planned (True:
+    3); 0 (or False) goes back to the model's choice. The plans are
     kept per setting: a problem planned before is planned again at its
-    next call after the setting changes."""
+    next call after the setting changes. $GEMMC_AUTOTUNE, where set, is
+    the setting at import."""
     global _autotune
-    candidates = int(candidates)
-    if candidates < 0:
-        raise ValueError(f"set_autotune takes a count of candidates (0: "
-                         f"off), got {candidates}")
-    _autotune = candidates
+    _autotune = _autotune_count(candidates, "set_autotune takes")
+
+
+# set_autotune's count of candidates (0: the cost model's choice), at
+# first $GEMMC_AUTOTUNE's.
+_autotune = _autotune_count(os.environ.get("GEMMC_AUTOTUNE") or 0,
+                            "$GEMMC_AUTOTUNE must be")
 
 
 def _new_plan(a, b, batched, tf32):

@@ -505,6 +505,24 @@ class ArgumentTest(unittest.TestCase):
             FakeTensor((64, 128))
         self.assertEqual(self.k.select(a, b, c), 0)
 
+    def test_autotune_checks_its_count(self):
+        # The measured choice's count of candidates, checked before any
+        # GPU is needed: by the C API for a Kernel, and by the Python
+        # helper of set_autotune and $GEMMC_AUTOTUNE.
+        a, b, c = FakeTensor((64, 32)), FakeTensor((32, 128)), \
+            FakeTensor((64, 128))
+        with self.assertRaises(gemmc.GemmcError) as e:
+            self.k.autotune(a, b, c, candidates=0)
+        self.assertIn("candidates must be 1 or more, got 0", str(e.exception))
+        self.assertEqual(gemmc._autotune_count("4", "x"), 4)
+        self.assertEqual(gemmc._autotune_count(True, "x"), 3)
+        self.assertEqual(gemmc._autotune_count(False, "x"), 0)
+        for bad in (-1, "three", None):
+            with self.assertRaises(ValueError) as e:
+                gemmc._autotune_count(bad, "$GEMMC_AUTOTUNE must be")
+            self.assertIn("$GEMMC_AUTOTUNE must be a count of candidates",
+                          str(e.exception))
+
     def test_wrong_dtype(self):
         self.check(TypeError, "A is float16, but the kernel takes float32",
                    FakeTensor((64, 32), "<f2"), FakeTensor((32, 64)),

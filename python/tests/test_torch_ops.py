@@ -219,8 +219,9 @@ class TorchOpsTest(unittest.TestCase):
             torch.cuda.current_stream().wait_stream(side)
             graph.replay()
             self.check(captured, a, b)
-            with self.assertRaisesRegex(ValueError, "count of candidates"):
-                gemmc.set_autotune(-1)
+            for bad in (-1, "three"):
+                with self.assertRaisesRegex(ValueError, "count of candidates"):
+                    gemmc.set_autotune(bad)
         finally:
             gemmc.set_autotune(0)
         a = torch.randn(50, 2560, device="cuda", dtype=torch.float16)
