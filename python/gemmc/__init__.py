@@ -300,10 +300,8 @@ class Kernel:
                residual=None, scale_a=None, scale_b=None, amax=None,
                scale_c=None):
         """The index of the variant that would run this call."""
-        stream = _stream_of(a, None)
-        ops = self._operands(a, b, out, stream)
-        p = self._problem(*ops, alpha, beta, bias, stream, residual, scale_a,
-                          scale_b, amax, scale_c)
+        _, p = self._call(a, b, out, _stream_of(a, None), alpha, beta, bias,
+                          residual, scale_a, scale_b, amax, scale_c)
         index = ctypes.c_int(-1)
         _check(_capi.runtime().select(self._handle, ctypes.byref(p),
                                       ctypes.byref(index)))
@@ -321,9 +319,8 @@ class Kernel:
         while it is captured into a CUDA graph. Returns the variant's
         index."""
         handle = _stream_of(a, stream)
-        ops = self._operands(a, b, out, handle)
-        p = self._problem(*ops, alpha, beta, bias, handle, residual, scale_a,
-                          scale_b, amax, scale_c)
+        _, p = self._call(a, b, out, handle, alpha, beta, bias, residual,
+                          scale_a, scale_b, amax, scale_c)
         index = ctypes.c_int(-1)
         _check(_capi.runtime().autotune(self._handle, ctypes.byref(p),
                                         ctypes.c_void_p(handle),
@@ -334,6 +331,14 @@ class Kernel:
             if plan is not None:
                 _capi.runtime().plan_destroy(plan.handle)
         return index.value
+
+    def _call(self, a, b, out, stream, alpha, beta, bias, residual, scale_a,
+              scale_b, amax, scale_c):
+        """A call's operands (A, B, out; out made where None) and its
+        gemmc_problem, checked against the contract."""
+        ops = self._operands(a, b, out, stream)
+        return ops, self._problem(*ops, alpha, beta, bias, stream, residual,
+                                  scale_a, scale_b, amax, scale_c)
 
     def _operands(self, a, b, out, stream):
         a, b = _Operand("A", a, stream), _Operand("B", b, stream)
@@ -374,9 +379,8 @@ class Kernel:
                 return plan(a, b, out, bias, residual, scale_a, scale_b, amax,
                             scale_c)
         handle = _stream_of(a, stream)
-        ops = self._operands(a, b, out, handle)
-        p = self._problem(*ops, alpha, beta, bias, handle, residual, scale_a,
-                          scale_b, amax, scale_c)
+        ops, p = self._call(a, b, out, handle, alpha, beta, bias, residual,
+                            scale_a, scale_b, amax, scale_c)
         if key is not None:
             _check(_torch_calls.checked_launch(self._handle, p, handle,
                                                a.device))
