@@ -1,16 +1,38 @@
 //===- Explain.cpp - gemm-bench --explain --------------------------------===//
 //
 // `--explain`: the cost model's ranking of each family's variants, without
-// a GPU.
+// a GPU (with `--autotune N`, the variants a measured choice would time).
 //
 //===----------------------------------------------------------------------===//
 
+#include "gemmc-rt/Autotune.h"
 #include "gemmc-rt/Bench.h"
 
 #include <cstdio>
 #include <iostream>
 
 using namespace gemmc::rt;
+
+/// With `--autotune N`: the variants the measured choice would time.
+static void printCandidates(const BenchOptions &o,
+                            const std::vector<Contract> &contracts,
+                            const std::vector<RankedVariant> &ranking) {
+  AutotuneOptions options;
+  options.candidates = int(o.autotune);
+  std::vector<MeasuredVariant> candidates =
+      autotuneCandidates(ranking, options);
+  std::string names;
+  for (const MeasuredVariant &m : candidates)
+    names += (names.empty() ? "" : ", ") + contracts[m.index].entry;
+  long long n = o.autotune;
+  if (candidates.empty())
+    std::printf("--autotune %lld measures nothing: no variant runs it\n", n);
+  else if (candidates.size() == 1)
+    std::printf("--autotune %lld measures nothing: %s alone is a candidate\n",
+                n, names.c_str());
+  else
+    std::printf("--autotune %lld measures: %s\n", n, names.c_str());
+}
 
 /// `--explain`: how each family would choose its variant for each problem,
 /// by its contracts and the cost model on `--device-model` (no GPU): every
@@ -69,7 +91,9 @@ int gemmc::rt::explainBench(BenchOptions &o) {
                   "constants (fixed us, latency us, compute, memory, "
                   "reduce)");
       int rank = 0;
-      for (const RankedVariant &r : rankVariants(contracts, p, o.deviceModel)) {
+      std::vector<RankedVariant> ranking =
+          rankVariants(contracts, p, o.deviceModel);
+      for (const RankedVariant &r : ranking) {
         const Contract &c = contracts[r.index];
         if (!r.whyNot.empty()) {
           std::printf("%-4s %-32s  %s\n", "-", c.entry.c_str(),
@@ -93,6 +117,8 @@ int gemmc::rt::explainBench(BenchOptions &o) {
                     ms(f.pipeline).c_str(), constants,
                     r.overrides ? c.when.str().c_str() : "");
       }
+      if (o.autotune > 0)
+        printCandidates(o, contracts, ranking);
     }
   }
   return 0;
