@@ -255,7 +255,11 @@ class _Plan:
                     self.copy_a = lambda t: _k_major(t, "a")
                 if b_layout != _COL:
                     self.copy_b = lambda t: _k_major(t, "b")
-        if _autotune and not torch.cuda.is_current_stream_capturing():
+        # (A batch's plan measures where it reads the operands in place: a
+        # copy is of one matrix.)
+        if _autotune and not torch.cuda.is_current_stream_capturing() and (
+                batch is None or (self.copy_a is None and
+                                  self.copy_b is None)):
             self._measure(family, p, a, b)
         handle = ctypes.c_void_p()
         _check(runtime.plan_create(family, ctypes.byref(p),
