@@ -209,6 +209,10 @@ class TorchOpsTest(unittest.TestCase):
                 b = torch.randn(k, n, device="cuda", dtype=torch.float16)
                 self.check(gemmc.mm(a, b), a, b)
                 self.check(gemmc.mm(a, b), a, b)
+            # A batch: its plan of one launch measures on the batch.
+            a = torch.randn(6, 128, 512, device="cuda", dtype=torch.float16)
+            b = torch.randn(6, 512, 256, device="cuda", dtype=torch.float16)
+            self.check(gemmc.bmm(a, b), a, b)
             a = torch.randn(96, 3000, device="cuda", dtype=torch.bfloat16)
             b = torch.randn(3000, 700, device="cuda", dtype=torch.bfloat16)
             side = torch.cuda.Stream()
