@@ -374,6 +374,8 @@ class Kernel:
             key = _torch_calls.call_signature(
                 (a, b, out, bias, residual, scale_a, scale_b, amax, scale_c),
                 alpha, beta)
+            # Planned per setting of gemmc.set_autotune.
+            key = key and (key, _torch_calls.autotune_candidates())
             plan = self._plans.get(key) if key is not None else None
             if plan is not None:
                 return plan(a, b, out, bias, residual, scale_a, scale_b, amax,
@@ -382,6 +384,14 @@ class Kernel:
         ops, p = self._call(a, b, out, handle, alpha, beta, bias, residual,
                             scale_a, scale_b, amax, scale_c)
         if key is not None:
+            # set_autotune: a signature's first call makes the measured
+            # choice of its problem first (not inside a capture).
+            candidates = key[1]
+            if candidates and len(self.variants) > 1 and \
+                    not _torch_calls.capturing():
+                _check(_capi.runtime().autotune(
+                    self._handle, ctypes.byref(p), ctypes.c_void_p(handle),
+                    candidates, None))
             _check(_torch_calls.checked_launch(self._handle, p, handle,
                                                a.device))
         else:

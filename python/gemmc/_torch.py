@@ -311,16 +311,28 @@ class _Plan:
 # whether A and B are 16-byte aligned).
 _plans = {}
 def set_autotune(candidates=3):
-    """Calls after this one run on the measured choice of their family
-    (gemmc_autotune, docs/selection.md): at a problem's first call,
-    outside a CUDA graph's capture, the cost model's first `candidates`
-    variants are timed on its operands and the fastest is planned (True:
-    3); 0 (or False) goes back to the model's choice. The plans are
-    kept per setting: a problem planned before is planned again at its
-    next call after the setting changes. $GEMMC_AUTOTUNE, where set, is
-    the setting at import."""
+    """Calls after this one (gemmc.matmul, the torch ops, gemmc.scaled_mm
+    and Kernel calls on PyTorch tensors) run on the measured choice of
+    their family (gemmc_autotune, docs/selection.md): at a problem's first
+    call, outside a CUDA graph's capture, the cost model's first
+    `candidates` variants are timed on its operands and the fastest is
+    planned (True: 3). 0 (or False) measures no more problems; one
+    measured keeps its choice in the process. The plans are kept per
+    setting: a problem planned before is planned again at its next call
+    after the setting changes. $GEMMC_AUTOTUNE, where set, is the setting
+    at import."""
     global _autotune
     _autotune = _autotune_count(candidates, "set_autotune takes")
+
+
+def autotune_candidates():
+    """set_autotune's count of candidates (0: none measured)."""
+    return _autotune
+
+
+def capturing():
+    """Whether torch's current stream is capturing a CUDA graph."""
+    return torch.cuda.is_current_stream_capturing()
 
 
 # set_autotune's count of candidates (0: the cost model's choice), at

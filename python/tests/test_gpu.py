@@ -411,6 +411,31 @@ class TorchTest(unittest.TestCase):
             gemmc.scaled_mm(a, b, sa, sb, out_dtype=e4,
                             scale_result=torch.ones(2, device="cuda"))
 
+    def test_scaled_mm_with_the_measured_choice(self):
+        # gemmc.set_autotune reaches Kernel calls, so gemmc.scaled_mm: each
+        # signature's first call makes the measured choice of its problem
+        # (the promoted FP8 result's family at 8192^3 has the model's m1
+        # and the 128 x 128 m0 among its first three), and the results are
+        # the family's, into bf16 and into e4m3.
+        if torch.cuda.get_device_capability() != (9, 0):
+            self.skipTest("the FP8 families are sm_90a's")
+        e4 = torch.float8_e4m3fn
+        sa, sb = fp8_scales(0, 0, False)
+        gemmc.set_autotune(3)
+        try:
+            for m, n, kk in ((8192, 8192, 8192), (77, 1004, 4096)):
+                a = torch.randn(m, kk, device="cuda").to(e4)
+                b = torch.randn(n, kk, device="cuda").to(e4).t()
+                exact = a.double() @ b.double() * (0.75 * 1.25)
+                for out_dtype in (torch.bfloat16, e4):
+                    c = gemmc.scaled_mm(a, b, sa, sb, out_dtype=out_dtype)
+                    c = gemmc.scaled_mm(a, b, sa, sb, out_dtype=out_dtype)
+                    torch.cuda.synchronize()
+                    self.assertMatches(c.float(), exact.clamp(-448, 448)
+                                       if out_dtype == e4 else exact, 0.06)
+        finally:
+            gemmc.set_autotune(0)
+
     def test_fp8_block_scales(self):
         # DeepSeek-V3's scales: A's 1 x 128 blocks at [(k / 128) * M + m],
         # B's 128 x 128 at [(n / 128) * ceil(K/128) + k / 128] (gemmc.h).
