@@ -11,7 +11,7 @@ out=benchmarks/plots
 mkdir -p "$out"
 $py $plot --title "Held-out workload problems (never tuned or fitted on), H200, GPU time alone" \
   --ylim 0.1,4 "$out/issue30-heldout.png" \
-  f16=$r/heldout-f16.csv bf16=$r/heldout-bf16.csv f32=$r/heldout-f32.csv \
+  f16=$r/autotune/f16-model.csv bf16=$r/heldout-bf16.csv f32=$r/heldout-f32.csv \
   "tf32 (x @ W, W row-major)=$r/heldout-tf32-rrr.csv"
 a=$r/autotune
 $py $plot --title "Held-out problems: the cost model's choice and the measured choice (--autotune 3), H200" \
