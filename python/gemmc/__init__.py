@@ -660,5 +660,6 @@ if _torch_module is not None:
                            scaled_grouped_mm)  # noqa: F401
     from ._scaled import scaled_mm  # noqa: E402,F401
     from ._torch import set_autotune  # noqa: E402,F401
-    __all__ += ["set_autotune", "mm", "bmm", "grouped_gemm", "grouped_gemm_table",
-                "grouped_mm", "group_table", "scaled_grouped_mm", "scaled_mm"]
+    __all__ += ["set_autotune", "mm", "bmm", "grouped_gemm",
+                "grouped_gemm_table", "grouped_mm", "group_table",
+                "scaled_grouped_mm", "scaled_mm"]

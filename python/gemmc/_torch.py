@@ -310,6 +310,8 @@ class _Plan:
 # The plans, per (sizes and strides of A and B, dtypes, devices, and
 # whether A and B are 16-byte aligned).
 _plans = {}
+
+
 def set_autotune(candidates=3):
     """Calls after this one (gemmc.matmul, the torch ops, gemmc.scaled_mm
     and Kernel calls on PyTorch tensors) run on the measured choice of
@@ -335,8 +337,8 @@ def capturing():
     return torch.cuda.is_current_stream_capturing()
 
 
-# set_autotune's count of candidates (0: the cost model's choice), at
-# first $GEMMC_AUTOTUNE's.
+# set_autotune's count of candidates (0: none measured), at first
+# $GEMMC_AUTOTUNE's.
 _autotune = _autotune_count(os.environ.get("GEMMC_AUTOTUNE") or 0,
                             "$GEMMC_AUTOTUNE must be")
 
